@@ -1,0 +1,37 @@
+# The two commands a new user types: `make run` and `make test`. Both build .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+
+.PHONY: run test lint venv system-deps chromium samples screenshots bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Debian's Chromium for the browser tests (Playwright cannot download browsers here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests..."; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; }
+
+system-deps: chromium
+
+lint: $(STAMP)
+	$(BIN)/ruff check lib tests app.py pages examples bench
+
+test: $(STAMP) system-deps lint
+	$(BIN)/python -m pytest -q
+
+run: $(STAMP)
+	$(BIN)/replaylens serve sample_dbs --port $(PORT)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Analysis: next tasks, thread status, resume plan, effects alignment, verdicts, what-ifs."""

@@ -1,0 +1,110 @@
+"""Thread status as a resume would see it, and the thread list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
+from replaylens.model import Checkpoint, Namespace, Thread, build_thread
+from replaylens.sources._base import CheckpointSource, ThreadRows
+
+STATUSES = ("failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable")
+# What needs attention first: a failed run before a paused one before a finished one.
+ATTENTION_ORDER = {s: i for i, s in enumerate(STATUSES)}
+
+STATUS_EXPLAINED = {
+    "completed": "nothing is due: the run finished",
+    "resumable": "the run stopped mid-step; invoke(None) re-runs the unfinished tasks",
+    "interrupted": "waiting for an answer to interrupt(); resume with Command(resume=...)",
+    "failed": "a due task's last attempt raised; a resume runs it again",
+    "needs_restart": "no checkpoint exists: invoke(None) raises EmptyInputError, only a restart from the input is possible",
+    "unreadable": "the latest checkpoint cannot be decoded",
+}
+
+
+def checkpoint_status(cp: Checkpoint | None) -> str:
+    """The status of a thread whose resume would load `cp`."""
+    if cp is None:
+        return "needs_restart"
+    if cp.unreadable:
+        return "unreadable"
+    statuses = [t.status for t in cp.tasks]
+    if not statuses:
+        return "completed"
+    if "failed" in statuses:
+        return "failed"
+    if "interrupted" in statuses:
+        return "interrupted"
+    return "resumable"
+
+
+def thread_status(thread: Thread) -> str:
+    root = thread.root
+    return checkpoint_status(root.latest if root else None)
+
+
+def load_thread(source: CheckpointSource, thread_id: str) -> Thread:
+    """Read, arrange and annotate one thread (tasks and statuses on every checkpoint)."""
+    from replaylens.errors import ThreadNotFound
+
+    rows = source.read_thread(thread_id)
+    if not rows.checkpoints and not rows.writes:
+        raise ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}.")
+    return annotate_thread(build_thread(thread_id, rows))
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    thread_id: str
+    checkpoints: int
+    namespaces: int
+    latest_checkpoint_id: str | None
+    latest_step: int | None
+    status: str
+    updated_at: str | None
+    pending: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "thread_id": self.thread_id,
+            "checkpoints": self.checkpoints,
+            "namespaces": self.namespaces,
+            "latest_checkpoint_id": self.latest_checkpoint_id,
+            "latest_step": self.latest_step,
+            "status": self.status,
+            "updated_at": self.updated_at,
+            "pending": list(self.pending),
+        }
+
+
+def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], list[str]]:
+    """Every thread's status from its latest root checkpoint: two bulk queries, no values."""
+    index = source.thread_index()
+    latest = source.read_latest()
+    by_thread: dict[str, ThreadRows] = {}
+    for rec in latest.checkpoints:
+        by_thread.setdefault(rec.thread_id, ThreadRows([], [])).checkpoints.append(rec)
+    for w in latest.writes:
+        by_thread.setdefault(w.thread_id, ThreadRows([], [])).writes.append(w)
+    out: list[ThreadSummary] = []
+    for row in index:
+        rows = by_thread.get(row.thread_id)
+        cp: Checkpoint | None = None
+        if rows and rows.checkpoints:
+            ns = build_thread(row.thread_id, rows).namespaces[""]
+            cp = ns.checkpoints[-1]
+            annotate_checkpoint(cp, TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp})))
+        out.append(
+            ThreadSummary(
+                thread_id=row.thread_id,
+                checkpoints=row.checkpoints,
+                namespaces=row.namespaces,
+                latest_checkpoint_id=row.latest_checkpoint_id,
+                latest_step=cp.step if cp else None,
+                status=checkpoint_status(cp),
+                updated_at=cp.ts if cp else None,
+                pending=tuple(t.node for t in cp.pending_tasks) if cp else (),
+            )
+        )
+    return out, list(latest.problems)

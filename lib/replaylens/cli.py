@@ -1,0 +1,238 @@
+"""The `replaylens` command: a thin layer over the library.
+
+Imports stay lean (no pandas, no Streamlit) so that `replaylens threads --json` on a
+database of ten thousand threads costs the query, not the start-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from replaylens.errors import ReplaylensError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one sentence, exit 2, no usage dump
+        self.exit(EXIT_USAGE, f"replaylens: {message}. Run 'replaylens --help' for the commands.\n")
+
+
+def _open(db: str) -> Any:
+    from replaylens.sources import open_source
+
+    return open_source(db)
+
+
+def _print_table(headers: Sequence[str], rows: list[Sequence[Any]]) -> None:
+    cells = [[("" if c is None else str(c)) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    for r in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+
+
+def _warn(problems: list[str], notes: list[str]) -> None:
+    for line in notes:
+        print(f"note: {line}", file=sys.stderr)
+    for line in problems:
+        print(f"warning: {line}", file=sys.stderr)
+
+
+# -- threads ------------------------------------------------------------------------
+def cmd_threads(args: argparse.Namespace) -> int:
+    from replaylens.analysis.status import ATTENTION_ORDER, summarize_threads
+
+    source = _open(args.db)
+    try:
+        summaries, problems = summarize_threads(source)
+    finally:
+        source.close()
+    if args.json:
+        json.dump([s.to_json() for s in summaries], sys.stdout, indent=1)
+        print()
+    else:
+        ordered = sorted(summaries, key=lambda s: (ATTENTION_ORDER.get(s.status, 99), s.thread_id))
+        _print_table(
+            ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
+            [
+                [s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at, ", ".join(s.pending)]
+                for s in ordered
+            ],
+        )
+        if not summaries:
+            print(f"{args.db} holds no threads yet.")
+    _warn(problems, source.notes)
+    return 0
+
+
+# -- thread -------------------------------------------------------------------------
+def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
+    from replaylens.decode import to_jsonable
+    from replaylens.model import CONTROL_CHANNELS, channel_label
+
+    out: dict[str, Any] = {
+        "task_id": w.task_id,
+        "task_path": w.task_path,
+        "idx": w.idx,
+        "channel": w.channel,
+        "label": channel_label(w.channel),
+        "type": w.type,
+        "bytes": w.size,
+    }
+    if with_values or w.channel in CONTROL_CHANNELS:
+        result = w.decoded()
+        out["value"] = to_jsonable(result.value)
+        if result.error:
+            out["decode_error"] = result.error
+    return out
+
+
+def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
+    """The `replaylens thread --json` document (a contract other tools rely on)."""
+    from replaylens.analysis.status import thread_status
+    from replaylens.decode import to_jsonable
+
+    checkpoints = []
+    for ns in thread.namespaces.values():
+        for cp in ns.checkpoints:
+            item: dict[str, Any] = {
+                "checkpoint_id": cp.checkpoint_id,
+                "checkpoint_ns": cp.checkpoint_ns,
+                "parent_checkpoint_id": cp.parent_checkpoint_id,
+                "step": cp.step,
+                "source": cp.source,
+                "ts": cp.ts,
+                "metadata": to_jsonable(cp.record.metadata),
+                "updated_channels": cp.record.updated_channels,
+                "children": cp.children,
+                "next": [
+                    {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
+                     "derived": t.derived}
+                    for t in cp.tasks
+                ],
+                "writes": [_write_json(w, with_values) for w in cp.writes],
+            }
+            if cp.unreadable:
+                item["unreadable"] = cp.unreadable
+            if cp.task_notes:
+                item["notes"] = cp.task_notes
+            if with_values and not cp.unreadable:
+                values = source.read_channel_values(thread.thread_id, cp.checkpoint_ns, cp.checkpoint_id)
+                item["values"] = {k: to_jsonable(v.value) for k, v in values.items()}
+            checkpoints.append(item)
+    checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
+    return {
+        "thread_id": thread.thread_id,
+        "status": thread_status(thread),
+        "namespaces": list(thread.namespaces),
+        "checkpoints": checkpoints,
+        "orphan_writes": [
+            {"checkpoint_ns": w.checkpoint_ns, "checkpoint_id": w.checkpoint_id, **_write_json(w, with_values)}
+            for w in thread.orphan_writes
+        ],
+        "problems": thread.problems,
+    }
+
+
+def cmd_thread(args: argparse.Namespace) -> int:
+    from replaylens.analysis.status import STATUS_EXPLAINED, load_thread, thread_status
+    from replaylens.model import channel_label
+
+    source = _open(args.db)
+    try:
+        thread = load_thread(source, args.thread)
+        if args.json:
+            json.dump(thread_to_json(source, thread, with_values=args.values), sys.stdout, indent=1)
+            print()
+            return 0
+    finally:
+        source.close()
+    status = thread_status(thread)
+    print(f"thread {thread.thread_id}: {status} ({STATUS_EXPLAINED.get(status, '')})")
+    for ns in thread.namespaces.values():
+        print(f"\nnamespace {ns.name or '(root)'}: {len(ns.checkpoints)} checkpoints")
+        rows = []
+        for cp in ns.checkpoints:
+            nxt = ", ".join(f"{t.node}[{t.status}]" for t in cp.tasks) or "-"
+            rows.append([cp.step, cp.source, cp.ts, cp.checkpoint_id, nxt, len(cp.writes),
+                         "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else "")])
+        _print_table(["step", "source", "ts", "checkpoint_id", "next tasks", "writes", ""], rows)
+    orphans = thread.orphan_writes
+    if orphans:
+        print(f"\n{len(orphans)} orphan write(s): rows whose checkpoint never landed; a resume ignores them.")
+        _print_table(
+            ["checkpoint_id", "task_id", "channel"],
+            [[w.checkpoint_id, w.task_id, channel_label(w.channel)] for w in orphans],
+        )
+    _warn(thread.problems, source.notes)
+    return 0
+
+
+# -- parser -------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="replaylens",
+        description=(
+            "Open a LangGraph checkpoint database read-only and answer two questions about each "
+            "thread: where will a resume start, and what will happen twice? The database is never "
+            "written to, and a live agent writing to it is never blocked."
+        ),
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser(
+        "threads",
+        help="List every thread in a checkpoint database with its status.",
+        description=(
+            "List every thread in the database, one row each: its status as a resume would see it "
+            "(completed, resumable, interrupted, failed), how many checkpoints it has, its latest "
+            "step and when it was last updated. Threads that need attention come first."
+        ),
+    )
+    p.add_argument("db", help="The SQLite checkpoint database file to read.")
+    p.add_argument("--json", action="store_true", help="Print JSON (one object per thread) instead of a table.")
+    p.set_defaults(func=cmd_threads)
+
+    p = sub.add_parser(
+        "thread",
+        help="Show one thread's checkpoints, the tasks due after each, and its writes.",
+        description=(
+            "Show one thread: every checkpoint oldest first with its step, source and time, the tasks "
+            "due after it with their status (finished, failed, interrupted, pending) derived from the "
+            "writes, and the orphan writes whose checkpoint never landed. Channel values are left out "
+            "unless you ask for them, because a thread can hold a gigabyte of state."
+        ),
+    )
+    p.add_argument("db", help="The SQLite checkpoint database file to read.")
+    p.add_argument("--thread", required=True, help="The thread id to show.")
+    p.add_argument("--json", action="store_true", help="Print the thread as one JSON document.")
+    p.add_argument("--values", action="store_true", help="Include every channel value and write value (large).")
+    p.set_defaults(func=cmd_thread)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return func(args)
+    except ReplaylensError as exc:
+        print(f"replaylens: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

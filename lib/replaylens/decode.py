@@ -1,0 +1,287 @@
+"""Strict decoding of checkpoint and write blobs.
+
+LangGraph's default serializer rebuilds msgpack extension types by importing the module a
+blob names and calling it: a crafted database runs code in the viewer. replaylens uses
+LangGraph's own `JsonPlusSerializer` in strict mode (`allowed_msgpack_modules=None`, no
+pickle fallback) with an extension hook of its own, so that
+
+- only the types on LangGraph's safe list (`SAFE_MSGPACK_TYPES`) are ever constructed;
+- anything else becomes a `Placeholder` naming its type path, with the raw payload kept
+  as plain data (never imported, never called);
+- `pickle` blobs are never unpickled, and `+aes` blobs are decrypted only with the key
+  the user gave (`LANGGRAPH_AES_KEY`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import ormsgpack
+
+# Extension codes of langgraph.checkpoint.serde.jsonplus (stable across 2.x-4.x).
+_EXT_CONSTRUCTOR_SINGLE_ARG = 0
+_EXT_CONSTRUCTOR_POS_ARGS = 1
+_EXT_CONSTRUCTOR_KW_ARGS = 2
+_EXT_METHOD_SINGLE_ARG = 3
+_EXT_PYDANTIC_V1 = 4
+_EXT_PYDANTIC_V2 = 5
+_EXT_NUMPY_ARRAY = 6
+_EXT_DELTA_SNAPSHOT = 7
+
+ENV_AES_KEY = "LANGGRAPH_AES_KEY"
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A value replaylens would not (or could not) construct, shown instead of it.
+
+    `kind` says why: `blocked` (type not on LangGraph's safe list), `pickle`,
+    `encrypted` (no key given), `undecodable` (corrupt or unknown), `delta`
+    (a DeltaChannel snapshot) or `numpy`.
+    """
+
+    kind: str
+    type_path: str
+    detail: str = ""
+    payload: Any = None
+
+    def __str__(self) -> str:
+        extra = f": {self.detail}" if self.detail else ""
+        return f"<{self.kind} {self.type_path}{extra}>"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "__placeholder__": self.kind,
+            "type": self.type_path,
+            "detail": self.detail,
+        }
+        if self.payload is not None:
+            out["payload"] = to_jsonable(self.payload)
+        return out
+
+
+@dataclass(frozen=True)
+class DecodeResult:
+    """A decoded value, or the reason it is not shown."""
+
+    value: Any
+    error: str | None = None
+
+
+@dataclass
+class _Safety:
+    """The safe lists, read from the installed LangGraph so they follow its releases."""
+
+    types: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
+    methods: frozenset[tuple[str, str, str]] = field(default_factory=frozenset)
+
+
+@lru_cache(maxsize=1)
+def _safety() -> _Safety:
+    from langgraph.checkpoint.serde import _msgpack as lg_msgpack
+
+    return _Safety(frozenset(lg_msgpack.SAFE_MSGPACK_TYPES), frozenset(lg_msgpack.SAFE_MSGPACK_METHODS))
+
+
+def _unpack(data: bytes) -> Any:
+    return ormsgpack.unpackb(data, ext_hook=_ext_hook, option=ormsgpack.OPT_NON_STR_KEYS)
+
+
+def _construct_safe(code: int, module: str, name: str, args: Any) -> Any:
+    """Construct a type from LangGraph's safe list, as LangGraph would."""
+    if (module, name) == ("langgraph.types", "Send") and code == _EXT_CONSTRUCTOR_POS_ARGS:
+        from langgraph.types import Send
+
+        return Send(args[0], args[1]) if len(args) < 3 else Send(args[0], args[1], timeout=args[2])
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except ImportError:
+        # e.g. langchain-core messages when langchain-core is not installed: show the data.
+        return Placeholder("unavailable", f"{module}.{name}", "module not installed", args)
+    try:
+        if code == _EXT_CONSTRUCTOR_SINGLE_ARG:
+            return cls(args)
+        if code == _EXT_CONSTRUCTOR_POS_ARGS:
+            return cls(*args)
+        if code == _EXT_CONSTRUCTOR_KW_ARGS:
+            return cls(**args)
+        # pydantic v1 / v2
+        try:
+            return cls(**args)
+        except Exception:
+            construct = getattr(cls, "model_construct", None) or cls.construct
+            return construct(**args)
+    except Exception as exc:
+        return Placeholder("undecodable", f"{module}.{name}", f"{type(exc).__name__}", args)
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    """Decode one msgpack extension value without letting the blob choose code to run."""
+    try:
+        if code == _EXT_DELTA_SNAPSHOT:
+            return Placeholder("delta", "DeltaChannel snapshot", "", _unpack(data))
+        if code == _EXT_NUMPY_ARRAY:
+            dtype, shape, order, buf = ormsgpack.unpackb(data, option=ormsgpack.OPT_NON_STR_KEYS)
+            return Placeholder("numpy", "numpy.ndarray", f"dtype={dtype} shape={tuple(shape)}")
+        tup = _unpack(data)
+        module, name = str(tup[0]), str(tup[1])
+        args = tup[2] if len(tup) > 2 else None
+        if code == _EXT_METHOD_SINGLE_ARG:
+            method = str(tup[3]) if len(tup) > 3 else "?"
+            if (module, name, method) in _safety().methods:
+                cls = getattr(importlib.import_module(module), name)
+                return getattr(cls, method)(args)
+            return Placeholder("blocked", f"{module}.{name}.{method}", "not on LangGraph's safe list", args)
+        if code in (
+            _EXT_CONSTRUCTOR_SINGLE_ARG,
+            _EXT_CONSTRUCTOR_POS_ARGS,
+            _EXT_CONSTRUCTOR_KW_ARGS,
+            _EXT_PYDANTIC_V1,
+            _EXT_PYDANTIC_V2,
+        ):
+            if (module, name) in _safety().types:
+                return _construct_safe(code, module, name, args)
+            return Placeholder("blocked", f"{module}.{name}", "not on LangGraph's safe list", args)
+        return Placeholder("undecodable", f"msgpack ext {code}", "unknown extension type")
+    except Exception as exc:
+        return Placeholder("undecodable", f"msgpack ext {code}", f"{type(exc).__name__}: {exc}"[:200])
+
+
+def _json_reviver(value: dict[str, Any]) -> Any:
+    """Old JSON blobs carry LangChain `lc` constructor envelopes: show them, never build them."""
+    if value.get("lc") in (1, 2) and value.get("type") == "constructor" and "id" in value:
+        ident = value.get("id") or []
+        path = ".".join(str(p) for p in ident) if isinstance(ident, list) else str(ident)
+        return Placeholder("blocked", path, "JSON constructor envelope", value.get("kwargs"))
+    return value
+
+
+@lru_cache(maxsize=1)
+def _serializer() -> Any:
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    serde = JsonPlusSerializer(
+        pickle_fallback=False,
+        allowed_msgpack_modules=None,
+        allowed_json_modules=None,
+        __unpack_ext_hook__=_ext_hook,
+    )
+    serde._reviver = _json_reviver  # JSON envelopes: placeholders, not LC_REVIVER imports
+    return serde
+
+
+class AesKeyError(ValueError):
+    pass
+
+
+@lru_cache(maxsize=4)
+def _cipher(key: bytes) -> Any:
+    from Crypto.Cipher import AES
+
+    if len(key) not in (16, 24, 32):
+        raise AesKeyError("LANGGRAPH_AES_KEY must be 16, 24 or 32 bytes long")
+    return AES
+
+
+def _decrypt(ciphername: str, data: bytes, key: bytes) -> bytes:
+    """AES-EAX as written by LangGraph's EncryptedSerializer: nonce(16) + tag(16) + text."""
+    if ciphername != "aes":
+        raise AesKeyError(f"unknown cipher {ciphername!r}")
+    aes = _cipher(key)
+    nonce, tag, text = data[:16], data[16:32], data[32:]
+    cipher = aes.new(key, aes.MODE_EAX, nonce=nonce)
+    return cipher.decrypt_and_verify(text, tag)
+
+
+def aes_key_from_env() -> bytes | None:
+    raw = os.environ.get(ENV_AES_KEY)
+    return raw.encode() if raw else None
+
+
+def decrypt_if_needed(type_: str, data: bytes, key: bytes | None) -> tuple[str, bytes] | Placeholder:
+    """Return (plain type, plain bytes), or a Placeholder saying why it stays encrypted."""
+    if "+" not in type_:
+        return type_, data
+    base, ciphername = type_.split("+", 1)
+    if key is None:
+        return Placeholder("encrypted", type_, "set LANGGRAPH_AES_KEY to decrypt")
+    try:
+        return base, _decrypt(ciphername, data, key)
+    except (ValueError, KeyError) as exc:
+        return Placeholder("encrypted", type_, f"cannot decrypt with the given key ({exc})")
+
+
+def decode_typed(type_: str | None, data: bytes | None, *, aes_key: bytes | None = None) -> DecodeResult:
+    """Decode one `(type, blob)` pair from the checkpoint tables, never running blob code."""
+    if type_ is None or data is None:
+        return DecodeResult(None)
+    if isinstance(data, memoryview):
+        data = bytes(data)
+    plain = decrypt_if_needed(type_, data, aes_key)
+    if isinstance(plain, Placeholder):
+        return DecodeResult(plain, plain.detail)
+    type_, data = plain
+    if type_ == "pickle":
+        ph = Placeholder("pickle", "pickle", "pickled values are never unpickled", None)
+        return DecodeResult(ph, "pickled value not decoded")
+    if type_ not in {"null", "bytes", "bytearray", "json", "msgpack"}:
+        ph = Placeholder("undecodable", type_, "unknown serialization type")
+        return DecodeResult(ph, f"unknown serialization type {type_!r}")
+    try:
+        return DecodeResult(_serializer().loads_typed((type_, data)))
+    except Exception as exc:
+        msg = f"{type(exc).__name__}: {exc}"[:200]
+        return DecodeResult(Placeholder("undecodable", type_, msg), f"corrupt {type_} blob ({msg})")
+
+
+def unpack_msgpack(data: bytes) -> Any:
+    """Decode a plain msgpack fragment (a slice of a checkpoint blob) strictly."""
+    return _unpack(data)
+
+
+def to_jsonable(value: Any, *, depth: int = 0) -> Any:
+    """A JSON-safe view of a decoded value (for --json output, reports and tables)."""
+    if depth > 50:
+        return "<too deep>"
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Placeholder):
+        return value.to_json()
+    if isinstance(value, bytes | bytearray | memoryview):
+        raw = bytes(value)
+        return {"__bytes__": len(raw), "preview": raw[:32].hex()}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v, depth=depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
+        return [to_jsonable(v, depth=depth + 1) for v in items]
+    tname = type(value).__name__
+    if tname == "Send":
+        return {"__send__": value.node, "arg": to_jsonable(value.arg, depth=depth + 1)}
+    if tname == "Interrupt":
+        return {"__interrupt__": to_jsonable(value.value, depth=depth + 1), "id": getattr(value, "id", None)}
+    if tname == "Command":
+        return {
+            "__command__": {
+                k: to_jsonable(getattr(value, k, None), depth=depth + 1)
+                for k in ("graph", "update", "resume", "goto")
+            }
+        }
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return {"__type__": f"{type(value).__module__}.{tname}", **to_jsonable(dump(), depth=depth + 1)}
+        except Exception:
+            pass
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return repr(value)
+
+
+def json_dumps(value: Any, **kwargs: Any) -> str:
+    return json.dumps(to_jsonable(value), ensure_ascii=False, **kwargs)

@@ -1,0 +1,162 @@
+"""`record_effect`: the line a node writes before and after it touches the outside world.
+
+A checkpoint stores state, not side effects. The effects log is the other half of the
+evidence, so each line must survive a SIGKILL that arrives a microsecond later: every
+line is appended with one `write()` on an `O_APPEND` descriptor under an exclusive
+`flock` (safe across threads and processes) and `fsync`-ed before the node goes on.
+
+Use it as a context manager around the effect (writes `start`, then `end` or `error`)::
+
+    from replaylens import record_effect
+
+    def charge(state):
+        with record_effect("charge_card", idempotency_key=key):
+            payments.charge(...)
+        return {"charged": True}
+
+or as a decorator on the node function itself (`@record_effect("charge_card")`), or call
+`record_effect.line("note", effect="...")` to write one line with a phase of your own.
+The log path comes from `log=` or the `REPLAYLENS_EFFECTS_LOG` environment variable. The
+step, node, task id and checkpoint namespace are read from LangGraph's runtime config,
+so lines align exactly with the checkpoints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+ENV_LOG = "REPLAYLENS_EFFECTS_LOG"
+
+
+def _runtime_fields() -> dict[str, Any]:
+    """thread_id, node, step, task_id and checkpoint_ns of the task that is running now.
+
+    Outside a LangGraph run there is no config; the caller then has to name the node.
+    """
+    try:
+        from langgraph.config import get_config
+
+        config = get_config()
+    except Exception:
+        return {}
+    meta = config.get("metadata") or {}
+    conf = config.get("configurable") or {}
+    fields: dict[str, Any] = {}
+    thread_id = conf.get("thread_id", meta.get("thread_id"))
+    if thread_id is not None:
+        fields["thread_id"] = str(thread_id)
+    if "langgraph_node" in meta:
+        fields["node"] = meta["langgraph_node"]
+    if "langgraph_step" in meta:
+        fields["step"] = meta["langgraph_step"]
+    task_ns = meta.get("langgraph_checkpoint_ns") or conf.get("checkpoint_ns") or ""
+    if task_ns:
+        # "parent:taskid|node:taskid": the task's own id ends the last segment, and the
+        # namespace the task's checkpoints live in is everything before that segment.
+        *parents, last = task_ns.split("|")
+        fields["task_id"] = last.rpartition(":")[2]
+        fields["checkpoint_ns"] = "|".join(parents)
+    return fields
+
+
+def append_line(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+    """Append one JSON line durably: one write, under flock, then fsync."""
+    data = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
+    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a verb in node code
+    """Record a side effect: `start` on entry, `end` on success, `error` on exception."""
+
+    def __init__(
+        self,
+        effect: str | None = None,
+        *,
+        log: str | os.PathLike[str] | None = None,
+        node: str | None = None,
+        idempotency_key: str | None = None,
+        **extra: Any,
+    ) -> None:
+        self.effect = effect
+        self.log = log
+        self.node = node
+        self.idempotency_key = idempotency_key
+        self.extra = extra
+
+    # -- writing -----------------------------------------------------------------
+    def _path(self) -> str:
+        path = self.log or os.environ.get(ENV_LOG)
+        if not path:
+            raise RuntimeError(
+                "record_effect needs a log file: pass log=... or set REPLAYLENS_EFFECTS_LOG."
+            )
+        return os.fspath(path)
+
+    def write(self, phase: str, **more: Any) -> None:
+        """Write one line for this effect with the given phase (any word)."""
+        record: dict[str, Any] = {"ts": time.time(), "phase": phase, "pid": os.getpid()}
+        record.update(_runtime_fields())
+        if self.node:
+            record["node"] = self.node
+        record.setdefault("node", "?")
+        record.setdefault("thread_id", "?")
+        if self.effect:
+            record["effect"] = self.effect
+        if self.idempotency_key is not None:
+            record["idempotency_key"] = self.idempotency_key
+        record.update(self.extra)
+        record.update(more)
+        append_line(self._path(), record)
+
+    @classmethod
+    def line(cls, phase: str, effect: str | None = None, **kwargs: Any) -> None:
+        """Write a single line (e.g. `record_effect.line("sent", effect="email")`)."""
+        known = {k: kwargs.pop(k) for k in ("log", "node", "idempotency_key") if k in kwargs}
+        cls(effect, **known, **kwargs).write(phase)
+
+    # -- context manager / decorator ---------------------------------------------
+    def __enter__(self) -> record_effect:
+        self.write("start")
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None:
+            self.write("end")
+        elif _is_graph_interrupt(exc):
+            self.write("interrupted")
+        else:
+            self.write("error", error=f"{type(exc).__name__}: {exc}"[:500])
+        return False
+
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:  # type: ignore[override]
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self._recreate_cm():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+def _is_graph_interrupt(exc: BaseException) -> bool:
+    """`interrupt()` raises GraphInterrupt: the node paused, it did not fail."""
+    return type(exc).__name__ in {"GraphInterrupt", "NodeInterrupt", "ParentCommand"}
+
+

@@ -1,0 +1,245 @@
+"""Threads, checkpoint namespaces, checkpoints, tasks and pending writes, as LangGraph names them.
+
+Built from the rows a source returns; no LangGraph graph code is needed. The task
+derivation itself lives in `replaylens.analysis.tasks`; this module only arranges rows
+into chains and groups the writes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from replaylens.sources._base import CheckpointRecord, ThreadRows, WriteRecord
+
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+
+# Special channels of the writes table, named in words for people.
+SPECIAL_CHANNELS = {
+    "__error__": "error",
+    "__error_source_node__": "error source node",
+    "__interrupt__": "interrupt",
+    "__resume__": "resume answer",
+    "__pregel_tasks": "Send",
+    "__no_writes__": "finished without output",
+    "__return__": "return value",
+    "__scheduled__": "scheduled",
+}
+CONTROL_CHANNELS = frozenset({"__error__", "__error_source_node__", "__interrupt__", "__resume__"})
+
+TASK_STATUSES = ("finished", "failed", "interrupted", "pending")
+
+
+def channel_label(channel: str) -> str:
+    """`__interrupt__` -> `interrupt`; ordinary state channels stay as they are."""
+    return SPECIAL_CHANNELS.get(channel, channel)
+
+
+@dataclass
+class Task:
+    """A task due at a checkpoint: it runs in the superstep after the checkpoint."""
+
+    node: str
+    task_id: str
+    kind: str  # "pull" (triggered by channels), "push" (a Send), "call" (functional @task), "?"
+    step: int | None
+    path: str = ""
+    writes: list[WriteRecord] = field(default_factory=list)
+    derived: bool = True  # False: known only from its writes rows (no rule could foresee it)
+    send_index: int | None = None
+    note: str = ""
+
+    @property
+    def output_writes(self) -> list[WriteRecord]:
+        return [w for w in self.writes if w.channel not in CONTROL_CHANNELS]
+
+    @property
+    def error(self) -> str | None:
+        for w in self.writes:
+            if w.channel == "__error__":
+                value = w.value
+                return value if isinstance(value, str) else repr(value)
+        return None
+
+    @property
+    def interrupts(self) -> list[Any]:
+        out: list[Any] = []
+        for w in self.writes:
+            if w.channel == "__interrupt__":
+                value = w.value
+                out.extend(value if isinstance(value, list | tuple) else [value])
+        return out
+
+    @property
+    def status(self) -> str:
+        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write."""
+        if self.output_writes:
+            return "finished"
+        if any(w.channel == "__error__" for w in self.writes):
+            return "failed"
+        if any(w.channel == "__interrupt__" for w in self.writes):
+            return "interrupted"
+        return "pending"
+
+
+@dataclass
+class Checkpoint:
+    record: CheckpointRecord
+    writes: list[WriteRecord] = field(default_factory=list)
+    children: list[str] = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
+    task_notes: list[str] = field(default_factory=list)
+
+    # Convenience views of the record -------------------------------------------
+    @property
+    def checkpoint_id(self) -> str:
+        return self.record.checkpoint_id
+
+    @property
+    def checkpoint_ns(self) -> str:
+        return self.record.checkpoint_ns
+
+    @property
+    def parent_checkpoint_id(self) -> str | None:
+        return self.record.parent_checkpoint_id
+
+    @property
+    def step(self) -> int | None:
+        return self.record.step
+
+    @property
+    def source(self) -> str | None:
+        return self.record.source
+
+    @property
+    def ts(self) -> str | None:
+        return self.record.ts
+
+    @property
+    def unreadable(self) -> str | None:
+        return self.record.error
+
+    @property
+    def null_writes(self) -> list[WriteRecord]:
+        return [w for w in self.writes if w.task_id == NULL_TASK_ID]
+
+    @property
+    def pending_tasks(self) -> list[Task]:
+        return [t for t in self.tasks if t.status != "finished"]
+
+
+@dataclass
+class Namespace:
+    """The checkpoints of one graph or subgraph (`checkpoint_ns`) within a thread."""
+
+    name: str
+    checkpoints: list[Checkpoint]  # oldest first (uuid6 ids sort by time)
+    by_id: dict[str, Checkpoint]
+    orphan_writes: list[WriteRecord] = field(default_factory=list)
+
+    @property
+    def latest(self) -> Checkpoint | None:
+        """The checkpoint a resume loads: the highest id, as the savers' get_tuple does."""
+        return self.checkpoints[-1] if self.checkpoints else None
+
+    @property
+    def forks(self) -> list[Checkpoint]:
+        return [c for c in self.checkpoints if len(c.children) > 1]
+
+    @property
+    def missing_parents(self) -> list[Checkpoint]:
+        return [c for c in self.checkpoints if c.parent_checkpoint_id and c.parent_checkpoint_id not in self.by_id]
+
+    def lineage(self, checkpoint_id: str) -> list[Checkpoint]:
+        """The chain from the root to `checkpoint_id`, following parent links (cycle-safe)."""
+        chain: list[Checkpoint] = []
+        seen: set[str] = set()
+        cur = self.by_id.get(checkpoint_id)
+        while cur is not None and cur.checkpoint_id not in seen:
+            seen.add(cur.checkpoint_id)
+            chain.append(cur)
+            cur = self.by_id.get(cur.parent_checkpoint_id or "")
+        chain.reverse()
+        return chain
+
+    def parent(self, cp: Checkpoint) -> Checkpoint | None:
+        return self.by_id.get(cp.parent_checkpoint_id or "")
+
+
+@dataclass
+class Thread:
+    thread_id: str
+    namespaces: dict[str, Namespace]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def root(self) -> Namespace | None:
+        return self.namespaces.get("")
+
+    @property
+    def checkpoint_count(self) -> int:
+        return sum(len(ns.checkpoints) for ns in self.namespaces.values())
+
+    @property
+    def orphan_writes(self) -> list[WriteRecord]:
+        return [w for ns in self.namespaces.values() for w in ns.orphan_writes]
+
+    def find(self, checkpoint_id: str, checkpoint_ns: str | None = None) -> Checkpoint | None:
+        spaces = [self.namespaces[checkpoint_ns]] if checkpoint_ns in self.namespaces else self.namespaces.values()
+        for ns in spaces:
+            if checkpoint_id in ns.by_id:
+                return ns.by_id[checkpoint_id]
+        return None
+
+
+def build_thread(thread_id: str, rows: ThreadRows) -> Thread:
+    """Arrange one thread's rows into namespaces, chains and per-checkpoint writes."""
+    by_ns: dict[str, list[CheckpointRecord]] = defaultdict(list)
+    for rec in rows.checkpoints:
+        by_ns[rec.checkpoint_ns].append(rec)
+    writes_by_ns: dict[str, list[WriteRecord]] = defaultdict(list)
+    for w in rows.writes:
+        writes_by_ns[w.checkpoint_ns].append(w)
+    problems = list(rows.problems)
+    namespaces: dict[str, Namespace] = {}
+    for ns_name in sorted(set(by_ns) | set(writes_by_ns), key=lambda n: (n.count("|"), n)):
+        records = sorted(by_ns.get(ns_name, []), key=lambda r: r.checkpoint_id)
+        cps = [Checkpoint(rec) for rec in records]
+        by_id = {c.checkpoint_id: c for c in cps}
+        ns = Namespace(ns_name, cps, by_id)
+        for c in cps:
+            parent = by_id.get(c.parent_checkpoint_id or "")
+            if parent is not None and parent is not c:
+                parent.children.append(c.checkpoint_id)
+        for w in writes_by_ns.get(ns_name, []):
+            target = by_id.get(w.checkpoint_id)
+            if target is None:
+                ns.orphan_writes.append(w)
+            else:
+                target.writes.append(w)
+        label = f"namespace {ns_name!r}" if ns_name else "the root namespace"
+        for c in ns.missing_parents:
+            problems.append(
+                f"Checkpoint {c.checkpoint_id} in {label} names parent {c.parent_checkpoint_id}, "
+                "which is not in the database."
+            )
+        if _has_cycle(ns):
+            problems.append(f"The parent links in {label} form a cycle; the chain is cut where it repeats.")
+        namespaces[ns_name] = ns
+    return Thread(thread_id, namespaces, problems)
+
+
+def _has_cycle(ns: Namespace) -> bool:
+    """Follow parent links once per checkpoint; linear in the number of checkpoints."""
+    acyclic: set[str] = set()
+    for start in ns.checkpoints:
+        path: set[str] = set()
+        cur: Checkpoint | None = start
+        while cur is not None and cur.checkpoint_id not in acyclic:
+            if cur.checkpoint_id in path:
+                return True
+            path.add(cur.checkpoint_id)
+            cur = ns.parent(cur)
+        acyclic |= path
+    return False

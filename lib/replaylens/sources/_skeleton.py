@@ -1,0 +1,132 @@
+"""Read a checkpoint blob's skeleton without building its channel values.
+
+The msgpack checkpoint is a map with keys in a fixed order (`v`, `ts`, `id`,
+`channel_values`, `channel_versions`, `versions_seen`, `updated_channels`). The timeline
+needs the versions, not the values, so the values are skipped with msgpack's C unpacker
+and only their byte ranges are remembered; the scheduling channels (a few bytes each)
+are decoded strictly. On a thread of 3,000 checkpoints of 300 KB each this is the
+difference between reading metadata and decoding a gigabyte of messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from replaylens.decode import Placeholder, decode_typed, decrypt_if_needed, unpack_msgpack
+from replaylens.sources._base import CheckpointRecord, is_scheduling_channel
+
+
+class SkeletonError(ValueError):
+    pass
+
+
+def _skeleton_from_msgpack(blob: bytes, rec: CheckpointRecord) -> dict[str, tuple[int, int]]:
+    up = msgpack.Unpacker(
+        raw=False,
+        strict_map_key=False,
+        max_buffer_size=max(len(blob), 1 << 20),
+    )
+    up.feed(blob)
+    offsets: dict[str, tuple[int, int]] = {}
+    try:
+        n = up.read_map_header()
+        for _ in range(n):
+            key = up.unpack()
+            if key == "channel_values":
+                present: list[str] = []
+                for _ in range(up.read_map_header()):
+                    name = up.unpack()
+                    start = up.tell()
+                    up.skip()
+                    end = up.tell()
+                    name = str(name)
+                    present.append(name)
+                    offsets[name] = (start, end)
+                    if is_scheduling_channel(name):
+                        rec.scheduling_values[name] = unpack_msgpack(blob[start:end])
+                rec.present_channels = frozenset(present)
+                continue
+            value = up.unpack()
+            if key == "v":
+                rec.v = value if isinstance(value, int) else None
+            elif key == "ts":
+                rec.ts = value if isinstance(value, str) else None
+            elif key == "channel_versions" and isinstance(value, dict):
+                rec.channel_versions = value
+            elif key == "versions_seen" and isinstance(value, dict):
+                rec.versions_seen = {str(k): v for k, v in value.items() if isinstance(v, dict)}
+            elif key == "updated_channels":
+                rec.updated_channels = list(value) if isinstance(value, list) else None
+    except (msgpack.OutOfData, msgpack.ExtraData, ValueError, TypeError) as exc:
+        raise SkeletonError(f"truncated or corrupt msgpack ({exc.__class__.__name__})") from exc
+    return offsets
+
+
+def _skeleton_from_dict(value: dict[str, Any], rec: CheckpointRecord) -> None:
+    rec.v = value.get("v") if isinstance(value.get("v"), int) else None
+    rec.ts = value.get("ts") if isinstance(value.get("ts"), str) else None
+    rec.channel_versions = dict(value.get("channel_versions") or {})
+    rec.versions_seen = dict(value.get("versions_seen") or {})
+    uc = value.get("updated_channels")
+    rec.updated_channels = list(uc) if isinstance(uc, list) else None
+    values = value.get("channel_values") or {}
+    rec.present_channels = frozenset(str(k) for k in values)
+    rec.scheduling_values = {k: v for k, v in values.items() if is_scheduling_channel(str(k))}
+
+
+def fill_skeleton(rec: CheckpointRecord, type_: str | None, blob: bytes | None, aes_key: bytes | None) -> None:
+    """Fill `rec` from its blob, or set `rec.error` to one sentence saying why not."""
+    rec.blob_type = type_
+    rec.blob_size = len(blob) if blob is not None else 0
+    if blob is None or type_ is None:
+        rec.error = "the checkpoint blob is empty"
+        return
+    plain = decrypt_if_needed(type_, bytes(blob), aes_key)
+    if isinstance(plain, Placeholder):
+        rec.error = f"the checkpoint is encrypted ({plain.detail})"
+        return
+    ptype, pblob = plain
+    try:
+        if ptype == "msgpack":
+            _skeleton_from_msgpack(pblob, rec)
+            return
+        result = decode_typed(ptype, pblob)
+        if result.error or not isinstance(result.value, dict):
+            rec.error = f"the checkpoint blob cannot be read ({result.error or 'not a map'})"
+            return
+        _skeleton_from_dict(result.value, rec)
+    except SkeletonError as exc:
+        rec.error = f"the checkpoint blob cannot be read ({exc})"
+
+
+def channel_values_from_blob(
+    type_: str | None, blob: bytes | None, aes_key: bytes | None
+) -> dict[str, Any]:
+    """Decode every channel value of one checkpoint (when someone looks at its state)."""
+    from replaylens.decode import DecodeResult
+
+    if blob is None or type_ is None:
+        return {}
+    plain = decrypt_if_needed(type_, bytes(blob), aes_key)
+    if isinstance(plain, Placeholder):
+        return {"(encrypted)": DecodeResult(plain, plain.detail)}
+    ptype, pblob = plain
+    if ptype == "msgpack":
+        rec = CheckpointRecord("", "", "", None, {})
+        try:
+            offsets = _skeleton_from_msgpack(pblob, rec)
+        except SkeletonError as exc:
+            return {"(unreadable)": DecodeResult(None, str(exc))}
+        out: dict[str, Any] = {}
+        for name, (start, end) in offsets.items():
+            try:
+                out[name] = DecodeResult(unpack_msgpack(pblob[start:end]))
+            except Exception as exc:  # a corrupt value spoils only itself
+                out[name] = DecodeResult(None, f"corrupt value ({exc.__class__.__name__})")
+        return out
+    result = decode_typed(ptype, pblob)
+    if isinstance(result.value, dict):
+        return {str(k): DecodeResult(v) for k, v in (result.value.get("channel_values") or {}).items()}
+    return {"(unreadable)": result}

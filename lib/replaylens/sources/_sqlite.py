@@ -1,0 +1,271 @@
+"""A LangGraph SQLite checkpoint database, opened so that nothing about it changes.
+
+How the file is opened depends on what lies next to it, because each SQLite read-only
+mode changes something in one of the cases (measured on SQLite 3.40):
+
+- WAL database with `-wal` and `-shm`: `mode=ro&readonly_shm=1`. Sees the commits in
+  the WAL, writes nothing (plain `mode=ro` rewrites the `-shm` read marks), takes no
+  lock that blocks a live writer.
+- WAL database without `-wal`: everything is in the main file; `immutable=1`.
+  (`readonly_shm` would create an empty `-wal` here, plain `mode=ro` a `-shm`.)
+- WAL database with a `-wal` but no `-shm`, or a rollback-journal database with a hot
+  `-journal`: SQLite would have to recover into the originals, so the files are copied
+  to a private temporary folder and the copy is opened; the originals are never opened
+  for writing.
+- Rollback-journal database: `mode=ro`; every read is one short statement so that the
+  shared lock never outlives a query.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from replaylens.decode import DecodeResult, aes_key_from_env
+from replaylens.errors import SourceError
+from replaylens.sources._base import (
+    CheckpointRecord,
+    ThreadIndexRow,
+    ThreadRows,
+    WriteRecord,
+    parse_metadata,
+)
+from replaylens.sources._skeleton import channel_values_from_blob, fill_skeleton
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+CHECKPOINT_COLUMNS = {
+    "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata",
+}
+WRITE_COLUMNS = {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"}
+
+
+def _uri(path: Path, params: str) -> str:
+    return f"file:{quote(str(path.resolve()))}?{params}"
+
+
+class SqliteSource:
+    """Read-only access to one checkpoint database file."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: str | os.PathLike[str], *, aes_key: bytes | None = None) -> None:
+        self.path = Path(path)
+        self.label = self.path.name
+        self.aes_key = aes_key if aes_key is not None else aes_key_from_env()
+        self.notes: list[str] = []
+        self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        self._uri, self._journal = self._choose_uri()
+        self.has_task_path = True
+        self._check_schema()
+
+    # -- opening -------------------------------------------------------------------
+    def _choose_uri(self) -> tuple[str, str]:
+        path = self.path
+        if not path.exists():
+            raise SourceError(f"{path}: no such file.")
+        if path.is_dir():
+            raise SourceError(f"{path}: is a folder, not a SQLite database file.")
+        try:
+            with open(path, "rb") as fh:
+                header = fh.read(100)
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot be read ({exc.strerror}).") from exc
+        if len(header) == 0:
+            raise SourceError(f"{path}: is empty (0 bytes), not a checkpoint database.")
+        if not header.startswith(SQLITE_MAGIC):
+            raise SourceError(f"{path}: is not a SQLite database (the file header does not match).")
+        if len(header) < 100:
+            raise SourceError(f"{path}: is a truncated SQLite file ({len(header)} bytes).")
+        wal_mode = header[18] == 2 or header[19] == 2
+        wal, shm, journal = (Path(f"{path}{s}") for s in ("-wal", "-shm", "-journal"))
+        if wal_mode:
+            if wal.exists() and shm.exists():
+                return _uri(path, "mode=ro&readonly_shm=1"), "wal"
+            if not wal.exists() or wal.stat().st_size == 0:
+                return _uri(path, "mode=ro&immutable=1"), "wal"
+            return self._private_copy([wal], "its -wal file has no -shm next to it"), "wal"
+        if journal.exists() and journal.stat().st_size > 0:
+            return self._private_copy([journal], "a hot -journal file is next to it"), "delete"
+        return _uri(path, "mode=ro"), "delete"
+
+    def _private_copy(self, extras: list[Path], why: str) -> str:
+        self._tmpdir = tempfile.TemporaryDirectory(prefix="replaylens-")
+        target = Path(self._tmpdir.name) / self.path.name
+        shutil.copy2(self.path, target)
+        for extra in extras:
+            shutil.copy2(extra, Path(f"{target}{extra.name[len(self.path.name):]}"))
+        self.notes.append(
+            f"Opened a private copy of {self.path.name} because {why}; the original files "
+            "were only read."
+        )
+        return _uri(target, "")
+
+    def connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False, timeout=0.5)
+        except sqlite3.Error as exc:
+            raise SourceError(f"{self.path}: cannot be opened read-only ({exc}).") from exc
+        conn.execute("PRAGMA query_only=1")
+        return conn
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            with closing(self.connect()) as conn:
+                return conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise SourceError(f"{self.path}: the database cannot be read ({exc}).") from exc
+
+    def _check_schema(self) -> None:
+        try:
+            tables = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='table'")}
+        except SourceError as exc:
+            raise SourceError(
+                f"{self.path}: is not a readable SQLite database ({exc.message.split('(')[-1].rstrip(').')})."
+            ) from exc
+        missing = {"checkpoints", "writes"} - tables
+        if missing:
+            raise SourceError(
+                f"{self.path}: is a SQLite database but not a LangGraph checkpoint database "
+                f"(no {' or '.join(sorted(missing))} table)."
+            )
+        for table, needed in (("checkpoints", CHECKPOINT_COLUMNS), ("writes", WRITE_COLUMNS)):
+            cols = {r[1] for r in self._query(f"PRAGMA table_info({table})")}
+            lacking = needed - cols
+            if lacking:
+                raise SourceError(
+                    f"{self.path}: the {table} table lacks the column(s) {', '.join(sorted(lacking))}."
+                )
+            if table == "writes":
+                self.has_task_path = "task_path" in cols
+        if not self.has_task_path:
+            self.notes.append("This database predates the writes.task_path column; task paths are blank.")
+
+    def identity(self) -> tuple[Any, ...]:
+        """Changes whenever the database or its WAL changes: the cache key of a loaded view."""
+        parts: list[Any] = [str(self.path.resolve())]
+        for suffix in ("", "-wal"):
+            p = Path(f"{self.path}{suffix}")
+            if p.exists():
+                st = p.stat()
+                parts += [st.st_size, st.st_mtime_ns]
+        return tuple(parts)
+
+    def close(self) -> None:
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+            self._tmpdir = None
+
+    # -- reading -------------------------------------------------------------------
+    def thread_index(self) -> list[ThreadIndexRow]:
+        problems: list[str] = []
+        rows = self._query(
+            """
+            WITH agg AS (
+                SELECT thread_id, COUNT(*) AS n, COUNT(DISTINCT checkpoint_ns) AS nns,
+                       MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS latest
+                FROM checkpoints GROUP BY thread_id
+            )
+            SELECT agg.thread_id, agg.n, agg.nns, agg.latest, c.metadata
+            FROM agg LEFT JOIN checkpoints c
+              ON c.thread_id = agg.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = agg.latest
+            ORDER BY agg.thread_id
+            """
+        )
+        return [
+            ThreadIndexRow(
+                thread_id=str(tid),
+                checkpoints=int(n),
+                namespaces=int(nns),
+                latest_checkpoint_id=latest,
+                latest_metadata=parse_metadata(meta, f"thread {tid}", problems),
+            )
+            for tid, n, nns, latest, meta in rows
+        ]
+
+    def _records(self, rows: list[tuple[Any, ...]], problems: list[str]) -> list[CheckpointRecord]:
+        out: list[CheckpointRecord] = []
+        for tid, ns, cid, parent, type_, blob, meta in rows:
+            where = f"checkpoint {cid} (thread {tid}, namespace {ns!r})"
+            rec = CheckpointRecord(
+                thread_id=str(tid),
+                checkpoint_ns=str(ns or ""),
+                checkpoint_id=str(cid),
+                parent_checkpoint_id=parent,
+                metadata=parse_metadata(meta, where, problems),
+            )
+            fill_skeleton(rec, type_, blob, self.aes_key)
+            if rec.error:
+                problems.append(f"{where}: {rec.error}; it is marked unreadable, the rest loads.")
+            out.append(rec)
+        return out
+
+    def _writes(self, rows: list[tuple[Any, ...]]) -> list[WriteRecord]:
+        return [
+            WriteRecord(
+                thread_id=str(tid), checkpoint_ns=str(ns or ""), checkpoint_id=str(cid),
+                task_id=str(task_id), task_path=str(path or ""), idx=int(idx), channel=str(channel),
+                type=type_, raw=bytes(value) if value is not None else None, aes_key=self.aes_key,
+            )
+            for tid, ns, cid, task_id, path, idx, channel, type_, value in rows
+        ]
+
+    @property
+    def _task_path_col(self) -> str:
+        return "task_path" if self.has_task_path else "''"
+
+    def read_thread(self, thread_id: str) -> ThreadRows:
+        problems: list[str] = []
+        cps = self._query(
+            "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
+            "metadata FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
+            (thread_id,),
+        )
+        writes = self._query(
+            f"SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, {self._task_path_col}, idx, "
+            "channel, type, value FROM writes WHERE thread_id = ? "
+            "ORDER BY checkpoint_ns, checkpoint_id, task_id, idx",
+            (thread_id,),
+        )
+        return ThreadRows(self._records(cps, problems), self._writes(writes), problems)
+
+    def read_latest(self, thread_ids: list[str] | None = None) -> ThreadRows:
+        """The latest root checkpoint of every thread and its writes, in two queries."""
+        problems: list[str] = []
+        latest = (
+            "SELECT thread_id, MAX(checkpoint_id) AS cid FROM checkpoints "
+            "WHERE checkpoint_ns = '' GROUP BY thread_id"
+        )
+        cps = self._query(
+            "SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
+            f"c.checkpoint, c.metadata FROM checkpoints c JOIN ({latest}) l "
+            "ON c.thread_id = l.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = l.cid"
+        )
+        writes = self._query(
+            f"SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, "
+            f"{'w.task_path' if self.has_task_path else chr(39) * 2}, w.idx, w.channel, w.type, w.value "
+            f"FROM writes w JOIN ({latest}) l ON w.thread_id = l.thread_id "
+            "AND w.checkpoint_ns = '' AND w.checkpoint_id = l.cid ORDER BY w.thread_id, w.task_id, w.idx"
+        )
+        if thread_ids is not None:
+            wanted = set(thread_ids)
+            cps = [r for r in cps if r[0] in wanted]
+            writes = [r for r in writes if r[0] in wanted]
+        return ThreadRows(self._records(cps, problems), self._writes(writes), problems)
+
+    def read_channel_values(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str
+    ) -> dict[str, DecodeResult]:
+        rows = self._query(
+            "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
+            "AND checkpoint_id = ?",
+            (thread_id, checkpoint_ns, checkpoint_id),
+        )
+        if not rows:
+            return {}
+        return channel_values_from_blob(rows[0][0], rows[0][1], self.aes_key)

@@ -1,0 +1,192 @@
+"""Evidence is never changed and a live writer is never blocked.
+
+Every case uses a database written by a real LangGraph graph; the byte-for-byte and
+mtime comparison covers the database, its -wal and its -shm (and that no new side file
+appears).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from replaylens.analysis.status import load_thread, summarize_threads
+from replaylens.sources import open_source
+
+REPO = Path(__file__).resolve().parents[1]
+SIDE = ("", "-wal", "-shm", "-journal")
+
+
+def fingerprint(db: Path) -> dict[str, tuple[str, int, int]]:
+    out = {}
+    for suffix in SIDE:
+        p = Path(f"{db}{suffix}")
+        if p.exists():
+            st = p.stat()
+            out[suffix or "db"] = (hashlib.sha256(p.read_bytes()).hexdigest(), st.st_size, st.st_mtime_ns)
+    return out
+
+
+def run_python(code: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}", **(env or {})}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full_env,
+                          capture_output=True, text=True, timeout=120, check=check)
+
+
+WRITE_AND_KILL = """
+    import os, sqlite3, signal
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from examples.graphs import linear
+    conn = sqlite3.connect({db!r}, check_same_thread=False)
+    graph = linear().compile(checkpointer=SqliteSaver(conn))
+    for i in range({threads}):
+        graph.invoke({{"visited": []}}, {{"configurable": {{"thread_id": f"t{{i}}"}}}}, durability="sync")
+    {tail}
+"""
+
+
+def make_db(tmp_path: Path, *, kill: bool, threads: int = 2) -> Path:
+    db = tmp_path / "evidence.db"
+    tail = "os.kill(os.getpid(), signal.SIGKILL)" if kill else "conn.close()"
+    proc = run_python(WRITE_AND_KILL.format(db=str(db), threads=threads, tail=tail),
+                      env={"REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")}, check=False)
+    assert proc.returncode == (-9 if kill else 0), proc.stderr
+    return db
+
+
+def read_everything(db: Path) -> tuple[int, list[str]]:
+    """Go through every read path a page or CLI command uses; return checkpoints seen."""
+    source = open_source(db)
+    try:
+        summaries, _ = summarize_threads(source)
+        seen = 0
+        for s in summaries:
+            thread = load_thread(source, s.thread_id)
+            for ns in thread.namespaces.values():
+                for cp in ns.checkpoints:
+                    seen += 1
+                    source.read_channel_values(s.thread_id, ns.name, cp.checkpoint_id)
+        return seen, source.notes
+    finally:
+        source.close()
+
+
+def checkpoints_in_copy(db: Path, tmp_path: Path) -> int:
+    """What SQLite itself sees after recovering a private copy (the ground truth)."""
+    copy = tmp_path / "truth" / db.name
+    copy.parent.mkdir()
+    for suffix in SIDE:
+        if Path(f"{db}{suffix}").exists():
+            copy.with_name(copy.name + suffix).write_bytes(Path(f"{db}{suffix}").read_bytes())
+    with sqlite3.connect(copy) as conn:
+        return conn.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0]
+
+
+def test_hot_wal_left_by_sigkill_is_read_and_untouched(tmp_path: Path) -> None:
+    db = make_db(tmp_path, kill=True)
+    assert Path(f"{db}-wal").stat().st_size > 0, "the SIGKILL should leave a hot WAL"
+    before = fingerprint(db)
+    seen, notes = read_everything(db)
+    assert fingerprint(db) == before
+    assert seen == checkpoints_in_copy(db, tmp_path) > 0
+    assert notes == []
+
+
+def test_cleanly_closed_wal_database_gets_no_side_files(tmp_path: Path) -> None:
+    db = make_db(tmp_path, kill=False)
+    assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()
+    before = fingerprint(db)
+    seen, _ = read_everything(db)
+    assert fingerprint(db) == before  # no -wal or -shm was created
+    assert seen == checkpoints_in_copy(db, tmp_path)
+
+
+def test_wal_without_shm_is_read_from_a_private_copy(tmp_path: Path) -> None:
+    db = make_db(tmp_path, kill=True)
+    Path(f"{db}-shm").unlink()  # as when someone copies only the .db and the -wal
+    before = fingerprint(db)
+    seen, notes = read_everything(db)
+    assert fingerprint(db) == before
+    assert not Path(f"{db}-shm").exists()
+    assert seen == checkpoints_in_copy(db, tmp_path) > 0
+    assert any("private copy" in n for n in notes)
+
+
+def test_rollback_journal_database_is_untouched(tmp_path: Path) -> None:
+    db = make_db(tmp_path, kill=False)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+    before = fingerprint(db)
+    seen, _ = read_everything(db)
+    assert fingerprint(db) == before
+    assert seen == checkpoints_in_copy(db, tmp_path) > 0
+
+
+def test_cli_commands_leave_the_files_alone(tmp_path: Path) -> None:
+    db = make_db(tmp_path, kill=True)
+    before = fingerprint(db)
+    for args in (["threads", str(db), "--json"], ["thread", str(db), "--thread", "t0", "--json", "--values"]):
+        proc = subprocess.run([sys.executable, "-m", "replaylens.cli", *args], capture_output=True,
+                              text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO / "lib")})
+        assert proc.returncode == 0, proc.stderr
+        json.loads(proc.stdout)
+    assert fingerprint(db) == before
+
+
+LIVE_WRITER = """
+    import json, sqlite3, sys, time
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from examples.graphs import linear
+    conn = sqlite3.connect({db!r}, check_same_thread=False, timeout=0.2)
+    graph = linear().compile(checkpointer=SqliteSaver(conn))
+    locked = runs = 0
+    durations = []
+    graph.invoke({{"visited": []}}, {{"configurable": {{"thread_id": "first"}}}}, durability="sync")
+    t_end = time.time() + {seconds}
+    print("ready", flush=True)
+    while time.time() < t_end:
+        t0 = time.perf_counter()
+        try:
+            graph.invoke({{"visited": []}}, {{"configurable": {{"thread_id": f"w{{runs}}"}}}}, durability="sync")
+        except sqlite3.OperationalError as exc:
+            locked += "locked" in str(exc)
+        runs += 1
+        durations.append(time.perf_counter() - t0)
+    print(json.dumps({{"runs": runs, "locked": locked}}), flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_live_writer_is_not_blocked_and_new_checkpoints_are_seen(tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    code = textwrap.dedent(LIVE_WRITER.format(db=str(db), seconds=6))
+    env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}",
+           "REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")}
+    writer = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == "ready"
+    counts: list[int] = []
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        source = open_source(db)
+        try:
+            summaries, _ = summarize_threads(source)
+            counts.append(sum(s.checkpoints for s in summaries))
+        finally:
+            source.close()
+        time.sleep(0.1)
+    report = json.loads(writer.stdout.readline())
+    assert writer.wait(timeout=30) == 0
+    assert report["locked"] == 0
+    assert report["runs"] > 5
+    assert len(counts) >= 20
+    assert counts[-1] > counts[0], "the reader must see checkpoints as they land"
