@@ -173,6 +173,79 @@ def cmd_thread(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- replay / report ----------------------------------------------------------------
+def _plan(args: argparse.Namespace) -> Any:
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.errors import ThreadNotFound
+
+    effects = None
+    if args.effects:
+        from replaylens.effects.parse import read_effects
+
+        effects = read_effects(args.effects)
+        _warn(effects.problems, [])
+    source = _open(args.db)
+    try:
+        try:
+            thread = load_thread(source, args.thread)
+        except ThreadNotFound:
+            if effects is None or args.thread not in effects.thread_ids:
+                raise
+            thread = None  # only the effects log knows it: it needs a restart, not an error
+        _warn(thread.problems if thread else [], source.notes)
+    finally:
+        source.close()
+    return plan_resume(thread, effects, args.thread, latency=args.latency)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    if args.json:
+        json.dump(plan.to_json(), sys.stdout, indent=1)
+        print()
+        return 0
+    doc = plan.to_json()
+    print(f"thread {plan.thread_id}: {plan.status}")
+    print(plan.verdict_sentence())
+    cp = doc["resume_checkpoint"]
+    if cp:
+        print(f"a resume loads checkpoint {cp['checkpoint_id']} (step {cp['step']})")
+    for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
+        for t in doc[key]:
+            print(f"  {label:14} {t['node']} ({t['status']}, task {t['task_id']})")
+    if doc["orphan_writes"]:
+        print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
+    if plan.effects_given:
+        print()
+        _print_table(
+            ["line", "node", "phase", "attempt", "verdict", "why"],
+            [[a_line.line, a_line.label, a_line.phase, a.attempt, a.verdict, a.reason]
+             for a in plan.attempts for a_line in a.lines],
+        )
+        for finding in plan.idempotency_findings:
+            print(f"idempotency: {finding}")
+        print(f"\nwhat-if (a model, write latency {plan.latency}s):")
+        for o in plan.what_if.values():
+            print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), "
+                  f"{len(o.replayed_lines):3} effect line(s) again. {o.sentence}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    sys.stdout.write(plan.to_markdown({"database": args.db}))
+    return 0
+
+
+def _add_plan_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("db", help="The SQLite checkpoint database file to read.")
+    p.add_argument("--thread", required=True, help="The thread id to plan a resume for.")
+    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints.")
+    p.add_argument("--latency", type=float, default=0.25,
+                   help="The checkpoint write latency in seconds for the async what-if model (default 0.25).")
+
+
 # -- parser -------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -213,6 +286,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="Print the thread as one JSON document.")
     p.add_argument("--values", action="store_true", help="Include every channel value and write value (large).")
     p.set_defaults(func=cmd_thread)
+
+    p = sub.add_parser(
+        "replay",
+        help="Print what a resume of one thread would re-run and which side effects would repeat.",
+        description=(
+            "Print the resume plan of one thread: its status, the checkpoint a resume loads, the tasks "
+            "it re-runs and those whose writes it reuses, the orphan writes it ignores, and, with an "
+            "effects log, a verdict for every effect line (kept, replays, restart) plus a what-if for "
+            "the sync, async and exit durability modes. A thread known only from the effects log needs "
+            "a restart; that is a verdict, not an error."
+        ),
+    )
+    _add_plan_args(p)
+    p.add_argument("--json", action="store_true", help="Print the plan as one JSON document.")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "report",
+        help="Write an incident report (Markdown) for one thread.",
+        description=(
+            "Write a Markdown incident report for one thread to standard output: the resume plan, the "
+            "verdict for every effect line, the replay window under each durability mode, and links."
+        ),
+    )
+    _add_plan_args(p)
+    p.set_defaults(func=cmd_report)
+
+    from replaylens._serve import register_serve
+
+    register_serve(sub)
     return parser
 
 

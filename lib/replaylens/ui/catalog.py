@@ -1,0 +1,273 @@
+"""Find the databases, effects logs and kill-test campaigns under the served folders.
+
+A folder may hold loose databases (`x.db`, each optionally with `x.effects.jsonl` next to
+it) and campaign folders (a `manifest.json` whose runs name their databases and logs).
+The manifest's pairing wins over the naming rule, because a campaign keeps several logs
+per database (at the kill, after the resume).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replaylens.paths import AllowList, PathRefused
+
+DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
+MAX_DEPTH = 4
+MAX_FILES = 2000
+
+
+@dataclass(frozen=True)
+class DataItem:
+    """One database the app can open, with the effects log that goes with it (if any)."""
+
+    key: str  # what goes into ?db= (relative to the working folder when inside it)
+    path: Path
+    effects: Path | None = None
+    campaign: str | None = None  # key of the campaign folder it belongs to
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.key + ("" if self.effects else "  (no effects log)")
+
+
+@dataclass(frozen=True)
+class CampaignRun:
+    """One kill-and-resume run of a campaign, as the manifest describes it."""
+
+    index: int
+    graph: str
+    mode: str
+    put_latency: float
+    thread_id: str
+    db_at_kill: Path | None
+    effects_at_kill: Path | None
+    db_after_resume: Path | None
+    effects_after_resume: Path | None
+    effect_lines_at_kill: int | None
+    effect_lines_after_resume: int | None
+    resume_ok: bool | None
+    resume_error: str | None
+
+
+@dataclass(frozen=True)
+class Campaign:
+    key: str
+    path: Path
+    name: str
+    runs: tuple[CampaignRun, ...]
+    baseline_effect_lines: int | None = None
+    problems: tuple[str, ...] = ()
+
+
+@dataclass
+class Catalog:
+    databases: list[DataItem] = field(default_factory=list)
+    campaigns: list[Campaign] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def find(self, key: str) -> DataItem | None:
+        return next((d for d in self.databases if d.key == key), None)
+
+    def campaign(self, key: str) -> Campaign | None:
+        return next((c for c in self.campaigns if c.key == key), None)
+
+
+def sibling_effects(db: Path) -> Path | None:
+    """`x.db` -> `x.effects.jsonl` (or `x.jsonl`); `x.at-kill.db` also -> `x.effects.at-kill.jsonl`."""
+    stem = db.name[: -len(db.suffix)] if db.suffix else db.name
+    names = [f"{stem}.effects.jsonl", f"{stem}.jsonl"]
+    base, dot, tag = stem.rpartition(".")
+    if dot:
+        names.append(f"{base}.effects.{tag}.jsonl")
+    for name in names:
+        candidate = db.with_name(name)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            if depth < MAX_DEPTH:
+                yield from _walk(entry, depth + 1)
+        elif entry.is_file():
+            yield entry
+
+
+def _get(obj: Any, *names: str) -> Any:
+    """Read a field from a dict or an object, trying several names (manifests evolve)."""
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if not isinstance(obj, dict) and hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def _rel(folder: Path, value: Any) -> Path | None:
+    if not value:
+        return None
+    p = Path(str(value))
+    return (p if p.is_absolute() else folder / p).resolve()
+
+
+def _effects_pair(folder: Path, value: Any) -> tuple[Path | None, Path | None]:
+    """The manifest's `effects`: a dict (at_kill, after_resume), a list, or one path."""
+    if isinstance(value, dict):
+        return (_rel(folder, _get(value, "at_kill", "kill", "before")),
+                _rel(folder, _get(value, "after_resume", "resume", "after")))  # fmt: skip
+    if isinstance(value, list | tuple):
+        first = _rel(folder, value[0]) if value else None
+        return first, (_rel(folder, value[1]) if len(value) > 1 else None)
+    return _rel(folder, value), None
+
+
+def _as_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _raw_manifest(folder: Path) -> Any:
+    """The library's reader when it exists (it validates), else the JSON itself."""
+    try:
+        from replaylens.killtest.campaign import read_manifest  # type: ignore[import-not-found]
+    except ImportError:
+        read_manifest = None
+    if read_manifest is not None:
+        try:
+            return read_manifest(folder)
+        except Exception:  # noqa: BLE001 - fall back to the plain JSON, which says more
+            pass
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def read_campaign(folder: Path, key: str, allow: AllowList) -> Campaign:
+    """A campaign folder's runs, with every path checked against the allow-list."""
+    problems: list[str] = []
+    try:
+        manifest = _raw_manifest(folder)
+    except (OSError, ValueError) as exc:
+        return Campaign(key, folder, folder.name, (), None, (f"{folder / 'manifest.json'}: cannot be read ({exc}).",))
+    runs: list[CampaignRun] = []
+    for i, run in enumerate(_get(manifest, "runs") or []):
+        def checked(p: Path | None, i: int = i) -> Path | None:
+            if p is None:
+                return None
+            try:
+                return allow.check(p)
+            except PathRefused as exc:
+                problems.append(f"Run {i + 1}: {exc}")
+                return None
+
+        eff_kill, eff_after = _effects_pair(folder, _get(run, "effects"))
+        eff_kill = eff_kill or _rel(folder, _get(run, "effects_at_kill"))
+        eff_after = eff_after or _rel(folder, _get(run, "effects_after_resume"))
+        resume = _get(run, "resume") or {}
+        latency = _get(run, "put_latency", "latency")
+        runs.append(
+            CampaignRun(
+                index=i + 1,
+                graph=str(_get(run, "graph") or _get(manifest, "graph") or "?"),
+                mode=str(_get(run, "mode", "durability") or "?"),
+                put_latency=float(latency) if isinstance(latency, int | float) else 0.0,
+                thread_id=str(_get(run, "thread_id") or ""),
+                db_at_kill=checked(_rel(folder, _get(run, "db_at_kill"))),
+                effects_at_kill=checked(eff_kill),
+                db_after_resume=checked(_rel(folder, _get(run, "db_after_resume", "db"))),
+                effects_after_resume=checked(eff_after),
+                effect_lines_at_kill=_as_int(_get(run, "effect_lines_at_kill")),
+                effect_lines_after_resume=_as_int(_get(run, "effect_lines_after_resume")),
+                resume_ok=_get(resume, "ok"),
+                resume_error=_get(resume, "error"),
+            )
+        )
+    name = str(_get(manifest, "name") or folder.name)
+    baseline = _as_int(_get(manifest, "baseline_effect_lines"))
+    return Campaign(key, folder, name, tuple(runs), baseline, tuple(problems))
+
+
+def discover(
+    folders: Iterable[Path], allow: AllowList, effects_override: Path | None = None
+) -> Catalog:
+    """Every database and campaign under `folders` (files are taken as given)."""
+    cat = Catalog()
+    seen: set[Path] = set()
+    pairing: dict[Path, tuple[Path | None, str]] = {}
+    files: list[Path] = []
+    explicit: set[Path] = set()
+    for folder in folders:
+        try:
+            folder = allow.check(folder)
+        except PathRefused as exc:
+            cat.problems.append(str(exc))
+            continue
+        if folder.is_file():
+            files.append(folder)
+            explicit.add(folder)
+            continue
+        if not folder.is_dir():
+            cat.problems.append(f"{folder}: no such file or folder.")
+            continue
+        for f in _walk(folder):
+            files.append(f)
+            if len(files) > MAX_FILES:
+                cat.problems.append(f"More than {MAX_FILES} files under {folder}; the rest are not listed.")
+                break
+    for f in files:
+        if f.name == "manifest.json":
+            key = allow.key(f.parent)
+            camp = read_campaign(f.parent, key, allow)
+            cat.campaigns.append(camp)
+            cat.problems.extend(camp.problems)
+            for run in camp.runs:
+                if run.db_at_kill is not None:
+                    pairing[run.db_at_kill] = (run.effects_at_kill, key)
+                if run.db_after_resume is not None:
+                    pairing[run.db_after_resume] = (run.effects_after_resume, key)
+    for f in files:
+        if not (f.suffix.lower() in DB_SUFFIXES or f in explicit) or f in seen:
+            continue
+        seen.add(f)
+        effects, campaign = pairing.get(f, (None, None))
+        effects = effects or sibling_effects(f) or effects_override
+        cat.databases.append(DataItem(allow.key(f), f, effects, campaign))
+    cat.databases.sort(key=lambda d: (d.campaign is not None, d.key))
+    return cat
+
+
+def upload_folder() -> Path:
+    """Where uploaded files are kept while the app runs (one sub-folder per content hash)."""
+    import tempfile
+
+    folder = Path(os.environ.get("REPLAYLENS_UPLOAD_DIR") or Path(tempfile.gettempdir()) / "replaylens-uploads")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def save_upload(name: str, data: bytes, folder: Path) -> Path:
+    """Store an uploaded file under its content hash; the name is reduced to a safe basename."""
+    import hashlib
+    import re
+
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[:80] or "upload"
+    target_dir = folder / digest
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / safe
+    if not target.exists():
+        target.write_bytes(data)
+    return target

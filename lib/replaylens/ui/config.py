@@ -1,0 +1,93 @@
+"""The dashboard's start-up arguments, shared by `replaylens serve` and `app.py`.
+
+`replaylens serve` passes its arguments through to `streamlit run app.py -- ARGS`; the
+app parses them again here, so both ends agree on one grammar. Tests (which cannot set
+Streamlit's argv) pass the same arguments as JSON in `REPLAYLENS_SERVE_ARGS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replaylens.paths import AllowList
+
+ENV_ARGS = "REPLAYLENS_SERVE_ARGS"
+DEFAULT_ALLOWED = (".", "sample_dbs")
+MAX_UPLOAD_MB = 200
+"""Upload limit in megabytes (Streamlit's server.maxUploadSize is set to the same)."""
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """What the operator chose on the command line."""
+
+    paths: tuple[Path, ...] = ()
+    effects: Path | None = None
+    allow: AllowList = field(default_factory=lambda: AllowList.build(DEFAULT_ALLOWED))
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Where the data picker looks: the given paths, else the default folders."""
+        if self.paths:
+            return self.paths
+        base = self.allow.base
+        sample = base / "sample_dbs"
+        return (sample,) if sample.is_dir() and any(sample.iterdir()) else (base,)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of `replaylens serve` that the app itself understands."""
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH",
+        help="Checkpoint databases (.db, .sqlite), kill-test campaign folders, or folders holding "
+        "either. The app lists every database it finds there. Default: sample_dbs/ if it has "
+        "files, else the working folder.",
+    )  # fmt: skip
+    parser.add_argument(
+        "--effects", metavar="LOG",
+        help="An effects log (JSON Lines written by record_effect) to use for databases that have "
+        "no <name>.effects.jsonl next to them.",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow", metavar="DIR", action="append", default=[],
+        help="Also allow the app to open files inside DIR (repeatable). The working folder and "
+        "sample_dbs/ are always allowed, and so is every PATH given; any other path, including "
+        "one pasted into a URL, is refused.",
+    )  # fmt: skip
+
+
+def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> ServeConfig:
+    """Turn the pass-through arguments into a config (paths resolved, allow-list built)."""
+    parser = argparse.ArgumentParser(prog="replaylens serve", add_help=False)
+    add_arguments(parser)
+    args, _unknown = parser.parse_known_args(list(argv))
+    base_path = Path(base or os.getcwd()).resolve()
+
+    def resolve(p: str) -> Path:
+        path = Path(p)
+        return (path if path.is_absolute() else base_path / path).resolve()
+
+    paths = tuple(resolve(p) for p in args.paths)
+    effects = resolve(args.effects) if args.effects else None
+    # Whatever the operator named explicitly is allowed; so are the defaults.
+    allowed = [*DEFAULT_ALLOWED, *args.allow, *(str(p) for p in paths)]
+    if effects is not None:
+        allowed.append(str(effects))
+    return ServeConfig(paths, effects, AllowList.build(allowed, base_path))
+
+
+def from_environment(argv: Sequence[str], *, under_test: bool) -> ServeConfig:
+    """The config of this app process: `REPLAYLENS_SERVE_ARGS` (JSON list) wins over argv."""
+    raw = os.environ.get(ENV_ARGS)
+    if raw:
+        try:
+            given = json.loads(raw)
+        except ValueError:
+            given = raw.split()
+        return parse([str(a) for a in given] if isinstance(given, list) else [])
+    return parse([] if under_test else list(argv))

@@ -1,0 +1,311 @@
+"""The tables the pages show, built from model objects (pandas, no Streamlit).
+
+Each function answers one question a page asks, in the words a person reading an
+incident would use: special channels are named (`error`, `interrupt`, `resume answer`,
+`Send`), statuses are words, and values are short text previews.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
+from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Thread, channel_label
+from replaylens.ui.text import as_json_text, preview, visible
+
+if TYPE_CHECKING:
+    from replaylens.analysis.status import ThreadSummary
+    from replaylens.decode import DecodeResult
+    from replaylens.effects.parse import EffectsLog
+
+STATUS_WORDS = {
+    "completed": "completed",
+    "resumable": "resumable",
+    "interrupted": "interrupted",
+    "failed": "failed",
+    "needs_restart": "needs restart",
+    "unreadable": "unreadable",
+}
+STATUS_ICON = {
+    "completed": "🟢",
+    "resumable": "🟠",
+    "interrupted": "🟣",
+    "failed": "🔴",
+    "needs_restart": "⛔",
+    "unreadable": "⚪",
+}
+TASK_STATUS_ICON = {"finished": "✅", "failed": "❌", "interrupted": "⏸️", "pending": "⏳"}
+
+
+def status_label(status: str) -> str:
+    """`resumable` -> `🟠 resumable` (a colour that survives a text-only table cell)."""
+    return f"{STATUS_ICON.get(status, '⚪')} {STATUS_WORDS.get(status, status)}"
+
+
+def explain_status(status: str) -> str:
+    return STATUS_EXPLAINED.get(status, "")
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """One thread of the Threads page (a plain record, so it can be cached and tested)."""
+
+    thread_id: str
+    status: str
+    checkpoints: int
+    latest_step: int | None
+    updated_at: str | None
+    due_next: str
+    effect_lines: int | None
+    replay_lines: int | None
+
+
+def thread_rows(
+    summaries: Iterable[ThreadSummary],
+    effects: EffectsLog | None,
+    replay_counts: Mapping[str, int] | None = None,
+) -> list[ThreadRow]:
+    """Threads in the database, plus threads known only from the effects log (no checkpoint)."""
+    counts: dict[str, int] = {}
+    if effects is not None:
+        for line in effects.lines:
+            counts[line.thread_id] = counts.get(line.thread_id, 0) + 1
+    replay_counts = replay_counts or {}
+    rows: list[ThreadRow] = []
+    seen: set[str] = set()
+    for s in summaries:
+        seen.add(s.thread_id)
+        rows.append(
+            ThreadRow(
+                s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at, ", ".join(s.pending),
+                counts.get(s.thread_id, 0) if effects is not None else None,
+                replay_counts.get(s.thread_id),
+            )
+        )
+    for tid in sorted(set(counts) - seen):
+        rows.append(ThreadRow(tid, "needs_restart", 0, None, None, "", counts[tid], replay_counts.get(tid)))
+    rows.sort(key=lambda r: (ATTENTION_ORDER.get(r.status, 99), -(r.replay_lines or 0), r.thread_id))
+    return rows
+
+
+def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
+    """The Threads table; `link(thread_id)` gives the URL of the Thread page for a row."""
+    data = [
+        {
+            "status": status_label(r.status),
+            "thread": visible(r.thread_id),
+            "checkpoints": r.checkpoints,
+            "latest step": r.latest_step,
+            "last update": _short_ts(r.updated_at),
+            "due next": visible(r.due_next),
+            "effect lines": r.effect_lines,
+            "would replay": r.replay_lines,
+            **({"open": link(r.thread_id)} if link else {}),
+        }
+        for r in rows
+    ]
+    columns = ["status", "thread", "checkpoints", "latest step", "last update", "due next",
+               "effect lines", "would replay"] + (["open"] if link else [])  # fmt: skip
+    return pd.DataFrame(data, columns=columns)
+
+
+def _short_ts(ts: str | None) -> str:
+    """ISO timestamps to the second: `2026-11-30 14:16:07` (UTC)."""
+    if not ts:
+        return ""
+    return ts.replace("T", " ")[:19]
+
+
+def checkpoint_label(cp: Checkpoint) -> str:
+    """How a checkpoint is named in a picker: step, source, time and a short id."""
+    step = "?" if cp.step is None else cp.step
+    return f"step {step} · {cp.source or '?'} · {_short_ts(cp.ts)[11:] or 'no time'} · …{cp.checkpoint_id[-8:]}"
+
+
+def namespace_label(name: str) -> str:
+    if not name:
+        return "root graph"
+    parts = [p.partition(":")[0] for p in name.split("|")]
+    return "subgraph " + " › ".join(visible(p) for p in parts)
+
+
+def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFrame:
+    """One row per checkpoint, oldest first, with the tasks due after it and their status."""
+    rows = []
+    for cp in ns.checkpoints:
+        notes = []
+        if cp.checkpoint_id == resume_id:
+            notes.append("a resume starts here")
+        if len(cp.children) > 1:
+            notes.append(f"fork: {len(cp.children)} branches")
+        if cp.unreadable:
+            notes.append(f"unreadable: {cp.unreadable}")
+        orphan_of = ns.parent(cp) is None and cp.parent_checkpoint_id
+        if orphan_of:
+            notes.append("parent missing")
+        rows.append(
+            {
+                "step": cp.step,
+                "source": cp.source or "",
+                "time (UTC)": _short_ts(cp.ts),
+                "next tasks": ", ".join(
+                    f"{TASK_STATUS_ICON.get(t.status, '')} {visible(t.node)} ({t.status})" for t in cp.tasks
+                ) or "— (nothing due)",
+                "writes": len(cp.writes),
+                "checkpoint id": cp.checkpoint_id,
+                "parent": cp.parent_checkpoint_id or "",
+                "notes": "; ".join(notes),
+            }
+        )
+    return pd.DataFrame(rows, columns=["step", "source", "time (UTC)", "next tasks", "writes",
+                                       "checkpoint id", "parent", "notes"])  # fmt: skip
+
+
+WRITE_COLUMNS = ["task", "task status", "channel", "idx", "type", "bytes", "value", "task id"]
+
+
+def writes_frame(cp: Checkpoint) -> pd.DataFrame:
+    """The writes saved against `cp`, grouped by task; special channels named in words."""
+    by_task = {t.task_id: t for t in cp.tasks}
+    rows = []
+    for w in sorted(cp.writes, key=lambda w: (w.task_id, w.idx)):
+        task = by_task.get(w.task_id)
+        if w.task_id == NULL_TASK_ID:
+            name, status = "(update / resume command)", ""
+        else:
+            name, status = (task.node, task.status) if task else ("?", "")
+        rows.append(
+            {
+                "task": visible(name),
+                "task status": status,
+                "channel": visible(channel_label(w.channel)),
+                "idx": w.idx,
+                "type": w.type or "",
+                "bytes": w.size,
+                "value": preview(w.value),
+                "task id": w.task_id,
+            }
+        )
+    return pd.DataFrame(rows, columns=WRITE_COLUMNS)
+
+
+def orphans_frame(thread: Thread) -> pd.DataFrame:
+    """Writes whose checkpoint never landed: a resume ignores them and the task runs again."""
+    rows = [
+        {
+            "namespace": namespace_label(w.checkpoint_ns),
+            "missing checkpoint": w.checkpoint_id,
+            "task id": w.task_id,
+            "task path": visible(w.task_path),
+            "channel": visible(channel_label(w.channel)),
+            "bytes": w.size,
+            "value": preview(w.value),
+        }
+        for w in thread.orphan_writes
+    ]
+    return pd.DataFrame(rows, columns=["namespace", "missing checkpoint", "task id", "task path", "channel",
+                                       "bytes", "value"])  # fmt: skip
+
+
+def _value_text(result: DecodeResult | None) -> str:
+    if result is None:
+        return ""
+    return as_json_text(result.value)
+
+
+def state_frame(values: Mapping[str, DecodeResult]) -> pd.DataFrame:
+    """Channel values at one checkpoint (internal scheduling channels last)."""
+    rows = []
+    for name in sorted(values, key=lambda n: (_is_internal(n), n)):
+        result = values[name]
+        text = _value_text(result)
+        rows.append(
+            {
+                "channel": visible(channel_label(name)),
+                "value": preview(text, 300),
+                "characters": len(text),
+                "problem": result.error or "",
+                "internal": _is_internal(name),
+            }
+        )
+    return pd.DataFrame(rows, columns=["channel", "value", "characters", "problem", "internal"])
+
+
+def _is_internal(name: str) -> bool:
+    return name.startswith(("branch:to:", "join:", "__")) or name == "__start__"
+
+
+def diff_frame(
+    parent: Mapping[str, DecodeResult] | None, current: Mapping[str, DecodeResult]
+) -> pd.DataFrame:
+    """What changed from the parent checkpoint: added, removed and changed channels."""
+    before = {k: _value_text(v) for k, v in (parent or {}).items()}
+    after = {k: _value_text(v) for k, v in current.items()}
+    rows = []
+    for name in sorted(set(before) | set(after), key=lambda n: (_is_internal(n), n)):
+        old, new = before.get(name), after.get(name)
+        if old == new:
+            continue
+        change = "added" if old is None else "removed" if new is None else "changed"
+        rows.append(
+            {
+                "channel": visible(channel_label(name)),
+                "change": change,
+                "before": preview(old or "", 200),
+                "after": preview(new or "", 200),
+                "internal": _is_internal(name),
+            }
+        )
+    return pd.DataFrame(rows, columns=["channel", "change", "before", "after", "internal"])
+
+
+def attempts_frame(plan: Any) -> pd.DataFrame:
+    """Each recorded execution of a task, with what a resume does to it and why."""
+    rows = []
+    for a in getattr(plan, "attempts", []):
+        lines = [line.line for line in a.lines]
+        rows.append(
+            {
+                "node": visible(a.node),
+                "step": a.step if a.step is not None else (a.task.step if a.task else None),
+                "attempt": a.attempt,
+                "outcome": a.outcome,
+                "resume": {"kept": "kept", "replays": "runs again", "restart": "runs again (restart)"}.get(
+                    a.verdict, a.verdict
+                ),
+                "why": a.reason,
+                "effects": ", ".join(visible(e) for e in a.effects),
+                "log lines": ", ".join(map(str, lines)),
+                "pid": a.pid,
+            }
+        )
+    return pd.DataFrame(rows, columns=["node", "step", "attempt", "outcome", "resume", "why", "effects",
+                                       "log lines", "pid"])  # fmt: skip
+
+
+MODE_EXPLAINED = {
+    "sync": "each checkpoint is written before the next superstep starts",
+    "async": "checkpoints are written in the background while the next superstep runs (LangGraph's default)",
+    "exit": "nothing is written until the run returns, pauses or raises",
+}
+
+
+def mode_frame(plan: Any) -> pd.DataFrame:
+    """The three durability modes side by side: kept checkpoints, resume point, repeats."""
+    rows = []
+    for mode, o in getattr(plan, "what_if", {}).items():
+        rows.append(
+            {
+                "mode": mode,
+                "checkpoints kept": o.checkpoints_kept,
+                "resume after step": "restart from input" if o.restart else o.resume_step,
+                "effect lines repeated": len(o.replayed_lines),
+                "repeated effects": ", ".join(f"{visible(k)} ×{v}" for k, v in o.replayed_effects.items()),
+            }
+        )
+    return pd.DataFrame(rows, columns=["mode", "checkpoints kept", "resume after step", "effect lines repeated",
+                                       "repeated effects"])  # fmt: skip
