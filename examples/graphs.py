@@ -79,13 +79,13 @@ def fanout() -> StateGraph:
 
     Teaches that the unit of replay is the task, inside a superstep: a crash while `p3`
     runs keeps the writes of `p1` and `p2` if they already landed, and only the tasks
-    without writes run again. To make that visible, p1 and p2 sleep 1/5 and 2/5 of the
+    without writes run again. To make that visible, p1 and p2 sleep 1/10 and 2/10 of the
     configured time and p3 the whole of it, so a kill in p3 finds its siblings finished.
     """
     builder = StateGraph(Visited)
     builder.add_node("start", _visit("start"))
     builder.add_edge(START, "start")
-    for name, fraction in (("p1", 0.2), ("p2", 0.4), ("p3", 1.0)):
+    for name, fraction in (("p1", 0.1), ("p2", 0.2), ("p3", 1.0)):
         builder.add_node(name, _visit(name, fraction=fraction))
         builder.add_edge("start", name)
     builder.add_node("join", _visit("join"))

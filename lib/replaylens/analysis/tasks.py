@@ -90,11 +90,33 @@ class TriggerMap:
 
     def __init__(self, namespace: Namespace) -> None:
         channels: set[str] = set()
-        nodes: set[str] = set()
+        seen_by_node: dict[str, set[str]] = {}
         for cp in namespace.checkpoints:
             channels.update(cp.record.channel_versions)
-            nodes.update(cp.record.versions_seen)
-        self.triggers: dict[str, set[str]] = {}
+            for node, seen in cp.record.versions_seen.items():
+                if node.startswith("__") and node != START:
+                    continue  # bookkeeping entries such as __interrupt__, not nodes
+                # LangGraph records exactly a node's trigger channels when it runs.
+                seen_by_node.setdefault(node, set()).update(
+                    ch for ch in seen if not ch.startswith("__pregel_") and ch != "__input__"
+                )
+        # StateGraph threads follow graph/state.py's naming; functional-API entrypoints are
+        # triggered by __start__ itself and have no branch channels.
+        pulled = {
+            w.task_path.split(", ", 1)[1]
+            for w in [*(w for cp in namespace.checkpoints for w in cp.writes), *namespace.orphan_writes]
+            if w.task_path.startswith(f"~{PULL}, ") and w.task_path.count(",") == 1
+        }
+        state_graph = (
+            START in seen_by_node
+            or START in pulled
+            or any(ch.startswith("branch:to:") for ch in channels)
+            or not (seen_by_node or pulled)  # no evidence either way: the common case
+        )
+        if not state_graph and START in channels and not any(START in t for t in seen_by_node.values()):
+            for node in pulled:  # a functional entrypoint that wrote before any checkpoint saw it
+                seen_by_node.setdefault(node, set()).add(START)
+        self.triggers: dict[str, set[str]] = {n: set(t) for n, t in seen_by_node.items() if t}
         for ch in channels:
             if ch.startswith("branch:to:"):
                 self.triggers.setdefault(ch[len("branch:to:") :], set()).add(ch)
@@ -102,15 +124,13 @@ class TriggerMap:
                 parsed = _barrier_names(ch)
                 if parsed:
                     self.triggers.setdefault(parsed[1], set()).add(ch)
-        if START in channels or START in nodes:
-            self.triggers.setdefault(START, set()).add(START)
-        for node in nodes:
-            if node not in self.triggers and node != "__input__":
-                self.triggers[node] = {f"branch:to:{node}"}
-        # Every StateGraph node is subscribed to its own branch channel (attach_node).
-        for node, trig in self.triggers.items():
-            if node != START:
-                trig.add(f"branch:to:{node}")
+        if state_graph:
+            if START in channels:
+                self.triggers.setdefault(START, set()).add(START)
+            # Every StateGraph node is subscribed to its own branch channel (attach_node).
+            for node, trig in self.triggers.items():
+                if node != START:
+                    trig.add(f"branch:to:{node}")
         self.by_channel: dict[str, list[str]] = {}
         for node, trig in self.triggers.items():
             for ch in trig:

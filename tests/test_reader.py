@@ -1,0 +1,191 @@
+"""The reader's derivations agree with LangGraph's own answer on every checkpoint.
+
+For each corpus database (real graphs, every shape and durability mode, interrupted,
+failed, killed with SIGKILL, forked, legacy schema, rollback journal) the tasks derived
+without graph code are compared, id by id, with `graph.get_state(config).tasks` for the
+same checkpoint. LangGraph reads a private copy: its saver runs `setup()`, which writes.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from corpus import Corpus, CorpusEntry
+from examples.graphs import ALL
+from replaylens.analysis.status import load_thread, summarize_threads, thread_status
+from replaylens.sources import open_source
+
+
+@contextmanager
+def langgraph_on_copy(entry: CorpusEntry, tmp_path: Path) -> Iterator[Any]:
+    copy = tmp_path / f"lg-{entry.name}.db"
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{entry.db}{suffix}")
+        if src.exists():
+            shutil.copy2(src, f"{copy}{suffix}")
+    conn = sqlite3.connect(copy, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        factory = ALL[entry.graph]
+        yield factory(saver) if entry.graph == "functional" else factory().compile(checkpointer=saver)
+    finally:
+        conn.close()
+
+
+def expected_status(task: Any) -> str:
+    """LangGraph's PregelTask, read the way _task_status.py defines it."""
+    if task.error is not None:
+        return "failed"
+    if task.result is not None:
+        return "finished"
+    if task.interrupts:
+        return "interrupted"
+    return "pending"
+
+
+def comparable_entries(corpus: Corpus) -> list[CorpusEntry]:
+    return [e for e in corpus if e.kind != "resumed_after_kill" or e.variant == "plain"]
+
+
+def rows_in(db: Path, thread_id: str, tmp_path: Path) -> int:
+    """Checkpoint rows of a thread, counted by SQLite itself on a private copy."""
+    copy = tmp_path / "count.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        if Path(f"{db}{suffix}").exists():
+            shutil.copy2(f"{db}{suffix}", f"{copy}{suffix}")
+    with sqlite3.connect(copy) as conn:
+        return conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+
+
+def test_next_tasks_match_get_state_on_every_checkpoint(corpus: Corpus, tmp_path: Path) -> None:
+    compared = namespaces_seen = rows = 0
+    kinds_seen: set[str] = set()
+    mismatches: list[str] = []
+    for entry in comparable_entries(corpus):
+        source = open_source(entry.db)
+        with langgraph_on_copy(entry, tmp_path) as graph:
+            for tid in entry.thread_ids:
+                summary = {s.thread_id for s in summarize_threads(source)[0]}
+                if tid not in summary:
+                    continue  # an exit-mode kill: no checkpoint at all
+                thread = load_thread(source, tid)
+                rows += rows_in(entry.db, tid, tmp_path)
+                for ns in thread.namespaces.values():
+                    namespaces_seen += bool(ns.name)
+                    for cp in ns.checkpoints:
+                        config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name,
+                                                   "checkpoint_id": cp.checkpoint_id}}
+                        state = graph.get_state(config)
+                        want = sorted((t.name, t.id, expected_status(t)) for t in state.tasks)
+                        got = sorted((t.node, t.task_id, t.status) for t in cp.tasks if t.derived)
+                        compared += 1
+                        kinds_seen.add(entry.kind)
+                        if want != got:
+                            mismatches.append(f"{entry.name} {tid} ns={ns.name!r} step={cp.step}: {want} != {got}")
+        source.close()
+    assert not mismatches, "\n".join(mismatches[:10])
+    assert compared == rows, "every checkpoint row of every thread must be compared"
+    assert namespaces_seen > 0, "subgraph namespaces must be compared too"
+    assert {"completed", "interrupted", "failed", "killed"} <= kinds_seen
+
+
+def test_thread_status_agrees_with_get_state(corpus: Corpus, tmp_path: Path) -> None:
+    checked: dict[str, int] = {}
+    for entry in comparable_entries(corpus):
+        source = open_source(entry.db)
+        summaries = {s.thread_id: s for s in summarize_threads(source)[0]}
+        with langgraph_on_copy(entry, tmp_path) as graph:
+            for tid in entry.thread_ids:
+                state = graph.get_state({"configurable": {"thread_id": tid}})
+                if tid not in summaries:
+                    assert not state.tasks and state.values in ({}, None)
+                    continue
+                status = thread_status(load_thread(source, tid))
+                assert summaries[tid].status == status, f"{entry.name} {tid}: list and detail disagree"
+                statuses = {expected_status(t) for t in state.tasks}
+                if not state.tasks:
+                    want = "completed"
+                elif "failed" in statuses:
+                    want = "failed"
+                elif "interrupted" in statuses:
+                    want = "interrupted"
+                else:
+                    want = "resumable"
+                assert status == want, f"{entry.name} {tid}"
+                checked[status] = checked.get(status, 0) + 1
+        source.close()
+    assert {"completed", "interrupted", "failed", "resumable"} <= set(checked), checked
+
+
+def test_functional_api_tasks_come_from_writes(corpus: Corpus) -> None:
+    entry = next(e for e in corpus if e.graph == "functional" and e.kind == "completed")
+    source = open_source(entry.db)
+    thread = load_thread(source, entry.thread_ids[0])
+    calls = [t for ns in thread.namespaces.values() for cp in ns.checkpoints for t in cp.tasks if not t.derived]
+    assert calls, "the @task calls must appear from their writes rows"
+    assert all(t.status == "finished" and "writes only" in t.note for t in calls)
+    assert all(any(w.channel == "__return__" for w in t.writes) for t in calls)
+
+
+def test_forks_and_special_channels_are_reconstructed(corpus: Corpus) -> None:
+    fork = next(e for e in corpus if e.variant == "fork")
+    thread = load_thread(open_source(fork.db), fork.thread_ids[0])
+    assert thread.root is not None and thread.root.forks, "time travel must show as a fork"
+    assert any(c.source == "update" for c in thread.root.checkpoints)
+    payment = next(e for e in corpus if e.graph == "payment" and e.kind == "interrupted")
+    source = open_source(payment.db)
+    channels = {w.channel for tid in payment.thread_ids
+                for ns in load_thread(source, tid).namespaces.values()
+                for cp in ns.checkpoints for w in cp.writes}
+    assert {"__interrupt__"} <= channels
+
+
+def test_orphan_writes_are_flagged_in_the_async_slow_put_kill(corpus: Corpus) -> None:
+    entry = corpus.get("linear-async-orphan-killed")
+    thread = load_thread(open_source(entry.db), entry.thread_ids[0])
+    orphans = thread.orphan_writes
+    assert orphans, "writes whose checkpoint never landed must be flagged"
+    landed = {cp.checkpoint_id for ns in thread.namespaces.values() for cp in ns.checkpoints}
+    assert all(w.checkpoint_id not in landed for w in orphans)
+
+
+def test_legacy_and_rollback_databases_open(corpus: Corpus) -> None:
+    for variant in ("legacy_no_task_path", "rollback_journal"):
+        entry = next(e for e in corpus if e.variant == variant)
+        source = open_source(entry.db)
+        summaries, problems = summarize_threads(source)
+        assert summaries and not problems
+        thread = load_thread(source, summaries[0].thread_id)
+        assert thread.checkpoint_count == summaries[0].checkpoints
+        if variant == "legacy_no_task_path":
+            assert any("task_path" in n for n in source.notes)
+            assert all(w.task_path == "" for ns in thread.namespaces.values() for c in ns.checkpoints for w in c.writes)
+
+
+@pytest.mark.parametrize("bad", ["missing", "folder", "empty", "text", "other_app"])
+def test_unopenable_files_get_one_sentence(bad: str, tmp_path: Path) -> None:
+    from replaylens.errors import SourceError
+
+    path = tmp_path / "x.db"
+    if bad == "folder":
+        path.mkdir()
+    elif bad == "empty":
+        path.write_bytes(b"")
+    elif bad == "text":
+        path.write_text("hello, I am not a database\n")
+    elif bad == "other_app":
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TABLE notes (body TEXT)")
+    with pytest.raises(SourceError) as info:
+        open_source(path)
+    message = str(info.value)
+    assert str(path) in message and "\n" not in message and message.endswith(".")
