@@ -314,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     from replaylens._serve import register_serve
+    from replaylens.killtest._cli import register_killtest
+
+    register_killtest(sub)
 
     register_serve(sub)
     return parser

@@ -29,6 +29,7 @@ import functools
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -102,16 +103,24 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
         self.extra = extra
 
     # -- writing -----------------------------------------------------------------
-    def _path(self) -> str:
+    def _path(self) -> str | None:
         path = self.log or os.environ.get(ENV_LOG)
         if not path:
-            raise RuntimeError(
-                "record_effect needs a log file: pass log=... or set REPLAYLENS_EFFECTS_LOG."
+            # A missing log setting must never crash the user's graph: warn once, go on.
+            warnings.warn(
+                "record_effect has no log file (pass log=... or set REPLAYLENS_EFFECTS_LOG); "
+                "effects are not recorded.",
+                RuntimeWarning,
+                stacklevel=3,
             )
+            return None
         return os.fspath(path)
 
     def write(self, phase: str, **more: Any) -> None:
         """Write one line for this effect with the given phase (any word)."""
+        path = self._path()
+        if path is None:
+            return
         record: dict[str, Any] = {"ts": time.time(), "phase": phase, "pid": os.getpid()}
         record.update(_runtime_fields())
         if self.node:
@@ -124,7 +133,7 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
             record["idempotency_key"] = self.idempotency_key
         record.update(self.extra)
         record.update(more)
-        append_line(self._path(), record)
+        append_line(path, record)
 
     @classmethod
     def line(cls, phase: str, effect: str | None = None, **kwargs: Any) -> None:

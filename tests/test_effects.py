@@ -1,0 +1,109 @@
+"""The effects log: parsing with line-numbered problems, and a recorder safe under concurrency."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replaylens import record_effect
+from replaylens.analysis.resume import plan_resume
+from replaylens.effects.parse import MAX_LINE_BYTES, parse_record, read_effects
+
+
+def test_bad_lines_are_reported_by_number_and_good_lines_load(tmp_path: Path) -> None:
+    log = tmp_path / "effects.jsonl"
+    good = {"thread_id": "t", "node": "a", "phase": "start", "ts": 1.5}
+    lines = [
+        json.dumps(good),
+        "not json at all",
+        json.dumps({"thread_id": "t", "node": "a", "phase": "end"}),  # no ts
+        json.dumps({**good, "ts": "yesterday"}),
+        json.dumps([1, 2]),
+        json.dumps({**good, "phase": "charged", "ts": "2026-11-30T10:00:00Z", "custom": {"k": 1}}),
+        json.dumps({**good, "step": "three"}),  # wrong optional type: line kept, key ignored
+        "",
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    parsed = read_effects(log)
+    assert [e.line for e in parsed.lines] == [1, 6, 7]
+    assert parsed.bad_lines == 4
+    for number in (2, 3, 4, 5, 7):
+        assert any(f"line {number}:" in p for p in parsed.problems), number
+    assert parsed.lines[1].phase == "charged" and parsed.lines[1].extra == {"custom": {"k": 1}}
+    assert parsed.lines[1].ts == datetime(2026, 11, 30, 10, 0, tzinfo=UTC).timestamp()
+    assert parsed.lines[2].step is None
+
+
+def test_an_overlong_line_is_skipped_without_losing_the_next(tmp_path: Path) -> None:
+    log = tmp_path / "effects.jsonl"
+    with open(log, "w") as fh:
+        fh.write('{"thread_id": "t", "node": "' + "x" * (MAX_LINE_BYTES + 10) + '", "phase": "start", "ts": 1}\n')
+        fh.write(json.dumps({"thread_id": "t", "node": "b", "phase": "start", "ts": 2}) + "\n")
+    parsed = read_effects(log)
+    assert [(e.line, e.node) for e in parsed.lines] == [(2, "b")]
+    assert "line 1" in parsed.problems[0] and "longer than" in parsed.problems[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                    lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=20))
+def test_parse_record_never_raises(value: object) -> None:
+    line, problems = parse_record(value, 1, "f line 1")
+    assert (line is None) == bool(problems) or line is not None
+
+
+def _write_many(path: str, worker: int, count: int) -> None:
+    for i in range(count):
+        record_effect("charge", log=path, node=f"w{worker}", seq=i).write("start")
+
+
+def test_recorder_lines_stay_whole_across_threads_and_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "effects.jsonl")
+    threads = [threading.Thread(target=_write_many, args=(path, i, 200)) for i in range(4)]
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_many, args=(path, 10 + i, 200)) for i in range(2)]
+    for worker in (*threads, *procs):
+        worker.start()
+    for worker in (*threads, *procs):
+        worker.join(60)
+    parsed = read_effects(path)
+    assert parsed.problems == []
+    assert len(parsed.lines) == 1200
+    per_worker = {}
+    for line in parsed.lines:
+        per_worker[line.node] = per_worker.get(line.node, 0) + 1
+    assert per_worker == {f"w{i}": 200 for i in (0, 1, 2, 3, 10, 11)}
+
+
+def test_idempotency_mistakes_from_the_article_are_named(tmp_path: Path) -> None:
+    path = str(tmp_path / "effects.jsonl")
+    base = {"thread_id": "t", "node": "charge", "step": 3, "task_id": "task-1", "effect": "charge_card"}
+    rows = [
+        {**base, "phase": "start", "ts": 1, "pid": 100, "idempotency_key": "uuid-aaa"},
+        {**base, "phase": "start", "ts": 5, "pid": 200, "idempotency_key": "uuid-bbb"},  # regenerated
+        {"thread_id": "t", "node": "refund", "step": 4, "task_id": "task-2", "effect": "refund",
+         "phase": "start", "ts": 6, "pid": 200, "idempotency_key": "uuid-bbb"},  # shared by another operation
+    ]
+    Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    plan = plan_resume(None, read_effects(path), "t")
+    text = " ".join(plan.idempotency_findings)
+    assert "2 different idempotency keys" in text and "generated inside the node" in text
+    assert "shared by 2 different operations" in text
+    assert plan.duplicates and len(plan.duplicates[0]) == 2
+    assert {a.pid for a in plan.duplicates[0]} == {100, 200}
+
+
+def test_recorder_without_a_log_warns_and_never_breaks_the_node(monkeypatch, tmp_path: Path) -> None:
+    import pytest
+
+    monkeypatch.delenv("REPLAYLENS_EFFECTS_LOG", raising=False)
+    with pytest.warns(RuntimeWarning, match="no log file"):
+        with record_effect("charge_card"):
+            done = True
+    assert done and list(tmp_path.iterdir()) == []

@@ -1,0 +1,131 @@
+"""Verdicts computed from the database at the kill equal what a real resume re-executed.
+
+For every SIGKILLed run of the corpus the plan is computed from the snapshot taken at the
+kill; then the effects log written by the real resume (a fresh process, same thread id)
+tells, line by line, which task (node, superstep) actually ran again.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from corpus import Corpus, CorpusEntry
+from replaylens.analysis.resume import plan_resume
+from replaylens.analysis.status import load_thread
+from replaylens.effects.parse import EffectsLog, read_effects, strip_optional
+from replaylens.errors import ThreadNotFound
+from replaylens.sources import open_source
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def killed_pairs(corpus: Corpus) -> list[tuple[CorpusEntry, CorpusEntry]]:
+    resumed = {e.name.removesuffix("-resumed"): e for e in corpus.of_kind("resumed_after_kill")}
+    pairs = []
+    for e in corpus.of_kind("killed") + corpus.of_kind("killed_slow_put"):
+        stem = e.name.removesuffix("-killed")
+        if stem in resumed:
+            pairs.append((e, resumed[stem]))
+    return pairs
+
+
+def truth(at_kill: EffectsLog, after: EffectsLog) -> tuple[set[tuple[str, int | None]], int | None]:
+    """(node, step) pairs that started again after the kill, and the step where a resume
+    paused again at interrupt() (tasks beyond it were not reached by that resume)."""
+    n = len(at_kill.lines)
+    new = [line for line in after.lines if line.line > n]
+    rerun = {(line.node, line.step) for line in new if line.phase == "start"}
+    paused = [line.step for line in new if line.phase == "interrupted" and line.step is not None]
+    return rerun, min(paused) if paused else None
+
+
+@pytest.mark.parametrize("stripped", [False, True], ids=["with-task-ids", "hand-written-style"])
+def test_verdicts_match_the_real_resume(corpus: Corpus, stripped: bool) -> None:
+    pairs = killed_pairs(corpus)
+    assert len(pairs) >= 15
+    checked = Counter()
+    wrong: list[str] = []
+    for killed, resumed in pairs:
+        at_kill = read_effects(killed.effects_log)
+        after = read_effects(resumed.effects_log)
+        tid = killed.thread_ids[0]
+        rerun, paused_at = truth(at_kill, after)
+        source = open_source(killed.db)
+        try:
+            thread = load_thread(source, tid)
+        except ThreadNotFound:
+            thread = None
+        log = strip_optional(at_kill) if stripped else at_kill
+        plan = plan_resume(thread, log, tid)
+        resume_error = resumed.resume.error if resumed.resume else None
+        if thread is None:
+            assert plan.status == "needs_restart"
+            assert resume_error and "EmptyInputError" in resume_error
+        by_line = {line.line: line for line in at_kill.lines}
+        for attempt in plan.attempts:
+            first = by_line[attempt.lines[0].line]  # the full line knows its real step
+            if plan.status == "needs_restart":
+                want = "restart"
+            elif paused_at is not None and first.step is not None and first.step > paused_at:
+                continue  # not reached: the resume stopped at interrupt() again
+            else:
+                want = "replays" if (first.node, first.step) in rerun else "kept"
+            checked[want] += len(attempt.lines)
+            if attempt.verdict != want:
+                wrong.append(f"{killed.name} line {first.line} {first.node}: {attempt.verdict} != {want} "
+                             f"({attempt.alignment}: {attempt.reason})")
+    assert not wrong, "\n".join(wrong)
+    assert checked["replays"] > 0 and checked["kept"] > 0 and checked["restart"] > 0, checked
+
+
+def test_replay_cli_contract(corpus: Corpus) -> None:
+    killed = corpus.get("linear-sync-killed")
+    proc = subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "replay", str(killed.db), "--thread", killed.thread_ids[0],
+         "--effects", str(killed.effects_log), "--json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["status"] == "resumable"
+    assert doc["resume_checkpoint"]["checkpoint_id"]
+    assert [t["node"] for t in doc["reruns"]] == ["c"]
+    lines = read_effects(killed.effects_log).lines
+    assert [e["line"] for e in doc["effects"]] == [line.line for line in lines]
+    assert {e["verdict"] for e in doc["effects"] if e["node"] == "c"} == {"replays"}
+    assert {e["verdict"] for e in doc["effects"] if e["node"] in ("a", "b")} == {"kept"}
+    assert set(doc["what_if"]["modes"]) == {"sync", "async", "exit"}
+    assert doc["what_if"]["modes"]["exit"]["restart"] is True
+
+
+def test_thread_only_in_effects_log_needs_restart(corpus: Corpus) -> None:
+    killed = corpus.get("linear-exit-killed")
+    proc = subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "replay", str(killed.db), "--thread", killed.thread_ids[0],
+         "--effects", str(killed.effects_log), "--json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["status"] == "needs_restart" and doc["resume_checkpoint"] is None
+    assert doc["effects"] and {e["verdict"] for e in doc["effects"]} == {"restart"}
+
+
+def test_async_what_if_loses_more_with_higher_latency(corpus: Corpus) -> None:
+    killed = corpus.get("fanout-sync-slowput-killed")
+    tid = killed.thread_ids[0]
+    thread = load_thread(open_source(killed.db), tid)
+    log = read_effects(killed.effects_log)
+    fast = plan_resume(thread, log, tid, latency=0.0).what_if
+    slow = plan_resume(thread, log, tid, latency=5.0).what_if
+    assert fast["async"].checkpoints_kept == fast["sync"].checkpoints_kept
+    assert slow["async"].checkpoints_kept < fast["async"].checkpoints_kept
+    assert len(slow["async"].replayed_lines) > len(fast["async"].replayed_lines)
+    assert fast["exit"].restart and len(fast["exit"].replayed_lines) == len(log.for_thread(tid))
+    assert all(o.modelled for o in fast.values())
