@@ -22,7 +22,8 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from contextlib import closing
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -115,11 +116,28 @@ class SqliteSource:
         return conn
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._snapshot() as conn:
+            return list(self._stream(conn, sql, params))
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One connection; in WAL mode one read transaction, so checkpoints and writes read
+        together are consistent while a live agent commits (WAL readers never block it)."""
         try:
             with closing(self.connect()) as conn:
-                return conn.execute(sql, params).fetchall()
+                if self._journal == "wal":
+                    conn.execute("BEGIN")
+                yield conn
         except sqlite3.DatabaseError as exc:
             raise SourceError(f"{self.path}: the database cannot be read ({exc}).") from exc
+
+    @staticmethod
+    def _stream(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        """Rows one at a time, so a gigabyte of checkpoint blobs is never held at once."""
+        cursor = conn.execute(sql, params)
+        cursor.arraysize = 64
+        while rows := cursor.fetchmany():
+            yield from rows
 
     def _check_schema(self) -> None:
         try:
@@ -188,7 +206,7 @@ class SqliteSource:
             for tid, n, nns, latest, meta in rows
         ]
 
-    def _records(self, rows: list[tuple[Any, ...]], problems: list[str]) -> list[CheckpointRecord]:
+    def _records(self, rows: Iterable[tuple[Any, ...]], problems: list[str]) -> list[CheckpointRecord]:
         out: list[CheckpointRecord] = []
         for tid, ns, cid, parent, type_, blob, meta in rows:
             where = f"checkpoint {cid} (thread {tid}, namespace {ns!r})"
@@ -221,18 +239,26 @@ class SqliteSource:
 
     def read_thread(self, thread_id: str) -> ThreadRows:
         problems: list[str] = []
-        cps = self._query(
-            "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
-            "metadata FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
-            (thread_id,),
-        )
-        writes = self._query(
-            f"SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, {self._task_path_col}, idx, "
-            "channel, type, value FROM writes WHERE thread_id = ? "
-            "ORDER BY checkpoint_ns, checkpoint_id, task_id, idx",
-            (thread_id,),
-        )
-        return ThreadRows(self._records(cps, problems), self._writes(writes), problems)
+        with self._snapshot() as conn:
+            records = self._records(
+                self._stream(
+                    conn,
+                    "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
+                    "metadata FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
+                    (thread_id,),
+                ),
+                problems,
+            )
+            writes = self._writes(
+                self._stream(
+                    conn,
+                    f"SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, {self._task_path_col}, idx, "
+                    "channel, type, value FROM writes WHERE thread_id = ? "
+                    "ORDER BY checkpoint_ns, checkpoint_id, task_id, idx",
+                    (thread_id,),
+                )
+            )
+        return ThreadRows(records, writes, problems)
 
     def read_latest(self, thread_ids: list[str] | None = None) -> ThreadRows:
         """The latest root checkpoint of every thread and its writes, in two queries."""
@@ -241,17 +267,20 @@ class SqliteSource:
             "SELECT thread_id, MAX(checkpoint_id) AS cid FROM checkpoints "
             "WHERE checkpoint_ns = '' GROUP BY thread_id"
         )
-        cps = self._query(
-            "SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
-            f"c.checkpoint, c.metadata FROM checkpoints c JOIN ({latest}) l "
-            "ON c.thread_id = l.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = l.cid"
-        )
-        writes = self._query(
-            f"SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, "
-            f"{'w.task_path' if self.has_task_path else chr(39) * 2}, w.idx, w.channel, w.type, w.value "
-            f"FROM writes w JOIN ({latest}) l ON w.thread_id = l.thread_id "
-            "AND w.checkpoint_ns = '' AND w.checkpoint_id = l.cid ORDER BY w.thread_id, w.task_id, w.idx"
-        )
+        with self._snapshot() as conn:
+            cps = list(self._stream(
+                conn,
+                "SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
+                f"c.checkpoint, c.metadata FROM checkpoints c JOIN ({latest}) l "
+                "ON c.thread_id = l.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = l.cid",
+            ))
+            writes = list(self._stream(
+                conn,
+                f"SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, "
+                f"{'w.task_path' if self.has_task_path else chr(39) * 2}, w.idx, w.channel, w.type, w.value "
+                f"FROM writes w JOIN ({latest}) l ON w.thread_id = l.thread_id "
+                "AND w.checkpoint_ns = '' AND w.checkpoint_id = l.cid ORDER BY w.thread_id, w.task_id, w.idx",
+            ))
         if thread_ids is not None:
             wanted = set(thread_ids)
             cps = [r for r in cps if r[0] in wanted]
