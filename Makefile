@@ -33,5 +33,9 @@ test: $(STAMP) system-deps lint
 run: $(STAMP)
 	$(BIN)/replaylens serve sample_dbs --port $(PORT)
 
+# Regenerate the bundled kill-test campaigns in sample_dbs/ (about 4 minutes on 2 cores).
+samples: $(STAMP)
+	$(BIN)/python scripts/make_samples.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

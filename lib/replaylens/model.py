@@ -226,6 +226,7 @@ def build_thread(thread_id: str, rows: ThreadRows) -> Thread:
             )
         if _has_cycle(ns):
             problems.append(f"The parent links in {label} form a cycle; the chain is cut where it repeats.")
+        problems.extend(_duplicate_steps(ns, label))
         namespaces[ns_name] = ns
     return Thread(thread_id, namespaces, problems)
 
@@ -243,3 +244,18 @@ def _has_cycle(ns: Namespace) -> bool:
             cur = ns.parent(cur)
         acyclic |= path
     return False
+
+
+def _duplicate_steps(ns: Namespace, label: str) -> list[str]:
+    """Two checkpoints of one parent chain with the same step: a sign of hand-edited rows."""
+    out: list[str] = []
+    for cp in ns.checkpoints:
+        parent = ns.parent(cp)
+        if parent is not None and cp.step is not None and parent.step is not None and cp.step <= parent.step:
+            if cp.source in ("update", "fork"):
+                continue  # update_state writes a checkpoint at the same step by design
+            out.append(
+                f"Checkpoint {cp.checkpoint_id} in {label} records step {cp.step}, not after its parent's "
+                f"step {parent.step}; steps are shown as recorded."
+            )
+    return out

@@ -153,6 +153,30 @@ def parse_record(obj: Any, number: int, where: str) -> tuple[EffectLine | None, 
     return line, problems
 
 
+FUTURE_SLACK = 86_400.0  # a day of clock skew is tolerated before a time counts as future
+
+
+def _timestamp_problems(lines: list[EffectLine], name: str) -> list[str]:
+    """Future times and times that go backwards within one process: kept, but said."""
+    import time as _time
+
+    out: list[str] = []
+    limit = _time.time() + FUTURE_SLACK
+    last: dict[tuple[str, int | None], EffectLine] = {}
+    for e in lines:
+        if e.ts > limit:
+            out.append(f"{name} line {e.line}: 'ts' is in the future ({e.ts:.0f}); kept, ordered by line number.")
+        key = (e.thread_id, e.pid)
+        prev = last.get(key)
+        if prev is not None and e.ts < prev.ts:
+            out.append(
+                f"{name} line {e.line}: 'ts' is earlier than line {prev.line} of the same process; "
+                "kept, ordered by line number."
+            )
+        last[key] = e
+    return out
+
+
 def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
     """Read the whole log; bad lines are reported by number and skipped."""
     p = Path(path)
@@ -189,6 +213,7 @@ def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
             else:
                 lines.append(line)
             problems.extend(issues)
+    problems.extend(_timestamp_problems(lines, p.name))
     if len(problems) > MAX_PROBLEMS_LISTED:
         hidden = len(problems) - MAX_PROBLEMS_LISTED
         problems = problems[:MAX_PROBLEMS_LISTED] + [f"... and {hidden} more problems in {p.name}."]

@@ -143,8 +143,9 @@ class SqliteSource:
         try:
             tables = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='table'")}
         except SourceError as exc:
+            reason = exc.message.rsplit("(", 1)[-1].rstrip(").")
             raise SourceError(
-                f"{self.path}: is not a readable SQLite database ({exc.message.split('(')[-1].rstrip(').')})."
+                f"{self.path}: cannot be read as SQLite ({reason}); the file may be truncated or damaged."
             ) from exc
         missing = {"checkpoints", "writes"} - tables
         if missing:

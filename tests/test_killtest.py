@@ -1,0 +1,139 @@
+"""End to end: `replaylens killtest` really kills, snapshots, resumes and counts correctly.
+
+The manifest's numbers are recounted here straight from the effects log files and the
+SQLite snapshots, so a test passes only if what the command reports is what the files
+hold. One tiny campaign (linear graph, sync and exit, one run each) keeps it under a
+minute; the error cases check the one-sentence, exit-2 contract.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaylens.killtest.campaign import ManifestError, read_manifest, summarize
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _killtest(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "lib"), str(REPO)])
+    return subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "killtest", *args],
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=120,
+    )
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    out = tmp_path_factory.mktemp("killtest") / "campaign"
+    proc = _killtest(
+        "examples.graphs:linear", "--out", str(out), "--modes", "sync,exit", "--kill-at", "c",
+        "--runs", "1", "--sleep", "0.2", "--input", '{"visited": []}', cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_manifest_matches_the_files(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = campaign
+    raw = json.loads((out / "manifest.json").read_text())
+    assert raw["graph"] == "examples.graphs:linear"
+    assert raw["langgraph"] and raw["langgraph_checkpoint_sqlite"] and raw["python"]
+    assert [r["mode"] for r in raw["runs"]] == ["sync", "exit"]
+    for run in raw["runs"]:
+        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
+            assert not Path(run[key]).is_absolute()
+        assert run["killed"] is True
+        at_kill = _lines(out / run["effects_at_kill"])
+        after = _lines(out / run["effects"])
+        assert run["effect_lines_at_kill"] == len(at_kill)
+        assert run["effect_lines_after_resume"] == len(after)
+        assert after[: len(at_kill)] == at_kill  # the log only grows
+        started = {(e["node"], e.get("step")) for e in at_kill if e["phase"] == "start"}
+        repeated = sum(1 for e in after[len(at_kill):] if e["phase"] == "start" and (e["node"], e.get("step")) in started)
+        assert run["lines_repeated"] == repeated
+        # killed in c: c started and did not end
+        assert [e["node"] for e in at_kill if e["phase"] == "start"] == ["a", "b", "c"]
+        assert not any(e["node"] == "c" and e["phase"] == "end" for e in at_kill)
+        for key in ("db_at_kill", "db_after_resume"):
+            assert (out / run[key]).read_bytes()[:16] == b"SQLite format 3\x00"
+
+    sync, exit_ = raw["runs"]
+    assert sync["checkpoints_at_kill"] > 0
+    assert sync["resume"]["ok"] is True and sync["lines_repeated"] == 1  # c started again
+    assert exit_["checkpoints_at_kill"] == 0
+    assert exit_["resume"]["ok"] is False
+    assert exit_["resume"]["error"].startswith("EmptyInputError")
+    assert exit_["effect_lines_after_resume"] == exit_["effect_lines_at_kill"]
+
+
+def test_snapshot_holds_the_checkpoints_it_reports(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = campaign
+    sync = json.loads((out / "manifest.json").read_text())["runs"][0]
+    snapshot = out / sync["db_at_kill"]
+    # Count on a copy: opening the snapshot itself would checkpoint its WAL away.
+    copy = snapshot.with_name("count-copy.db")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{snapshot}{suffix}")
+        if src.exists():
+            Path(f"{copy}{suffix}").write_bytes(src.read_bytes())
+    with sqlite3.connect(copy) as conn:
+        (n,) = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (sync["thread_id"],)).fetchone()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    assert n == sync["checkpoints_at_kill"]
+
+
+def test_summary_printed_and_reusable(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, proc = campaign
+    assert "[1/2] sync 0s run 1: killed in c" in proc.stderr
+    assert "[2/2] exit 0s run 1: killed in c, 0 checkpoints, resume failed (EmptyInputError" in proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("mode"))
+    assert "checkpoints" in header and "repeated" in header
+    assert any(line.startswith("exit ") and "EmptyInputError" in line for line in proc.stdout.splitlines())
+    manifest = read_manifest(out)
+    assert Path(manifest["runs"][0]["db_at_kill"]).is_absolute()
+    rows = summarize(manifest)
+    assert [(r["mode"], r["runs"]) for r in rows] == [("sync", 1), ("exit", 1)]
+    assert rows[1]["checkpoints_at_kill_max"] == 0 and rows[0]["lines_repeated_min"] == 1
+
+
+def test_read_manifest_refuses_a_missing_or_bad_manifest(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError, match="does not exist"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(ManifestError, match="not readable JSON"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text('{"graph": "x:y", "runs": [{"mode": "sync"}]}')
+    with pytest.raises(ManifestError, match="Run 1 .* lacks"):
+        read_manifest(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("graph", "kill_at", "expected"),
+    [
+        ("no_such_module.graphs:linear", "c", "Cannot import module 'no_such_module.graphs'"),
+        ("examples.graphs:no_such_graph", "c", "has no attribute 'no_such_graph'"),
+        ("examples.graphs:linear", "zz", "has no node 'zz'"),
+    ],
+)
+def test_errors_are_one_sentence_and_exit_2(tmp_path: Path, graph: str, kill_at: str, expected: str) -> None:
+    proc = _killtest(graph, "--out", str(tmp_path / "out"), "--kill-at", kill_at, cwd=REPO)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out" / "runs").exists()
