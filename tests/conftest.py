@@ -3,11 +3,16 @@
 Building it runs real graphs, in-process and in child processes killed with SIGKILL
 (see tests/corpus.py), which takes tens of seconds: it is session-scoped so that every
 test reading a database shares one build.
+
+`pg_cluster` / `pg_dsn`: a throw-away PostgreSQL server for the session, started from
+the installed server binaries (tests/pg_server.py) and removed at the end.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 for _path in (REPO_ROOT / "lib", REPO_ROOT):  # `replaylens` and `examples`, uninstalled too
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
+
+from pg_server import ENV_BINDIR, PgServer, PgUnavailable, find_bindir, start_server  # noqa: E402
 
 from corpus import Corpus, build_corpus  # noqa: E402
 
@@ -36,3 +43,36 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"corpus: {len(built)} entries built in {built.build_seconds:.1f}s under {built.root}"
         )
+
+
+# --------------------------------------------------------------------------- postgres
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgServer]:
+    """A throw-away PostgreSQL server for the session (tests/pg_server.py), stopped at the end.
+
+    Without server binaries the Postgres tests skip locally, saying so, but fail under
+    CI (`CI` set): a CI run that silently skipped them would claim coverage it lacks.
+    Any other start-up failure is a failure everywhere.
+    """
+    if find_bindir() is None:
+        reason = (
+            "PostgreSQL server binaries (initdb, postgres) not found; install Debian's "
+            f"`postgresql` package or set ${ENV_BINDIR}"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set, so the Postgres tests may not be skipped).", pytrace=False)
+        pytest.skip(reason)
+    try:
+        server = start_server()
+    except PgUnavailable as exc:
+        pytest.fail(f"cannot start a throw-away PostgreSQL server: {exc}", pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_cluster: PgServer) -> str:
+    """DSN of an empty database on the session's server (`postgresql://...`, with password)."""
+    return pg_cluster.create_database("replaylens_test")

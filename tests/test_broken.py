@@ -160,7 +160,7 @@ LOG_CASES: dict[str, tuple[list[str], str]] = {
     "array-line": (["[1, 2, 3]"], "line 2: is not a JSON object"),
     "binary-garbage": (["\x00\x01\x02\xff".encode("latin-1").decode("latin-1")], "line 2: is not valid JSON"),
     "future-ts": ([json.dumps({**EFFECT, "ts": 4_000_000_000.0})], "line 2: 'ts' is in the future"),
-    "out-of-order": ([json.dumps({**EFFECT, "ts": 1_600_000_000.0})], "line 2: 'ts' is earlier than line 1"),
+    "out-of-order": ([json.dumps({**EFFECT, "ts": 1_600_000_000.0})], "line 2: 'ts' is earlier than line 1 of the same task"),
     "wrong-optional-type": ([json.dumps({**EFFECT, "step": "3"})], "line 2: 'step' should be int"),
 }
 

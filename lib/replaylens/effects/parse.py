@@ -157,20 +157,21 @@ FUTURE_SLACK = 86_400.0  # a day of clock skew is tolerated before a time counts
 
 
 def _timestamp_problems(lines: list[EffectLine], name: str) -> list[str]:
-    """Future times and times that go backwards within one process: kept, but said."""
+    """Future times and times that go backwards within one task's lines: kept, but said."""
     import time as _time
 
     out: list[str] = []
     limit = _time.time() + FUTURE_SLACK
-    last: dict[tuple[str, int | None], EffectLine] = {}
+    last: dict[tuple[str, int | None, str, str | None], EffectLine] = {}
     for e in lines:
         if e.ts > limit:
             out.append(f"{name} line {e.line}: 'ts' is in the future ({e.ts:.0f}); kept, ordered by line number.")
-        key = (e.thread_id, e.pid)
+        # Parallel tasks of one process interleave legitimately; one task's lines may not.
+        key = (e.thread_id, e.pid, e.node, e.task_id)
         prev = last.get(key)
         if prev is not None and e.ts < prev.ts:
             out.append(
-                f"{name} line {e.line}: 'ts' is earlier than line {prev.line} of the same process; "
+                f"{name} line {e.line}: 'ts' is earlier than line {prev.line} of the same task; "
                 "kept, ordered by line number."
             )
         last[key] = e

@@ -23,7 +23,15 @@ __all__ = [
 
 
 def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -> CheckpointSource:
-    """Open a checkpoint database read-only: a SQLite file path (Postgres comes later)."""
+    """Open a checkpoint database read-only: a SQLite file path, or a `postgresql://` DSN.
+
+    psycopg is imported only when a DSN is opened, so opening a SQLite file never pays
+    for it, nor needs it installed.
+    """
+    from replaylens.sources._postgres import PostgresSource, is_postgres_dsn  # psycopg: not yet
+
+    if is_postgres_dsn(spec):
+        return PostgresSource(str(spec), aes_key=aes_key)
     from replaylens.sources._sqlite import SqliteSource
 
     return SqliteSource(spec, aes_key=aes_key)

@@ -55,3 +55,20 @@ def preview(value: Any, limit: int = 160) -> str:
     text = value if isinstance(value, str) else as_json_text(value, indent=None)
     text = visible(text).replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def md_ticks(sentence: str) -> str:
+    """A library sentence that marks names with backticks: names as inline code, the rest escaped."""
+    parts = str(sentence).split("`")
+    return "".join(md_code(p) if i % 2 else md(p) for i, p in enumerate(parts))
+
+
+def md_cell(text: Any) -> str:
+    """A database string inside a Markdown table cell: inline code, pipes escaped."""
+    return md_code(text).replace("|", "\\|")
+
+
+def safe_filename(name: str, suffix: str) -> str:
+    """`replaylens-<thread id reduced to safe characters><suffix>` for a download."""
+    core = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "thread"
+    return f"replaylens-{core}{suffix}"

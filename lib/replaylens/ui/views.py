@@ -30,20 +30,33 @@ STATUS_WORDS = {
     "needs_restart": "needs restart",
     "unreadable": "unreadable",
 }
-STATUS_ICON = {
-    "completed": "🟢",
-    "resumable": "🟠",
-    "interrupted": "🟣",
-    "failed": "🔴",
-    "needs_restart": "⛔",
-    "unreadable": "⚪",
+STATUS_MD_COLOR = {
+    "completed": "green",
+    "resumable": "orange",
+    "interrupted": "violet",
+    "failed": "red",
+    "needs_restart": "red",
+    "unreadable": "gray",
 }
-TASK_STATUS_ICON = {"finished": "✅", "failed": "❌", "interrupted": "⏸️", "pending": "⏳"}
+TASK_STATUS_ICON = {"finished": "✓", "failed": "✗", "interrupted": "‖", "pending": "○"}
 
 
 def status_label(status: str) -> str:
-    """`resumable` -> `🟠 resumable` (a colour that survives a text-only table cell)."""
-    return f"{STATUS_ICON.get(status, '⚪')} {STATUS_WORDS.get(status, status)}"
+    """`resumable` -> `● resumable` (the dot is coloured where the element allows it)."""
+    return f"● {STATUS_WORDS.get(status, status)}"
+
+
+def status_md(status: str) -> str:
+    """The status as coloured Markdown (a fixed word, never database text)."""
+    return f":{STATUS_MD_COLOR.get(status, 'gray')}[● {STATUS_WORDS.get(status, status)}]"
+
+
+def style_status(frame: pd.DataFrame) -> Any:
+    """Colour the status column of a threads table (text stays, for colour-blind readers)."""
+    from replaylens.figures.colors import STATUS
+
+    by_label = {status_label(k): v for k, v in STATUS.items()}
+    return frame.style.map(lambda v: f"color: {by_label.get(v, '#444')}; font-weight: 600", subset=["status"])
 
 
 def explain_status(status: str) -> str:
