@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint venv system-deps chromium samples screenshots bench clean
+.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,14 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; }
 
-system-deps: chromium
+# Debian's PostgreSQL server for the Postgres source's tests (a throw-away cluster per run).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { \
+	  echo "Installing Debian's postgresql for the Postgres tests..."; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
+system-deps: chromium postgres
 
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests app.py pages examples bench
