@@ -10,6 +10,7 @@ Only the test's writer calls `setup()`; replaylens never does.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -432,3 +433,30 @@ def test_psycopg_is_imported_only_for_a_postgres_dsn(pair: Pair) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "lib"), str(root)])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cli_over_postgres_shows_synchronous_commit_and_never_the_password(
+    pair: Pair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from urllib.parse import urlsplit
+
+    from replaylens.cli import main
+
+    password = urlsplit(pair.dsn).password
+    assert password, "the test server must use a password for this check to mean anything"
+    thread = next(t for t in pair.threads if t.startswith("linear"))
+    outputs = []
+    for argv in (
+        ["threads", pair.dsn],
+        ["replay", pair.dsn, "--thread", thread],
+        ["replay", pair.dsn, "--thread", thread, "--json"],
+        ["report", pair.dsn, "--thread", thread],
+        ["thread", pair.dsn, "--thread", "no-such-thread"],
+    ):
+        main(argv)
+        captured = capsys.readouterr()
+        outputs.append(captured.out + captured.err)
+    assert all(password not in text for text in outputs)
+    assert "synchronous_commit = on" in outputs[1]
+    assert json.loads(outputs[2])["backend"]["synchronous_commit"] == "on"
+    assert "synchronous_commit" in outputs[3]

@@ -15,6 +15,10 @@ from typing import Any
 from replaylens.errors import ReplaylensError
 
 EXIT_USAGE = 2
+DB_HELP = (
+    "The checkpoint database to read: a SQLite file, or a postgresql:// connection string "
+    "(its password is never printed)."
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,7 +69,7 @@ def cmd_threads(args: argparse.Namespace) -> int:
             ],
         )
         if not summaries:
-            print(f"{args.db} holds no threads yet.")
+            print(f"{source.label} holds no threads yet.")
     _warn(problems, source.notes)
     return 0
 
@@ -194,9 +198,13 @@ def _plan(args: argparse.Namespace) -> Any:
                 raise
             thread = None  # only the effects log knows it: it needs a restart, not an error
         _warn(thread.problems if thread else [], source.notes)
+        settings = source.server_settings() if hasattr(source, "server_settings") else {}
+        label = source.label
     finally:
         source.close()
-    return plan_resume(thread, effects, args.thread, latency=args.latency)
+    plan = plan_resume(thread, effects, args.thread, latency=args.latency)
+    plan.backend = {"kind": getattr(source, "kind", "?"), "database": label, **settings}
+    return plan
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -208,6 +216,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     doc = plan.to_json()
     print(f"thread {plan.thread_id}: {plan.status}")
     print(plan.verdict_sentence())
+    if "synchronous_commit" in plan.backend:
+        print(f"Postgres synchronous_commit = {plan.backend['synchronous_commit']} "
+              "(the server's own durability, under LangGraph's durability mode)")
     cp = doc["resume_checkpoint"]
     if cp:
         print(f"a resume loads checkpoint {cp['checkpoint_id']} (step {cp['step']})")
@@ -234,12 +245,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     plan = _plan(args)
-    sys.stdout.write(plan.to_markdown({"database": args.db}))
+    sys.stdout.write(plan.to_markdown({"database": plan.backend.get("database", "")}))
     return 0
 
 
 def _add_plan_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("db", help="The SQLite checkpoint database file to read.")
+    p.add_argument("db", help=DB_HELP)
     p.add_argument("--thread", required=True, help="The thread id to plan a resume for.")
     p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints.")
     p.add_argument("--latency", type=float, default=0.25,
@@ -267,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
             "step and when it was last updated. Threads that need attention come first."
         ),
     )
-    p.add_argument("db", help="The SQLite checkpoint database file to read.")
+    p.add_argument("db", help=DB_HELP)
     p.add_argument("--json", action="store_true", help="Print JSON (one object per thread) instead of a table.")
     p.set_defaults(func=cmd_threads)
 
@@ -281,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
             "unless you ask for them, because a thread can hold a gigabyte of state."
         ),
     )
-    p.add_argument("db", help="The SQLite checkpoint database file to read.")
+    p.add_argument("db", help=DB_HELP)
     p.add_argument("--thread", required=True, help="The thread id to show.")
     p.add_argument("--json", action="store_true", help="Print the thread as one JSON document.")
     p.add_argument("--values", action="store_true", help="Include every channel value and write value (large).")

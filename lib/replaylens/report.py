@@ -36,6 +36,10 @@ def plan_markdown(plan: ResumePlan, links: dict[str, str]) -> str:
 
     out: list[str] = [f"# Resume plan for thread {code(plan.thread_id)}", ""]
     out += [f"**Verdict:** {_escape(plan.verdict_sentence())}", "", f"**Status:** {code(plan.status)}", ""]
+    if "synchronous_commit" in plan.backend:
+        out += [f"Postgres `synchronous_commit` is {code(plan.backend['synchronous_commit'])}: the server's own "
+                "durability sits under LangGraph's durability mode; `off` can lose a recently acknowledged "
+                "checkpoint if the database server crashes.", ""]
     cp = plan.resume_checkpoint
     if cp is not None:
         out.append(

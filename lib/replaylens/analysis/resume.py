@@ -162,6 +162,7 @@ class ResumePlan:
     what_if: dict[str, ModeOutcome] = field(default_factory=dict)
     latency: float = DEFAULT_LATENCY
     crash_ts: float | None = None
+    backend: dict[str, Any] = field(default_factory=dict)  # kind, label, Postgres synchronous_commit
 
     @property
     def effects(self) -> list[dict[str, Any]]:
@@ -224,6 +225,7 @@ class ResumePlan:
             "duplicates": [[a.to_json() for a in group] for group in self.duplicates],
             "idempotency": self.idempotency_findings,
             "crash_ts": self.crash_ts,
+            "backend": self.backend,
             "what_if": {
                 "latency_seconds": self.latency,
                 "note": WHAT_IF_NOTE,
