@@ -32,10 +32,14 @@ postgres:
 system-deps: chromium postgres
 
 lint: $(STAMP)
-	$(BIN)/ruff check lib tests app.py pages examples bench
+	$(BIN)/ruff check .
 
 test: $(STAMP) system-deps lint
 	$(BIN)/python -m pytest -q
+
+# PNGs of every page for the README, taken from the running app by headless Chromium.
+screenshots: $(STAMP) system-deps
+	$(BIN)/python scripts/screenshots.py
 
 run: $(STAMP)
 	$(BIN)/replaylens serve sample_dbs --port $(PORT)

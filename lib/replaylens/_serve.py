@@ -53,6 +53,7 @@ def build_command(args: argparse.Namespace) -> list[str]:
         "--browser.gatherUsageStats", "false",
         "--server.maxUploadSize", str(ui_config.MAX_UPLOAD_MB),
         "--server.fileWatcherType", "none",
+        "--client.toolbarMode", "minimal",
     ]  # fmt: skip
     if getattr(args, "address", None):
         cmd += ["--server.address", args.address]

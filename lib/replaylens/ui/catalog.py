@@ -174,14 +174,18 @@ def read_campaign(folder: Path, key: str, allow: AllowList) -> Campaign:
                 return None
 
         eff_kill, eff_after = _effects_pair(folder, _get(run, "effects"))
-        eff_kill = eff_kill or _rel(folder, _get(run, "effects_at_kill"))
+        explicit_kill = _get(run, "effects_at_kill")
+        if explicit_kill and not isinstance(_get(run, "effects"), dict | list | tuple):
+            # The campaign runner's layout: `effects` is the whole log (after the resume).
+            eff_kill, eff_after = _rel(folder, explicit_kill), eff_kill
         eff_after = eff_after or _rel(folder, _get(run, "effects_after_resume"))
         resume = _get(run, "resume") or {}
         latency = _get(run, "put_latency", "latency")
+        number = _get(run, "run")
         runs.append(
             CampaignRun(
-                index=i + 1,
-                graph=str(_get(run, "graph") or _get(manifest, "graph") or "?"),
+                index=i + 1 if not isinstance(number, int) else number,
+                graph=str(_get(run, "graph") or _get(manifest, "graph") or "?").rpartition(":")[2],
                 mode=str(_get(run, "mode", "durability") or "?"),
                 put_latency=float(latency) if isinstance(latency, int | float) else 0.0,
                 thread_id=str(_get(run, "thread_id") or ""),

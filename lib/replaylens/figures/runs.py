@@ -1,0 +1,65 @@
+"""Kill-test runs as strip plots: every run is a visible point, per mode and write latency."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from replaylens.figures import colors
+
+MODE_ORDER = ("sync", "async", "exit")
+METRICS = {
+    "checkpoints kept": "Checkpoints in the database at the kill",
+    "effect lines after resume": "Effect lines after the resume finished",
+    "lines repeated": "Effect lines that happened a second time",
+}
+
+
+def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
+    """One point per run (x: mode, jittered by latency; colour: latency); customdata = row number.
+
+    The row number lets a click on a point open that run on the Thread page.
+    """
+    fig = go.Figure()
+    if runs.empty or metric not in runs:
+        fig.add_annotation(text="No runs to show", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+        return fig
+    modes = [m for m in MODE_ORDER if m in set(runs["mode"])] + sorted(set(runs["mode"]) - set(MODE_ORDER))
+    latencies = sorted(set(runs["latency (ms)"]))
+    palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+    width = 0.6 / max(len(latencies), 1)
+    for li, latency in enumerate(latencies):
+        part = runs[runs["latency (ms)"] == latency].reset_index().rename(columns={"index": "row"})
+        offsets = [(li - (len(latencies) - 1) / 2) * width for _ in range(len(part))]
+        jitter = [((i % 5) - 2) * width / 8 for i in range(len(part))]
+        xs = [modes.index(m) + o + j for m, o, j in zip(part["mode"], offsets, jitter, strict=True)]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=part[metric],
+                mode="markers",
+                marker={"size": 12, "color": palette[li % len(palette)], "line": {"width": 1, "color": "white"},
+                        "symbol": "circle"},
+                name=f"{latency} ms checkpoint write latency",
+                customdata=part["row"],
+                hovertext=[
+                    f"run {r} · {html.escape(str(m))} · {latency} ms<br>{html.escape(metric)}: {v}"
+                    f"<br>thread {html.escape(str(t))}<br>click to open it on the Thread page"
+                    for r, m, v, t in zip(part["run"], part["mode"], part[metric], part["thread"], strict=True)
+                ],
+                hoverinfo="text",
+            )
+        )
+    fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=modes, range=[-0.6, len(modes) - 0.4],
+                     title="durability mode")  # fmt: skip
+    fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d")
+    fig.update_layout(
+        title=METRICS.get(metric, metric), height=340, margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        legend={"orientation": "h", "y": -0.25}, clickmode="event+select",
+        shapes=[{"type": "rect", "xref": "x", "yref": "paper", "x0": i - 0.45, "x1": i + 0.45, "y0": 0, "y1": 1,
+                 "fillcolor": colors.MODE.get(m, "#999999"), "opacity": 0.06, "line": {"width": 0}}
+                for i, m in enumerate(modes)],
+    )  # fmt: skip
+    return fig

@@ -1,0 +1,299 @@
+"""The superstep timeline of one thread: who ran when, what landed, what a resume repeats.
+
+One lane per node (per subgraph namespace), one lane of checkpoint markers per
+namespace. Bars are task attempts from the effects log (coloured by what a resume does
+to them); without a log, each task is drawn from the checkpoint it started at to the
+next one. Writes rows carry no timestamp, so a task's write marker sits at the end of
+its attempt (or at the next checkpoint) and the hover says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from replaylens.figures import colors
+from replaylens.model import NULL_TASK_ID, Thread, channel_label
+
+MIN_BAR_SECONDS = 0.004
+
+
+@dataclass(frozen=True)
+class Bar:
+    lane: str
+    start: float
+    end: float
+    category: str  # legend entry: a verdict word, or "task (from checkpoints)"
+    color: str
+    hover: str
+    in_flight: bool = False
+
+
+@dataclass(frozen=True)
+class Mark:
+    lane: str
+    ts: float
+    kind: str  # checkpoint | write | orphan
+    hover: str
+    text: str = ""
+
+
+@dataclass
+class TimelineData:
+    """Everything the figure draws, as plain values (epoch seconds, lane names)."""
+
+    lanes: list[str] = field(default_factory=list)
+    bars: list[Bar] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+    crash_ts: float | None = None
+    windows: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def add_lane(self, lane: str) -> str:
+        if lane not in self.lanes:
+            self.lanes.append(lane)
+        return lane
+
+
+def iso_epoch(ts: str | None) -> float | None:
+    """Checkpoint timestamps are ISO-8601; naive ones are UTC (as LangGraph writes them)."""
+    if not ts:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.timestamp()
+
+
+def _e(text: Any) -> str:
+    """Database text inside Plotly's pseudo-HTML: escaped, so tags and links stay text."""
+    return html.escape(str(text), quote=True)
+
+
+def ns_prefix(ns: str) -> str:
+    """`sub:1234|inner:5678` -> `sub › inner` (task ids dropped)."""
+    return " › ".join(p.partition(":")[0] for p in ns.split("|")) if ns else ""
+
+
+def lane_for(ns: str, node: str) -> str:
+    prefix = ns_prefix(ns)
+    return f"{prefix} › {node}" if prefix else node
+
+
+def checkpoint_lane(ns: str) -> str:
+    return f"checkpoints ({ns_prefix(ns)})" if ns else "checkpoints"
+
+
+def build_timeline_data(thread: Thread | None, plan: Any = None) -> TimelineData:
+    """Lay out one thread (and its resume plan, when there is one) on lanes and times."""
+    data = TimelineData()
+    attempts = list(getattr(plan, "attempts", []) or [])
+    attempt_by_task: dict[str, Any] = {}
+    for a in attempts:
+        tid = a.task.task_id if getattr(a, "task", None) is not None else a.task_id
+        if tid:
+            attempt_by_task[tid] = a  # the latest attempt wins: that is when its writes landed
+    crash = getattr(plan, "crash_ts", None)
+    status = getattr(plan, "status", None)
+    if status != "completed":
+        data.crash_ts = crash
+    if thread is not None:
+        _lay_out_checkpoints(data, thread, attempt_by_task, crash)
+    for a in attempts:
+        ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
+        lane = data.add_lane(lane_for(ns, a.node))
+        end = a.end_ts
+        in_flight = a.outcome == "in flight"
+        if in_flight and crash is not None:
+            end = max(end, crash)
+        verdict = a.verdict or ""
+        word = colors.VERDICT_WORDS.get(verdict, "not judged")
+        lines = ", ".join(str(line.line) for line in a.lines)
+        hover = (
+            f"<b>{_e(a.node)}</b> attempt {a.attempt}<br>outcome: {_e(a.outcome)}<br>"
+            f"on resume: {_e(word)}<br>{_e(a.reason)}<br>effects: {_e(', '.join(a.effects))}"
+            f"<br>log lines {lines} · pid {a.pid}"
+        )
+        data.bars.append(Bar(lane, a.start_ts, end, word, colors.VERDICT.get(verdict, "#999999"), hover, in_flight))
+        if in_flight:  # a bar this short can vanish on a long time axis; the marker cannot
+            data.marks.append(Mark(lane, a.start_ts, "killed", f"<b>{_e(a.node)}</b> was still running here (started, never ended)"))
+    for mode, outcome in (getattr(plan, "what_if", None) or {}).items():
+        if outcome.window_start is not None and outcome.window_end is not None:
+            data.windows[mode] = (outcome.window_start, outcome.window_end)
+    return data
+
+
+def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: dict[str, Any], crash: float | None) -> None:
+    for ns in thread.namespaces.values():
+        cp_lane = data.add_lane(checkpoint_lane(ns.name))
+        for cp in ns.checkpoints:
+            ts = iso_epoch(cp.ts)
+            if ts is None:
+                continue
+            tasks = ", ".join(f"{t.node} ({t.status})" for t in cp.tasks) or "nothing"
+            data.marks.append(
+                Mark(cp_lane, ts, "checkpoint",
+                     f"<b>checkpoint, step {cp.step}</b> ({_e(cp.source)})<br>{_e(cp.checkpoint_id)}"
+                     f"<br>due next: {_e(tasks)}", f"{cp.step}")  # fmt: skip
+            )
+            child_ts = [t for t in (iso_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t]
+            next_ts = min(child_ts) if child_ts else None
+            for task in cp.tasks:
+                lane = data.add_lane(lane_for(ns.name, task.node))
+                attempt = attempt_by_task.get(task.task_id)
+                if attempt is None:
+                    end = next_ts
+                    if end is None:  # no next checkpoint: a pending task runs until the crash
+                        running = task.status != "finished" and crash is not None and crash > ts
+                        end = crash if running and crash is not None else ts + MIN_BAR_SECONDS
+                    data.bars.append(
+                        Bar(lane, ts, end, "task (from checkpoints, no effects log)", "#BBBBBB",
+                            f"<b>{_e(task.node)}</b> step {task.step}: {_e(task.status)}<br>drawn from the "
+                            "checkpoint it started at to the next one (no effects log line for it)")  # fmt: skip
+                    )
+                writes = [w for w in cp.writes if w.task_id == task.task_id]
+                if writes:
+                    at = attempt.end_ts if attempt is not None else (next_ts or ts)
+                    chans = ", ".join(sorted({channel_label(w.channel) for w in writes}))
+                    data.marks.append(
+                        Mark(lane, at, "write",
+                             f"<b>{len(writes)} write(s) of {_e(task.node)}</b><br>{_e(chans)}<br>saved against "
+                             f"step {cp.step}'s checkpoint (time approximate: writes rows carry no timestamp)")  # fmt: skip
+                    )
+            nulls = [w for w in cp.writes if w.task_id == NULL_TASK_ID]
+            if nulls:
+                data.marks.append(
+                    Mark(cp_lane, ts, "write", f"{len(nulls)} write(s) of an update or resume command")
+                )
+    for w in thread.orphan_writes:
+        attempt = attempt_by_task.get(w.task_id)
+        lane = data.add_lane(lane_for(w.checkpoint_ns, attempt.node) if attempt else "orphan writes")
+        at = attempt.end_ts if attempt is not None else crash
+        if at is None:
+            continue
+        data.marks.append(
+            Mark(lane, at, "orphan",
+                 f"<b>orphan write</b>: {_e(channel_label(w.channel))}<br>its checkpoint {_e(w.checkpoint_id)} "
+                 "never landed, so a resume ignores it and the task runs again")  # fmt: skip
+        )
+
+
+def _when(ts: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).replace(tzinfo=None)
+
+
+MARK_STYLE = {
+    "checkpoint": {"symbol": "diamond", "size": 13, "color": colors.CHECKPOINT, "name": "checkpoint landed"},
+    "write": {"symbol": "line-ns-open", "size": 16, "color": colors.WRITE, "name": "writes saved"},
+    "orphan": {"symbol": "x", "size": 14, "color": colors.ORPHAN, "name": "orphan write"},
+    "killed": {"symbol": "star", "size": 15, "color": colors.CRASH, "name": "started, never finished"},
+}
+
+
+def focus_range(data: TimelineData, mode: str | None) -> tuple[float, float] | None:
+    """Seconds to show around the crash when the whole thread spans much longer (a pause for a human).
+
+    From the newest checkpoint before the crash (or the replay window's start, if
+    earlier) to the crash, padded; None when the whole thread already fits.
+    """
+    if data.crash_ts is None:
+        return None
+    crash = data.crash_ts
+    stamps = [m.ts for m in data.marks if m.kind == "checkpoint" and m.ts <= crash]
+    lo = max(stamps) if stamps else crash
+    if mode and mode in data.windows:
+        lo = min(lo, data.windows[mode][0])
+    times = [b.start for b in data.bars] + [m.ts for m in data.marks]
+    if not times:
+        return None
+    span = crash - min(times)
+    pad = max((crash - lo) * 0.15, 0.05)
+    if span <= 3 * (crash - lo + 2 * pad):
+        return None
+    return lo - pad, crash + pad
+
+
+def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str | None = None) -> go.Figure:
+    """Draw `data`; the replay window of `mode` (sync, async or exit) is shaded."""
+    fig = go.Figure()
+    by_category: dict[str, list[Bar]] = {}
+    for bar in data.bars:
+        by_category.setdefault(bar.category, []).append(bar)
+    for category, bars in by_category.items():
+        fig.add_trace(
+            go.Bar(
+                orientation="h",
+                y=[b.lane for b in bars],
+                base=[_when(b.start) for b in bars],
+                x=[max(b.end - b.start, MIN_BAR_SECONDS) * 1000 for b in bars],
+                marker={
+                    "color": [b.color for b in bars],
+                    "pattern": {"shape": ["/" if b.in_flight else "" for b in bars], "fgcolor": "#7a4d00",
+                                "bgcolor": [b.color for b in bars], "solidity": 0.25},
+                    "line": {"width": 0},
+                },
+                opacity=0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
+                name=category,
+                hovertext=[b.hover for b in bars],
+                hoverinfo="text",
+                width=0.6,
+            )
+        )
+    for kind, style in MARK_STYLE.items():
+        marks = [m for m in data.marks if m.kind == kind]
+        if not marks:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[_when(m.ts) for m in marks],
+                y=[m.lane for m in marks],
+                mode="markers+text" if kind == "checkpoint" else "markers",
+                text=[m.text for m in marks] if kind == "checkpoint" else None,
+                textposition="top center",
+                textfont={"size": 10, "color": style["color"]},
+                marker={"symbol": style["symbol"], "size": style["size"], "color": style["color"],
+                        "line": {"width": 2, "color": style["color"]}},
+                name=style["name"],
+                hovertext=[m.hover for m in marks],
+                hoverinfo="text",
+            )
+        )
+    if mode and mode in data.windows:
+        start, end = data.windows[mode]
+        fig.add_shape(type="rect", xref="x", yref="paper", x0=_when(start), x1=_when(max(end, start + MIN_BAR_SECONDS)),
+                      y0=0, y1=1, fillcolor=colors.WINDOW, line={"width": 0}, layer="below")
+        fig.add_annotation(x=_when(start), y=1.0, xref="x", yref="paper", text=f"replay window under {_e(mode)}",
+                           showarrow=False, xanchor="left", yanchor="bottom", yshift=14,
+                           font={"color": "#9a6700", "size": 11})
+    if data.crash_ts is not None:
+        fig.add_shape(type="line", xref="x", yref="paper", x0=_when(data.crash_ts), x1=_when(data.crash_ts),
+                      y0=0, y1=1, line={"color": colors.CRASH, "width": 2, "dash": "dash"})
+        fig.add_annotation(x=_when(data.crash_ts), y=1.0, xref="x", yref="paper", text="crash (last record)",
+                           showarrow=False, xanchor="right", yanchor="bottom", font={"color": colors.CRASH, "size": 11})
+    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(data.lanes)), title=None)
+    fig.update_xaxes(title=None, type="date")
+    zoom = focus_range(data, mode)
+    if zoom is not None:
+        fig.update_xaxes(range=[_when(zoom[0]), _when(zoom[1])])
+    fig.update_layout(
+        barmode="overlay",
+        height=max(260, 90 + 38 * len(data.lanes)),
+        margin={"l": 10, "r": 10, "t": 60 if title else 44, "b": 40},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.12, "x": 0},
+        title=title,
+        hoverlabel={"align": "left"},
+    )
+    return fig
+
+
+def lanes_of(fig: go.Figure) -> list[str]:
+    """The lanes a built figure shows, top first (for tests and captions)."""
+    arr: Iterable[str] = fig.layout.yaxis.categoryarray or ()
+    return list(reversed(list(arr)))

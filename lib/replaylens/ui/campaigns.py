@@ -1,0 +1,141 @@
+"""Comparing recorded kill-test runs: per run, and per mode and write latency.
+
+For each run the database as it stood at the kill and the effects log before and after
+the resume are read back, so the numbers are measured, not copied from the manifest:
+checkpoints kept at the kill, effect lines, and lines repeated (an effect line whose
+task, phase and effect already appeared earlier in the log: the second `start` of the
+node that was killed, for example). The summary table has the shape of the
+"what durability modes lose" article: one row per graph, mode and latency, with the
+range over the runs, so a reader sees the spread rather than one lucky sample.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pandas as pd
+
+from replaylens.errors import ReplaylensError
+from replaylens.paths import AllowList
+from replaylens.ui.catalog import Campaign, CampaignRun
+
+RUN_COLUMNS = [
+    "campaign", "run", "graph", "mode", "latency (ms)", "thread", "checkpoints kept", "effect lines at kill",
+    "effect lines after resume", "lines repeated", "predicted repeats", "resumed", "resume error", "db",
+]  # fmt: skip
+
+
+def repeated_lines(lines: list[Any]) -> int:
+    """Lines that repeat an earlier line of the same task, phase and effect (a replay).
+
+    The fallback when `replaylens.killtest.campaign` is not available; it counts every
+    repeated phase, where the campaign library counts repeated `start` lines only.
+    """
+    seen: Counter[tuple[Any, ...]] = Counter()
+    repeats = 0
+    for line in sorted(lines, key=lambda e: e.line):
+        key = (line.checkpoint_ns or "", line.node, line.step, line.task_id, line.phase, line.effect)
+        if seen[key]:
+            repeats += 1
+        seen[key] += 1
+    return repeats
+
+
+def _repeated(run: CampaignRun, after: list[Any]) -> int:
+    """The kill-test library's own count when it is installed (one definition for CLI and app)."""
+    try:
+        from replaylens.killtest.campaign import count_effects
+    except ImportError:
+        return repeated_lines(after)
+    if run.effects_at_kill is None or run.effects_after_resume is None:
+        return repeated_lines(after)
+    return int(count_effects(run.effects_at_kill, run.effects_after_resume, run.thread_id)["lines_repeated"])
+
+
+def _lines(path: Any, thread_id: str) -> list[Any] | None:
+    if path is None or not path.exists():
+        return None
+    from replaylens.effects.parse import read_effects
+
+    return read_effects(path).for_thread(thread_id)
+
+
+def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[str, Any]:
+    """One row of the runs table, read back from the run's files."""
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.sources import open_source
+
+    row: dict[str, Any] = {
+        "campaign": campaign.name, "run": run.index, "graph": run.graph, "mode": run.mode,
+        "latency (ms)": int(round(run.put_latency * 1000)), "thread": run.thread_id,
+        "checkpoints kept": None, "effect lines at kill": run.effect_lines_at_kill,
+        "effect lines after resume": run.effect_lines_after_resume, "lines repeated": None,
+        "predicted repeats": None, "resumed": run.resume_ok, "resume error": run.resume_error or "",
+        "db": allow.key(run.db_at_kill) if run.db_at_kill else "",
+    }  # fmt: skip
+    at_kill = _lines(run.effects_at_kill, run.thread_id)
+    after = _lines(run.effects_after_resume, run.thread_id)
+    if at_kill is not None:
+        row["effect lines at kill"] = len(at_kill)
+    if after is not None:
+        row["effect lines after resume"] = len(after)
+        row["lines repeated"] = _repeated(run, after)
+    if run.db_at_kill is not None and run.db_at_kill.exists():
+        source = open_source(run.db_at_kill)
+        try:
+            index = {r.thread_id: r for r in source.thread_index()}
+            found = index.get(run.thread_id)
+            row["checkpoints kept"] = found.checkpoints if found else 0
+            thread = load_thread(source, run.thread_id) if found else None
+            if at_kill is not None:
+                from replaylens.effects.parse import EffectsLog
+
+                log = EffectsLog(str(run.effects_at_kill), at_kill)
+                row["predicted repeats"] = len(plan_resume(thread, log, run.thread_id).replayed_lines)
+        except ReplaylensError as exc:
+            row["resume error"] = row["resume error"] or f"unreadable at kill: {exc}"
+        finally:
+            source.close()
+    return row
+
+
+def runs_frame(campaigns: list[Campaign], allow: AllowList) -> pd.DataFrame:
+    rows = [measure_run(run, c, allow) for c in campaigns for run in c.runs]
+    return pd.DataFrame(rows, columns=RUN_COLUMNS)
+
+
+def _span(values: pd.Series) -> str:
+    vals = [int(v) for v in values.dropna()]
+    if not vals:
+        return "—"
+    lo, hi = min(vals), max(vals)
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per graph, mode and latency: the range over runs of each measure (the article's table)."""
+    if runs.empty:
+        return pd.DataFrame(columns=["graph", "mode", "latency (ms)", "runs", "checkpoints kept",
+                                     "effect lines after resume", "lines repeated", "resumed", "errors"])  # fmt: skip
+    order = {"sync": 0, "async": 1, "exit": 2}
+    out = []
+    for (graph, mode, latency), group in runs.groupby(["graph", "mode", "latency (ms)"], sort=False):
+        errors = Counter(str(e).split(":")[0] for e in group["resume error"] if e)
+        out.append(
+            {
+                "graph": graph,
+                "mode": mode,
+                "latency (ms)": latency,
+                "runs": len(group),
+                "checkpoints kept": _span(group["checkpoints kept"]),
+                "effect lines after resume": _span(group["effect lines after resume"]),
+                "lines repeated": _span(group["lines repeated"]),
+                "resumed": f"{int((group['resumed'] == True).sum())}/{len(group)}",  # noqa: E712 - may hold None
+                "errors": ", ".join(f"{k} ×{v}" for k, v in errors.items()),
+            }
+        )
+    frame = pd.DataFrame(out)
+    frame["_o"] = frame["mode"].map(lambda m: order.get(m, 9))
+    return frame.sort_values(["graph", "latency (ms)", "_o"]).drop(columns="_o").reset_index(drop=True)

@@ -1,0 +1,66 @@
+"""Loading in stages, so a page can show progress on a large database.
+
+`load_thread` in the library is one call; here the same three steps (read the rows,
+arrange the chains, derive the tasks) are run one by one with a callback between them,
+which the dashboard turns into a progress bar. The result is the same `Thread`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from replaylens.analysis.tasks import annotate_thread
+from replaylens.errors import ThreadNotFound
+from replaylens.model import Thread, build_thread
+
+if TYPE_CHECKING:
+    from replaylens.effects.parse import EffectsLog
+
+Progress = Callable[[float, str], None]
+MAX_PLANNED_THREADS = 300
+"""The Threads page computes "would replay" for at most this many threads (each is a full load)."""
+
+
+def _noop(fraction: float, message: str) -> None:
+    return None
+
+
+def load_thread_staged(source: Any, thread_id: str, progress: Progress | None = None) -> Thread:
+    """`replaylens.analysis.status.load_thread`, reporting progress between its steps."""
+    report = progress or _noop
+    report(0.05, "Reading the thread's checkpoints and writes…")
+    rows = source.read_thread(thread_id)
+    if not rows.checkpoints and not rows.writes:
+        raise ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}.")
+    report(0.55, f"Arranging {len(rows.checkpoints)} checkpoints and {len(rows.writes)} writes into chains…")
+    thread = build_thread(thread_id, rows)
+    report(0.8, "Working out which tasks were due after each checkpoint…")
+    annotate_thread(thread)
+    report(1.0, "Loaded.")
+    return thread
+
+
+def replay_counts(
+    source: Any,
+    thread_ids: Iterable[str],
+    known: set[str],
+    effects: EffectsLog | None,
+    latency: float,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Effect lines a resume would repeat, per thread that has effect lines (first N threads)."""
+    from replaylens.analysis.resume import plan_resume
+
+    if effects is None:
+        return {}
+    report = progress or _noop
+    with_lines = {line.thread_id for line in effects.lines}
+    todo = [t for t in thread_ids if t in with_lines][:MAX_PLANNED_THREADS]
+    out: dict[str, int] = {}
+    for i, tid in enumerate(todo):
+        report(i / max(len(todo), 1), f"Planning the resume of thread {i + 1} of {len(todo)}…")
+        thread = load_thread_staged(source, tid) if tid in known else None
+        out[tid] = len(plan_resume(thread, effects, tid, latency=latency).replayed_lines)
+    report(1.0, "Done.")
+    return out

@@ -1,0 +1,133 @@
+"""`make screenshots`: start the app on the sample databases and photograph every page.
+
+    python scripts/screenshots.py [FOLDER] [--out docs/screenshots]
+
+FOLDER defaults to sample_dbs/ when it holds databases, else a demo folder built by
+real example graphs (tests/dashboard_data.py) under bench/.cache/. The app is started
+with `replaylens serve` on a free port and driven by headless Chromium; each shot is
+taken once Streamlit reports that the page has finished running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "lib")]
+
+from tests.dashboard_data import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    build_demo,
+    free_port,
+    start_server,
+    stop_server,
+    wait_idle,
+)
+
+
+def pick_folder(given: str | None) -> tuple[Path, dict[str, str]]:
+    """The folder to serve, and the database/thread each page should show."""
+    if given:
+        return Path(given).resolve(), {}
+    sample = REPO / "sample_dbs"
+    if any(sample.rglob("*.db")):
+        return sample, _sample_choices(sample)
+    demo = REPO / "bench" / ".cache" / "demo"
+    if not (demo / "campaign-linear" / "manifest.json").exists():
+        print(f"building demo databases in {demo} ...", file=sys.stderr)
+        build_demo(demo)
+    return demo, {
+        "crash_db": str(demo / "crashes" / "payment-sync.db"),
+        "crash_thread": "payment-sync-killed",
+        "fanout_db": str(demo / "crashes" / "fanout-async-slowput.db"),
+        "fanout_thread": "fanout-async-slowput-killed",
+        "learn_db": str(demo / "examples" / "fanout.db"),
+    }
+
+
+def _sample_choices(sample: Path) -> dict[str, str]:
+    """Kill-test runs worth showing: a fan-out killed under async with a slow store, a payment under sync."""
+    from replaylens.paths import AllowList
+    from replaylens.ui.catalog import discover
+
+    cat = discover([sample], AllowList.build([sample], base=REPO))
+    runs = {(c.name, r.mode, r.put_latency): r for c in cat.campaigns for r in c.runs}
+    chosen: dict[str, str] = {}
+    fan = runs.get(("fanout", "async", 0.25)) or runs.get(("fanout", "sync", 0.0))
+    pay = runs.get(("payment", "sync", 0.0))
+    if fan and fan.db_at_kill:
+        chosen.update(fanout_db=str(fan.db_at_kill), fanout_thread=fan.thread_id)
+    if pay and pay.db_at_kill:
+        chosen.update(crash_db=str(pay.db_at_kill), crash_thread=pay.thread_id)
+    learn = next((d for d in cat.databases if d.campaign is None), None)
+    if fan and fan.db_after_resume:
+        chosen["learn_db"] = str(fan.db_after_resume)
+        chosen["learn_thread"] = fan.thread_id
+    elif learn:
+        chosen["learn_db"] = str(learn.path)
+    chosen["threads_db"] = str(learn.path) if learn else ""
+    return chosen
+
+
+def shots(base: str, chosen: dict[str, str]) -> list[tuple[str, str]]:
+    from urllib.parse import urlencode
+
+    def q(**kw: str) -> str:
+        return "?" + urlencode({k: v for k, v in kw.items() if v}) if any(kw.values()) else ""
+
+    crash = {"db": chosen.get("crash_db", ""), "thread": chosen.get("crash_thread", "")}
+    fan = {"db": chosen.get("fanout_db", ""), "thread": chosen.get("fanout_thread", "")}
+    return [
+        ("threads", f"{base}/threads{q(db=chosen.get('threads_db') or crash['db'])}"),
+        ("thread", f"{base}/thread{q(**fan, mode='async')}"),
+        ("thread-graph", f"{base}/thread{q(**fan, view='Graph')}"),
+        ("thread-writes", f"{base}/thread{q(**fan, view='Writes')}"),
+        ("thread-state", f"{base}/thread{q(**crash, view='State')}"),
+        ("resume", f"{base}/resume{q(**crash, mode='sync')}"),
+        ("runs", f"{base}/runs"),
+        ("learn", f"{base}/learn{q(db=chosen.get('learn_db', ''), thread=chosen.get('learn_thread', ''), step='2')}"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Photograph every page of the running app.")
+    parser.add_argument("folder", nargs="?", help="Folder to serve (default: sample_dbs/ or a demo folder).")
+    parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"), help="Where to write the PNGs.")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    folder, chosen = pick_folder(args.folder)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    server = start_server([folder], port)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            page = browser.new_page(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
+            for name, url in shots(f"http://127.0.0.1:{port}", chosen):
+                page.set_viewport_size({"width": 1440, "height": 1000})
+                page.goto(url)
+                wait_idle(page)
+                if page.locator(".js-plotly-plot").count():
+                    page.locator(".js-plotly-plot").first.wait_for(state="visible")
+                # Streamlit scrolls inside its main block, so grow the window to the content instead.
+                height = page.evaluate(
+                    "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
+                )
+                page.set_viewport_size({"width": 1440, "height": max(1000, min(int(height) + 40, 7000))})
+                wait_idle(page)
+                target = out / f"{name}.png"
+                page.screenshot(path=str(target), full_page=False)
+                print(target)
+            browser.close()
+    finally:
+        stop_server(server)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Figure builders, tested on what they return (traces, shapes, DOT text), on real databases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+from dashboard_data import demo_folder
+
+from replaylens.analysis.resume import plan_resume
+from replaylens.analysis.status import load_thread
+from replaylens.effects.parse import read_effects
+from replaylens.figures.graph import graph_dot, infer_graph, lineage_dot
+from replaylens.figures.runs import runs_strip
+from replaylens.figures.supersteps import superstep_figure
+from replaylens.figures.timeline import TimelineData, build_timeline_data, lanes_of, timeline_figure
+from replaylens.sources import open_source
+from replaylens.ui.learn import build_lesson
+
+
+@pytest.fixture(scope="module")
+def demo() -> Path:
+    return demo_folder()
+
+
+def load(db: Path, thread_id: str, latency: float = 0.25):  # noqa: ANN201 - (thread, plan)
+    source = open_source(db)
+    try:
+        thread = load_thread(source, thread_id)
+    finally:
+        source.close()
+    log = db.with_name(db.stem + ".effects.jsonl")
+    plan = plan_resume(thread, read_effects(log) if log.exists() else None, thread_id, latency=latency)
+    return thread, plan
+
+
+def test_timeline_of_a_killed_fanout_has_lanes_crash_and_windows(demo: Path) -> None:
+    thread, plan = load(demo / "crashes" / "fanout-async-slowput.db", "fanout-async-slowput-killed")
+    data = build_timeline_data(thread, plan)
+    assert data.crash_ts == plan.crash_ts is not None
+    assert set(data.windows) >= {"sync", "async", "exit"}
+    p3 = [b for b in data.bars if b.lane == "p3"]
+    assert p3 and p3[0].in_flight and p3[0].category == "runs again on resume"
+    # Whether p1 and p2 are kept depends on where the background writer was at the kill.
+    assert {b.category for b in data.bars if b.lane in ("p1", "p2")} <= {"kept (not run again)", "runs again on resume"}
+    fig = timeline_figure(data, mode="async")
+    assert lanes_of(fig)[:2] == ["checkpoints", "__start__"] and "p3" in lanes_of(fig)
+    rects = [s for s in fig.layout.shapes if s.type == "rect"]
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(rects) == 1 and len(lines) == 1  # the async window and the crash
+    names = {t.name for t in fig.data}
+    assert {"checkpoint landed", "writes saved"} <= names
+    async_start, _ = data.windows["async"]
+    sync_start, _ = data.windows["sync"]
+    assert async_start <= sync_start  # async never loses less than sync
+
+
+def test_timeline_of_a_completed_thread_has_no_crash_and_draws_every_task(demo: Path) -> None:
+    thread, plan = load(demo / "examples" / "subgraph.db", "subgraph-done")
+    data = build_timeline_data(thread, plan)
+    assert data.crash_ts is None
+    fig = timeline_figure(data, mode="sync")
+    assert not [s for s in fig.layout.shapes if s.type == "line"]
+    assert "checkpoints (sub)" in lanes_of(fig) and "sub › s2" in lanes_of(fig)
+
+
+def test_timeline_without_an_effects_log_draws_tasks_between_checkpoints(demo: Path) -> None:
+    source = open_source(demo / "examples" / "linear.db")
+    thread = load_thread(source, "linear-done")
+    data = build_timeline_data(thread, plan_resume(thread, None, "linear-done"))
+    assert {b.lane for b in data.bars} >= {"a", "b", "c", "d"}
+    assert all(b.category.startswith("task (from checkpoints") for b in data.bars)
+
+
+def test_timeline_hover_text_escapes_names_from_the_database() -> None:
+    line = SimpleNamespace(line=1, ts=100.0)
+    attempt = SimpleNamespace(
+        node="<img src=x onerror=alert(1)>", namespace="", logged_ns="", lines=[line], task=None, task_id=None,
+        end_ts=101.0, start_ts=100.0, outcome="finished", verdict="kept", reason="<b>why</b>", effects=["<a href=x>"],
+        attempt=1, pid=7,
+    )  # fmt: skip
+    plan = SimpleNamespace(attempts=[attempt], crash_ts=101.0, status="resumable", what_if={})
+    data = build_timeline_data(None, plan)
+    hover = data.bars[0].hover
+    assert "<img" not in hover and "&lt;img" in hover and "&lt;a href=x&gt;" in hover
+
+
+def test_empty_timeline_data_still_draws() -> None:
+    fig = timeline_figure(TimelineData())
+    assert fig.layout.height >= 260
+
+
+def test_graph_of_a_killed_fanout_colours_what_a_resume_does(demo: Path) -> None:
+    thread, plan = load(demo / "crashes" / "fanout-sync.db", "fanout-sync-killed")
+    shape = infer_graph(thread, plan)
+    assert shape.nodes[("", "p3")] == "reruns"
+    assert shape.nodes[("", "p1")] == shape.nodes[("", "p2")] == "reused"
+    assert shape.nodes[("", "start")] == "done"
+    assert shape.nodes[("", "join")] == "not reached"
+    assert (("", "p3"), ("", "join"), "join") in shape.edges  # from the barrier's name
+    dot = graph_dot(thread, plan)
+    assert dot.startswith("digraph") and "p3\nreruns" in dot and "::" not in dot
+
+
+def test_graph_shows_send_edges_and_subgraph_clusters(demo: Path) -> None:
+    thread, plan = load(demo / "examples" / "send_map_reduce.db", "send_map_reduce-done")
+    assert "style=dashed label=Send" in graph_dot(thread, plan) or 'label=Send style=dashed' in graph_dot(thread, plan)
+    thread, plan = load(demo / "examples" / "subgraph.db", "subgraph-done")
+    assert "subgraph cluster_sub" in graph_dot(thread, plan)
+
+
+def test_lineage_shows_the_fork_as_two_branches(demo: Path) -> None:
+    thread, _ = load(demo / "examples" / "linear.db", "linear-forked")
+    root = thread.root
+    assert root is not None and root.latest is not None
+    dot = lineage_dot(root, resume_id=root.latest.checkpoint_id)
+    assert "fork: 2 branches" in dot and "resume here" in dot
+    assert dot.count("->") == len(root.checkpoints) - 1
+
+
+def test_runs_strip_has_a_point_per_run_and_row_numbers_for_clicks() -> None:
+    runs = pd.DataFrame(
+        {
+            "mode": ["sync", "async", "async", "exit"],
+            "latency (ms)": [0, 0, 250, 0],
+            "run": [1, 2, 3, 4],
+            "thread": ["t1", "t2", "<b>t3</b>", "t4"],
+            "lines repeated": [1, 1, 6, 0],
+        }
+    )
+    fig = runs_strip(runs, "lines repeated")
+    assert sum(len(t.x) for t in fig.data) == 4
+    assert sorted(int(c) for t in fig.data for c in t.customdata) == [0, 1, 2, 3]
+    assert list(fig.layout.xaxis.ticktext) == ["sync", "async", "exit"]
+    assert not any("<b>t3" in h for t in fig.data for h in t.hovertext)
+    assert runs_strip(runs.iloc[0:0], "lines repeated").layout.annotations
+
+
+def test_superstep_figure_marks_the_killed_task_and_lost_checkpoints(demo: Path) -> None:
+    thread, plan = load(demo / "examples" / "fanout.db", "fanout-done")
+    lessons = [ls for ls in build_lesson(thread, plan) if any(t.node != "__start__" for t in ls.tasks)]
+    index = next(i for i, ls in enumerate(lessons) if ls.parallel)
+    fig = superstep_figure(lessons, index, "sync")
+    names = {t.name for t in fig.data}
+    assert "killed mid-task: runs again" in names and "finished, writes saved: reused" in names
+    fig = superstep_figure(lessons, index, "exit")
+    diamonds = next(t for t in fig.data if t.name.startswith("checkpoint"))
+    assert "lost" in list(diamonds.text)

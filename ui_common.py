@@ -1,0 +1,494 @@
+"""Streamlit glue shared by the pages: configuration, the data picker, caching, errors.
+
+Kept next to app.py (not in the library) because it imports Streamlit; everything it
+computes comes from `replaylens` itself. The pages call these helpers, then draw.
+
+Caching: a source is opened once per file version (path, size, mtime), decoded threads
+and resume plans are kept in a per-process LRU inside `st.cache_resource`, so moving
+between pages or widgets never re-reads the file. `st.cache_resource.clear()` clears it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from replaylens.errors import EffectsLogError, ReplaylensError
+from replaylens.paths import AllowList, PathRefused
+from replaylens.ui import catalog as cat
+from replaylens.ui import config as cfg
+from replaylens.ui import loading
+from replaylens.ui.text import md
+
+log = logging.getLogger("replaylens.app")
+
+PAGE_FILES = {
+    "threads": "pages/threads.py",
+    "thread": "pages/thread.py",
+    "resume": "pages/resume.py",
+    "runs": "pages/runs.py",
+    "learn": "pages/learn.py",
+}
+MODES = ("sync", "async", "exit")
+
+GLOSSARY = {
+    "superstep": "One round of the graph. Every task due after a checkpoint runs in parallel; when all "
+    "have finished, their writes are applied together and the next checkpoint is saved.",
+    "checkpoint": "A saved snapshot of the graph's state after a superstep. A resume starts from the "
+    "newest one.",
+    "task": "One run of one node in one superstep. If a resume re-runs a task, it starts again from "
+    "the node's first line.",
+    "pending write": "A finished task's output, saved on its own as soon as the task ends, before the "
+    "superstep's checkpoint. A resume reuses it instead of running the task again.",
+    "orphan write": "A saved task output whose checkpoint never reached the database. A resume ignores "
+    "it, so that task runs again.",
+    "durability": "When LangGraph saves checkpoints: sync (before the next superstep starts), async "
+    "(in the background while it runs; the default) or exit (only when the run ends).",
+    "replay window": "The stretch of time whose side effects a resume would perform a second time.",
+    "effects log": "A JSON Lines file in which each node records 'start' and 'end' around its side "
+    "effect (replaylens.record_effect). It is the only record of what happened outside the database.",
+    "namespace": "Subgraphs keep their own checkpoints under a namespace named after the parent task.",
+}
+
+
+def under_test() -> bool:
+    """True inside streamlit.testing's AppTest (whose argv is pytest's, not ours)."""
+    try:
+        return bool(st.get_option("global.appTest"))
+    except Exception:  # noqa: BLE001 - an unknown option means a normal run
+        return False
+
+
+# -- configuration and catalogue -------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def _config(signature: str) -> cfg.ServeConfig:
+    return cfg.from_environment(sys.argv[1:], under_test=under_test())
+
+
+def config() -> cfg.ServeConfig:
+    """The operator's choices (`replaylens serve` arguments), parsed once per process."""
+    return _config(os.environ.get(cfg.ENV_ARGS, "") + "\0" + " ".join(sys.argv[1:]))
+
+
+def allow_list() -> AllowList:
+    """The operator's folders plus the upload folder of this app."""
+    return config().allow.with_root(cat.upload_folder())
+
+
+@st.cache_data(ttl=15, show_spinner=False)
+def _catalog(signature: str, _conf: cfg.ServeConfig) -> cat.Catalog:
+    return cat.discover(_conf.folders, _conf.allow, _conf.effects)
+
+
+def catalog() -> cat.Catalog:
+    conf = config()
+    return _catalog(repr((conf.folders, conf.effects, conf.allow.roots)), conf)
+
+
+# -- small LRU for decoded threads and plans --------------------------------------------
+class _LRU:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[Any, Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        return None
+
+    def put(self, key: Any, value: Any) -> Any:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+
+@st.cache_resource(show_spinner=False)
+def _store() -> _LRU:
+    return _LRU(48)
+
+
+def _stat(path: Path) -> tuple[Any, ...]:
+    out: list[Any] = [str(path)]
+    for suffix in ("", "-wal"):
+        p = Path(f"{path}{suffix}")
+        if p.exists():
+            s = p.stat()
+            out += [s.st_size, s.st_mtime_ns]
+    return tuple(out)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _source(path: str, stat: tuple[Any, ...]) -> Any:
+    from replaylens.sources import open_source
+
+    return open_source(path)
+
+
+def open_item(item: cat.DataItem) -> Any:
+    """The read-only source of a database (SourceError if it is not one)."""
+    return _source(str(item.path), _stat(item.path))
+
+
+def summaries(item: cat.DataItem) -> tuple[list[Any], list[str]]:
+    """Every thread's status (two bulk queries), cached per file version."""
+    source = open_item(item)
+    key = ("summaries", source.identity())
+    hit = _store().get(key)
+    if hit is not None:
+        return hit
+    from replaylens.analysis.status import summarize_threads
+
+    with st.spinner(f"Reading the thread list of {item.path.name}…"):
+        return _store().put(key, summarize_threads(source))
+
+
+def effects(item: cat.DataItem) -> tuple[Any, str | None]:
+    """(EffectsLog or None, a sentence if the log could not be read at all)."""
+    if item.effects is None:
+        return None, None
+    try:
+        path = allow_list().check(item.effects)
+    except PathRefused as exc:
+        return None, str(exc)
+    key = ("effects", _stat(path))
+    hit = _store().get(key)
+    if hit is not None:
+        return hit, None
+    from replaylens.effects.parse import read_effects
+
+    try:
+        return _store().put(key, read_effects(path)), None
+    except EffectsLogError as exc:
+        return None, str(exc)
+
+
+def _bar(text: str) -> tuple[Any, Callable[[float, str], None]]:
+    bar = st.progress(0.0, text=text)
+
+    def report(fraction: float, message: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=message)
+
+    return bar, report
+
+
+def thread(item: cat.DataItem, thread_id: str) -> Any:
+    """The decoded thread, loaded with a progress bar the first time, then from the cache."""
+    source = open_item(item)
+    key = ("thread", source.identity(), thread_id)
+    hit = _store().get(key)
+    if hit is not None:
+        return hit
+    bar, report = _bar("Opening the thread…")
+    try:
+        return _store().put(key, loading.load_thread_staged(source, thread_id, report))
+    finally:
+        bar.empty()
+
+
+def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) -> Any:
+    """The resume plan of a thread (None if the analysis module is unavailable)."""
+    from replaylens.analysis.resume import plan_resume
+
+    log_, _ = effects(item)
+    source = open_item(item)
+    key = ("plan", source.identity(), _stat(item.effects) if item.effects else None, thread_id, round(latency, 3))
+    hit = _store().get(key)
+    if hit is not None:
+        return hit
+    return _store().put(key, plan_resume(thread_obj, log_, thread_id, latency=latency))
+
+
+def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], latency: float) -> dict[str, int]:
+    log_, _ = effects(item)
+    if log_ is None:
+        return {}
+    source = open_item(item)
+    key = ("replays", source.identity(), _stat(item.effects) if item.effects else None, round(latency, 3))
+    hit = _store().get(key)
+    if hit is not None:
+        return hit
+    bar, report = _bar("Planning resumes…")
+    try:
+        return _store().put(key, loading.replay_counts(source, thread_ids, known, log_, latency, report))
+    finally:
+        bar.empty()
+
+
+# -- the data picker -------------------------------------------------------------------
+def _uploads() -> list[cat.DataItem]:
+    return st.session_state.setdefault("_uploads", [])
+
+
+def _take_upload(files: list[Any]) -> None:
+    """Store uploaded files; the database becomes the selected one, a .jsonl its effects log."""
+    if not files:
+        return
+    signature = tuple(sorted(f.file_id for f in files))
+    if st.session_state.get("_upload_sig") == signature:
+        return
+    st.session_state["_upload_sig"] = signature
+    folder = cat.upload_folder()
+    dbs = [f for f in files if not f.name.lower().endswith(".jsonl")]
+    logs = [f for f in files if f.name.lower().endswith(".jsonl")]
+    log_path = cat.save_upload(logs[0].name, logs[0].getvalue(), folder) if logs else None
+    allow = allow_list()
+    for f in dbs:
+        path = cat.save_upload(f.name, f.getvalue(), folder)
+        item = cat.DataItem(allow.key(path), path, log_path, None, "uploaded")
+        uploads = [u for u in _uploads() if u.key != item.key]
+        uploads.append(item)
+        st.session_state["_uploads"] = uploads
+        st.session_state["_canonical_db"] = item.key
+    if logs and not dbs:
+        st.session_state["_pending_log"] = str(log_path)
+
+
+def _label_for(items: dict[str, cat.DataItem]) -> Callable[[str], str]:
+    roots = [Path(f) for f in config().folders if Path(f).is_dir()]
+
+    def label(key: str) -> str:
+        item = items.get(key)
+        if item is None:
+            return key
+        shown = key
+        for root in roots:
+            if item.path.is_relative_to(root):
+                shown = item.path.relative_to(root).as_posix()
+                break
+        tags = []
+        if item.note:
+            tags.append(item.note)
+        if item.effects is None:
+            tags.append("no effects log")
+        return shown + (f"  ({', '.join(tags)})" if tags else "")
+
+    return label
+
+
+def sidebar() -> None:
+    """Draw the data picker and the glossary; remember the chosen database for the page."""
+    st.session_state["_item"] = None
+    st.session_state["_item_error"] = None
+    catalog_ = catalog()
+    with st.sidebar:
+        picker = st.container()
+        with st.expander("Upload a database", expanded=False):
+            files = st.file_uploader(
+                "A SQLite checkpoint database, and optionally its effects log (.jsonl)",
+                type=["db", "sqlite", "sqlite3", "jsonl"],
+                accept_multiple_files=True,
+                max_upload_size=cfg.MAX_UPLOAD_MB,
+                help=f"Up to {cfg.MAX_UPLOAD_MB} MB per file. Files are kept on this server only while "
+                "it runs, and are opened read-only.",
+                key="upload",
+            )
+            _take_upload(list(files or []))
+        with st.expander("Words used here"):
+            for word, meaning in GLOSSARY.items():
+                st.markdown(f"**{word}**: {meaning}")
+    items: dict[str, cat.DataItem] = {d.key: d for d in [*catalog_.databases, *_uploads()]}
+    raw = st.query_params.get("db")
+    if raw and raw not in items:
+        try:
+            path = allow_list().check(raw)
+            if not path.is_file():
+                raise PathRefused(f"{raw}: no such database file; pick one from the list in the sidebar.")
+            key = allow_list().key(path)
+            if key not in items:  # a database outside the listed folders but inside the allowed ones
+                items[key] = cat.DataItem(key, path, cat.sibling_effects(path) or config().effects)
+            st.session_state["_canonical_db"] = key  # the same file under its canonical name
+        except PathRefused as exc:
+            st.session_state["_item_error"] = str(exc)
+    pending = st.session_state.pop("_pending_log", None)
+    chosen = st.session_state.get("_sel_db") or raw
+    if pending and chosen in items:
+        base = items[chosen]
+        items[chosen] = cat.DataItem(base.key, base.path, Path(pending), base.campaign, "uploaded log")
+        st.session_state["_uploads"] = [*(u for u in _uploads() if u.key != chosen), items[chosen]]
+    with picker:
+        if not items:
+            st.info(
+                "No checkpoint databases found in "
+                + ", ".join(md(str(f)) for f in config().folders)
+                + ". Upload one below, or start the app with `replaylens serve FOLDER`."
+            )
+            return
+        keys = list(items)
+        key = synced_selectbox(
+            "Database",
+            keys,
+            "db",
+            format_func=_label_for(items),
+            help="Checkpoint databases found in the folders this app serves. A database's effects log "
+            "is the file next to it named <name>.effects.jsonl.",
+        )
+        st.session_state["_item"] = items.get(key) if key else None
+        for problem in catalog_.problems[:5]:
+            st.caption(md(problem))
+
+
+def current() -> cat.DataItem | None:
+    """The database chosen in the sidebar (after a refusal message, if the URL named a bad path)."""
+    error = st.session_state.get("_item_error")
+    if error:
+        st.error(md(error))
+    return st.session_state.get("_item")
+
+
+# -- links, errors, small widgets --------------------------------------------------------
+def link(page: str, **params: Any) -> str:
+    """A relative URL of a view (paste-able into a write-up once joined with the app's address)."""
+    clean = {k: str(v) for k, v in params.items() if v is not None and v != ""}
+    return f"./{page}" + (f"?{urlencode(clean)}" if clean else "")
+
+
+def absolute(url: str) -> str:
+    """`./thread?…` -> `http://host:port/thread?…`, using the address the browser used."""
+    base = ""
+    with contextlib.suppress(Exception):
+        base = str(st.context.url or "")
+    if not base:
+        return url
+    root = base.split("?")[0]
+    root = root[: root.rfind("/") + 1] if "/" in root[8:] else root + "/"
+    return root + url.removeprefix("./")
+
+
+@contextlib.contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Any error becomes a sentence in the page; the rest of the app keeps working."""
+    try:
+        yield
+    except ReplaylensError as exc:
+        st.error(md(str(exc)))
+    except Exception as exc:  # noqa: BLE001 - never show a raw traceback to the reader
+        log.exception("page failed")
+        st.error(
+            f"This view could not be drawn ({md(type(exc).__name__)}: {md(str(exc)[:300])}). The rest of "
+            "the app still works: pick another database or thread in the sidebar."
+        )
+
+
+def need_database() -> cat.DataItem | None:
+    """The chosen database, or an empty-state message saying what to do next."""
+    item = current()
+    if item is None:
+        st.info(
+            "Pick a checkpoint database in the sidebar, or upload one there. "
+            "`replaylens serve FOLDER` serves every database in FOLDER."
+        )
+    return item
+
+
+def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any = None) -> str | None:
+    """A thread selector bound to `?thread=`; an unknown id in the URL gets a sentence."""
+    summaries_, _ = summaries(item)
+    log_, _ = effects(item)
+    ids = [s.thread_id for s in summaries_]
+    if log_ is not None:
+        ids += sorted(set(log_.thread_ids) - set(ids))
+    raw = st.query_params.get("thread")
+    where = container or st
+    if raw and raw not in ids:
+        st.error(
+            f"Thread {md_quote(raw)} is not in {md(item.path.name)}"
+            + (" or its effects log" if log_ is not None else "")
+            + ". Pick one of its threads below."
+        )
+    if not ids:
+        st.info(f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database.")
+        return None
+    return synced_selectbox(label, ids, "thread", container=where,
+                            help="A thread is one conversation or run of the graph (its thread_id).")
+
+
+def md_quote(text: str) -> str:
+    return "“" + md(text[:200]) + "”"
+
+
+def mode_picker(container: Any = None, *, label: str = "Durability mode") -> str:
+    where = container or st
+    return where.segmented_control(
+        label, list(MODES), default="async", key="mode", bind="query-params", required=True,
+        help="When LangGraph saves checkpoints. sync: before the next superstep starts. async (the default): "
+        "in the background while the next superstep runs. exit: only when the run ends.",
+    ) or "async"  # fmt: skip
+
+
+def latency_picker(container: Any = None) -> float:
+    where = container or st
+    ms = where.slider(
+        "Checkpoint write latency (ms), for the async model", 0, 1000, 250, step=50, key="latency",
+        bind="query-params",
+        help="How long one checkpoint takes to reach the database. Local SQLite: a few ms; a networked "
+        "Postgres or hosted service: 50-500 ms. Under async, a crash loses the checkpoints still on their way.",
+    )  # fmt: skip
+    return float(ms) / 1000.0
+
+
+def page(name: str) -> str:
+    return PAGE_FILES[name]
+
+
+def ensure_navigation() -> None:
+    """Make sure the page runs inside app.py's navigation, also on a fresh server's first deep link.
+
+    Streamlit treats a `pages/` folder next to the entry point as an old-style multipage
+    app until some session has called `st.navigation`: the first request for `/thread`
+    would run pages/thread.py alone, without the sidebar or the page config. Switching
+    the flag off and rerunning hands the same URL to app.py, which routes it properly.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def synced_selectbox(
+    label: str,
+    options: list[str],
+    param: str,
+    *,
+    format_func: Callable[[str], str] = str,
+    default_index: int = 0,
+    container: Any = None,
+    help: str | None = None,
+) -> str:
+    """A selectbox whose value is always in the URL as `?param=value` (the raw value, not its label).
+
+    The URL wins when it names a valid option (a pasted link, a page switch with query
+    parameters); otherwise the session's last choice, else `options[default_index]`. The
+    value is written back explicitly, so a copied URL names it even when it is the default.
+    """
+    key = f"_sel_{param}"
+    wanted = st.session_state.pop(f"_canonical_{param}", None) or st.query_params.get(param)
+    if wanted in options and st.session_state.get(key) != wanted:
+        st.session_state[key] = wanted
+    elif st.session_state.get(key) not in options:
+        st.session_state[key] = options[min(default_index, len(options) - 1)]
+
+    def sync() -> None:
+        st.query_params[param] = st.session_state[key]
+
+    where = container or st
+    value = where.selectbox(label, options, key=key, format_func=format_func, on_change=sync, help=help)
+    if st.query_params.get(param) != value:
+        st.query_params[param] = value
+    return value
