@@ -129,3 +129,15 @@ def test_async_what_if_loses_more_with_higher_latency(corpus: Corpus) -> None:
     assert len(slow["async"].replayed_lines) > len(fast["async"].replayed_lines)
     assert fast["exit"].restart and len(fast["exit"].replayed_lines) == len(log.for_thread(tid))
     assert all(o.modelled for o in fast.values())
+
+
+def test_exit_what_if_counts_one_checkpoint_per_finished_invocation(corpus: Corpus) -> None:
+    """Under exit, a run paused at interrupt() then resumed and killed keeps exactly the one
+    checkpoint saved at the pause, as the real exit-mode kill of the same graph shows."""
+    sync_run = corpus.get("payment-sync-killed")
+    exit_run = corpus.get("payment-exit-killed")
+    tid = sync_run.thread_ids[0]
+    plan = plan_resume(load_thread(open_source(sync_run.db), tid), read_effects(sync_run.effects_log), tid)
+    real_exit = load_thread(open_source(exit_run.db), exit_run.thread_ids[0])
+    assert plan.what_if["exit"].checkpoints_kept == real_exit.checkpoint_count == 1
+    assert plan.what_if["exit"].resume_step == real_exit.root.latest.step

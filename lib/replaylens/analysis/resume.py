@@ -567,6 +567,16 @@ def _invocation_boundary(chain: list[Checkpoint]) -> int:
     return 0
 
 
+def _exit_saves(chain: list[Checkpoint], kept: int) -> int:
+    """Checkpoints exit mode would hold: one per invocation that ended (returned or paused)."""
+    ends = {i - 1 for i, cp in enumerate(chain) if cp.source == "input" and i > 0}
+    ends |= {
+        i for i, cp in enumerate(chain[:-1])
+        if any(w.channel in ("__interrupt__", "__resume__") for w in cp.writes)
+    }
+    return len([i for i in ends if i <= kept])
+
+
 def _root_index(a: Attempt, thread: Thread, chain_pos: dict[str, int], n: int) -> int | None:
     """Position in the root lineage of the checkpoint whose step this attempt belongs to."""
     if a.alignment in ("after-latest", "orphaned"):
@@ -627,7 +637,7 @@ def what_if(thread: Thread | None, attempts: list[Attempt], latency: float) -> t
         cp = chain[kept] if 0 <= kept < len(chain) else None
         outcomes[mode] = ModeOutcome(
             mode=mode,
-            checkpoints_kept=kept + 1 if kept >= 0 else 0,
+            checkpoints_kept=(_exit_saves(chain, kept) if mode == "exit" else kept + 1) if kept >= 0 else 0,
             resume_checkpoint_id=cp.checkpoint_id if cp else None,
             resume_step=cp.step if cp else None,
             replayed_lines=lines,
