@@ -223,3 +223,36 @@ def test_healthy_corpus_reports_no_problems(corpus: Corpus) -> None:
         checked += loaded
     assert checked > 0
     os.sync()
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J<script>alert(1)</script>[x](javascript:alert(1))"
+
+
+def test_hostile_values_reach_the_terminal_and_report_as_inert_text(tmp_path: Path, monkeypatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Terminal escapes in a thread id, an effect name and a state value never reach the
+    terminal raw, and the Markdown report shows HTML and links only inside code spans."""
+    from replaylens import record_effect
+
+    log = tmp_path / "effects.jsonl"
+    monkeypatch.setenv("REPLAYLENS_EFFECTS_LOG", str(log))
+    db = tmp_path / "hostile.db"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    graph = linear().compile(checkpointer=SqliteSaver(conn))
+    graph.invoke({"visited": [HOSTILE]}, {"configurable": {"thread_id": HOSTILE}}, durability="sync")
+    conn.close()
+    with open(log, "a") as fh:  # an effect named by a hostile log writer
+        fh.write(json.dumps({"thread_id": HOSTILE, "node": HOSTILE, "phase": "start", "ts": 2e9 - 1}) + "\n")
+    record_effect.line("note", effect=HOSTILE, node="d", thread_id=HOSTILE)
+    for argv in (["threads", str(db)], ["thread", str(db), "--thread", HOSTILE],
+                 ["replay", str(db), "--thread", HOSTILE, "--effects", str(log)]):
+        assert main(argv) == 0
+        captured = capsys.readouterr()
+        assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out + captured.err
+        assert "\\x1b" in captured.out
+    assert main(["report", str(db), "--thread", HOSTILE, "--effects", str(log)]) == 0
+    report = capsys.readouterr().out
+    assert "\x1b" not in report
+    for line in report.splitlines():
+        outside = "".join(part for i, part in enumerate(line.split("`")) if i % 2 == 0)
+        assert "<script>" not in outside and "](javascript" not in outside, line

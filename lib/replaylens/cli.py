@@ -32,8 +32,17 @@ def _open(db: str) -> Any:
     return open_source(db)
 
 
+def safe(value: Any) -> str:
+    """Text from a database or log, made harmless for a terminal: control characters (escape
+    sequences that could retitle, recolour or rewrite the screen) are shown as \\xNN."""
+    text = "" if value is None else str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
 def _print_table(headers: Sequence[str], rows: list[Sequence[Any]]) -> None:
-    cells = [[("" if c is None else str(c)) for c in row] for row in rows]
+    cells = [[safe(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
     for r in cells:
@@ -42,9 +51,9 @@ def _print_table(headers: Sequence[str], rows: list[Sequence[Any]]) -> None:
 
 def _warn(problems: list[str], notes: list[str]) -> None:
     for line in notes:
-        print(f"note: {line}", file=sys.stderr)
+        print(f"note: {safe(line)}", file=sys.stderr)
     for line in problems:
-        print(f"warning: {line}", file=sys.stderr)
+        print(f"warning: {safe(line)}", file=sys.stderr)
 
 
 # -- threads ------------------------------------------------------------------------
@@ -69,7 +78,7 @@ def cmd_threads(args: argparse.Namespace) -> int:
             ],
         )
         if not summaries:
-            print(f"{source.label} holds no threads yet.")
+            print(f"{safe(source.label)} holds no threads yet.")
     _warn(problems, source.notes)
     return 0
 
@@ -157,9 +166,9 @@ def cmd_thread(args: argparse.Namespace) -> int:
     finally:
         source.close()
     status = thread_status(thread)
-    print(f"thread {thread.thread_id}: {status} ({STATUS_EXPLAINED.get(status, '')})")
+    print(f"thread {safe(thread.thread_id)}: {status} ({STATUS_EXPLAINED.get(status, '')})")
     for ns in thread.namespaces.values():
-        print(f"\nnamespace {ns.name or '(root)'}: {len(ns.checkpoints)} checkpoints")
+        print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
         for cp in ns.checkpoints:
             nxt = ", ".join(f"{t.node}[{t.status}]" for t in cp.tasks) or "-"
@@ -214,17 +223,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print()
         return 0
     doc = plan.to_json()
-    print(f"thread {plan.thread_id}: {plan.status}")
-    print(plan.verdict_sentence())
+    print(f"thread {safe(plan.thread_id)}: {plan.status}")
+    print(safe(plan.verdict_sentence()))
     if "synchronous_commit" in plan.backend:
         print(f"Postgres synchronous_commit = {plan.backend['synchronous_commit']} "
               "(the server's own durability, under LangGraph's durability mode)")
     cp = doc["resume_checkpoint"]
     if cp:
-        print(f"a resume loads checkpoint {cp['checkpoint_id']} (step {cp['step']})")
+        print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
-            print(f"  {label:14} {t['node']} ({t['status']}, task {t['task_id']})")
+            print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:
@@ -235,11 +244,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
              for a in plan.attempts for a_line in a.lines],
         )
         for finding in plan.idempotency_findings:
-            print(f"idempotency: {finding}")
+            print(f"idempotency: {safe(finding)}")
         print(f"\nwhat-if (a model, write latency {plan.latency}s):")
         for o in plan.what_if.values():
             print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), "
-                  f"{len(o.replayed_lines):3} effect line(s) again. {o.sentence}")
+                  f"{len(o.replayed_lines):3} effect line(s) again. {safe(o.sentence)}")
     return 0
 
 
@@ -343,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except ReplaylensError as exc:
-        print(f"replaylens: {exc}", file=sys.stderr)
+        print(f"replaylens: {safe(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
