@@ -80,9 +80,17 @@ def config() -> cfg.ServeConfig:
     return _config(os.environ.get(cfg.ENV_ARGS, "") + "\0" + " ".join(sys.argv[1:]))
 
 
+def upload_folder() -> Path:
+    """This browser session's private upload folder, removed when the session goes away."""
+    box = st.session_state.get("_upload_folder")
+    if box is None:
+        box = st.session_state["_upload_folder"] = cat.UploadFolder()
+    return box.path
+
+
 def allow_list() -> AllowList:
-    """The operator's folders plus the upload folder of this app."""
-    return config().allow.with_root(cat.upload_folder())
+    """The operator's folders plus this session's upload folder."""
+    return config().allow.with_root(upload_folder())
 
 
 @st.cache_data(ttl=15, show_spinner=False)
@@ -243,7 +251,7 @@ def _take_upload(files: list[Any]) -> None:
     if st.session_state.get("_upload_sig") == signature:
         return
     st.session_state["_upload_sig"] = signature
-    folder = cat.upload_folder()
+    folder = upload_folder()
     dbs = [f for f in files if not f.name.lower().endswith(".jsonl")]
     logs = [f for f in files if f.name.lower().endswith(".jsonl")]
     log_path = cat.save_upload(logs[0].name, logs[0].getvalue(), folder) if logs else None

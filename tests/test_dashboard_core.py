@@ -190,3 +190,21 @@ def test_repeated_lines_counts_a_second_start_of_the_same_task() -> None:
     lines = [EffectLine(1, "t", "c", "start", 1.0, 3, "id"), EffectLine(2, "t", "c", "start", 2.0, 3, "id"),
              EffectLine(3, "t", "c", "end", 3.0, 3, "id")]  # fmt: skip
     assert repeated_lines(lines) == 1
+
+
+def test_each_session_gets_a_private_upload_folder_removed_with_it(tmp_path: Path, monkeypatch) -> None:
+    import gc
+    import stat
+
+    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path))
+    first, second = catalog.UploadFolder(), catalog.UploadFolder()
+    assert first.path != second.path and first.path.parent == tmp_path
+    assert stat.S_IMODE(first.path.stat().st_mode) == 0o700
+    saved = catalog.save_upload("evidence.db", b"SQLite format 3\x00", first.path)
+    assert saved.exists()
+    held = first.path
+    del first  # the session's state is dropped
+    gc.collect()
+    assert not held.exists()
+    second.cleanup()
+    assert not second.path.exists()

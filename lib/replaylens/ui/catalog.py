@@ -253,13 +253,25 @@ def discover(
     return cat
 
 
-def upload_folder() -> Path:
-    """Where uploaded files are kept while the app runs (one sub-folder per content hash)."""
-    import tempfile
+class UploadFolder:
+    """A private folder (mode 0700) for one browser session's uploads.
 
-    folder = Path(os.environ.get("REPLAYLENS_UPLOAD_DIR") or Path(tempfile.gettempdir()) / "replaylens-uploads")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    Uploaded files are evidence someone sent in: they are kept apart from other sessions
+    (no other session can open them, even with a pasted URL) and deleted when the
+    session's state is dropped, or at the latest when the server process exits.
+    """
+
+    def __init__(self) -> None:
+        import tempfile
+
+        base = os.environ.get("REPLAYLENS_UPLOAD_DIR")
+        if base:
+            Path(base).mkdir(parents=True, exist_ok=True)
+        self._tmp = tempfile.TemporaryDirectory(prefix="replaylens-upload-", dir=base or None)
+        self.path = Path(self._tmp.name)
+
+    def cleanup(self) -> None:
+        self._tmp.cleanup()
 
 
 def save_upload(name: str, data: bytes, folder: Path) -> Path:
