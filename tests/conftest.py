@@ -76,3 +76,12 @@ def pg_cluster() -> Iterator[PgServer]:
 def pg_dsn(pg_cluster: PgServer) -> str:
     """DSN of an empty database on the session's server (`postgresql://...`, with password)."""
     return pg_cluster.create_database("replaylens_test")
+
+
+@pytest.fixture(autouse=True)
+def _effects_log_for_graph_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Graphs run in tests record their effects somewhere private unless a test says where."""
+    import os
+
+    if not os.environ.get("REPLAYLENS_EFFECTS_LOG"):
+        monkeypatch.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp_path / "effects.jsonl"))
