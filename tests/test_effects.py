@@ -107,3 +107,14 @@ def test_recorder_without_a_log_warns_and_never_breaks_the_node(monkeypatch, tmp
         with record_effect("charge_card"):
             done = True
     assert done and list(tmp_path.iterdir()) == []
+
+
+def test_lines_cannot_borrow_text_from_their_neighbours(tmp_path: Path) -> None:
+    """Batched parsing must give the same answer as line-by-line parsing on crafted input."""
+    good = json.dumps({"thread_id": "t", "node": "a", "phase": "start", "ts": 1})
+    log = tmp_path / "effects.jsonl"
+    log.write_text("\n".join(['1,2', '[3', '4]', '{"thread_id": "t", "node": [', '"x"], "phase": "s", "ts": 1}', good]) + "\n")
+    parsed = read_effects(log)
+    assert [e.line for e in parsed.lines] == [6]
+    assert parsed.bad_lines == 5
+    assert all(f"line {n}:" in " ".join(parsed.problems) for n in range(1, 6))
