@@ -7,7 +7,7 @@ from typing import Any
 
 from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources._base import CheckpointSource, ThreadRows
+from replaylens.sources._base import CheckpointSource, WriteRecord
 
 STATUSES = ("failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable")
 # What needs attention first: a failed run before a paused one before a finished one.
@@ -78,23 +78,42 @@ class ThreadSummary:
         }
 
 
+class _TriggerCache:
+    """Threads of one graph share their trigger map: build it once per distinct shape."""
+
+    def __init__(self) -> None:
+        self._maps: dict[tuple[Any, ...], TriggerMap] = {}
+
+    def for_checkpoint(self, cp: Checkpoint) -> TriggerMap:
+        rec = cp.record
+        shape = (
+            frozenset(rec.channel_versions),
+            frozenset((node, frozenset(seen)) for node, seen in rec.versions_seen.items()),
+            frozenset(w.task_path for w in cp.writes),
+        )
+        found = self._maps.get(shape)
+        if found is None:
+            found = self._maps[shape] = TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp}))
+        return found
+
+
 def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], list[str]]:
     """Every thread's status from its latest root checkpoint: two bulk queries, no values."""
     index = source.thread_index()
-    latest = source.read_latest()
-    by_thread: dict[str, ThreadRows] = {}
-    for rec in latest.checkpoints:
-        by_thread.setdefault(rec.thread_id, ThreadRows([], [])).checkpoints.append(rec)
+    latest = source.read_latest(known={r.thread_id: r.latest_checkpoint_id for r in index if r.latest_checkpoint_id})
+    writes_by_thread: dict[str, list[WriteRecord]] = {}
     for w in latest.writes:
-        by_thread.setdefault(w.thread_id, ThreadRows([], [])).writes.append(w)
+        writes_by_thread.setdefault(w.thread_id, []).append(w)
+    latest_by_thread = {rec.thread_id: rec for rec in latest.checkpoints}
+    triggers = _TriggerCache()
     out: list[ThreadSummary] = []
     for row in index:
-        rows = by_thread.get(row.thread_id)
+        rec = latest_by_thread.get(row.thread_id)
         cp: Checkpoint | None = None
-        if rows and rows.checkpoints:
-            ns = build_thread(row.thread_id, rows).namespaces[""]
-            cp = ns.checkpoints[-1]
-            annotate_checkpoint(cp, TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp})))
+        if rec is not None:
+            # One checkpoint per thread: no chain to arrange, so no build_thread.
+            cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
+            annotate_checkpoint(cp, triggers.for_checkpoint(cp))
         out.append(
             ThreadSummary(
                 thread_id=row.thread_id,

@@ -90,7 +90,7 @@ class ThreadIndexRow:
     checkpoints: int
     namespaces: int
     latest_checkpoint_id: str | None
-    latest_metadata: dict[str, Any]
+    latest_metadata: dict[str, Any]  # may be left empty: the latest checkpoint's rows carry it
 
 
 @dataclass
@@ -113,7 +113,12 @@ class CheckpointSource(Protocol):
 
     def read_thread(self, thread_id: str) -> ThreadRows: ...
 
-    def read_latest(self, thread_ids: list[str] | None = None) -> ThreadRows: ...
+    def read_latest(
+        self, thread_ids: list[str] | None = None, *, known: dict[str, str] | None = None
+    ) -> ThreadRows:
+        """The latest root checkpoint of each thread and its writes. `known` maps thread ids to
+        their latest checkpoint ids when the caller already has them (from thread_index)."""
+        ...
 
     def read_channel_values(
         self, thread_id: str, checkpoint_ns: str, checkpoint_id: str

@@ -501,8 +501,12 @@ class PostgresSource:
         cps, writes = self._run(work)
         return ThreadRows(self._records(cps, problems), self._writes(writes), problems)
 
-    def read_latest(self, thread_ids: list[str] | None = None) -> ThreadRows:
-        """The latest root checkpoint of every thread (DISTINCT ON) and its writes, one snapshot."""
+    def read_latest(
+        self, thread_ids: list[str] | None = None, *, known: dict[str, str] | None = None
+    ) -> ThreadRows:
+        """The latest root checkpoint of every thread (DISTINCT ON) and its writes, one snapshot.
+
+        `known` is not needed here: DISTINCT ON finds the latest ids within the same query."""
         extra, params = ("AND thread_id = ANY(%s)", (list(thread_ids),)) if thread_ids is not None else ("", ())
         cte = LATEST_CTE.format(extra=extra)
 

@@ -18,6 +18,7 @@ mode changes something in one of the cases (measured on SQLite 3.40):
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -182,29 +183,18 @@ class SqliteSource:
 
     # -- reading -------------------------------------------------------------------
     def thread_index(self) -> list[ThreadIndexRow]:
-        problems: list[str] = []
+        """One GROUP BY over the primary key: counts and the latest root checkpoint id."""
         rows = self._query(
-            """
-            WITH agg AS (
-                SELECT thread_id, COUNT(*) AS n, COUNT(DISTINCT checkpoint_ns) AS nns,
-                       MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS latest
-                FROM checkpoints GROUP BY thread_id
-            )
-            SELECT agg.thread_id, agg.n, agg.nns, agg.latest, c.metadata
-            FROM agg LEFT JOIN checkpoints c
-              ON c.thread_id = agg.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = agg.latest
-            ORDER BY agg.thread_id
-            """
+            "SELECT thread_id, COUNT(*), COUNT(DISTINCT checkpoint_ns), "
+            "MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) "
+            "FROM checkpoints GROUP BY thread_id ORDER BY thread_id"
         )
         return [
             ThreadIndexRow(
-                thread_id=str(tid),
-                checkpoints=int(n),
-                namespaces=int(nns),
-                latest_checkpoint_id=latest,
-                latest_metadata=parse_metadata(meta, f"thread {tid}", problems),
+                thread_id=str(tid), checkpoints=int(n), namespaces=int(nns), latest_checkpoint_id=latest,
+                latest_metadata={},
             )
-            for tid, n, nns, latest, meta in rows
+            for tid, n, nns, latest in rows
         ]
 
     def _records(self, rows: Iterable[tuple[Any, ...]], problems: list[str]) -> list[CheckpointRecord]:
@@ -261,32 +251,53 @@ class SqliteSource:
             )
         return ThreadRows(records, writes, problems)
 
-    def read_latest(self, thread_ids: list[str] | None = None) -> ThreadRows:
-        """The latest root checkpoint of every thread and its writes, in two queries."""
+    def read_latest(
+        self, thread_ids: list[str] | None = None, *, known: dict[str, str] | None = None
+    ) -> ThreadRows:
+        """The latest root checkpoint of every thread and its writes.
+
+        The latest ids come from `known` (thread_index already found them) or from one
+        GROUP BY; the rows are then fetched by primary key, driven by a JSON list of
+        (thread id, checkpoint id) pairs, instead of joining the whole tables again.
+        """
         problems: list[str] = []
-        latest = (
-            "SELECT thread_id, MAX(checkpoint_id) AS cid FROM checkpoints "
-            "WHERE checkpoint_ns = '' GROUP BY thread_id"
-        )
         with self._snapshot() as conn:
-            cps = list(self._stream(
-                conn,
-                "SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
-                f"c.checkpoint, c.metadata FROM checkpoints c JOIN ({latest}) l "
-                "ON c.thread_id = l.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = l.cid",
-            ))
-            writes = list(self._stream(
-                conn,
-                f"SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, "
-                f"{'w.task_path' if self.has_task_path else chr(39) * 2}, w.idx, w.channel, w.type, w.value "
-                f"FROM writes w JOIN ({latest}) l ON w.thread_id = l.thread_id "
-                "AND w.checkpoint_ns = '' AND w.checkpoint_id = l.cid ORDER BY w.thread_id, w.task_id, w.idx",
-            ))
-        if thread_ids is not None:
-            wanted = set(thread_ids)
-            cps = [r for r in cps if r[0] in wanted]
-            writes = [r for r in writes if r[0] in wanted]
-        return ThreadRows(self._records(cps, problems), self._writes(writes), problems)
+            if known is None:
+                known = {
+                    tid: cid for tid, cid in self._stream(
+                        conn,
+                        "SELECT thread_id, MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = '' "
+                        "GROUP BY thread_id",
+                    )
+                }
+            if thread_ids is not None:
+                wanted = set(thread_ids)
+                known = {t: c for t, c in known.items() if t in wanted}
+            pairs = json.dumps([[t, c] for t, c in known.items() if c is not None])
+            keys = (
+                "FROM json_each(?) AS k CROSS JOIN {table} AS x "
+                "ON x.thread_id = json_extract(k.value, '$[0]') AND x.checkpoint_ns = '' "
+                "AND x.checkpoint_id = json_extract(k.value, '$[1]')"
+            )
+            cps = self._records(
+                self._stream(
+                    conn,
+                    "SELECT x.thread_id, x.checkpoint_ns, x.checkpoint_id, x.parent_checkpoint_id, x.type, "
+                    f"x.checkpoint, x.metadata {keys.format(table='checkpoints')}",
+                    (pairs,),
+                ),
+                problems,
+            )
+            writes = self._writes(
+                self._stream(
+                    conn,
+                    "SELECT x.thread_id, x.checkpoint_ns, x.checkpoint_id, x.task_id, "
+                    f"{'x.task_path' if self.has_task_path else chr(39) * 2}, x.idx, x.channel, x.type, x.value "
+                    f"{keys.format(table='writes')} ORDER BY x.thread_id, x.task_id, x.idx",
+                    (pairs,),
+                )
+            )
+        return ThreadRows(cps, writes, problems)
 
     def read_channel_values(
         self, thread_id: str, checkpoint_ns: str, checkpoint_id: str
