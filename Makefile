@@ -48,5 +48,9 @@ run: $(STAMP)
 samples: $(STAMP)
 	$(BIN)/python scripts/make_samples.py
 
+# Benchmarks against LangGraph's own API on large fixtures (built once, cached in bench/.cache).
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -6,7 +6,7 @@ import streamlit as st
 
 import ui_common as ui
 from replaylens.figures.supersteps import superstep_figure
-from replaylens.figures.timeline import iso_epoch
+from replaylens.times import iso_to_epoch
 from replaylens.ui.learn import after, build_lesson
 from replaylens.ui.text import md, md_code
 
@@ -95,7 +95,7 @@ if item is not None:
                             st.markdown(f"- {md_code(t.node)}{when}: its pending writes ({wrote}) were saved as soon "
                                         "as it finished.")  # fmt: skip
                         if lesson.after is not None:
-                            ts = iso_epoch(lesson.after.ts)
+                            ts = iso_to_epoch(lesson.after.ts)
                             st.markdown(f"Then the checkpoint of step {lesson.step} landed at {_fmt_time(ts)} UTC: the "
                                         "step's outputs became part of the saved state.")  # fmt: skip
                         else:

@@ -21,9 +21,10 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from replaylens.killtest._runner import scoped_environ
 
 REPO = Path(__file__).resolve().parents[1]
 SLEEP = 0.25
@@ -78,18 +79,6 @@ def run_campaigns(out: Path, names: list[str]) -> dict[str, float]:
     return took
 
 
-@contextlib.contextmanager
-def _environ(**values: str) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
 
 
 def make_plain_db(out: Path) -> None:
@@ -112,7 +101,7 @@ def make_plain_db(out: Path) -> None:
         with contextlib.suppress(Exception):  # the failing thread fails on purpose
             graph.invoke(payload, {"configurable": {"thread_id": thread}}, durability=mode)
 
-    with _environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
         saver = make_saver(str(db))
         try:
             pay = build_graph(payment, saver)
@@ -122,7 +111,7 @@ def make_plain_db(out: Path) -> None:
             invoke(pay, {"invoice_id": "inv-0002", "visited": []}, "invoice-refused", "sync")
             invoke(pay, Command(resume=False), "invoice-refused", "sync")
             invoke(pay, {"invoice_id": "inv-0003", "visited": []}, "invoice-awaiting-approval", "sync")
-            with _environ(REPLAYLENS_EXAMPLE_FAIL="1"):
+            with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="1"):
                 invoke(build_graph(failing, saver), DEFAULT_INPUTS["failing"], "batch-failed", "sync")
         finally:
             saver.conn.close()

@@ -13,7 +13,6 @@ interpreter start-up (importing LangGraph, about 1.5 s of CPU) dominates the bui
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sqlite3
 import sys
@@ -30,6 +29,7 @@ from replaylens.killtest._runner import (
     ChildSpec,
     child_env,
     run_child,
+    scoped_environ,
     snapshot_db,
 )
 
@@ -147,23 +147,6 @@ class Corpus(list[CorpusEntry]):
 
 
 # --------------------------------------------------------------------------- in-process
-@contextlib.contextmanager
-def _environ(**values: str) -> Iterator[None]:
-    """Set env vars for an in-process run (the nodes read them), then restore them.
-
-    Only the main thread may use this; child environments are built before the kill
-    scenarios start, so no worker reads `os.environ` while it changes.
-    """
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
 
 
 @contextlib.contextmanager
@@ -201,11 +184,11 @@ def _build_in_process(root: Path) -> list[CorpusEntry]:
     entries: list[CorpusEntry] = []
     for name in ALL:
         db, log = out_dir / f"{name}.db", out_dir / f"{name}.effects.jsonl"
-        with _environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
             with _graph(name, db) as graph:
                 for mode in MODES:
                     thread = f"{name}-{mode}"
-                    with _environ(REPLAYLENS_EXAMPLE_FAIL="0"):
+                    with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="0"):
                         _invoke(graph, DEFAULT_INPUTS[name], thread, mode)
                         if name == "payment":  # stops at approve; approve it
                             _invoke(graph, Command(resume=True), thread, mode)
@@ -218,7 +201,7 @@ def _build_in_process(root: Path) -> list[CorpusEntry]:
                         )
                     if name == "failing":
                         thread = f"failing-failed-{mode}"
-                        with _environ(REPLAYLENS_EXAMPLE_FAIL="1"):
+                        with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="1"):
                             _invoke(graph, DEFAULT_INPUTS[name], thread, mode)
                         entries.append(CorpusEntry(thread, name, mode, db, log, [thread], "failed"))
                 if name == "linear":
@@ -331,7 +314,7 @@ def _prepare_kill(root: Path, sc: KillScenario) -> _KillJob:
     if sc.graph == "payment":
         # The kill is aimed at `charge`, after approval: reach the interrupt here
         # (no kill involved, so in-process), then the child sends Command(resume=True).
-        with _environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
             with _graph(sc.graph, db) as compiled:
                 _invoke(compiled, DEFAULT_INPUTS[sc.graph], thread, sc.mode)
         first = ChildSpec(

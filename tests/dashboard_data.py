@@ -35,25 +35,13 @@ if str(REPO) not in sys.path:  # `examples` lives at the repo root
     sys.path.insert(0, str(REPO))
 
 from replaylens.killtest._child import build_graph, make_saver  # noqa: E402
-from replaylens.killtest._runner import ChildSpec, child_env, run_child, snapshot_db  # noqa: E402
+from replaylens.killtest._runner import ChildSpec, child_env, run_child, scoped_environ, snapshot_db  # noqa: E402
 
 KILL_SLEEP = 0.4
 _lock = threading.Lock()
 _built: dict[str, Path] = {}
 
 
-@contextlib.contextmanager
-def _environ(**values: str) -> Any:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
 
 
 def _run_examples(out: Path) -> None:
@@ -65,19 +53,19 @@ def _run_examples(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name in ("linear", "fanout", "payment", "failing", "subgraph", "send_map_reduce", "loop"):
         db, log = out / f"{name}.db", out / f"{name}.effects.jsonl"
-        with _environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0.01"):
+        with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0.01"):
             saver = make_saver(str(db))
             try:
                 graph = build_graph(ALL[name], saver)
                 cfg = {"configurable": {"thread_id": f"{name}-done"}}
-                with _environ(REPLAYLENS_EXAMPLE_FAIL="0"):
+                with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="0"):
                     graph.invoke(DEFAULT_INPUTS[name], cfg, durability="sync")
                     if name == "payment":
                         graph.invoke(Command(resume=True), cfg, durability="sync")
                         paused = {"configurable": {"thread_id": "payment-waiting-for-approval"}}
                         graph.invoke(DEFAULT_INPUTS[name], paused, durability="sync")
                 if name == "failing":
-                    with _environ(REPLAYLENS_EXAMPLE_FAIL="1"), contextlib.suppress(RuntimeError):
+                    with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="1"), contextlib.suppress(RuntimeError):
                         failed = {"configurable": {"thread_id": "failing-b-raised"}}
                         graph.invoke(DEFAULT_INPUTS[name], failed, durability="sync")
                 if name == "linear":
@@ -117,7 +105,7 @@ def _prepare(folder: Path, stem: str, graph: str, mode: str, latency: float) -> 
     db, log = folder / f"{stem}.db", folder / f"{stem}.effects.jsonl"
     thread = f"{stem}-killed"
     if graph == "payment":  # reach the interrupt first, then the child approves and is killed
-        with _environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
             saver = make_saver(str(db))
             try:
                 build_graph(ALL[graph], saver).invoke(
@@ -215,7 +203,7 @@ def _hostile(out: Path) -> None:
     from examples.graphs import linear
 
     db, log = out / "hostile.db", out / "hostile.effects.jsonl"
-    with _environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
         conn = sqlite3.connect(db, check_same_thread=False)
         try:
             graph = linear().compile(checkpointer=SqliteSaver(conn))

@@ -28,6 +28,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from pg_server import PgServer, _free_port
+from test_reader import expected_status
 
 from examples.graphs import ALL, DEFAULT_INPUTS
 from replaylens.analysis.resume import plan_resume
@@ -177,15 +178,6 @@ def test_read_latest_can_be_limited_to_some_threads(pair: Pair) -> None:
     assert {w.thread_id for w in rows.writes} <= {"linear", "payment-interrupted"}
     assert any(w.channel == "__interrupt__" for w in rows.writes)
 
-
-def expected_status(task: Any) -> str:
-    if task.error is not None:
-        return "failed"
-    if task.result is not None:
-        return "finished"
-    if task.interrupts:
-        return "interrupted"
-    return "pending"
 
 
 def test_derived_tasks_match_get_state_through_postgres_saver(pair: Pair) -> None:

@@ -17,7 +17,6 @@ superstep when they carry `step`, and by node name, order and time otherwise.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 from replaylens.analysis.status import STATUS_EXPLAINED, thread_status
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.model import Checkpoint, Namespace, Task, Thread, WriteRecord
+from replaylens.times import iso_to_epoch
 
 MODES = ("sync", "async", "exit")
 DEFAULT_LATENCY = 0.25
@@ -32,16 +32,6 @@ TERMINAL = {"end": "finished", "error": "failed", "interrupted": "interrupted"}
 TIME_SLACK = 0.005  # seconds: how far back to look when a node is not due at the nearest checkpoint
 
 
-def iso_to_epoch(ts: str | None) -> float | None:
-    if not ts:
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.UTC)
-    return parsed.timestamp()
 
 
 @dataclass

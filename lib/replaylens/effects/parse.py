@@ -10,7 +10,6 @@ with its number and skipped; the good lines still load. Lines longer than
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import gc
 import json
 import os
@@ -22,6 +21,7 @@ from typing import IO, Any
 import orjson
 
 from replaylens.errors import EffectsLogError
+from replaylens.times import iso_to_epoch
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a line longer than this is not an effect record
 KNOWN_KEYS = frozenset(
@@ -100,13 +100,7 @@ def parse_ts(value: Any) -> float | None:
             return float(value)
         except ValueError:
             pass
-        try:
-            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=dt.UTC)
-        return parsed.timestamp()
+        return iso_to_epoch(value)
     return None
 
 

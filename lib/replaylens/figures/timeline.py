@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from replaylens.figures import colors
 from replaylens.model import NULL_TASK_ID, Thread, channel_label
+from replaylens.times import iso_to_epoch
 
 MIN_BAR_SECONDS = 0.004
 
@@ -59,17 +60,7 @@ class TimelineData:
         return lane
 
 
-def iso_epoch(ts: str | None) -> float | None:
-    """Checkpoint timestamps are ISO-8601; naive ones are UTC (as LangGraph writes them)."""
-    if not ts:
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.UTC)
-    return parsed.timestamp()
+
 
 
 def _e(text: Any) -> str:
@@ -134,7 +125,7 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
     for ns in thread.namespaces.values():
         cp_lane = data.add_lane(checkpoint_lane(ns.name))
         for cp in ns.checkpoints:
-            ts = iso_epoch(cp.ts)
+            ts = iso_to_epoch(cp.ts)
             if ts is None:
                 continue
             tasks = ", ".join(f"{t.node} ({t.status})" for t in cp.tasks) or "nothing"
@@ -143,7 +134,7 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
                      f"<b>checkpoint, step {cp.step}</b> ({_e(cp.source)})<br>{_e(cp.checkpoint_id)}"
                      f"<br>due next: {_e(tasks)}", f"{cp.step}")  # fmt: skip
             )
-            child_ts = [t for t in (iso_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t]
+            child_ts = [t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t]
             next_ts = min(child_ts) if child_ts else None
             for task in cp.tasks:
                 lane = data.add_lane(lane_for(ns.name, task.node))

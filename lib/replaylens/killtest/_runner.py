@@ -13,6 +13,7 @@ before anything (a resume, a viewer) opens it and checkpoints the WAL away.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import queue
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -268,3 +269,19 @@ def snapshot_db(db: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Pat
         elif side_out.exists():
             side_out.unlink()
     return out
+
+
+@contextlib.contextmanager
+def scoped_environ(**values: str) -> Iterator[None]:
+    """Set environment variables for an in-process run (example nodes read them), then
+    restore them. Not thread-safe: use it from one thread while no other reads os.environ."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
