@@ -55,6 +55,9 @@ KILL_POINTS: dict[str, tuple[str, float]] = {
     "payment": ("charge", 0.25),
     "subgraph": ("s2", 0.25),
     "send_map_reduce": ("reduce", 0.25),
+    "loop": ("tool", 0.25),
+    "failing": ("b", 0.25),
+    "functional": ("store_record", 0.25),
 }
 SLOW_PUT_GRAPHS = ("fanout", "linear")
 SLOW_PUT_MODES = ("async", "sync")

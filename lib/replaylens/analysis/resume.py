@@ -278,6 +278,7 @@ class _Index:
                 for task in cp.tasks:
                     self.by_task_id[task.task_id].append((ns.name, cp, task))
         self.orphan_task_ids = {w.task_id for w in thread.orphan_writes}
+        self.calls_used: dict[str, int] = {}
         self.lineages: dict[str, list[Checkpoint]] = {}
         self.lineage_ids: dict[str, set[str]] = {}
         self.epochs: dict[str, float | None] = {}
@@ -305,7 +306,31 @@ def _align_exact(a: Attempt, idx: _Index) -> bool:
     preferred = [e for e in entries if a.logged_ns is None or e[0] == a.logged_ns] or entries
     a.namespace, a.checkpoint, a.task = preferred[0]
     a.alignment = "exact"
+    _name_call(a.task, a.node)
     return True
+
+
+def _name_call(task: Task, node: str) -> None:
+    """A functional @task call is known from its writes only, without its name: the effect
+    line that ran it names it."""
+    if task.kind == "call" and task.node == "?":
+        task.node = node
+
+
+def _call_order(task: Task) -> tuple[int, ...]:
+    return tuple(int(p) for p in task.path.split(", ") if p.isdigit())
+
+
+def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
+    """Hand-written logs of functional-API runs: the calls a checkpoint recorded, in call
+    order, are matched to the attempts of nodes it does not know, in time order."""
+    calls = sorted((t for t in cp.tasks if t.kind == "call" and not t.derived), key=_call_order)
+    used = idx.calls_used.setdefault(cp.checkpoint_id, 0)
+    if used >= len(calls):
+        return None
+    idx.calls_used[cp.checkpoint_id] = used + 1
+    _name_call(calls[used], a.node)
+    return calls[used]
 
 
 def _align_step(a: Attempt, idx: _Index) -> bool:
@@ -352,6 +377,8 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             continue
         cp = before[-1]
         task = next((t for t in cp.tasks if t.node == a.node), None)
+        if task is None and ns_name == "" and a.node not in _nodes_of(idx.thread, exclude_root=False):
+            task = _next_call(a, cp, idx)
         if task is None and len(before) > 1:
             prev = before[-2]
             if a.start_ts - (idx.epochs.get(cp.checkpoint_id) or 0) <= TIME_SLACK:

@@ -102,11 +102,13 @@ class TriggerMap:
                 )
         # StateGraph threads follow graph/state.py's naming; functional-API entrypoints are
         # triggered by __start__ itself and have no branch channels.
-        pulled = {
-            w.task_path.split(", ", 1)[1]
-            for w in [*(w for cp in namespace.checkpoints for w in cp.writes), *namespace.orphan_writes]
-            if w.task_path.startswith(f"~{PULL}, ") and w.task_path.count(",") == 1
-        }
+        pulled: set[str] = set()
+        for w in [*(w for cp in namespace.checkpoints for w in cp.writes), *namespace.orphan_writes]:
+            parts = w.task_path.split(", ")
+            if parts[0] == f"~{PULL}" and len(parts) == 2:
+                pulled.add(parts[1])  # a node's own writes
+            elif parts[0] == f"~{PUSH}" and len(parts) > 2 and parts[1] == f"~{PULL}":
+                pulled.add(parts[2])  # a functional @task call names the entrypoint that made it
         state_graph = (
             START in seen_by_node
             or START in pulled
