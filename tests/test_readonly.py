@@ -189,5 +189,5 @@ def test_live_writer_is_not_blocked_and_new_checkpoints_are_seen(tmp_path: Path)
     assert report["locked"] == 0
     assert report["runs"] > 5
     assert len(counts) >= 100
-    assert all(b >= a for a, b in zip(counts, counts[1:])), "the reader never sees the past rewritten"
+    assert all(b >= a for a, b in zip(counts, counts[1:], strict=False)), "counts must never go back"
     assert counts[-1] > counts[0], "the reader must see checkpoints as they land"
