@@ -142,36 +142,13 @@ def test_cli_commands_leave_the_files_alone(tmp_path: Path) -> None:
     assert fingerprint(db) == before
 
 
-LIVE_WRITER = """
-    import json, sqlite3, sys, time
-    from langgraph.checkpoint.sqlite import SqliteSaver
-    from examples.graphs import linear
-    conn = sqlite3.connect({db!r}, check_same_thread=False, timeout=0.2)
-    graph = linear().compile(checkpointer=SqliteSaver(conn))
-    locked = runs = 0
-    durations = []
-    graph.invoke({{"visited": []}}, {{"configurable": {{"thread_id": "first"}}}}, durability="sync")
-    t_end = time.time() + {seconds}
-    print("ready", flush=True)
-    while time.time() < t_end:
-        t0 = time.perf_counter()
-        try:
-            graph.invoke({{"visited": []}}, {{"configurable": {{"thread_id": f"w{{runs}}"}}}}, durability="sync")
-        except sqlite3.OperationalError as exc:
-            locked += "locked" in str(exc)
-        runs += 1
-        durations.append(time.perf_counter() - t0)
-    print(json.dumps({{"runs": runs, "locked": locked}}), flush=True)
-"""
-
-
 @pytest.mark.slow
 def test_live_writer_is_not_blocked_and_new_checkpoints_are_seen(tmp_path: Path) -> None:
     db = tmp_path / "live.db"
-    code = textwrap.dedent(LIVE_WRITER.format(db=str(db), seconds=32))
     env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}",
            "REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")}
-    writer = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen([sys.executable, "-m", "examples.live_writer", str(db), "32"], env=env,
+                              stdout=subprocess.PIPE, text=True, cwd=REPO)
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready"
     counts: list[int] = []
