@@ -95,7 +95,9 @@ def allow_list() -> AllowList:
 
 @st.cache_data(ttl=15, show_spinner=False)
 def _catalog(signature: str, _conf: cfg.ServeConfig) -> cat.Catalog:
-    return cat.discover(_conf.folders, _conf.allow, _conf.effects)
+    found = cat.discover(_conf.folders, _conf.allow, _conf.effects)
+    found.databases[:0] = [cat.postgres_item(d, _conf.effects) for d in _conf.dsns]
+    return found
 
 
 def catalog() -> cat.Catalog:
@@ -150,7 +152,18 @@ def _source(path: str, stat: tuple[Any, ...]) -> Any:
 
 def open_item(item: cat.DataItem) -> Any:
     """The read-only source of a database (SourceError if it is not one)."""
+    if item.dsn is not None:
+        return _postgres_source(item.dsn)
     return _source(str(item.path), _stat(item.path))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _postgres_source(dsn: str) -> Any:
+    """One read-only Postgres source per connection string; it notices new commits itself
+    (identity() changes), so cached thread views stay current."""
+    from replaylens.sources import open_source
+
+    return open_source(dsn)  # hashed as the cache key in memory only; never shown
 
 
 def summaries(item: cat.DataItem) -> tuple[list[Any], list[str]]:

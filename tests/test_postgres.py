@@ -456,3 +456,40 @@ def test_cli_over_postgres_shows_synchronous_commit_and_never_the_password(
     assert "synchronous_commit = on" in outputs[1]
     assert json.loads(outputs[2])["backend"]["synchronous_commit"] == "on"
     assert "synchronous_commit" in outputs[3]
+
+
+def test_dashboard_opens_a_postgres_source_and_never_shows_the_password(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`replaylens serve postgresql://…` in the app: the DSN arrives through the environment,
+    the Threads page lists the same threads as SQLite, and no element shows the password."""
+    from urllib.parse import urlsplit
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens._serve import build_command
+    from replaylens.cli import build_parser
+
+    password = urlsplit(pair.dsn).password
+    assert password
+    args = build_parser().parse_args(["serve", pair.dsn, "--port", "9999"])
+    assert all(password not in part for part in build_command(args)), "a password on argv shows in ps"
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(tmp_path)]))
+    monkeypatch.setenv("REPLAYLENS_SERVE_DSNS", json.dumps([pair.dsn]))
+    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+        at.switch_page("pages/threads.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        listed = set(at.dataframe[0].value["thread"])
+        assert listed == {s.thread_id for s in summarize_threads(pair.lite)[0]}
+        shown = " ".join(str(e.value) for kind in ("markdown", "caption", "info", "error", "warning", "selectbox")
+                         for e in getattr(at, kind))
+        assert password not in shown and password not in json.dumps(dict(at.query_params))
+    finally:
+        st.cache_data.clear()
+        st.cache_resource.clear()

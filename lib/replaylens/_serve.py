@@ -9,6 +9,7 @@ only by that child, so the rest of the CLI stays quick.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -57,7 +58,7 @@ def build_command(args: argparse.Namespace) -> list[str]:
     ]  # fmt: skip
     if getattr(args, "address", None):
         cmd += ["--server.address", args.address]
-    passthrough = [os.path.abspath(p) for p in args.paths]
+    passthrough = [os.path.abspath(p) for p in args.paths if not ui_config.is_dsn(p)]
     if args.effects:
         passthrough += ["--effects", os.path.abspath(args.effects)]
     for folder in args.allow:
@@ -70,7 +71,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from replaylens.errors import ReplaylensError
 
     for p in args.paths:
-        if not os.path.exists(p):
+        if not ui_config.is_dsn(p) and not os.path.exists(p):
             raise ReplaylensError(f"{p}: no such file or folder; give a database, a campaign folder or a folder of them.")
     if args.effects and not os.path.isfile(args.effects):
         raise ReplaylensError(f"{args.effects}: no such effects log.")
@@ -78,6 +79,8 @@ def run_serve(args: argparse.Namespace) -> int:
         raise ReplaylensError(f"{app_path()}: the dashboard's app.py is missing from this installation.")
     print(f"replaylens: serving on http://localhost:{args.port} (Ctrl+C stops it)", file=sys.stderr)
     try:
-        return subprocess.call(build_command(args), cwd=os.getcwd())
+        dsns = [p for p in args.paths if ui_config.is_dsn(p)]
+        env = {**os.environ, ui_config.ENV_DSNS: json.dumps(dsns)} if dsns else None
+        return subprocess.call(build_command(args), cwd=os.getcwd(), env=env)
     except KeyboardInterrupt:
         return 130

@@ -32,6 +32,16 @@ class DataItem:
     effects: Path | None = None
     campaign: str | None = None  # key of the campaign folder it belongs to
     note: str = ""
+    dsn: str | None = field(default=None, repr=False, compare=False)  # a Postgres source
+
+
+def postgres_item(dsn: str, effects: Path | None = None) -> DataItem:
+    """A Postgres checkpointer given to `replaylens serve`: listed under its label (the
+    connection string without its password), opened with the full string."""
+    from replaylens.sources._postgres import redact_dsn
+
+    label = redact_dsn(dsn)
+    return DataItem(label, Path(label.rsplit("/", 1)[-1] or "postgres"), effects, None, "postgres", dsn)
 
     @property
     def label(self) -> str:

@@ -11,7 +11,7 @@ import argparse
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from replaylens.paths import AllowList
@@ -29,6 +29,7 @@ class ServeConfig:
     paths: tuple[Path, ...] = ()
     effects: Path | None = None
     allow: AllowList = field(default_factory=lambda: AllowList.build(DEFAULT_ALLOWED))
+    dsns: tuple[str, ...] = field(default=(), repr=False)  # postgresql://… (passwords inside)
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -72,17 +73,42 @@ def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> Se
         path = Path(p)
         return (path if path.is_absolute() else base_path / path).resolve()
 
-    paths = tuple(resolve(p) for p in args.paths)
+    dsns = tuple(p for p in args.paths if is_dsn(p))
+    paths = tuple(resolve(p) for p in args.paths if not is_dsn(p))
     effects = resolve(args.effects) if args.effects else None
     # Whatever the operator named explicitly is allowed; so are the defaults.
     allowed = [*DEFAULT_ALLOWED, *args.allow, *(str(p) for p in paths)]
     if effects is not None:
         allowed.append(str(effects))
-    return ServeConfig(paths, effects, AllowList.build(allowed, base_path))
+    return ServeConfig(paths, effects, AllowList.build(allowed, base_path), dsns)
+
+
+ENV_DSNS = "REPLAYLENS_SERVE_DSNS"
+
+
+def is_dsn(arg: str) -> bool:
+    return arg.startswith(("postgresql://", "postgres://"))
+
+
+def _env_dsns() -> list[str]:
+    """Connection strings reach the app through the environment, never its argv: a password
+    on a command line is visible to every user of the machine through `ps`."""
+    try:
+        value = json.loads(os.environ.get(ENV_DSNS, "[]"))
+    except ValueError:
+        return []
+    return [str(v) for v in value if isinstance(v, str) and is_dsn(v)] if isinstance(value, list) else []
 
 
 def from_environment(argv: Sequence[str], *, under_test: bool) -> ServeConfig:
-    """The config of this app process: `REPLAYLENS_SERVE_ARGS` (JSON list) wins over argv."""
+    """The config of this app process: `REPLAYLENS_SERVE_ARGS` (JSON list) wins over argv;
+    `REPLAYLENS_SERVE_DSNS` adds Postgres connection strings."""
+    conf = _from_args(argv, under_test=under_test)
+    extra = tuple(d for d in _env_dsns() if d not in conf.dsns)
+    return replace(conf, dsns=conf.dsns + extra) if extra else conf
+
+
+def _from_args(argv: Sequence[str], *, under_test: bool) -> ServeConfig:
     raw = os.environ.get(ENV_ARGS)
     if raw:
         try:
