@@ -513,3 +513,17 @@ def synced_selectbox(
     if st.query_params.get(param) != value:
         st.query_params[param] = value
     return value
+
+
+def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str, float, list[Any]]:
+    """The row every per-thread page starts with: thread, durability mode, async latency.
+
+    Returns (thread id or None, mode, latency, the database's thread summaries)."""
+    top = st.columns([3, 2, 2])
+    thread_id = thread_picker(item, container=top[0])
+    if not thread_id:
+        return None, "sync", 0.25, []
+    mode = mode_picker(top[1], label=mode_label)
+    latency = latency_picker(top[2])
+    summaries_, _ = summaries(item)
+    return thread_id, mode, latency, summaries_

@@ -22,12 +22,8 @@ st.caption(
 item = ui.need_database()
 if item is not None:
     with ui.friendly_errors():
-        top = st.columns([3, 2, 2])
-        thread_id = ui.thread_picker(item, container=top[0])
+        thread_id, mode, latency, summaries = ui.thread_header(item, "Highlight mode")
         if thread_id:
-            mode = ui.mode_picker(top[1], label="Highlight mode")
-            latency = ui.latency_picker(top[2])
-            summaries, _ = ui.summaries(item)
             thread = ui.thread(item, thread_id) if thread_id in {s.thread_id for s in summaries} else None
             plan = ui.plan(item, thread_id, thread, latency)
             log, _ = ui.effects(item)

@@ -41,12 +41,8 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
 item = ui.need_database()
 if item is not None:
     with ui.friendly_errors():
-        top = st.columns([3, 2, 2])
-        thread_id = ui.thread_picker(item, container=top[0])
+        thread_id, mode, latency, summaries = ui.thread_header(item, "Replay window shown for")
         if thread_id:
-            mode = ui.mode_picker(top[1], label="Replay window shown for")
-            latency = ui.latency_picker(top[2])
-            summaries, _ = ui.summaries(item)
             in_db = thread_id in {s.thread_id for s in summaries}
             thread = None
             if in_db:

@@ -84,15 +84,20 @@ def test_verdicts_match_the_real_resume(corpus: Corpus, stripped: bool) -> None:
     assert checked["replays"] > 0 and checked["kept"] > 0 and checked["restart"] > 0, checked
 
 
-def test_replay_cli_contract(corpus: Corpus) -> None:
-    killed = corpus.get("linear-sync-killed")
+def replay_json(entry: CorpusEntry) -> dict:
+    """`replaylens replay --json` as a separate process, the way scripts call it."""
     proc = subprocess.run(
-        [sys.executable, "-m", "replaylens.cli", "replay", str(killed.db), "--thread", killed.thread_ids[0],
-         "--effects", str(killed.effects_log), "--json"],
+        [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db), "--thread", entry.thread_ids[0],
+         "--effects", str(entry.effects_log), "--json"],
         capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+def test_replay_cli_contract(corpus: Corpus) -> None:
+    killed = corpus.get("linear-sync-killed")
+    doc = replay_json(killed)
     assert doc["status"] == "resumable"
     assert doc["resume_checkpoint"]["checkpoint_id"]
     assert [t["node"] for t in doc["reruns"]] == ["c"]
@@ -106,13 +111,7 @@ def test_replay_cli_contract(corpus: Corpus) -> None:
 
 def test_thread_only_in_effects_log_needs_restart(corpus: Corpus) -> None:
     killed = corpus.get("linear-exit-killed")
-    proc = subprocess.run(
-        [sys.executable, "-m", "replaylens.cli", "replay", str(killed.db), "--thread", killed.thread_ids[0],
-         "--effects", str(killed.effects_log), "--json"],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    doc = replay_json(killed)
     assert doc["status"] == "needs_restart" and doc["resume_checkpoint"] is None
     assert doc["effects"] and {e["verdict"] for e in doc["effects"]} == {"restart"}
 
