@@ -275,7 +275,7 @@ def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
                     bad += 1
                     continue
             lines.append(line)
-    problems.extend(_timestamp_problems(lines, p.name))
+        problems.extend(_timestamp_problems(lines, p.name))  # still inside the GC pause
     if len(problems) > MAX_PROBLEMS_LISTED:
         hidden = len(problems) - MAX_PROBLEMS_LISTED
         problems = problems[:MAX_PROBLEMS_LISTED] + [f"... and {hidden} more problems in {p.name}."]
