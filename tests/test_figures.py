@@ -148,3 +148,13 @@ def test_superstep_figure_marks_the_killed_task_and_lost_checkpoints(demo: Path)
     fig = superstep_figure(lessons, index, "exit")
     diamonds = next(t for t in fig.data if t.name.startswith("checkpoint"))
     assert "lost" in list(diamonds.text)
+
+
+def test_style_lists_collapse_only_when_every_bar_agrees() -> None:
+    """A mixed list (one in-flight bar among finished ones) must stay per bar, or the
+    hatching that marks the task killed mid-run would spread to every bar or vanish."""
+    from replaylens.figures.timeline import _uniform
+
+    assert _uniform(["#aaa", "#aaa", "#aaa"]) == "#aaa"
+    assert _uniform(["", "/", ""]) == ["", "/", ""]
+    assert _uniform([]) is None

@@ -211,6 +211,13 @@ def focus_range(data: TimelineData, mode: str | None) -> tuple[float, float] | N
     return lo - pad, crash + pad
 
 
+def _uniform(values: list[Any]) -> Any:
+    """One value for the whole trace when every bar shares it: Plotly validates style lists
+    item by item (0.3 s for a 3,000-checkpoint thread), a scalar once."""
+    first = values[0] if values else None
+    return first if all(v == first for v in values) else values
+
+
 def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str | None = None) -> go.Figure:
     """Draw `data`; the replay window of `mode` (sync, async or exit) is shaded."""
     fig = go.Figure()
@@ -225,9 +232,9 @@ def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str |
                 base=[_when(b.start) for b in bars],
                 x=[max(b.end - b.start, MIN_BAR_SECONDS) * 1000 for b in bars],
                 marker={
-                    "color": [b.color for b in bars],
-                    "pattern": {"shape": ["/" if b.in_flight else "" for b in bars], "fgcolor": "#7a4d00",
-                                "bgcolor": [b.color for b in bars], "solidity": 0.25},
+                    "color": _uniform([b.color for b in bars]),
+                    "pattern": {"shape": _uniform(["/" if b.in_flight else "" for b in bars]), "fgcolor": "#7a4d00",
+                                "bgcolor": _uniform([b.color for b in bars]), "solidity": 0.25},
                     "line": {"width": 0},
                 },
                 opacity=0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
