@@ -279,6 +279,9 @@ class _Index:
                     self.by_task_id[task.task_id].append((ns.name, cp, task))
         self.orphan_task_ids = {w.task_id for w in thread.orphan_writes}
         self.calls_used: dict[str, int] = {}
+        # Nodes known anywhere, and inside subgraphs only: asked for every unmatched attempt.
+        self.all_nodes = _nodes_of(thread, exclude_root=False)
+        self.subgraph_nodes = _nodes_of(thread, exclude_root=True)
         self.lineages: dict[str, list[Checkpoint]] = {}
         self.lineage_ids: dict[str, set[str]] = {}
         self.epochs: dict[str, float | None] = {}
@@ -306,15 +309,16 @@ def _align_exact(a: Attempt, idx: _Index) -> bool:
     preferred = [e for e in entries if a.logged_ns is None or e[0] == a.logged_ns] or entries
     a.namespace, a.checkpoint, a.task = preferred[0]
     a.alignment = "exact"
-    _name_call(a.task, a.node)
+    _name_call(a.task, a.node, idx)
     return True
 
 
-def _name_call(task: Task, node: str) -> None:
+def _name_call(task: Task, node: str, idx: _Index) -> None:
     """A functional @task call is known from its writes only, without its name: the effect
     line that ran it names it."""
     if task.kind == "call" and task.node == "?":
         task.node = node
+        idx.all_nodes.add(node)
 
 
 def _call_order(task: Task) -> tuple[int, ...]:
@@ -329,7 +333,7 @@ def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     if used >= len(calls):
         return None
     idx.calls_used[cp.checkpoint_id] = used + 1
-    _name_call(calls[used], a.node)
+    _name_call(calls[used], a.node, idx)
     return calls[used]
 
 
@@ -377,7 +381,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             continue
         cp = before[-1]
         task = next((t for t in cp.tasks if t.node == a.node), None)
-        if task is None and ns_name == "" and a.node not in _nodes_of(idx.thread, exclude_root=False):
+        if task is None and ns_name == "" and a.node not in idx.all_nodes:
             task = _next_call(a, cp, idx)
         if task is None and len(before) > 1:
             prev = before[-2]
@@ -387,7 +391,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         if task is not None:
             a.namespace, a.checkpoint, a.task, a.alignment = ns_name, cp, task, "time"
             return True
-        if cp is chain[-1] and ns_name == "" and a.node not in _nodes_of(idx.thread, exclude_root=True):
+        if cp is chain[-1] and ns_name == "" and a.node not in idx.subgraph_nodes:
             # It ran after the newest checkpoint landed, in a step that never got one.
             a.namespace, a.alignment = ns_name, "after-latest"
             return True
