@@ -98,6 +98,30 @@ def test_next_tasks_match_get_state_on_every_checkpoint(corpus: Corpus, tmp_path
     assert {"completed", "interrupted", "failed", "killed"} <= kinds_seen
 
 
+def test_thread_index_matches_plain_sql_aggregates(corpus: Corpus, tmp_path: Path) -> None:
+    """The index's seeks give what the obvious aggregate query gives, subgraphs included."""
+    compared = nested = 0
+    for entry in corpus:
+        copy = tmp_path / "index.db"
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+            if Path(f"{entry.db}{suffix}").exists():
+                shutil.copy2(f"{entry.db}{suffix}", f"{copy}{suffix}")
+        with sqlite3.connect(copy) as conn:
+            want = conn.execute(
+                "SELECT thread_id, COUNT(*), COUNT(DISTINCT checkpoint_ns), "
+                "MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) FROM checkpoints "
+                "GROUP BY thread_id ORDER BY thread_id"
+            ).fetchall()
+        source = open_source(entry.db)
+        got = [(r.thread_id, r.checkpoints, r.namespaces, r.latest_checkpoint_id) for r in source.thread_index()]
+        source.close()
+        assert got == want, entry.name
+        compared += len(got)
+        nested += sum(1 for row in got if row[2] > 1)
+    assert compared > 100 and nested > 0, (compared, nested)
+
+
 def test_thread_status_agrees_with_get_state(corpus: Corpus, tmp_path: Path) -> None:
     checked: dict[str, int] = {}
     for entry in comparable_entries(corpus):
