@@ -22,31 +22,25 @@ class SkeletonError(ValueError):
     pass
 
 
-def _skeleton_from_msgpack(blob: bytes, rec: CheckpointRecord) -> dict[str, tuple[int, int]]:
+def _skeleton_from_msgpack(
+    blob: bytes, rec: CheckpointRecord, offsets: dict[str, tuple[int, int]] | None = None
+) -> None:
+    """Fill `rec`; when `offsets` is given, also note where each channel value lies.
+
+    Only the scheduling channels' byte ranges are looked up otherwise: `tell()` per value
+    is most of the cost on the Threads page, which reads ten thousand small blobs.
+    """
     up = msgpack.Unpacker(
         raw=False,
         strict_map_key=False,
         max_buffer_size=max(len(blob), 1 << 20),
     )
     up.feed(blob)
-    offsets: dict[str, tuple[int, int]] = {}
     try:
-        n = up.read_map_header()
-        for _ in range(n):
+        for _ in range(up.read_map_header()):
             key = up.unpack()
             if key == "channel_values":
-                present: list[str] = []
-                for _ in range(up.read_map_header()):
-                    name = up.unpack()
-                    start = up.tell()
-                    up.skip()
-                    end = up.tell()
-                    name = str(name)
-                    present.append(name)
-                    offsets[name] = (start, end)
-                    if is_scheduling_channel(name):
-                        rec.scheduling_values[name] = unpack_msgpack(blob[start:end])
-                rec.present_channels = frozenset(present)
+                rec.present_channels = frozenset(_channel_values(up, blob, rec, offsets))
                 continue
             value = up.unpack()
             if key == "v":
@@ -61,7 +55,28 @@ def _skeleton_from_msgpack(blob: bytes, rec: CheckpointRecord) -> dict[str, tupl
                 rec.updated_channels = list(value) if isinstance(value, list) else None
     except (msgpack.OutOfData, msgpack.ExtraData, ValueError, TypeError) as exc:
         raise SkeletonError(f"truncated or corrupt msgpack ({exc.__class__.__name__})") from exc
-    return offsets
+
+
+def _channel_values(
+    up: msgpack.Unpacker, blob: bytes, rec: CheckpointRecord, offsets: dict[str, tuple[int, int]] | None
+) -> list[str]:
+    """Walk the channel_values map: names kept, scheduling values decoded, the rest skipped."""
+    present: list[str] = []
+    for _ in range(up.read_map_header()):
+        name = up.unpack()
+        name = name if type(name) is str else str(name)
+        present.append(name)
+        if offsets is None and not is_scheduling_channel(name):
+            up.skip()
+            continue
+        start = up.tell()
+        up.skip()
+        end = up.tell()
+        if offsets is not None:
+            offsets[name] = (start, end)
+        if is_scheduling_channel(name):
+            rec.scheduling_values[name] = unpack_msgpack(blob[start:end])
+    return present
 
 
 def _skeleton_from_dict(value: dict[str, Any], rec: CheckpointRecord) -> None:
@@ -115,8 +130,9 @@ def channel_values_from_blob(
     ptype, pblob = plain
     if ptype == "msgpack":
         rec = CheckpointRecord("", "", "", None, {})
+        offsets: dict[str, tuple[int, int]] = {}
         try:
-            offsets = _skeleton_from_msgpack(pblob, rec)
+            _skeleton_from_msgpack(pblob, rec, offsets)
         except SkeletonError as exc:
             return {"(unreadable)": DecodeResult(None, str(exc))}
         out: dict[str, Any] = {}
