@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from replaylens.killtest.campaign import MODES, KilltestError
+from replaylens.killtest import MODES
 
 _DESCRIPTION = (
     "Run a graph in child processes, kill each one with a real SIGKILL at a chosen point, keep "
@@ -41,7 +41,7 @@ def _float_list(text: str) -> list[float]:
 
 def cmd_killtest(args: argparse.Namespace) -> int:
     """Run the campaign, print progress on stderr and the summary table on stdout."""
-    from replaylens.killtest.campaign import run_campaign, summary_table
+    from replaylens.killtest.campaign import KilltestError, run_campaign, summary_table
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not args.put_latency:

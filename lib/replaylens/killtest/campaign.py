@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylens.errors import ReplaylensError, ThreadNotFound
+from replaylens.killtest import MODES
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
@@ -35,7 +36,6 @@ from replaylens.killtest._runner import (
     snapshot_db,
 )
 
-MODES = ("sync", "async", "exit")
 MANIFEST = "manifest.json"
 CHILD_TIMEOUT = 120.0
 MAX_RESUME_ANSWERS = 3
