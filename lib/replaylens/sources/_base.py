@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import orjson
+
 from replaylens.decode import DecodeResult, decode_typed
 
 
@@ -127,6 +129,17 @@ class CheckpointSource(Protocol):
     def close(self) -> None: ...
 
 
+def _loads_json(raw: Any) -> Any:
+    """orjson first (ten thousand metadata rows on the Threads page); the standard library
+    for what orjson refuses but JSON-in-the-wild holds (NaN, integers beyond 64 bits)."""
+    data = bytes(raw) if isinstance(raw, memoryview) else raw
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        text = data.decode() if isinstance(data, bytes) else str(data)
+        return json.loads(text)
+
+
 def parse_metadata(raw: Any, where: str, problems: list[str]) -> dict[str, Any]:
     """Metadata is plain JSON in SQLite (JSONB in Postgres): tolerate junk, say where."""
     if raw is None:
@@ -134,8 +147,7 @@ def parse_metadata(raw: Any, where: str, problems: list[str]) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        text = bytes(raw).decode() if isinstance(raw, bytes | memoryview) else str(raw)
-        value = json.loads(text)
+        value = _loads_json(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         problems.append(f"{where}: metadata is not valid JSON ({exc.__class__.__name__}).")
         return {}

@@ -50,11 +50,18 @@ def _skeleton_from_msgpack(
             elif key == "channel_versions" and isinstance(value, dict):
                 rec.channel_versions = value
             elif key == "versions_seen" and isinstance(value, dict):
-                rec.versions_seen = {str(k): v for k, v in value.items() if isinstance(v, dict)}
+                rec.versions_seen = _versions_seen(value)
             elif key == "updated_channels":
                 rec.updated_channels = list(value) if isinstance(value, list) else None
     except (msgpack.OutOfData, msgpack.ExtraData, ValueError, TypeError) as exc:
         raise SkeletonError(f"truncated or corrupt msgpack ({exc.__class__.__name__})") from exc
+
+
+def _versions_seen(value: dict[Any, Any]) -> dict[str, dict[str, Any]]:
+    """Node -> versions it has seen; odd keys or entries made plain, rarely needed."""
+    if all(type(k) is str and type(v) is dict for k, v in value.items()):
+        return value
+    return {str(k): v for k, v in value.items() if isinstance(v, dict)}
 
 
 def _channel_values(
