@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 
 from replaylens.figures import colors
@@ -180,6 +181,16 @@ def _when(ts: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(ts, dt.UTC).replace(tzinfo=None)
 
 
+def _dates(stamps: list[float]) -> np.ndarray:
+    """Epoch seconds as UTC datetime64[us]: Plotly takes a NumPy array whole, while a list
+    of datetimes is checked item by item."""
+    return np.round(np.asarray(stamps, dtype="float64") * 1e6).astype("int64").astype("datetime64[us]")
+
+
+def _texts(values: list[str]) -> np.ndarray:
+    return np.asarray(values, dtype=object)
+
+
 MARK_STYLE = {
     "checkpoint": {"symbol": "diamond", "size": 13, "color": colors.CHECKPOINT, "name": "checkpoint landed"},
     "write": {"symbol": "line-ns-open", "size": 16, "color": colors.WRITE, "name": "writes saved"},
@@ -220,49 +231,49 @@ def _uniform(values: list[Any]) -> Any:
 
 def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str | None = None) -> go.Figure:
     """Draw `data`; the replay window of `mode` (sync, async or exit) is shaded."""
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     by_category: dict[str, list[Bar]] = {}
     for bar in data.bars:
         by_category.setdefault(bar.category, []).append(bar)
     for category, bars in by_category.items():
-        fig.add_trace(
-            go.Bar(
-                orientation="h",
-                y=[b.lane for b in bars],
-                base=[_when(b.start) for b in bars],
-                x=[max(b.end - b.start, MIN_BAR_SECONDS) * 1000 for b in bars],
-                marker={
-                    "color": _uniform([b.color for b in bars]),
-                    "pattern": {"shape": _uniform(["/" if b.in_flight else "" for b in bars]), "fgcolor": "#7a4d00",
-                                "bgcolor": _uniform([b.color for b in bars]), "solidity": 0.25},
-                    "line": {"width": 0},
-                },
-                opacity=0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
-                name=category,
-                hovertext=[b.hover for b in bars],
-                hoverinfo="text",
-                width=0.6,
-            )
-        )
+        traces.append({
+            "type": "bar",
+            "orientation": "h",
+            "y": _texts([b.lane for b in bars]),
+            "base": _dates([b.start for b in bars]),
+            "x": np.asarray([max(b.end - b.start, MIN_BAR_SECONDS) * 1000 for b in bars], dtype="float64"),
+            "marker": {
+                "color": _uniform([b.color for b in bars]),
+                "pattern": {"shape": _uniform(["/" if b.in_flight else "" for b in bars]), "fgcolor": "#7a4d00",
+                            "bgcolor": _uniform([b.color for b in bars]), "solidity": 0.25},
+                "line": {"width": 0},
+            },
+            "opacity": 0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
+            "name": category,
+            "hovertext": _texts([b.hover for b in bars]),
+            "hoverinfo": "text",
+            "width": 0.6,
+        })
     for kind, style in MARK_STYLE.items():
         marks = [m for m in data.marks if m.kind == kind]
         if not marks:
             continue
-        fig.add_trace(
-            go.Scatter(
-                x=[_when(m.ts) for m in marks],
-                y=[m.lane for m in marks],
-                mode="markers+text" if kind == "checkpoint" else "markers",
-                text=[m.text for m in marks] if kind == "checkpoint" else None,
-                textposition="top center",
-                textfont={"size": 10, "color": style["color"]},
-                marker={"symbol": style["symbol"], "size": style["size"], "color": style["color"],
-                        "line": {"width": 2, "color": style["color"]}},
-                name=style["name"],
-                hovertext=[m.hover for m in marks],
-                hoverinfo="text",
-            )
-        )
+        traces.append({
+            "type": "scatter",
+            "x": _dates([m.ts for m in marks]),
+            "y": _texts([m.lane for m in marks]),
+            "mode": "markers+text" if kind == "checkpoint" else "markers",
+            "text": _texts([m.text for m in marks]) if kind == "checkpoint" else None,
+            "textposition": "top center",
+            "textfont": {"size": 10, "color": style["color"]},
+            "marker": {"symbol": style["symbol"], "size": style["size"], "color": style["color"],
+                       "line": {"width": 2, "color": style["color"]}},
+            "name": style["name"],
+            "hovertext": _texts([m.hover for m in marks]),
+            "hoverinfo": "text",
+        })
+    # One Figure built from plain dicts: add_trace() would deep-copy every array again.
+    fig = go.Figure(data=traces)
     if mode and mode in data.windows:
         start, end = data.windows[mode]
         fig.add_shape(type="rect", xref="x", yref="paper", x0=_when(start), x1=_when(max(end, start + MIN_BAR_SECONDS)),
