@@ -10,6 +10,7 @@ difference between reading metadata and decoding a gigabyte of messages.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import msgpack
@@ -22,27 +23,116 @@ class SkeletonError(ValueError):
     pass
 
 
+# An array value at least this big is remembered, so that the thread's next checkpoint
+# can skip the elements it repeats (an agent's message list grows by one or two a step).
+REUSE_MIN_BYTES = 64 << 10
+_ARRAY_HEADER_SIZES = {0xDC: 3, 0xDD: 5}  # array 16, array 32
+
+
+class PrefixMemo:
+    """The large array values of the previous checkpoint of the same thread.
+
+    LangGraph stores the whole message list in every checkpoint, so checkpoint k+1's
+    list starts with checkpoint k's elements, byte for byte. msgpack is self-delimiting:
+    if the bytes after the array header equal the previous array's element bytes, the
+    same elements are there, and only the new ones need walking. The comparison is a
+    `memcmp` (`bytes.startswith`), some 30 times faster than msgpack's own skip.
+    """
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, tuple[memoryview, int]] = {}  # name -> (element bytes, count)
+        self.reused = 0  # large arrays skipped by comparing with the previous checkpoint
+        self.walked = 0  # large arrays walked element by element (first seen, or changed)
+
+
+class _Cursor:
+    """A msgpack Unpacker over a blob that can jump forward to an absolute offset.
+
+    It reads the blob through a BytesIO in chunks, so a jump over a large value never
+    copies it (feeding the whole blob would copy 300 KB per checkpoint)."""
+
+    READ_SIZE = 64 << 10
+
+    def __init__(self, blob: bytes) -> None:
+        self.blob = blob
+        self._stream = io.BytesIO(blob)
+        self.jump(0)
+
+    def jump(self, offset: int) -> None:
+        self.base = offset
+        self._stream.seek(offset)
+        self.up = msgpack.Unpacker(
+            self._stream, raw=False, strict_map_key=False, read_size=self.READ_SIZE,
+            max_buffer_size=max(len(self.blob), 1 << 20),
+        )
+
+    def tell(self) -> int:
+        return self.base + self.up.tell()
+
+
+def _array_header(blob: bytes, pos: int) -> tuple[int, int] | None:
+    """(element count, header length) when an array starts at `pos`, else None."""
+    if pos >= len(blob):
+        return None
+    first = blob[pos]
+    if 0x90 <= first <= 0x9F:
+        return first & 0x0F, 1
+    size = _ARRAY_HEADER_SIZES.get(first)
+    if size is None or pos + size > len(blob):
+        return None
+    return int.from_bytes(blob[pos + 1 : pos + size], "big"), size
+
+
+def _skip_value(cur: _Cursor, name: str, memo: PrefixMemo | None) -> None:
+    """Skip one channel value, reusing the previous checkpoint's array when it is a prefix."""
+    if memo is None:
+        cur.up.skip()
+        return
+    start = cur.tell()
+    header = _array_header(cur.blob, start)
+    known = memo.arrays.get(name)
+    reused = False
+    if header is not None and known is not None:
+        count, hlen = header
+        elements, known_count = known
+        if known_count <= count and cur.blob.startswith(elements, start + hlen):
+            cur.jump(start + hlen + len(elements))
+            for _ in range(count - known_count):
+                cur.up.skip()
+            reused = True
+    if not reused:
+        cur.up.skip()
+    end = cur.tell()
+    if header is None or end - start < REUSE_MIN_BYTES:
+        memo.arrays.pop(name, None)
+        return
+    count, hlen = header
+    memo.arrays[name] = (memoryview(cur.blob)[start + hlen : end], count)
+    if reused:
+        memo.reused += 1
+    else:
+        memo.walked += 1
+
+
 def _skeleton_from_msgpack(
-    blob: bytes, rec: CheckpointRecord, offsets: dict[str, tuple[int, int]] | None = None
+    blob: bytes,
+    rec: CheckpointRecord,
+    offsets: dict[str, tuple[int, int]] | None = None,
+    memo: PrefixMemo | None = None,
 ) -> None:
     """Fill `rec`; when `offsets` is given, also note where each channel value lies.
 
     Only the scheduling channels' byte ranges are looked up otherwise: `tell()` per value
     is most of the cost on the Threads page, which reads ten thousand small blobs.
     """
-    up = msgpack.Unpacker(
-        raw=False,
-        strict_map_key=False,
-        max_buffer_size=max(len(blob), 1 << 20),
-    )
-    up.feed(blob)
+    cur = _Cursor(blob)
     try:
-        for _ in range(up.read_map_header()):
-            key = up.unpack()
+        for _ in range(cur.up.read_map_header()):
+            key = cur.up.unpack()
             if key == "channel_values":
-                rec.present_channels = frozenset(_channel_values(up, blob, rec, offsets))
+                rec.present_channels = frozenset(_channel_values(cur, rec, offsets, memo))
                 continue
-            value = up.unpack()
+            value = cur.up.unpack()
             if key == "v":
                 rec.v = value if isinstance(value, int) else None
             elif key == "ts":
@@ -65,24 +155,24 @@ def _versions_seen(value: dict[Any, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _channel_values(
-    up: msgpack.Unpacker, blob: bytes, rec: CheckpointRecord, offsets: dict[str, tuple[int, int]] | None
+    cur: _Cursor, rec: CheckpointRecord, offsets: dict[str, tuple[int, int]] | None, memo: PrefixMemo | None
 ) -> list[str]:
     """Walk the channel_values map: names kept, scheduling values decoded, the rest skipped."""
     present: list[str] = []
-    for _ in range(up.read_map_header()):
-        name = up.unpack()
+    for _ in range(cur.up.read_map_header()):
+        name = cur.up.unpack()
         name = name if type(name) is str else str(name)
         present.append(name)
         if offsets is None and not is_scheduling_channel(name):
-            up.skip()
+            _skip_value(cur, name, memo)
             continue
-        start = up.tell()
-        up.skip()
-        end = up.tell()
+        start = cur.tell()
+        cur.up.skip()
+        end = cur.tell()
         if offsets is not None:
             offsets[name] = (start, end)
         if is_scheduling_channel(name):
-            rec.scheduling_values[name] = unpack_msgpack(blob[start:end])
+            rec.scheduling_values[name] = unpack_msgpack(cur.blob[start:end])
     return present
 
 
@@ -98,8 +188,14 @@ def _skeleton_from_dict(value: dict[str, Any], rec: CheckpointRecord) -> None:
     rec.scheduling_values = {k: v for k, v in values.items() if is_scheduling_channel(str(k))}
 
 
-def fill_skeleton(rec: CheckpointRecord, type_: str | None, blob: bytes | None, aes_key: bytes | None) -> None:
-    """Fill `rec` from its blob, or set `rec.error` to one sentence saying why not."""
+def fill_skeleton(
+    rec: CheckpointRecord, type_: str | None, blob: bytes | None, aes_key: bytes | None,
+    memo: PrefixMemo | None = None,
+) -> None:
+    """Fill `rec` from its blob, or set `rec.error` to one sentence saying why not.
+
+    Pass one `memo` for the checkpoints of one thread in order, so that each skips what
+    the one before it already held."""
     rec.blob_type = type_
     rec.blob_size = len(blob) if blob is not None else 0
     if blob is None or type_ is None:
@@ -112,7 +208,7 @@ def fill_skeleton(rec: CheckpointRecord, type_: str | None, blob: bytes | None, 
     ptype, pblob = plain
     try:
         if ptype == "msgpack":
-            _skeleton_from_msgpack(pblob, rec)
+            _skeleton_from_msgpack(pblob, rec, memo=memo)
             return
         result = decode_typed(ptype, pblob)
         if result.error or not isinstance(result.value, dict):

@@ -38,7 +38,7 @@ from replaylens.sources._base import (
     WriteRecord,
     parse_metadata,
 )
-from replaylens.sources._skeleton import channel_values_from_blob, fill_skeleton
+from replaylens.sources._skeleton import PrefixMemo, channel_values_from_blob, fill_skeleton
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CHECKPOINT_COLUMNS = {
@@ -66,6 +66,7 @@ class SqliteSource:
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
         self._uri, self._journal = self._choose_uri()
         self.has_task_path = True
+        self.has_rowid = True
         self._check_schema()
 
     # -- opening -------------------------------------------------------------------
@@ -169,6 +170,11 @@ class SqliteSource:
                 )
             if table == "writes":
                 self.has_task_path = "task_path" in cols
+        try:
+            self._query("SELECT rowid FROM checkpoints LIMIT 0")
+            self.has_rowid = True
+        except SourceError:
+            self.has_rowid = False  # a WITHOUT ROWID table: blobs come with their rows
         if not self.has_task_path:
             self.notes.append("This database predates the writes.task_path column; task paths are blank.")
 
@@ -222,7 +228,11 @@ class SqliteSource:
             for tid, n, latest, _first_ns, _last_ns in rows
         ]
 
-    def _records(self, rows: Iterable[tuple[Any, ...]], problems: list[str]) -> list[CheckpointRecord]:
+    def _records(
+        self, rows: Iterable[tuple[Any, ...]], problems: list[str], *, one_thread: bool = False
+    ) -> list[CheckpointRecord]:
+        """Rows to skeletons; the checkpoints of `one_thread`, in order, share a PrefixMemo."""
+        memo = PrefixMemo() if one_thread else None
         out: list[CheckpointRecord] = []
         for tid, ns, cid, parent, type_, blob, meta in rows:
             where = f"checkpoint {cid} (thread {tid}, namespace {ns!r})"
@@ -233,7 +243,7 @@ class SqliteSource:
                 parent_checkpoint_id=parent,
                 metadata=parse_metadata(meta, where, problems),
             )
-            fill_skeleton(rec, type_, blob, self.aes_key)
+            fill_skeleton(rec, type_, blob, self.aes_key, memo)
             if rec.error:
                 problems.append(f"{where}: {rec.error}; it is marked unreadable, the rest loads.")
             out.append(rec)
@@ -253,18 +263,35 @@ class SqliteSource:
     def _task_path_col(self) -> str:
         return "task_path" if self.has_task_path else "''"
 
+    def _thread_checkpoint_rows(self, conn: sqlite3.Connection, thread_id: str) -> Iterator[tuple[Any, ...]]:
+        """A thread's checkpoint rows in order, each blob read with SQLite's incremental blob
+        I/O: one copy from the page cache into the bytes object, where a SELECT of the
+        column makes two (0.1 s against 0.4 s for the 1 GB thread)."""
+        if not self.has_rowid:
+            yield from self._stream(
+                conn,
+                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
+                "metadata FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
+                (thread_id,),
+            )
+            return
+        for rowid, kind, tid, ns, cid, parent, type_, meta in self._stream(
+            conn,
+            "SELECT rowid, typeof(checkpoint), thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+            "type, metadata FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
+            (thread_id,),
+        ):
+            if kind == "blob":
+                with conn.blobopen("checkpoints", "checkpoint", rowid, readonly=True) as handle:
+                    blob = handle.read()
+            else:  # NULL or text where a blob belongs: let the skeleton say what is wrong
+                (blob,) = conn.execute("SELECT checkpoint FROM checkpoints WHERE rowid = ?", (rowid,)).fetchone()
+            yield tid, ns, cid, parent, type_, blob, meta
+
     def read_thread(self, thread_id: str) -> ThreadRows:
         problems: list[str] = []
         with self._snapshot() as conn:
-            records = self._records(
-                self._stream(
-                    conn,
-                    "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
-                    "metadata FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
-                    (thread_id,),
-                ),
-                problems,
-            )
+            records = self._records(self._thread_checkpoint_rows(conn, thread_id), problems, one_thread=True)
             writes = self._writes(
                 self._stream(
                     conn,
