@@ -48,22 +48,28 @@ class PrefixMemo:
 class _Cursor:
     """A msgpack Unpacker over a blob that can jump forward to an absolute offset.
 
-    It reads the blob through a BytesIO in chunks, so a jump over a large value never
-    copies it (feeding the whole blob would copy 300 KB per checkpoint)."""
+    A large blob is read through a BytesIO in chunks, so a jump over a large value never
+    copies it (feeding the whole blob would copy 300 KB per checkpoint); a small one is
+    fed whole, which is cheaper than a stream for the Threads page's thousands of blobs.
+    """
 
     READ_SIZE = 64 << 10
 
     def __init__(self, blob: bytes) -> None:
         self.blob = blob
-        self._stream = io.BytesIO(blob)
+        self._stream = io.BytesIO(blob) if len(blob) > 4 * self.READ_SIZE else None
         self.jump(0)
 
     def jump(self, offset: int) -> None:
         self.base = offset
+        limit = max(len(self.blob), 1 << 20)
+        if self._stream is None:
+            self.up = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=limit)
+            self.up.feed(memoryview(self.blob)[offset:] if offset else self.blob)
+            return
         self._stream.seek(offset)
         self.up = msgpack.Unpacker(
-            self._stream, raw=False, strict_map_key=False, read_size=self.READ_SIZE,
-            max_buffer_size=max(len(self.blob), 1 << 20),
+            self._stream, raw=False, strict_map_key=False, read_size=self.READ_SIZE, max_buffer_size=limit
         )
 
     def tell(self) -> int:
