@@ -157,6 +157,7 @@ LOG_CASES: dict[str, tuple[list[str], str]] = {
     "node-not-string": ([json.dumps({**EFFECT, "node": 7})], "line 2: 'node' must be a non-empty string"),
     "ts-garbage": ([json.dumps({**EFFECT, "ts": "half past"})], "line 2: 'ts' must be epoch seconds"),
     "ts-bool": ([json.dumps({**EFFECT, "ts": True})], "line 2: 'ts' must be epoch seconds"),
+    "ts-too-big-for-a-float": ([json.dumps({**EFFECT, "ts": 10**400})], "line 2: 'ts' must be epoch seconds"),
     "array-line": (["[1, 2, 3]"], "line 2: is not a JSON object"),
     "binary-garbage": (["\x00\x01\x02\xff".encode("latin-1").decode("latin-1")], "line 2: is not valid JSON"),
     "future-ts": ([json.dumps({**EFFECT, "ts": 4_000_000_000.0})], "line 2: 'ts' is in the future"),
