@@ -24,13 +24,19 @@ from replaylens.analysis.status import load_thread, summarize_threads, thread_st
 from replaylens.sources import open_source
 
 
+def private_copy(db: Path, copy: Path) -> Path:
+    """`db` with its -wal, -shm and -journal copied to `copy` (stale files there removed),
+    for code that writes when it opens a file: LangGraph's saver, or SQLite itself."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        if Path(f"{db}{suffix}").exists():
+            shutil.copy2(f"{db}{suffix}", f"{copy}{suffix}")
+    return copy
+
+
 @contextmanager
 def langgraph_on_copy(entry: CorpusEntry, tmp_path: Path) -> Iterator[Any]:
-    copy = tmp_path / f"lg-{entry.name}.db"
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(f"{entry.db}{suffix}")
-        if src.exists():
-            shutil.copy2(src, f"{copy}{suffix}")
+    copy = private_copy(entry.db, tmp_path / f"lg-{entry.name}.db")
     conn = sqlite3.connect(copy, check_same_thread=False)
     try:
         saver = SqliteSaver(conn)
@@ -57,12 +63,7 @@ def comparable_entries(corpus: Corpus) -> list[CorpusEntry]:
 
 def rows_in(db: Path, thread_id: str, tmp_path: Path) -> int:
     """Checkpoint rows of a thread, counted by SQLite itself on a private copy."""
-    copy = tmp_path / "count.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{copy}{suffix}").unlink(missing_ok=True)
-        if Path(f"{db}{suffix}").exists():
-            shutil.copy2(f"{db}{suffix}", f"{copy}{suffix}")
-    with sqlite3.connect(copy) as conn:
+    with sqlite3.connect(private_copy(db, tmp_path / "count.db")) as conn:
         return conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()[0]
 
 
@@ -102,12 +103,7 @@ def test_thread_index_matches_plain_sql_aggregates(corpus: Corpus, tmp_path: Pat
     """The index's seeks give what the obvious aggregate query gives, subgraphs included."""
     compared = nested = 0
     for entry in corpus:
-        copy = tmp_path / "index.db"
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{copy}{suffix}").unlink(missing_ok=True)
-            if Path(f"{entry.db}{suffix}").exists():
-                shutil.copy2(f"{entry.db}{suffix}", f"{copy}{suffix}")
-        with sqlite3.connect(copy) as conn:
+        with sqlite3.connect(private_copy(entry.db, tmp_path / "index.db")) as conn:
             want = conn.execute(
                 "SELECT thread_id, COUNT(*), COUNT(DISTINCT checkpoint_ns), "
                 "MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) FROM checkpoints "
