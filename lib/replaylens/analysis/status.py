@@ -30,12 +30,14 @@ def checkpoint_status(cp: Checkpoint | None) -> str:
     if cp.unreadable:
         return "unreadable"
     statuses = [t.status for t in cp.tasks]
-    if not statuses:
-        return "completed"
     if "failed" in statuses:
         return "failed"
     if "interrupted" in statuses:
         return "interrupted"
+    if cp.next_unknown:
+        return "resumable"  # a channel nobody is known to read was written: never "completed"
+    if not statuses:
+        return "completed"
     return "resumable"
 
 
