@@ -53,7 +53,9 @@ class Outcome:
         """`match`, `unknown` (we said we cannot tell and claimed nothing wrong) or `mismatch`."""
         if self.derived == self.truth and not self.next_unknown:
             return "match"
-        if self.next_unknown and set(self.derived) <= set(self.truth):
+        truth_ids = {tid for _, tid in self.truth}
+        said = all(d in self.truth or (d[0] == "?" and d[1] in truth_ids) for d in self.derived)
+        if self.next_unknown and said:
             return "unknown"
         return "mismatch"
 

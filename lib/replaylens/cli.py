@@ -138,9 +138,10 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "children": cp.children,
                 "next": [
                     {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived}
+                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {})}
                     for t in cp.tasks
                 ],
+                "next_unknown": cp.next_unknown,
                 "writes": [_write_json(w, with_values) for w in cp.writes],
             }
             if cp.unreadable:
@@ -155,6 +156,7 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
     return {
         "thread_id": thread.thread_id,
         "status": thread_status(thread),
+        "generation": thread.generation.to_json() if thread.generation else None,
         "namespaces": list(thread.namespaces),
         "checkpoints": checkpoints,
         "orphan_writes": [
@@ -178,7 +180,17 @@ def cmd_thread(args: argparse.Namespace) -> int:
     finally:
         source.close()
     status = thread_status(thread)
-    print(f"thread {safe(thread.thread_id)}: {status} ({STATUS_EXPLAINED.get(status, '')})")
+    root = thread.root.latest if thread.root else None
+    unknown = ", next task unknown" if root is not None and root.next_unknown and status == "resumable" else ""
+    print(f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})")
+    if thread.generation is not None:
+        gen = thread.generation
+        print(f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
+              + (f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)" if gen.ids_written else ""))
+        for note in gen.notes:
+            print(f"  {safe(note)}")
+    if unknown and root is not None:
+        print(f"  {safe(root.next_unknown or '')}")
     for ns in thread.namespaces.values():
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []

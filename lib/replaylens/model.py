@@ -180,7 +180,7 @@ class Generation:
     label: str  # e.g. "LangGraph 0.2 (checkpoint v1)"
     checkpoint_versions: tuple[int, ...]
     channel_layout: str  # "branch:to" (v3 on) or "legacy" (edge channels named after their source)
-    sends: str  # "__pregel_tasks", "pending_sends" or "none"
+    sends: str  # where the format keeps Send packets: "__pregel_tasks", "pending_sends" or "none"
     id_rule: str  # e.g. "SHA-1 over only the triggers that fired"
     ids_reproduced: int  # task ids of the writes table the rule reproduces
     ids_written: int  # distinct (checkpoint, task id) pairs in the writes table

@@ -38,13 +38,18 @@ def _label(versions: tuple[int, ...], rule: IdRule, legacy: bool, evidence: bool
     return f"LangGraph 0.5 or later (checkpoint v{oldest})"
 
 
-def describe_generation(cps: list[Checkpoint], rule: IdRule, matched: int, written: int) -> Generation:
+def describe_generation(
+    cps: list[Checkpoint], rule: IdRule, matched: int, written: int, hint_threads: int = 0
+) -> Generation:
     """The `Generation` of a thread whose checkpoints are `cps`, annotated with `rule`."""
     versions = tuple(sorted({cp.record.v for cp in cps if cp.record.v is not None}))
     legacy = any(is_legacy(cp) for cp in cps)
-    if any(cp.record.pending_sends for cp in cps) or any(cp.record.pending_sends is not None for cp in cps):
+    # Where this format keeps Send packets, whether or not the thread sent any.
+    if any(cp.record.pending_sends is not None for cp in cps):
         sends = "pending_sends"
-    elif any("__pregel_tasks" in cp.record.channel_versions for cp in cps):
+    elif any(cp.record.v is not None and cp.record.v >= 4 for cp in cps) or any(
+        "__pregel_tasks" in cp.record.channel_versions for cp in cps
+    ):
         sends = "__pregel_tasks"
     else:
         sends = "none"
@@ -55,6 +60,11 @@ def describe_generation(cps: list[Checkpoint], rule: IdRule, matched: int, writt
             "Edge channels are named after their source node (format before v3): a node that never "
             "ran in this thread cannot be foreseen from them."
         )
+    if hint_threads:
+        notes.append(f"Edges this thread never used were learnt from {hint_threads} other thread(s) of this database.")
+    unknown = sum(1 for cp in cps if cp.next_unknown)
+    if unknown:
+        notes.append(f"At {unknown} checkpoint(s) the next task cannot be known from the rows.")
     if written and matched < written and legacy:
         notes.append(
             f"The id rule reproduces {matched} of the {written} task ids in the writes table; "

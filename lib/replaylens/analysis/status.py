@@ -5,9 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
+from replaylens.analysis.tasks import (
+    TriggerMap,
+    annotate_checkpoint,
+    annotate_thread,
+    gather_hints,
+    needs_hints,
+)
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources._base import CheckpointSource, WriteRecord
+from replaylens.sources._base import CheckpointSource, ThreadRows, WriteRecord
 
 STATUSES = ("failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable")
 # What needs attention first: a failed run before a paused one before a finished one.
@@ -53,7 +59,38 @@ def load_thread(source: CheckpointSource, thread_id: str) -> Thread:
     rows = source.read_thread(thread_id)
     if not rows.checkpoints and not rows.writes:
         raise ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}.")
-    return annotate_thread(build_thread(thread_id, rows))
+    thread = annotate_thread(build_thread(thread_id, rows))
+    return reannotate_with_hints(source, thread)
+
+
+HINT_THREADS = 20
+"""At most this many other threads are read to learn a pre-v3 graph's edges."""
+HINT_MAX_CHECKPOINTS = 500
+"""Threads longer than this are not read for hints (their edges are in shorter ones too)."""
+
+
+def reannotate_with_hints(source: CheckpointSource, thread: Thread) -> Thread:
+    """A pre-v3 thread whose next task is unknown somewhere: learn the graph's edges from
+    the other threads of the same database and derive again. Current formats need none."""
+    if not needs_hints(thread):
+        return thread
+    others = [
+        r.thread_id for r in source.thread_index()
+        if r.thread_id != thread.thread_id and r.checkpoints <= HINT_MAX_CHECKPOINTS
+    ][:HINT_THREADS]
+    if not others:
+        return thread
+    loaded = [build_thread(tid, source.read_thread(tid)) for tid in others]
+    hints = gather_hints(thread, loaded)
+    if not hints.threads:
+        return thread
+    rebuilt = build_thread(thread.thread_id, ThreadRows(
+        [cp.record for ns in thread.namespaces.values() for cp in ns.checkpoints],
+        [w for ns in thread.namespaces.values() for cp in ns.checkpoints for w in cp.writes] + thread.orphan_writes,
+        [],
+    ))
+    rebuilt.problems = thread.problems
+    return annotate_thread(rebuilt, hints)
 
 
 @dataclass(frozen=True)

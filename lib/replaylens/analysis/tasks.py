@@ -149,6 +149,58 @@ def channel_available(cp: Checkpoint, channel: str) -> bool:
     return True
 
 
+def namespace_key(name: str) -> str:
+    """`sub:<task id>|inner:<task id>` -> `sub|inner`: the same subgraph in every thread."""
+    return "|".join(part.rpartition(":")[0] or part for part in name.split("|")) if name else ""
+
+
+@dataclass
+class LegacyHints:
+    """Which channels triggered which node, seen in other threads of the same database.
+
+    Before format v3 an edge's channel is named after its source, so a thread killed
+    before node c ever ran holds no trace of the edge b->c; a finished thread of the same
+    graph does (`versions_seen["c"]["b"]`). Only threads that start the same way
+    (`start:*` channels) are asked, so that two graphs sharing a file do not mix."""
+
+    seen: dict[str, dict[str, set[str]]]  # namespace key -> node -> trigger channels
+    threads: int  # how many threads contributed
+
+
+def _start_channels(thread: Thread) -> frozenset[str]:
+    root = thread.root
+    if root is None:
+        return frozenset()
+    return frozenset(ch for cp in root.checkpoints for ch in cp.record.channel_versions if ch.startswith("start:"))
+
+
+def gather_hints(thread: Thread, others: list[Thread]) -> LegacyHints:
+    """The edges `others` prove, for `thread` (only those with the same start edges)."""
+    starts = _start_channels(thread)
+    seen: dict[str, dict[str, set[str]]] = {}
+    used = 0
+    for other in others:
+        if other.thread_id == thread.thread_id or _start_channels(other) != starts:
+            continue
+        used += 1
+        for ns in other.namespaces.values():
+            key = namespace_key(ns.name)
+            for cp in ns.checkpoints:
+                for node, chans in cp.record.versions_seen.items():
+                    if node.startswith("__"):
+                        continue
+                    seen.setdefault(key, {}).setdefault(node, set()).update(
+                        ch for ch in chans if not ch.startswith("__")
+                    )
+    return LegacyHints(seen, used)
+
+
+def needs_hints(thread: Thread) -> bool:
+    """A pre-v3 thread: a node that never ran in it may still be due (an edge channel
+    that one known node reads can lead to others too, as a fan-out does)."""
+    return any(is_legacy(cp) for ns in thread.namespaces.values() for cp in ns.checkpoints)
+
+
 class TriggerMap:
     """Node -> its trigger channels, learnt from every channel name the thread ever used.
 
@@ -158,11 +210,15 @@ class TriggerMap:
     the node names the thread knows of, `legacy` whether its checkpoints use the old names.
     """
 
-    def __init__(self, namespace: Namespace) -> None:
+    def __init__(self, namespace: Namespace, hints: LegacyHints | None = None) -> None:
         channels: set[str] = set()
         seen_by_node: dict[str, set[str]] = {}
         self.legacy = any(is_legacy(cp) for cp in namespace.checkpoints)
         self.nodes: set[str] = set()
+        if self.legacy and hints is not None:
+            # Edges the other threads of the same graph prove (a node they saw run).
+            for node, chans in hints.seen.get(namespace_key(namespace.name), {}).items():
+                seen_by_node.setdefault(node, set()).update(chans)
         for cp in namespace.checkpoints:
             channels.update(cp.record.channel_versions)
             writes_meta = cp.record.metadata.get("writes")
@@ -317,14 +373,34 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
     return tasks
 
 
+def _routed_sources(cp: Checkpoint) -> set[str]:
+    """Nodes whose output this checkpoint shows going on elsewhere: the source of a
+    `branch:src:cond:dst` channel, a member of a `join:` barrier, or the step's sender of
+    `pending_sends`. Their own name channel is then not the edge the step took."""
+    rec = cp.record
+    out: set[str] = set()
+    for ch in rec.present_channels:
+        if ch.startswith("branch:") and not ch.startswith("branch:to:") and ch.count(":") == 3:
+            out.add(ch.split(":")[1])
+        elif ch.startswith("join:") and (parsed := _barrier_names(ch)) is not None:
+            out.update(parsed[0])
+    if rec.pending_sends:
+        writes_meta = rec.metadata.get("writes")
+        if isinstance(writes_meta, dict):
+            out.update(str(k) for k in writes_meta)
+    return out
+
+
 def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | None:
     """Before v3 node a writes its own name to channel `a`, which triggers the nodes its
     edges lead to; the name does not say which. When `a` was just written and no node of
     this thread ever read it, the next task cannot be known (an edge to END looks the same)."""
     rec = cp.record
+    routed = _routed_sources(cp)
     dangling = sorted(
         ch for ch in rec.present_channels
         if ch in triggers.nodes and ch not in triggers.by_channel and ch in rec.channel_versions
+        and ch not in routed
     )
     if not dangling:
         return None
@@ -499,24 +575,45 @@ def choose_id_rule(
     return rule, _id_matches(cps, rule, evidence), written
 
 
-def annotate_thread(thread: Thread) -> Thread:
+def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     """Fill `Checkpoint.tasks` for every checkpoint of every namespace of `thread`, with
-    the id rule that reproduces the thread's own writes, and note its generation."""
+    the id rule that reproduces the thread's own writes, and note its generation.
+    `hints`: edges other threads of the database prove (pre-v3 formats only)."""
     from replaylens.analysis.compat import describe_generation
 
     pairs: list[tuple[Checkpoint, TriggerMap]] = []
     for ns in thread.namespaces.values():
-        triggers = TriggerMap(ns)
+        triggers = TriggerMap(ns, hints)
         pairs.extend((cp, triggers) for cp in ns.checkpoints)
-    rule, matched, written = choose_id_rule(pairs, task_evidence(thread))
+    evidence = task_evidence(thread)
+    rule, _, written = choose_id_rule(pairs, evidence)
+    matched = 0
     for cp, triggers in pairs:
         cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
-    thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written)
+        _flag_unexplained(cp)
+        matched += len({t.task_id for t in cp.tasks if t.derived} & set(evidence.get(cp.checkpoint_id, {})))
+    thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written,
+                                            hints.threads if hints else 0)
     return thread
+
+
+def _flag_unexplained(cp: Checkpoint) -> None:
+    """A pre-v3 checkpoint whose writes hold a task id no known node reproduces: a node
+    this thread never names ran there, so the list of next tasks may be incomplete."""
+    if not is_legacy(cp) or cp.next_unknown:
+        return
+    unexplained = [t for t in cp.tasks if not t.derived and t.kind == "?"]
+    if unexplained:
+        ids = ", ".join(t.task_id for t in unexplained)
+        cp.next_unknown = (
+            f"The writes hold task id(s) {ids} that no node known to this thread reproduces "
+            "(format before v3, no task_path): which node ran is unknown, and so is the list of next tasks."
+        )
 
 
 def annotate_checkpoint(cp: Checkpoint, triggers: TriggerMap) -> Checkpoint:
     """One checkpoint on its own (the thread list): its own writes choose the id rule."""
     rule, _, _ = choose_id_rule([(cp, triggers)])
     cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
+    _flag_unexplained(cp)
     return cp

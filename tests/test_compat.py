@@ -1,0 +1,167 @@
+"""Databases written by LangGraph 0.2.28 to 1.2.24 (tests/compat/, made by `make compat-fixtures`)
+read as that version's own get_state read them.
+
+The truth files hold each writing version's get_state for every checkpoint; nothing here
+needs an old LangGraph installed. The last test resumes an old database with today's
+LangGraph (the one installed) to check what the reader says about migrated task ids.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from compat_truth import COMPAT_DIR, compare, generations, load_truth
+
+from replaylens.analysis.status import load_thread
+from replaylens.sources import open_source
+
+REPO = Path(__file__).resolve().parents[1]
+VERSIONS = generations()
+
+
+def _minor(version: str) -> tuple[int, int]:
+    major, minor, *_ = (int(p) for p in version.split("."))
+    return major, minor
+
+
+def test_every_generation_has_fixtures() -> None:
+    """0.2 (early and late), 0.3, 0.4, 0.6, 1.0 and today's 1.2 are all there."""
+    assert {_minor(v) for v in VERSIONS} >= {(0, 2), (0, 3), (0, 4), (0, 6), (1, 0), (1, 2)}
+    assert len([v for v in VERSIONS if _minor(v) == (0, 2)]) == 2
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def report(request: pytest.FixtureRequest):
+    return request.param, compare(request.param)
+
+
+def test_next_tasks_equal_get_state(report) -> None:
+    """On every checkpoint the derived tasks (names and ids) are LangGraph's, or the reader
+    says it cannot know and claims nothing LangGraph does not (never a wrong task)."""
+    version, rep = report
+    assert rep.checkpoints, f"{version}: no checkpoint compared"
+    bad = [o for o in rep.checkpoints if o.verdict == "mismatch"]
+    assert not bad, "\n".join(f"{o.graph}/{o.thread} {o.checkpoint_id}: {o.truth} != {o.derived}" for o in bad)
+    if _minor(version) >= (0, 3):  # from v3 on every trigger channel names its node: no guessing
+        assert all(o.verdict == "match" for o in rep.checkpoints)
+
+
+def test_killed_threads_are_never_completed(report) -> None:
+    version, rep = report
+    killed = [t for t in rep.threads if t.killed]
+    assert len(killed) >= 5, f"{version}: the fixture lost its killed runs"
+    for t in killed:
+        assert t.status != "completed", f"{version} {t.graph}: killed thread called completed"
+        assert t.status == t.truth_status, f"{version} {t.graph}: {t.status} != LangGraph's {t.truth_status}"
+
+
+def test_statuses_equal_langgraph_or_say_unknown(report) -> None:
+    """A status differs from LangGraph's only where the rows cannot tell the next task, and
+    then it is "resumable" with the reason on the checkpoint, never "completed"."""
+    version, rep = report
+    for t in rep.threads:
+        if t.status == t.truth_status:
+            continue
+        assert _minor(version) < (0, 3) and t.truth_status == "completed" and t.status == "resumable", (
+            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}")
+        source = open_source(str(COMPAT_DIR / version / f"{t.graph}.sqlite"))
+        try:
+            latest = load_thread(source, t.thread).root.latest
+        finally:
+            source.close()
+        assert latest.next_unknown
+
+
+def _expected_generation(version: str) -> tuple[str, str]:
+    minor = _minor(version)
+    if minor == (0, 2):
+        return "LangGraph 0.2 (", "SHA-1 over only the triggers that fired"
+    if minor in ((0, 3), (0, 4)):
+        return "LangGraph 0.3.24 to 0.4 (checkpoint v3)", "xxh3 over all of a node's triggers"
+    return "LangGraph 0.5 or later (checkpoint v4)", "xxh3 over all of a node's triggers"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generation_is_detected(version: str) -> None:
+    label, rule = _expected_generation(version)
+    truth = load_truth(version)
+    for graph, doc in truth["graphs"].items():
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            assert source.has_task_path == ("task_path" in doc["writes_columns"])
+            for thread_id in doc["threads"]:
+                gen = load_thread(source, thread_id).generation
+                assert gen is not None and gen.label.startswith(label), (graph, thread_id, gen)
+                assert gen.id_rule == rule, (graph, thread_id, gen.id_rule)
+                assert gen.sends == ("__pregel_tasks" if _minor(version) >= (0, 5) else "pending_sends")
+        finally:
+            source.close()
+
+
+def test_today_langgraph_resume_of_a_0_2_database(tmp_path: Path) -> None:
+    """The reader says today's LangGraph hashes other ids for the 0.2.28 fan-out killed in p3,
+    so p1 and p2's writes are not found: the installed LangGraph's get_state and a real resume
+    agree (p1, p2 and p3 all run again)."""
+    version = next(v for v in VERSIONS if _minor(v) == (0, 2))
+    db = tmp_path / "fanout.sqlite"
+    shutil.copy2(COMPAT_DIR / version / "fanout.sqlite", db)
+    source = open_source(str(db))
+    try:
+        thread = load_thread(source, "killed")
+    finally:
+        source.close()
+    latest = thread.root.latest
+    predicted = {t.today_task_id for t in latest.tasks}
+    rerun_predicted = {t.node for t in latest.tasks if t.today_task_id}
+    assert thread.generation.today_ids_differ and None not in predicted
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import compat_graphs
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    try:
+        graph = compat_graphs.compile_graph("fanout", conn)
+        config = {"configurable": {"thread_id": "killed"}}
+        assert {t.id for t in graph.get_state(config).tasks} == predicted
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv(compat_graphs.ENV_MARKERS, str(markers))
+            graph.invoke(None, config)
+    finally:
+        conn.close()
+    ran = {m.name for m in markers.iterdir()}
+    assert rerun_predicted == {"p1", "p2", "p3"}
+    assert rerun_predicted <= ran
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _minor(v) == (0, 2)])
+def test_lone_killed_0_2_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
+    """Without a finished thread of the same graph beside it, a 0.2 thread killed in c holds
+    no trace of the edge b->c: the reader must say "resumable, next task unknown", never
+    "completed" (LangGraph says resumable, next c)."""
+    db = tmp_path / "linear.sqlite"
+    shutil.copy2(COMPAT_DIR / version / "linear.sqlite", db)
+    conn = sqlite3.connect(str(db))  # a private copy: the committed fixture is never written
+    conn.execute("DELETE FROM checkpoints WHERE thread_id != 'killed'")
+    conn.execute("DELETE FROM writes WHERE thread_id != 'killed'")
+    conn.commit()
+    conn.close()
+    truth = load_truth(version)["graphs"]["linear"]["threads"]["killed"]
+    assert truth["killed"] and truth["latest"]["next"] == ["c"]
+    source = open_source(str(db))
+    try:
+        thread = load_thread(source, "killed")
+    finally:
+        source.close()
+    from replaylens.analysis.status import thread_status
+
+    assert thread_status(thread) == "resumable"
+    assert thread.root.latest.next_unknown
+    assert "c" not in {t.node for t in thread.root.latest.tasks}  # nothing invented either
