@@ -165,3 +165,22 @@ def test_lone_killed_0_2_thread_is_resumable_next_unknown(version: str, tmp_path
     assert thread_status(thread) == "resumable"
     assert thread.root.latest.next_unknown
     assert "c" not in {t.node for t in thread.root.latest.tasks}  # nothing invented either
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_thread_list_agrees_with_thread_page(version: str) -> None:
+    """One truth: the Threads list (latest checkpoints only) and the thread page give every
+    thread the same status and the same pending tasks, old formats included."""
+    from replaylens.analysis.status import summarize_threads, thread_status
+
+    for graph in load_truth(version)["graphs"]:
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            summaries, _ = summarize_threads(source)
+            assert summaries
+            for row in summaries:
+                thread = load_thread(source, row.thread_id)
+                assert row.status == thread_status(thread), (graph, row.thread_id)
+                assert row.pending == tuple(t.node for t in thread.root.latest.pending_tasks), (graph, row.thread_id)
+        finally:
+            source.close()

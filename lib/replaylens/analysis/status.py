@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaylens.analysis.tasks import (
+    LegacyHints,
     TriggerMap,
     annotate_checkpoint,
     annotate_thread,
     gather_hints,
+    hints_by_start,
     needs_hints,
 )
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
@@ -70,7 +72,7 @@ HINT_MAX_CHECKPOINTS = 500
 
 
 def reannotate_with_hints(source: CheckpointSource, thread: Thread) -> Thread:
-    """A pre-v3 thread whose next task is unknown somewhere: learn the graph's edges from
+    """A pre-v3 thread (`needs_hints`): learn the graph's edges from
     the other threads of the same database and derive again. Current formats need none."""
     if not needs_hints(thread):
         return thread
@@ -84,13 +86,7 @@ def reannotate_with_hints(source: CheckpointSource, thread: Thread) -> Thread:
     hints = gather_hints(thread, loaded)
     if not hints.threads:
         return thread
-    rebuilt = build_thread(thread.thread_id, ThreadRows(
-        [cp.record for ns in thread.namespaces.values() for cp in ns.checkpoints],
-        [w for ns in thread.namespaces.values() for cp in ns.checkpoints for w in cp.writes] + thread.orphan_writes,
-        [],
-    ))
-    rebuilt.problems = thread.problems
-    return annotate_thread(rebuilt, hints)
+    return annotate_thread(thread, hints)
 
 
 @dataclass(frozen=True)
@@ -118,10 +114,15 @@ class ThreadSummary:
 
 
 class _TriggerCache:
-    """Threads of one graph share their trigger map: build it once per distinct shape."""
+    """Threads of one graph share their trigger map: build it once per distinct shape.
 
-    def __init__(self) -> None:
+    Pre-v3 checkpoints also get the edges the other threads' latest checkpoints prove
+    (`hints`, pooled by start edges), as `load_thread` gets them, so that the list and
+    the thread page agree."""
+
+    def __init__(self, hints: dict[frozenset[str], LegacyHints] | None = None) -> None:
         self._maps: dict[tuple[Any, ...], TriggerMap] = {}
+        self._hints = hints or {}
 
     def for_checkpoint(self, cp: Checkpoint) -> TriggerMap:
         rec = cp.record
@@ -132,7 +133,8 @@ class _TriggerCache:
         )
         found = self._maps.get(shape)
         if found is None:
-            found = self._maps[shape] = TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp}))
+            starts = frozenset(ch for ch in rec.channel_versions if ch.startswith("start:"))
+            found = self._maps[shape] = TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp}), self._hints.get(starts))
         return found
 
 
@@ -144,7 +146,9 @@ def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], li
     for w in latest.writes:
         writes_by_thread.setdefault(w.thread_id, []).append(w)
     latest_by_thread = {rec.thread_id: rec for rec in latest.checkpoints}
-    triggers = _TriggerCache()
+    legacy = [rec for rec in latest.checkpoints if rec.v is not None and rec.v < 3]
+    hints = hints_by_start([build_thread(rec.thread_id, ThreadRows([rec], [])) for rec in legacy]) if legacy else None
+    triggers = _TriggerCache(hints)
     out: list[ThreadSummary] = []
     for row in index:
         rec = latest_by_thread.get(row.thread_id)

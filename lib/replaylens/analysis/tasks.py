@@ -174,25 +174,28 @@ def _start_channels(thread: Thread) -> frozenset[str]:
     return frozenset(ch for cp in root.checkpoints for ch in cp.record.channel_versions if ch.startswith("start:"))
 
 
-def gather_hints(thread: Thread, others: list[Thread]) -> LegacyHints:
-    """The edges `others` prove, for `thread` (only those with the same start edges)."""
-    starts = _start_channels(thread)
-    seen: dict[str, dict[str, set[str]]] = {}
-    used = 0
-    for other in others:
-        if other.thread_id == thread.thread_id or _start_channels(other) != starts:
-            continue
-        used += 1
+def hints_by_start(threads: list[Thread]) -> dict[frozenset[str], LegacyHints]:
+    """The edges `threads` prove, pooled per way of starting (their `start:*` channels)."""
+    out: dict[frozenset[str], LegacyHints] = {}
+    for other in threads:
+        hints = out.setdefault(_start_channels(other), LegacyHints({}, 0))
+        hints.threads += 1
         for ns in other.namespaces.values():
             key = namespace_key(ns.name)
             for cp in ns.checkpoints:
                 for node, chans in cp.record.versions_seen.items():
                     if node.startswith("__"):
                         continue
-                    seen.setdefault(key, {}).setdefault(node, set()).update(
+                    hints.seen.setdefault(key, {}).setdefault(node, set()).update(
                         ch for ch in chans if not ch.startswith("__")
                     )
-    return LegacyHints(seen, used)
+    return out
+
+
+def gather_hints(thread: Thread, others: list[Thread]) -> LegacyHints:
+    """The edges `others` prove, for `thread` (only those with the same start edges)."""
+    pool = hints_by_start([o for o in others if o.thread_id != thread.thread_id])
+    return pool.get(_start_channels(thread), LegacyHints({}, 0))
 
 
 def needs_hints(thread: Thread) -> bool:
@@ -585,6 +588,9 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     for ns in thread.namespaces.values():
         triggers = TriggerMap(ns, hints)
         pairs.extend((cp, triggers) for cp in ns.checkpoints)
+    for cp, _ in pairs:  # annotating again (with hints) starts from the rows alone
+        cp.task_notes = []
+        cp.next_unknown = None
     evidence = task_evidence(thread)
     rule, _, written = choose_id_rule(pairs, evidence)
     matched = 0
