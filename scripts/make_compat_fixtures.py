@@ -33,6 +33,9 @@ VERSIONS: dict[str, list[str]] = {
                "langchain-core<0.4"],
     "0.2.76": ["langgraph==0.2.76", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
                "langchain-core<0.4"],
+    # 0.3.0 to 0.3.23 still write v2 with the old channel names, 0.3.20 on with xxh3 ids
+    "0.3.20": ["langgraph==0.3.20", "langgraph-checkpoint==2.0.23", "langgraph-checkpoint-sqlite==2.0.6",
+               "langchain-core<0.4", "langgraph-prebuilt<0.2", "langgraph-sdk<0.2"],
     "0.3.34": ["langgraph==0.3.34", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
                "langchain-core<0.4", "langgraph-prebuilt<0.2"],
     "0.4.10": ["langgraph==0.4.10", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",

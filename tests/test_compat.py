@@ -28,10 +28,16 @@ def _minor(version: str) -> tuple[int, int]:
     return major, minor
 
 
+def _legacy(version: str) -> bool:
+    """Written before checkpoint format v3 (LangGraph 0.3.24): edge channels named after their source."""
+    return tuple(int(p) for p in version.split(".")) < (0, 3, 24)
+
+
 def test_every_generation_has_fixtures() -> None:
-    """0.2 (early and late), 0.3, 0.4, 0.6, 1.0 and today's 1.2 are all there."""
+    """0.2 (early and late), 0.3 (before and after format v3), 0.4, 0.6, 1.0 and today's 1.2."""
     assert {_minor(v) for v in VERSIONS} >= {(0, 2), (0, 3), (0, 4), (0, 6), (1, 0), (1, 2)}
     assert len([v for v in VERSIONS if _minor(v) == (0, 2)]) == 2
+    assert len([v for v in VERSIONS if _minor(v) == (0, 3)]) == 2
 
 
 @pytest.fixture(scope="module", params=VERSIONS)
@@ -46,7 +52,7 @@ def test_next_tasks_equal_get_state(report) -> None:
     assert rep.checkpoints, f"{version}: no checkpoint compared"
     bad = [o for o in rep.checkpoints if o.verdict == "mismatch"]
     assert not bad, "\n".join(f"{o.graph}/{o.thread} {o.checkpoint_id}: {o.truth} != {o.derived}" for o in bad)
-    if _minor(version) >= (0, 3):  # from v3 on every trigger channel names its node: no guessing
+    if not _legacy(version):  # from v3 on every trigger channel names its node: no guessing
         assert all(o.verdict == "match" for o in rep.checkpoints)
 
 
@@ -66,7 +72,7 @@ def test_statuses_equal_langgraph_or_say_unknown(report) -> None:
     for t in rep.threads:
         if t.status == t.truth_status:
             continue
-        assert _minor(version) < (0, 3) and t.truth_status == "completed" and t.status == "resumable", (
+        assert _legacy(version) and t.truth_status == "completed" and t.status == "resumable", (
             f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}")
         source = open_source(str(COMPAT_DIR / version / f"{t.graph}.sqlite"))
         try:
@@ -80,6 +86,8 @@ def _expected_generation(version: str) -> tuple[str, str]:
     minor = _minor(version)
     if minor == (0, 2):
         return "LangGraph 0.2 (", "SHA-1 over only the triggers that fired"
+    if _legacy(version):
+        return "LangGraph 0.3 before 0.3.24 (checkpoint v2)", "xxh3 over all of a node's triggers"
     if minor in ((0, 3), (0, 4)):
         return "LangGraph 0.3.24 to 0.4 (checkpoint v3)", "xxh3 over all of a node's triggers"
     return "LangGraph 0.5 or later (checkpoint v4)", "xxh3 over all of a node's triggers"
@@ -102,11 +110,11 @@ def test_generation_is_detected(version: str) -> None:
             source.close()
 
 
-def test_today_langgraph_resume_of_a_0_2_database(tmp_path: Path) -> None:
-    """The reader says today's LangGraph hashes other ids for the 0.2.28 fan-out killed in p3,
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
+def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Path) -> None:
+    """The reader says today's LangGraph hashes other ids for a pre-v3 fan-out killed in p3,
     so p1 and p2's writes are not found: the installed LangGraph's get_state and a real resume
     agree (p1, p2 and p3 all run again)."""
-    version = next(v for v in VERSIONS if _minor(v) == (0, 2))
     db = tmp_path / "fanout.sqlite"
     shutil.copy2(COMPAT_DIR / version / "fanout.sqlite", db)
     source = open_source(str(db))
@@ -141,9 +149,9 @@ def test_today_langgraph_resume_of_a_0_2_database(tmp_path: Path) -> None:
     assert rerun_predicted <= ran
 
 
-@pytest.mark.parametrize("version", [v for v in VERSIONS if _minor(v) == (0, 2)])
-def test_lone_killed_0_2_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
-    """Without a finished thread of the same graph beside it, a 0.2 thread killed in c holds
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
+def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
+    """Without a finished thread of the same graph beside it, a pre-v3 thread killed in c holds
     no trace of the edge b->c: the reader must say "resumable, next task unknown", never
     "completed" (LangGraph says resumable, next c)."""
     db = tmp_path / "linear.sqlite"

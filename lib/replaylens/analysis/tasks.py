@@ -265,9 +265,11 @@ class TriggerMap:
         if state_graph or self.legacy:
             if START in channels:
                 self.triggers.setdefault(START, set()).add(START)
-        if state_graph and not self.legacy:
-            # Every StateGraph node is subscribed to its own branch channel (attach_node);
-            # before v3 there is no such channel and a node's triggers are its edges.
+        if state_graph:
+            # Every StateGraph node is subscribed to its own branch channel (attach_node),
+            # also in 0.3 releases that still wrote v2 with the old edge channels beside it
+            # (it is never written there, but the all-triggers id rule hashes it). 0.2
+            # hashes only the triggers that fired, so the extra name changes no 0.2 id.
             for node, trig in self.triggers.items():
                 if node != START:
                     trig.add(f"branch:to:{node}")
@@ -387,10 +389,14 @@ def _routed_sources(cp: Checkpoint) -> set[str]:
             out.add(ch.split(":")[1])
         elif ch.startswith("join:") and (parsed := _barrier_names(ch)) is not None:
             out.update(parsed[0])
+    writes_meta = rec.metadata.get("writes")
+    ran = [str(k) for k in writes_meta] if isinstance(writes_meta, dict) else []
     if rec.pending_sends:
-        writes_meta = rec.metadata.get("writes")
-        if isinstance(writes_meta, dict):
-            out.update(str(k) for k in writes_meta)
+        out.update(ran)
+    elif len(ran) == 1 and any(ch.startswith("branch:to:") for ch in rec.present_channels):
+        # 0.3 before 0.3.24: a conditional edge writes `branch:to:<dst>`; with one node in
+        # the step before, that node is its source.
+        out.update(ran)
     return out
 
 
@@ -503,7 +509,7 @@ def identify_task(cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, 
         task_ns = f"{rec.checkpoint_ns}|{node}" if rec.checkpoint_ns else node
         known = triggers.triggers.get(node, set())
         for ch in channels:
-            trig = [ch] if rule.triggers == "fired" else sorted(known | {ch})
+            trig = [ch] if rule.triggers == "fired" else sorted(known | {ch, f"branch:to:{node}"})
             if hash_id(rule.hash, rec.checkpoint_id, task_ns, step, node, PULL, *trig) == tid:
                 return node, trig
     return None
