@@ -5,13 +5,15 @@ LangGraph generation; it never imports replaylens, so that the database it write
 truth it records come from that version alone.
 
     python compat_graphs.py build OUT_DIR      # every graph: databases + truth.json
-    python compat_graphs.py child DB GRAPH THREAD MARKER_DIR   # one run, killed by the parent
+    python compat_graphs.py child DB GRAPH THREAD     # one run, killed by the parent
+    python compat_graphs.py resume DB GRAPH THREAD    # invoke(None) on a copy, after the kill
 
 Per graph one database file (threads of one graph only, so node names never mix) with a
 finished thread `done` and, where the shape has one, a thread killed by SIGKILL in the
 middle of a node (`killed`), a thread failed by an exception (`failed`) or paused for a
 human (`paused`). For every checkpoint of every namespace the truth file records that
-version's own `get_state(config)`: next, task ids, names, paths, errors, interrupts.
+version's own `get_state(config)`: next, task ids, names, paths, errors, interrupts; and
+for each killed thread, which nodes a resume with that same version ran (`resume_ran`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -324,6 +327,33 @@ def run_killed(db: Path, name: str, thread: str, markers: Path) -> dict:
     return outcome
 
 
+def resume_killed(db: Path, name: str, thread: str, markers: Path, work: Path) -> list[str]:
+    """Resume the killed thread, as a restarted worker would (a new process running
+    `invoke(None)` on a copy of the database), and list the nodes that ran (their start
+    markers). The copy keeps the fixture as the kill left it."""
+    copy = work / f"{name}-resume.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{db}{suffix}")
+        if src.exists():
+            shutil.copy2(src, f"{copy}{suffix}")
+    markers.mkdir(parents=True, exist_ok=True)
+    for m in markers.iterdir():
+        m.unlink()
+    env = dict(os.environ, **{ENV_MARKERS: str(markers)})
+    subprocess.run([sys.executable, __file__, "resume", str(copy), name, thread], env=env, check=True, timeout=120)
+    ran = sorted(m.name for m in markers.iterdir())
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    return ran
+
+
+def resume_thread(db: Path, name: str, thread: str) -> None:
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    graph = compile_graph(name, conn)
+    graph.invoke(None, _config(thread))
+    conn.close()
+
+
 def _plain(value: Any) -> Any:
     """JSON-safe copy of what get_state returned (interrupt values, errors)."""
     try:
@@ -425,6 +455,9 @@ def build(out: Path) -> None:
         if name in KILL_AT:
             runs["killed"] = {"kind": "killed", **run_killed(db, name, "killed", markers)}
         truth["graphs"][name] = record_truth(db, name, runs)
+        if runs.get("killed", {}).get("killed"):
+            truth["graphs"][name]["threads"]["killed"]["resume_ran"] = resume_killed(
+                db, name, "killed", markers, out)
         conn = sqlite3.connect(str(db))
         conn.execute("VACUUM")  # our own file, closed by every writer: keep the fixture small
         conn.close()
@@ -439,6 +472,8 @@ def main(argv: list[str]) -> None:
         build(Path(argv[1]))
     elif argv[0] == "child":
         run_thread(Path(argv[1]), argv[2], argv[3])
+    elif argv[0] == "resume":
+        resume_thread(Path(argv[1]), argv[2], argv[3])
     else:
         raise SystemExit(f"unknown command {argv[0]!r}")
 

@@ -54,6 +54,33 @@ def test_next_tasks_equal_get_state(report) -> None:
     assert not bad, "\n".join(f"{o.graph}/{o.thread} {o.checkpoint_id}: {o.truth} != {o.derived}" for o in bad)
     if not _legacy(version):  # from v3 on every trigger channel names its node: no guessing
         assert all(o.verdict == "match" for o in rep.checkpoints)
+    named = {graph: _names_in_rows(version, graph) for graph in {o.graph for o in rep.checkpoints}}
+    for o in rep.checkpoints:
+        if o.verdict != "unknown":
+            continue
+        # "Unknown" is allowed only where the rows cannot tell: nothing is due (the last node
+        # of a finished run looks like a node whose edge was never seen), or a due node is
+        # named nowhere in the file (it never finished anywhere).
+        missing = {name for name, _ in o.truth} - named[o.graph]
+        assert not o.truth or missing, f"{o.graph}/{o.thread} {o.checkpoint_id}: said unknown, rows name {o.truth}"
+
+
+def _names_in_rows(version: str, graph: str) -> set[str]:
+    """Every node name the database's rows mention: nodes that ran (versions_seen, metadata
+    writes), channels written, channels of writes rows."""
+    names: set[str] = set()
+    source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+    try:
+        for row in source.thread_index():
+            thread = load_thread(source, row.thread_id)
+            for ns in thread.namespaces.values():
+                for cp in ns.checkpoints:
+                    names |= set(cp.record.versions_seen) | set(cp.record.channel_versions)
+                    names |= set(cp.record.metadata.get("writes") or {})
+                    names |= {w.channel for w in cp.writes}
+    finally:
+        source.close()
+    return names
 
 
 def test_killed_threads_are_never_completed(report) -> None:
@@ -85,9 +112,10 @@ def test_statuses_equal_langgraph_or_say_unknown(report) -> None:
 def _expected_generation(version: str) -> tuple[str, str]:
     minor = _minor(version)
     if minor == (0, 2):
-        return "LangGraph 0.2 (", "SHA-1 over only the triggers that fired"
+        return "LangGraph 0.2 (checkpoint v1)" if version == "0.2.28" else "LangGraph 0.2 to 0.3.18 (checkpoint v2)", (
+            "SHA-1 over only the triggers that fired")
     if _legacy(version):
-        return "LangGraph 0.3 before 0.3.24 (checkpoint v2)", "xxh3 over all of a node's triggers"
+        return "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)", "xxh3 over all of a node's triggers"
     if minor in ((0, 3), (0, 4)):
         return "LangGraph 0.3.24 to 0.4 (checkpoint v3)", "xxh3 over all of a node's triggers"
     return "LangGraph 0.5 or later (checkpoint v4)", "xxh3 over all of a node's triggers"
@@ -192,3 +220,70 @@ def test_thread_list_agrees_with_thread_page(version: str) -> None:
                 assert row.pending == tuple(t.node for t in thread.root.latest.pending_tasks), (graph, row.thread_id)
         finally:
             source.close()
+
+
+def _marker_node(marker: str, nodes: set[str]) -> str:
+    """Start markers name the node, numbered where one node runs several times (work3, tool2)."""
+    return marker if marker in nodes else marker.rstrip("0123456789")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_resume_plan_equals_what_that_version_reran(version: str) -> None:
+    """For every killed thread, the plan's "runs again" and "writes reused" equal what a
+    resume with the writing version really ran (recorded when the fixtures were made):
+    each re-run task ran once, a reused task did not run. Skipped per node where the graph
+    runs the node again in a later step (the loop) or it is a subgraph (no marker of its own)."""
+    from collections import Counter
+
+    from replaylens.analysis.resume import plan_resume
+
+    checked = 0
+    for graph, doc in load_truth(version)["graphs"].items():
+        entry = doc["threads"].get("killed")
+        if not entry or not entry.get("killed"):
+            continue
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            thread = load_thread(source, "killed")
+        finally:
+            source.close()
+        plan = plan_resume(thread, None, "killed")
+        reruns = Counter(t.node for _, t in plan.reruns)
+        reused = Counter(t.node for _, t in plan.reused)
+        ran = Counter(_marker_node(m, set(reruns) | set(reused)) for m in entry["resume_ran"])
+        subgraphs = {ns.split(":")[0] for ns in thread.namespaces if ns}
+        for node in set(reruns) | set(reused):
+            if node in subgraphs or graph == "loop":
+                continue
+            assert ran[node] == reruns[node], (graph, node, dict(ran), dict(reruns), dict(reused))
+            checked += 1
+        assert plan.status == "resumable"
+    assert checked >= 5
+
+
+def test_thread_page_says_which_generation_wrote_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's thread page names the generation and today's extra re-runs, as the CLI does."""
+    import json
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.dashboard import APP
+
+    version = next(v for v in VERSIONS if _minor(v) == (0, 2))
+    folder = COMPAT_DIR / version
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        at.query_params.update({"db": str(folder / "fanout.sqlite"), "thread": "killed"})
+        at.switch_page("screens/thread.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+    finally:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+    assert "LangGraph 0.2 (checkpoint v1)" in info
+    assert "With today's LangGraph, p1, p2 run(s) again too" in info

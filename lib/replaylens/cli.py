@@ -257,6 +257,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
             print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
+    gen = doc.get("generation")
+    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
+        print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
+    if doc.get("today_reruns"):
+        names = ", ".join(sorted({safe(t["node"]) for t in doc["today_reruns"]}))
+        print(f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
+              "names and hashes other task ids, so their writes are not found")
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:

@@ -4,12 +4,12 @@ What differs between generations, each read in that release's sources:
 
 | generation | checkpoint `v` | task ids | `Send` packets | edge channels |
 |---|---|---|---|---|
-| 0.2.x | 1 (early), 2 (late) | SHA-1 over the triggers that fired | top-level `pending_sends` | `a`, `start:b`, `branch:a:cond:b` |
-| 0.3.0 to 0.3.23 | 2 | xxh3 over all triggers | `pending_sends` | as 0.2 |
+| 0.2 to 0.3.18 | 1 (early 0.2), 2 | SHA-1 over the triggers that fired | top-level `pending_sends` | `a`, `start:b`, `branch:a:cond:b` |
+| 0.3.19 to 0.3.23 | 2 | xxh3 over all triggers (and `branch:to:<node>`) | `pending_sends` | as 0.2 |
 | 0.3.24 to 0.4.x | 3 | xxh3 over all triggers | `pending_sends` | `branch:to:b` |
 | 0.5 on | 4 | xxh3 over all triggers | `__pregel_tasks` channel | `branch:to:b` |
 
-`v` alone does not tell the id hash (0.2.76 writes v2 with SHA-1, 0.3.0 v2 with xxh3), so
+`v` alone does not tell the id hash (0.2.76 writes v2 with SHA-1, 0.3.20 v2 with xxh3), so
 the rule is the one that reproduces the ids already in the writes table
 (`tasks.choose_id_rule`). Today's LangGraph renames pre-v3 channels when it loads such a
 checkpoint (`StateGraph._migrate_checkpoint`) and hashes the renamed triggers, so a resume
@@ -31,8 +31,8 @@ def _label(versions: tuple[int, ...], rule: IdRule, legacy: bool, evidence: bool
         return "LangGraph 0.2 (checkpoint v1)"
     if oldest == 2 and legacy:
         if not evidence:
-            return "LangGraph 0.2 or early 0.3 (checkpoint v2; the writes cannot tell which)"
-        return "LangGraph 0.2 (checkpoint v2)" if rule.hash == "sha1" else "LangGraph 0.3 before 0.3.24 (checkpoint v2)"
+            return "LangGraph 0.2 to 0.3.23 (checkpoint v2; the writes cannot tell which)"
+        return "LangGraph 0.2 to 0.3.18 (checkpoint v2)" if rule.hash == "sha1" else "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)"
     if oldest == 3:
         return "LangGraph 0.3.24 to 0.4 (checkpoint v3)"
     return f"LangGraph 0.5 or later (checkpoint v{oldest})"
