@@ -11,7 +11,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from replaylens.analysis.resume import ResumePlan
+    from replaylens.analysis.plan import ResumePlan
 
 
 def code(value: object) -> str:
@@ -32,7 +32,7 @@ def _when(ts: float | None) -> str:
 
 
 def plan_markdown(plan: ResumePlan, links: dict[str, str]) -> str:
-    from replaylens.analysis.resume import WHAT_IF_NOTE
+    from replaylens.analysis.durability import WHAT_IF_NOTE
 
     out: list[str] = [f"# Resume plan for thread {code(plan.thread_id)}", ""]
     out += [f"**Verdict:** {_escape(plan.verdict_sentence())}", "", f"**Status:** {code(plan.status)}", ""]

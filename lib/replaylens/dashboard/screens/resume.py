@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from replaylens.analysis.resume import WHAT_IF_NOTE
+from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.dashboard.report import incident_markdown, plan_json
