@@ -102,10 +102,6 @@ class ResumePlan:
             },
         }
 
-    def to_markdown(self, links: dict[str, str] | None = None) -> str:
-        from replaylens.report import plan_markdown
-
-        return plan_markdown(self, links or {})
 
 
 def task_json(ns: str, t: Task) -> dict[str, Any]:
