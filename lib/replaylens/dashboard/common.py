@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -24,6 +23,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from replaylens import settings
 from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
 from replaylens.dashboard import loading, screen_path
@@ -79,7 +79,7 @@ def _config(signature: str) -> cfg.ServeConfig:
 
 def config() -> cfg.ServeConfig:
     """The operator's choices (`replaylens serve` arguments), parsed once per process."""
-    return _config(os.environ.get(cfg.ENV_ARGS, "") + "\0" + " ".join(sys.argv[1:]))
+    return _config(settings.get(cfg.ENV_ARGS) + "\0" + " ".join(sys.argv[1:]))
 
 
 def upload_folder() -> Path:
