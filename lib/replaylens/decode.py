@@ -16,7 +16,6 @@ extension hook of its own, so that
 from __future__ import annotations
 
 import importlib
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -339,7 +338,3 @@ def to_jsonable(value: Any, *, depth: int = 0) -> Any:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return repr(value)
-
-
-def json_dumps(value: Any, **kwargs: Any) -> str:
-    return json.dumps(to_jsonable(value), ensure_ascii=False, **kwargs)

@@ -43,10 +43,6 @@ def postgres_item(dsn: str, effects: Path | None = None) -> DataItem:
     label = redact_dsn(dsn)
     return DataItem(label, Path(label.rsplit("/", 1)[-1] or "postgres"), effects, None, "postgres", dsn)
 
-    @property
-    def label(self) -> str:
-        return self.key + ("" if self.effects else "  (no effects log)")
-
 
 @dataclass(frozen=True)
 class CampaignRun:
