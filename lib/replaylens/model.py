@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.sources._base import CheckpointRecord, ThreadRows, WriteRecord
+from replaylens.sources import CheckpointRecord, ThreadRows, WriteRecord
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 

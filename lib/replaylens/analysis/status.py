@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources._base import CheckpointSource, WriteRecord
+from replaylens.sources import CheckpointSource, WriteRecord
 
 ThreadStatus = Literal["failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"]
 """A thread's state as a resume would see it (see the README's status table)."""
