@@ -18,8 +18,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.decode import Placeholder, decode_typed
 from replaylens.examples.graphs import linear
-from replaylens.sources import open_source
-from replaylens.sources._base import CheckpointRecord
+from replaylens.sources import CheckpointRecord, open_source
 from replaylens.sources._skeleton import fill_skeleton
 
 AES_KEY = b"0123456789abcdef"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -24,12 +23,13 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from replaylens import settings
 from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
 from replaylens.dashboard import loading, screen_path
-from replaylens.dashboard.text import md
 from replaylens.errors import EffectsLogError, ReplaylensError
 from replaylens.paths import AllowList, PathRefused
+from replaylens.text import md
 
 log = logging.getLogger("replaylens.app")
 
@@ -79,7 +79,7 @@ def _config(signature: str) -> cfg.ServeConfig:
 
 def config() -> cfg.ServeConfig:
     """The operator's choices (`replaylens serve` arguments), parsed once per process."""
-    return _config(os.environ.get(cfg.ENV_ARGS, "") + "\0" + " ".join(sys.argv[1:]))
+    return _config(settings.get(cfg.ENV_ARGS) + "\0" + " ".join(sys.argv[1:]))
 
 
 def upload_folder() -> Path:
@@ -199,6 +199,16 @@ def effects(item: cat.DataItem) -> tuple[Any, str | None]:
         return _store().put(key, read_effects(path)), None
     except EffectsLogError as exc:
         return None, str(exc)
+
+
+def effects_label(item: cat.DataItem) -> str | None:
+    """The effects log as the report names it: beside the database's own key when the two
+    sit in one folder, else by file name. Never the server's absolute path."""
+    if item.effects is None:
+        return None
+    if item.dsn is None and item.effects.parent == item.path.parent:
+        return str(Path(item.key).parent / item.effects.name) if "/" in item.key else item.effects.name
+    return item.effects.name
 
 
 def _bar(text: str) -> tuple[Any, Callable[[float, str], None]]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from replaylens import settings
 from replaylens.decode import DecodeResult, aes_key_from_env
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
@@ -53,7 +54,7 @@ MMAP_ENV = "REPLAYLENS_SQLITE_MMAP_MB"
 def mmap_bytes() -> int:
     """How much of the file SQLite may map: MMAP_BYTES, or REPLAYLENS_SQLITE_MMAP_MB (0 turns
     mapping off, e.g. where a memory limit counts mapped file pages as the process's)."""
-    raw = os.environ.get(MMAP_ENV, "").strip()
+    raw = settings.get(MMAP_ENV)
     if not raw:
         return MMAP_BYTES
     try:
