@@ -53,6 +53,10 @@ class Task:
     # Set when today's LangGraph, after migrating a pre-v3 checkpoint's channel names,
     # hashes another id for this task: the writes under `task_id` are then not found.
     today_task_id: str | None = None
+    # Set when the writes table holds nothing for this task but the next checkpoint of the
+    # chain (source "loop", the following step) exists, so the step finished: LangGraph 0.2
+    # releases saved no writes for the last task to finish in a step.
+    finished_by_next_checkpoint: bool = False
 
     @property
     def output_writes(self) -> list[WriteRecord]:
@@ -77,8 +81,9 @@ class Task:
 
     @property
     def status(self) -> TaskStatus:
-        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write."""
-        if self.output_writes:
+        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write
+        (or, where the writer saved none, the next step's checkpoint exists)."""
+        if self.output_writes or self.finished_by_next_checkpoint:
             return "finished"
         if any(w.channel == "__error__" for w in self.writes):
             return "failed"

@@ -603,10 +603,32 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     for cp, triggers in pairs:
         cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
         _flag_unexplained(cp)
+    for ns in thread.namespaces.values():
+        for cp in ns.checkpoints:
+            _finished_by_next_step(ns, cp)
         matched += len({t.task_id for t in cp.tasks if t.derived} & set(evidence.get(cp.checkpoint_id, {})))
     thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written,
                                             hints.threads if hints else 0)
     return thread
+
+
+def _finished_by_next_step(ns: Namespace, cp: Checkpoint) -> None:
+    """Tasks of a pre-v3 checkpoint with no writes row whose step has a next checkpoint in
+    the chain (source "loop", step + 1) did finish: LangGraph 0.2 releases saved no writes
+    for the last task to finish in a step (0.2.28: every single-task step)."""
+    if not is_legacy(cp) or cp.step is None:
+        return
+    nxt = [c for c in (ns.by_id.get(i) for i in cp.children)
+           if c is not None and c.source == "loop" and c.step == cp.step + 1]
+    if not nxt:
+        return
+    for task in cp.tasks:
+        if not task.writes and task.status == "pending":
+            task.finished_by_next_checkpoint = True
+            task.note = task.note or (
+                f"no writes row (this LangGraph release saved none for the last task of a step); "
+                f"the next step's checkpoint {nxt[0].checkpoint_id} shows it finished"
+            )
 
 
 def _flag_unexplained(cp: Checkpoint) -> None:
