@@ -175,6 +175,16 @@ def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Pat
     ran = {m.name for m in markers.iterdir()}
     assert rerun_predicted == {"p1", "p2", "p3"}
     assert rerun_predicted <= ran
+    # The plan, its JSON and the report say the same: p1 and p2 (reused by the old version) run again.
+    from replaylens.analysis.resume import plan_resume
+
+    plan = plan_resume(thread, None, "killed")
+    reused = {t.node for _, t in plan.reused}
+    assert {t["node"] for t in plan.to_json()["today_reruns"]} == reused == ran & reused == {"p1", "p2"}
+    from replaylens.report import incident_markdown
+
+    report = incident_markdown(plan, database=db.name, effects_log=None)
+    assert "With today's LangGraph, `p1`, `p2` run again too" in report
 
 
 @pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
