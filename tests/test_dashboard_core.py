@@ -233,7 +233,7 @@ def test_repeated_lines_counts_a_second_start_of_the_same_task() -> None:
     assert repeated_lines(lines) == 1
 
 
-def test_each_session_gets_a_private_upload_folder_removed_with_it(tmp_path: Path, monkeypatch) -> None:
+def test_each_session_gets_a_private_upload_folder_removed_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
     import stat
 

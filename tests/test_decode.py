@@ -6,7 +6,9 @@ import os
 import pickle
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import ormsgpack
 import pytest
@@ -28,7 +30,7 @@ class _Boom:
     def __init__(self, marker: str) -> None:
         self.marker = marker
 
-    def __reduce__(self):  # what a malicious pickle does on load
+    def __reduce__(self) -> tuple[Any, ...]:  # what a malicious pickle does on load
         return (os.system, (f"touch {self.marker}",))
 
 
@@ -50,7 +52,7 @@ def _ext(code: int, *parts: object) -> bytes:
     ],
     ids=["ext-os.system", "ext-Popen", "ext-attacker-module", "ext-method", "ext-pydantic", "pickle", "json-lc"],
 )
-def test_crafted_blobs_become_placeholders_and_run_nothing(blob_factory, tmp_path: Path) -> None:
+def test_crafted_blobs_become_placeholders_and_run_nothing(blob_factory: Callable[[str], tuple[str, bytes]], tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     type_, blob = blob_factory(str(marker))
     result = decode_typed(type_, blob)

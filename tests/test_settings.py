@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from replaylens import settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,7 +38,7 @@ def test_readme_lists_the_settings_table() -> None:
     assert settings.markdown_table() in (REPO / "README.md").read_text()
 
 
-def test_a_setting_that_is_not_a_number_counts_as_unset(monkeypatch) -> None:  # noqa: ANN001
+def test_a_setting_that_is_not_a_number_counts_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REPLAYLENS_EXAMPLE_SLEEP", "soon")
     assert settings.get_float("REPLAYLENS_EXAMPLE_SLEEP", 0.0) == 0.0
     monkeypatch.setenv("REPLAYLENS_EXAMPLE_SLEEP", " 0.5 ")

@@ -63,6 +63,19 @@ def mmap_bytes() -> int:
         return MMAP_BYTES
 
 
+def file_identity(path: Path) -> tuple[Any, ...]:
+    """(resolved path, size and mtime of the file and of its -wal): changes whenever a
+    commit lands, also one still in the WAL. Computed without opening the database, so a
+    cache can be keyed by it before deciding to open anything."""
+    parts: list[Any] = [str(path.resolve())]
+    for suffix in ("", "-wal"):
+        p = Path(f"{path}{suffix}")
+        if p.exists():
+            st = p.stat()
+            parts += [st.st_size, st.st_mtime_ns]
+    return tuple(parts)
+
+
 def _uri(path: Path, params: str) -> str:
     return f"file:{quote(str(path.resolve()))}?{params}"
 
@@ -195,13 +208,7 @@ class SqliteSource:
 
     def identity(self) -> tuple[Any, ...]:
         """Changes whenever the database or its WAL changes: the cache key of a loaded view."""
-        parts: list[Any] = [str(self.path.resolve())]
-        for suffix in ("", "-wal"):
-            p = Path(f"{self.path}{suffix}")
-            if p.exists():
-                st = p.stat()
-                parts += [st.st_size, st.st_mtime_ns]
-        return tuple(parts)
+        return file_identity(self.path)
 
     def close(self) -> None:
         if self._tmpdir is not None:
