@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from compat_truth import COMPAT_DIR, compare, generations, load_truth
+from compat_truth import COMPAT_DIR, Report, compare, generations, load_truth
 
 from replaylens.analysis.status import load_thread
 from replaylens.sources import open_source
@@ -41,11 +41,11 @@ def test_every_generation_has_fixtures() -> None:
 
 
 @pytest.fixture(scope="module", params=VERSIONS)
-def report(request: pytest.FixtureRequest):
+def report(request: pytest.FixtureRequest) -> tuple[str, Report]:
     return request.param, compare(request.param)
 
 
-def test_next_tasks_equal_get_state(report) -> None:
+def test_next_tasks_equal_get_state(report: tuple[str, Report]) -> None:
     """On every checkpoint the derived tasks (names and ids) are LangGraph's, or the reader
     says it cannot know and claims nothing LangGraph does not (never a wrong task)."""
     version, rep = report
@@ -83,7 +83,7 @@ def _names_in_rows(version: str, graph: str) -> set[str]:
     return names
 
 
-def test_killed_threads_are_never_completed(report) -> None:
+def test_killed_threads_are_never_completed(report: tuple[str, Report]) -> None:
     version, rep = report
     killed = [t for t in rep.threads if t.killed]
     assert len(killed) >= 5, f"{version}: the fixture lost its killed runs"
@@ -92,7 +92,7 @@ def test_killed_threads_are_never_completed(report) -> None:
         assert t.status == t.truth_status, f"{version} {t.graph}: {t.status} != LangGraph's {t.truth_status}"
 
 
-def test_statuses_equal_langgraph_or_say_unknown(report) -> None:
+def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> None:
     """A status differs from LangGraph's only where the rows cannot tell the next task, and
     then it is "resumable" with the reason on the checkpoint, never "completed"."""
     version, rep = report
@@ -228,6 +228,7 @@ def test_thread_list_agrees_with_thread_page(version: str) -> None:
                 thread = load_thread(source, row.thread_id)
                 assert row.status == thread_status(thread), (graph, row.thread_id)
                 assert row.pending == tuple(t.node for t in thread.root.latest.pending_tasks), (graph, row.thread_id)
+                assert row.next_unknown == bool(thread.root.latest.next_unknown), (graph, row.thread_id)
         finally:
             source.close()
 

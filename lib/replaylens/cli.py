@@ -86,7 +86,8 @@ def cmd_threads(args: argparse.Namespace) -> int:
         _print_table(
             ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
             [
-                [s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at, ", ".join(s.pending)]
+                [s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at,
+                 ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])])]
                 for s in ordered
             ],
         )

@@ -102,6 +102,7 @@ class ThreadSummary:
     status: ThreadStatus
     updated_at: str | None
     pending: tuple[str, ...] = ()
+    next_unknown: bool = False  # the rows cannot tell the next task (pre-v3 formats)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +114,7 @@ class ThreadSummary:
             "status": self.status,
             "updated_at": self.updated_at,
             "pending": list(self.pending),
+            "next_unknown": self.next_unknown,
         }
 
 
@@ -170,6 +172,7 @@ def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], li
                 status=checkpoint_status(cp),
                 updated_at=cp.ts if cp else None,
                 pending=tuple(t.node for t in cp.pending_tasks) if cp else (),
+                next_unknown=bool(cp and cp.next_unknown),
             )
         )
     return out, list(latest.problems)
