@@ -335,3 +335,23 @@ def test_task_statuses_equal_langgraph_results(version: str) -> None:
         finally:
             source.close()
     assert compared > 50
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
+def test_an_edge_proven_to_lead_nowhere_lets_a_legacy_thread_complete(version: str) -> None:
+    """In the loop graph `agent` ran three times before its last run, and each time the next
+    step ran without reading `agent`'s own channel (it routes through a conditional edge):
+    that proves the channel leads nowhere, so the finished thread is "completed", as LangGraph
+    says, not "next task unknown"; in the list as on the thread page."""
+    from replaylens.analysis.status import summarize_threads, thread_status
+
+    truth = load_truth(version)["graphs"]["loop"]["threads"]["done"]
+    assert truth["status"] == "completed"
+    source = open_source(str(COMPAT_DIR / version / "loop.sqlite"))
+    try:
+        thread = load_thread(source, "done")
+        summaries, _ = summarize_threads(source)
+    finally:
+        source.close()
+    assert thread_status(thread) == "completed" and not thread.root.latest.next_unknown
+    assert {s.thread_id: s.status for s in summaries}["done"] == "completed"

@@ -74,18 +74,20 @@ HINT_MAX_CHECKPOINTS = 500
 """Threads longer than this are not read for hints (their edges are in shorter ones too)."""
 
 
-def reannotate_with_hints(source: CheckpointSource, thread: Thread) -> Thread:
+def hint_threads(source: CheckpointSource, exclude: str | None = None) -> list[Thread]:
+    """Up to HINT_THREADS short threads of the database, arranged (not annotated)."""
+    ids = [r.thread_id for r in source.thread_index() if r.thread_id != exclude and r.checkpoints <= HINT_MAX_CHECKPOINTS]
+    return [build_thread(tid, source.read_thread(tid)) for tid in ids[:HINT_THREADS]]
+
+
+def reannotate_with_hints(
+    source: CheckpointSource, thread: Thread, pool: list[Thread] | None = None
+) -> Thread:
     """A pre-v3 thread (`needs_hints`): learn the graph's edges from
     the other threads of the same database and derive again. Current formats need none."""
     if not needs_hints(thread):
         return thread
-    others = [
-        r.thread_id for r in source.thread_index()
-        if r.thread_id != thread.thread_id and r.checkpoints <= HINT_MAX_CHECKPOINTS
-    ][:HINT_THREADS]
-    if not others:
-        return thread
-    loaded = [build_thread(tid, source.read_thread(tid)) for tid in others]
+    loaded = pool if pool is not None else hint_threads(source, thread.thread_id)
     hints = gather_hints(thread, loaded)
     if not hints.threads:
         return thread
@@ -155,6 +157,7 @@ def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], li
     hints = hints_by_start([build_thread(rec.thread_id, ThreadRows([rec], [])) for rec in legacy]) if legacy else None
     triggers = _TriggerCache(hints)
     out: list[ThreadSummary] = []
+    pool: list[Thread] | None = None
     for row in index:
         rec = latest_by_thread.get(row.thread_id)
         cp: Checkpoint | None = None
@@ -162,6 +165,13 @@ def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], li
             # One checkpoint per thread: no chain to arrange, so no build_thread.
             cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
             annotate_checkpoint(cp, triggers.for_checkpoint(cp))
+            if cp.next_unknown:
+                # Pre-v3: only the whole chain (and its siblings) can prove the edge leads
+                # nowhere; read it as the thread page does, so both say the same.
+                pool = pool if pool is not None else hint_threads(source)
+                full = annotate_thread(build_thread(row.thread_id, source.read_thread(row.thread_id)))
+                full = reannotate_with_hints(source, full, pool)
+                cp = full.root.latest if full.root else cp
         out.append(
             ThreadSummary(
                 thread_id=row.thread_id,

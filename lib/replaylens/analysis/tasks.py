@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import binascii
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from hashlib import sha1
 from typing import Any, Literal
 
@@ -165,6 +165,7 @@ class LegacyHints:
 
     seen: dict[str, dict[str, set[str]]]  # namespace key -> node -> trigger channels
     threads: int  # how many threads contributed
+    unread: dict[str, set[str]] = field(default_factory=dict)  # namespace key -> channels proven unread
 
 
 def _start_channels(thread: Thread) -> frozenset[str]:
@@ -182,6 +183,7 @@ def hints_by_start(threads: list[Thread]) -> dict[frozenset[str], LegacyHints]:
         hints.threads += 1
         for ns in other.namespaces.values():
             key = namespace_key(ns.name)
+            hints.unread.setdefault(key, set()).update(proven_unread(ns.checkpoints, ns))
             for cp in ns.checkpoints:
                 for node, chans in cp.record.versions_seen.items():
                     if node.startswith("__"):
@@ -189,6 +191,31 @@ def hints_by_start(threads: list[Thread]) -> dict[frozenset[str], LegacyHints]:
                     hints.seen.setdefault(key, {}).setdefault(node, set()).update(
                         ch for ch in chans if not ch.startswith("__")
                     )
+    return out
+
+
+def proven_unread(checkpoints: list[Checkpoint], ns: Namespace) -> set[str]:
+    """Pre-v3 channels that no node reads, proven by a step that ran after they were written.
+
+    A node subscribed to channel X is due whenever X has just been written, so it runs in
+    the next step and records X's version in `versions_seen`. When X was written at
+    checkpoint C, the next step ran (C has a "loop" child) and no node of that child
+    recorded the version, nothing reads X: an edge to END."""
+    out: set[str] = set()
+    for cp in checkpoints:
+        if not is_legacy(cp) or cp.step is None:
+            continue
+        children = [c for c in (ns.by_id.get(i) for i in cp.children)
+                    if c is not None and c.source == "loop" and c.step == cp.step + 1]
+        if not children:
+            continue
+        child = children[0]
+        for ch in cp.record.present_channels:
+            version = cp.record.channel_versions.get(ch)
+            if version is None or ch.startswith("__") or ch in out:
+                continue
+            if not any(seen.get(ch) == version for seen in child.record.versions_seen.values()):
+                out.add(ch)
     return out
 
 
@@ -218,6 +245,10 @@ class TriggerMap:
         seen_by_node: dict[str, set[str]] = {}
         self.legacy = any(is_legacy(cp) for cp in namespace.checkpoints)
         self.nodes: set[str] = set()
+        # Channels proven to lead nowhere (`proven_unread`), here or in the hint threads.
+        self.unread: set[str] = proven_unread(namespace.checkpoints, namespace) if self.legacy else set()
+        if self.legacy and hints is not None:
+            self.unread |= hints.unread.get(namespace_key(namespace.name), set())
         if self.legacy and hints is not None:
             # Edges the other threads of the same graph prove (a node they saw run).
             for node, chans in hints.seen.get(namespace_key(namespace.name), {}).items():
@@ -378,38 +409,17 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
     return tasks
 
 
-def _routed_sources(cp: Checkpoint) -> set[str]:
-    """Nodes whose output this checkpoint shows going on elsewhere: the source of a
-    `branch:src:cond:dst` channel, a member of a `join:` barrier, or the step's sender of
-    `pending_sends`. Their own name channel is then not the edge the step took."""
-    rec = cp.record
-    out: set[str] = set()
-    for ch in rec.present_channels:
-        if ch.startswith("branch:") and not ch.startswith("branch:to:") and ch.count(":") == 3:
-            out.add(ch.split(":")[1])
-        elif ch.startswith("join:") and (parsed := _barrier_names(ch)) is not None:
-            out.update(parsed[0])
-    writes_meta = rec.metadata.get("writes")
-    ran = [str(k) for k in writes_meta] if isinstance(writes_meta, dict) else []
-    if rec.pending_sends:
-        out.update(ran)
-    elif len(ran) == 1 and any(ch.startswith("branch:to:") for ch in rec.present_channels):
-        # 0.3 before 0.3.24: a conditional edge writes `branch:to:<dst>`; with one node in
-        # the step before, that node is its source.
-        out.update(ran)
-    return out
-
-
 def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | None:
     """Before v3 node a writes its own name to channel `a`, which triggers the nodes its
-    edges lead to; the name does not say which. When `a` was just written and no node of
-    this thread ever read it, the next task cannot be known (an edge to END looks the same)."""
+    edges lead to; the name does not say which. When `a` was just written, no node of this
+    thread (or of the hint threads) ever read it, and no step is known to have run after it
+    without reading it (`proven_unread`), the next task cannot be known: an edge to END and
+    an edge to a node that never ran look the same."""
     rec = cp.record
-    routed = _routed_sources(cp)
     dangling = sorted(
         ch for ch in rec.present_channels
         if ch in triggers.nodes and ch not in triggers.by_channel and ch in rec.channel_versions
-        and ch not in routed
+        and ch not in triggers.unread
     )
     if not dangling:
         return None
@@ -552,6 +562,7 @@ def _fresh(pairs: list[tuple[Checkpoint, TriggerMap]]) -> list[tuple[Checkpoint,
             clone.triggers = {n: set(t) for n, t in tm.triggers.items()}
             clone.by_channel = {c: list(n) for c, n in tm.by_channel.items()}
             clone.nodes = set(tm.nodes)
+            clone.unread = set(tm.unread)
             copies[id(tm)] = clone
         out.append((cp, copies[id(tm)]))
     return out
