@@ -100,10 +100,10 @@ def test_snapshot_holds_the_checkpoints_it_reports(campaign: tuple[Path, subproc
 def test_summary_printed_and_reusable(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, proc = campaign
     assert "[1/2] sync 0s run 1: killed in c" in proc.stderr
-    assert "[2/2] exit 0s run 1: killed in c, 0 checkpoints, resume failed (EmptyInputError" in proc.stderr
-    header = next(line for line in proc.stdout.splitlines() if line.startswith("mode"))
-    assert "checkpoints" in header and "repeated" in header
-    assert any(line.startswith("exit ") and "EmptyInputError" in line for line in proc.stdout.splitlines())
+    assert "[2/2] exit 0s run 1: killed in c +0.100s, 0 checkpoints, resume failed (EmptyInputError" in proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("backend"))
+    assert "checkpoints" in header and "repeated" in header and "kill delay" in header
+    assert any(line.split()[:2] == ["sqlite", "exit"] and "EmptyInputError" in line for line in proc.stdout.splitlines())
     manifest = read_manifest(out)
     assert Path(manifest["runs"][0]["db_at_kill"]).is_absolute()
     rows = summarize(manifest)
