@@ -621,7 +621,7 @@ def progress_line(index: int, total: int, rec: RunRecord) -> str:
 # --------------------------------------------------------------------------- campaign
 def _validate(
     modes: Sequence[str], runs: int, put_latencies: Sequence[float], targets: list[tuple[str, int]],
-    kill_after: float | None, faults: Sequence[str], server_crash: bool, backend: Any,
+    kill_after: float | None, faults: Sequence[str], server_crash: bool, pg_ephemeral: bool,
 ) -> None:
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:
@@ -635,9 +635,11 @@ def _validate(
         raise KilltestError(f"--fault takes {', '.join(FAULT_POINTS)}, not {', '.join(unknown)}.")
     if not targets and kill_after is None and not faults:
         raise KilltestError("Give a kill point with --kill-at NODE[:N], --kill-after SECONDS or --fault POINT.")
+    if server_crash and not targets:
+        raise KilltestError("--server-crash needs --kill-at NODE: the server dies at that moment, with the child.")
     if server_crash and faults:
         raise KilltestError("--server-crash kills the server at the --kill-at moment; it cannot be combined with --fault.")
-    if server_crash and (backend is None or getattr(backend, "server", None) is None):
+    if server_crash and not pg_ephemeral:
         raise KilltestError("--server-crash needs --pg-ephemeral: it only ever kills a server this command started.")
 
 
@@ -706,8 +708,7 @@ def run_campaign(
         raise KilltestError("Give either --checkpointer postgresql://… or --pg-ephemeral, not both.")
     if checkpointer and not checkpointer.lower().startswith(("postgresql://", "postgres://")):
         raise KilltestError("--checkpointer takes a postgresql://… DSN (SQLite, the default, needs no option).")
-    _validate(modes, runs, put_latencies, targets, kill_after, faults, server_crash,
-              object() if pg_ephemeral else None)  # fmt: skip
+    _validate(modes, runs, put_latencies, targets, kill_after, faults, server_crash, pg_ephemeral)
     bad_sc = [v for v in synchronous_commit if v not in SYNCHRONOUS_COMMIT]
     if bad_sc:
         raise KilltestError(f"--synchronous-commit takes on and off, not {', '.join(bad_sc)}.")
