@@ -3,13 +3,22 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
 
 .PHONY: run test lint venv system-deps chromium postgres samples screenshots bench clean
 
-$(STAMP): pyproject.toml
+# The dashboard and CLI alone (make run): runtime dependencies only, with pip's progress.
+$(RUN_STAMP): pyproject.toml
+	@echo "Making $(VENV) and installing replaylens with its runtime dependencies..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --progress-bar on -e .
+	touch $(RUN_STAMP)
+
+# Everything the tests need on top (make test): Playwright, ruff, hypothesis, the Postgres saver.
+$(STAMP): $(RUN_STAMP)
+	@echo "Installing the test extras..."
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
@@ -41,7 +50,7 @@ test: $(STAMP) system-deps lint
 screenshots: $(STAMP) system-deps
 	$(BIN)/python scripts/screenshots.py
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/replaylens serve sample_dbs --port $(PORT)
 
 # Regenerate the bundled kill-test campaigns in sample_dbs/ (about 4 minutes on 2 cores).

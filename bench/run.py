@@ -125,9 +125,9 @@ def w_rl_thread_full(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
+    from replaylens.dashboard import views
     from replaylens.figures.timeline import build_timeline_data, timeline_figure
     from replaylens.sources import open_source
-    from replaylens.ui import views
 
     # The dashboard process has drawn figures and tables before it opens this thread, and
     # Plotly imports a trace type's validators at its first use: done here, like imports,
@@ -318,9 +318,9 @@ def w_rl_replay_counts(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     """Threads page with an effects log: 'would replay' for the first 300 threads (the
     dashboard's replay_counts), the log already parsed."""
     from replaylens.analysis.status import summarize_threads
+    from replaylens.dashboard.loading import replay_counts
     from replaylens.effects.parse import read_effects
     from replaylens.sources import open_source
-    from replaylens.ui.loading import replay_counts
 
     log = read_effects(p["log"])
     source = open_source(p["db"])
@@ -427,7 +427,7 @@ BREAKDOWNS: dict[str, list[tuple[str, str, str]]] = {
     ],
     "replay_counts": [
         ("replaylens.effects.parse", "EffectsLog.for_thread", "EffectsLog.for_thread (scans all lines, once per thread)"),
-        ("replaylens.ui.loading", "load_thread_staged", "loading.load_thread_staged"),
+        ("replaylens.dashboard.loading", "load_thread_staged", "loading.load_thread_staged"),
         ("replaylens.analysis.resume", "align", "resume.align"),
         ("replaylens.analysis.resume", "what_if", "resume.what_if"),
     ],
@@ -465,9 +465,9 @@ def w_rl_breakdown(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     if what == "thread_page":
         from replaylens.analysis.resume import plan_resume
         from replaylens.analysis.status import load_thread
+        from replaylens.dashboard import views
         from replaylens.figures.timeline import build_timeline_data, timeline_figure
         from replaylens.sources import open_source
-        from replaylens.ui import views
 
         def inner() -> None:
             steps = [("load_thread", lambda ctx: load_thread(ctx["src"], p["tid"])),

@@ -15,7 +15,7 @@ import time
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from examples.graphs import linear
+from replaylens.examples.graphs import linear
 
 
 def main(db: str, seconds: float) -> dict[str, float]:

@@ -60,7 +60,7 @@ def run_campaigns(out: Path, names: list[str]) -> dict[str, float]:
             folder = out / name
             if folder.exists():
                 shutil.rmtree(folder)
-            cmd = [sys.executable, "-m", "replaylens.cli", "killtest", f"examples.graphs:{name}",
+            cmd = [sys.executable, "-m", "replaylens.cli", "killtest", f"replaylens.examples.graphs:{name}",
                    "--out", str(folder), "--modes", "sync,async,exit", "--put-latency", LATENCIES,
                    "--sleep", str(SLEEP), *CAMPAIGNS[name]]
             log = open(out / f".{name}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -90,7 +90,7 @@ def make_plain_db(out: Path) -> None:
     sys.path[:0] = [str(REPO / "lib"), str(REPO)]
     from langgraph.types import Command
 
-    from examples.graphs import DEFAULT_INPUTS, failing, payment
+    from replaylens.examples.graphs import DEFAULT_INPUTS, failing, payment
     from replaylens.killtest._child import build_graph, make_saver
 
     db, log = out / "payment-approved.db", out / "payment-approved.effects.jsonl"

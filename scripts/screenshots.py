@@ -50,8 +50,8 @@ def pick_folder(given: str | None) -> tuple[Path, dict[str, str]]:
 
 def _sample_choices(sample: Path) -> dict[str, str]:
     """Kill-test runs worth showing: a fan-out killed under async with a slow store, a payment under sync."""
+    from replaylens.dashboard.catalog import discover
     from replaylens.paths import AllowList
-    from replaylens.ui.catalog import discover
 
     cat = discover([sample], AllowList.build([sample], base=REPO))
     runs = {(c.name, r.mode, r.put_latency): r for c in cat.campaigns for r in c.runs}

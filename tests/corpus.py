@@ -155,7 +155,7 @@ class Corpus(list[CorpusEntry]):
 @contextlib.contextmanager
 def _graph(name: str, db: Path) -> Iterator[Any]:
     """The example graph `name` compiled on a SqliteSaver for `db`; closed afterwards."""
-    from examples.graphs import ALL
+    from replaylens.examples.graphs import ALL
 
     saver = make_saver(str(db))
     try:
@@ -180,7 +180,7 @@ def _build_in_process(root: Path) -> list[CorpusEntry]:
     """Completed, interrupted, failed and forked threads: no kill, so no child needed."""
     from langgraph.types import Command
 
-    from examples.graphs import ALL, DEFAULT_INPUTS
+    from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 
     out_dir = root / "completed"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -307,13 +307,13 @@ class _KillJob:
 
 def _prepare_kill(root: Path, sc: KillScenario) -> _KillJob:
     """Lay out the files of one kill scenario; payment is first run to its interrupt."""
-    from examples.graphs import DEFAULT_INPUTS
+    from replaylens.examples.graphs import DEFAULT_INPUTS
 
     out_dir = root / "killed"
     out_dir.mkdir(parents=True, exist_ok=True)
     db, log = out_dir / f"{sc.stem}.db", out_dir / f"{sc.stem}.effects.jsonl"
     thread = f"{sc.stem}-killed"
-    target = f"examples.graphs:{sc.graph}"
+    target = f"replaylens.examples.graphs:{sc.graph}"
     if sc.graph == "payment":
         # The kill is aimed at `charge`, after approval: reach the interrupt here
         # (no kill involved, so in-process), then the child sends Command(resume=True).

@@ -48,7 +48,7 @@ def _run_examples(out: Path) -> None:
     """Finished, interrupted, failed and forked threads, in-process (no kill needed)."""
     from langgraph.types import Command
 
-    from examples.graphs import ALL, DEFAULT_INPUTS
+    from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 
     out.mkdir(parents=True, exist_ok=True)
     for name in ("linear", "fanout", "payment", "failing", "subgraph", "send_map_reduce", "loop"):
@@ -99,7 +99,7 @@ KILL_POINTS = {"linear": ("c", 0.2), "fanout": ("p3", 0.3), "payment": ("charge"
 
 
 def _prepare(folder: Path, stem: str, graph: str, mode: str, latency: float) -> tuple[_Kill, ChildSpec]:
-    from examples.graphs import ALL, DEFAULT_INPUTS
+    from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 
     folder.mkdir(parents=True, exist_ok=True)
     db, log = folder / f"{stem}.db", folder / f"{stem}.effects.jsonl"
@@ -113,10 +113,10 @@ def _prepare(folder: Path, stem: str, graph: str, mode: str, latency: float) -> 
                 )
             finally:
                 saver.conn.close()
-        spec = ChildSpec("examples.graphs:payment", db, thread, mode, resume=True, resume_value=True,
+        spec = ChildSpec("replaylens.examples.graphs:payment", db, thread, mode, resume=True, resume_value=True,
                          put_latency=latency)
     else:
-        spec = ChildSpec(f"examples.graphs:{graph}", db, thread, mode, DEFAULT_INPUTS[graph],
+        spec = ChildSpec(f"replaylens.examples.graphs:{graph}", db, thread, mode, DEFAULT_INPUTS[graph],
                          put_latency=latency)
     node, delay = KILL_POINTS[graph]
     return _Kill(graph, mode, latency, db, log, thread, node, delay), spec
@@ -200,7 +200,7 @@ def _hostile(out: Path) -> None:
     """A thread whose id and values carry markup: the app must show them as text."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from examples.graphs import linear
+    from replaylens.examples.graphs import linear
 
     db, log = out / "hostile.db", out / "hostile.effects.jsonl"
     with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
@@ -273,17 +273,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(paths: list[Path], port: int, *, extra: list[str] | None = None, timeout: float = 60) -> Any:
-    """`replaylens serve PATHS --port N` in a child process; returns it once the port answers."""
+def start_server(
+    paths: list[Path],
+    port: int,
+    *,
+    extra: list[str] | None = None,
+    timeout: float = 60,
+    program: list[str] | None = None,
+    cwd: Path = REPO,
+    env: dict[str, str] | None = None,
+) -> Any:
+    """`replaylens serve PATHS --port N` in a child process; returns it once the port answers.
+
+    By default the checkout's own code runs (`python -m replaylens.cli`); `program` names
+    another `replaylens` (an installed wheel's) and `env` replaces the environment."""
     import subprocess
     import time
     import urllib.request
 
-    cmd = [sys.executable, "-m", "replaylens.cli", "serve", *map(str, paths), "--port", str(port), *(extra or [])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lib"), os.environ.get("PYTHONPATH", "")])}
-    env.pop(  # the test process's own config must not leak into the server
-        "REPLAYLENS_SERVE_ARGS", None)
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    cmd = [*(program or [sys.executable, "-m", "replaylens.cli"]), "serve", *map(str, paths), "--port", str(port),
+           *(extra or [])]  # fmt: skip
+    if env is None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lib"), os.environ.get("PYTHONPATH", "")])}
+        env.pop(  # the test process's own config must not leak into the server
+            "REPLAYLENS_SERVE_ARGS", None)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)  # fmt: skip
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

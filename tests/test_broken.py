@@ -18,10 +18,10 @@ from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from corpus import Corpus
-from examples.graphs import linear
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.cli import main
 from replaylens.effects.parse import read_effects
+from replaylens.examples.graphs import linear
 
 KEY = b"0123456789abcdef"
 

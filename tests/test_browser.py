@@ -93,6 +93,16 @@ def test_every_page_opens_from_the_navigation(page: Any, base_url: str, demo: Pa
         expect(page.get_by_role("combobox", name="Database")).to_have_value(re.compile(r"fanout\.db"))
 
 
+def test_every_page_has_its_own_url_without_a_not_found_notice(page: Any, base_url: str, demo: Path) -> None:
+    db = str(demo / "examples" / "fanout.db")
+    for path, title, _ in [("threads", "Threads", None), ("thread", "Thread", None), ("", "Threads", None)]:
+        open_view(page, url(base_url, path, db=db))
+        expect(page.locator('[data-testid="stMain"] h1').first).to_have_text(title)
+        expect(page.get_by_text("Page not found")).to_have_count(0)
+    # `/` hands its query parameters to the Threads page, so an old link keeps its database.
+    expect(page.get_by_role("combobox", name="Database")).to_have_value(re.compile(r"fanout\.db"))
+
+
 def test_deep_link_opens_the_same_checkpoint_and_tab(page: Any, base_url: str, demo: Path) -> None:
     from replaylens.analysis.status import load_thread
     from replaylens.sources import open_source

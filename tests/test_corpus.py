@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from corpus import KINDS, MODES, Corpus, CorpusEntry
-from examples.graphs import ALL
+from replaylens.examples.graphs import ALL
 
 pytestmark = pytest.mark.slow
 

@@ -11,13 +11,13 @@ from dashboard_data import demo_folder
 
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread, summarize_threads
+from replaylens.dashboard import catalog, config, views
+from replaylens.dashboard.campaigns import repeated_lines, runs_frame, summary_frame
+from replaylens.dashboard.report import incident_markdown
+from replaylens.dashboard.text import md, md_cell, md_ticks, safe_filename, truncate, visible
 from replaylens.effects.parse import read_effects
 from replaylens.paths import AllowList, PathRefused
 from replaylens.sources import open_source
-from replaylens.ui import catalog, config, views
-from replaylens.ui.campaigns import repeated_lines, runs_frame, summary_frame
-from replaylens.ui.report import incident_markdown
-from replaylens.ui.text import md, md_cell, md_ticks, safe_filename, truncate, visible
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from examples.graphs import linear
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.decode import Placeholder, decode_typed
+from replaylens.examples.graphs import linear
 from replaylens.sources import open_source
 from replaylens.sources._base import CheckpointRecord
 from replaylens.sources._skeleton import fill_skeleton

@@ -19,8 +19,8 @@ from streamlit.testing.v1 import AppTest
 from test_readonly import fingerprint, make_db
 
 from replaylens.cli import main
+from replaylens.dashboard import APP
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
 PAGES = ("threads", "thread", "resume", "runs", "learn")
 
 
@@ -61,7 +61,7 @@ def test_every_page_leaves_the_files_alone(state: str, evidence: dict[str, Path]
     for page in PAGES:
         at = AppTest.from_file(str(APP), default_timeout=60)
         at.query_params.update({"db": str(db), "thread": "t0"})
-        at.switch_page(f"pages/{page}.py")
+        at.switch_page(f"screens/{page}.py")
         at.run()
         assert not at.exception, (page, [e.value for e in at.exception])
     assert fingerprint(db) == before

@@ -11,13 +11,13 @@ from dashboard_data import demo_folder
 
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
+from replaylens.dashboard.learn import build_lesson
 from replaylens.effects.parse import read_effects
 from replaylens.figures.graph import graph_dot, infer_graph, lineage_dot
 from replaylens.figures.runs import runs_strip
 from replaylens.figures.supersteps import superstep_figure
 from replaylens.figures.timeline import TimelineData, build_timeline_data, lanes_of, timeline_figure
 from replaylens.sources import open_source
-from replaylens.ui.learn import build_lesson
 
 
 @pytest.fixture(scope="module")

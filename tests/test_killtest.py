@@ -40,7 +40,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("killtest") / "campaign"
     proc = _killtest(
-        "examples.graphs:linear", "--out", str(out), "--modes", "sync,exit", "--kill-at", "c",
+        "replaylens.examples.graphs:linear", "--out", str(out), "--modes", "sync,exit", "--kill-at", "c",
         "--runs", "1", "--sleep", "0.2", "--input", '{"visited": []}', cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
@@ -50,7 +50,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess
 def test_manifest_matches_the_files(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, _ = campaign
     raw = json.loads((out / "manifest.json").read_text())
-    assert raw["graph"] == "examples.graphs:linear"
+    assert raw["graph"] == "replaylens.examples.graphs:linear"
     assert raw["langgraph"] and raw["langgraph_checkpoint_sqlite"] and raw["python"]
     assert [r["mode"] for r in raw["runs"]] == ["sync", "exit"]
     for run in raw["runs"]:
@@ -126,8 +126,8 @@ def test_read_manifest_refuses_a_missing_or_bad_manifest(tmp_path: Path) -> None
     ("graph", "kill_at", "expected"),
     [
         ("no_such_module.graphs:linear", "c", "Cannot import module 'no_such_module.graphs'"),
-        ("examples.graphs:no_such_graph", "c", "has no attribute 'no_such_graph'"),
-        ("examples.graphs:linear", "zz", "has no node 'zz'"),
+        ("replaylens.examples.graphs:no_such_graph", "c", "has no attribute 'no_such_graph'"),
+        ("replaylens.examples.graphs:linear", "zz", "has no node 'zz'"),
     ],
 )
 def test_errors_are_one_sentence_and_exit_2(tmp_path: Path, graph: str, kill_at: str, expected: str) -> None:

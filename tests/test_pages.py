@@ -17,7 +17,7 @@ import streamlit as st
 from dashboard_data import demo_folder
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+from replaylens.dashboard import APP
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def open_page(page: str, **params: str) -> AppTest:
     """Run app.py with the query string, switch to `page`, run it; no exception allowed."""
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(params)
-    at.switch_page(f"pages/{page}.py")  # url_path == file name, so this works before the first run
+    at.switch_page(f"screens/{page}.py")  # url_path == file name, so this works before the first run
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -30,11 +30,12 @@ from langgraph.types import Command
 from pg_server import PgServer, _free_port
 from test_reader import expected_status
 
-from examples.graphs import ALL, DEFAULT_INPUTS
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread, summarize_threads
+from replaylens.dashboard import APP as DASHBOARD_APP
 from replaylens.decode import to_jsonable
 from replaylens.errors import SourceError
+from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 from replaylens.model import Thread
 from replaylens.sources import _postgres as pg_module
 from replaylens.sources import open_source
@@ -481,8 +482,8 @@ def test_dashboard_opens_a_postgres_source_and_never_shows_the_password(
     st.cache_data.clear()
     st.cache_resource.clear()
     try:
-        at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
-        at.switch_page("pages/threads.py")
+        at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=60)
+        at.switch_page("screens/threads.py")
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         listed = set(at.dataframe[0].value["thread"])

@@ -19,8 +19,8 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from corpus import Corpus, CorpusEntry
-from examples.graphs import ALL
 from replaylens.analysis.status import load_thread, summarize_threads, thread_status
+from replaylens.examples.graphs import ALL
 from replaylens.sources import open_source
 
 

@@ -45,7 +45,7 @@ def run_python(code: str, env: dict[str, str] | None = None, check: bool = True)
 WRITE_AND_KILL = """
     import os, sqlite3, signal
     from langgraph.checkpoint.sqlite import SqliteSaver
-    from examples.graphs import linear
+    from replaylens.examples.graphs import linear
     conn = sqlite3.connect({db!r}, check_same_thread=False)
     graph = linear().compile(checkpointer=SqliteSaver(conn))
     for i in range({threads}):

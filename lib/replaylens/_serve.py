@@ -2,7 +2,7 @@
 
 It runs `python -m streamlit run app.py` in a child process with the arguments passed
 through after `--`; app.py parses them again with the same grammar
-(`replaylens.ui.config`), so the two ends cannot drift apart. Streamlit is imported
+(`replaylens.dashboard.config`), so the two ends cannot drift apart. Streamlit is imported
 only by that child, so the rest of the CLI stays quick.
 """
 
@@ -11,17 +11,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from replaylens.ui import config as ui_config
+from replaylens.dashboard import config as ui_config
+
+LOCALHOST = "127.0.0.1"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def app_path() -> Path:
-    """app.py sits at the repository root, next to lib/."""
-    return Path(__file__).resolve().parents[2] / "app.py"
+    """The dashboard's entry script, inside the installed package."""
+    from replaylens.dashboard import APP
+
+    return APP
 
 
 def register_serve(sub: Any) -> None:
@@ -40,8 +46,9 @@ def register_serve(sub: Any) -> None:
     ui_config.add_arguments(p)
     p.add_argument("--port", type=int, default=8501, metavar="N",
                    help="Serve the dashboard on this port (default 8501).")  # fmt: skip
-    p.add_argument("--address", default=None, metavar="HOST",
-                   help="Listen on this address (default: Streamlit's, all interfaces).")  # fmt: skip
+    p.add_argument("--host", "--address", dest="host", default=LOCALHOST, metavar="HOST",
+                   help="Listen on this address (default 127.0.0.1, this machine only). The dashboard has no "
+                        "login: another address lets anyone who reaches the port read every thread.")  # fmt: skip
     p.set_defaults(func=run_serve)
 
 
@@ -56,8 +63,7 @@ def build_command(args: argparse.Namespace) -> list[str]:
         "--server.fileWatcherType", "none",
         "--client.toolbarMode", "minimal",
     ]  # fmt: skip
-    if getattr(args, "address", None):
-        cmd += ["--server.address", args.address]
+    cmd += ["--server.address", getattr(args, "host", None) or LOCALHOST]
     passthrough = [os.path.abspath(p) for p in args.paths if not ui_config.is_dsn(p)]
     if args.effects:
         passthrough += ["--effects", os.path.abspath(args.effects)]
@@ -77,10 +83,41 @@ def run_serve(args: argparse.Namespace) -> int:
         raise ReplaylensError(f"{args.effects}: no such effects log.")
     if not app_path().is_file():
         raise ReplaylensError(f"{app_path()}: the dashboard's app.py is missing from this installation.")
-    print(f"replaylens: serving on http://localhost:{args.port} (Ctrl+C stops it)", file=sys.stderr)
+    host = args.host or LOCALHOST
+    shown = f"[{host}]" if ":" in host else host
+    print(f"replaylens: serving on http://{shown}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
+    if host not in LOOPBACK:
+        print(
+            f"replaylens: listening on {host}, not only this machine. The dashboard has no login: anyone "
+            "who can reach this port can read every thread, message and document in the evidence.",
+            file=sys.stderr,
+        )
+    dsns = [p for p in args.paths if ui_config.is_dsn(p)]
+    env = {**os.environ, ui_config.ENV_DSNS: json.dumps(dsns)} if dsns else None
+    return run_child(build_command(args), env)
+
+
+def run_child(cmd: list[str], env: dict[str, str] | None) -> int:
+    """Run Streamlit and stop it with us: SIGTERM and SIGINT are passed on to the child.
+
+    Without this, `kill` of `replaylens serve` leaves the Streamlit server running with
+    the evidence still open on its port.
+    """
+    child = subprocess.Popen(cmd, cwd=os.getcwd(), env=env)
+
+    def forward(signum: int, _frame: object) -> None:
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        dsns = [p for p in args.paths if ui_config.is_dsn(p)]
-        env = {**os.environ, ui_config.ENV_DSNS: json.dumps(dsns)} if dsns else None
-        return subprocess.call(build_command(args), cwd=os.getcwd(), env=env)
-    except KeyboardInterrupt:
-        return 130
+        while True:
+            try:
+                code = child.wait()
+                break
+            except KeyboardInterrupt:  # a second Ctrl+C while the child shuts down
+                forward(signal.SIGINT, None)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0 if code in (-signal.SIGTERM, -signal.SIGINT) else code

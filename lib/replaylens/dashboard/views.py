@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
+from replaylens.dashboard.text import as_json_text, preview, visible
 from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Thread, channel_label
-from replaylens.ui.text import as_json_text, preview, visible
 
 if TYPE_CHECKING:
     from replaylens.analysis.status import ThreadSummary

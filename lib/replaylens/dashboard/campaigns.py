@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
+from replaylens.dashboard.catalog import Campaign, CampaignRun
 from replaylens.errors import ReplaylensError
 from replaylens.paths import AllowList
-from replaylens.ui.catalog import Campaign, CampaignRun
 
 RUN_COLUMNS = [
     "campaign", "run", "graph", "mode", "latency (ms)", "thread", "checkpoints kept", "effect lines at kill",

@@ -1,7 +1,8 @@
 """Streamlit glue shared by the pages: configuration, the data picker, caching, errors.
 
-Kept next to app.py (not in the library) because it imports Streamlit; everything it
-computes comes from `replaylens` itself. The pages call these helpers, then draw.
+One of the three modules of `replaylens.dashboard` that import Streamlit (with app.py
+and the screens); everything it computes comes from the core. The pages call these
+helpers, then draw.
 
 Caching: a source is opened once per file version (path, size, mtime), decoded threads
 and resume plans are kept in a per-process LRU inside `st.cache_resource`, so moving
@@ -23,22 +24,23 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from replaylens.dashboard import catalog as cat
+from replaylens.dashboard import config as cfg
+from replaylens.dashboard import loading, screen_path
+from replaylens.dashboard.text import md
 from replaylens.errors import EffectsLogError, ReplaylensError
 from replaylens.paths import AllowList, PathRefused
-from replaylens.ui import catalog as cat
-from replaylens.ui import config as cfg
-from replaylens.ui import loading
-from replaylens.ui.text import md
 
 log = logging.getLogger("replaylens.app")
 
-PAGE_FILES = {
-    "threads": "pages/threads.py",
-    "thread": "pages/thread.py",
-    "resume": "pages/resume.py",
-    "runs": "pages/runs.py",
-    "learn": "pages/learn.py",
+PAGES: dict[str, tuple[str, str]] = {
+    "threads": ("Threads", ":material/list:"),
+    "thread": ("Thread", ":material/timeline:"),
+    "resume": ("Resume simulator", ":material/replay:"),
+    "runs": ("Kill-test runs", ":material/science:"),
+    "learn": ("Learn supersteps", ":material/school:"),
 }
+"""Every page, in sidebar order: url path -> (title, icon). The first is the default."""
 MODES = ("sync", "async", "exit")
 
 GLOSSARY = {
@@ -308,6 +310,8 @@ def sidebar() -> None:
     st.session_state["_item_error"] = None
     catalog_ = catalog()
     with st.sidebar:
+        navigation_links()
+        st.divider()
         picker = st.container()
         with st.expander("Upload a database", expanded=False):
             files = st.file_uploader(
@@ -463,8 +467,33 @@ def latency_picker(container: Any = None) -> float:
     return float(ms) / 1000.0
 
 
-def page(name: str) -> str:
-    return PAGE_FILES[name]
+def page(name: str) -> Any:
+    """The `st.Page` of one page, for `st.navigation`, `st.switch_page` and `st.page_link`.
+
+    Built from the package's own screen scripts, so it works wherever the wheel is
+    installed; equal pages compare equal across reruns (Streamlit keys them by script)."""
+    title, icon = PAGES[name]
+    return st.Page(screen_path(name), title=title, icon=icon, url_path=name)
+
+
+def _home() -> None:
+    """`/` opens the Threads page with the same query parameters.
+
+    Streamlit serves its default page only at `/`, never under its own url path, so a
+    link to `/threads?db=…` would open under a "Page not found" notice. The default page
+    is this redirect instead, and every page keeps a url path of its own."""
+    st.switch_page(page(next(iter(PAGES))), query_params=st.query_params.to_dict())
+
+
+def navigation_pages() -> list[Any]:
+    """The pages `st.navigation` routes between: the `/` redirect, then every page."""
+    return [st.Page(_home, title="replaylens", url_path="home", default=True), *(page(n) for n in PAGES)]
+
+
+def navigation_links() -> None:
+    """The sidebar's page links (the navigation itself is hidden, so `/` lists no page)."""
+    for name in PAGES:
+        st.page_link(page(name))
 
 
 def ensure_navigation() -> None:

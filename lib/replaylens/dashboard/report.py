@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from replaylens.analysis.status import STATUS_EXPLAINED
-from replaylens.ui.text import md, md_cell, md_code, md_ticks
+from replaylens.dashboard.text import md, md_cell, md_code, md_ticks
 
 MODE_RULES = {
     "sync": "every checkpoint lands before the next superstep starts",

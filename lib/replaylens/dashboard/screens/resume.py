@@ -1,0 +1,98 @@
+"""Resume simulator: the three durability modes side by side for one thread."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from replaylens.analysis.resume import WHAT_IF_NOTE
+from replaylens.dashboard import common as ui
+from replaylens.dashboard import views
+from replaylens.dashboard.report import incident_markdown, plan_json
+from replaylens.dashboard.text import md, md_code, md_ticks, safe_filename
+from replaylens.figures.timeline import build_timeline_data, timeline_figure
+
+ui.ensure_navigation()
+st.title("Resume simulator")
+st.caption(
+    "What a crash at the recorded moment would have left under each durability mode (when LangGraph saves "
+    "checkpoints), where a resume starts, and which side effects happen a second time."
+)
+
+item = ui.need_database()
+if item is not None:
+    with ui.friendly_errors():
+        thread_id, mode, latency, summaries = ui.thread_header(item, "Highlight mode")
+        if thread_id:
+            thread = ui.thread(item, thread_id) if thread_id in {s.thread_id for s in summaries} else None
+            plan = ui.plan(item, thread_id, thread, latency)
+            log, _ = ui.effects(item)
+
+            st.markdown(f"### As recorded: {views.status_md(plan.status)}")
+            (st.warning if plan.replayed_lines else st.success)(md_ticks(plan.verdict_sentence()))
+            held = st.columns(4)
+            cp = plan.resume_checkpoint
+            held[0].metric("resume starts after step", cp.step if cp else "restart",
+                           help="A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step.")
+            held[1].metric("tasks that re-run", len(plan.reruns),
+                           help="Tasks with no saved output: they run again from their first line.")
+            held[2].metric("tasks reused", len(plan.reused),
+                           help="Tasks whose writes were saved: their output is re-applied, they do not run.")
+            held[3].metric("orphan writes", len(plan.orphan_writes),
+                           help="Saved outputs whose checkpoint never landed; a resume ignores them.")  # fmt: skip
+            if plan.reruns:
+                st.markdown("**Re-runs:** " + ", ".join(md_code(t.node) for _, t in plan.reruns))
+
+            if log is None:
+                st.info(
+                    "No effects log for this database, so the modes below cannot say which side effects repeat. "
+                    "Upload the log written by record_effect in the sidebar."
+                )
+            st.subheader("The three durability modes")
+            st.caption(WHAT_IF_NOTE)
+            cols = st.columns(3)
+            for col, m in zip(cols, ui.MODES, strict=True):
+                outcome = plan.what_if.get(m)
+                with col.container(border=True):
+                    st.markdown(f"#### {'▶ ' if m == mode else ''}{m}")
+                    st.caption(views.MODE_EXPLAINED[m])
+                    if outcome is None:
+                        st.info("Not modelled for this thread.")
+                        continue
+                    a, b = st.columns(2)
+                    a.metric("checkpoints kept", outcome.checkpoints_kept,
+                             help="Checkpoints in the database at the crash under this mode.")
+                    b.metric("lines repeated", len(outcome.replayed_lines),
+                             help="Effect-log lines whose tasks would run again.")  # fmt: skip
+                    st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
+                                                  else f"after step {outcome.resume_step}"))  # fmt: skip
+                    (st.warning if outcome.replayed_lines else st.success)(md_ticks(outcome.sentence))
+                    if outcome.replayed_effects:
+                        st.dataframe(
+                            pd.DataFrame([{"effect": k, "times again": v} for k, v in outcome.replayed_effects.items()]),
+                            hide_index=True, width="stretch",
+                        )  # fmt: skip
+                        st.caption("Log lines: " + ", ".join(map(str, outcome.replayed_lines[:60])))
+
+            st.subheader(f"Timeline with the {mode} replay window")
+            st.plotly_chart(timeline_figure(build_timeline_data(thread, plan), mode=mode), width="stretch", key="rs_timeline")
+
+            if plan.idempotency_findings:
+                st.subheader("Idempotency")
+                for finding in plan.idempotency_findings:
+                    st.warning(md_ticks(finding))
+            if plan.duplicates:
+                st.caption(f"{len(plan.duplicates)} task(s) already ran more than once in the recording.")
+
+            st.subheader("Export")
+            params = {"db": item.key, "thread": thread_id, "mode": mode, "latency": int(latency * 1000)}
+            links = {"Resume simulator": ui.absolute(ui.link("resume", **params)),
+                     "Thread view": ui.absolute(ui.link("thread", db=item.key, thread=thread_id, mode=mode))}  # fmt: skip
+            effects_log = str(item.effects) if item.effects else None
+            report = incident_markdown(database=item.key, effects_log=effects_log, thread_id=thread_id, plan=plan, links=links)
+            e1, e2 = st.columns(2)
+            e1.download_button("Plan and verdicts (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
+                               mime="text/markdown", key="rs_md", icon=":material/description:")
+            e2.download_button("Plan and verdicts (JSON)", plan_json(plan, database=item.key, effects_log=effects_log),
+                               file_name=safe_filename(thread_id, ".json"), mime="application/json", key="rs_json")
+            st.caption("Link to this view: " + md(links["Resume simulator"]))  # fmt: skip

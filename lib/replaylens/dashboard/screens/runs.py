@@ -1,0 +1,90 @@
+"""Kill-test runs: compare recorded campaigns per durability mode and write latency."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from replaylens.dashboard import common as ui
+from replaylens.dashboard.campaigns import runs_frame, summary_frame
+from replaylens.dashboard.text import md
+from replaylens.figures.runs import METRICS, runs_strip
+
+ui.ensure_navigation()
+st.title("Kill-test runs")
+st.caption(
+    "A campaign kills a graph with SIGKILL in the middle of a node, again and again, under each durability mode, "
+    "then resumes it in a fresh process. Each point below is one run; open one to see its timeline."
+)
+
+
+def _runs(keys: list[str]):  # noqa: ANN202 - page-local cached read
+    catalog = ui.catalog()
+    chosen = [c for c in catalog.campaigns if c.key in keys]
+    stat = tuple((c.key, (c.path / "manifest.json").stat().st_mtime_ns) for c in chosen)
+    key = ("runs", stat)
+    hit = ui._store().get(key)
+    if hit is None:
+        with st.spinner(f"Reading {sum(len(c.runs) for c in chosen)} runs…"):
+            hit = ui._store().put(key, runs_frame(chosen, ui.allow_list()))
+    return chosen, hit
+
+
+with ui.friendly_errors():
+    catalog = ui.catalog()
+    keys = [c.key for c in catalog.campaigns]
+    if not keys:
+        st.info(
+            "No kill-test campaign found in the served folders (a campaign is a folder with a manifest.json "
+            "listing its runs). Serve one with `replaylens serve CAMPAIGN_FOLDER`, or put it under sample_dbs/."
+        )
+    else:
+        names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
+        chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
+                                     help="Pick several to compare them on the same axes. "
+                                     + "; ".join(f"{k}: {v}" for k, v in names.items()))  # fmt: skip
+        if not chosen_keys:
+            st.info("Pick at least one campaign above.")
+        else:
+            campaigns, runs = _runs(chosen_keys)
+            for c in campaigns:
+                for p in c.problems:
+                    st.warning(md(p))
+            if runs.empty:
+                st.info("These campaigns list no runs yet.")
+            else:
+                st.subheader("Per mode and latency (every run is a point)")
+                cols = st.columns(len(METRICS))
+                picked = None
+                for col, metric in zip(cols, METRICS, strict=True):
+                    event = col.plotly_chart(runs_strip(runs, metric), width="stretch", on_select="rerun",
+                                             selection_mode="points", key=f"strip_{metric}")  # fmt: skip
+                    points = (event or {}).get("selection", {}).get("points", []) if event else []
+                    if points and picked is None:
+                        picked = points[0].get("customdata")
+                st.caption("Click a point to open that run, as it stood at the kill, on the Thread page.")
+                if isinstance(picked, list):
+                    picked = picked[0] if picked else None
+                if picked is not None:
+                    row = runs.iloc[int(picked)]
+                    st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": row["thread"]})
+
+                st.subheader("Summary (the “what durability modes lose” table, recomputed)")
+                st.dataframe(summary_frame(runs), hide_index=True, width="stretch")
+                baseline = {c.name: c.baseline_effect_lines for c in campaigns if c.baseline_effect_lines}
+                if baseline:
+                    st.caption("Effect lines of a clean run (no kill): "
+                               + ", ".join(f"{md(k)}: {v}" for k, v in baseline.items()))  # fmt: skip
+                st.caption(
+                    "Lines repeated: effect-log lines that repeat an earlier line of the same task (the second start "
+                    "of the killed node, or a whole superstep when its checkpoint was lost). Under exit, a killed run "
+                    "leaves no checkpoint and the resume fails with EmptyInputError."
+                )
+
+                st.subheader("Every run")
+                frame = runs.copy()
+                frame["open"] = [ui.link("thread", db=d, thread=t) for d, t in zip(frame["db"], frame["thread"], strict=True)]
+                st.dataframe(frame, hide_index=True, width="stretch", column_config={
+                    "open": st.column_config.LinkColumn("open", display_text="open ›"),
+                    "predicted repeats": st.column_config.NumberColumn(
+                        help="What replaylens predicts from the database and log at the kill, before the resume."),
+                })  # fmt: skip

@@ -1,0 +1,236 @@
+"""Thread: the superstep timeline, checkpoints, writes, state, graph and the incident report."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from replaylens.dashboard import common as ui
+from replaylens.dashboard import views
+from replaylens.dashboard.report import incident_markdown, plan_json
+from replaylens.dashboard.text import as_json_text, md, md_code, md_ticks, safe_filename, truncate
+from replaylens.errors import ThreadNotFound
+from replaylens.figures import colors
+from replaylens.figures.graph import graph_dot, lineage_dot
+from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
+
+ui.ensure_navigation()
+st.title("Thread")
+
+
+def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001, ANN202 - page-local helper
+    """Channel values of one checkpoint, cached like everything else the page reads."""
+    source = ui.open_item(item)
+    key = ("values", source.identity(), thread_id, ns, checkpoint_id)
+    hit = ui._store().get(key)
+    if hit is None:
+        with st.spinner("Decoding the state at this checkpoint…"):
+            hit = ui._store().put(key, source.read_channel_values(thread_id, ns, checkpoint_id))
+    return hit
+
+
+def _show_value(name: str, result) -> None:  # noqa: ANN001
+    text = as_json_text(result.value)
+    shown, note = truncate(text)
+    if result.error:
+        st.caption(f"Not decoded: {md(result.error)}")
+    if note:
+        st.caption(note)
+    st.code(shown, language="json")
+
+
+item = ui.need_database()
+if item is not None:
+    with ui.friendly_errors():
+        thread_id, mode, latency, summaries = ui.thread_header(item, "Replay window shown for")
+        if thread_id:
+            in_db = thread_id in {s.thread_id for s in summaries}
+            thread = None
+            if in_db:
+                try:
+                    thread = ui.thread(item, thread_id)
+                except ThreadNotFound as exc:
+                    st.error(md(str(exc)))
+            plan = ui.plan(item, thread_id, thread, latency)
+            log, log_error = ui.effects(item)
+            status = plan.status
+
+            st.markdown(f"### {views.status_md(status)}")
+            st.caption(views.explain_status(status))
+            verdict = st.warning if plan.replayed_lines or status in ("failed", "needs_restart") else st.success
+            verdict(md_ticks(plan.verdict_sentence()))
+            if log_error:
+                st.warning(f"The effects log could not be read: {md(log_error)}")
+            elif log is not None and log.problems:
+                with st.expander(f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"):
+                    for p in log.problems[:50]:
+                        st.text(p)
+            if thread is not None and thread.problems:
+                with st.expander(f":material/warning: {len(thread.problems)} problem(s) in this thread's rows (the rest loaded)"):
+                    for p in thread.problems[:50]:
+                        st.text(p)
+
+            m = st.columns(5)
+            m[0].metric("checkpoints", thread.checkpoint_count if thread else 0,
+                        help="Saved snapshots of the state, one per superstep, in every namespace.")
+            m[1].metric("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
+                        help="A superstep is one round in which every due task runs in parallel. A resume "
+                        "starts after the latest saved one.")
+            m[2].metric("effect lines", len(log.for_thread(thread_id)) if log else "no log",
+                        help="Lines of the effects log written by this thread (start/end of each side effect).")
+            m[3].metric("would replay", len(plan.replayed_lines),
+                        help="Effect lines whose tasks a resume runs again from their first line.")
+            m[4].metric("orphan writes", len(plan.orphan_writes),
+                        help="Saved task outputs whose checkpoint never landed: a resume ignores them.")  # fmt: skip
+
+            st.subheader("Superstep timeline")
+            data = build_timeline_data(thread, plan)
+            st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key="timeline")
+            if focus_range(data, mode) is not None:
+                st.caption("Zoomed to the moments before the crash; double-click the chart to see the whole thread.")
+            st.caption(
+                "One lane per node. Bars: each attempt of a task, from the effects log (green: kept; amber: runs "
+                "again on resume; striped: still running at the crash; grey: no log line, drawn from checkpoint "
+                "to checkpoint). ◆ checkpoint landed (number = step), | writes saved, ✕ orphan write, ★ started and never finished. The dashed "
+                f"line is the crash; the shaded area is what {mode} would run again."
+            )
+
+            cp = None
+            ns_name = ""
+            if thread is not None:
+                ns_names = list(thread.namespaces)
+                sel = st.columns([2, 4])
+                ns_name = ui.synced_selectbox("Graph or subgraph (namespace)", ns_names, "ns", container=sel[0],
+                                              format_func=views.namespace_label,
+                                              help="Subgraphs keep their own checkpoints under a namespace named "
+                                              "after the parent task.")  # fmt: skip
+                ns = thread.namespaces[ns_name]
+                cp_ids = [c.checkpoint_id for c in ns.checkpoints]
+                raw_cp = st.query_params.get("checkpoint")
+                if raw_cp and raw_cp not in cp_ids:
+                    st.error(f"Checkpoint {md_code(raw_cp)} is not in this namespace; showing the latest one.")
+                if cp_ids:
+                    chosen = ui.synced_selectbox(
+                        "Checkpoint to inspect", cp_ids, "checkpoint", container=sel[1], default_index=len(cp_ids) - 1,
+                        format_func=lambda c: views.checkpoint_label(ns.by_id[c]),
+                        help="The writes and state below belong to this checkpoint. Tasks listed after a checkpoint "
+                        "run in the superstep that follows it.",
+                    )  # fmt: skip
+                    cp = ns.by_id.get(chosen or cp_ids[-1])
+
+            tab_names = ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report"]
+            tabs = st.tabs(tab_names, key="view", bind="query-params")
+
+
+            with tabs[0]:
+                if thread is None:
+                    st.info("No checkpoint of this thread reached the database (it appears only in the effects log). "
+                            "Only a restart from the original input is possible; see the Effects tab.")  # fmt: skip
+                else:
+                    ns = thread.namespaces[ns_name]
+                    resume_id = plan.resume_checkpoint.checkpoint_id if plan.resume_checkpoint and status != "completed" else None
+                    st.dataframe(views.checkpoints_frame(ns, resume_id), hide_index=True, width="stretch",
+                                 column_config={"next tasks": st.column_config.TextColumn(
+                                     width="large", help="Tasks due after this checkpoint and their status.")})  # fmt: skip
+                    st.caption("Checkpoint tree: one chain, with a branch wherever the history was forked "
+                               "(update_state / time travel). The resume point is outlined.")  # fmt: skip
+                    st.graphviz_chart(lineage_dot(ns, resume_id=resume_id, selected_id=cp.checkpoint_id if cp else None))
+
+            with tabs[1]:
+                if cp is None:
+                    st.info("Pick a thread with checkpoints to see its writes.")
+                else:
+                    st.caption(
+                        "Pending writes: each task's output, saved against the checkpoint it started from as soon as "
+                        "the task finished. A resume reuses them; a task with only an error or interrupt write runs "
+                        "again."
+                    )
+                    frame = views.writes_frame(cp)
+                    if frame.empty:
+                        st.info("No writes were saved against this checkpoint.")
+                    else:
+                        st.dataframe(frame, hide_index=True, width="stretch")
+                if thread is not None and thread.orphan_writes:
+                    st.error(
+                        f"{len(thread.orphan_writes)} orphan write(s): task outputs saved against a checkpoint that "
+                        "never landed. A resume ignores them, so these tasks run again."
+                    )
+                    st.dataframe(views.orphans_frame(thread).style.set_properties(**{"background-color": "#fde2d8"}),
+                                 hide_index=True, width="stretch")  # fmt: skip
+
+            with tabs[2]:
+                if cp is None:
+                    st.info("Pick a thread with checkpoints to see its state.")
+                elif cp.unreadable:
+                    st.error(f"This checkpoint cannot be decoded: {md(cp.unreadable)}. Pick another one above.")
+                else:
+                    values = _values(item, thread_id, ns_name, cp.checkpoint_id)
+                    parent = thread.namespaces[ns_name].parent(cp) if thread else None
+                    parent_values = (_values(item, thread_id, ns_name, parent.checkpoint_id)
+                                     if parent is not None and not parent.unreadable else None)  # fmt: skip
+                    internal = st.toggle("Show LangGraph's internal channels", key="internal",
+                                         help="branch:to:*, join:* and __*__ channels that schedule the next tasks.")
+                    left, right = st.columns(2)
+                    with left:
+                        st.markdown("**State at this checkpoint**")
+                        frame = views.state_frame(values)
+                        if not internal:
+                            frame = frame[~frame["internal"]]
+                        st.dataframe(frame.drop(columns=["internal"]), hide_index=True, width="stretch")
+                    with right:
+                        st.markdown("**Changed since the parent checkpoint**" if parent else "**No parent checkpoint**")
+                        diff = views.diff_frame(parent_values, values)
+                        if not internal:
+                            diff = diff[~diff["internal"]]
+                        if diff.empty:
+                            st.caption("Nothing changed." if parent else "This is the first checkpoint.")
+                        else:
+                            st.dataframe(diff.drop(columns=["internal"]), hide_index=True, width="stretch")
+                    names = sorted(values)
+                    if names:
+                        pick = st.selectbox("Full value of channel", names, key="channel")
+                        _show_value(pick, values[pick])
+
+            with tabs[3]:
+                if thread is None:
+                    st.info("No checkpoint, so no graph to infer.")
+                else:
+                    st.caption(
+                        "Nodes and edges inferred from what the tasks wrote (no graph code needed), coloured by what "
+                        "a resume would do. Dashed edge: a Send."
+                    )
+                    st.graphviz_chart(graph_dot(thread, plan))
+                    st.markdown(" · ".join(f"**{k}**: {v}" for k, v in colors.GRAPH_STATE_WORDS.items()))
+
+            with tabs[4]:
+                if log is None:
+                    st.info("No effects log for this database. Upload the JSON Lines file written by record_effect "
+                            "in the sidebar to see which side effects a resume would repeat.")  # fmt: skip
+                else:
+                    frame = views.attempts_frame(plan)
+                    if frame.empty:
+                        st.info("The effects log has no lines for this thread.")
+                    else:
+                        st.caption("Each attempt is one execution of one task in one process, as the log saw it.")
+                        st.dataframe(frame, hide_index=True, width="stretch")
+                    for finding in plan.idempotency_findings:
+                        st.warning(md_ticks(finding))
+
+            with tabs[5]:
+                params = {"db": item.key, "thread": thread_id, "mode": mode}
+                links = {
+                    "Thread view": ui.absolute(ui.link("thread", **params)),
+                    "Resume simulator": ui.absolute(ui.link("resume", **params, latency=int(latency * 1000))),
+                }
+                if cp is not None:
+                    links["Checkpoint inspected"] = ui.absolute(
+                        ui.link("thread", **params, ns=ns_name, checkpoint=cp.checkpoint_id, view="State"))
+                report = incident_markdown(database=item.key, effects_log=str(item.effects) if item.effects else None,
+                                           thread_id=thread_id, plan=plan, links=links)  # fmt: skip
+                c1, c2 = st.columns(2)
+                c1.download_button("Download the incident report (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
+                                   mime="text/markdown", key="dl_report", icon=":material/description:")  # fmt: skip
+                c2.download_button("Download the resume plan (JSON)", plan_json(plan, database=item.key,
+                                   effects_log=str(item.effects) if item.effects else None),
+                                   file_name=safe_filename(thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
+                st.caption("The report, as it will read in your incident write-up (Markdown):")
+                st.code(report, language="markdown", wrap_lines=True)

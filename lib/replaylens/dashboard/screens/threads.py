@@ -1,0 +1,100 @@
+"""Threads: every thread of the chosen database, the ones that need attention first."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
+from replaylens.dashboard import common as ui
+from replaylens.dashboard import views
+from replaylens.dashboard.text import md
+
+ui.ensure_navigation()
+st.title("Threads")
+st.caption(
+    "Every thread (one run or conversation of the graph) in the database, with what a resume would do. "
+    "Threads that need attention come first: failed, then waiting for an answer, then stopped mid-step."
+)
+
+item = ui.need_database()
+if item is not None:
+    with ui.friendly_errors():
+        source = ui.open_item(item)
+        summaries, problems = ui.summaries(item)
+        log, log_error = ui.effects(item)
+        known = {s.thread_id for s in summaries}
+        ids = [s.thread_id for s in summaries] + sorted(set(log.thread_ids if log else []) - known)
+        counts = ui.replay_counts(item, ids, known, latency=0.25)
+        rows = views.thread_rows(summaries, log, counts)
+
+        for note in source.notes:
+            st.info(md(note))
+        if log_error:
+            st.warning(f"The effects log could not be read: {md(log_error)}")
+        elif log is None:
+            st.caption(
+                "No effects log next to this database (expected: <name>.effects.jsonl), so side effects are "
+                "unknown. Upload one in the sidebar to see which lines a resume would repeat."
+            )
+        elif log.problems:
+            with st.expander(f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"):
+                for p in log.problems[:50]:
+                    st.text(p)
+        if problems:
+            with st.expander(f":material/warning: {len(problems)} problem(s) reading the database (the rest loaded)"):
+                for p in problems[:50]:
+                    st.text(p)
+
+        if not rows:
+            st.info(
+                f"{md(item.path.name)} holds no threads yet. Run a graph compiled with a SqliteSaver on this "
+                "file, or pick another database in the sidebar."
+            )
+        else:
+            present = sorted({r.status for r in rows}, key=lambda s: ATTENTION_ORDER.get(s, 99))
+            left, right = st.columns([2, 3])
+            query = left.text_input("Search thread id", key="q", bind="query-params",
+                                    placeholder="part of a thread id")  # fmt: skip
+            chosen = right.multiselect(
+                "Status", present, default=[], key="status", placeholder="all statuses",
+                bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in present),
+            )  # fmt: skip
+            shown = [r for r in rows if (not chosen or r.status in chosen) and (not query or query.lower() in r.thread_id.lower())]
+            cols = st.columns(len(present))
+            for col, status in zip(cols, present, strict=True):
+                col.metric(views.status_md(status), sum(r.status == status for r in rows),
+                           help=STATUS_EXPLAINED.get(status))  # fmt: skip
+            if not shown:
+                st.info("No thread matches the search and status filter. Clear the search box or the status filter.")
+            else:
+                frame = views.threads_frame(shown, link=lambda tid: ui.link("thread", db=item.key, thread=tid))
+                event = st.dataframe(
+                    views.style_status(frame),
+                    hide_index=True,
+                    width="stretch",
+                    on_select="rerun",
+                    selection_mode="single-row",
+                    key="threads_table",
+                    column_config={
+                        "status": st.column_config.TextColumn("status", help="What a resume would find."),
+                        "checkpoints": st.column_config.NumberColumn(
+                            help="Saved snapshots of the state, one per superstep (all namespaces)."),
+                        "latest step": st.column_config.NumberColumn(
+                            help="The superstep of the newest checkpoint: a resume starts after it."),
+                        "due next": st.column_config.TextColumn(
+                            help="Tasks due after the newest checkpoint that have not finished."),
+                        "effect lines": st.column_config.NumberColumn(
+                            help="Lines of the effects log written by this thread's nodes."),
+                        "would replay": st.column_config.NumberColumn(
+                            help="Effect lines whose tasks a resume runs again (they would happen twice)."),
+                        "open": st.column_config.LinkColumn("open", display_text="open ›",
+                                                            help="Open the thread's timeline."),
+                    },
+                )  # fmt: skip
+                st.caption("Select a row to open the thread, or use the link at the end of the row.")
+                selected = event.selection.rows if event is not None else []
+                if selected:
+                    st.switch_page(ui.page("thread"), query_params={"db": item.key, "thread": shown[selected[0]].thread_id})
+            if len(ids) > len(counts) and log is not None and any(r.replay_lines is None and r.effect_lines
+                                                                   for r in rows):  # fmt: skip
+                st.caption("“would replay” is computed for the first 300 threads with effect lines only.")

@@ -1,0 +1,180 @@
+"""replaylens as a user installs it: the built wheel in a fresh virtual environment, run
+from a folder outside the checkout, so nothing of the repository can be found by accident.
+
+Also how `replaylens serve` runs: on 127.0.0.1 unless told otherwise, and stopped with its
+Streamlit child by SIGTERM.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_idle
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "sample_dbs"
+pytestmark = pytest.mark.slow
+
+
+def _clean_env(tmp: Path) -> dict[str, str]:
+    """This environment without anything that points into the checkout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REPLAYLENS_", "PYTHON"))}
+    env["HOME"] = str(tmp)
+    return env
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding the wheel built from this checkout (and its runtime dependencies)."""
+    root = tmp_path_factory.mktemp("wheel")
+    dist = root / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(REPO)],
+                   check=True, cwd=root)  # fmt: skip
+    wheel = next(dist.glob("replaylens-*.whl"))
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True, cwd=root)
+    return venv
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A working folder with a database and a campaign copied out of the checkout."""
+    work = tmp_path_factory.mktemp("outside")
+    shutil.copy(SAMPLES / "payment-approved.db", work / "payment-approved.db")
+    shutil.copy(SAMPLES / "payment-approved.effects.jsonl", work / "payment-approved.effects.jsonl")
+    shutil.copytree(SAMPLES / "linear", work / "linear")
+    return work
+
+
+def test_the_wheel_holds_the_dashboard_and_no_checkout_path(installed: Path) -> None:
+    site = next((installed / "lib").glob("python3*/site-packages"))
+    dash = site / "replaylens" / "dashboard"
+    for name in ("app.py", "common.py", *(f"screens/{p}.py" for p in ("threads", "thread", "resume", "runs", "learn"))):
+        assert (dash / name).is_file(), name
+    assert (site / "replaylens" / "examples" / "graphs.py").is_file()
+
+
+def test_installed_wheel_serves_every_page(installed: Path, outside: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    port = free_port()
+    server = start_server([outside], port, program=[str(installed / "bin" / "replaylens")], cwd=outside,
+                          env=_clean_env(outside))  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    db = "payment-approved.db"
+    views = {
+        "threads": f"{base}/threads?db={db}",
+        "thread": f"{base}/thread?db={db}",
+        "resume": f"{base}/resume?db={db}",
+        "runs": f"{base}/runs",
+        "learn": f"{base}/learn?db={db}",
+    }
+    titles = {"threads": "Threads", "thread": "Thread", "resume": "Resume simulator", "runs": "Kill-test runs",
+              "learn": "Learn supersteps"}  # fmt: skip
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            for name, address in views.items():
+                page.goto(address)
+                wait_idle(page, timeout=60_000)
+                expect(page.locator('[data-testid="stMain"] h1').first).to_have_text(titles[name])
+                expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+                body = page.inner_text("body")
+                assert "Traceback" not in body and "missing from this installation" not in body, name
+            # The campaign copied next to the database is found and listed on the runs page.
+            page.goto(views["runs"])
+            wait_idle(page, timeout=60_000)
+            assert "linear" in page.inner_text('[data-testid="stMain"]')
+            browser.close()
+    finally:
+        stop_server(server)
+
+
+def test_installed_wheel_runs_a_kill_test(installed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "campaign"
+    proc = subprocess.run(
+        [str(installed / "bin" / "replaylens"), "killtest", "replaylens.examples.graphs:linear", "--out", str(out),
+         "--kill-at", "c", "--modes", "sync", "--runs", "1", "--sleep", "0.2"],
+        cwd=tmp_path, env=_clean_env(tmp_path), capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    manifest = json.loads((out / "manifest.json").read_text())
+    (run,) = manifest["runs"]
+    assert run["killed"] is True and run["mode"] == "sync"
+    assert (out / run["db_at_kill"]).is_file()
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses with a socket listening on `port` (from /proc/net/tcp, state 0A)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in list(f)[1:]:
+                local, state = line.split()[1], line.split()[3]
+                addr, _, hexport = local.rpartition(":")
+                if state == "0A" and int(hexport, 16) == port:
+                    found.add(addr)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Any, int]]:
+    port = free_port()
+    shutil.copy(SAMPLES / "payment-approved.db", tmp_path / "p.db")
+    server = start_server([tmp_path / "p.db"], port)
+    try:
+        yield server, port
+    finally:
+        stop_server(server)
+
+
+def test_serve_listens_on_loopback_only_by_default(served: tuple[Any, int]) -> None:
+    _, port = served
+    # 0100007F is 127.0.0.1 as /proc/net/tcp writes it; all interfaces would be 00000000.
+    assert _listening_addresses(port) == {"0100007F"}
+
+
+def test_sigterm_stops_serve_and_its_streamlit_child(served: tuple[Any, int]) -> None:
+    server, _ = served
+    children = _children(server.pid)
+    assert children, "replaylens serve should run Streamlit in a child process"
+    os.kill(server.pid, signal.SIGTERM)  # the parent alone, as `kill PID` does
+    assert server.wait(timeout=20) == 0
+    deadline = time.monotonic() + 20
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(c) for c in children), "the Streamlit child outlived replaylens serve"
