@@ -63,3 +63,48 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                 for i, m in enumerate(modes)],
     )  # fmt: skip
     return fig
+
+
+BACKEND_SYMBOL = {"sqlite": "circle", "postgres": "diamond"}
+
+
+def repeats_by_kill_moment(runs: pd.DataFrame) -> go.Figure:
+    """Lines repeated against the drawn kill delay, one trace per backend and mode.
+
+    With `--kill-delay LOW..HIGH` every run lands at its own moment of the node, so the
+    window in which `async` has not yet saved the previous checkpoint shows as a step in
+    the curve. Runs killed at a fault point (no delay) are left out; customdata = row.
+    """
+    fig = go.Figure()
+    timed = runs.dropna(subset=["kill delay (s)", "lines repeated"]) if not runs.empty else runs
+    if timed.empty:
+        fig.add_annotation(text="No run was killed at a measured delay", showarrow=False, x=0.5, y=0.5,
+                           xref="paper", yref="paper")  # fmt: skip
+        return fig
+    timed = timed.reset_index().rename(columns={"index": "row"})
+    for (backend, mode), part in timed.groupby(["backend", "mode"], sort=True):
+        part = part.sort_values("kill delay (s)")
+        fig.add_trace(
+            go.Scatter(
+                x=part["kill delay (s)"], y=part["lines repeated"], mode="lines+markers",
+                name=f"{html.escape(str(backend))} · {html.escape(str(mode))}",
+                line={"color": colors.MODE.get(str(mode), "#999999"), "width": 1,
+                      "dash": "solid" if str(backend).startswith("sqlite") else "dot"},
+                marker={"size": 10, "symbol": BACKEND_SYMBOL.get(str(backend).split(" ")[0], "square"),
+                        "color": colors.MODE.get(str(mode), "#999999"), "line": {"width": 1, "color": "white"}},
+                customdata=part["row"],
+                hovertext=[
+                    f"run {r} · {html.escape(str(backend))} · {html.escape(str(mode))}<br>killed {d:.3f}s after "
+                    f"{html.escape(str(k))} started<br>lines repeated: {v}<br>click to open it on the Thread page"
+                    for r, d, k, v in zip(part["run"], part["kill delay (s)"], part["kill at"], part["lines repeated"],
+                                          strict=True)
+                ],
+                hoverinfo="text",
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title="kill moment: seconds after the node started", rangemode="tozero")
+    fig.update_yaxes(title="effect lines that happened a second time", rangemode="tozero", tickformat="d")
+    fig.update_layout(title="Repeats against the kill moment, per backend and mode", height=380,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 40}, legend={"orientation": "h", "y": -0.25},
+                      clickmode="event+select")  # fmt: skip
+    return fig

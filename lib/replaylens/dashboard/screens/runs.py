@@ -7,7 +7,7 @@ import streamlit as st
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
 from replaylens.dashboard.text import md
-from replaylens.figures.runs import METRICS, runs_strip
+from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
 
 ui.ensure_navigation()
 st.title("Kill-test runs")
@@ -58,6 +58,12 @@ with ui.friendly_errors():
                 for col, metric in zip(cols, METRICS, strict=True):
                     event = col.plotly_chart(runs_strip(runs, metric), width="stretch", on_select="rerun",
                                              selection_mode="points", key=f"strip_{metric}")  # fmt: skip
+                    points = (event or {}).get("selection", {}).get("points", []) if event else []
+                    if points and picked is None:
+                        picked = points[0].get("customdata")
+                if runs["kill delay (s)"].notna().any():
+                    event = st.plotly_chart(repeats_by_kill_moment(runs), width="stretch", on_select="rerun",
+                                            selection_mode="points", key="by_kill_moment")  # fmt: skip
                     points = (event or {}).get("selection", {}).get("points", []) if event else []
                     if points and picked is None:
                         picked = points[0].get("customdata")
