@@ -555,7 +555,9 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
 
     resume: dict[str, Any]
     if outcome.killed:
-        again_spec = dataclasses.replace(spec, input=None, fault=None, resume=False)
+        # The resume acknowledges into a file of its own: acks.jsonl stays what the crashed child was told.
+        again_spec = dataclasses.replace(spec, input=None, fault=None, resume=False,
+                                         acks=str(run_dir / "acks.resume.jsonl"))  # fmt: skip
         again = run_child(again_spec, timeout=CHILD_TIMEOUT, env=env)
         if ctx.has_resume_value:
             again = _answer_interrupts(again, again_spec, ctx.resume_value, env)
