@@ -137,3 +137,17 @@ def test_errors_are_one_sentence_and_exit_2(tmp_path: Path, graph: str, kill_at:
     assert len(lines) == 1 and expected in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out" / "runs").exists()
+
+
+def test_older_manifests_read_through_the_model() -> None:
+    """The bundled samples predate backends and per-run kill points: they read as SQLite runs
+    that all share the campaign's kill point, and the model writes back what it read."""
+    from replaylens.killtest.campaign import Manifest, load_manifest
+
+    raw = json.loads((REPO / "sample_dbs" / "fanout" / "manifest.json").read_text())
+    manifest = load_manifest(REPO / "sample_dbs" / "fanout")
+    assert manifest.backend == "sqlite" and len(manifest.runs) == len(raw["runs"])
+    assert {(r.backend, r.kill_at, r.kill_delay, r.effects_source) for r in manifest.runs} == {
+        ("sqlite", raw["kill_at"], raw["kill_delay"], "recorder")}
+    assert [r.lines_repeated for r in manifest.runs] == [r["lines_repeated"] for r in raw["runs"]]
+    assert Manifest.from_dict(manifest.to_dict()) == manifest

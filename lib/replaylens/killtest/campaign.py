@@ -249,6 +249,11 @@ class Manifest:
         runs = [RunRecord.from_dict(r) for r in raw.get("runs") or [] if isinstance(r, dict)]
         kill_at = raw.get("kill_at")
         rng = raw.get("kill_delay_range")
+        for rec in runs:  # campaigns written before per-run kill points: every run shared one
+            if rec.kill_at is None and isinstance(kill_at, str):
+                rec.kill_at = kill_at
+            if rec.kill_delay is None and rec.fault_point is None and rec.kill_at is not None:
+                rec.kill_delay = _opt_float(raw.get("kill_delay"))
         return cls(
             graph=str(raw.get("graph") or "?"),
             runs=runs,
@@ -877,7 +882,8 @@ def summarize(manifest: dict[str, Any] | Manifest) -> list[dict[str, Any]]:
             "effects_source": sorted({r.effects_source for r in records}),
             "repeated_distribution": dict(sorted(Counter(r.lines_repeated for r in killed
                                                          if r.lines_repeated is not None).items())),
-            "acked_lost": sum(len(r.acked_lost or []) for r in killed),
+            "acked_lost": (None if all(r.acked_lost is None for r in killed)
+                           else sum(len(r.acked_lost or []) for r in killed)),
         }  # fmt: skip
         for name in ("checkpoints_at_kill", "writes_at_kill", "effect_lines_at_kill",
                      "effect_lines_after_resume", "lines_repeated", "kill_delay"):
@@ -910,7 +916,7 @@ def summary_table(manifest: dict[str, Any] | Manifest) -> str:
             backend, r["mode"], _latency_label(r["put_latency"]), where, _span(r, "kill_delay", "{:.3f}"),
             f"{r['killed']}/{r['runs']}", _span(r, "checkpoints_at_kill"), _span(r, "writes_at_kill"),
             _span(r, "effect_lines_at_kill"), _span(r, "effect_lines_after_resume"), _span(r, "lines_repeated"),
-            dist, str(r["acked_lost"]),
+            dist, "-" if r["acked_lost"] is None else str(r["acked_lost"]),
             f"{r['resumed_ok']}/{r['killed']}" + (f" ({', '.join(r['resume_errors'])})" if r["resume_errors"] else ""),
         ])  # fmt: skip
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
