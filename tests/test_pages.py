@@ -189,10 +189,10 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
     runs = frame(at, 1)
     assert len(runs) == 6 and all(link.startswith("./thread?db=") for link in runs["open"])
     charts = at.get("plotly_chart")
-    assert len(charts) == 4
+    assert len(charts) == 5
     # Repeats against the kill moment: one trace per backend and mode, x = each run's kill delay
     # as the manifest records it, y = the lines repeated counted from the run's own logs.
-    spec = json.loads(next(c for c in charts if c.key == "by_kill_moment").proto.spec)
+    spec = json.loads(next(c for c in charts if c.key == "by_kill_moment_lines repeated").proto.spec)
     manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
     delays: dict[str, list[float]] = {}
     for run in manifest["runs"]:

@@ -62,11 +62,14 @@ with ui.friendly_errors():
                     if points and picked is None:
                         picked = points[0].get("customdata")
                 if runs["kill delay (s)"].notna().any():
-                    event = st.plotly_chart(repeats_by_kill_moment(runs), width="stretch", on_select="rerun",
-                                            selection_mode="points", key="by_kill_moment")  # fmt: skip
-                    points = (event or {}).get("selection", {}).get("points", []) if event else []
-                    if points and picked is None:
-                        picked = points[0].get("customdata")
+                    st.subheader("Against the kill moment (the async window as a curve)")
+                    for col, metric in zip(st.columns(2), ("lines repeated", "checkpoints kept"), strict=True):
+                        event = col.plotly_chart(repeats_by_kill_moment(runs, metric), width="stretch",
+                                                 on_select="rerun", selection_mode="points",
+                                                 key=f"by_kill_moment_{metric}")  # fmt: skip
+                        points = (event or {}).get("selection", {}).get("points", []) if event else []
+                        if points and picked is None:
+                            picked = points[0].get("customdata")
                 st.caption("Click a point to open that run, as it stood at the kill, on the Thread page.")
                 if isinstance(picked, list):
                     picked = picked[0] if picked else None
