@@ -428,8 +428,8 @@ BREAKDOWNS: dict[str, list[tuple[str, str, str]]] = {
     "replay_counts": [
         ("replaylens.effects.parse", "EffectsLog.for_thread", "EffectsLog.for_thread (scans all lines, once per thread)"),
         ("replaylens.dashboard.loading", "load_thread_staged", "loading.load_thread_staged"),
-        ("replaylens.analysis.resume", "align", "resume.align"),
-        ("replaylens.analysis.resume", "what_if", "resume.what_if"),
+        ("replaylens.analysis.align", "align", "align.align"),
+        ("replaylens.analysis.durability", "what_if", "durability.what_if"),
     ],
 }
 

@@ -37,8 +37,16 @@ def _clean_env(tmp: Path) -> dict[str, str]:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv holding the wheel built from this checkout (and its runtime dependencies)."""
     root = tmp_path_factory.mktemp("wheel")
+    # Build from a copy of the tracked files: a build in place would leave build/ and
+    # *.egg-info in the checkout, and an untracked file could slip into the wheel.
+    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "lib"], cwd=REPO, check=True,
+                             capture_output=True, text=True).stdout.split()  # fmt: skip
+    src = root / "src"
+    for name in tracked:
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, src / name)
     dist = root / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(REPO)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(src)],
                    check=True, cwd=root)  # fmt: skip
     wheel = next(dist.glob("replaylens-*.whl"))
     venv = root / "venv"

@@ -1,0 +1,108 @@
+"""The resume plan: where a resume starts, which tasks re-run, which side effects happen twice.
+
+`replaylens.analysis.resume.plan_resume` builds it; this module holds its types and its
+JSON and sentence forms, which the CLI, the report and the dashboard all print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from replaylens.analysis.attempts import Attempt, effect_list
+from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome
+from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
+from replaylens.model import Checkpoint, Task, WriteRecord
+
+
+@dataclass
+class ResumePlan:
+    thread_id: str
+    status: ThreadStatus
+    resume_checkpoint: Checkpoint | None
+    subgraph_resumes: list[Checkpoint]
+    reruns: list[tuple[str, Task]]
+    reused: list[tuple[str, Task]]
+    orphan_writes: list[WriteRecord]
+    attempts: list[Attempt]
+    effects_given: bool
+    duplicates: list[list[Attempt]] = field(default_factory=list)
+    idempotency_findings: list[str] = field(default_factory=list)
+    what_if: dict[str, ModeOutcome] = field(default_factory=dict)
+    latency: float = DEFAULT_LATENCY
+    crash_ts: float | None = None
+    backend: dict[str, Any] = field(default_factory=dict)  # kind, label, Postgres synchronous_commit
+
+    @property
+    def effects(self) -> list[dict[str, Any]]:
+        rows = [
+            {"line": line.line, "node": line.node, "phase": line.phase, "verdict": a.verdict,
+             "effect": line.effect, "attempt": a.attempt, "ts": line.ts}
+            for a in self.attempts
+            for line in a.lines
+        ]
+        return sorted(rows, key=lambda r: r["line"])
+
+    @property
+    def replayed_lines(self) -> list[int]:
+        return sorted(line.line for a in self.attempts if a.verdict in ("replays", "restart") for line in a.lines)
+
+    def verdict_sentence(self) -> str:
+        """One plain sentence for the incident channel."""
+        replay = [a for a in self.attempts if a.verdict in ("replays", "restart")]
+        if self.status == "needs_restart":
+            what = effect_list(replay)
+            return (
+                "No checkpoint exists for this thread: invoke(None) raises EmptyInputError, so only a "
+                f"restart from the input is possible{', and it will ' + what + ' again' if what else ''}."
+            )
+        if self.status == "completed" and not replay:
+            return "This thread completed; a resume would run nothing."
+        if not self.effects_given:
+            names = ", ".join(sorted({t.node for _, t in self.reruns})) or "nothing"
+            return f"Resuming this thread re-runs {names}; give an effects log to see which side effects repeat."
+        if not replay:
+            return "Resuming this thread repeats no recorded side effect."
+        return f"Resuming this thread will {effect_list(replay)} again."
+
+    def to_json(self) -> dict[str, Any]:
+        cp = self.resume_checkpoint
+        return {
+            "thread_id": self.thread_id,
+            "status": self.status,
+            "status_explained": STATUS_EXPLAINED.get(self.status, ""),
+            "verdict": self.verdict_sentence(),
+            "resume_checkpoint": (
+                {"checkpoint_id": cp.checkpoint_id, "step": cp.step, "checkpoint_ns": cp.checkpoint_ns}
+                if cp else None
+            ),
+            "subgraph_resumes": [
+                {"checkpoint_id": c.checkpoint_id, "step": c.step, "checkpoint_ns": c.checkpoint_ns}
+                for c in self.subgraph_resumes
+            ],
+            "reruns": [task_json(ns, t) for ns, t in self.reruns],
+            "reused": [task_json(ns, t) for ns, t in self.reused],
+            "orphan_writes": [
+                {"checkpoint_ns": w.checkpoint_ns, "checkpoint_id": w.checkpoint_id, "task_id": w.task_id,
+                 "task_path": w.task_path, "channel": w.channel}
+                for w in self.orphan_writes
+            ],
+            "effects": [
+                {k: r[k] for k in ("line", "node", "phase", "verdict")} for r in self.effects
+            ] if self.effects_given else None,
+            "attempts": [a.to_json() for a in self.attempts],
+            "duplicates": [[a.to_json() for a in group] for group in self.duplicates],
+            "idempotency": self.idempotency_findings,
+            "crash_ts": self.crash_ts,
+            "backend": self.backend,
+            "what_if": {
+                "latency_seconds": self.latency,
+                "note": WHAT_IF_NOTE,
+                "modes": {m: o.to_json() for m, o in self.what_if.items()},
+            },
+        }
+
+
+
+def task_json(ns: str, t: Task) -> dict[str, Any]:
+    return {"node": t.node, "task_id": t.task_id, "status": t.status, "checkpoint_ns": ns, "kind": t.kind}

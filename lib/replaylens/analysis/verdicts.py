@@ -1,0 +1,81 @@
+"""The verdict per attempt: does a resume from the database as it stands run it again?
+
+- `kept`: its task's writes are durable under the checkpoint a resume loads; it will not
+  run again.
+- `replays`: its task runs again from its first line (in flight, failed, interrupted,
+  writes orphaned, or its superstep's checkpoint never landed).
+- `restart`: the thread has no checkpoint; `invoke(None)` raises `EmptyInputError`, so
+  only a restart from the input is possible and every effect happens again.
+"""
+
+from __future__ import annotations
+
+from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.status import thread_status
+from replaylens.model import Checkpoint, Namespace, Thread
+
+
+def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
+    """Namespaces a resume enters, with the checkpoint it loads in each."""
+    out: dict[str, Checkpoint] = {}
+    root = thread.root
+    if root is None or root.latest is None:
+        return out
+    frontier: list[Namespace] = [root]
+    while frontier:
+        ns = frontier.pop()
+        latest = ns.latest
+        if latest is None:
+            continue
+        out[ns.name] = latest
+        for task in latest.tasks:
+            if task.status == "finished":
+                continue
+            child = f"{ns.name}|{task.node}:{task.task_id}" if ns.name else f"{task.node}:{task.task_id}"
+            if child in thread.namespaces:
+                frontier.append(thread.namespaces[child])
+    return out
+
+
+def judge(a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineage: dict[str, set[str]]) -> None:
+    if a.alignment == "orphaned":
+        a.verdict, a.reason = "replays", "its writes are orphaned: the checkpoint they hang off never landed"
+        return
+    if a.alignment == "after-latest":
+        a.verdict, a.reason = "replays", "its superstep's checkpoint never landed, so the step runs again"
+        return
+    if a.alignment == "before-saved":
+        a.verdict, a.reason = "kept", (
+            "its superstep completed: the checkpoint it started from was not saved, but a later one holds its result"
+        )
+        return
+    if a.checkpoint is None or a.task is None:
+        replay = thread_status(thread) != "completed"
+        a.verdict = "replays" if replay else "kept"
+        a.reason = "not aligned with any checkpoint; " + (
+            "assumed to run again (the thread is unfinished)" if replay else "the thread completed"
+        )
+        return
+    ns = a.namespace or ""
+    if ns not in resumed:
+        a.verdict, a.reason = "kept", "its (sub)graph run completed inside a step that is durable"
+        return
+    latest = resumed[ns]
+    if a.checkpoint.checkpoint_id == latest.checkpoint_id:
+        status = a.task.status
+        if a.alignment == "parent":
+            # Finished calls have writes and align exactly; this one has no saved result.
+            a.verdict = "replays"
+            a.reason = "the task that called it runs again and this call has no saved result"
+            return
+        if status == "finished":
+            a.verdict, a.reason = "kept", "its writes are saved against the checkpoint a resume loads, and reused"
+        else:
+            words = {"failed": "it failed", "interrupted": "it stopped at interrupt() and re-runs to get its answer",
+                     "pending": "it was in flight when the process died"}[status]
+            a.verdict, a.reason = "replays", f"{words}; its task runs again from its first line"
+        return
+    if a.checkpoint.checkpoint_id in idx_lineage.get(ns, set()):
+        a.verdict, a.reason = "kept", "its superstep completed and a later checkpoint holds its result"
+        return
+    a.verdict, a.reason = "kept", "it ran on a branch (fork) that the resume does not follow"
