@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaylens import settings
 from replaylens.errors import ReplaylensError
 
 ENV_BINDIR = "REPLAYLENS_PG_BINDIR"
@@ -67,8 +68,9 @@ def _debian_bindirs() -> list[Path]:
 def find_bindir() -> Path | None:
     """Where `initdb` and `postgres` are: $REPLAYLENS_PG_BINDIR, Debian's layout, pg_config, PATH."""
     candidates: list[Path] = []
-    if os.environ.get(ENV_BINDIR):
-        candidates.append(Path(os.environ[ENV_BINDIR]))
+    chosen = settings.get_path(ENV_BINDIR)
+    if chosen is not None:
+        candidates.append(chosen)
     candidates += _debian_bindirs()
     pg_config = shutil.which("pg_config")
     if pg_config:

@@ -255,8 +255,10 @@ def make_saver(db: str | dict[str, Any], put_latency: float = 0.0, hooks: WriteH
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
 
+        from replaylens import settings
+
         conn = psycopg.connect(
-            os.environ[DSN_ENV], autocommit=True, prepare_threshold=0, row_factory=dict_row,
+            settings.get(DSN_ENV), autocommit=True, prepare_threshold=0, row_factory=dict_row,
             options=pg_options(str(store["schema"]), store.get("synchronous_commit")),
         )  # fmt: skip
         saver = instrumented(PostgresSaver)(conn)
