@@ -120,6 +120,7 @@ def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
 
 def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
     """The `replaylens thread --json` document (a contract other tools rely on)."""
+    from replaylens.analysis.delta import state_values
     from replaylens.analysis.status import thread_status
     from replaylens.decode import to_jsonable
 
@@ -137,19 +138,22 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "updated_channels": cp.record.updated_channels,
                 "children": cp.children,
                 "next": [
-                    {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived}
+                    {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status, "kind": t.kind,
+                     "derived": t.derived, **({"calls": [c.call_json() for c in t.calls]} if t.calls else {})}
                     for t in cp.tasks
                 ],
-                "writes": [_write_json(w, with_values) for w in cp.writes],
+                "updates": [u.to_json() for u in cp.updates],
+                "writes": [{**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes],
             }
             if cp.unreadable:
                 item["unreadable"] = cp.unreadable
             if cp.task_notes:
                 item["notes"] = cp.task_notes
             if with_values and not cp.unreadable:
-                values = source.read_channel_values(thread.thread_id, cp.checkpoint_ns, cp.checkpoint_id)
+                values = state_values(source, thread, cp)
                 item["values"] = {k: to_jsonable(v.value) for k, v in values.items()}
+                if notes := {k: v.note for k, v in values.items() if v.note}:
+                    item["value_notes"] = notes  # folded DeltaChannel values: how they were rebuilt
             checkpoints.append(item)
     checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
     return {
@@ -183,7 +187,10 @@ def cmd_thread(args: argparse.Namespace) -> int:
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
         for cp in ns.checkpoints:
-            nxt = ", ".join(f"{t.node}[{t.status}]" for t in cp.tasks) or "-"
+            nxt = ", ".join(
+                f"{safe(t.label)}[{t.status}]" + (f" +{len(t.calls)} @task calls" if t.calls else "") for t in cp.tasks
+            ) or "-"
+            nxt += "".join(f"; {safe(u.label)}" for u in cp.updates)
             rows.append([cp.step, cp.source, cp.ts, cp.checkpoint_id, nxt, len(cp.writes),
                          "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else "")])
         _print_table(["step", "source", "ts", "checkpoint_id", "next tasks", "writes", ""], rows)

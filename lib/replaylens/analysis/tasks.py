@@ -13,7 +13,9 @@ This mirrors `langgraph.pregel._algo.prepare_next_tasks` for StateGraph graphs:
   (`_algo._xxhash_str`), so they equal the ids of the crashed run's writes.
 
 Functional-API `@task` calls and error-handler tasks are created at run time and cannot be
-foreseen: they appear from their writes rows only (`Task.derived == False`).
+foreseen: they appear from their writes rows only (`Task.derived == False`); calls are
+listed under the task that made them and `update_state` writes as state updates
+(`replaylens.analysis.runtime`), so `next` holds what `get_state` holds.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 
 from xxhash import xxh3_128_hexdigest
 
-from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, Thread
+from replaylens.analysis.runtime import arrange, call_path, name_updates
+from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, TaskKind, Thread
 
 PUSH = "__pregel_push"
 PULL = "__pregel_pull"
@@ -198,14 +201,14 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap) -> list[Task]:
     return tasks
 
 
-def _node_from_path(path: str) -> tuple[str, str]:
-    """Best guess of (kind, node) from a writes row's task_path."""
+def _node_from_path(path: str) -> tuple[TaskKind, str]:
+    """(kind, node) from a writes row's task_path; node "" where the path names none."""
     parts = [p.strip() for p in path.lstrip("~").split(",")]
     if len(parts) >= 2 and parts[0] == PULL:
         return "pull", parts[1]
     if parts and parts[0] == PUSH:
-        return ("call" if len(parts) > 2 else "push"), "?"
-    return "?", "?"
+        return ("call" if call_path(path) is not None else "push"), ""
+    return "run-time", ""
 
 
 def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
@@ -235,7 +238,7 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
                             note="known from its writes only (functional @task call or run-time task)")
                 extra[w.task_id] = task
         task.writes.append(w)
-    return derived + list(extra.values())
+    return arrange(cp, derived, list(extra.values()))
 
 
 def annotate_thread(thread: Thread) -> Thread:
@@ -244,6 +247,7 @@ def annotate_thread(thread: Thread) -> Thread:
         triggers = TriggerMap(ns)
         for cp in ns.checkpoints:
             cp.tasks = attach_writes(cp, derive_tasks(cp, triggers))
+    name_updates(thread)
     return thread
 
 
