@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.sources._base import CheckpointRecord, ThreadRows, WriteRecord
+from replaylens.sources import CheckpointRecord, ThreadRows, WriteRecord
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -28,8 +28,8 @@ SPECIAL_CHANNELS = {
 }
 CONTROL_CHANNELS = frozenset({"__error__", "__error_source_node__", "__interrupt__", "__resume__"})
 
-TASK_STATUSES = ("finished", "failed", "interrupted", "pending")
 TaskStatus = Literal["finished", "failed", "interrupted", "pending"]
+"""A task's state as a resume sees it (LangGraph's own task statuses, from the writes)."""
 TaskKind = Literal["pull", "push", "call", "run-time"]
 """pull: triggered by channels; push: a `Send`; call: a functional-API @task call (listed
 under the task that made it, never in `next`); run-time: a task LangGraph made while the
