@@ -240,7 +240,8 @@ def state_frame(values: Mapping[str, DecodeResult]) -> pd.DataFrame:
                 "channel": visible(channel_label(name)),
                 "value": preview(text, 300),
                 "characters": len(text),
-                "problem": result.error or "",
+                # A DeltaChannel's value is rebuilt, not stored: say how beside it.
+                "problem": result.error or (f"DeltaChannel value {result.note}" if result.note else ""),
                 "internal": _is_internal(name),
             }
         )
