@@ -62,9 +62,11 @@ KILL_POINTS: dict[str, tuple[str, float]] = {
 PARALLEL_KILLS: dict[str, tuple[str, float]] = {
     "send_uneven": ("work", 0.6),
     "functional_parallel": ("work", 0.6),
+    "nested_subgraph": ("i2", 0.25),
 }
 """Parallel tasks of one node, killed while the slow one (item 4, 1.5 s) runs and the other
-three (0.1 s at most) have finished; the resume must re-run item 4 only."""
+three (0.1 s at most) have finished; the resume must re-run item 4 only. And a subgraph
+inside a subgraph, killed in the innermost node."""
 PARALLEL_MODES = ("sync", "async")
 SLOW_PUT_GRAPHS = ("fanout", "linear")
 SLOW_PUT_MODES = ("async", "sync")
@@ -101,7 +103,7 @@ def kill_scenarios() -> list[KillScenario]:
         for m in SLOW_PUT_MODES
     ]
     plan += [
-        KillScenario(f"{g}-{m}", g, m, 0.0, *PARALLEL_KILLS[g], "parallel")
+        KillScenario(f"{g}-{m}", g, m, 0.0, *PARALLEL_KILLS[g], "nested" if g == "nested_subgraph" else "parallel")
         for g in PARALLEL_KILLS
         for m in PARALLEL_MODES
     ]

@@ -39,6 +39,7 @@ LAST_NODE = {
     "functional": "store_record",
     "send_uneven": "reduce",
     "functional_parallel": "work",
+    "nested_subgraph": "finish",
 }
 
 
@@ -134,7 +135,7 @@ def test_every_kill_landed_inside_its_node(corpus: Corpus) -> None:
             node = PARALLEL_KILLS[entry.graph][0]
             assert sorted(phases(lines, node)) == ["end"] * 3 + ["start"] * 4, entry.name
             continue
-        node = KILL_POINTS[entry.graph][0]
+        node = (KILL_POINTS | PARALLEL_KILLS)[entry.graph][0]
         assert kill.started(node) == 1, entry.name
         assert phases(lines, node) == ["start"], entry.name
 

@@ -281,6 +281,36 @@ def subgraph() -> StateGraph:
     return builder
 
 
+def nested_subgraph() -> StateGraph:
+    """prepare -> outer (subgraph: o1 -> inner (subgraph: i1 -> i2)) -> finish.
+
+    Teaches nested namespaces: the inner subgraph checkpoints under
+    `outer:<task id>|inner:<task id>`, and a resume re-enters both levels at their own
+    latest checkpoints, so a crash in `i2` re-runs `i2` only.
+    """
+    inner = StateGraph(SubState)
+    inner.add_node("i1", _sub_step("i1"))
+    inner.add_node("i2", _sub_step("i2"))
+    inner.add_edge(START, "i1")
+    inner.add_edge("i1", "i2")
+    inner.add_edge("i2", END)
+    outer = StateGraph(SubState)
+    outer.add_node("o1", _sub_step("o1"))
+    outer.add_node("inner", inner.compile())
+    outer.add_edge(START, "o1")
+    outer.add_edge("o1", "inner")
+    outer.add_edge("inner", END)
+    builder = StateGraph(OuterState)
+    builder.add_node("prepare", _visit("prepare"))
+    builder.add_node("outer", outer.compile())
+    builder.add_node("finish", _visit("finish"))
+    builder.add_edge(START, "prepare")
+    builder.add_edge("prepare", "outer")
+    builder.add_edge("outer", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
 # --------------------------------------------------------------------------- payment
 class PaymentState(TypedDict, total=False):
     """An invoice going from quote to approval to charge to receipt."""
@@ -462,6 +492,7 @@ ALL: dict[str, Callable[..., Any]] = {
     "functional": functional,
     "send_uneven": send_uneven,
     "functional_parallel": functional_parallel,
+    "nested_subgraph": nested_subgraph,
 }
 """Name -> factory. All take no argument except `functional` and `functional_parallel`,
 which take the checkpointer."""
@@ -477,5 +508,6 @@ DEFAULT_INPUTS: dict[str, Any] = {
     "functional": {"n": 1},
     "send_uneven": {"items": []},
     "functional_parallel": {"n": 4},
+    "nested_subgraph": {"visited": []},
 }
 """A valid first input for each graph in `ALL`."""
