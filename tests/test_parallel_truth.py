@@ -119,3 +119,21 @@ def test_functional_next_is_the_entrypoint_and_calls_hang_under_it(corpus: Corpu
     doc = plan.to_json()
     assert [r["node"] for r in doc["reruns"]] == ["batch"]
     assert [c["name"] for c in doc["reruns"][0]["calls"]] == ["load", "work", "work", "work"]
+
+
+def test_a_rerun_the_log_cannot_place_is_never_called_safe(corpus: Corpus) -> None:
+    """The safety net behind the sentence: were the in-flight `work` start given no task
+    (say its start time fell before the checkpoint it ran from), the plan would list a
+    `work` task to re-run beside `work` starts all judged kept. It must then say it may
+    repeat an effect, never "repeats no recorded side effect"."""
+    from replaylens.analysis.resume import unmatched_reruns
+
+    killed, resumed = next((k, r) for k, r in parallel_pairs(corpus) if k.graph == "send_uneven")
+    plan, wrong, _ = judge_against_truth(killed, resumed, ("item",))
+    assert not wrong
+    in_flight = next(a for a in plan.attempts if a.verdict == "replays")
+    in_flight.task, in_flight.verdict = None, "kept"
+    plan.unmatched_reruns = unmatched_reruns(plan.reruns, plan.attempts)
+    assert plan.unmatched_reruns and "`work` runs again" in plan.unmatched_reruns[0]
+    sentence = plan.verdict_sentence()
+    assert sentence.startswith("Resuming this thread may repeat a recorded side effect"), sentence
