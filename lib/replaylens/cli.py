@@ -251,7 +251,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
-            print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
+            print(f"  {label:14} {safe(t['label'])} ({t['status']}, task {safe(t['task_id'])})")
+            for c in t.get("calls", []):
+                fate = "result reused" if c["reused_on_resume"] else "called again"
+                print(f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}")
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:
@@ -263,6 +266,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         )
         for finding in plan.idempotency_findings:
             print(f"idempotency: {safe(finding)}")
+        for text in plan.ambiguities:
+            print(f"cannot tell: {safe(text)}")
         print(f"\nwhat-if (a model, write latency {plan.latency}s):")
         for o in plan.what_if.values():
             print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), "
