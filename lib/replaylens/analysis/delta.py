@@ -98,7 +98,7 @@ def fold_channel(ns: Namespace, cp: Checkpoint, channel: str, read: Any) -> Fold
     lineage = ns.lineage(cp.checkpoint_id)
     base: Any = []
     start = 0
-    where = "no snapshot: from the thread's first write"
+    where = "with no snapshot, from the thread's first write"
     for i in range(len(lineage) - 1, -1, -1):
         stored, value = _snapshot(read(lineage[i]).get(channel))
         if stored:
