@@ -121,6 +121,7 @@ def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
 
 def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
     """The `replaylens thread --json` document (a contract other tools rely on)."""
+    from replaylens.analysis.delta import state_values
     from replaylens.analysis.status import thread_status
     from replaylens.decode import to_jsonable
 
@@ -138,20 +139,24 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "updated_channels": cp.record.updated_channels,
                 "children": cp.children,
                 "next": [
-                    {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {})}
+                    {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status, "kind": t.kind,
+                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
+                     **({"calls": [c.call_json() for c in t.calls]} if t.calls else {})}
                     for t in cp.tasks
                 ],
                 "next_unknown": cp.next_unknown,
-                "writes": [_write_json(w, with_values) for w in cp.writes],
+                "updates": [u.to_json() for u in cp.updates],
+                "writes": [{**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes],
             }
             if cp.unreadable:
                 item["unreadable"] = cp.unreadable
             if cp.task_notes:
                 item["notes"] = cp.task_notes
             if with_values and not cp.unreadable:
-                values = source.read_channel_values(thread.thread_id, cp.checkpoint_ns, cp.checkpoint_id)
+                values = state_values(source, thread, cp)
                 item["values"] = {k: to_jsonable(v.value) for k, v in values.items()}
+                if notes := {k: v.note for k, v in values.items() if v.note}:
+                    item["value_notes"] = notes  # folded DeltaChannel values: how they were rebuilt
             checkpoints.append(item)
     checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
     return {
@@ -196,7 +201,10 @@ def cmd_thread(args: argparse.Namespace) -> int:
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
         for cp in ns.checkpoints:
-            nxt = ", ".join(f"{t.node}[{t.status}]" for t in cp.tasks) or "-"
+            nxt = ", ".join(
+                f"{safe(t.label)}[{t.status}]" + (f" +{len(t.calls)} @task calls" if t.calls else "") for t in cp.tasks
+            ) or "-"
+            nxt += "".join(f"; {safe(u.label)}" for u in cp.updates)
             rows.append([cp.step, cp.source, cp.ts, cp.checkpoint_id, nxt, len(cp.writes),
                          "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else "")])
         _print_table(["step", "source", "ts", "checkpoint_id", "next tasks", "writes", ""], rows)
@@ -257,7 +265,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
-            print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
+            print(f"  {label:14} {safe(t['label'])} ({t['status']}, task {safe(t['task_id'])})")
+            for c in t.get("calls", []):
+                fate = "result reused" if c["reused_on_resume"] else "called again"
+                print(f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}")
     gen = doc.get("generation")
     if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
         print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
@@ -276,6 +287,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         )
         for finding in plan.idempotency_findings:
             print(f"idempotency: {safe(finding)}")
+        for text in plan.ambiguities:
+            print(f"cannot tell: {safe(text)}")
         print(f"\nwhat-if (a model, write latency {plan.latency}s):")
         for o in plan.what_if.values():
             print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from replaylens.analysis.delta import state_values
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.errors import ThreadNotFound
@@ -24,7 +25,11 @@ def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001,
     hit = ui._store().get(key)
     if hit is None:
         with st.spinner("Decoding the state at this checkpoint…"):
-            hit = ui._store().put(key, source.read_channel_values(thread_id, ns, checkpoint_id))
+            thread = ui.thread(item, thread_id)
+            cp = thread.find(checkpoint_id, ns) if thread is not None else None
+            values = (state_values(source, thread, cp) if cp is not None
+                      else source.read_channel_values(thread_id, ns, checkpoint_id))
+            hit = ui._store().put(key, values)
     return hit
 
 
@@ -33,6 +38,8 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
     shown, note = truncate(text)
     if result.error:
         st.caption(f"Not decoded: {md(result.error)}")
+    if getattr(result, "note", None):
+        st.caption(f"DeltaChannel value {md(result.note)}")
     if note:
         st.caption(note)
     st.code(shown, language="json")
