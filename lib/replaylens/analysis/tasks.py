@@ -651,7 +651,7 @@ def _flag_unexplained(cp: Checkpoint) -> None:
     this thread never names ran there, so the list of next tasks may be incomplete."""
     if not is_legacy(cp) or cp.next_unknown:
         return
-    unexplained = [t for t in cp.tasks if not t.derived and t.kind == "?"]
+    unexplained = [t for t in cp.tasks if not t.derived and t.kind == "run-time" and not t.node]
     if unexplained:
         ids = ", ".join(t.task_id for t in unexplained)
         cp.next_unknown = (
