@@ -277,6 +277,67 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
                    help="The checkpoint write latency in seconds for the async what-if model (default 0.25).")
 
 
+# -- incident -------------------------------------------------------------------------
+def _when_arg(text: str) -> float:
+    from replaylens.effects.parse import parse_ts
+
+    value = parse_ts(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time (epoch seconds or ISO-8601)")
+    return value
+
+
+def cmd_incident(args: argparse.Namespace) -> int:
+    from replaylens.analysis.incident import collect, select
+
+    effects_box: list[Any] = []
+
+    def parse() -> Any:
+        from replaylens.effects.parse import read_effects
+
+        effects_box.append(read_effects(args.effects))
+        return effects_box[0]
+
+    source = _open(args.db)
+    try:
+        found = collect(source, None, parse=parse if args.effects else None)
+    finally:
+        source.close()
+    if effects_box:
+        _warn(effects_box[0].problems, [])
+    incident = select(found, since=args.since, until=args.until, pid=args.pid, latest=args.latest,
+                      window=args.window)
+    if args.json:
+        _print_json(incident.to_json())
+        return 0
+    print(f"{len(incident.threads):,} thread(s): {safe(incident.selection)}")
+    print(safe(incident.sentence()))
+    impact = incident.impact()
+    if impact:
+        print()
+        _print_table(["node", "effect", "times again", "threads"],
+                     [[r.node, r.effect, r.times_again, r.threads] for r in impact])
+    keys = incident.keys()
+    if keys:
+        print("\nidempotency keys of the repeated effects:")
+        _print_table(["node", "effect", "key", "times again", "threads", "example"],
+                     [[k.node, k.effect, k.verdict, k.times_again, k.threads, k.example_key or "-"] for k in keys])
+    rows = sorted(incident.threads, key=lambda t: (-t.times_again, t.thread_id))
+    shown = rows if args.all else [t for t in rows if t.status != "completed" or t.times_again][:50]
+    if shown:
+        print()
+        _print_table(["thread_id", "status", "times again", "effects again", "re-runs"],
+                     [[t.thread_id, t.status, t.times_again,
+                       ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())), ", ".join(t.reruns)]
+                      for t in shown])
+        hidden = len(incident.threads) - len(shown)
+        if hidden:
+            print(f"... and {hidden:,} more (completed threads with nothing to repeat, or past the first 50); "
+                  "--all lists every thread, --json prints them all.")
+    _warn(incident.notes, source.notes)
+    return 0
+
+
 # -- parser -------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -343,6 +404,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_plan_args(p)
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "incident",
+        help="Every thread a crash touched, and what resuming all of them would repeat.",
+        description=(
+            "The blast radius of a crash: the threads it touched, each with its status and the task "
+            "executions a resume would perform again (verdict replays or restart), and the combined "
+            "impact per node and effect, with the idempotency keys that would or would not deduplicate "
+            "the repeats. Without a filter it covers every thread of the database and of the effects log "
+            "(threads known only from the log need a restart). Filters combine."
+        ),
+    )
+    p.add_argument("db", help=DB_HELP)
+    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
+    p.add_argument("--since", type=_when_arg, help="Only threads last active at or after this time (epoch or ISO-8601).")
+    p.add_argument("--until", type=_when_arg, help="Only threads last active at or before this time.")
+    p.add_argument("--pid", type=int, help="Only threads with an effect line written by this process id.")
+    p.add_argument("--latest", action="store_true",
+                   help="Only the newest crash: the unfinished threads last written by the same process as the "
+                        "newest unfinished thread (or, without pids in the log, last active within --window seconds).")
+    p.add_argument("--window", type=float, default=60.0, help="Seconds for --latest without pids (default 60).")
+    p.add_argument("--all", action="store_true", help="List every thread in the table, not the first 50 that matter.")
+    p.add_argument("--json", action="store_true", help="Print the incident as one JSON document.")
+    p.set_defaults(func=cmd_incident)
 
     from replaylens._serve import register_serve
     from replaylens.killtest._cli import register_killtest

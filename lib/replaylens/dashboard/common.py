@@ -37,6 +37,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "threads": ("Threads", ":material/list:"),
     "thread": ("Thread", ":material/timeline:"),
     "resume": ("Resume simulator", ":material/replay:"),
+    "incident": ("Incident", ":material/crisis_alert:"),
     "runs": ("Kill-test runs", ":material/science:"),
     "learn": ("Learn supersteps", ":material/school:"),
 }
