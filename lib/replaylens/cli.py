@@ -338,6 +338,39 @@ def cmd_incident(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- storage ----------------------------------------------------------------------------
+def cmd_storage(args: argparse.Namespace) -> int:
+    from replaylens.analysis.storage import human, storage_report
+
+    source = _open(args.db)
+    try:
+        report = storage_report(source, top=args.top)
+    finally:
+        source.close()
+    if args.json:
+        _print_json(report.to_json())
+        return 0
+    for sentence in report.sentences():
+        print(safe(sentence))
+    print("\nlargest threads:")
+    _print_table(["thread_id", "checkpoints", "checkpoint bytes", "write bytes"],
+                 [[t, n, human(cb), human(wb)] for t, n, cb, wb in report.threads])
+    print("\nper namespace (subgraph task ids folded):")
+    _print_table(["namespace", "checkpoints", "bytes"], [[ns, n, human(b)] for ns, n, b in report.namespaces])
+    print("\nwrites per channel:")
+    _print_table(["channel", "rows", "bytes"], [[c, n, human(b)] for c, n, b in report.write_channels[: args.top]])
+    print("\nchannels of the latest checkpoints:")
+    _print_table(["channel", "bytes", "list"],
+                 [[c, human(b), "yes" if is_list else ""] for c, b, is_list in report.latest_channels[: args.top]])
+    print("\nlargest blobs:")
+    _print_table(["table", "thread_id", "checkpoint_id", "channel", "bytes"],
+                 [[b.table, b.thread_id, b.checkpoint_id, b.channel or "", human(b.bytes)] for b in report.largest])
+    if report.growth_note:
+        print(f"\nnote: {safe(report.growth_note)}")
+    _warn(report.notes, source.notes)
+    return 0
+
+
 # -- parser -------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -428,6 +461,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="List every thread in the table, not the first 50 that matter.")
     p.add_argument("--json", action="store_true", help="Print the incident as one JSON document.")
     p.set_defaults(func=cmd_incident)
+
+    p = sub.add_parser(
+        "storage",
+        help="Where the bytes of a checkpoint database go, and what a prune would free.",
+        description=(
+            "Measure a SQLite checkpoint database with SQL length() aggregates, without decoding blobs: "
+            "bytes per thread, namespace and write channel, the largest blobs, growth over time (from the "
+            "UUID v6 checkpoint ids), the share of __pregel_tasks and of list values, and what a prune keeping "
+            "only each thread's latest checkpoint would free. Computed only: nothing is pruned or written."
+        ),
+    )
+    p.add_argument("db", help="The SQLite checkpoint database to measure.")
+    p.add_argument("--top", type=int, default=20, help="Rows per table (default 20).")
+    p.add_argument("--json", action="store_true", help="Print the report as one JSON document.")
+    p.set_defaults(func=cmd_storage)
 
     from replaylens._serve import register_serve
     from replaylens.killtest._cli import register_killtest
