@@ -75,3 +75,14 @@ def test_incident_page_without_database() -> None:
     at.switch_page("screens/incident.py")
     at.run()
     assert not at.exception
+
+
+def test_storage_page_measures_without_writing(demo: Path) -> None:
+    db = demo / "examples" / "payment.db"
+    before = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    at = open_page("storage", db=str(db))
+    text = texts(at)
+    assert "would free" in text and "a keep-latest prune frees" in text
+    assert "thread" in at.dataframe[0].value.columns
+    after = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    assert before == after

@@ -38,6 +38,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "thread": ("Thread", ":material/timeline:"),
     "resume": ("Resume simulator", ":material/replay:"),
     "incident": ("Incident", ":material/crisis_alert:"),
+    "storage": ("Storage", ":material/storage:"),
     "runs": ("Kill-test runs", ":material/science:"),
     "learn": ("Learn supersteps", ":material/school:"),
 }
