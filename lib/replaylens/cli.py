@@ -376,6 +376,86 @@ def cmd_storage(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- export / bundle -------------------------------------------------------------------
+def cmd_export(args: argparse.Namespace) -> int:
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.errors import ThreadNotFound
+    from replaylens.export import history, to_json_bytes, to_ndjson
+
+    effects = None
+    if args.effects:
+        from replaylens.effects.parse import read_effects
+
+        effects = read_effects(args.effects)
+        _warn(effects.problems, [])
+    source = _open(args.db)
+    try:
+        try:
+            thread = load_thread(source, args.thread)
+        except ThreadNotFound:
+            if effects is None or args.thread not in effects.thread_ids:
+                raise
+            thread = None
+        plan = plan_resume(thread, effects, args.thread, latency=args.latency)
+        doc = history(source, thread, plan, args.effects, values=args.values)
+    finally:
+        source.close()
+    chunks = list(to_ndjson(doc)) if args.ndjson else [to_json_bytes(doc)]
+    if args.out:
+        with open(args.out, "wb") as fh:
+            fh.writelines(chunks)
+        print(f"wrote {safe(args.out)} ({doc['header']['schema']})", file=sys.stderr)
+        return 0
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(b"".join(chunks).decode())
+    else:
+        sys.stdout.flush()
+        buffer.writelines(chunks)
+        buffer.flush()
+    return 0
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from replaylens.bundle import make_bundle
+    from replaylens.sources._postgres import is_postgres_dsn
+
+    if is_postgres_dsn(args.db):
+        raise ReplaylensError("A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export.")
+    manifest = make_bundle(Path(args.db), args.thread, Path(args.effects) if args.effects else None,
+                           Path(args.out), latency=args.latency)
+    print(f"wrote {safe(args.out)}: {len(manifest['files'])} files, thread {safe(args.thread)} "
+          f"{manifest['status']}. {safe(manifest['verdict'])}")
+    for name, info in manifest["files"].items():
+        print(f"  {info['sha256']}  {info['bytes']:>12,}  {safe(name)}")
+    return 0
+
+
+def open_bundles(args: argparse.Namespace) -> list[Any]:
+    """A bundle zip given as the database: verified, extracted privately, its snapshot and
+    effects log used as DB and --effects (unless --effects names another log)."""
+    from replaylens.bundle import is_bundle, open_bundle
+
+    opened: list[Any] = []
+    if isinstance(getattr(args, "db", None), str) and is_bundle(args.db):
+        bundle = open_bundle(args.db)
+        opened.append(bundle)
+        args.db = str(bundle.db)
+        if hasattr(args, "effects") and not args.effects and bundle.effects is not None:
+            args.effects = str(bundle.effects)
+    for i, path in enumerate(getattr(args, "paths", None) or []):
+        if isinstance(path, str) and is_bundle(path):
+            bundle = open_bundle(path)
+            opened.append(bundle)
+            args.paths[i] = str(bundle.db)
+            if not getattr(args, "effects", None) and bundle.effects is not None:
+                args.effects = str(bundle.effects)
+    return opened
+
+
 # -- parser -------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -482,6 +562,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="Print the report as one JSON document.")
     p.set_defaults(func=cmd_storage)
 
+    p = sub.add_parser(
+        "export",
+        help="Write one thread's whole history as JSON or NDJSON (schema replaylens.history/1).",
+        description=(
+            "Export one thread's history: every checkpoint with its metadata and the tasks due after it, the "
+            "writes per task, the orphan writes, every effect line with its verdict, and the resume plan. The "
+            "schema (replaylens.history/1) is documented in replaylens/export.py and the README."
+        ),
+    )
+    _add_plan_args(p)
+    p.add_argument("--ndjson", action="store_true", help="One record per line instead of one JSON document.")
+    p.add_argument("--values", action="store_true", help="Include every write value (large).")
+    p.add_argument("--out", "-o", help="Write to this file instead of standard output.")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "bundle",
+        help="Write an evidence bundle (zip) for one thread: database snapshot, raw files, log, report, sha256 manifest.",
+        description=(
+            "Write a zip an incident write-up can cite: a consistent snapshot of the database made with SQLite's "
+            "backup API from a read-only connection, the database, -wal and -shm byte for byte as they stood, the "
+            "effects log, the report, the plan and the history export, and a manifest with the sha256 of every "
+            "file. A live writer is never blocked. Give the zip as DB to any command (or to serve) to read it."
+        ),
+    )
+    _add_plan_args(p)
+    p.add_argument("--out", required=True, help="The zip file to write (e.g. incident.zip).")
+    p.set_defaults(func=cmd_bundle)
+
     from replaylens._serve import register_serve
     from replaylens.killtest._cli import register_killtest
 
@@ -498,7 +607,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return EXIT_USAGE
+    opened: list[Any] = []
     try:
+        opened = open_bundles(args)
         return func(args)
     except ReplaylensError as exc:
         print(f"replaylens: {safe(exc)}", file=sys.stderr)
@@ -507,6 +618,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        for bundle in opened:
+            bundle.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -152,27 +152,27 @@ class Incident:
     def sentence(self) -> str:
         """The combined impact in one sentence, from the same counts as the table and the JSON."""
         n = len(self.threads)
-        noun = "thread" if n == 1 else "threads"
+        these = "this thread" if n == 1 else f"these {n:,} threads"
         if n == 0:
             return "No thread matches this selection."
         if not self.effects_given:
             reruns = sum(len(t.reruns) for t in self.threads)
             return (
-                f"Resuming these {n:,} {noun} would re-run {reruns:,} task(s); give an effects log to see "
+                f"Resuming {these} would re-run {reruns:,} task(s); give an effects log to see "
                 "which side effects would happen again."
             )
         per_effect: Counter[str] = Counter()
         for row in self.impact():
             per_effect[row.effect] += row.times_again
         if not per_effect:
-            return f"Resuming these {n:,} {noun} would repeat no recorded side effect."
+            return f"Resuming {these} would repeat no recorded side effect."
         parts = [f"`{name.replace('`', chr(39))}` {k:,} time{'s' if k != 1 else ''}"
                  for name, k in sorted(per_effect.items(), key=lambda kv: (-kv[1], kv[0]))]
         listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
         restart = sum(1 for t in self.threads if t.status == "needs_restart")
         tail = (f" ({restart:,} of them have no checkpoint and can only restart from the input)"
                 if restart else "")
-        return f"Resuming these {n:,} {noun} would run {listed}{tail}."
+        return f"Resuming {these} would run {listed}{tail}."
 
     def to_json(self) -> dict[str, Any]:
         """The `replaylens incident --json` contract, plus the selection and the key table."""
@@ -498,19 +498,11 @@ def to_csv(incident: Incident) -> str:
     return buf.getvalue()
 
 
-def md_cell(value: object) -> str:
-    """A value from the data as a Markdown table cell: a code span no value breaks out of,
-    with pipes escaped so it cannot add cells."""
-    from replaylens.report import code
-
-    text = str(value) if value is not None else ""
-    return code(text).replace("|", "\\|") if text else ""
-
-
 def to_markdown(incident: Incident) -> str:
-    from replaylens.report import _escape
+    """The incident as Markdown: every value from the data inert (code spans, escaped pipes)."""
+    from replaylens.text import md, md_cell, md_ticks
 
-    out = [f"# Incident: {_escape(incident.selection)}", "", _escape(incident.sentence()), ""]
+    out = [f"# Incident: {md(incident.selection)}", "", md_ticks(incident.sentence()), ""]
     impact = incident.impact()
     if impact:
         out += ["| node | effect | times again | threads |", "|---|---|---|---|"]

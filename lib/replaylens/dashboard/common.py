@@ -256,6 +256,17 @@ def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], la
         bar.empty()
 
 
+def cached(name: str, item: cat.DataItem, compute: Callable[[], Any]) -> Any:
+    """`compute()` once per version of the database and its effects log (the Incident and
+    Storage pages: whole-database answers), then from the per-process LRU."""
+    source = open_item(item)
+    key = (name, source.identity(), file_identity(item.effects) if item.effects else None)
+    hit = _store().get(key)
+    if hit is not None:
+        return hit
+    return _store().put(key, compute())
+
+
 # -- the data picker -------------------------------------------------------------------
 def _uploads() -> list[cat.DataItem]:
     return st.session_state.setdefault("_uploads", [])

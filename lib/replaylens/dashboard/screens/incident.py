@@ -20,7 +20,7 @@ from replaylens.analysis.incident import (
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
-from replaylens.dashboard.text import md, md_ticks, safe_filename, visible
+from replaylens.text import md, md_ticks, safe_filename, visible
 
 KEY_WORDS = {
     "dedupes": "same key on every recorded attempt: a service that honours keys drops the repeat",
@@ -34,12 +34,12 @@ def _collected(item: Any) -> Incident:
     """Every thread with its verdicts, computed once per database and log version."""
     source = ui.open_item(item)
     log, _ = ui.effects(item)
-    key = ("incident", source.identity(), ui._stat(item.effects) if item.effects else None)
-    hit = ui._store().get(key)
-    if hit is not None:
-        return hit
-    with st.spinner("Working out what a resume of every thread would repeat…"):
-        return ui._store().put(key, collect(source, log))
+
+    def compute() -> Incident:
+        with st.spinner("Working out what a resume of every thread would repeat…"):
+            return collect(source, log)
+
+    return ui.cached("incident", item, compute)
 
 
 def _when(ts: float | None) -> str:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from replaylens.analysis.storage import StorageReport, human, storage_report
 from replaylens.dashboard import common as ui
-from replaylens.dashboard.text import md, md_ticks, visible
+from replaylens.text import md, md_ticks, visible
 
 GROWTH_BUCKETS = 120
 """The growth chart merges the 26.8 s id buckets into at most this many bars."""
@@ -19,12 +19,12 @@ GROWTH_BUCKETS = 120
 
 def _report(item: Any) -> StorageReport:
     source = ui.open_item(item)
-    key = ("storage", source.identity())
-    hit = ui._store().get(key)
-    if hit is not None:
-        return hit
-    with st.spinner("Measuring the database with SQL length() aggregates (no blob is decoded)…"):
-        return ui._store().put(key, storage_report(source))
+
+    def compute() -> StorageReport:
+        with st.spinner("Measuring the database with SQL length() aggregates (no blob is decoded)…"):
+            return storage_report(source)
+
+    return ui.cached("storage", item, compute)
 
 
 def _growth_figure(rep: StorageReport) -> go.Figure | None:
