@@ -86,3 +86,14 @@ def test_storage_page_measures_without_writing(demo: Path) -> None:
     assert "thread" in at.dataframe[0].value.columns
     after = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
     assert before == after
+
+
+def test_thread_page_time_travel_tab(demo: Path) -> None:
+    at = open_page("thread", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed", view="Time travel")
+    text = texts(at)
+    assert "Resuming from this checkpoint re-runs `charge`" in text, text
+    code = "\n".join(str(c.value) for c in at.code)
+    assert '"checkpoint_id"' in code and "invoke(None, config)" in code
+    at.segmented_control(key="tt_move").set_value("fork").run()
+    assert not at.exception
+    assert "update_state" in "\n".join(str(c.value) for c in at.code)
