@@ -152,7 +152,7 @@ class StorageReport:
 def human(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB"):
         if abs(n) < 1000 or unit == "TB":
-            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+            return f"{n:,.0f} {unit}" if unit == "B" or abs(n) >= 100 else f"{n:,.1f} {unit}"
         n /= 1000
     return f"{n:,.1f} TB"
 

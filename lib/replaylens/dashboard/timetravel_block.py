@@ -26,6 +26,8 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
     if thread is None or cp is None:
         st.info("No checkpoint of this thread reached the database, so there is nothing to travel back to.")
     else:
+        st.caption("Time travel starts from the checkpoint picked above (“Checkpoint to inspect”, any namespace); "
+                   "nothing is run here.")
         tt = preview(thread, plan.attempts, cp.checkpoint_id, ns_name)
         if tt is not None:
             st.markdown(f"**`graph.invoke(None, config)` with checkpoint {md_code(cp.checkpoint_id)}** "
@@ -33,13 +35,13 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
             st.warning(md_ticks(tt.sentence())) if tt.again else st.info(md_ticks(tt.sentence()))
             m = st.columns(4)
             m[0].metric("tasks re-run", len(tt.reruns), help="Every task due at the checkpoint, finished ones too.")
-            m[1].metric("saved writes ignored", tt.ignored_writes,
+            m[1].metric("writes ignored", tt.ignored_writes,
                         help="Writes saved against it: time travel does not hand them back to their tasks.")
-            m[2].metric("effect lines again", f"{len(tt.certain_lines)} + {len(tt.likely_lines)} likely",
+            m[2].metric("lines again", len(tt.certain_lines), f"+{len(tt.likely_lines)} likely", delta_color="off",
                         help="Certain: lines of the tasks due at the checkpoint. Likely: lines of the steps that "
                         "followed on the old branch, if the graph takes the same route.")  # fmt: skip
-            m[3].metric("old branch", f"{len(tt.abandoned)} checkpoints",
-                        help="Checkpoints after it: they stay in the database; the new branch starts at it.")
+            m[3].metric("old branch", len(tt.abandoned),
+                        help="Checkpoints after it (the old branch): they stay in the database; the new branch starts at it.")
             rows = [{"line": line.line, "node": visible(a.node), "effect": visible(line.label), "phase": visible(line.phase),
                      "again": how} for a, how in tt.again for line in a.lines]  # fmt: skip
             if rows:
@@ -51,7 +53,7 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
     default = "answer_interrupt" if plan.status == "interrupted" else ("resume_from" if cp is not None else "resume")
     move = st.segmented_control("Move", moves, default=default, format_func=MOVES.get, key="tt_move",
                                 label_visibility="collapsed") or default  # fmt: skip
-    st.code(snippet(move, plan.thread_id, cp.checkpoint_id if cp is not None else None, ns_name), language="python")
+    st.code(snippet(move, plan.thread_id, cp.checkpoint_id if cp is not None else None, ns_name), language="python", wrap_lines=True)
     _export(item, thread, plan)
 
 

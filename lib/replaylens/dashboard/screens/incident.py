@@ -121,7 +121,8 @@ def _threads(item: Any, chosen: Incident) -> None:
                               help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in present))  # fmt: skip
     effect = c2.multiselect("Repeats effect", effects_present, default=[], key="inc_effect", placeholder="any effect",
                             format_func=visible)  # fmt: skip
-    text = c3.text_input("Node, error or thread id contains", key="inc_text", placeholder="e.g. charge or Timeout")
+    text = c3.text_input("Search", key="inc_text", placeholder="node, error, thread id",
+                         help="Keeps the threads whose id, re-run nodes, repeated effects or error text contain it.")
     order = c4.selectbox("Sort by", ["times again", "newest activity", "oldest activity", "status", "thread id"],
                          key="inc_sort")  # fmt: skip
     shown = []
@@ -147,10 +148,11 @@ def _threads(item: Any, chosen: Incident) -> None:
         st.info("No thread matches these filters. Clear the status, effect or text filter above.")
         return
     frame = pd.DataFrame([
-        {"status": views.status_label(r["status"]), "thread": visible(r["thread_id"]), "times again": r["times_again"],
+        {"status": views.status_label(r["status"]), "thread": visible(r["thread_id"]),
+         "open": ui.link("thread", db=item.key, thread=r["thread_id"]), "times again": r["times_again"],
          "effects again": visible(r["effects_again"]), "re-runs": visible(r["reruns"]),
          "last activity": r["last_activity"].replace("T", " ").replace("Z", ""), "age (s)": r["age"],
-         "error": visible(r["error"]), "open": ui.link("thread", db=item.key, thread=r["thread_id"])}
+         "error": visible(r["error"])}
         for r, _t in shown
     ])
     st.dataframe(views.style_status(frame), hide_index=True, width="stretch", column_config={
@@ -163,12 +165,13 @@ def _threads(item: Any, chosen: Incident) -> None:
 
 def _downloads(chosen: Incident) -> None:
     name = "incident"
+    st.markdown("**Download this selection**")
     c1, c2, c3 = st.columns(3)
-    c1.download_button("Download CSV", to_csv(chosen), file_name=safe_filename(name, ".csv"), mime="text/csv",
+    c1.download_button("CSV", to_csv(chosen), file_name=safe_filename(name, ".csv"), mime="text/csv",
                        icon=":material/table:")  # fmt: skip
-    c2.download_button("Download JSON", json.dumps(chosen.to_json(), indent=1), file_name=safe_filename(name, ".json"),
+    c2.download_button("JSON", json.dumps(chosen.to_json(), indent=1), file_name=safe_filename(name, ".json"),
                        mime="application/json", icon=":material/data_object:")  # fmt: skip
-    c3.download_button("Download Markdown", to_markdown(chosen), file_name=safe_filename(name, ".md"),
+    c3.download_button("Markdown", to_markdown(chosen), file_name=safe_filename(name, ".md"),
                        mime="text/markdown", icon=":material/description:")  # fmt: skip
 
 
