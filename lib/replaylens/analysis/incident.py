@@ -306,20 +306,15 @@ ORPHAN_SQL = (
 
 def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]] | None:
     """Task ids of the writes whose checkpoint never landed, per thread (one SQL pass over
-    the writes' primary key); None for a source this module cannot query directly."""
+    the writes' primary key, in the source's read transaction); None for a source other than
+    SQLite (Postgres keeps its writes in other tables): every thread is then planned in full."""
+    if getattr(source, "kind", "") != "sqlite":
+        return None
     out: dict[str, set[str]] = defaultdict(set)
-    snapshot = getattr(source, "_snapshot", None)
-    fetch = getattr(source, "_fetch", None)
-    if snapshot is not None:
-        with snapshot() as conn:
-            for tid, task_id in conn.execute(ORPHAN_SQL):
-                out[str(tid)].add(str(task_id))
-        return out
-    if fetch is not None:
-        for row in fetch(ORPHAN_SQL):
-            out[str(row["thread_id"])].add(str(row["task_id"]))
-        return out
-    return None
+    with source._snapshot() as conn:  # type: ignore[attr-defined]
+        for tid, task_id in conn.execute(ORPHAN_SQL):
+            out[str(tid)].add(str(task_id))
+    return out
 
 
 # -- assembling ------------------------------------------------------------------------------
