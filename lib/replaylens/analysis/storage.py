@@ -219,6 +219,7 @@ def storage_report(source: Any, *, top: int = TOP) -> StorageReport:
     wal = path.with_name(path.name + "-wal")
     with source._snapshot() as conn:
         q = conn.execute
+        q("PRAGMA temp_store=MEMORY")  # this connection's sorters in memory; the file is untouched
         page_size = q("PRAGMA page_size").fetchone()[0]
         free_pages = _pragma(conn, "freelist_count")
         # One scan of each table, grouped in SQL: per thread, namespace and 26.8 s id bucket
@@ -227,9 +228,12 @@ def storage_report(source: Any, *, top: int = TOP) -> StorageReport:
         per_ns: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         bucket_acc: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         for t, ns, prefix, n, cb, mb, v6 in q(
-            "SELECT thread_id, checkpoint_ns, substr(checkpoint_id, 1, 8), COUNT(*), "
-            "COALESCE(SUM(length(checkpoint)), 0), COALESCE(SUM(length(metadata)), 0), "
-            "SUM(substr(checkpoint_id, 15, 1) = '6') FROM checkpoints GROUP BY 1, 2, 3"
+            # MATERIALIZED: a GROUP BY sorter would otherwise copy every blob into its
+            # records to take length() later (2.4 s of CPU for the 1 GB thread; 0.01 s so).
+            "WITH x AS MATERIALIZED (SELECT thread_id AS t, checkpoint_ns AS ns, substr(checkpoint_id, 1, 8) AS p, "
+            "length(checkpoint) AS lc, length(metadata) AS lm, substr(checkpoint_id, 15, 1) = '6' AS v6 "
+            "FROM checkpoints) "
+            "SELECT t, ns, p, COUNT(*), COALESCE(SUM(lc), 0), COALESCE(SUM(lm), 0), SUM(v6) FROM x GROUP BY 1, 2, 3"
         ):
             acc = per_thread_cp[str(t)]
             acc[0] += n
@@ -245,7 +249,8 @@ def storage_report(source: Any, *, top: int = TOP) -> StorageReport:
         per_thread_w: Counter[str] = Counter()
         per_channel: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for t, ch, n, b in q(
-            "SELECT thread_id, channel, COUNT(*), COALESCE(SUM(length(value)), 0) FROM writes GROUP BY 1, 2"
+            "WITH x AS MATERIALIZED (SELECT thread_id AS t, channel AS ch, length(value) AS b FROM writes) "
+            "SELECT t, ch, COUNT(*), COALESCE(SUM(b), 0) FROM x GROUP BY 1, 2"
         ):
             per_thread_w[str(t)] += b
             acc = per_channel[str(ch)]
