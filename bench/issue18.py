@@ -84,12 +84,18 @@ def row_incident(repeat: int) -> str:
 
 def row_incident_cli(repeat: int) -> str:
     cmd = [REPLAYLENS, "incident", str(fx.MANY_DB), "--effects", str(fx.EFFECTS), "--json"]
-    walls = []
+    import resource
+
+    walls, cpus = [], []
     for _ in range(repeat):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
         walls.append(time.perf_counter() - t0)
-    return _row("`replaylens incident DB --effects LOG --json`, whole process", walls, None, "parse included")
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+    return _row("`replaylens incident DB --effects LOG --json`, whole process", walls, cpus,
+                "parse, start-up and JSON output included")
 
 
 def row_storage(db: Path, label: str, repeat: int) -> str:
