@@ -197,3 +197,27 @@ def test_bundle_opens_in_the_dashboard_with_the_same_sentence(live: Live, tmp_pa
         st.cache_resource.clear()
     assert seen[0] and seen[0] == seen[1]
     assert os.environ.get("REPLAYLENS_EFFECTS_LOG")
+
+
+def test_serve_reads_a_bundle_as_its_snapshot_and_log(live: Live, tmp_path: Path) -> None:
+    """`replaylens serve incident.zip`: the verified snapshot and its log are what the app serves."""
+    import argparse
+
+    from replaylens._serve import build_command
+    from replaylens.cli import open_bundles
+
+    db, log, _writer = live
+    out = tmp_path / "incident.zip"
+    make_bundle(db, THREAD, log, out)
+    args = argparse.Namespace(paths=[str(out)], effects=None, allow=[], port=8599, host=None)
+    opened = open_bundles(args)
+    try:
+        cmd = build_command(args)
+        served = cmd[cmd.index("--") + 1:]
+        assert served[0].endswith("live.db") and served[0] != str(db)
+        assert served[1:3] == ["--effects", str(opened[0].effects)]
+        assert Path(served[0]).is_file()
+    finally:
+        for b in opened:
+            b.close()
+    assert not Path(served[0]).exists()
