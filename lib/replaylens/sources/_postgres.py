@@ -42,6 +42,7 @@ from replaylens.sources._base import (
     ThreadRows,
     WriteRecord,
     parse_metadata,
+    tolerant_json_loads,
 )
 
 DSN_SCHEMES = ("postgresql://", "postgres://")
@@ -332,6 +333,9 @@ class PostgresSource:
             )
         except psycopg.Error as exc:
             raise connect_error(self.label, self._dsn, exc) from None
+        from psycopg.types.json import set_json_loads
+
+        set_json_loads(tolerant_json_loads, conn)  # one too-deep jsonb cell must not fail the query
         try:
             conn.execute("SET default_transaction_read_only = on")
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
