@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -146,10 +147,24 @@ def _langgraph_value(code: int, name: str, args: Any) -> Any:
     return LangGraphValue(name, args)
 
 
+def _regex(args: Any) -> Any:
+    """`re.compile(pattern, flags)` as LangGraph rebuilds it, minus `re.DEBUG`: that flag
+    makes the compiler print the pattern's parse tree to stdout, i.e. into the server log."""
+    pattern, flags = (args[0], args[1] if len(args) > 1 else 0) if isinstance(args, list | tuple) and args else (args, 0)
+    if not isinstance(pattern, str | bytes) or not isinstance(flags, int):
+        return Placeholder("undecodable", "re.compile", "pattern or flags of the wrong type", args)
+    try:
+        return re.compile(pattern, flags & ~re.DEBUG)
+    except (re.error, ValueError, TypeError, OverflowError) as exc:
+        return Placeholder("undecodable", "re.compile", f"{type(exc).__name__}", args)
+
+
 def _construct_safe(code: int, module: str, name: str, args: Any) -> Any:
     """Construct a type from LangGraph's safe list, as LangGraph would."""
     if module == "langgraph.types":
         return _langgraph_value(code, name, args)
+    if (module, name) == ("re", "compile"):
+        return _regex(args)
     try:
         cls = getattr(importlib.import_module(module), name)
     except ImportError:
