@@ -105,6 +105,10 @@ def sibling_effects(db: Path) -> Path | None:
 
 
 def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
+    """Regular files under `folder` (symbolic links to files included, as they are given:
+    `discover` resolves each one and keeps it only if it stays inside the allowed folders).
+    Links to folders are not followed, and FIFOs, sockets and devices are never listed:
+    opening a FIFO blocks forever."""
     try:
         entries = sorted(folder.iterdir())
     except OSError:
@@ -236,11 +240,22 @@ def discover(
         if not folder.is_dir():
             cat.problems.append(f"{folder}: no such file or folder.")
             continue
+        refused = 0
         for f in _walk(folder):
+            try:
+                f = allow.check(f)  # a link is listed by what it points at, and only if that is inside
+            except PathRefused:
+                refused += 1
+                continue
             files.append(f)
             if len(files) > MAX_FILES:
                 cat.problems.append(f"More than {MAX_FILES} files under {folder}; the rest are not listed.")
                 break
+        if refused:
+            cat.problems.append(
+                f"{refused} symbolic link(s) under {folder} point outside the folders this app may read; "
+                "they are not listed."
+            )
     for f in files:
         if f.name == "manifest.json":
             key = allow.key(f.parent)

@@ -27,7 +27,7 @@ import streamlit as st
 from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
 from replaylens.dashboard import loading, screen_path
-from replaylens.dashboard.text import md
+from replaylens.dashboard.text import from_url_value, md, url_value
 from replaylens.errors import EffectsLogError, ReplaylensError
 from replaylens.paths import AllowList, PathRefused
 
@@ -156,7 +156,8 @@ def open_item(item: cat.DataItem) -> Any:
     """The read-only source of a database (SourceError if it is not one)."""
     if item.dsn is not None:
         return _postgres_source(item.dsn)
-    return _source(str(item.path), _stat(item.path))
+    path = allow_list().check(item.path)  # resolved: the file a link points at, if it is allowed
+    return _source(str(path), _stat(path))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -363,9 +364,23 @@ def sidebar() -> None:
             help="Checkpoint databases found in the folders this app serves. A database's effects log "
             "is the file next to it named <name>.effects.jsonl.",
         )
-        st.session_state["_item"] = items.get(key) if key else None
+        st.session_state["_item"] = _checked(items.get(key)) if key else None
         for problem in catalog_.problems[:5]:
             st.caption(md(problem))
+
+
+def _checked(item: cat.DataItem | None) -> cat.DataItem | None:
+    """The item if its file still resolves inside the allowed folders, at the moment it is
+    opened: a listed name (or a `?db=` naming a listed key) is checked again, because a
+    file can be swapped for a symbolic link after the folder was listed."""
+    if item is None or item.dsn is not None:
+        return item
+    try:
+        allow_list().check(item.path)
+    except PathRefused as exc:
+        st.session_state["_item_error"] = str(exc)
+        return None
+    return item
 
 
 def current() -> cat.DataItem | None:
@@ -379,7 +394,7 @@ def current() -> cat.DataItem | None:
 # -- links, errors, small widgets --------------------------------------------------------
 def link(page: str, **params: Any) -> str:
     """A relative URL of a view (paste-able into a write-up once joined with the app's address)."""
-    clean = {k: str(v) for k, v in params.items() if v is not None and v != ""}
+    clean = {k: url_value(str(v)) for k, v in params.items() if v is not None and v != ""}
     return f"./{page}" + (f"?{urlencode(clean)}" if clean else "")
 
 
@@ -428,7 +443,7 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
     ids = [s.thread_id for s in summaries_]
     if log_ is not None:
         ids += sorted(set(log_.thread_ids) - set(ids))
-    raw = st.query_params.get("thread")
+    raw = from_url_value(st.query_params.get("thread"), ids)
     where = container or st
     if raw and raw not in ids:
         st.error(
@@ -528,19 +543,19 @@ def synced_selectbox(
     value is written back explicitly, so a copied URL names it even when it is the default.
     """
     key = f"_sel_{param}"
-    wanted = st.session_state.pop(f"_canonical_{param}", None) or st.query_params.get(param)
+    wanted = st.session_state.pop(f"_canonical_{param}", None) or from_url_value(st.query_params.get(param), options)
     if wanted in options and st.session_state.get(key) != wanted:
         st.session_state[key] = wanted
     elif st.session_state.get(key) not in options:
         st.session_state[key] = options[min(default_index, len(options) - 1)]
 
     def sync() -> None:
-        st.query_params[param] = st.session_state[key]
+        st.query_params[param] = url_value(st.session_state[key])
 
     where = container or st
     value = where.selectbox(label, options, key=key, format_func=format_func, on_change=sync, help=help)
-    if st.query_params.get(param) != value:
-        st.query_params[param] = value
+    if st.query_params.get(param) != url_value(value):
+        st.query_params[param] = url_value(value)
     return value
 
 

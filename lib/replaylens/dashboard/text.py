@@ -72,3 +72,26 @@ def safe_filename(name: str, suffix: str) -> str:
     """`replaylens-<thread id reduced to safe characters><suffix>` for a download."""
     core = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "thread"
     return f"replaylens-{core}{suffix}"
+
+
+MAX_URL_VALUE = 512
+"""Longest value put into a URL as is. Streamlit's server refuses a request line over
+64 KB ("Invalid HTTP request received."), and a thread id can be 100 KB long."""
+DIGEST_PREFIX = "sha256-"
+
+
+def url_value(value: str) -> str:
+    """`value` for a query parameter: itself when short, else `sha256-<hex>` of it, which
+    `from_url_value` maps back to the one option it names."""
+    if len(value) <= MAX_URL_VALUE:
+        return value
+    import hashlib
+
+    return DIGEST_PREFIX + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def from_url_value(given: str | None, options: list[str]) -> str | None:
+    """The option a URL value names: itself, or the long option whose digest it is."""
+    if given is None or not given.startswith(DIGEST_PREFIX) or len(given) != len(DIGEST_PREFIX) + 64:
+        return given
+    return next((o for o in options if len(o) > MAX_URL_VALUE and url_value(o) == given), given)

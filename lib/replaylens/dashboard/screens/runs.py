@@ -6,7 +6,7 @@ import streamlit as st
 
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
-from replaylens.dashboard.text import md
+from replaylens.dashboard.text import md, url_value
 from replaylens.figures.runs import METRICS, runs_strip
 
 ui.ensure_navigation()
@@ -66,7 +66,7 @@ with ui.friendly_errors():
                     picked = picked[0] if picked else None
                 if picked is not None:
                     row = runs.iloc[int(picked)]
-                    st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": row["thread"]})
+                    st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": url_value(row["thread"])})
 
                 st.subheader("Summary (the “what durability modes lose” table, recomputed)")
                 st.dataframe(summary_frame(runs), hide_index=True, width="stretch")
