@@ -63,3 +63,30 @@ def many_threads_db(path: Path, n: int) -> Path:
         conn.execute(ids + "INSERT INTO writes SELECT 't-' || k.i, checkpoint_ns, checkpoint_id, task_id, task_path, "
                      "idx, channel, type, value FROM k, writes w WHERE w.thread_id = 't-0'", (n - 1,))  # fmt: skip
     return path
+
+
+SENTINEL = "BOMB-SENTINEL-0123456789"
+BOMB_ITEMS = 10_000_000
+BOMB_DEPTH = 45
+
+
+def bomb_bytes() -> bytes:
+    """10 MB of msgpack: 10,000,000 nils in a list nested 45 deep (a 2,000x amplification)."""
+    return b"\x91" * (BOMB_DEPTH - 1) + b"\xdd" + BOMB_ITEMS.to_bytes(4, "big") + b"\xc0" * BOMB_ITEMS
+
+
+def bomb_db(path: Path) -> Path:
+    """A real `linear` thread whose latest checkpoint holds the bomb inside `visited`.
+
+    The run starts with a sentinel string in `visited`; the packed sentinel (one msgpack
+    value) is replaced by the bomb (one msgpack value), so the blob stays well formed."""
+    linear_db(path, ["bomb"], values=[SENTINEL])
+    packed = bytes([0xA0 | len(SENTINEL)]) + SENTINEL.encode()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        cid, blob = conn.execute(
+            "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'bomb' ORDER BY checkpoint_id DESC"
+        ).fetchone()
+        assert blob.count(packed) == 1
+        conn.execute("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'bomb' AND checkpoint_id = ?",
+                     (blob.replace(packed, bomb_bytes()), cid))  # fmt: skip
+    return path

@@ -247,3 +247,96 @@ def test_a_100kb_thread_id_is_linked_by_its_digest(data: Path, monkeypatch: pyte
     again = run_page(monkeypatch, [data / "long"], "thread", db=db, thread=written)
     assert again.selectbox(key="_sel_thread").value == long_id
     assert not [e for e in again.error if "is not in" in e.value]
+
+
+# -- 2. bounded decoding -----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from hardening_data import bomb_db
+
+    return bomb_db(tmp_path_factory.mktemp("bomb") / "bomb.db")
+
+
+def _bounded(work: object) -> tuple[object, float, int]:
+    """(result, CPU seconds, peak traced bytes) of `work()` in this process."""
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    t0 = time.process_time()
+    try:
+        result = work()  # type: ignore[operator]
+        return result, time.process_time() - t0, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_amplification_blob_decodes_to_a_marker_within_budget(bomb: Path) -> None:
+    """10 MB of nils nested 45 deep cost 75-86 s and 1.8 GB per Thread view before."""
+    from replaylens.analysis.status import load_thread
+    from replaylens.dashboard import views
+    from replaylens.sources import open_source
+
+    source = open_source(bomb)
+    thread = load_thread(source, "bomb")
+    cp = thread.namespaces[""].checkpoints[-1]
+
+    def state_tab() -> object:
+        values = source.read_channel_values("bomb", "", cp.checkpoint_id)
+        return values, views.state_frame(values), views.diff_frame(values, values)
+
+    (values, frame, _diff), cpu, peak = _bounded(state_tab)
+    error = values["visited"].error or ""
+    assert error.startswith("too large to decode (") and "+ items at depth" in error, error
+    assert frame.loc[frame["channel"] == "visited", "problem"].iloc[0] == error
+    assert cpu < 10.0, f"{cpu:.1f} s of CPU"
+    assert peak < 80 * 2**20, f"{peak / 2**20:.0f} MiB"  # the 10 MB blob is read, copied once
+
+
+def test_cli_values_is_bounded(bomb: Path) -> None:
+    from replaylens.analysis.status import load_thread
+    from replaylens.cli import thread_to_json
+    from replaylens.sources import open_source
+
+    source = open_source(bomb)
+    thread = load_thread(source, "bomb")
+    out, cpu, peak = _bounded(lambda: orjson.dumps(thread_to_json(source, thread, with_values=True)))
+    assert b"too large to decode" in out  # type: ignore[operator]
+    assert cpu < 10.0 and peak < 80 * 2**20, (cpu, peak)
+
+
+def test_the_thread_page_decodes_state_only_when_its_tab_is_open(bomb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replaylens.dashboard import common as ui
+
+    at = run_page(monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="Checkpoints")
+    assert not [k for k in ui._store().items if k[0] == "values"]
+    at = run_page(monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="State")
+    assert [k for k in ui._store().items if k[0] == "values"]
+    problems = [p for df in (d.value for d in at.dataframe) if "problem" in df for p in df["problem"]]
+    assert any(str(p).startswith("too large to decode (") for p in problems), problems
+
+
+packable_leaf = hs.none() | hs.booleans() | hs.integers(-(2**63), 2**64 - 1) | hs.floats() | hs.text(max_size=40) | hs.binary(max_size=300)
+packable = hs.recursive(packable_leaf, lambda c: hs.lists(c, max_size=20) | hs.dictionaries(hs.text(max_size=4), c, max_size=5),
+                        max_leaves=80)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=packable)
+def test_measure_counts_what_ormsgpack_builds(value: object) -> None:
+    """The size check agrees with the decoder on ordinary values: never over, depth exact."""
+    import ormsgpack
+
+    from replaylens.decode import measure
+
+    def count(v: object, depth: int = 0) -> tuple[int, int]:
+        if isinstance(v, dict):
+            parts = [count(x, depth + 1) for kv in v.items() for x in kv]
+        elif isinstance(v, list):
+            parts = [count(x, depth + 1) for x in v]
+        else:
+            return 1, depth
+        return 1 + sum(p[0] for p in parts), max([depth + 1 if parts else depth, *(p[1] for p in parts)])
+
+    size = measure(ormsgpack.packb(value))
+    assert not size.over and (size.items, size.depth) == count(value)
