@@ -92,11 +92,11 @@ def test_links_pointing_outside_are_not_listed(data: Path, monkeypatch: pytest.M
 @pytest.mark.parametrize("name", ["link-out.db", "passwd.db", "environ.db"])
 def test_a_url_naming_a_link_out_is_refused(data: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """By absolute path and by the key the catalogue used to list it under."""
-    for given in (str(data / "served" / name), name):
-        at = run_page(monkeypatch, [data / "served"], "threads", db=given)
+    for asked in (str(data / "served" / name), name):
+        at = run_page(monkeypatch, [data / "served"], "threads", db=asked)
         assert "secret-thread" not in table_threads(at)
-        assert at.query_params.get("db") != given
-        if given.startswith("/"):
+        assert at.query_params.get("db") != asked
+        if asked.startswith("/"):
             assert any("refused" in e.value.replace("\\", "") for e in at.error), shown_text(at)
 
 

@@ -35,13 +35,24 @@ class DataItem:
     dsn: str | None = field(default=None, repr=False, compare=False)  # a Postgres source
 
 
-def postgres_item(dsn: str, effects: Path | None = None) -> DataItem:
+def postgres_item(dsn: str, effects: Path | None = None, label: str | None = None) -> DataItem:
     """A Postgres checkpointer given to `replaylens serve`: listed under its label (the
-    connection string without its password), opened with the full string."""
-    from replaylens.sources._postgres import redact_dsn
+    connection string without its password; `unique_labels` keeps two apart), opened with
+    the full string."""
+    from replaylens import dsn as dsn_mod
 
-    label = redact_dsn(dsn)
-    return DataItem(label, Path(label.rsplit("/", 1)[-1] or "postgres"), effects, None, "postgres", dsn)
+    label = label or dsn_mod.redact(dsn)
+    return DataItem(label, Path(dsn_mod.database(dsn)), effects, None, "postgres", dsn)
+
+
+def postgres_items(dsns: Iterable[str], effects: Path | None = None) -> list[DataItem]:
+    """One item per distinct DSN, each under its own key, even when two DSNs differ only
+    in their password or query (which the label leaves out)."""
+    from replaylens import dsn as dsn_mod
+
+    given = list(dict.fromkeys(dsns))
+    return [postgres_item(d, effects, label) for d, label in zip(given, dsn_mod.unique_labels(given), strict=True)]
+
 
     @property
     def label(self) -> str:

@@ -98,7 +98,7 @@ def allow_list() -> AllowList:
 @st.cache_data(ttl=15, show_spinner=False)
 def _catalog(signature: str, _conf: cfg.ServeConfig) -> cat.Catalog:
     found = cat.discover(_conf.folders, _conf.allow, _conf.effects)
-    found.databases[:0] = [cat.postgres_item(d, _conf.effects) for d in _conf.dsns]
+    found.databases[:0] = cat.postgres_items(_conf.dsns, _conf.effects)
     return found
 
 
