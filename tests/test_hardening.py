@@ -236,7 +236,7 @@ def test_a_safe_listed_regex_with_re_debug_prints_nothing(capfd: pytest.CaptureF
 
 
 def test_a_100kb_thread_id_is_linked_by_its_digest(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from replaylens.dashboard.text import url_value
+    from replaylens.text import url_value
 
     long_id = "L" * 100_000
     db = str(data / "long" / "long.db")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from replaylens import settings
 from replaylens.decode import DecodeResult, aes_key_from_env
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
@@ -54,7 +55,7 @@ MMAP_ENV = "REPLAYLENS_SQLITE_MMAP_MB"
 def mmap_bytes() -> int:
     """How much of the file SQLite may map: MMAP_BYTES, or REPLAYLENS_SQLITE_MMAP_MB (0 turns
     mapping off, e.g. where a memory limit counts mapped file pages as the process's)."""
-    raw = os.environ.get(MMAP_ENV, "").strip()
+    raw = settings.get(MMAP_ENV)
     if not raw:
         return MMAP_BYTES
     try:
@@ -73,6 +74,19 @@ def _read_header(path: Path) -> bytes:
         return os.read(fd, 100)
     finally:
         os.close(fd)
+
+
+def file_identity(path: Path) -> tuple[Any, ...]:
+    """(resolved path, size and mtime of the file and of its -wal): changes whenever a
+    commit lands, also one still in the WAL. Computed without opening the database, so a
+    cache can be keyed by it before deciding to open anything."""
+    parts: list[Any] = [str(path.resolve())]
+    for suffix in ("", "-wal"):
+        p = Path(f"{path}{suffix}")
+        if p.exists():
+            st = p.stat()
+            parts += [st.st_size, st.st_mtime_ns]
+    return tuple(parts)
 
 
 def _uri(path: Path, params: str) -> str:
@@ -208,13 +222,7 @@ class SqliteSource:
 
     def identity(self) -> tuple[Any, ...]:
         """Changes whenever the database or its WAL changes: the cache key of a loaded view."""
-        parts: list[Any] = [str(self.path.resolve())]
-        for suffix in ("", "-wal"):
-            p = Path(f"{self.path}{suffix}")
-            if p.exists():
-                st = p.stat()
-                parts += [st.st_size, st.st_mtime_ns]
-        return tuple(parts)
+        return file_identity(self.path)
 
     def close(self) -> None:
         if self._tmpdir is not None:
