@@ -30,7 +30,7 @@ from replaylens.dashboard import loading, screen_path
 from replaylens.errors import EffectsLogError, ReplaylensError
 from replaylens.paths import AllowList, PathRefused
 from replaylens.sources import file_identity
-from replaylens.text import from_url_value, md, url_value
+from replaylens.text import from_url_value, md, option_text, url_value
 
 log = logging.getLogger("replaylens.app")
 
@@ -169,7 +169,7 @@ def summaries(item: cat.DataItem) -> tuple[list[Any], list[str]]:
         return hit
     from replaylens.analysis.status import summarize_threads
 
-    with st.spinner(f"Reading the thread list of {item.path.name}…"):
+    with st.spinner(f"Reading the thread list of {md(item.path.name)}…"):
         return _store().put(key, summarize_threads(source))
 
 
@@ -301,7 +301,7 @@ def _label_for(items: dict[str, cat.DataItem]) -> Callable[[str], str]:
             tags.append(item.note)
         if item.effects is None:
             tags.append("no effects log")
-        return shown + (f"  ({', '.join(tags)})" if tags else "")
+        return option_text(shown + (f"  ({', '.join(tags)})" if tags else ""))
 
     return label
 
@@ -455,7 +455,7 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
     if not ids:
         st.info(f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database.")
         return None
-    return synced_selectbox(label, ids, "thread", container=where,
+    return synced_selectbox(label, ids, "thread", container=where, format_func=option_text,
                             help="A thread is one conversation or run of the graph (its thread_id).")
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 import plotly.graph_objects as go
 
 from replaylens.figures import colors
+from replaylens.text import plotly_text
 
 MODE_ORDER = ("sync", "async", "exit")
 METRICS = {
@@ -45,14 +44,14 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                 name=f"{latency} ms checkpoint write latency",
                 customdata=part["row"],
                 hovertext=[
-                    f"run {r} · {html.escape(str(m))} · {latency} ms<br>{html.escape(metric)}: {v}"
-                    f"<br>thread {html.escape(str(t))}<br>click to open it on the Thread page"
+                    f"run {r} · {plotly_text(m)} · {latency} ms<br>{plotly_text(metric)}: {v}"
+                    f"<br>thread {plotly_text(t)}<br>click to open it on the Thread page"
                     for r, m, v, t in zip(part["run"], part["mode"], part[metric], part["thread"], strict=True)
                 ],
                 hoverinfo="text",
             )
         )
-    fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=modes, range=[-0.6, len(modes) - 0.4],
+    fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=[plotly_text(m) for m in modes], range=[-0.6, len(modes) - 0.4],
                      title="durability mode")  # fmt: skip
     fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d")
     fig.update_layout(

@@ -41,7 +41,7 @@ with ui.friendly_errors():
         names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
         chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
                                      help="Pick several to compare them on the same axes. "
-                                     + "; ".join(f"{k}: {v}" for k, v in names.items()))  # fmt: skip
+                                     + "; ".join(f"{md(k)}: {md(v)}" for k, v in names.items()))  # fmt: skip
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
