@@ -340,3 +340,68 @@ def test_measure_counts_what_ormsgpack_builds(value: object) -> None:
 
     size = measure(ormsgpack.packb(value))
     assert not size.over and (size.items, size.depth) == count(value)
+
+
+# -- 3. the escapers, for any string -------------------------------------------------------
+hostile_text = hs.text(alphabet=hs.characters(codec="utf-8") | hs.sampled_from(list("\\`*_{}[]()#+-.!|<>~$:&@\n\r\x1b\u202e/wh")),
+                       max_size=60)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=hostile_text)
+def test_md_leaves_no_markdown_character_unescaped(text: str) -> None:
+    from replaylens.text import _MD_SPECIAL, md, visible
+
+    out = md(text)
+    assert "\n" not in out and "\r" not in out and "\x1b" not in out and "\u202e" not in out
+    specials = set(_MD_SPECIAL.pattern[2:-2].replace("\\\\", "\\").replace("\\", "")) | {"\\"}
+    i, plain = 0, []
+    while i < len(out):
+        if out[i] == "\\":
+            assert i + 1 < len(out) and out[i + 1] in specials, (out, i)
+            plain.append(out[i + 1])
+            i += 2
+            continue
+        assert out[i] not in specials, (out, i)
+        plain.append(out[i])
+        i += 1
+    assert "".join(plain).replace("\u2060", "") == visible(text).replace("\r", " ").replace("\n", " ")
+    assert not re.search(r"(?i)[a-z0-9]:(?=//)|www\.(?!\u2060)", "".join(plain))  # no autolink left
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").render(out)
+    assert not re.search(r"<(?!/?p>)", rendered), rendered  # one paragraph of text, no other element
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=hostile_text)
+def test_plotly_text_has_no_tag_and_reads_back(text: str) -> None:
+    import html
+
+    from replaylens.text import plotly_text, visible
+
+    out = plotly_text(text)
+    assert not set(out) & set('<>"\n')
+    assert html.unescape(out) == visible(text).replace("\n", " ")
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=hostile_text)
+def test_dot_text_keeps_backslashes_literal(text: str) -> None:
+    import graphviz
+
+    from replaylens.text import dot_text
+
+    out = dot_text(text)
+    assert "\n" not in out and re.fullmatch(r"(?:[^\\]|\\\\)*", out)
+    quoted = graphviz.quoting.quote(graphviz.nohtml(out))
+    assert not quoted.startswith("<")  # never an HTML label
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=hostile_text)
+def test_option_text_breaks_every_streamlit_directive(text: str) -> None:
+    from replaylens.text import _DIRECTIVE, option_text
+
+    out = option_text(text)
+    assert _DIRECTIVE.search(out) is None and "\x1b" not in out and "\n" not in out
