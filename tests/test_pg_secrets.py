@@ -16,9 +16,10 @@ from urllib.parse import quote
 
 import pytest
 from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_idle
-from pg_server import SUPERUSER, PgServer
+from pg_server import PgServer
 
 from replaylens import dsn as dsn_mod
+from replaylens.pgserver import SUPERUSER
 
 REPO = Path(__file__).resolve().parents[1]
 THREAD = "pg-secret-thread"
