@@ -19,6 +19,8 @@ DB_HELP = (
     "or libpq's key=value form; its password is never printed), or env:NAME, an environment "
     "variable holding one. Leave it out with --dsn-file."
 )
+DSN_COMMANDS = frozenset({"threads", "thread", "replay", "report", "serve"})
+"""The commands whose database argument may be `env:NAME`."""
 ENV_ARGV_DSN = "REPLAYLENS_ARGV_DSN_"
 """Where main() moves a password-carrying DSN from argv before re-executing itself."""
 
@@ -57,6 +59,8 @@ def scrub_argv(argv: Sequence[str]) -> tuple[list[str], dict[str, str]] | None:
     from replaylens import dsn
 
     out, env = [], {}
+    if not argv or argv[0] not in DSN_COMMANDS:  # killtest's --pg takes its DSN as it is
+        return None
     for arg in argv:
         if dsn.is_dsn(arg) and dsn.passwords(arg):
             name = f"{ENV_ARGV_DSN}{len(env)}"

@@ -187,7 +187,9 @@ def check_syntax(dsn: str) -> None:
 def from_env(spec: str) -> str:
     """`env:NAME` -> the DSN in environment variable NAME."""
     name = spec[len(ENV_PREFIX):]
-    value = os.environ.get(name, "").strip()
+    from replaylens import settings
+
+    value = settings.named(name)
     if not value:
         raise DsnError(f"{spec}: the environment variable {name} is not set or empty.")
     if not is_dsn(value):

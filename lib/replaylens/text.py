@@ -35,7 +35,9 @@ def md(text: Any) -> str:
 
     GitHub-flavoured Markdown also turns bare `http://…`, `www.…` and `a@b` into links,
     escapes or not; a word joiner (U+2060, invisible) after `:`, `www.` and `@` stops it."""
-    flat = visible(str(text)).replace("\r", " ").replace("\n", " ")
+    flat = visible(str(text)).replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    # Leading spaces as no-break spaces: four of them would start a code block.
+    flat = re.sub(r"^ +", lambda m: "\u00a0" * len(m.group()), flat)
     flat = _AUTOLINK.sub(lambda m: m.group() + "\u2060", flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 

@@ -69,6 +69,12 @@ def redact_dsn(dsn: str) -> str:
     return dsn_mod.redact(dsn)
 
 
+def dsn_password(dsn: str) -> str | None:
+    """The longest form of the DSN's password (see replaylens.dsn.passwords for all of them)."""
+    forms = dsn_mod.passwords(dsn)
+    return forms[0] if forms else None
+
+
 def dsn_database(dsn: str) -> str:
     return dsn_mod.database(dsn)
 
