@@ -30,14 +30,15 @@ def visible(text: str) -> str:
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=www)(\.)|(@)(?=[a-z0-9])")
 
 
-def md(text: Any) -> str:
+def md(text: Any, *, line_start: bool = True) -> str:
     """A database string made inert for st.markdown: every Markdown character escaped.
 
     GitHub-flavoured Markdown also turns bare `http://…`, `www.…` and `a@b` into links,
     escapes or not; a word joiner (U+2060, invisible) after `:`, `www.` and `@` stops it."""
     flat = visible(str(text)).replace("\r", " ").replace("\n", " ").replace("\t", " ")
     # Leading spaces as no-break spaces: four of them would start a code block.
-    flat = re.sub(r"^ +", lambda m: "\u00a0" * len(m.group()), flat)
+    if line_start:
+        flat = re.sub(r"^ +", lambda m: "\u00a0" * len(m.group()), flat)
     flat = _AUTOLINK.sub(lambda m: m.group() + "\u2060", flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
@@ -70,7 +71,7 @@ def preview(value: Any, limit: int = 160) -> str:
 def md_ticks(sentence: str) -> str:
     """A library sentence that marks names with backticks: names as inline code, the rest escaped."""
     parts = str(sentence).split("`")
-    return "".join(md_code(p) if i % 2 else md(p) for i, p in enumerate(parts))
+    return "".join(md_code(p) if i % 2 else md(p, line_start=i == 0) for i, p in enumerate(parts))
 
 
 def md_cell(text: Any) -> str:
