@@ -321,7 +321,7 @@ def test_a_missing_psycopg_is_one_sentence(monkeypatch: pytest.MonkeyPatch) -> N
     ("dsn", "label"),
     [
         ("postgresql://u:p%40ss@db.example:5432/lg", "postgresql://u@db.example:5432/lg"),
-        ("postgres://u:p@ss@h/lg?sslmode=require&password=x", "postgres://u@h/lg"),
+        ("postgres://u:p@ss@h/lg?sslmode=require&password=x", "postgres://u@h/lg?sslmode=require"),
         ("postgresql://h1:5432,h2:5433/lg?password=x", "postgresql://h1:5432,h2:5433/lg"),
         ("postgresql:///lg", "postgresql:///lg"),
     ],

@@ -92,9 +92,32 @@ def run_serve(args: argparse.Namespace) -> int:
             "who can reach this port can read every thread, message and document in the evidence.",
             file=sys.stderr,
         )
-    dsns = [p for p in args.paths if ui_config.is_dsn(p)]
+    dsns = serve_dsns(args)
     env = {**os.environ, ui_config.ENV_DSNS: json.dumps(dsns)} if dsns else None
     return run_child(build_command(args), env)
+
+
+def serve_dsns(args: argparse.Namespace) -> list[str]:
+    """Every connection string to serve: given as PATH (`env:NAME` resolved) or in a --dsn-file.
+
+    They reach the Streamlit child through its environment (readable by this user only,
+    /proc/<pid>/environ is mode 0400), never through its argv, which every user can read."""
+    from replaylens import dsn
+
+    found: list[str] = []
+    try:
+        for p in args.paths:
+            if ui_config.is_dsn(p):
+                found.append(dsn.resolve(p))
+        for f in getattr(args, "dsn_file", None) or []:
+            found.append(dsn.from_file(f))
+        for d in found:
+            dsn.check_syntax(d)
+    except dsn.DsnError as exc:
+        from replaylens.errors import ReplaylensError
+
+        raise ReplaylensError(str(exc)) from None
+    return list(dict.fromkeys(found))
 
 
 def run_child(cmd: list[str], env: dict[str, str] | None) -> int:

@@ -15,9 +15,81 @@ from replaylens.errors import ReplaylensError
 
 EXIT_USAGE = 2
 DB_HELP = (
-    "The checkpoint database to read: a SQLite file, or a postgresql:// connection string "
-    "(its password is never printed)."
+    "The checkpoint database to read: a SQLite file, a Postgres connection string (postgresql://… "
+    "or libpq's key=value form; its password is never printed), or env:NAME, an environment "
+    "variable holding one. Leave it out with --dsn-file."
 )
+DSN_COMMANDS = frozenset({"threads", "thread", "replay", "report", "serve"})
+"""The commands whose database argument may be `env:NAME`."""
+ENV_ARGV_DSN = "REPLAYLENS_ARGV_DSN_"
+"""Where main() moves a password-carrying DSN from argv before re-executing itself."""
+
+
+def _add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("db", nargs="?", help=DB_HELP)
+    p.add_argument("--dsn-file", metavar="FILE",
+                   help="Read the Postgres connection string from FILE (its first line that is not a # "
+                        "comment): the password stays off the command line. Without a password in it, "
+                        "libpq looks in PGPASSFILE (or ~/.pgpass).")  # fmt: skip
+
+
+def _resolve_db(args: argparse.Namespace) -> None:
+    """`--dsn-file` fills in `db`; one of the two is needed."""
+    if not hasattr(args, "dsn_file") or args.command == "serve":
+        return
+    from replaylens import dsn
+
+    if args.dsn_file:
+        if args.db:
+            raise ReplaylensError("Give either a database or --dsn-file, not both.")
+        try:
+            args.db = dsn.from_file(args.dsn_file)
+        except dsn.DsnError as exc:
+            raise ReplaylensError(str(exc)) from None
+    if not args.db:
+        raise ReplaylensError("Give a checkpoint database (a SQLite file or a Postgres connection string), "
+                              "or --dsn-file FILE.")  # fmt: skip
+
+
+def scrub_argv(argv: Sequence[str]) -> tuple[list[str], dict[str, str]] | None:
+    """(argv with each password-carrying DSN replaced by `env:NAME`, the variables) or None.
+
+    A password on a command line is readable by every user of the machine
+    (/proc/<pid>/cmdline, `ps`) for as long as the process runs; `serve` runs for days."""
+    from replaylens import dsn
+
+    out, env = [], {}
+    if not argv or argv[0] not in DSN_COMMANDS:  # killtest's --pg takes its DSN as it is
+        return None
+    for arg in argv:
+        if dsn.is_dsn(arg) and dsn.passwords(arg):
+            name = f"{ENV_ARGV_DSN}{len(env)}"
+            env[name] = arg
+            out.append(f"{dsn.ENV_PREFIX}{name}")
+        else:
+            out.append(arg)
+    return (out, env) if env else None
+
+
+def _reexec_without_passwords() -> None:
+    """Re-run this process with every DSN password moved from argv to the environment.
+
+    The same process id keeps running (execve), so the password leaves /proc/<pid>/cmdline
+    within milliseconds; a warning says how to avoid even that."""
+    import os
+
+    moved = scrub_argv(sys.argv[1:])
+    if moved is None:
+        return
+    argv, env = moved
+    print(
+        "replaylens: warning: a connection string with a password was given on the command line, where "
+        "every user of this machine can read it (ps). It was moved to the environment; next time use "
+        "--dsn-file FILE, env:NAME or PGPASSFILE.",
+        file=sys.stderr,
+    )
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "replaylens.cli", *argv], {**os.environ, **env})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -308,7 +380,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _add_plan_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("db", help=DB_HELP)
+    _add_db(p)
     p.add_argument("--thread", required=True, help="The thread id to plan a resume for.")
     p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints.")
     p.add_argument("--latency", type=float, default=0.25,
@@ -510,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
             "step and when it was last updated. Threads that need attention come first."
         ),
     )
-    p.add_argument("db", help=DB_HELP)
+    _add_db(p)
     p.add_argument("--json", action="store_true", help="Print JSON (one object per thread) instead of a table.")
     p.set_defaults(func=cmd_threads)
 
@@ -524,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
             "unless you ask for them, because a thread can hold a gigabyte of state."
         ),
     )
-    p.add_argument("db", help=DB_HELP)
+    _add_db(p)
     p.add_argument("--thread", required=True, help="The thread id to show.")
     p.add_argument("--json", action="store_true", help="Print the thread as one JSON document.")
     p.add_argument("--values", action="store_true", help="Include every channel value and write value (large).")
@@ -634,6 +706,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # a real process: its argv is public
+        _reexec_without_passwords()
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
@@ -642,6 +716,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     opened: list[Any] = []
     try:
+        _resolve_db(args)
         opened = open_bundles(args)
         return func(args)
     except ReplaylensError as exc:

@@ -16,6 +16,7 @@ extension hook of its own, so that
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -94,6 +95,136 @@ def _unpack(data: bytes) -> Any:
     return ormsgpack.unpackb(data, ext_hook=_ext_hook, option=ormsgpack.OPT_NON_STR_KEYS)
 
 
+# -- how much a blob may cost ------------------------------------------------------------
+MAX_ITEMS = 500_000
+"""Most msgpack items one value may decode to. An agent's 3,000-message state is about
+100,000; 10 MB of nils would be 10,000,000 Python objects and gigabytes once tabled."""
+MAX_DEPTH = 100
+"""Deepest nesting decoded (LangChain messages nest about 8 levels)."""
+SCAN_SECONDS = 1.0
+"""Time budget of one size check: what an item budget cannot bound (slow machine, odd shapes)."""
+
+_FIXED = {0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8,
+          0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8}  # fmt: skip
+_LEN = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4}  # bin / str: length bytes
+_FIXEXT = {0xD4: 1, 0xD5: 2, 0xD6: 4, 0xD7: 8, 0xD8: 16}
+_EXT = {0xC7: 1, 0xC8: 2, 0xC9: 4}
+_ARRAY = {0xDC: 2, 0xDD: 4}
+_MAP = {0xDE: 2, 0xDF: 4}
+_ONE_BYTE = re.compile(rb"[\x00-\x80\x90\xa0\xc0\xc2\xc3\xe0-\xff]+")
+_NESTED_EXT = frozenset(range(0, 8))  # LangGraph's ext payloads are msgpack themselves
+
+
+@dataclass(frozen=True)
+class Size:
+    """What a size check saw: items counted, deepest level, and whether it stopped early."""
+
+    items: int
+    depth: int
+    over: bool
+
+    def sentence(self) -> str:
+        count = f"{self.items:,}+" if self.over else f"{self.items:,}"
+        return f"too large to decode ({count} items at depth {self.depth})"
+
+
+def measure(data: bytes, *, max_items: int = MAX_ITEMS, max_depth: int = MAX_DEPTH,
+            seconds: float = SCAN_SECONDS) -> Size:  # fmt: skip
+    """Count the items of a msgpack value without building it, stopping at the first bound.
+
+    Only headers are read (strings and binaries are skipped by their length), so the cost
+    is one step per item, and never more than `max_items` steps."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    pos, n, items, depth, deepest = 0, len(data), 0, 0, 0
+    pending: list[int] = []  # children still to read at each open level
+    todo = 1
+    while todo or pending:
+        if not todo:
+            todo = pending.pop()
+            depth -= 1
+            continue
+        run = _ONE_BYTE.match(data, pos, pos + todo)
+        if run is not None:  # a run of one-byte items (nil, small ints, empty str/list/map): C speed
+            length = run.end() - pos
+            items += length
+            todo -= length
+            pos += length
+            if items > max_items:
+                return Size(items, deepest, True)
+            continue
+        todo -= 1
+        if pos >= n:
+            break
+        items += 1
+        if items > max_items or (items & 0xFFFF == 0 and time.monotonic() > deadline):
+            return Size(items - 1, deepest, True)
+        b = data[pos]
+        pos += 1
+        children = 0
+        if b <= 0x7F or b >= 0xE0:
+            continue
+        if b <= 0x8F:
+            children = 2 * (b & 0x0F)
+        elif b <= 0x9F:
+            children = b & 0x0F
+        elif b <= 0xBF:
+            pos += b & 0x1F
+            continue
+        elif b in _FIXED:
+            pos += _FIXED[b]
+            continue
+        elif b in _LEN:
+            k = _LEN[b]
+            pos += k + int.from_bytes(data[pos:pos + k], "big")
+            continue
+        elif b in _FIXEXT or b in _EXT:
+            k = _EXT.get(b, 0)
+            size = _FIXEXT[b] if b in _FIXEXT else int.from_bytes(data[pos:pos + k], "big")
+            code = data[pos + k] if pos + k < n else -1
+            pos += k + 1
+            if code in _NESTED_EXT and size > 1:
+                children = 1  # the payload is the next msgpack value, read in place
+            else:
+                pos += size
+                continue
+        elif b in _ARRAY or b in _MAP:
+            k = _ARRAY.get(b) or _MAP[b]
+            count = int.from_bytes(data[pos:pos + k], "big")
+            pos += k
+            children = count if b in _ARRAY else 2 * count
+        else:
+            continue  # 0xC1 is never used: the decoder will say the value is corrupt
+        if children:
+            pending.append(todo)
+            todo = children
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth > max_depth:
+                return Size(items, deepest, True)
+    return Size(items, deepest, False)
+
+
+def too_large(data: bytes, kind: str = "msgpack") -> Placeholder | None:
+    """A marked placeholder if decoding `data` would exceed the bounds, else None.
+
+    A value of at most MAX_ITEMS bytes has at most MAX_ITEMS items (each takes a byte),
+    so small values are not scanned; only nesting could be deep, which the decoders
+    themselves refuse."""
+    if len(data) <= MAX_ITEMS:
+        return None
+    if kind == "json":  # every item but the first follows a comma: a C-speed upper bound
+        items = data.count(b",") + 1
+        if items <= MAX_ITEMS:
+            return None
+        return Placeholder("too_large", "json", f"too large to decode (about {items:,} items)")
+    size = measure(data)
+    if not size.over:
+        return None
+    return Placeholder("too_large", kind, size.sentence())
+
+
 @dataclass(frozen=True)
 class Send:
     """LangGraph's Send packet as plain data (node, arg): what a task asked to run next."""
@@ -147,10 +278,24 @@ def _langgraph_value(code: int, name: str, args: Any) -> Any:
     return LangGraphValue(name, args)
 
 
+def _regex(args: Any) -> Any:
+    """`re.compile(pattern, flags)` as LangGraph rebuilds it, minus `re.DEBUG`: that flag
+    makes the compiler print the pattern's parse tree to stdout, i.e. into the server log."""
+    pattern, flags = (args[0], args[1] if len(args) > 1 else 0) if isinstance(args, list | tuple) and args else (args, 0)
+    if not isinstance(pattern, str | bytes) or not isinstance(flags, int):
+        return Placeholder("undecodable", "re.compile", "pattern or flags of the wrong type", args)
+    try:
+        return re.compile(pattern, flags & ~re.DEBUG)
+    except (re.error, ValueError, TypeError, OverflowError) as exc:
+        return Placeholder("undecodable", "re.compile", f"{type(exc).__name__}", args)
+
+
 def _construct_safe(code: int, module: str, name: str, args: Any) -> Any:
     """Construct a type from LangGraph's safe list, as LangGraph would."""
     if module == "langgraph.types":
         return _langgraph_value(code, name, args)
+    if (module, name) == ("re", "compile"):
+        return _regex(args)
     try:
         cls = getattr(importlib.import_module(module), name)
     except ImportError:
@@ -285,6 +430,9 @@ def decode_typed(type_: str | None, data: bytes | None, *, aes_key: bytes | None
     if type_ not in {"null", "bytes", "bytearray", "json", "msgpack"}:
         ph = Placeholder("undecodable", type_, "unknown serialization type")
         return DecodeResult(ph, f"unknown serialization type {type_!r}")
+    big = too_large(data, "json" if type_ == "json" else "msgpack") if type_ in ("msgpack", "json") else None
+    if big is not None:
+        return DecodeResult(big, big.detail)
     try:
         if type_ == "msgpack":
             # Exactly what JsonPlusSerializer.loads_typed does for msgpack (ormsgpack with
@@ -298,8 +446,10 @@ def decode_typed(type_: str | None, data: bytes | None, *, aes_key: bytes | None
 
 
 def unpack_msgpack(data: bytes) -> Any:
-    """Decode a plain msgpack fragment (a slice of a checkpoint blob) strictly."""
-    return _unpack(data)
+    """Decode a plain msgpack fragment (a slice of a checkpoint blob) strictly; a
+    fragment beyond the bounds is a `too_large` Placeholder, never built."""
+    big = too_large(data)
+    return big if big is not None else _unpack(data)
 
 
 def to_jsonable(value: Any, *, depth: int = 0) -> Any:

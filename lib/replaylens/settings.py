@@ -61,6 +61,12 @@ def get(name: str) -> str:
     return os.environ.get(name, BY_NAME[name].default).strip()
 
 
+def named(name: str) -> str:
+    """A variable the user named on the command line (`env:NAME` holding a DSN): not a
+    setting of replaylens, so it has no row in the table."""
+    return os.environ.get(name, "").strip()
+
+
 def get_path(name: str) -> Path | None:
     """A folder or file setting, or None when unset."""
     value = get(name)

@@ -17,18 +17,29 @@ from replaylens.decode import to_jsonable
 MAX_CHARS = 20_000
 """Values longer than this are cut, with a note saying how much was left out."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""C0/C1 controls, zero-width and direction overrides (which reorder what a reader sees)."""
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 
 def visible(text: str) -> str:
     """Control characters as `\\xNN`, so an ANSI escape shows instead of acting."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) <= 0xFF else f"\\u{ord(m.group()):04x}", text)
 
 
-def md(text: Any) -> str:
-    """A database string made inert for st.markdown: every Markdown character escaped."""
-    flat = visible(str(text)).replace("\r", " ").replace("\n", " ")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=www)(\.)|(@)(?=[a-z0-9])")
+
+
+def md(text: Any, *, line_start: bool = True) -> str:
+    """A database string made inert for st.markdown: every Markdown character escaped.
+
+    GitHub-flavoured Markdown also turns bare `http://…`, `www.…` and `a@b` into links,
+    escapes or not; a word joiner (U+2060, invisible) after `:`, `www.` and `@` stops it."""
+    flat = visible(str(text)).replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    # Leading spaces as no-break spaces: four of them would start a code block.
+    if line_start:
+        flat = re.sub(r"^ +", lambda m: "\u00a0" * len(m.group()), flat)
+    flat = _AUTOLINK.sub(lambda m: m.group() + "\u2060", flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
@@ -60,7 +71,7 @@ def preview(value: Any, limit: int = 160) -> str:
 def md_ticks(sentence: str) -> str:
     """A library sentence that marks names with backticks: names as inline code, the rest escaped."""
     parts = str(sentence).split("`")
-    return "".join(md_code(p) if i % 2 else md(p) for i, p in enumerate(parts))
+    return "".join(md_code(p) if i % 2 else md(p, line_start=i == 0) for i, p in enumerate(parts))
 
 
 def md_cell(text: Any) -> str:
@@ -72,3 +83,55 @@ def safe_filename(name: str, suffix: str) -> str:
     """`replaylens-<thread id reduced to safe characters><suffix>` for a download."""
     core = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "thread"
     return f"replaylens-{core}{suffix}"
+
+
+MAX_URL_VALUE = 512
+"""Longest value put into a URL as is. Streamlit's server refuses a request line over
+64 KB ("Invalid HTTP request received."), and a thread id can be 100 KB long."""
+DIGEST_PREFIX = "sha256-"
+
+
+def url_value(value: str) -> str:
+    """`value` for a query parameter: itself when short, else `sha256-<hex>` of it, which
+    `from_url_value` maps back to the one option it names."""
+    if len(value) <= MAX_URL_VALUE:
+        return value
+    import hashlib
+
+    return DIGEST_PREFIX + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def from_url_value(given: str | None, options: list[str]) -> str | None:
+    """The option a URL value names: itself, or the long option whose digest it is."""
+    if given is None or not given.startswith(DIGEST_PREFIX) or len(given) != len(DIGEST_PREFIX) + 64:
+        return given
+    return next((o for o in options if len(o) > MAX_URL_VALUE and url_value(o) == given), given)
+
+
+# -- one escaper per renderer that is not Markdown ------------------------------------------
+def plotly_text(text: Any) -> str:
+    """Database text for Plotly labels, hovers, ticks and category values.
+
+    Plotly reads `<a href>`, `<b>`, `<br>`, `<span style>` in every text it draws
+    (pseudo-HTML) and decodes entities; escaping `& < > "` leaves the words as written."""
+    import html
+
+    return html.escape(visible(str(text)).replace("\n", " "), quote=True)
+
+
+def dot_text(text: Any) -> str:
+    """Database text for a graphviz label (quoted, passed through `graphviz.nohtml`).
+
+    Inside a quoted DOT string a backslash starts an escape (`\\N` is the node's id,
+    `\\l` a line break); doubled, it stays a backslash. New lines become spaces."""
+    return visible(str(text)).replace("\\", "\\\\").replace("\n", " ")
+
+
+_DIRECTIVE = re.compile(r":(?=[A-Za-z/]+[\[/:])")
+
+
+def option_text(text: Any) -> str:
+    """Database text as a widget option or label: controls visible, and Streamlit's
+    `:material/…:` and `:red[…]` directives broken by a zero-width joiner after the colon,
+    which these elements would otherwise rewrite into icons and colours."""
+    return _DIRECTIVE.sub(":\u2060", visible(str(text)).replace("\n", " "))

@@ -7,14 +7,30 @@ The repository's top-level `app.py` calls `main()` too, for `streamlit run app.p
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from replaylens.dashboard import common as ui
 
 
+def page_icon() -> Any:
+    """The favicon, drawn here and served by this server.
+
+    A `:material/…:` icon makes the browser fetch it from a font host on the internet and an
+    emoji from an emoji CDN; an evidence tool that works offline makes no outside request."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGBA", (32, 32), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    draw.ellipse((2, 2, 29, 29), outline=(59, 91, 219, 255), width=4)
+    draw.polygon([(13, 9), (13, 23), (23, 16)], fill=(59, 91, 219, 255))
+    return img
+
+
 def main() -> None:
     """Configure the page, route to the chosen page, draw the sidebar, run the page."""
-    st.set_page_config(page_title="replaylens", page_icon=":material/replay:", layout="wide")
+    st.set_page_config(page_title="replaylens", page_icon=page_icon(), layout="wide")
     current = st.navigation(ui.navigation_pages(), position="hidden")
     with ui.friendly_errors():
         ui.sidebar()

@@ -33,13 +33,24 @@ class DataItem:
     dsn: str | None = field(default=None, repr=False, compare=False)  # a Postgres source
 
 
-def postgres_item(dsn: str, effects: Path | None = None) -> DataItem:
+def postgres_item(dsn: str, effects: Path | None = None, label: str | None = None) -> DataItem:
     """A Postgres checkpointer given to `replaylens serve`: listed under its label (the
-    connection string without its password), opened with the full string."""
-    from replaylens.sources._postgres import redact_dsn
+    connection string without its password; `unique_labels` keeps two apart), opened with
+    the full string."""
+    from replaylens import dsn as dsn_mod
 
-    label = redact_dsn(dsn)
-    return DataItem(label, Path(label.rsplit("/", 1)[-1] or "postgres"), effects, None, "postgres", dsn)
+    label = label or dsn_mod.redact(dsn)
+    return DataItem(label, Path(dsn_mod.database(dsn)), effects, None, "postgres", dsn)
+
+
+def postgres_items(dsns: Iterable[str], effects: Path | None = None) -> list[DataItem]:
+    """One item per distinct DSN, each under its own key, even when two DSNs differ only
+    in their password or query (which the label leaves out)."""
+    from replaylens import dsn as dsn_mod
+
+    given = list(dict.fromkeys(dsns))
+    return [postgres_item(d, effects, label) for d, label in zip(given, dsn_mod.unique_labels(given), strict=True)]
+
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,10 @@ def sibling_effects(db: Path) -> Path | None:
 
 
 def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
+    """Regular files under `folder` (symbolic links to files included, as they are given:
+    `discover` resolves each one and keeps it only if it stays inside the allowed folders).
+    Links to folders are not followed, and FIFOs, sockets and devices are never listed:
+    opening a FIFO blocks forever."""
     try:
         entries = sorted(folder.iterdir())
     except OSError:
@@ -195,11 +210,22 @@ def discover(
         if not folder.is_dir():
             cat.problems.append(f"{folder}: no such file or folder.")
             continue
+        refused = 0
         for f in _walk(folder):
+            try:
+                f = allow.check(f)  # a link is listed by what it points at, and only if that is inside
+            except PathRefused:
+                refused += 1
+                continue
             files.append(f)
             if len(files) > MAX_FILES:
                 cat.problems.append(f"More than {MAX_FILES} files under {folder}; the rest are not listed.")
                 break
+        if refused:
+            cat.problems.append(
+                f"{refused} symbolic link(s) under {folder} point outside the folders this app may read; "
+                "they are not listed."
+            )
     for f in files:
         if f.name == "manifest.json":
             key = allow.key(f.parent)

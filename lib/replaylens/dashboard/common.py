@@ -30,7 +30,7 @@ from replaylens.dashboard import loading, screen_path
 from replaylens.errors import EffectsLogError, ReplaylensError
 from replaylens.paths import AllowList, PathRefused
 from replaylens.sources import file_identity
-from replaylens.text import md
+from replaylens.text import from_url_value, md, option_text, url_value
 
 log = logging.getLogger("replaylens.app")
 
@@ -101,7 +101,7 @@ def allow_list() -> AllowList:
 @st.cache_data(ttl=15, show_spinner=False)
 def _catalog(signature: str, _conf: cfg.ServeConfig) -> cat.Catalog:
     found = cat.discover(_conf.folders, _conf.allow, _conf.effects)
-    found.databases[:0] = [cat.postgres_item(d, _conf.effects) for d in _conf.dsns]
+    found.databases[:0] = cat.postgres_items(_conf.dsns, _conf.effects)
     return found
 
 
@@ -149,7 +149,8 @@ def open_item(item: cat.DataItem) -> Any:
     """The read-only source of a database (SourceError if it is not one)."""
     if item.dsn is not None:
         return _postgres_source(item.dsn)
-    return _source(str(item.path), file_identity(item.path))
+    path = allow_list().check(item.path)  # resolved: the file a link points at, if it is allowed
+    return _source(str(path), file_identity(path))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -170,7 +171,7 @@ def summaries(item: cat.DataItem) -> tuple[list[Any], list[str]]:
         return hit
     from replaylens.analysis.status import summarize_threads
 
-    with st.spinner(f"Reading the thread list of {item.path.name}…"):
+    with st.spinner(f"Reading the thread list of {md(item.path.name)}…"):
         return _store().put(key, summarize_threads(source))
 
 
@@ -313,7 +314,7 @@ def _label_for(items: dict[str, cat.DataItem]) -> Callable[[str], str]:
             tags.append(item.note)
         if item.effects is None:
             tags.append("no effects log")
-        return shown + (f"  ({', '.join(tags)})" if tags else "")
+        return option_text(shown + (f"  ({', '.join(tags)})" if tags else ""))
 
     return label
 
@@ -377,9 +378,23 @@ def sidebar() -> None:
             help="Checkpoint databases found in the folders this app serves. A database's effects log "
             "is the file next to it named <name>.effects.jsonl.",
         )
-        st.session_state["_item"] = items.get(key) if key else None
+        st.session_state["_item"] = _checked(items.get(key)) if key else None
         for problem in catalog_.problems[:5]:
             st.caption(md(problem))
+
+
+def _checked(item: cat.DataItem | None) -> cat.DataItem | None:
+    """The item if its file still resolves inside the allowed folders, at the moment it is
+    opened: a listed name (or a `?db=` naming a listed key) is checked again, because a
+    file can be swapped for a symbolic link after the folder was listed."""
+    if item is None or item.dsn is not None:
+        return item
+    try:
+        allow_list().check(item.path)
+    except PathRefused as exc:
+        st.session_state["_item_error"] = str(exc)
+        return None
+    return item
 
 
 def current() -> cat.DataItem | None:
@@ -393,7 +408,7 @@ def current() -> cat.DataItem | None:
 # -- links, errors, small widgets --------------------------------------------------------
 def link(page: str, **params: Any) -> str:
     """A relative URL of a view (paste-able into a write-up once joined with the app's address)."""
-    clean = {k: str(v) for k, v in params.items() if v is not None and v != ""}
+    clean = {k: url_value(str(v)) for k, v in params.items() if v is not None and v != ""}
     return f"./{page}" + (f"?{urlencode(clean)}" if clean else "")
 
 
@@ -442,7 +457,7 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
     ids = [s.thread_id for s in summaries_]
     if log_ is not None:
         ids += sorted(set(log_.thread_ids) - set(ids))
-    raw = st.query_params.get("thread")
+    raw = from_url_value(st.query_params.get("thread"), ids)
     where = container or st
     if raw and raw not in ids:
         st.error(
@@ -453,7 +468,7 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
     if not ids:
         st.info(f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database.")
         return None
-    return synced_selectbox(label, ids, "thread", container=where,
+    return synced_selectbox(label, ids, "thread", container=where, format_func=option_text,
                             help="A thread is one conversation or run of the graph (its thread_id).")
 
 
@@ -542,19 +557,19 @@ def synced_selectbox(
     value is written back explicitly, so a copied URL names it even when it is the default.
     """
     key = f"_sel_{param}"
-    wanted = st.session_state.pop(f"_canonical_{param}", None) or st.query_params.get(param)
+    wanted = st.session_state.pop(f"_canonical_{param}", None) or from_url_value(st.query_params.get(param), options)
     if wanted in options and st.session_state.get(key) != wanted:
         st.session_state[key] = wanted
     elif st.session_state.get(key) not in options:
         st.session_state[key] = options[min(default_index, len(options) - 1)]
 
     def sync() -> None:
-        st.query_params[param] = st.session_state[key]
+        st.query_params[param] = url_value(st.session_state[key])
 
     where = container or st
     value = where.selectbox(label, options, key=key, format_func=format_func, on_change=sync, help=help)
-    if st.query_params.get(param) != value:
-        st.query_params[param] = value
+    if st.query_params.get(param) != url_value(value):
+        st.query_params[param] = url_value(value)
     return value
 
 

@@ -56,6 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "no <name>.effects.jsonl next to them.",
     )  # fmt: skip
     parser.add_argument(
+        "--dsn-file", metavar="FILE", action="append", default=[],
+        help="Read a Postgres connection string from FILE (its first line that is not a # comment), "
+        "so that its password is not on the command line (repeatable). A PATH may also be "
+        "env:NAME, the name of an environment variable holding the connection string.",
+    )  # fmt: skip
+    parser.add_argument(
         "--allow", metavar="DIR", action="append", default=[],
         help="Also allow the app to open files inside DIR (repeatable). The working folder and "
         "sample_dbs/ are always allowed, and so is every PATH given; any other path, including "
@@ -74,7 +80,7 @@ def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> Se
         path = Path(p)
         return (path if path.is_absolute() else base_path / path).resolve()
 
-    dsns = tuple(p for p in args.paths if is_dsn(p))
+    dsns = tuple(d for d in (_resolved_dsn(p) for p in args.paths if is_dsn(p)) if d)
     paths = tuple(resolve(p) for p in args.paths if not is_dsn(p))
     effects = resolve(args.effects) if args.effects else None
     # Whatever the operator named explicitly is allowed; so are the defaults.
@@ -88,7 +94,20 @@ ENV_DSNS = "REPLAYLENS_SERVE_DSNS"
 
 
 def is_dsn(arg: str) -> bool:
-    return arg.startswith(("postgresql://", "postgres://"))
+    """A Postgres connection string (URI in any letter case, or libpq key=value): replaylens.dsn."""
+    from replaylens import dsn
+
+    return dsn.is_dsn(arg) or dsn.is_env_ref(arg)
+
+
+def _resolved_dsn(spec: str) -> str | None:
+    """An `env:NAME` argument's DSN (None if unset); a DSN as given."""
+    from replaylens import dsn
+
+    try:
+        return dsn.resolve(spec)
+    except dsn.DsnError:
+        return None
 
 
 def _env_dsns() -> list[str]:

@@ -42,9 +42,24 @@ STATUS_MD_COLOR = {
 TASK_STATUS_ICON = {"finished": "✓", "failed": "✗", "interrupted": "‖", "pending": "○"}
 
 
+STATUS_DOT = {
+    "completed": "🟢",
+    "resumable": "🟠",
+    "interrupted": "🟣",
+    "failed": "🔴",
+    "needs_restart": "⛔",
+    "unreadable": "⚪",
+}
+"""A coloured mark per status, carried by the text itself: a pandas Styler would colour
+the cells instead, and Streamlit refuses a Styler beyond 262,144 cells (29,000 threads)."""
+
+PAGE_ROWS = 1_000
+"""Rows per page of the Threads table: the browser gets one page, never 100,000 rows."""
+
+
 def status_label(status: str) -> str:
-    """`resumable` -> `● resumable` (the dot is coloured where the element allows it)."""
-    return f"● {STATUS_WORDS.get(status, status)}"
+    """`resumable` -> `🟠 resumable` (the word stays, for colour-blind readers)."""
+    return f"{STATUS_DOT.get(status, '⚪')} {STATUS_WORDS.get(status, status)}"
 
 
 def status_md(status: str) -> str:
@@ -52,12 +67,15 @@ def status_md(status: str) -> str:
     return f":{STATUS_MD_COLOR.get(status, 'gray')}[● {STATUS_WORDS.get(status, status)}]"
 
 
-def style_status(frame: pd.DataFrame) -> Any:
-    """Colour the status column of a threads table (text stays, for colour-blind readers)."""
-    from replaylens.figures.colors import STATUS
+def page_count(rows: int, per_page: int = PAGE_ROWS) -> int:
+    """How many pages `rows` rows fill (at least one, so an empty table has a page 1)."""
+    return max(1, -(-rows // per_page))
 
-    by_label = {status_label(k): v for k, v in STATUS.items()}
-    return frame.style.map(lambda v: f"color: {by_label.get(v, '#444')}; font-weight: 600", subset=["status"])
+
+def page_slice(rows: int, page: int, per_page: int = PAGE_ROWS) -> slice:
+    """The rows of page `page` (1-based; out-of-range pages are clamped, as a pasted URL may say 0 or 9999)."""
+    page = min(max(page, 1), page_count(rows, per_page))
+    return slice((page - 1) * per_page, min(page * per_page, rows))
 
 
 def explain_status(status: str) -> str:

@@ -16,6 +16,7 @@ import graphviz
 from replaylens.figures import colors
 from replaylens.figures.timeline import ns_prefix
 from replaylens.model import NULL_TASK_ID, Namespace, Thread
+from replaylens.text import dot_text
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -129,8 +130,8 @@ def graph_dot(thread: Thread, plan: ResumePlan | None = None) -> str:
         target = dot
         sub: graphviz.Digraph | None = None
         if prefix:
-            sub = graphviz.Digraph(name=graphviz.nohtml(f"cluster_{prefix}"))
-            sub.attr(label=graphviz.nohtml(f"subgraph {prefix}"), style="dashed", color="#999999")
+            sub = graphviz.Digraph(name=graphviz.nohtml(f"cluster_{dot_text(prefix)}"))
+            sub.attr(label=graphviz.nohtml(f"subgraph {dot_text(prefix)}"), style="dashed", color="#999999")
             target = sub
         for key in sorted(by_prefix[prefix]):
             state = shape.nodes[key]
@@ -140,7 +141,7 @@ def graph_dot(thread: Thread, plan: ResumePlan | None = None) -> str:
                 continue
             target.node(
                 ids[key],
-                graphviz.nohtml(f"{key[1]}\n{state}"),
+                graphviz.nohtml(f"{dot_text(key[1])}\n{state}"),
                 fillcolor=colors.GRAPH_STATE[state],
                 style="rounded,filled" + (",dashed" if state == "not reached" else ""),
                 penwidth="2" if state == "reruns" else "1",
@@ -177,7 +178,7 @@ def lineage_dot(ns: Namespace, *, resume_id: str | None = None, selected_id: str
             attrs.update(penwidth="3", color=colors.VERDICT["replays"])
         extra = "\nresume here" if cp.checkpoint_id == resume_id else ""
         fork = f"\nfork: {len(cp.children)} branches" if len(cp.children) > 1 else ""
-        label = f"step {cp.step} · {cp.source or '?'}\n…{cp.checkpoint_id[-6:]}{fork}{extra}"
+        label = f"step {cp.step} · {dot_text(cp.source or '?')}\n…{cp.checkpoint_id[-6:]}{fork}{extra}"
         dot.node(ids[cp.checkpoint_id], graphviz.nohtml(label), **attrs)
     for cp in cps:
         parent = cp.parent_checkpoint_id

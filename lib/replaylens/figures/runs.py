@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 import plotly.graph_objects as go
 
 from replaylens.figures import colors
+from replaylens.text import plotly_text
 
 MODE_ORDER = ("sync", "async", "exit")
 METRICS = {
@@ -45,14 +44,14 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                 name=f"{latency} ms checkpoint write latency",
                 customdata=part["row"],
                 hovertext=[
-                    f"run {r} · {html.escape(str(m))} · {latency} ms<br>{html.escape(metric)}: {v}"
-                    f"<br>thread {html.escape(str(t))}<br>click to open it on the Thread page"
+                    f"run {r} · {plotly_text(m)} · {latency} ms<br>{plotly_text(metric)}: {v}"
+                    f"<br>thread {plotly_text(t)}<br>click to open it on the Thread page"
                     for r, m, v, t in zip(part["run"], part["mode"], part[metric], part["thread"], strict=True)
                 ],
                 hoverinfo="text",
             )
         )
-    fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=modes, range=[-0.6, len(modes) - 0.4],
+    fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=[plotly_text(m) for m in modes], range=[-0.6, len(modes) - 0.4],
                      title="durability mode")  # fmt: skip
     fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d",
                      **_whole_ticks(runs[metric]))  # fmt: skip
@@ -95,15 +94,15 @@ def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -
         fig.add_trace(
             go.Scatter(
                 x=part["kill delay (s)"], y=part[metric], mode="lines+markers",
-                name=f"{html.escape(str(backend))} · {html.escape(str(mode))}",
+                name=f"{plotly_text(backend)} · {plotly_text(mode)}",
                 line={"color": colors.MODE.get(str(mode), "#999999"), "width": 1,
                       "dash": "solid" if str(backend).startswith("sqlite") else "dot"},
                 marker={"size": 10, "symbol": BACKEND_SYMBOL.get(str(backend).split(" ")[0], "square"),
                         "color": colors.MODE.get(str(mode), "#999999"), "line": {"width": 1, "color": "white"}},
                 customdata=part["row"],
                 hovertext=[
-                    f"run {r} · {html.escape(str(backend))} · {html.escape(str(mode))}<br>killed {d:.3f}s after "
-                    f"{html.escape(str(k))} started<br>{html.escape(metric)}: {v}<br>click to open it on the Thread page"
+                    f"run {r} · {plotly_text(backend)} · {plotly_text(mode)}<br>killed {d:.3f}s after "
+                    f"{plotly_text(k)} started<br>{plotly_text(metric)}: {v}<br>click to open it on the Thread page"
                     for r, d, k, v in zip(part["run"], part["kill delay (s)"], part["kill at"], part[metric],
                                           strict=True)
                 ],

@@ -7,10 +7,11 @@ writes saved), runs again, killed mid-task, not started yet.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import plotly.graph_objects as go
+
+from replaylens.text import plotly_text
 
 FATE_COLOR = {
     "kept": "#009E73",
@@ -43,15 +44,16 @@ def superstep_figure(lessons: list[Any], selected: int, mode: str) -> go.Figure:
         for j, task in enumerate(lesson.tasks):
             if task.node == "__start__":
                 continue
-            if task.node not in lanes:
-                lanes.append(task.node)
+            lane = plotly_text(task.node)  # a category value: drawn as a tick label
+            if lane not in lanes:
+                lanes.append(lane)
             fate = fates.get((lesson.step, j), "not started")
             n = count.get(task.node, 0)
             count[task.node] = n + 1
             x = lesson.step + (n * 0.12)
-            hover = (f"<b>{html.escape(task.node)}</b>, superstep {lesson.step}<br>{FATE_WORDS[fate]}"
-                     f"<br>writes: {html.escape(', '.join(task.channels) or 'none')}")  # fmt: skip
-            boxes[fate].append((x, task.node, hover))
+            hover = (f"<b>{plotly_text(task.node)}</b>, superstep {lesson.step}<br>{FATE_WORDS[fate]}"
+                     f"<br>writes: {plotly_text(', '.join(task.channels) or 'none')}")  # fmt: skip
+            boxes[fate].append((x, lane, hover))
     for fate, items in boxes.items():
         if not items:
             continue

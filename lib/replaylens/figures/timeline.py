@@ -10,7 +10,6 @@ its attempt (or at the next checkpoint) and the hover says so.
 from __future__ import annotations
 
 import datetime as dt
-import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ import plotly.graph_objects as go
 
 from replaylens.figures import colors
 from replaylens.model import NULL_TASK_ID, Thread, channel_label
+from replaylens.text import plotly_text
 from replaylens.times import iso_to_epoch
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class TimelineData:
 
 def _e(text: Any) -> str:
     """Database text inside Plotly's pseudo-HTML: escaped, so tags and links stay text."""
-    return html.escape(str(text), quote=True)
+    return plotly_text(text)
 
 
 def ns_prefix(ns: str) -> str:
@@ -78,12 +78,13 @@ def ns_prefix(ns: str) -> str:
 
 
 def lane_for(ns: str, node: str) -> str:
+    """The lane (a category value, drawn as a tick label: escaped like every Plotly text)."""
     prefix = ns_prefix(ns)
-    return f"{prefix} › {node}" if prefix else node
+    return plotly_text(f"{prefix} › {node}" if prefix else node)
 
 
 def checkpoint_lane(ns: str) -> str:
-    return f"checkpoints ({ns_prefix(ns)})" if ns else "checkpoints"
+    return plotly_text(f"checkpoints ({ns_prefix(ns)})") if ns else "checkpoints"
 
 
 def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None) -> TimelineData:

@@ -34,13 +34,22 @@ def file_identity(path: os.PathLike[str] | str) -> tuple[object, ...]:
 
 
 def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -> CheckpointSource:
-    """Open a checkpoint database read-only: a SQLite file path, or a `postgresql://` DSN.
+    """Open a checkpoint database read-only: a SQLite file path, a Postgres DSN (URI or
+    libpq key=value), or `env:NAME` naming an environment variable that holds the DSN.
 
     psycopg is imported only when a DSN is opened, so opening a SQLite file never pays
     for it, nor needs it installed.
     """
+    from replaylens import dsn
     from replaylens.sources._postgres import PostgresSource, is_postgres_dsn  # psycopg: not yet
 
+    if dsn.is_env_ref(spec):  # `env:NAME`: the DSN stays out of argv
+        try:
+            spec = dsn.from_env(str(spec))
+        except dsn.DsnError as exc:
+            from replaylens.errors import SourceError
+
+            raise SourceError(str(exc)) from None
     if is_postgres_dsn(spec):
         return PostgresSource(str(spec), aes_key=aes_key)
     from replaylens.sources._sqlite import SqliteSource

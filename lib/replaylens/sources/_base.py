@@ -143,18 +143,98 @@ def _loads_json(raw: Any) -> Any:
         return json.loads(text)
 
 
+MAX_METADATA_DEPTH = 64
+"""LangGraph's metadata is a flat object with small nested values; deeper is not its doing."""
+INT64 = 2**63
+
+
+class _MetadataTooDeep(ValueError):
+    pass
+
+
+class TooDeepJson:
+    """What a JSON loader returns for a value nested too deeply to parse (Postgres rows):
+    the row still arrives, and parse_metadata says which one was bad."""
+
+    def __repr__(self) -> str:
+        return "<JSON nested too deeply>"
+
+
+def tolerant_json_loads(data: Any) -> Any:
+    """json loads for a database driver: a too-deep value is a TooDeepJson, not an error
+    that fails the whole query (psycopg parses every jsonb cell of a result)."""
+    try:
+        return _loads_json(data)
+    except RecursionError:
+        return TooDeepJson()
+
+
+def _digits(n: int) -> int:
+    """How many decimal digits `n` has, without str() (which refuses beyond 4,300 digits)."""
+    import math
+
+    n = abs(n)
+    if n == 0:
+        return 1
+    k = math.floor(math.log10(n))  # a float: may be one off either way near a power of ten
+    if 10**k > n:
+        k -= 1
+    elif 10 ** (k + 1) <= n:
+        k += 1
+    return k + 1
+
+
+def _sane(value: Any, depth: int, where: str, problems: list[str]) -> Any:
+    """`value` with integers beyond 64 bits made into a marked string; deeper than
+    MAX_METADATA_DEPTH raises. Such integers break orjson, pandas and Arrow downstream,
+    and a `step` of 4,000 digits is no superstep number."""
+    if depth > MAX_METADATA_DEPTH:
+        raise _MetadataTooDeep
+    if isinstance(value, bool) or value is None or isinstance(value, float | str):
+        return value
+    if isinstance(value, int):
+        if -INT64 <= value < INT64:
+            return value
+        problems.append(f"{where}: metadata holds an integer of {_digits(value):,} digits; it is not used.")
+        return f"<integer of {_digits(value):,} digits>"
+    if isinstance(value, dict):
+        return {k: _sane(v, depth + 1, where, problems) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_sane(v, depth + 1, where, problems) for v in value]
+    return value
+
+
 def parse_metadata(raw: Any, where: str, problems: list[str]) -> dict[str, Any]:
-    """Metadata is plain JSON in SQLite (JSONB in Postgres): tolerate junk, say where."""
+    """Metadata is plain JSON in SQLite (JSONB in Postgres): tolerate junk, say where.
+
+    One bad row (not JSON, nested 100,000 deep, a `step` of 4,000 digits) becomes one
+    sentence in `problems` and empty metadata for that row; the rest of the file loads."""
     if raw is None:
         return {}
-    if isinstance(raw, dict):
-        return raw
+    if isinstance(raw, TooDeepJson):
+        problems.append(f"{where}: metadata is nested too deeply to read; it is left out, the rest loads.")
+        return {}
     try:
-        value = _loads_json(raw)
+        value = raw if isinstance(raw, dict) else _loads_json(raw)
+    except RecursionError:
+        problems.append(f"{where}: metadata is nested too deeply to read; it is left out, the rest loads.")
+        return {}
     except (ValueError, UnicodeDecodeError) as exc:
         problems.append(f"{where}: metadata is not valid JSON ({exc.__class__.__name__}).")
         return {}
     if not isinstance(value, dict):
         problems.append(f"{where}: metadata is not a JSON object.")
         return {}
-    return value
+    try:
+        meta = _sane(value, 0, where, problems)
+    except (_MetadataTooDeep, RecursionError):
+        problems.append(
+            f"{where}: metadata is nested deeper than {MAX_METADATA_DEPTH} levels; it is left out, the rest loads."
+        )
+        return {}
+    step = meta.get("step")
+    if step is not None and (not isinstance(step, int) or isinstance(step, bool)):
+        if not (isinstance(step, str) and step.startswith("<integer of")):  # already said
+            problems.append(f"{where}: its step is a {type(step).__name__}, not a superstep number; it is not used.")
+        meta.pop("step")
+    return meta

@@ -32,8 +32,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, unquote, urlsplit
 
+from replaylens import dsn as dsn_mod
 from replaylens.decode import DecodeResult, aes_key_from_env, decode_typed
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
@@ -42,6 +42,7 @@ from replaylens.sources._base import (
     ThreadRows,
     WriteRecord,
     parse_metadata,
+    tolerant_json_loads,
 )
 
 DSN_SCHEMES = ("postgresql://", "postgres://")
@@ -58,32 +59,24 @@ T = TypeVar("T")
 
 
 def is_postgres_dsn(spec: object) -> bool:
-    """A libpq URI (`postgresql://...` or `postgres://...`)."""
-    return isinstance(spec, str) and spec.lower().startswith(DSN_SCHEMES)
+    """A libpq connection string, URI or key=value (one definition: replaylens.dsn)."""
+    return dsn_mod.is_dsn(spec)
 
 
-# -- the DSN, without its secret --------------------------------------------------------
+# -- the DSN, without its secret (replaylens.dsn does the work) ---------------------------
 def redact_dsn(dsn: str) -> str:
-    """`postgresql://user@host:port/db`: the DSN with its password and query removed."""
-    parts = urlsplit(dsn)
-    userinfo, at, hosts = parts.netloc.rpartition("@")
-    user = userinfo.split(":", 1)[0]
-    netloc = f"{user}@{hosts}" if at and user else hosts
-    return f"{parts.scheme}://{netloc}{parts.path}"
+    """The DSN with its password removed; never raises on a malformed one."""
+    return dsn_mod.redact(dsn)
 
 
 def dsn_password(dsn: str) -> str | None:
-    """The password a DSN carries (userinfo or `?password=`), to scrub it from messages."""
-    parts = urlsplit(dsn)
-    userinfo, at, _ = parts.netloc.rpartition("@")
-    if at and ":" in userinfo:
-        return unquote(userinfo.split(":", 1)[1]) or None
-    query = dict(parse_qsl(parts.query))
-    return query.get("password") or None
+    """The longest form of the DSN's password (see replaylens.dsn.passwords for all of them)."""
+    forms = dsn_mod.passwords(dsn)
+    return forms[0] if forms else None
 
 
 def dsn_database(dsn: str) -> str:
-    return unquote(urlsplit(dsn).path.lstrip("/")) or "(default)"
+    return dsn_mod.database(dsn)
 
 
 # -- the SQL ----------------------------------------------------------------------------
@@ -264,12 +257,10 @@ _CONNECT_REASONS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _one_line(text: str, secret: str | None) -> str:
-    """The first line of a driver message, without the password, without a final period."""
+def _one_line(text: str, dsn: str | None) -> str:
+    """The first line of a driver message, without any form of the password, without a final period."""
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else "unknown error"
-    if secret:
-        line = line.replace(secret, "***")
-    return line.rstrip(" .")[:300]
+    return dsn_mod.scrub(line, dsn).rstrip(" .")[:300]
 
 
 def connect_error(label: str, dsn: str, exc: Exception) -> SourceError:
@@ -279,7 +270,7 @@ def connect_error(label: str, dsn: str, exc: Exception) -> SourceError:
         if re.search(pattern, message):
             why = reason.format(db=repr(dsn_database(dsn)), timeout=CONNECT_TIMEOUT_S)
             return SourceError(f"{label}: cannot connect, {why}.")
-    return SourceError(f"{label}: cannot connect ({_one_line(str(exc), dsn_password(dsn))}).")
+    return SourceError(f"{label}: cannot connect ({_one_line(str(exc), dsn)}).")
 
 
 def _import_psycopg(label: str) -> Any:
@@ -299,7 +290,7 @@ class PostgresSource:
     kind = "postgres"
 
     def __init__(self, dsn: str, *, aes_key: bytes | None = None) -> None:
-        self._dsn = dsn  # private: it carries the password; show `label`
+        self._dsn = dsn_mod.normalize(dsn)  # private: it carries the password; show `label`
         self.label = redact_dsn(dsn)
         self.aes_key = aes_key if aes_key is not None else aes_key_from_env()
         self.notes: list[str] = []
@@ -322,6 +313,10 @@ class PostgresSource:
         from psycopg.rows import dict_row
 
         try:
+            dsn_mod.check_syntax(self._dsn)
+        except dsn_mod.DsnError as exc:
+            raise SourceError(str(exc)) from None
+        try:
             conn = psycopg.connect(
                 self._dsn,
                 autocommit=True,
@@ -332,6 +327,9 @@ class PostgresSource:
             )
         except psycopg.Error as exc:
             raise connect_error(self.label, self._dsn, exc) from None
+        from psycopg.types.json import set_json_loads
+
+        set_json_loads(tolerant_json_loads, conn)  # one too-deep jsonb cell must not fail the query
         try:
             conn.execute("SET default_transaction_read_only = on")
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
@@ -350,9 +348,9 @@ class PostgresSource:
                 f"{self.label}: a query took longer than {STATEMENT_TIMEOUT_MS // 1000} s and was cancelled."
             )
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-            return SourceError(f"{self.label}: the user may not read the checkpoint tables ({_one_line(str(exc), None)}).")
+            return SourceError(f"{self.label}: the user may not read the checkpoint tables ({_one_line(str(exc), self._dsn)}).")
         return SourceError(
-            f"{self.label}: the database cannot be read ({_one_line(str(exc), dsn_password(self._dsn))})."
+            f"{self.label}: the database cannot be read ({_one_line(str(exc), self._dsn)})."
         )
 
     @contextmanager

@@ -185,7 +185,10 @@ def _channel_values(
         if offsets is not None:
             offsets[name] = (start, end)
         if is_scheduling_channel(name):
-            rec.scheduling_values[name] = unpack_msgpack(cur.blob[start:end])
+            value = unpack_msgpack(cur.blob[start:end])
+            if isinstance(value, Placeholder) and value.kind == "too_large":
+                raise SkeletonError(f"its scheduling channel {name!r} is {value.detail}")
+            rec.scheduling_values[name] = value
     return present
 
 
@@ -256,7 +259,9 @@ def channel_values_from_blob(
         out: dict[str, Any] = {}
         for name, (start, end) in offsets.items():
             try:
-                out[name] = DecodeResult(unpack_msgpack(pblob[start:end]))
+                value = unpack_msgpack(pblob[start:end])
+                big = isinstance(value, Placeholder) and value.kind == "too_large"
+                out[name] = DecodeResult(value, value.detail if big else None)
             except Exception as exc:  # a corrupt value spoils only itself
                 out[name] = DecodeResult(None, f"corrupt value ({exc.__class__.__name__})")
         return out

@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
@@ -61,6 +62,18 @@ def mmap_bytes() -> int:
         return max(0, min(int(float(raw) * (1 << 20)), MMAP_BYTES))
     except ValueError:
         return MMAP_BYTES
+
+
+def _read_header(path: Path) -> bytes:
+    """The first 100 bytes, opened without blocking: a file swapped for a FIFO after the
+    is_file() check would otherwise hang the reader; anything not regular is refused."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SourceError(f"{path}: is not a regular file (a FIFO, socket or device), not a SQLite database.")
+        return os.read(fd, 100)
+    finally:
+        os.close(fd)
 
 
 def file_identity(path: Path) -> tuple[Any, ...]:
@@ -103,9 +116,10 @@ class SqliteSource:
             raise SourceError(f"{path}: no such file.")
         if path.is_dir():
             raise SourceError(f"{path}: is a folder, not a SQLite database file.")
+        if not path.is_file():  # a FIFO would block the reader forever; a device is no database
+            raise SourceError(f"{path}: is not a regular file (a FIFO, socket or device), not a SQLite database.")
         try:
-            with open(path, "rb") as fh:
-                header = fh.read(100)
+            header = _read_header(path)
         except OSError as exc:
             raise SourceError(f"{path}: cannot be read ({exc.strerror}).") from exc
         if len(header) == 0:

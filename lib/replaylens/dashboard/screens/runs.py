@@ -7,7 +7,7 @@ import streamlit as st
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
 from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
-from replaylens.text import md
+from replaylens.text import md, url_value
 
 ui.ensure_navigation()
 st.title("Kill-test runs")
@@ -41,7 +41,7 @@ with ui.friendly_errors():
         names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
         chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
                                      help="Pick several to compare them on the same axes. "
-                                     + "; ".join(f"{k}: {v}" for k, v in names.items()))  # fmt: skip
+                                     + "; ".join(f"{md(k)}: {md(v)}" for k, v in names.items()))  # fmt: skip
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
@@ -75,7 +75,7 @@ with ui.friendly_errors():
                     picked = picked[0] if picked else None
                 if picked is not None:
                     row = runs.iloc[int(picked)]
-                    st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": row["thread"]})
+                    st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": url_value(row["thread"])})
 
                 st.subheader("Summary (the “what durability modes lose” table, recomputed)")
                 st.dataframe(summary_frame(runs), hide_index=True, width="stretch")

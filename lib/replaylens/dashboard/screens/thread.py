@@ -176,7 +176,9 @@ if item is not None:
                                  hide_index=True, width="stretch")  # fmt: skip
 
             with tabs[2]:
-                if cp is None:
+                if tabs[2].open is False:  # decode only what a person opens: values can be huge
+                    st.caption("The state is decoded when this tab is opened.")
+                elif cp is None:
                     st.info("Pick a thread with checkpoints to see its state.")
                 elif cp.unreadable:
                     st.error(f"This checkpoint cannot be decoded: {md(cp.unreadable)}. Pick another one above.")

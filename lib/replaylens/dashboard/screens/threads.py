@@ -7,7 +7,7 @@ import streamlit as st
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
-from replaylens.text import md
+from replaylens.text import md, url_value
 
 ui.ensure_navigation()
 st.title("Threads")
@@ -67,9 +67,20 @@ if item is not None:
             if not shown:
                 st.info("No thread matches the search and status filter. Clear the search box or the status filter.")
             else:
+                pages = views.page_count(len(shown))
+                number = 1
+                if pages > 1:
+                    number = int(st.number_input(
+                        f"Page (of {pages:,}; {views.PAGE_ROWS:,} threads each)", min_value=1, max_value=pages,
+                        value=1, step=1, key="page", bind="query-params",
+                    ))  # fmt: skip
+                part = views.page_slice(len(shown), number)
+                if pages > 1:
+                    st.caption(f"Threads {part.start + 1:,}-{part.stop:,} of {len(shown):,} matching.")
+                shown = shown[part]
                 frame = views.threads_frame(shown, link=lambda tid: ui.link("thread", db=item.key, thread=tid))
                 event = st.dataframe(
-                    views.style_status(frame),
+                    frame,
                     hide_index=True,
                     width="stretch",
                     on_select="rerun",
@@ -94,7 +105,7 @@ if item is not None:
                 st.caption("Select a row to open the thread, or use the link at the end of the row.")
                 selected = event.selection.rows if event is not None else []
                 if selected:
-                    st.switch_page(ui.page("thread"), query_params={"db": item.key, "thread": shown[selected[0]].thread_id})
+                    st.switch_page(ui.page("thread"), query_params={"db": item.key, "thread": url_value(shown[selected[0]].thread_id)})
             if len(ids) > len(counts) and log is not None and any(r.replay_lines is None and r.effect_lines
                                                                    for r in rows):  # fmt: skip
                 st.caption("“would replay” is computed for the first 300 threads with effect lines only.")
