@@ -188,7 +188,11 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
     assert summary.set_index("mode").loc["exit", "resumed"] == "0/2"
     runs = frame(at, 1)
     assert len(runs) == 6 and all(link.startswith("./thread?db=") for link in runs["open"])
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 4  # checkpoints, lines after resume, tasks re-run, lines again
+    # measured and predicted repeats side by side, in the same units, for every killed run
+    killed = runs[runs["resumed"].notna()]
+    assert killed["tasks re-run"].notna().all() and killed["tasks re-run (predicted)"].notna().all()
+    assert (killed["effect lines again"] == killed["effect lines again (predicted)"]).all()
 
 
 def test_runs_page_without_campaigns_says_what_to_do(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,14 +11,9 @@ import datetime as dt
 import json
 from typing import Any
 
+from replaylens.analysis.durability import MODE_RULES
 from replaylens.analysis.status import STATUS_EXPLAINED
 from replaylens.dashboard.text import md, md_cell, md_code, md_ticks
-
-MODE_RULES = {
-    "sync": "every checkpoint lands before the next superstep starts",
-    "async": "checkpoints land in the background, one write latency after their superstep",
-    "exit": "nothing of the crashed invocation is saved",
-}
 
 
 def _when(ts: float | None) -> str:
