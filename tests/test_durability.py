@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from corpus import Corpus, CorpusEntry
 from replaylens.analysis.durability import MODES, Recording
+from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
 from replaylens.effects.parse import read_effects
 from replaylens.errors import ThreadNotFound
+from replaylens.model import Thread
 from replaylens.sources import open_source
 from replaylens.validate import REDUCED_MATRIX, outside, run_matrix, table
 
@@ -33,7 +36,9 @@ def _latency_of(entry: CorpusEntry) -> float:
     return 0.25 if "slowput" in entry.name else 0.0
 
 
-def _plans(entry: CorpusEntry, latency: float, recording: Recording | None = None):
+def _plans(
+    entry: CorpusEntry, latency: float, recording: Recording | None = None
+) -> Iterator[tuple[str, Thread | None, ResumePlan]]:
     source = open_source(entry.db)
     log = read_effects(entry.effects_log)
     try:

@@ -88,14 +88,14 @@ WRITE_COST = 0.01
 """Seconds a checkpoint write takes beyond the latency (serializing, SQLite's commit): a put
 that lands at the very moment of the kill is taken as lost, as the kill tests measure."""
 
-MODE_RULES: dict[str, str] = {
+MODE_RULES: dict[Mode, str] = {
     "sync": "each checkpoint is written before the next step starts",
     "async": "checkpoints are written in the background, one after another, while the next step runs",
     "exit": "nothing is written until the invocation returns, raises or pauses at interrupt()",
 }
 """One line per mode, for captions, tables and the Learn page."""
 
-MODE_EXPLAINED: dict[str, str] = {
+MODE_EXPLAINED: dict[Mode, str] = {
     "sync": (
         "LangGraph waits for each step's checkpoint to be written before it starts the next "
         "step. A crash loses at most the step that was running; a slow store slows every step."
@@ -327,7 +327,9 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
         for a in g:
-            ns = _strip_ns(a.namespace if a.namespace is not None else a.logged_ns)
+            # The recorder's namespace is what the task ran in; alignment may file an attempt
+            # whose checkpoint never landed under a namespace of its choosing.
+            ns = _strip_ns(a.logged_ns if a.logged_ns is not None else a.namespace)
             step = a.step
             if step is None and a.task is not None:
                 step = a.task.step
@@ -394,8 +396,15 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
                     start = base
                     if s == -1 or s == 0 and ns == "" or not _has_nested(step_att, ns, inv, base, nxt):
                         end = base  # a step without effects, e.g. __start__: it ends at once
-                    else:
-                        end = min(nxt) if nxt else None  # a step that ran a subgraph
+                    else:  # a step that ran a subgraph: it starts when the subgraph does
+                        end = min(nxt) if nxt else None
+                        inner = [a.start_ts for k, v in step_att.items() if k[0].startswith(ns + "|" if ns else "")
+                                 and k[0] != ns and k[1] == inv for a in v if a.start_ts >= base]
+                        inner += [stamps[c.checkpoint_id] for k, c in cp_at.items()
+                                  if k[0] != ns and k[0].startswith(ns) and k[1] == inv
+                                  and stamps[c.checkpoint_id] >= base]
+                        if inner:
+                            start = max(base, min(inner) - TICK)
                 if s == -1 and atts == []:
                     first_att = [a.start_ts for k, v in step_att.items() if k[0] == ns and k[1] == inv for a in v]
                     if cp is None and first_att:

@@ -11,7 +11,7 @@ their writes saved; it is not).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylens.analysis.durability import DEFAULT_LATENCY, MODES, ModeOutcome, what_if_at
 from replaylens.model import CONTROL_CHANNELS, Checkpoint, Thread, channel_label
@@ -19,6 +19,9 @@ from replaylens.times import iso_to_epoch
 
 KILL_BEFORE_END = 0.005
 """Seconds before the step's last task finishes at which the lesson's kill lands."""
+
+if TYPE_CHECKING:
+    from replaylens.analysis.plan import ResumePlan
 
 
 @dataclass
@@ -87,7 +90,7 @@ def after(step: int | None) -> str:
     return "the input checkpoint" if step is None or step < 0 else f"step {step}"
 
 
-def build_lesson(thread: Thread, plan: Any = None, latency: float = DEFAULT_LATENCY) -> list[StepLesson]:
+def build_lesson(thread: Thread, plan: ResumePlan | None = None, latency: float = DEFAULT_LATENCY) -> list[StepLesson]:
     """One lesson per superstep of the root chain that ran (or was running) a task."""
     root = thread.root
     if root is None or root.latest is None:
