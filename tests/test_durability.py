@@ -182,3 +182,14 @@ def test_replay_json_what_if_block(corpus: Corpus, mode: str) -> None:
     assert modes[mode]["as_recorded"] is True
     assert [r["node"] for r in modes["sync"]["reruns"]] == ["c"]
     assert modes["exit"]["resume_checkpoint"] is None and len(modes["exit"]["reruns"]) == 3
+
+
+def test_recorded_mode_comes_from_the_kill_test_manifest() -> None:
+    """A campaign's run says how it was recorded; a database outside a campaign does not."""
+    from replaylens.recorded import recording_for
+
+    root = Path(__file__).resolve().parents[1] / "sample_dbs"
+    rec = recording_for(root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "killtest-async-0.25s-1")
+    assert (rec.mode, rec.latency, rec.kill_offset, rec.kill_node) == ("async", 0.25, 0.15, "p3")
+    assert not recording_for(root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "another-thread").known
+    assert not recording_for(root / "payment-approved.db", "payment-approved").known

@@ -36,10 +36,12 @@ def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:
                 named = run.get(key)
                 if isinstance(named, str) and (folder / named).resolve() == path.resolve():
                     delay = data.get("kill_delay") if key == "db_at_kill" and run.get("killed") else None
+                    kill_at = data.get("kill_at")
                     return Recording(
                         run["mode"], float(run.get("put_latency") or 0.0),
                         float(delay) if isinstance(delay, int | float) else None,
                         f"kill-test manifest {manifest}",
+                        kill_at.rpartition(":")[0] or kill_at if isinstance(kill_at, str) else None,
                     )
         return Recording()
     return Recording()

@@ -85,6 +85,9 @@ TICK = 0.004
 """Seconds between one step's end and the next step's start when nothing is waited for
 (apply writes, prepare tasks), as async recordings of the example graphs show."""
 WRITE_COST = 0.01
+RACE = 0.05
+"""Seconds either side of the kill within which a landing write is a race the recording
+cannot decide (the kill's own latency: the parent sees the task start, sleeps, signals)."""
 """Seconds a checkpoint write takes beyond the latency (serializing, SQLite's commit): a put
 that lands at the very moment of the kill is taken as lost, as the kill tests measure."""
 
@@ -139,6 +142,7 @@ class Recording:
     latency: float | None = None
     kill_offset: float | None = None  # seconds into the killed task attempt (kill_delay)
     origin: str = ""
+    kill_node: str | None = None  # the node the kill was aimed at; the offset counts from its start
 
     @property
     def known(self) -> bool:
@@ -167,6 +171,7 @@ class ModeOutcome:
     lost_checkpoint_ids: list[str] = field(default_factory=list)
     used: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
+    race: dict[str, Any] = field(default_factory=dict)  # min/max of each count when the race decides
 
     @property
     def assumptions(self) -> dict[str, list[str]]:
@@ -195,6 +200,7 @@ class ModeOutcome:
             "kept_checkpoint_ids": self.kept_checkpoint_ids,
             "lost_checkpoint_ids": self.lost_checkpoint_ids,
             "assumptions": self.assumptions,
+            "race": self.race or None,
         }
 
 
@@ -431,7 +437,10 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
     kill_offset: float | None = None
     if ending == "killed" and kill_attempt is not None:
-        if recording.kill_offset is not None:
+        if recording.kill_offset is not None and recording.kill_node not in (None, kill_attempt.node):
+            assumed.append(f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
+                           f"which logs no effect; the kill moment is taken from the log instead")
+        if recording.kill_offset is not None and recording.kill_node in (None, kill_attempt.node):
             kill_offset = recording.kill_offset
             used.append(f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})")
             crash = max(crash or 0.0, kill_attempt.start_ts + kill_offset)
@@ -557,7 +566,7 @@ class _Clock:
         return self.total[i - 1] + min(self.size[i - 1], t - self.at[i - 1])
 
 
-def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording) -> _Schedule:
+def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, slack: float = 0.0) -> _Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress."""
     gaps = _gaps(ev)
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
@@ -568,7 +577,7 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording) -
         for sub, nxt, p in gaps:
             lands = max(sub, land_rec.get((p.ns, p.inv), float("-inf"))) + float(recording.latency or 0.0)
             land_rec[(p.ns, p.inv)] = lands
-            if nxt != float("inf") and lands > sub:
+            if nxt != float("inf") and lands > sub and p.step >= 0:
                 # The loop waited for this put: all of the gap but the loop's own tick was the wait
                 # (the write itself, the thread hand-over), not only the latency.
                 removed.add(sub, max(0.0, nxt - sub - TICK))
@@ -591,15 +600,17 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording) -
             lands = max(t, land.get((p.ns, p.inv), float("-inf"))) + latency + WRITE_COST
             land[(p.ns, p.inv)] = lands
             landing[(p.ns, p.inv, p.step)] = lands
-            if mode == "sync" and nxt != float("inf"):
+            if mode == "sync" and nxt != float("inf") and p.step >= 0:
+                # sync waits after a step, never for the input checkpoint (main.py waits after
+                # after_tick only); the first step's put, chained behind it, carries its latency.
                 added.add(compute(sub), max(0.0, lands - t))
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
     crash: float | None = None
     if ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
-        crash = target(ev.kill_attempt.start_ts) + ev.kill_offset
+        crash = target(ev.kill_attempt.start_ts) + ev.kill_offset + slack
     elif ev.ending == "killed" and ev.kill_time is not None:
-        crash = target(ev.kill_time)  # no task in flight is known: the moment itself, re-timed
+        crash = target(ev.kill_time) + slack  # no task in flight is known: the moment itself, re-timed
     landed: set[tuple[str, int, int]] = set()
     written: set[int] = set()
     if mode == "exit":
@@ -736,7 +747,30 @@ def _modelled(mode: Mode, latency: float, ev: _Evidence, recording: Recording) -
     used = list(ev.used)
     out = _outcome(mode, latency, ev, replayed, kept_ids, len(sched.landed), resume_cp, step, restart,
                    False, used, assumed)
+    out.race = _race(ev, mode, latency, recording, out)
+    if out.race:
+        out.assumed.append(out.race["note"])
     return out, sched
+
+
+def _race(ev: _Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome) -> dict[str, Any]:
+    """When a write lands within RACE seconds of the kill, the race decides: say both outcomes."""
+    if mode == "exit" or ev.ending != "killed":
+        return {}
+    seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
+    for slack in (-RACE, RACE):
+        sched = _schedule(ev, mode, latency, recording, slack)
+        again = _reruns(ev, sched)
+        seen.append((len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again)))
+    if len(set(seen)) == 1:
+        return {}
+    spans = {key: [min(v[i] for v in seen), max(v[i] for v in seen)]
+             for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))}
+    return {**spans, "note": (
+        f"a write lands within {RACE * 1000:g} ms of the kill: the race decides between "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
+        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+    )}
 
 
 def _recorded(mode: Mode, latency: float, ev: _Evidence, thread: Thread | None,
@@ -780,6 +814,7 @@ def _copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOut
         sentence=src.sentence.replace(f"Under {src.mode},", f"Under {mode},", 1),
         as_recorded=False, ending=src.ending, kept_checkpoint_ids=list(src.kept_checkpoint_ids),
         lost_checkpoint_ids=list(src.lost_checkpoint_ids), used=list(src.used), assumed=[*src.assumed, note],
+        race=dict(src.race),
     )
 
 
@@ -847,7 +882,7 @@ def what_if_at(
             kept = [c for c in ns.checkpoints if (iso_to_epoch(c.ts) or 0.0) <= at]
             spaces[name] = Namespace(name, kept, {c.checkpoint_id: c for c in kept})
         cut_thread = Thread(thread.thread_id, spaces)
-    ev = gather(cut_thread, cut, "resumable", Recording(rec.mode, rec.latency, None, rec.origin))
+    ev = gather(cut_thread, cut, "resumable", Recording(rec.mode, rec.latency, None, rec.origin, rec.kill_node))
     ev.kill_time = at
     ev.ending = "killed"
     if ev.kill_attempt is not None:
