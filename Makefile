@@ -57,7 +57,7 @@ run: $(RUN_STAMP)
 samples: $(STAMP)
 	$(BIN)/python scripts/make_samples.py
 
-# The durability what-if against real kills: every example graph, mode and latency (about 25 minutes).
+# The durability what-if against real kills: every example graph, mode and latency (252 kills, about an hour on 2 cores).
 validate: $(STAMP)
 	$(BIN)/replaylens validate --runs 2
 

@@ -396,6 +396,9 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
                         end = max(end, min(known_end, end + 0.05))
                 elif known_end is not None:
                     start, end = (prev_end if prev_end is not None else known_end), known_end
+                    inner = _nested_starts(step_att, cp_at, stamps, ns, inv, start, end)
+                    if inner:  # a step that ran a subgraph starts when the subgraph does
+                        start = max(start, min(inner) - TICK)
                 else:
                     nxt = [a.start_ts for k, v in step_att.items() if k[0] == ns and k[1] == inv and k[2] > s for a in v]
                     base = prev_end if prev_end is not None else (min(nxt) if nxt else 0.0)
@@ -467,6 +470,17 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
                      used, assumed, db_cps, step_of, container, killed_earlier)
 
 
+def _nested_starts(step_att: dict[tuple[str, int, int], list[Attempt]], cp_at: dict[tuple[str, int, int], Checkpoint],
+                   stamps: dict[str, float], ns: str, inv: int, lo: float, hi: float) -> list[float]:
+    """When work of namespaces below `ns` began between `lo` and `hi` (attempts, checkpoints)."""
+    below = (ns + "|") if ns else ""
+    out = [a.start_ts for k, v in step_att.items() if k[0] != ns and k[0].startswith(below) and k[1] == inv
+           for a in v if lo <= a.start_ts <= hi]
+    out += [stamps[c.checkpoint_id] for k, c in cp_at.items() if k[0] != ns and k[0].startswith(below)
+            and k[1] == inv and lo <= stamps[c.checkpoint_id] <= hi]
+    return out
+
+
 def _place_nested(
     step_att: dict[tuple[str, int, int], list[Attempt]],
     step_of: dict[int, tuple[str, int, int]],
@@ -530,10 +544,40 @@ class _Schedule:
 def _gaps(ev: _Evidence) -> list[tuple[float, float, _Put]]:
     """(time the put is submitted, time the next step of that loop starts, the put)."""
     starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
+    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    every = sorted(s.start for s in ev.steps)
     out: list[tuple[float, float, _Put]] = []
     for p in ev.puts:
-        out.append((p.submit, starts.get((p.ns, p.inv, p.step + 1), float("inf")), p))
+        nxt = starts.get((p.ns, p.inv, p.step + 1))
+        if nxt is None and _ends_nested(ev, p):
+            # A subgraph's last put: its executor's exit waits for it before the parent's step
+            # ends, so the gap runs to the parent step's end (else whatever starts next).
+            parent = p.ns.rpartition("|")[0]
+            holder = ev.container.get((p.ns, p.inv))
+            nxt = ends.get((parent, p.inv, holder)) if holder is not None else None
+            if nxt is None:
+                later = every[bisect.bisect_right(every, p.submit):]
+                nxt = later[0] if later else None
+        out.append((p.submit, nxt if nxt is not None else float("inf"), p))
     return sorted(out, key=lambda g: g[0])
+
+
+def _ends_nested(ev: _Evidence, p: _Put) -> bool:
+    """Is `p` the last put of a subgraph invocation that returned (its parent step went on)?"""
+    if not p.ns:
+        return False
+    mine = [s for s in ev.steps if s.ns == p.ns and s.inv == p.inv]
+    return bool(mine) and max(s.step for s in mine) == p.step and all(s.end is not None for s in mine)
+
+
+def _waited(mode: Mode | None, p: _Put, nxt: float, ev: _Evidence) -> bool:
+    """Does the loop wait for this put? sync after every step (not the input); a subgraph's
+    end, under sync and async alike, for its last put (BackgroundExecutor.__exit__)."""
+    if nxt == float("inf") or mode not in ("sync", "async"):
+        return False
+    if _ends_nested(ev, p):
+        return True
+    return mode == "sync" and p.step >= 0
 
 
 class _Clock:
@@ -572,12 +616,12 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, s
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
     #    step until it landed (chained behind the previous put), capped by the gap seen.
     removed = _Clock(partial=True)
-    if recording.mode == "sync" and (recording.latency or 0.0) > 0:
+    if recording.mode in ("sync", "async") and (recording.latency or 0.0) > 0:
         land_rec: dict[tuple[str, int], float] = {}
         for sub, nxt, p in gaps:
             lands = max(sub, land_rec.get((p.ns, p.inv), float("-inf"))) + float(recording.latency or 0.0)
             land_rec[(p.ns, p.inv)] = lands
-            if nxt != float("inf") and lands > sub and p.step >= 0:
+            if lands > sub and _waited(recording.mode, p, nxt, ev):
                 # The loop waited for this put: all of the gap but the loop's own tick was the wait
                 # (the write itself, the thread hand-over), not only the latency.
                 removed.add(sub, max(0.0, nxt - sub - TICK))
@@ -600,7 +644,7 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, s
             lands = max(t, land.get((p.ns, p.inv), float("-inf"))) + latency + WRITE_COST
             land[(p.ns, p.inv)] = lands
             landing[(p.ns, p.inv, p.step)] = lands
-            if mode == "sync" and nxt != float("inf") and p.step >= 0:
+            if _waited(mode, p, nxt, ev):
                 # sync waits after a step, never for the input checkpoint (main.py waits after
                 # after_tick only); the first step's put, chained behind it, carries its latency.
                 added.add(compute(sub), max(0.0, lands - t))
