@@ -35,8 +35,9 @@ def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:
             for key in ("db_at_kill", "db_after_resume"):
                 named = run.get(key)
                 if isinstance(named, str) and (folder / named).resolve() == path.resolve():
-                    delay = data.get("kill_delay") if key == "db_at_kill" and run.get("killed") else None
-                    kill_at = data.get("kill_at")
+                    delay = run.get("kill_delay", data.get("kill_delay"))  # newer manifests: per run
+                    delay = delay if key == "db_at_kill" and run.get("killed") else None
+                    kill_at = run.get("kill_at") or data.get("kill_at")
                     return Recording(
                         run["mode"], float(run.get("put_latency") or 0.0),
                         float(delay) if isinstance(delay, int | float) else None,

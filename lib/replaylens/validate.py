@@ -198,10 +198,12 @@ def predict(entry: dict[str, Any], kill_delay: float,
 def compare(manifest: dict[str, Any], point: str) -> list[Row]:
     """Rows for one campaign: each killed recording's predictions against the real ranges."""
     killed = [e for e in manifest["runs"] if e["killed"]]
-    delay = float(manifest.get("kill_delay") or 0.0)
     measured = {id(e): measure(e) for e in killed}
-    node = str(manifest.get("kill_at") or "").rpartition(":")[0] or None
-    preds = {id(e): predict(e, delay, node) for e in killed}
+    preds = {}
+    for e in killed:  # newer manifests draw a kill moment per run
+        delay = e.get("kill_delay", manifest.get("kill_delay"))
+        node = str(e.get("kill_at") or manifest.get("kill_at") or "").rpartition(":")[0] or None
+        preds[id(e)] = predict(e, float(delay or 0.0), node)
     rows: list[Row] = []
     for lat in sorted({float(e["put_latency"]) for e in killed}):
         for src in MODES:

@@ -76,4 +76,6 @@ def plan_resume(
         latency=latency,
         crash_ts=crash,
         recording=recording or Recording(),
+        today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
+        generation=thread.generation.to_json() if thread.generation else None,
     )
