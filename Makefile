@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
 
-.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench compat-fixtures clean
+.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench validate compat-fixtures clean
 
 # The dashboard and CLI alone (make run): runtime dependencies only, with pip's progress.
 $(RUN_STAMP): pyproject.toml
@@ -56,6 +56,10 @@ run: $(RUN_STAMP)
 # Regenerate the bundled kill-test campaigns in sample_dbs/ (about 4 minutes on 2 cores).
 samples: $(STAMP)
 	$(BIN)/python scripts/make_samples.py
+
+# The durability what-if against real kills: every example graph, mode and latency (252 kills, about an hour on 2 cores).
+validate: $(STAMP)
+	$(BIN)/replaylens validate --runs 2
 
 # Benchmarks against LangGraph's own API on large fixtures (built once, cached in bench/.cache).
 bench: $(STAMP)

@@ -83,6 +83,8 @@ def shots(base: str, chosen: dict[str, str]) -> list[tuple[str, str]]:
     return [
         ("threads", f"{base}/threads{q(db=chosen.get('threads_db') or crash['db'])}"),
         ("thread", f"{base}/thread{q(**fan, mode='async')}"),
+        # The same kill redrawn under each durability mode (one model, analysis/durability.py).
+        *((f"thread-{m}", f"{base}/thread{q(**fan, mode=m, latency='250')}") for m in ("sync", "async", "exit")),
         ("thread-graph", f"{base}/thread{q(**fan, view='Graph')}"),
         ("thread-writes", f"{base}/thread{q(**fan, view='Writes')}"),
         ("thread-state", f"{base}/thread{q(**crash, view='State')}"),

@@ -139,7 +139,7 @@ def test_changing_the_durability_mode(page: Any, base_url: str, demo: Path) -> N
     wait_idle(page)
     expect(page.get_by_text("▶ sync")).to_have_count(0)
     assert "mode=exit" in page.url
-    expect(page.get_by_text("Timeline with the exit replay window")).to_be_visible()
+    expect(page.get_by_text("Timeline under exit")).to_be_visible()
 
 
 def test_upload_a_database_with_its_effects_log(page: Any, base_url: str, demo: Path, tmp_path: Path) -> None:

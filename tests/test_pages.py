@@ -190,7 +190,7 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
     runs = frame(at, 1)
     assert len(runs) == 6 and all(link.startswith("./thread?db=") for link in runs["open"])
     charts = at.get("plotly_chart")
-    assert len(charts) == 5
+    assert len(charts) == 6  # four strips (tasks re-run, lines again added) and two by kill moment
     # Repeats against the kill moment: one trace per backend and mode, x = each run's kill delay
     # as the manifest records it, y = the lines repeated counted from the run's own logs.
     spec = json.loads(next(c for c in charts if c.key == "by_kill_moment_lines repeated").proto.spec)
@@ -213,6 +213,10 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
         assert sorted(xs) == sorted(delays[name])
         mode = name.split(" · ")[1]
         assert sorted(ys) == sorted(runs[runs["mode"] == mode]["lines repeated"])
+    # measured and predicted repeats side by side, in the same units, for every killed run
+    killed = runs[runs["resumed"].notna()]
+    assert killed["tasks re-run"].notna().all() and killed["tasks re-run (predicted)"].notna().all()
+    assert (killed["effect lines again"] == killed["effect lines again (predicted)"]).all()
 
 
 def test_runs_page_without_campaigns_says_what_to_do(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

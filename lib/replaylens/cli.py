@@ -316,9 +316,32 @@ def _plan(args: argparse.Namespace) -> Any:
         label = source.label
     finally:
         source.close()
-    plan = plan_resume(thread, effects, args.thread, latency=args.latency)
+    plan = plan_resume(thread, effects, args.thread, latency=args.latency, recording=_recording(args))
     plan.backend = {"kind": getattr(source, "kind", "?"), "database": label, **settings}
     return plan
+
+
+def _recording(args: argparse.Namespace) -> Any:
+    """The recorded mode: given on the command line, else from a kill-test manifest, else unknown."""
+    from replaylens.analysis.durability import Recording
+    from replaylens.recorded import recording_for
+
+    found = recording_for(args.db, args.thread) if "://" not in str(args.db) else Recording()
+    if args.recorded_mode is None:
+        return found
+    latency = args.recorded_latency if args.recorded_latency is not None else found.latency
+    return Recording(args.recorded_mode, latency, found.kill_offset, "given on the command line")
+
+
+def _latency(text: str) -> float:
+    """A checkpoint write latency: a number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--latency takes a number of seconds, not {text!r}") from None
+    if value != value or value < 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"--latency cannot be negative or infinite, got {text!r}")
+    return value
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -361,10 +384,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"idempotency: {safe(finding)}")
         for text in plan.ambiguities:
             print(f"cannot tell: {safe(text)}")
-        print(f"\nwhat-if (a model, write latency {plan.latency}s):")
+        rec = plan.recording
+        recorded = f"recorded under {rec.mode}" if rec.mode else "recorded mode unknown"
+        print(f"\nwhat-if at write latency {plan.latency:g}s ({recorded}):")
         for o in plan.what_if.values():
-            print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), "
-                  f"{len(o.replayed_lines):3} effect line(s) again. {safe(o.sentence)}")
+            tag = "as recorded" if o.as_recorded else "model"
+            print(f"  {o.mode:5}  {tag:11}  kept {o.checkpoints_kept:3} checkpoint(s), {len(o.reruns):2} task(s) "
+                  f"re-run, {len(o.replayed_lines):3} effect line(s) again. {safe(o.sentence)}")
     return 0
 
 
@@ -383,8 +409,13 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
     _add_db(p)
     p.add_argument("--thread", required=True, help="The thread id to plan a resume for.")
     p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints.")
-    p.add_argument("--latency", type=float, default=0.25,
-                   help="The checkpoint write latency in seconds for the async what-if model (default 0.25).")
+    p.add_argument("--latency", type=_latency, default=0.25,
+                   help="The checkpoint write latency in seconds for the what-if (default 0.25).")
+    p.add_argument("--recorded-mode", choices=("sync", "async", "exit"),
+                   help="The durability mode the run was recorded under (a kill-test manifest next to "
+                        "the database is read when this is not given).")
+    p.add_argument("--recorded-latency", type=_latency, metavar="SECONDS",
+                   help="The checkpoint write latency the run was recorded with.")
 
 
 # -- incident -------------------------------------------------------------------------
@@ -700,6 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
     from replaylens.killtest._cli import register_killtest
 
     register_killtest(sub)
+
+    from replaylens.validate import register_validate
+
+    register_validate(sub)
 
     register_serve(sub)
     return parser

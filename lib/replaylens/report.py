@@ -149,15 +149,18 @@ def _what_if_section(plan: ResumePlan) -> list[str]:
     out = [
         "## What each durability mode would have kept",
         "",
-        f"{md(WHAT_IF_NOTE)} Async write latency {plan.latency * 1000:.0f} ms.",
+        f"{md(WHAT_IF_NOTE)} Checkpoint write latency {plan.latency * 1000:.0f} ms; "
+        + (f"recorded under {plan.recording.mode}." if plan.recording.mode else "the recorded mode is not known."),
         "",
-        "| mode | rule | checkpoints kept | resume after step | replay window | lines repeated | verdict |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| mode | rule | source | checkpoints kept | resume after step | replay window | tasks re-run "
+        "| lines repeated | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for mode, o in plan.what_if.items():
         resume = "restart from input" if o.restart else str(o.resume_step)
-        out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {o.checkpoints_kept} | {resume} | {_window(o)} | "
-                   f"{len(o.replayed_lines)} | {_cell(o.sentence)} |")  # fmt: skip
+        source = "as recorded" if o.as_recorded else "model"
+        out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {source} | {o.checkpoints_kept} | {resume} | "
+                   f"{_window(o)} | {len(o.reruns)} | {len(o.replayed_lines)} | {_cell(o.sentence)} |")  # fmt: skip
     out.append("")
     return out
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylens.analysis.attempts import Attempt, effect_list
-from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome
+from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
 from replaylens.model import Checkpoint, Task, WriteRecord
 
@@ -32,6 +32,7 @@ class ResumePlan:
     latency: float = DEFAULT_LATENCY
     crash_ts: float | None = None
     backend: dict[str, Any] = field(default_factory=dict)  # kind, label, Postgres synchronous_commit
+    recording: Recording = field(default_factory=Recording)
     # Finished tasks that today's LangGraph would run again anyway: it migrates a pre-v3
     # checkpoint's channel names, hashes other task ids and so finds none of their writes.
     today_reruns: list[tuple[str, Task]] = field(default_factory=list)
@@ -130,6 +131,9 @@ class ResumePlan:
             "what_if": {
                 "latency_seconds": self.latency,
                 "note": WHAT_IF_NOTE,
+                "recorded": {"mode": self.recording.mode, "latency_seconds": self.recording.latency,
+                             "kill_offset_seconds": self.recording.kill_offset,
+                             "origin": self.recording.origin or None},
                 "modes": {m: o.to_json() for m, o in self.what_if.items()},
             },
         }

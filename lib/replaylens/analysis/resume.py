@@ -9,7 +9,7 @@ from __future__ import annotations
 from replaylens.analysis.align import align
 from replaylens.analysis.attempts import Attempt, group_attempts, number_attempts
 from replaylens.analysis.checks import find_duplicates, idempotency_findings
-from replaylens.analysis.durability import DEFAULT_LATENCY, what_if
+from replaylens.analysis.durability import DEFAULT_LATENCY, Recording, what_if
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
@@ -23,6 +23,7 @@ def plan_resume(
     thread_id: str,
     *,
     latency: float = DEFAULT_LATENCY,
+    recording: Recording | None = None,
 ) -> ResumePlan:
     """Everything a resume of `thread_id` from the database as it stands would do."""
     lines: list[EffectLine]
@@ -39,12 +40,12 @@ def plan_resume(
             a.verdict = "restart"
             a.reason = "no checkpoint exists: invoke(None) raises EmptyInputError; a restart repeats everything"
         number_attempts(attempts)
-        outcomes, crash = what_if(thread, attempts, latency) if thread else ({}, None)
-        if not outcomes:
-            outcomes, crash = what_if(Thread(thread_id, {}), attempts, latency)
+        outcomes, crash = what_if(thread or Thread(thread_id, {}), attempts, latency,
+                                  status="needs_restart", recording=recording)
         return ResumePlan(
             thread_id, "needs_restart", None, [], [], [], thread.orphan_writes if thread else [], attempts,
             effects is not None, find_duplicates(attempts), idempotency_findings(attempts), outcomes, latency, crash,
+            recording=recording or Recording(),
         )
     assert thread is not None and thread.root is not None
     align(attempts, thread)
@@ -57,11 +58,12 @@ def plan_resume(
         judge(a, thread, resumed, lineage_ids)
     reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status != "finished"]
     reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status == "finished"]
-    outcomes, crash = what_if(thread, attempts, latency)
+    status = thread_status(thread)
+    outcomes, crash = what_if(thread, attempts, latency, status=status, recording=recording)
     unmatched = unmatched_reruns(reruns, attempts)
     return ResumePlan(
         thread_id=thread_id,
-        status=thread_status(thread),
+        status=status,
         resume_checkpoint=thread.root.latest,
         subgraph_resumes=[cp for ns, cp in resumed.items() if ns],
         reruns=reruns,
@@ -74,6 +76,7 @@ def plan_resume(
         what_if=outcomes,
         latency=latency,
         crash_ts=crash,
+        recording=recording or Recording(),
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
         generation=thread.generation.to_json() if thread.generation else None,
         unmatched_reruns=unmatched,

@@ -620,7 +620,9 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     for ns in thread.namespaces.values():
         for cp in ns.checkpoints:
             _finished_by_next_step(ns, cp)
-        matched += len({t.task_id for t in cp.tasks if t.derived} & set(evidence.get(cp.checkpoint_id, {})))
+        if ns.checkpoints:  # a namespace of writes rows only has no checkpoint to match
+            last = ns.checkpoints[-1]
+            matched += len({t.task_id for t in last.tasks if t.derived} & set(evidence.get(last.checkpoint_id, {})))
     thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written,
                                             hints.threads if hints else 0)
     name_updates(thread)

@@ -38,6 +38,11 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
 
 
 def judge(a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineage: dict[str, set[str]]) -> None:
+    if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":
+        a.verdict, a.reason = "kept", (
+            "its step's checkpoint never landed, but the step ran again later and the thread completed"
+        )
+        return
     if a.alignment == "orphaned":
         a.verdict, a.reason = "replays", "its writes are orphaned: the checkpoint they hang off never landed"
         return

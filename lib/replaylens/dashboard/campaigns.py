@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from replaylens.analysis.durability import MODES
 from replaylens.dashboard.catalog import Campaign, CampaignRun
 from replaylens.errors import ReplaylensError
 from replaylens.paths import AllowList
@@ -23,8 +24,13 @@ from replaylens.paths import AllowList
 RUN_COLUMNS = [
     "campaign", "run", "graph", "backend", "mode", "latency (ms)", "kill at", "kill delay (s)", "fault point",
     "thread", "checkpoints kept", "effect lines at kill", "effect lines after resume", "lines repeated",
-    "predicted repeats", "acknowledged lost", "effects source", "resumed", "resume error", "db",
+    "tasks re-run", "tasks re-run (predicted)", "effect lines again", "effect lines again (predicted)",
+    "predicted from the other modes' runs", "acknowledged lost", "effects source", "resumed", "resume error", "db",
 ]  # fmt: skip
+"""`tasks re-run` and `effect lines again` are measured (`replaylens.validate.measure`); the
+`(predicted)` columns are the model's answer from this run's own evidence; the last
+prediction column is what the runs of the other modes, at the same latency, predict for
+this run's mode (`analysis.durability`, the one model)."""
 
 
 def repeated_lines(lines: list[Any]) -> int:
@@ -77,9 +83,12 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
         "acknowledged lost": run.acked_lost, "effects source": run.effects_source,
         "checkpoints kept": None, "effect lines at kill": run.effect_lines_at_kill,
         "effect lines after resume": run.effect_lines_after_resume, "lines repeated": None,
-        "predicted repeats": None, "resumed": run.resume_ok, "resume error": run.resume_error or "",
+        "tasks re-run": None, "tasks re-run (predicted)": None, "effect lines again": None,
+        "effect lines again (predicted)": None, "predicted from the other modes' runs": "",
+        "resumed": run.resume_ok, "resume error": run.resume_error or "",
         "db": allow.key(run.db_at_kill) if run.db_at_kill else "",
     }  # fmt: skip
+    row["_predicted"] = {}
     at_kill = _lines(run.effects_at_kill, run.thread_id)
     after = _lines(run.effects_after_resume, run.thread_id)
     if at_kill is not None:
@@ -96,18 +105,51 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
             thread = load_thread(source, run.thread_id) if found else None
             if at_kill is not None:
                 from replaylens.effects.parse import EffectsLog
+                from replaylens.recorded import recording_for
 
                 log = EffectsLog(str(run.effects_at_kill), at_kill)
-                row["predicted repeats"] = len(plan_resume(thread, log, run.thread_id).replayed_lines)
+                rec = recording_for(run.db_at_kill, run.thread_id)
+                plan = plan_resume(thread, log, run.thread_id, latency=run.put_latency, recording=rec)
+                row["_predicted"] = {m: (len(o.reruns), len(o.replayed_lines)) for m, o in plan.what_if.items()}
+                own = plan.what_if.get(run.mode)
+                if own is not None:
+                    row["tasks re-run (predicted)"] = len(own.reruns)
+                    row["effect lines again (predicted)"] = len(own.replayed_lines)
         except ReplaylensError as exc:
             row["resume error"] = row["resume error"] or f"unreadable at kill: {exc}"
         finally:
             source.close()
+    if run.db_at_kill is not None and run.effects_at_kill is not None and run.effects_after_resume is not None \
+            and run.db_at_kill.exists() and run.effects_at_kill.exists() and run.effects_after_resume.exists():
+        from replaylens.validate import measure
+
+        got = measure({"thread_id": run.thread_id, "db_at_kill": run.db_at_kill, "effects_at_kill": run.effects_at_kill,
+                       "effects": run.effects_after_resume, "resume": {"error": run.resume_error}})
+        row["tasks re-run"], row["effect lines again"] = got.reruns, got.lines
     return row
+
+
+def _cross(rows: list[dict[str, Any]]) -> None:
+    """Fill in what the other modes' runs of the same campaign and latency predict for each run."""
+    for row in rows:
+        preds = [r["_predicted"][row["mode"]] for r in rows
+                 if r is not row and r["campaign"] == row["campaign"] and r["latency (ms)"] == row["latency (ms)"]
+                 and r["mode"] != row["mode"] and row["mode"] in r["_predicted"]]
+        if preds:
+            tasks = sorted({p[0] for p in preds})
+            lines = sorted({p[1] for p in preds})
+            row["predicted from the other modes' runs"] = (
+                f"tasks {_range(tasks)}, lines {_range(lines)} (from {len(preds)} runs)"
+            )
+
+
+def _range(vals: list[int]) -> str:
+    return str(vals[0]) if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
 
 
 def runs_frame(campaigns: list[Campaign], allow: AllowList) -> pd.DataFrame:
     rows = [measure_run(run, c, allow) for c in campaigns for run in c.runs]
+    _cross(rows)
     return pd.DataFrame(rows, columns=RUN_COLUMNS)
 
 
@@ -124,8 +166,10 @@ def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
     if runs.empty:
         return pd.DataFrame(columns=["graph", "backend", "mode", "latency (ms)", "kill at", "fault point", "runs",
                                      "kill delay (s)", "checkpoints kept", "effect lines after resume",
-                                     "lines repeated", "acknowledged lost", "resumed", "errors"])  # fmt: skip
-    order = {"sync": 0, "async": 1, "exit": 2}
+                                     "lines repeated", "tasks re-run (measured / predicted)",
+                                     "effect lines again (measured / predicted)", "acknowledged lost", "resumed",
+                                     "errors"])  # fmt: skip
+    order = {m: i for i, m in enumerate(MODES)}
     out = []
     keys = ["graph", "backend", "mode", "latency (ms)", "kill at", "fault point"]
     for (graph, backend, mode, latency, kill_at, fault), group in runs.groupby(keys, sort=False):
@@ -145,6 +189,10 @@ def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
                 "checkpoints kept": _span(group["checkpoints kept"]),
                 "effect lines after resume": _span(group["effect lines after resume"]),
                 "lines repeated": _span(group["lines repeated"]),
+                "tasks re-run (measured / predicted)": f"{_span(group['tasks re-run'])} / "
+                f"{_span(group['tasks re-run (predicted)'])}",
+                "effect lines again (measured / predicted)": f"{_span(group['effect lines again'])} / "
+                f"{_span(group['effect lines again (predicted)'])}",
                 "acknowledged lost": _span(group["acknowledged lost"]),
                 "resumed": f"{int((group['resumed'] == True).sum())}/{len(group)}",  # noqa: E712 - may hold None
                 "errors": ", ".join(f"{k} ×{v}" for k, v in errors.items()),

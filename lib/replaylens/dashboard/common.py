@@ -24,6 +24,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from replaylens import settings
+from replaylens.analysis.durability import MODE_RULES, Recording
+from replaylens.analysis.durability import MODES as DURABILITY_MODES
 from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
 from replaylens.dashboard import loading, screen_path
@@ -44,7 +46,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "learn": ("Learn supersteps", ":material/school:"),
 }
 """Every page, in sidebar order: url path -> (title, icon). The first is the default."""
-MODES = ("sync", "async", "exit")
+MODES = DURABILITY_MODES
 
 GLOSSARY = {
     "superstep": "One round of the graph. Every task due after a checkpoint runs in parallel; when all "
@@ -57,8 +59,8 @@ GLOSSARY = {
     "superstep's checkpoint. A resume reuses it instead of running the task again.",
     "orphan write": "A saved task output whose checkpoint never reached the database. A resume ignores "
     "it, so that task runs again.",
-    "durability": "When LangGraph saves checkpoints: sync (before the next superstep starts), async "
-    "(in the background while it runs; the default) or exit (only when the run ends).",
+    "durability": "When LangGraph saves checkpoints: " + "; ".join(f"{m}: {r}" for m, r in MODE_RULES.items())
+    + " (async is the default).",
     "replay window": "The stretch of time whose side effects a resume would perform a second time.",
     "effects log": "A JSON Lines file in which each node records 'start' and 'end' around its side "
     "effect (replaylens.record_effect). It is the only record of what happened outside the database.",
@@ -234,11 +236,13 @@ def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) ->
 
     log_, _ = effects(item)
     source = open_item(item)
-    key = ("plan", source.identity(), file_identity(item.effects) if item.effects else None, thread_id, round(latency, 3))
+    rec = recording(item, thread_id)
+    key = ("plan", source.identity(), file_identity(item.effects) if item.effects else None, thread_id,
+           round(latency, 3), rec)
     hit = _store().get(key)
     if hit is not None:
         return hit
-    return _store().put(key, plan_resume(thread_obj, log_, thread_id, latency=latency))
+    return _store().put(key, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec))
 
 
 def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], latency: float) -> dict[str, int]:
@@ -476,19 +480,27 @@ def md_quote(text: str) -> str:
     return "“" + md(text[:200]) + "”"
 
 
-def mode_picker(container: Any = None, *, label: str = "Durability mode") -> str:
+def mode_picker(container: Any = None, *, label: str = "Durability mode", default: str | None = "async") -> str | None:
+    """The durability mode to show; None while nobody has picked one and none was recorded."""
     where = container or st
     return where.segmented_control(
-        label, list(MODES), default="async", key="mode", bind="query-params", required=True,
-        help="When LangGraph saves checkpoints. sync: before the next superstep starts. async (the default): "
-        "in the background while the next superstep runs. exit: only when the run ends.",
-    ) or "async"  # fmt: skip
+        label, list(MODES), default=default, key="mode", bind="query-params",
+        help="When LangGraph saves checkpoints. " + " ".join(f"{m}: {r}." for m, r in MODE_RULES.items()),
+    )  # fmt: skip
+
+
+def recording(item: cat.DataItem, thread_id: str) -> Recording:
+    """How this thread was recorded, when a kill-test manifest next to the database says so."""
+    from replaylens.recorded import recording_for
+
+    path = getattr(item, "path", None)
+    return recording_for(path, thread_id) if path is not None else Recording()
 
 
 def latency_picker(container: Any = None) -> float:
     where = container or st
     ms = where.slider(
-        "Checkpoint write latency (ms), for the async model", 0, 1000, 250, step=50, key="latency",
+        "Checkpoint write latency (ms)", 0, 1000, 250, step=50, key="latency",
         bind="query-params",
         help="How long one checkpoint takes to reach the database. Local SQLite: a few ms; a networked "
         "Postgres or hosted service: 50-500 ms. Under async, a crash loses the checkpoints still on their way.",
@@ -573,15 +585,25 @@ def synced_selectbox(
     return value
 
 
-def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str, float, list[Any]]:
-    """The row every per-thread page starts with: thread, durability mode, async latency.
+def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str | None, float, list[Any]]:
+    """The row every per-thread page starts with: thread, durability mode, write latency.
 
-    Returns (thread id or None, mode, latency, the database's thread summaries)."""
+    The mode defaults to the recorded one when a kill-test manifest names it; otherwise
+    no mode is chosen and the page says the mode was not recorded and asks for one.
+    Returns (thread id or None, mode or None, latency, the database's thread summaries)."""
     top = st.columns([3, 2, 2])
     thread_id = thread_picker(item, container=top[0])
     if not thread_id:
-        return None, "sync", 0.25, []
-    mode = mode_picker(top[1], label=mode_label)
+        return None, None, 0.25, []
+    rec = recording(item, thread_id)
+    mode = mode_picker(top[1], label=mode_label, default=rec.mode)
     latency = latency_picker(top[2])
+    if rec.known:
+        top[1].caption(f"Recorded under **{rec.mode}**"
+                       + (f" at {rec.latency * 1000:g} ms per checkpoint write" if rec.latency else "")
+                       + " (kill-test manifest).")
+    elif mode is None:
+        st.info("The durability mode this thread ran under was not recorded (no kill-test manifest names it). "
+                "Pick the mode your run used above to see what it left and what a resume would replay.")
     summaries_, _ = summaries(item)
     return thread_id, mode, latency, summaries_

@@ -2,19 +2,10 @@
 
 For each superstep of the thread's root chain it says what ran in parallel, when each
 task's writes and the step's checkpoint landed, and what a SIGKILL in the middle of
-that step would leave under each durability mode. The "what if" follows LangGraph's
-rules (see docs/langgraph-internals.md):
-
-- writes are saved per task as soon as the task finishes (sync and async), never under
-  exit until the run ends;
-- sync waits for each checkpoint before the next step, async does not (so with a slow
-  store the previous step's checkpoint can still be in flight), exit saves nothing of
-  the running invocation;
-- a resume loads the newest checkpoint, reuses the writes saved against it and re-runs
-  every other task of that step from its first line.
-
-The kill is placed just before the step's last task finishes: its siblings are done
-(their writes saved), it is not.
+that step would leave under each durability mode. The "what if" is not worked out
+here: it is `replaylens.analysis.durability.what_if_at`, the one model every page uses,
+asked about a kill just before the step's last task finishes (its siblings are done,
+their writes saved; it is not).
 """
 
 from __future__ import annotations
@@ -22,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from replaylens.analysis.durability import DEFAULT_LATENCY, MODES, ModeOutcome, what_if_at
 from replaylens.model import CONTROL_CHANNELS, Checkpoint, Thread, channel_label
+from replaylens.times import iso_to_epoch
+
+KILL_BEFORE_END = 0.005
+"""Seconds before the step's last task finishes at which the lesson's kill lands."""
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -46,6 +42,7 @@ class ModeLesson:
     reused: list[str]
     repeated_effects: list[str]
     restart: bool = False
+    sentence: str = ""
     fates: dict[tuple[int, int], str] = field(default_factory=dict)  # (step, task index) -> kept|reused|reruns|killed|not started
     checkpoints: dict[int, str] = field(default_factory=dict)  # step -> saved|lost|not yet
 
@@ -88,139 +85,87 @@ def _last_to_finish(runs: list[TaskRun]) -> int:
     return max(ends)[1] if ends else 0
 
 
-def _effects_of(runs: list[TaskRun]) -> list[str]:
-    """Recorded effects of these tasks (the node name when the log has none; never __start__)."""
-    out = []
-    for r in runs:
-        out.extend(r.effects or ([] if r.node == "__start__" else [r.node]))
-    return out
-
-
 def after(step: int | None) -> str:
     """`-1` -> `the input checkpoint`; `2` -> `step 2`."""
     return "the input checkpoint" if step is None or step < 0 else f"step {step}"
 
 
-def _invocation_start(chain: list[Checkpoint], upto: int) -> int:
-    """Index of the checkpoint the running invocation started from (exit keeps what precedes it)."""
-    for i in range(upto, -1, -1):
-        cp = chain[i]
-        if cp.source == "input":
-            return i
-        if any(w.channel in ("__interrupt__", "__resume__") for w in cp.writes) and i < upto:
-            return i
-    return 0
-
-
-def build_lesson(thread: Thread, plan: ResumePlan | None = None) -> list[StepLesson]:
+def build_lesson(thread: Thread, plan: ResumePlan | None = None, latency: float = DEFAULT_LATENCY) -> list[StepLesson]:
     """One lesson per superstep of the root chain that ran (or was running) a task."""
     root = thread.root
     if root is None or root.latest is None:
         return []
     chain = root.lineage(root.latest.checkpoint_id)
+    attempts = list(getattr(plan, "attempts", []) or [])
     attempts_by_task: dict[str, list[Any]] = {}
-    for a in getattr(plan, "attempts", []) or []:
+    for a in attempts:
         tid = a.task.task_id if getattr(a, "task", None) is not None else a.task_id
         if tid:
             attempts_by_task.setdefault(tid, []).append(a)
+    recording = getattr(plan, "recording", None)
     lessons: list[StepLesson] = []
     steps: list[list[TaskRun]] = []
     for i, cp in enumerate(chain):
         if not cp.tasks:
             continue
-        after = chain[i + 1] if i + 1 < len(chain) else None
-        runs = _task_runs(cp, attempts_by_task, finished=after is not None)
+        after_cp = chain[i + 1] if i + 1 < len(chain) else None
+        runs = _task_runs(cp, attempts_by_task, finished=after_cp is not None)
         steps.append(runs)
         step = (cp.step if cp.step is not None else i - 1) + 1
-        lessons.append(StepLesson(step, cp, after, runs, _modes(chain, i, runs, steps)))
+        at = _kill_moment(runs, cp, after_cp)
+        outcomes = what_if_at(thread, attempts, latency, at, recording=recording) if at is not None else {}
+        lessons.append(StepLesson(step, cp, after_cp, runs, _modes(outcomes, runs, steps, chain, i)))
     return lessons
 
 
-def _modes(chain: list[Checkpoint], i: int, runs: list[TaskRun], steps: list[list[TaskRun]]) -> dict[str, ModeLesson]:
+def _kill_moment(runs: list[TaskRun], cp: Checkpoint, after_cp: Checkpoint | None) -> float | None:
+    """Just before the step's last task finishes (by the log), else just before its checkpoint."""
+    victim = runs[_last_to_finish(runs)] if runs else None
+    if victim is not None and victim.end is not None and victim.start is not None:
+        return max(victim.start, victim.end - KILL_BEFORE_END)
+    if after_cp is not None and (ts := iso_to_epoch(after_cp.ts)) is not None:
+        return ts - KILL_BEFORE_END
+    return iso_to_epoch(cp.ts)
+
+
+def _modes(outcomes: dict[str, ModeOutcome], runs: list[TaskRun], steps: list[list[TaskRun]],
+           chain: list[Checkpoint], i: int) -> dict[str, ModeLesson]:
+    """The model's outcome per mode (analysis.durability), in the lesson's words and fates."""
     cp = chain[i]
-    victim = _last_to_finish(runs)
-    done = [r for j, r in enumerate(runs) if j != victim]
-    killed = runs[victim]
     step = (cp.step if cp.step is not None else 0) + 1
-
-    def names(rs: list[TaskRun], s: int) -> list[str]:
-        return [f"{r.node} (step {s})" for r in rs]
-
-    sync = ModeLesson(
-        holds=f"every checkpoint up to {after(cp.step)}, plus the saved writes of "
-        + (", ".join(r.node for r in done) if done else "no task yet (none had finished)"),
-        resume=f"from {after(cp.step)}: the tasks of step {step} are rebuilt with the same task ids",
-        reruns=names([killed], step),
-        reused=names(done, step),
-        repeated_effects=_effects_of([killed]),
-    )
-    if i >= 1:
-        prev = chain[i - 1]
-        prev_runs = steps[-2] if len(steps) >= 2 else []
-        async_ = ModeLesson(
-            holds=f"with a fast store, the same as sync. With a slow one, {after(cp.step)}'s checkpoint may still "
-            f"be on its way: the newest is then {after(prev.step)}, and the writes of step {step} hang off a "
-            "checkpoint that is not there (orphan writes)",
-            resume=f"from {after(cp.step)} (fast store) or from {after(prev.step)} (slow store)",
-            reruns=names([killed], step) + [f"slow store: also {n}" for n in names(prev_runs, step - 1) + names(done, step)],
-            reused=names(done, step),
-            repeated_effects=_effects_of([killed]) + [f"slow store: {e}" for e in _effects_of(prev_runs + done)],
-        )
-    else:
-        async_ = ModeLesson(sync.holds, sync.resume, sync.reruns, sync.reused, sync.repeated_effects)
-    start = _invocation_start(chain, i)
-    if chain[start].source == "input":
-        before = [r for s in steps for r in s]
-        exit_ = ModeLesson(
-            holds="nothing from this run: exit saves only when the run returns, pauses or raises, and a "
-            "SIGKILL lets it do none of these",
-            resume="nowhere: invoke(None) raises EmptyInputError; only a restart from the input is possible",
-            reruns=[r.node for r in before if r.node != "__start__"],
-            reused=[],
-            repeated_effects=_effects_of(before),
-            restart=True,
-        )
-    else:
-        kept = chain[start]
-        exit_ = ModeLesson(
-            holds=f"checkpoints up to {after(kept.step)} (where the run last paused); nothing of this invocation",
-            resume=f"from {after(kept.step)}",
-            reruns=[f"every task since step {kept.step}"],
-            reused=[],
-            repeated_effects=_effects_of([r for s in steps[-(i - start + 1):] for r in s]),
-        )
-    modes = {"sync": sync, "async": async_, "exit": exit_}
-    _fill_fates(modes, chain, i, steps, victim)
-    return modes
-
-
-def _fill_fates(modes: dict[str, ModeLesson], chain: list[Checkpoint], i: int, steps: list[list[TaskRun]],
-                victim: int) -> None:  # fmt: skip
-    """Per task and per checkpoint, what each mode leaves when the kill lands in step `i`."""
+    victim = _last_to_finish(runs)
     step_numbers = [(c.step if c.step is not None else j - 1) + 1 for j, c in enumerate(chain) if c.tasks][: len(steps)]
-    current = step_numbers[-1]
-    start = _invocation_start(chain, i)
-    first_of_run = (chain[start].step if chain[start].step is not None else -1) + 1
-    for mode, lesson in modes.items():
-        for s, runs in zip(step_numbers, steps, strict=True):
-            for j in range(len(runs)):
-                if s < current:
-                    fate = "kept"
-                    if mode == "async" and s == current - 1:
-                        fate = "reruns"
-                    if mode == "exit" and (lesson.restart or s >= first_of_run):
-                        fate = "reruns"
-                elif j == victim:
+    out: dict[str, ModeLesson] = {}
+    for mode in MODES:
+        o = outcomes.get(mode)
+        if o is None:
+            continue
+        again = {(r["node"], r["step"]) for r in o.reruns if not r["checkpoint_ns"]}
+        done = [r for j, r in enumerate(runs) if j != victim and (r.node, step) not in again]
+        lesson = ModeLesson(
+            holds=f"{o.checkpoints_kept} checkpoint(s)" + (
+                ", none of this run" if o.restart else f", the newest {after(o.resume_step)}"),
+            resume=("nowhere: invoke(None) raises EmptyInputError; only a restart from the input is possible"
+                    if o.restart else f"from {after(o.resume_step)}"),
+            reruns=[f"{r['node']} (step {r['step']})" for r in o.reruns],
+            reused=[f"{r.node} (step {step})" for r in done],
+            repeated_effects=[f"{k} ×{v}" if v > 1 else k for k, v in o.replayed_effects.items()],
+            restart=o.restart,
+            sentence=o.sentence,
+        )
+        for s, rs in zip(step_numbers, steps, strict=True):
+            for j, r in enumerate(rs):
+                if s == step and j == victim:
                     fate = "killed"
+                elif (r.node, s) in again:
+                    fate = "reruns"
                 else:
-                    fate = "reused" if mode == "sync" else "reruns"
+                    fate = "reused" if s == step else "kept"
                 lesson.fates[(s, j)] = fate
-            if s < current:
-                saved = "saved"
-                if mode == "async" and s == current - 1:
-                    saved = "lost"
-                if mode == "exit" and (lesson.restart or s >= first_of_run):
-                    saved = "lost"
-                lesson.checkpoints[s] = saved
+            if s < step:
+                saved = not o.restart and o.resume_step is not None and s <= o.resume_step
+                lesson.checkpoints[s] = "saved" if saved else "lost"
             else:
                 lesson.checkpoints[s] = "not yet"
+        out[mode] = lesson
+    return out

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from replaylens.analysis.durability import MODE_RULES
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
@@ -318,8 +319,5 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                                        "log lines", "pid"])  # fmt: skip
 
 
-MODE_EXPLAINED = {
-    "sync": "each checkpoint is written before the next superstep starts",
-    "async": "checkpoints are written in the background while the next superstep runs (LangGraph's default)",
-    "exit": "nothing is written until the run returns, pauses or raises",
-}
+MODE_EXPLAINED = MODE_RULES
+"""The one line per mode, from `analysis.durability` (the only place that knows the modes)."""

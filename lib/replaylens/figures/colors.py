@@ -35,6 +35,7 @@ GRAPH_STATE_WORDS = {
 }
 MODE = {"sync": "#0072B2", "async": "#E69F00", "exit": "#CC79A7"}
 CHECKPOINT = "#0072B2"
+LOST = "#A3001B"
 WRITE = "#444444"
 ORPHAN = "#D55E00"
 CRASH = "#A3001B"

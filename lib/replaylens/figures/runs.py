@@ -5,15 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from replaylens.analysis.durability import MODES
 from replaylens.figures import colors
 from replaylens.text import plotly_text
 
-MODE_ORDER = ("sync", "async", "exit")
+MODE_ORDER = MODES
 METRICS = {
     "checkpoints kept": "Checkpoints in the database at the kill",
     "effect lines after resume": "Effect lines after the resume finished",
-    "lines repeated": "Effect lines that happened a second time",
+    "tasks re-run": "Tasks re-run by the resume (measured)",
+    "effect lines again": "Effect lines of those tasks (measured)",
 }
+PREDICTED = {"tasks re-run": "tasks re-run (predicted)", "effect lines again": "effect lines again (predicted)"}
+"""The model's answer for a measured column, drawn next to each measured point."""
 
 
 def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
@@ -51,6 +55,17 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                 hoverinfo="text",
             )
         )
+        predicted = PREDICTED.get(metric)
+        if predicted in part:
+            fig.add_trace(
+                go.Scatter(
+                    x=[x + width / 4 for x in xs], y=part[predicted], mode="markers",
+                    marker={"size": 12, "symbol": "x-thin-open", "line": {"width": 2, "color": palette[li % len(palette)]}},
+                    name=f"{latency} ms: predicted", hoverinfo="text",
+                    hovertext=[f"run {r} · {plotly_text(m)} · {latency} ms<br>predicted {plotly_text(metric)}: {v}"
+                               for r, m, v in zip(part["run"], part["mode"], part[predicted], strict=True)],
+                )
+            )
     fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=[plotly_text(m) for m in modes], range=[-0.6, len(modes) - 0.4],
                      title="durability mode")  # fmt: skip
     fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d",

@@ -35,8 +35,11 @@ def superstep_figure(lessons: list[Any], selected: int, mode: str) -> go.Figure:
     fig = go.Figure()
     if not lessons:
         return fig
-    fates = lessons[selected].modes[mode].fates
-    checkpoints = lessons[selected].modes[mode].checkpoints
+    chosen = lessons[selected].modes.get(mode)
+    if chosen is None:  # no model for this step (a thread without timings)
+        return fig
+    fates = chosen.fates
+    checkpoints = chosen.checkpoints
     lanes: list[str] = []
     boxes: dict[str, list[tuple[float, str, str]]] = {k: [] for k in FATE_COLOR}
     for lesson in lessons:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
 
 MIN_BAR_SECONDS = 0.004
+ENDING_LINE = {"killed": "crash (last record)", "raised": "failed here", "paused": "paused for an answer"}
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,10 @@ class Bar:
 class Mark:
     lane: str
     ts: float
-    kind: str  # checkpoint | write | orphan
+    kind: str  # checkpoint | lost | write | orphan | killed
     hover: str
     text: str = ""
+    checkpoint_id: str = ""
 
 
 @dataclass
@@ -57,6 +59,7 @@ class TimelineData:
     marks: list[Mark] = field(default_factory=list)
     crash_ts: float | None = None
     windows: dict[str, tuple[float, float]] = field(default_factory=dict)
+    ending: str = "killed"  # killed | returned | raised | paused: names the line at crash_ts
 
     def add_lane(self, lane: str) -> str:
         if lane not in self.lanes:
@@ -87,9 +90,17 @@ def checkpoint_lane(ns: str) -> str:
     return plotly_text(f"checkpoints ({ns_prefix(ns)})") if ns else "checkpoints"
 
 
-def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None) -> TimelineData:
-    """Lay out one thread (and its resume plan, when there is one) on lanes and times."""
+def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None, mode: str | None = None) -> TimelineData:
+    """Lay out one thread (and its resume plan, when there is one) on lanes and times.
+
+    With `mode`, the thread is drawn as that durability mode would have left it (the
+    plan's `what_if[mode]`, one model for every page): checkpoints it would have lost
+    are drawn as lost, task attempts coloured by whether that mode's resume re-runs them,
+    and only that mode's replay window is shaded.
+    """
     data = TimelineData()
+    outcome = (getattr(plan, "what_if", None) or {}).get(mode) if mode else None
+    data.ending = getattr(outcome, "ending", "killed") if outcome is not None else _ending_of(plan)
     attempts = list(getattr(plan, "attempts", []) or [])
     attempt_by_task: dict[str, Any] = {}
     for a in attempts:
@@ -102,6 +113,15 @@ def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None) -
         data.crash_ts = crash
     if thread is not None:
         _lay_out_checkpoints(data, thread, attempt_by_task, crash)
+    if outcome is not None:
+        kept = set(outcome.kept_checkpoint_ids)
+        data.marks = [
+            Mark(m.lane, m.ts, "lost", m.hover.replace("<b>checkpoint,", f"<b>lost under {_e(mode)}: checkpoint,", 1),
+                 m.text)
+            if m.kind == "checkpoint" and m.checkpoint_id not in kept else m
+            for m in data.marks
+        ]
+    again = set(outcome.replayed_lines) if outcome is not None else None
     for a in attempts:
         ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
         lane = data.add_lane(lane_for(ns, a.node))
@@ -110,6 +130,9 @@ def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None) -
         if in_flight and crash is not None:
             end = max(end, crash)
         verdict = a.verdict or ""
+        if again is not None:
+            runs_again = any(line.line in again for line in a.lines)
+            verdict = ("restart" if outcome.restart else "replays") if runs_again else "kept"
         word = colors.VERDICT_WORDS.get(verdict, "not judged")
         lines = ", ".join(str(line.line) for line in a.lines)
         hover = (
@@ -120,10 +143,16 @@ def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None) -
         data.bars.append(Bar(lane, a.start_ts, end, word, colors.VERDICT.get(verdict, "#999999"), hover, in_flight))
         if in_flight:  # a bar this short can vanish on a long time axis; the marker cannot
             data.marks.append(Mark(lane, a.start_ts, "killed", f"<b>{_e(a.node)}</b> was still running here (started, never ended)"))
-    for mode, outcome in (getattr(plan, "what_if", None) or {}).items():
-        if outcome.window_start is not None and outcome.window_end is not None:
-            data.windows[mode] = (outcome.window_start, outcome.window_end)
+    for name, o in (getattr(plan, "what_if", None) or {}).items():
+        if o.window_start is not None and o.window_end is not None and (mode is None or name == mode):
+            data.windows[name] = (o.window_start, o.window_end)
     return data
+
+
+def _ending_of(plan: Any) -> str:
+    """How the recorded run ended, for the label of the line drawn where it stopped."""
+    outcomes = list((getattr(plan, "what_if", None) or {}).values())
+    return getattr(outcomes[0], "ending", "killed") if outcomes else "killed"
 
 
 def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: dict[str, Any], crash: float | None) -> None:
@@ -137,7 +166,7 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
             data.marks.append(
                 Mark(cp_lane, ts, "checkpoint",
                      f"<b>checkpoint, step {cp.step}</b> ({_e(cp.source)})<br>{_e(cp.checkpoint_id)}"
-                     f"<br>due next: {_e(tasks)}", f"{cp.step}")  # fmt: skip
+                     f"<br>due next: {_e(tasks)}", f"{cp.step}", cp.checkpoint_id)  # fmt: skip
             )
             child_ts = [t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t]
             next_ts = min(child_ts) if child_ts else None
@@ -205,6 +234,7 @@ def _texts(values: list[str]) -> np.ndarray:
 
 MARK_STYLE = {
     "checkpoint": {"symbol": "diamond", "size": 13, "color": colors.CHECKPOINT, "name": "checkpoint landed"},
+    "lost": {"symbol": "diamond-open", "size": 13, "color": colors.LOST, "name": "checkpoint lost under this mode"},
     "write": {"symbol": "line-ns-open", "size": 16, "color": colors.WRITE, "name": "writes saved"},
     "orphan": {"symbol": "x", "size": 14, "color": colors.ORPHAN, "name": "orphan write"},
     "killed": {"symbol": "star", "size": 15, "color": colors.CRASH, "name": "started, never finished"},
@@ -274,8 +304,8 @@ def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str |
             "type": "scatter",
             "x": _dates([m.ts for m in marks]),
             "y": _texts([m.lane for m in marks]),
-            "mode": "markers+text" if kind == "checkpoint" else "markers",
-            "text": _texts([m.text for m in marks]) if kind == "checkpoint" else None,
+            "mode": "markers+text" if kind in ("checkpoint", "lost") else "markers",
+            "text": _texts([m.text for m in marks]) if kind in ("checkpoint", "lost") else None,
             "textposition": "top center",
             "textfont": {"size": 10, "color": style["color"]},
             "marker": {"symbol": style["symbol"], "size": style["size"], "color": style["color"],
@@ -296,7 +326,8 @@ def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str |
     if data.crash_ts is not None:
         fig.add_shape(type="line", xref="x", yref="paper", x0=_when(data.crash_ts), x1=_when(data.crash_ts),
                       y0=0, y1=1, line={"color": colors.CRASH, "width": 2, "dash": "dash"})
-        fig.add_annotation(x=_when(data.crash_ts), y=1.0, xref="x", yref="paper", text="crash (last record)",
+        label = ENDING_LINE.get(data.ending, "crash (last record)")
+        fig.add_annotation(x=_when(data.crash_ts), y=1.0, xref="x", yref="paper", text=label,
                            showarrow=False, xanchor="right", yanchor="bottom", font={"color": colors.CRASH, "size": 11})
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(data.lanes)), title=None)
     fig.update_xaxes(title=None, type="date")

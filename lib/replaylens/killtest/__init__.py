@@ -2,4 +2,4 @@
 
 # The durability modes a campaign can run, in LangGraph's names. Defined here, not in
 # `campaign`, so that `replaylens --help` does not import the campaign machinery.
-MODES = ("sync", "async", "exit")
+from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no campaign machinery

@@ -56,8 +56,10 @@ if item is not None:
                         "Pick another thread.")  # fmt: skip
             else:
                 thread = ui.thread(item, thread_id)
-                plan = ui.plan(item, thread_id, thread, 0.25)
-                lessons = [ls for ls in build_lesson(thread, plan) if any(t.node != "__start__" for t in ls.tasks)]
+                latency = ui.latency_picker()
+                plan = ui.plan(item, thread_id, thread, latency)
+                lessons = [ls for ls in build_lesson(thread, plan, latency)
+                           if any(t.node != "__start__" for t in ls.tasks)]  # fmt: skip
                 if not lessons:
                     st.info("This thread ran no superstep with a task yet. Pick another thread.")
                 else:
@@ -70,14 +72,15 @@ if item is not None:
                                                   label_visibility="collapsed")
                     nav[2].button("Next", on_click=_step, args=(1, options), key="next", width="stretch",
                                   icon=":material/chevron_right:")
-                    mode = ui.mode_picker(nav[3], label="Durability mode")
+                    mode = ui.mode_picker(nav[3], label="Durability mode", default=plan.recording.mode or "async")
+                    mode = mode or "async"
                     index = options.index(chosen) if chosen in options else 0
                     lesson = lessons[index]
 
                     st.plotly_chart(superstep_figure(lessons, index, mode), width="stretch", key="learn_fig")
                     st.caption("Each column is a superstep, each box a task, each diamond the checkpoint saved after "
                                "the step. Colours: what a kill in the outlined superstep leaves under "
-                               f"{mode}" + (" with a slow store (the worst case)." if mode == "async" else "."))  # fmt: skip
+                               f"{mode} at {latency * 1000:g} ms per checkpoint write.")  # fmt: skip
 
                     left, right = st.columns([1, 1])
                     with left:
@@ -105,7 +108,9 @@ if item is not None:
                         st.subheader(f"If SIGKILL hit in the middle of superstep {lesson.step}")
                         st.caption("The kill lands just before the step's last task finishes: its siblings are done.")
                         for m in ui.MODES:
-                            ml = lesson.modes[m]
+                            ml = lesson.modes.get(m)
+                            if ml is None:
+                                continue
                             with st.container(border=True):
                                 st.markdown(f"**{'▶ ' if m == mode else ''}{m}**: the database holds {md(ml.holds)}.")
                                 st.markdown(f"A resume starts {md(ml.resume)}.")
@@ -115,6 +120,7 @@ if item is not None:
                                     st.markdown("Reused (not run): " + ", ".join(md_code(r) for r in ml.reused))
                                 if ml.repeated_effects:
                                     st.markdown("Happens twice: " + ", ".join(md_code(e) for e in ml.repeated_effects))
+                                st.caption(md(ml.sentence))
 
                     with st.expander("Three rules to remember", expanded=index == len(lessons) - 1):
                         st.markdown(
@@ -122,7 +128,8 @@ if item is not None:
                             "it stopped. Anything a task does outside the database must be safe to do twice "
                             "(an idempotency key derived from the thread id and a business id).\n"
                             "2. **sync** pays one checkpoint write per step and loses at most the running step. "
-                            "**async** (the default) may also lose the previous step when the store is slow. "
+                            "**async** (the default) writes checkpoints one after another in the background, so on a slow store "
+                            "the newest ones may not have landed and more steps run again. "
                             "**exit** loses the whole run on a kill.\n"
                             "3. **Pending writes save finished siblings**: in a parallel step only the tasks that had "
                             "not finished run again, if their checkpoint landed."

@@ -65,10 +65,13 @@ if item is not None:
                     if outcome is None:
                         st.info("Not modelled for this thread.")
                         continue
-                    a, b = st.columns(2)
+                    st.caption("as recorded" if outcome.as_recorded else f"model at {latency * 1000:g} ms per write")
+                    a, b, c = st.columns(3)
                     a.metric("checkpoints kept", outcome.checkpoints_kept,
                              help="Checkpoints in the database at the crash under this mode.")
-                    b.metric("lines repeated", len(outcome.replayed_lines),
+                    b.metric("tasks re-run", len(outcome.reruns),
+                             help="Tasks that had started and would run again from their first line.")
+                    c.metric("lines repeated", len(outcome.replayed_lines),
                              help="Effect-log lines whose tasks would run again.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
@@ -80,8 +83,10 @@ if item is not None:
                         )  # fmt: skip
                         st.caption("Log lines: " + ", ".join(map(str, outcome.replayed_lines[:60])))
 
-            st.subheader(f"Timeline with the {mode} replay window")
-            st.plotly_chart(timeline_figure(build_timeline_data(thread, plan), mode=mode), width="stretch", key="rs_timeline")
+            if mode:
+                st.subheader(f"Timeline under {mode}")
+                st.plotly_chart(timeline_figure(build_timeline_data(thread, plan, mode), mode=mode), width="stretch",
+                                key="rs_timeline")  # fmt: skip
 
             if plan.idempotency_findings:
                 st.subheader("Idempotency")
@@ -91,9 +96,10 @@ if item is not None:
                 st.caption(f"{len(plan.duplicates)} task(s) already ran more than once in the recording.")
 
             st.subheader("Export")
-            params = {"db": item.key, "thread": thread_id, "mode": mode, "latency": int(latency * 1000)}
+            picked = {"mode": mode} if mode else {}
+            params = {"db": item.key, "thread": thread_id, **picked, "latency": int(latency * 1000)}
             links = {"Resume simulator": ui.absolute(ui.link("resume", **params)),
-                     "Thread view": ui.absolute(ui.link("thread", db=item.key, thread=thread_id, mode=mode))}  # fmt: skip
+                     "Thread view": ui.absolute(ui.link("thread", db=item.key, thread=thread_id, **picked))}  # fmt: skip
             effects_log = ui.effects_label(item)
             report = incident_markdown(plan, database=item.key, effects_log=effects_log, links=links)
             e1, e2 = st.columns(2)

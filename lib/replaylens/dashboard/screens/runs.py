@@ -84,9 +84,11 @@ with ui.friendly_errors():
                     st.caption("Effect lines of a clean run (no kill): "
                                + ", ".join(f"{md(k)}: {v}" for k, v in baseline.items()))  # fmt: skip
                 st.caption(
-                    "Lines repeated: effect-log lines that repeat an earlier line of the same task (the second start "
-                    "of the killed node, or a whole superstep when its checkpoint was lost). Under exit, a killed run "
-                    "leaves no checkpoint and the resume fails with EmptyInputError."
+                    "Tasks re-run: tasks that had started before the kill and started again in the resume. Effect "
+                    "lines again: the log lines, before the kill, of those tasks. Crosses (×) are the model's "
+                    "predictions for the same run. Lines repeated: start lines the resume wrote a second time. "
+                    "Under exit, a killed run leaves no checkpoint and the resume fails with EmptyInputError, which "
+                    "stands for a restart from the input (every task again)."
                 )
 
                 st.subheader("Every run")
@@ -94,6 +96,8 @@ with ui.friendly_errors():
                 frame["open"] = [ui.link("thread", db=d, thread=t) for d, t in zip(frame["db"], frame["thread"], strict=True)]
                 st.dataframe(frame, hide_index=True, width="stretch", column_config={
                     "open": st.column_config.LinkColumn("open", display_text="open ›"),
-                    "predicted repeats": st.column_config.NumberColumn(
+                    "tasks re-run (predicted)": st.column_config.NumberColumn(
                         help="What replaylens predicts from the database and log at the kill, before the resume."),
+                    "effect lines again (predicted)": st.column_config.NumberColumn(
+                        help="The effect-log lines, before the kill, of the tasks predicted to run again."),
                 })  # fmt: skip

@@ -60,6 +60,7 @@ if item is not None:
             plan = ui.plan(item, thread_id, thread, latency)
             log, log_error = ui.effects(item)
             status = plan.status
+            outcome = plan.what_if.get(mode) if mode else None
 
             st.markdown(f"### {views.status_md(status)}")
             st.caption(views.explain_status(status))
@@ -100,17 +101,32 @@ if item is not None:
             m[4].metric("orphan writes", len(plan.orphan_writes),
                         help="Saved task outputs whose checkpoint never landed: a resume ignores them.")  # fmt: skip
 
-            st.subheader("Superstep timeline")
-            data = build_timeline_data(thread, plan)
+            st.subheader("Superstep timeline" + (f" under {mode}" if mode else ", as recorded"))
+            if outcome is not None:
+                tag = "as recorded" if outcome.as_recorded else f"model at {latency * 1000:g} ms per checkpoint write"
+                (st.warning if outcome.replayed_lines or outcome.restart else st.success)(
+                    md_ticks(outcome.sentence) + f" ({tag}: {outcome.checkpoints_kept} checkpoint(s) kept, "
+                    f"{len(outcome.reruns)} task(s) re-run, {len(outcome.replayed_lines)} effect line(s) again.)")
+            data = build_timeline_data(thread, plan, mode)
             st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key="timeline")
             if focus_range(data, mode) is not None:
                 st.caption("Zoomed to the moments before the crash; double-click the chart to see the whole thread.")
+            window = {
+                "returned": "The run completed: there is no replay window.",
+                "raised": "The run raised where the line says “failed here”: a resume re-runs the failed task.",
+                "paused": "The run paused at interrupt() (“paused for an answer”): a resume re-runs that task.",
+            }.get(data.ending, f"The dashed line is the crash; the shaded area is what {mode} would run again."
+                  if mode else "The dashed line is the crash.")
             st.caption(
                 "One lane per node. Bars: each attempt of a task, from the effects log (green: kept; amber: runs "
                 "again on resume; striped: still running at the crash; grey: no log line, drawn from checkpoint "
-                "to checkpoint). ◆ checkpoint landed (number = step), | writes saved, ✕ orphan write, ★ started and never finished. The dashed "
-                f"line is the crash; the shaded area is what {mode} would run again."
+                "to checkpoint). ◆ checkpoint landed (number = step), ◇ checkpoint this mode would have lost, "
+                "| writes saved, ✕ orphan write, ★ started and never finished. " + window
             )
+            if outcome is not None and outcome.assumed:
+                with st.expander("What this prediction used and assumed"):
+                    st.markdown("\n".join(f"- used: {md(u)}" for u in outcome.used)
+                                + "\n" + "\n".join(f"- assumed: {md(a)}" for a in outcome.assumed))
 
             cp = None
             ns_name = ""
@@ -236,7 +252,7 @@ if item is not None:
                         st.warning(md_ticks(finding))
 
             with tabs[5]:
-                params = {"db": item.key, "thread": thread_id, "mode": mode}
+                params = {"db": item.key, "thread": thread_id, **({"mode": mode} if mode else {})}
                 links = {
                     "Thread view": ui.absolute(ui.link("thread", **params)),
                     "Resume simulator": ui.absolute(ui.link("resume", **params, latency=int(latency * 1000))),

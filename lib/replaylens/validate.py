@@ -1,0 +1,381 @@
+"""`replaylens validate`: the durability what-if checked against real kills.
+
+For every example graph and kill point, a kill-test campaign (`replaylens.killtest`)
+SIGKILLs the graph under sync, async and exit at each checkpoint write latency, several
+runs each. Every recording then predicts the other two modes at its latency
+(`analysis.durability.what_if`, told the recorded mode, latency and kill moment, as a
+kill-test manifest tells the dashboard), and each prediction is compared with the range
+the real runs of that mode measured: checkpoints kept, tasks re-run, effect lines again.
+A prediction outside the measured range is a bug of the model.
+
+The measurement uses the same units as the prediction:
+
+* **checkpoints kept**: checkpoints of the thread (every namespace) in the database as
+  the kill left it;
+* **tasks re-run**: tasks (namespace, node, step) that had started before the kill and
+  started again in the resume. The same task id is the same task; when the step's
+  checkpoint never landed the re-run gets new ids, and the tasks are matched by count;
+* **effect lines again**: the effect-log lines, before the kill, of those tasks;
+* a resume that raised ``EmptyInputError`` (no checkpoint) stands for a restart from the
+  input, which runs every task of the log again; that is what the model predicts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replaylens.analysis.attempts import Attempt, group_attempts
+from replaylens.analysis.durability import MODES, RACE, Mode, Recording
+from replaylens.effects.parse import EffectLine, read_effects
+
+
+@dataclass(frozen=True)
+class KillPoint:
+    """One campaign: a graph killed `delay` seconds after the `count`th start of `node`."""
+
+    graph: str
+    node: str
+    delay: float
+    count: int = 1
+    input: Any = None
+    resume_value: Any = None
+    has_resume_value: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.graph} @ {self.node}{'' if self.count == 1 else f':{self.count}'}+{self.delay:g}s"
+
+
+def _pt(graph: str, node: str, delay: float, **kw: Any) -> KillPoint:
+    return KillPoint(graph, node, delay, **kw)
+
+
+FULL_MATRIX: tuple[KillPoint, ...] = (
+    _pt("linear", "c", 0.25), _pt("fanout", "p3", 0.3), _pt("send_map_reduce", "reduce", 0.25),
+    _pt("loop", "tool", 0.25), _pt("subgraph", "s2", 0.25),
+    _pt("payment", "charge", 0.25, resume_value=True, has_resume_value=True),
+    # `killtest` aims only at graph nodes: the functional calls are reached from the
+    # entrypoint's start (fetch_record runs 0-0.5 s into it, store_record 0.5-1 s).
+    _pt("failing", "b", 0.25), _pt("functional", "pipeline", 0.75),
+    # second kill moments: early in a node, early or late in the run
+    _pt("linear", "b", 0.05), _pt("subgraph", "finish", 0.1), _pt("fanout", "join", 0.1),
+    _pt("send_map_reduce", "work", 0.1), _pt("loop", "agent", 0.1, count=2), _pt("functional", "pipeline", 0.2),
+)
+"""Every example graph, then a second kill moment (early in a node) for most of them."""
+
+FULL_LATENCIES = (0.0, 0.25, 1.0)
+REDUCED_MATRIX: tuple[KillPoint, ...] = (_pt("linear", "c", 0.15), _pt("fanout", "p3", 0.2))
+REDUCED_LATENCIES = (0.25,)
+
+
+@dataclass
+class Measured:
+    checkpoints: int
+    reruns: int
+    lines: int
+
+
+@dataclass
+class Row:
+    """One (kill point, latency, source mode -> target mode) comparison."""
+
+    point: str
+    latency: float
+    source: Mode
+    target: Mode
+    predicted: list[tuple[int, int, int]] = field(default_factory=list)  # one per source run
+    races: list[tuple[tuple[int, int], ...] | None] = field(default_factory=list)  # the race's spans, if any
+    measured: list[tuple[int, int, int]] = field(default_factory=list)  # one per target run
+
+    def span(self, i: int) -> tuple[int, int] | None:
+        vals = [m[i] for m in self.measured]
+        return (min(vals), max(vals)) if vals else None
+
+    def inside(self) -> list[bool]:
+        """One verdict per prediction: every one of its three numbers inside the measured range
+        (or, where the model says a race decides, its span overlapping the measured one)."""
+        out = []
+        for n, p in enumerate(self.predicted):
+            race = self.races[n] if n < len(self.races) else None
+            ok = True
+            for i in range(3):
+                span = self.span(i)
+                lo, hi = race[i] if race else (p[i], p[i])
+                ok = ok and span is not None and lo <= span[1] and span[0] <= hi
+            out.append(ok)
+        return out
+
+    def raced(self) -> int:
+        return sum(1 for r in self.races if r)
+
+
+# --------------------------------------------------------------------------- measuring
+def _ns(line: EffectLine) -> str:
+    return "|".join(part.split(":")[0] for part in (line.checkpoint_ns or "").split("|")) if line.checkpoint_ns else ""
+
+
+def _task_of(a: Attempt) -> tuple[str, str, int | None]:
+    return (_ns(a.lines[0]), a.node, a.step)
+
+
+def measure(entry: dict[str, Any]) -> Measured:
+    """What one real kill and resume did, in the units of the prediction."""
+    from replaylens.analysis.status import load_thread
+    from replaylens.errors import ThreadNotFound
+    from replaylens.sources import open_source
+
+    tid = entry["thread_id"]
+    source = open_source(entry["db_at_kill"])
+    try:
+        checkpoints = load_thread(source, tid).checkpoint_count
+    except ThreadNotFound:
+        checkpoints = 0
+    finally:
+        source.close()
+    before = read_effects(entry["effects_at_kill"]).for_thread(tid)
+    after = read_effects(entry["effects"]).for_thread(tid)[len(before):]
+    pre = group_attempts(before)
+    error = str((entry.get("resume") or {}).get("error") or "")
+    if "EmptyInputError" in error:
+        tasks = {(_task_of(a), a.task_id) for a in pre}
+        return Measured(checkpoints, len(tasks), sum(len(a.lines) for a in pre))
+    again = [line for line in after if line.phase == "start"]
+    rerun: set[tuple[tuple[str, str, int | None], str | None]] = set()
+    by_key: dict[tuple[str, str, int | None], list[Attempt]] = {}
+    for a in pre:
+        by_key.setdefault(_task_of(a), []).append(a)
+    for key, attempts in by_key.items():
+        ids = {a.task_id for a in attempts}
+        starts = [line for line in again if (_ns(line), line.node, line.step) == key]
+        same = {line.task_id for line in starts if line.task_id in ids}
+        rerun |= {(key, i) for i in same}
+        new = len({line.task_id for line in starts if line.task_id not in ids})
+        rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
+        rerun |= {(key, i) for i in rest[:new]}
+    lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
+    return Measured(checkpoints, len(rerun), lines)
+
+
+def _finished_first(attempts: list[Attempt], task_id: str | None) -> int:
+    """Unfinished tasks are the ones a new start re-runs first."""
+    return 0 if all(a.outcome != "finished" for a in attempts if a.task_id == task_id) else 1
+
+
+def predict(entry: dict[str, Any], kill_delay: float,
+            kill_node: str | None = None) -> dict[str, tuple[tuple[int, int, int], Any]]:
+    """Every mode's prediction from one recording, told how it was recorded."""
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.errors import ThreadNotFound
+    from replaylens.sources import open_source
+
+    tid = entry["thread_id"]
+    source = open_source(entry["db_at_kill"])
+    try:
+        try:
+            thread = load_thread(source, tid)
+        except ThreadNotFound:
+            thread = None
+        latency = float(entry["put_latency"])
+        rec = Recording(entry["mode"], latency, kill_delay, "kill-test manifest", kill_node)
+        plan = plan_resume(thread, read_effects(entry["effects_at_kill"]), tid, latency=latency, recording=rec)
+    finally:
+        source.close()
+    return {
+        m: ((o.checkpoints_kept, len(o.reruns), len(o.replayed_lines)),
+            tuple(tuple(o.race[k]) for k in ("checkpoints_kept", "reruns", "replayed_lines")) if o.race else None)
+        for m, o in plan.what_if.items()
+    }
+
+
+def compare(manifest: dict[str, Any], point: str) -> list[Row]:
+    """Rows for one campaign: each killed recording's predictions against the real ranges."""
+    killed = [e for e in manifest["runs"] if e["killed"]]
+    measured = {id(e): measure(e) for e in killed}
+    preds = {}
+    for e in killed:  # newer manifests draw a kill moment per run
+        delay = e.get("kill_delay", manifest.get("kill_delay"))
+        node = str(e.get("kill_at") or manifest.get("kill_at") or "").rpartition(":")[0] or None
+        preds[id(e)] = predict(e, float(delay or 0.0), node)
+    rows: list[Row] = []
+    for lat in sorted({float(e["put_latency"]) for e in killed}):
+        for src in MODES:
+            for tgt in MODES:
+                row = Row(point, lat, src, tgt)
+                mine = [preds[id(e)][tgt] for e in killed if e["mode"] == src and e["put_latency"] == lat]
+                row.predicted = [p[0] for p in mine]
+                row.races = [p[1] for p in mine]
+                row.measured = [
+                    (m.checkpoints, m.reruns, m.lines)
+                    for e in killed if e["mode"] == tgt and e["put_latency"] == lat
+                    for m in [measured[id(e)]]
+                ]
+                if row.predicted:
+                    rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------- running
+def run_matrix(
+    points: Sequence[KillPoint],
+    latencies: Sequence[float],
+    runs: int,
+    out: Path,
+    *,
+    sleep: float = 0.5,
+    progress: Callable[[str], None] | None = None,
+    reuse: bool = False,
+) -> list[Row]:
+    """One campaign per kill point (all modes and latencies), then the comparison rows."""
+    from replaylens.examples.graphs import DEFAULT_INPUTS
+    from replaylens.killtest.campaign import run_campaign
+
+    rows: list[Row] = []
+    from replaylens.killtest.campaign import MANIFEST
+
+    for point in points:
+        folder = out / point.label.replace(" @ ", "-").replace("+", "-").replace(":", "_")
+        if reuse and (folder / MANIFEST).is_file():
+            manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+            if sorted(set(manifest["put_latency"])) == sorted(set(latencies)):
+                rows += _rows_of(manifest, folder, point, progress)
+                continue
+        manifest = run_campaign(
+            f"replaylens.examples.graphs:{point.graph}", folder,
+            input_value=point.input if point.input is not None else DEFAULT_INPUTS.get(point.graph, {}),
+            kill_at=(point.node, point.count), kill_delay=point.delay, runs=runs,
+            put_latencies=latencies, resume_value=point.resume_value, has_resume_value=point.has_resume_value,
+            sleep=sleep,
+        )
+        rows += _rows_of(manifest, folder, point, progress)
+    return rows
+
+
+def _rows_of(manifest: dict[str, Any], folder: Path, point: KillPoint,
+             progress: Callable[[str], None] | None) -> list[Row]:
+    for entry in manifest["runs"]:
+        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
+            entry[key] = str(folder / entry[key])
+    found = compare(manifest, point.label)
+    if progress:
+        bad = sum(1 for r in found if r.source != r.target for ok in r.inside() if not ok)
+        progress(f"{point.label}: {len(manifest['runs'])} runs, {bad} cross-mode predictions outside")
+    return found
+
+
+def _fmt(values: Sequence[tuple[int, int, int]], i: int) -> str:
+    vals = sorted({v[i] for v in values})
+    if not vals:
+        return "-"
+    return str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
+
+
+def table(rows: Sequence[Row]) -> str:
+    """The Markdown table: per kill point, source -> target, predicted vs measured, inside?"""
+    out = [
+        "| kill point | latency | source → target | checkpoints kept (pred / real) | tasks re-run (pred / real) "
+        "| effect lines again (pred / real) | inside |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if r.source == r.target:
+            continue
+        inside = r.inside()
+        verdict = "no measured run" if not r.measured else f"{sum(inside)}/{len(inside)}"
+        if r.raced():
+            verdict += f" ({r.raced()} a race)"
+        out.append(
+            f"| {r.point} | {r.latency:g} s | {r.source} → {r.target} | "
+            + " | ".join(f"{_fmt(r.predicted, i)} / {_fmt(r.measured, i)}" for i in range(3))
+            + f" | {verdict} |"
+        )
+    cross = [ok for r in rows if r.source != r.target and r.measured for ok in r.inside()]
+    same = [ok for r in rows if r.source == r.target and r.measured for ok in r.inside()]
+    raced = sum(r.raced() for r in rows if r.source != r.target and r.measured)
+    wide = [r for r in rows if r.source != r.target and r.measured
+            and any((s := r.span(i)) is not None and s[0] != s[1] for i in range(3))]
+    out += [
+        "",
+        f"Cross-mode predictions inside the measured range: {sum(cross)} of {len(cross)} "
+        f"({len(cross) - sum(cross)} outside). Recorded mode re-predicted: {sum(same)} of {len(same)} inside.",
+        f"Rows whose measured range is not a single value (the race decides): {len(wide)}. Predictions the "
+        f"model itself calls a race (a write landing within {RACE * 1000:g} ms of the kill; judged by their span): "
+        f"{raced}.",
+    ]
+    return "\n".join(out)
+
+
+def summary(rows: Sequence[Row]) -> str:
+    """Per kill point: cross-mode predictions inside / outside, races, measured ranges wider than one value."""
+    out = ["| kill point | latencies | cross-mode predictions | inside | outside | called a race "
+           "| measured range not one value |", "|---|---|---|---|---|---|---|"]
+    points = list(dict.fromkeys(r.point for r in rows))
+    for point in points:
+        mine = [r for r in rows if r.point == point and r.source != r.target and r.measured]
+        verdicts = [ok for r in mine for ok in r.inside()]
+        wide = sum(1 for r in mine if any((sp := r.span(i)) is not None and sp[0] != sp[1] for i in range(3)))
+        lats = ", ".join(f"{lat:g}" for lat in sorted({r.latency for r in mine}))
+        out.append(f"| {point} | {lats} s | {len(verdicts)} | {sum(verdicts)} | {len(verdicts) - sum(verdicts)} "
+                   f"| {sum(r.raced() for r in mine)} | {wide} rows |")
+    return "\n".join(out)
+
+
+def outside(rows: Sequence[Row]) -> list[str]:
+    """Every cross-mode prediction outside its measured range, in words."""
+    bad: list[str] = []
+    for r in rows:
+        if r.source == r.target or not r.measured:
+            continue
+        for p, ok in zip(r.predicted, r.inside(), strict=True):
+            if not ok:
+                bad.append(f"{r.point} {r.latency:g}s {r.source}->{r.target}: predicted {p}, measured "
+                           f"{[r.span(i) for i in range(3)]}")
+    return bad
+
+
+def cmd_validate(args: Any) -> int:
+    """Run the matrix, print the table; exit 1 when a prediction falls outside."""
+    points = REDUCED_MATRIX if args.reduced else FULL_MATRIX
+    if args.graphs:
+        wanted = {g.strip() for g in args.graphs.split(",")}
+        points = tuple(p for p in points if p.graph in wanted)
+    latencies = REDUCED_LATENCIES if args.reduced and args.latency is None else (args.latency or FULL_LATENCIES)
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="replaylens-validate-"))
+    rows = run_matrix(points, latencies, args.runs, out, sleep=args.sleep, reuse=args.reuse,
+                      progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print(summary(rows))
+    print()
+    print(table(rows))
+    if not args.out and not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    return 1 if outside(rows) else 0
+
+
+def register_validate(sub: Any) -> None:
+    """Add `validate` to the `replaylens` subparsers."""
+    from replaylens.killtest._cli import _float_list
+
+    p = sub.add_parser(
+        "validate",
+        help="Kill the example graphs under every durability mode and check the what-if against them.",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    p.add_argument("--runs", type=int, default=3, help="Runs per mode and latency (default 3).")
+    p.add_argument("--latency", type=_float_list, default=None, metavar="SECONDS",
+                   help="Checkpoint write latencies, separated by commas (default 0,0.25,1).")
+    p.add_argument("--graphs", default="", help="Only these example graphs, separated by commas.")
+    p.add_argument("--reduced", action="store_true", help="The small matrix `make test` runs.")
+    p.add_argument("--sleep", type=float, default=0.5, help="Seconds each example node stays open.")
+    p.add_argument("--out", default="", metavar="DIR", help="Keep the campaigns in DIR.")
+    p.add_argument("--keep", action="store_true", help="Keep the temporary campaigns folder.")
+    p.add_argument("--reuse", action="store_true",
+                   help="With --out: re-judge campaigns already in DIR instead of running them again "
+                        "(the model changes, the evidence does not).")
+    p.set_defaults(func=cmd_validate)

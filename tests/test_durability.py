@@ -1,0 +1,195 @@
+"""The durability what-if: its invariants on every corpus thread, and real kills.
+
+The invariants follow from LangGraph's rules (see `analysis/durability.py`): at one point
+of progress sync has landed at least what async has, async at least what exit has; with
+writes that take no time async is sync; the recorded mode at the recorded latency is the
+recording; a thread that returned, raised or paused was not killed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from corpus import Corpus, CorpusEntry
+from replaylens.analysis.durability import MODES, Recording
+from replaylens.analysis.plan import ResumePlan
+from replaylens.analysis.resume import plan_resume
+from replaylens.analysis.status import load_thread
+from replaylens.effects.parse import read_effects
+from replaylens.errors import ThreadNotFound
+from replaylens.model import Thread
+from replaylens.sources import open_source
+from replaylens.validate import REDUCED_MATRIX, outside, run_matrix, table
+
+LATENCIES = (0.0, 0.25, 1.0)
+
+
+def _latency_of(entry: CorpusEntry) -> float:
+    """The checkpoint write latency the entry was recorded with (see tests/corpus.py)."""
+    if "orphan" in entry.name:
+        return 0.8
+    return 0.25 if "slowput" in entry.name else 0.0
+
+
+def _plans(
+    entry: CorpusEntry, latency: float, recording: Recording | None = None
+) -> Iterator[tuple[str, Thread | None, ResumePlan]]:
+    source = open_source(entry.db)
+    log = read_effects(entry.effects_log)
+    try:
+        for tid in entry.thread_ids:
+            try:
+                thread = load_thread(source, tid)
+            except ThreadNotFound:
+                thread = None
+            yield tid, thread, plan_resume(thread, log, tid, latency=latency, recording=recording)
+    finally:
+        source.close()
+
+
+def test_mode_order_holds_on_every_corpus_thread(corpus: Corpus) -> None:
+    """sync keeps >= async >= exit and repeats <= async <= exit, at every latency, with and
+    without the recorded mode known."""
+    checked = 0
+    for entry in corpus:
+        for latency in LATENCIES:
+            known = Recording(entry.mode, _latency_of(entry)) if entry.mode in MODES else None
+            for rec in (None, known):
+                for tid, _thread, plan in _plans(entry, latency, rec):
+                    w = plan.what_if
+                    kept = [w[m].checkpoints_kept for m in MODES]
+                    lines = [len(w[m].replayed_lines) for m in MODES]
+                    tasks = [len(w[m].reruns) for m in MODES]
+                    where = f"{entry.name}/{tid} at {latency}s, recorded {rec}"
+                    assert kept[0] >= kept[1] >= kept[2], (where, kept)
+                    assert lines[0] <= lines[1] <= lines[2], (where, lines)
+                    assert tasks[0] <= tasks[1] <= tasks[2], (where, tasks)
+                    # The order must come from the model, not from the safety net that enforces it.
+                    clamped = [m for m in MODES if any("never keeps less" in x for x in w[m].assumed)]
+                    assert not clamped, (where, clamped, [w[m].assumed for m in clamped])
+                    checked += 1
+    assert checked > 100
+
+
+def test_latency_zero_makes_async_sync(corpus: Corpus) -> None:
+    for entry in corpus:
+        for tid, _thread, plan in _plans(entry, 0.0):
+            s, a = plan.what_if["sync"], plan.what_if["async"]
+            got = (a.checkpoints_kept, a.replayed_lines, a.reruns, a.resume_step, a.restart)
+            want = (s.checkpoints_kept, s.replayed_lines, s.reruns, s.resume_step, s.restart)
+            assert got == want, (entry.name, tid)
+
+
+def test_recorded_mode_reproduces_the_recorded_verdict(corpus: Corpus) -> None:
+    """At the recorded mode and latency the what-if is the plan itself, on the same page."""
+    checked = 0
+    for entry in corpus:
+        if entry.mode not in MODES:
+            continue
+        latency = _latency_of(entry)
+        rec = Recording(entry.mode, latency)
+        for tid, thread, plan in _plans(entry, latency, rec):
+            o = plan.what_if[entry.mode]
+            assert o.as_recorded, (entry.name, tid)
+            assert o.replayed_lines == plan.replayed_lines, (entry.name, tid)
+            assert o.checkpoints_kept == (thread.checkpoint_count if thread else 0), (entry.name, tid)
+            latest = plan.resume_checkpoint
+            assert o.resume_checkpoint_id == (latest.checkpoint_id if latest else None)
+            assert o.restart == (plan.status == "needs_restart")
+            checked += 1
+    assert checked > 30
+
+
+def test_endings_are_returns_raises_and_pauses_not_kills(corpus: Corpus) -> None:
+    """A completed thread repeats nothing in any mode and has no replay window; a failed one
+    re-runs the failed task and a paused one the interrupted task, and exit keeps the
+    checkpoint it saved when the invocation raised or paused."""
+    kinds = {"completed": 0, "failed": 0, "interrupted": 0}
+    for entry in corpus:
+        if entry.kind not in kinds or entry.variant != "plain":
+            continue
+        for tid, thread, plan in _plans(entry, 1.0):
+            assert thread is not None
+            for mode, o in plan.what_if.items():
+                where = (entry.name, tid, mode)
+                assert o.window_start is None and o.window_end is None, where
+                assert not o.restart, where
+                assert o.checkpoints_kept >= 1, where
+                if entry.kind == "completed":
+                    assert o.replayed_lines == [] and o.reruns == [], where
+                    assert "completed" in o.sentence, where
+                else:
+                    due = {t.node for t in thread.root.latest.tasks if t.status != "finished"}
+                    assert {r["node"] for r in o.reruns} == due & {r["node"] for r in o.reruns} and o.reruns, where
+                    assert o.resume_step == thread.root.latest.step, where
+            kinds[entry.kind] += 1
+    assert all(kinds.values()), kinds
+
+
+def test_async_recording_predicts_sync_keeps_more_on_a_slow_store(corpus: Corpus) -> None:
+    """The README's headline case, from the async side: with 0.25 s puts the async run of
+    fanout kept only its input checkpoint; sync would have kept the three before p3."""
+    entry = corpus.get("fanout-async-slowput-killed")
+    sync_entry = corpus.get("fanout-sync-slowput-killed")
+    (_, _, plan), = _plans(entry, 0.25, Recording("async", 0.25, 0.3))
+    real_sync = load_thread(open_source(sync_entry.db), sync_entry.thread_ids[0])
+    assert plan.what_if["async"].as_recorded
+    assert plan.what_if["sync"].checkpoints_kept == real_sync.checkpoint_count
+    assert [r["node"] for r in plan.what_if["sync"].reruns] == ["p3"]
+
+
+def test_cli_rejects_bad_latency(corpus: Corpus) -> None:
+    entry = corpus.get("linear-sync-killed")
+    for bad in ("-1", "soon", "nan"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db), "--thread", entry.thread_ids[0],
+             "--latency", bad, "--json"], capture_output=True, text=True, timeout=60,
+        )
+        assert proc.returncode == 2 and "latency" in proc.stderr, (bad, proc.stderr)
+
+
+def test_reduced_validation_matrix_predicts_inside_real_kills(tmp_path: Path) -> None:
+    """Real SIGKILLs of two graphs under every mode at 0.25 s puts: each recording's
+    predictions for the other modes fall inside what the real runs of those modes did."""
+    rows = run_matrix(REDUCED_MATRIX, (0.25,), 1, tmp_path, sleep=0.3)
+    cross = [r for r in rows if r.source != r.target]
+    assert len(cross) == len(REDUCED_MATRIX) * 6 and all(r.measured for r in cross), table(rows)
+    assert outside(rows) == [], table(rows)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_replay_json_what_if_block(corpus: Corpus, mode: str) -> None:
+    entry = corpus.get(f"linear-{mode}-killed")
+    proc = subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db), "--thread", entry.thread_ids[0],
+         "--effects", str(entry.effects_log), "--json", "--recorded-mode", mode, "--recorded-latency", "0",
+         "--latency", "0"], capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    doc = json.loads(proc.stdout)
+    modes = doc["what_if"]["modes"]
+    assert doc["what_if"]["recorded"]["mode"] == mode
+    for m in MODES:
+        assert {"checkpoints_kept", "resume_checkpoint", "reruns", "replayed_lines", "assumptions"} <= set(modes[m])
+        assert set(modes[m]["assumptions"]) == {"used", "assumed"}
+    assert modes[mode]["as_recorded"] is True
+    assert [r["node"] for r in modes["sync"]["reruns"]] == ["c"]
+    assert modes["exit"]["resume_checkpoint"] is None and len(modes["exit"]["reruns"]) == 3
+
+
+def test_recorded_mode_comes_from_the_kill_test_manifest() -> None:
+    """A campaign's run says how it was recorded; a database outside a campaign does not."""
+    from replaylens.recorded import recording_for
+
+    root = Path(__file__).resolve().parents[1] / "sample_dbs"
+    rec = recording_for(root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "killtest-async-0.25s-1")
+    assert (rec.mode, rec.latency, rec.kill_offset, rec.kill_node) == ("async", 0.25, 0.15, "p3")
+    assert not recording_for(root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "another-thread").known
+    assert not recording_for(root / "payment-approved.db", "payment-approved").known
