@@ -239,6 +239,8 @@ def fast_verdicts(lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: 
     """
     tasks = {t.task_id: t for t in latest.tasks}
     latest_step = latest.step
+    # As `verdicts.judge`: in a thread that has since completed, an orphaned step ran again.
+    completed = checkpoint_status(latest) == "completed"
     hot: set[str] = set()
     for line in lines:
         tid = line.task_id
@@ -250,7 +252,8 @@ def fast_verdicts(lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: 
                 hot.add(tid)
             continue
         if tid in orphan_task_ids:
-            hot.add(tid)
+            if not completed:
+                hot.add(tid)
             continue
         if line.checkpoint_ns or line.step is None or latest_step is None or line.step > latest_step:
             return None

@@ -155,7 +155,7 @@ def _threads(item: Any, chosen: Incident) -> None:
          "error": visible(r["error"])}
         for r, _t in shown
     ])
-    st.dataframe(views.style_status(frame), hide_index=True, width="stretch", column_config={
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={
         "times again": st.column_config.NumberColumn(help="Task executions (start lines) of this thread a resume performs again."),
         "re-runs": st.column_config.TextColumn(help="Tasks due after the newest checkpoint that have not finished."),
         "age (s)": st.column_config.NumberColumn(help="Seconds since the thread's last activity."),
