@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
+from replaylens.cache import CachedStatus, StatusCache
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources._base import CheckpointSource, WriteRecord
+from replaylens.sources._base import CheckpointSource, ThreadIndexRow, WriteRecord
 
 STATUSES = ("failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable")
 # What needs attention first: a failed run before a paused one before a finished one.
@@ -97,33 +99,115 @@ class _TriggerCache:
         return found
 
 
-def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], list[str]]:
-    """Every thread's status from its latest root checkpoint: two bulk queries, no values."""
-    index = source.thread_index()
-    latest = source.read_latest(known={r.thread_id: r.latest_checkpoint_id for r in index if r.latest_checkpoint_id})
+DERIVE_BATCH = 2000
+"""Threads whose latest checkpoints are read and derived together: small enough that the
+dashboard shows progress, large enough that each query's overhead is noise."""
+
+
+@dataclass
+class StatusBatch:
+    """Some threads' summaries, as `derive_statuses` produces them."""
+
+    summaries: list[ThreadSummary]
+    problems: list[str]
+    from_cache: bool
+
+
+def _summary(row: ThreadIndexRow, status: str, step: int | None, ts: str | None, pending: tuple[str, ...]) -> ThreadSummary:
+    return ThreadSummary(
+        thread_id=row.thread_id, checkpoints=row.checkpoints, namespaces=row.namespaces,
+        latest_checkpoint_id=row.latest_checkpoint_id, latest_step=step, status=status,
+        updated_at=ts, pending=pending,
+    )
+
+
+def _derive(source: CheckpointSource, rows: list[ThreadIndexRow], triggers: _TriggerCache) -> tuple[
+    list[ThreadSummary], list[str], set[str]
+]:
+    """Read and derive the latest root checkpoint of `rows`; also the ids safe to cache."""
+    latest = source.read_latest(
+        [r.thread_id for r in rows], known={r.thread_id: r.latest_checkpoint_id for r in rows if r.latest_checkpoint_id}
+    )
     writes_by_thread: dict[str, list[WriteRecord]] = {}
     for w in latest.writes:
         writes_by_thread.setdefault(w.thread_id, []).append(w)
     latest_by_thread = {rec.thread_id: rec for rec in latest.checkpoints}
-    triggers = _TriggerCache()
     out: list[ThreadSummary] = []
-    for row in index:
+    cacheable: set[str] = set()
+    for row in rows:
         rec = latest_by_thread.get(row.thread_id)
-        cp: Checkpoint | None = None
-        if rec is not None:
-            # One checkpoint per thread: no chain to arrange, so no build_thread.
-            cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
-            annotate_checkpoint(cp, triggers.for_checkpoint(cp))
-        out.append(
-            ThreadSummary(
-                thread_id=row.thread_id,
-                checkpoints=row.checkpoints,
-                namespaces=row.namespaces,
-                latest_checkpoint_id=row.latest_checkpoint_id,
-                latest_step=cp.step if cp else None,
-                status=checkpoint_status(cp),
-                updated_at=cp.ts if cp else None,
-                pending=tuple(t.node for t in cp.pending_tasks) if cp else (),
-            )
-        )
-    return out, list(latest.problems)
+        if rec is None:
+            out.append(_summary(row, "needs_restart", None, None, ()))
+            continue
+        # One checkpoint per thread: no chain to arrange, so no build_thread.
+        cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
+        annotate_checkpoint(cp, triggers.for_checkpoint(cp))
+        out.append(_summary(row, checkpoint_status(cp), cp.step, cp.ts, tuple(t.node for t in cp.pending_tasks)))
+        # Cached under the thread list's key only if the rows read are the ones it named
+        # (a live writer may have moved on in between) and nothing about them was wrong.
+        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and row.writes_key.split(":")[0] == str(
+            len(cp.writes)
+        ):
+            cacheable.add(row.thread_id)
+    for problem in latest.problems:
+        cacheable = {t for t in cacheable if f"(thread {t}, " not in problem}
+    return out, list(latest.problems), cacheable
+
+
+def derive_statuses(
+    source: CheckpointSource,
+    index: list[ThreadIndexRow],
+    cache: StatusCache | None = None,
+    *,
+    batch: int = DERIVE_BATCH,
+) -> Iterator[StatusBatch]:
+    """Every thread's summary, in batches: first all the cached ones, then the derived ones.
+
+    A thread is taken from `cache` only when its latest root checkpoint id and writes key
+    equal the stored ones; every derived status is stored. The cache file is saved after
+    the last batch (and also every few batches, so an interrupted run keeps its work).
+    """
+    todo: list[ThreadIndexRow] = []
+    cached: list[ThreadSummary] = []
+    for row in index:
+        hit = cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key) if cache is not None else None
+        if hit is None:
+            todo.append(row)
+        else:
+            cached.append(_summary(row, hit.status, hit.latest_step, hit.updated_at, hit.pending))
+    if cached:
+        yield StatusBatch(cached, [], True)
+    triggers = _TriggerCache()
+    by_id = {r.thread_id: r for r in todo}
+    for i in range(0, len(todo), batch):
+        summaries, problems, cacheable = _derive(source, todo[i : i + batch], triggers)
+        if cache is not None:
+            for s in summaries:
+                row = by_id[s.thread_id]
+                if s.thread_id in cacheable and row.latest_checkpoint_id is not None:
+                    cache.put(s.thread_id, row.latest_checkpoint_id, row.writes_key,
+                              CachedStatus(s.status, s.latest_step, s.updated_at, s.pending))  # fmt: skip
+            if (i // batch) % 10 == 9:
+                cache.save()
+        yield StatusBatch(summaries, problems, False)
+    if cache is not None:
+        cache.save()
+
+
+def summarize_threads(
+    source: CheckpointSource, *, cache: StatusCache | None = None
+) -> tuple[list[ThreadSummary], list[str]]:
+    """Every thread's status from its latest root checkpoint, in the thread list's order.
+
+    Bulk queries, no channel values; with a `cache`, only threads whose latest checkpoint
+    or writes changed since it was saved are read and derived.
+    """
+    index = source.thread_index()
+    found: dict[str, ThreadSummary] = {}
+    problems: list[str] = []
+    for part in derive_statuses(source, index, cache):
+        found.update((s.thread_id, s) for s in part.summaries)
+        problems += part.problems
+    if cache is not None:
+        problems += cache.notes
+    return [found[r.thread_id] for r in index], problems

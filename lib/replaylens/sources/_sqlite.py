@@ -36,9 +36,11 @@ from replaylens.sources._base import (
     ThreadIndexRow,
     ThreadRows,
     WriteRecord,
+    key_fingerprint,
     parse_metadata,
 )
 from replaylens.sources._skeleton import PrefixMemo, channel_values_from_blob, fill_skeleton
+from replaylens.times import checkpoint_id_time
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CHECKPOINT_COLUMNS = {
@@ -80,6 +82,7 @@ class SqliteSource:
         self._uri, self._journal = self._choose_uri()
         self.has_task_path = True
         self.has_rowid = True
+        self.writes_rowid = True
         self._check_schema()
 
     # -- opening -------------------------------------------------------------------
@@ -184,13 +187,24 @@ class SqliteSource:
                 )
             if table == "writes":
                 self.has_task_path = "task_path" in cols
-        try:
-            self._query("SELECT rowid FROM checkpoints LIMIT 0")
-            self.has_rowid = True
-        except SourceError:
-            self.has_rowid = False  # a WITHOUT ROWID table: blobs come with their rows
+        self.has_rowid = self._has_rowid("checkpoints")  # WITHOUT ROWID: blobs come with their rows
+        self.writes_rowid = self._has_rowid("writes")
         if not self.has_task_path:
             self.notes.append("This database predates the writes.task_path column; task paths are blank.")
+
+    def _has_rowid(self, table: str) -> bool:
+        try:
+            self._query(f"SELECT rowid FROM {table} LIMIT 0")
+        except SourceError:
+            return False
+        return True
+
+    def cache_identity(self) -> str:
+        """The file across appends: its resolved path and inode (a file replaced under the same
+        name is another database), and which decryption key reads it."""
+        st = self.path.stat()
+        real = self.path.resolve()
+        return f"sqlite\0{real}\0{st.st_dev}:{st.st_ino}\0{key_fingerprint(self.aes_key)}"
 
     def identity(self) -> tuple[Any, ...]:
         """Changes whenever the database or its WAL changes: the cache key of a loaded view."""
@@ -209,23 +223,33 @@ class SqliteSource:
 
     # -- reading -------------------------------------------------------------------
     def thread_index(self) -> list[ThreadIndexRow]:
-        """Counts and the latest root checkpoint id of every thread, from the primary key.
+        """What the Threads page's first screen shows, from the primary keys alone.
 
-        One pass counts rows per thread (the bare GROUP BY); the latest root id and the
-        first and last namespace are index seeks per thread, which is half the cost of
-        aggregating them over every row. Only threads with more than one namespace
-        (subgraphs) need their namespaces counted.
+        One pass counts rows per thread (the bare GROUP BY); the latest root id, the first
+        and last namespace, the latest step (`metadata.step`, parsed by SQLite's JSON) and
+        the latest checkpoint's writes key are index seeks per thread, which is half the
+        cost of aggregating them over every row. No blob is read. Only threads with more
+        than one namespace (subgraphs) need their namespaces counted.
         """
+        meta = "CAST(c.metadata AS TEXT)"
+        wmax = "IFNULL(MAX(w.rowid), '')" if self.writes_rowid else "''"
         with self._snapshot() as conn:
             rows = list(self._stream(
                 conn,
-                "SELECT g.thread_id, g.n, "
+                "WITH g AS MATERIALIZED (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id), "
+                "h AS MATERIALIZED (SELECT g.thread_id, g.n, "
                 "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = g.thread_id "
-                "AND c.checkpoint_ns = ''), "
-                "(SELECT MIN(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id), "
-                "(SELECT MAX(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) "
-                "FROM (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id) AS g "
-                "ORDER BY g.thread_id",
+                "AND c.checkpoint_ns = '') AS latest, "
+                "(SELECT MIN(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) AS first_ns, "
+                "(SELECT MAX(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) AS last_ns "
+                "FROM g) "
+                "SELECT h.thread_id, h.n, h.latest, h.first_ns, h.last_ns, "
+                f"(SELECT CASE WHEN json_valid({meta}) THEN json_extract({meta}, '$.step') END "
+                "FROM checkpoints c WHERE c.thread_id = h.thread_id AND c.checkpoint_ns = '' "
+                "AND c.checkpoint_id = h.latest), "
+                f"(SELECT COUNT(*) || ':' || {wmax} FROM writes w WHERE w.thread_id = h.thread_id "
+                "AND w.checkpoint_ns = '' AND w.checkpoint_id = h.latest) "
+                "FROM h ORDER BY h.thread_id",
             ))
             nested = [r[0] for r in rows if r[3] != r[4]]
             namespaces = dict(self._stream(
@@ -238,9 +262,21 @@ class SqliteSource:
             ThreadIndexRow(
                 thread_id=str(tid), checkpoints=int(n), namespaces=int(namespaces.get(tid, 1)),
                 latest_checkpoint_id=latest, latest_metadata={},
+                latest_step=step if isinstance(step, int) else None,
+                latest_ts=checkpoint_id_time(latest), writes_key=str(wkey or "") if latest else "",
             )
-            for tid, n, latest, _first_ns, _last_ns in rows
+            for tid, n, latest, _first_ns, _last_ns, step, wkey in rows
         ]
+
+    def thread_version(self, thread_id: str) -> tuple[Any, ...]:
+        """The thread's checkpoint count and latest id, and its writes' count (and largest rowid)."""
+        wmax = ", MAX(rowid)" if self.writes_rowid else ""
+        with self._snapshot() as conn:
+            cps = conn.execute(
+                "SELECT COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+            writes = conn.execute(f"SELECT COUNT(*){wmax} FROM writes WHERE thread_id = ?", (thread_id,)).fetchone()
+        return (*cps, *writes)
 
     def _records(
         self, rows: Iterable[tuple[Any, ...]], problems: list[str], *, one_thread: bool = False
