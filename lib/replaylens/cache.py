@@ -27,6 +27,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,12 +83,14 @@ class StatusCache:
         self.notes: list[str] = []
         self._entries: dict[str, list[Any]] | None = None
         self._dirty: dict[str, list[Any]] = {}
+        self._lock = threading.RLock()  # the dashboard's background job and its pages share one
 
     # -- reading ---------------------------------------------------------------------
     def _load(self) -> dict[str, list[Any]]:
-        if self._entries is None:
-            self._entries = self._read_file()
-        return self._entries
+        with self._lock:
+            if self._entries is None:
+                self._entries = self._read_file()
+            return self._entries
 
     def _read_file(self) -> dict[str, list[Any]]:
         try:
@@ -111,7 +114,8 @@ class StatusCache:
         """The stored status if the thread's latest checkpoint and writes are unchanged, else None."""
         if checkpoint_id is None:
             return None
-        entry = self._dirty.get(thread_id) or self._load().get(thread_id)
+        with self._lock:
+            entry = self._dirty.get(thread_id) or self._load().get(thread_id)
         if entry is None or entry[0] != checkpoint_id or entry[1] != writes_key:
             return None
         return CachedStatus(entry[2], entry[3], entry[4], tuple(entry[5]))
@@ -121,9 +125,10 @@ class StatusCache:
 
     # -- writing ---------------------------------------------------------------------
     def put(self, thread_id: str, checkpoint_id: str, writes_key: str, value: CachedStatus) -> None:
-        self._dirty[thread_id] = [
-            checkpoint_id, writes_key, value.status, value.latest_step, value.updated_at, list(value.pending),
-        ]
+        with self._lock:
+            self._dirty[thread_id] = [
+                checkpoint_id, writes_key, value.status, value.latest_step, value.updated_at, list(value.pending),
+            ]
 
     def save(self) -> None:
         """Merge the new entries into the file: temporary file + rename, under a lock.
@@ -132,19 +137,20 @@ class StatusCache:
         a newer answer for the same thread. A cache that cannot be written is a note, not
         an error: the statuses shown are right either way.
         """
-        if not self._dirty:
-            return
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with self._locked():
-                merged = self._read_file()
-                merged.update(self._dirty)
-                self._write_atomically(merged)
-        except OSError as exc:
-            self.notes.append(f"The status cache {self.path} cannot be written ({exc.strerror or exc}).")
-            return
-        self._entries = merged
-        self._dirty = {}
+        with self._lock:
+            if not self._dirty:
+                return
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                with self._locked():
+                    merged = self._read_file()
+                    merged.update(self._dirty)
+                    self._write_atomically(merged)
+            except OSError as exc:
+                self.notes.append(f"The status cache {self.path} cannot be written ({exc.strerror or exc}).")
+                return
+            self._entries = merged
+            self._dirty = {}
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from replaylens.analysis.status import ThreadSummary
     from replaylens.decode import DecodeResult
     from replaylens.effects.parse import EffectsLog
+    from replaylens.sources._base import ThreadIndexRow
 
 STATUS_WORDS = {
     "completed": "completed",
@@ -29,7 +30,9 @@ STATUS_WORDS = {
     "failed": "failed",
     "needs_restart": "needs restart",
     "unreadable": "unreadable",
+    "deriving": "deriving…",
 }
+"""`deriving` is no status: the Threads page shows it while a thread's status is being worked out."""
 STATUS_MD_COLOR = {
     "completed": "green",
     "resumable": "orange",
@@ -51,9 +54,18 @@ def status_md(status: str) -> str:
     return f":{STATUS_MD_COLOR.get(status, 'gray')}[● {STATUS_WORDS.get(status, status)}]"
 
 
+STYLED_CELLS = 200_000
+
+
 def style_status(frame: pd.DataFrame) -> Any:
-    """Colour the status column of a threads table (text stays, for colour-blind readers)."""
+    """Colour the status column of a threads table (text stays, for colour-blind readers).
+
+    Above STYLED_CELLS cells the frame is returned plain: pandas' Styler refuses larger
+    tables (styler.render.max_elements) and would cost seconds on 100,000 threads."""
     from replaylens.figures.colors import STATUS
+
+    if frame.size > STYLED_CELLS:
+        return frame
 
     by_label = {status_label(k): v for k, v in STATUS.items()}
     return frame.style.map(lambda v: f"color: {by_label.get(v, '#444')}; font-weight: 600", subset=["status"])
@@ -103,6 +115,22 @@ def thread_rows(
         rows.append(ThreadRow(tid, "needs_restart", 0, None, None, "", counts[tid], replay_counts.get(tid)))
     rows.sort(key=lambda r: (ATTENTION_ORDER.get(r.status, 99), -(r.replay_lines or 0), r.thread_id))
     return rows
+
+
+def index_summaries(index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadSummary]) -> list[ThreadSummary]:
+    """The thread list with the statuses derived so far; the others read `deriving`, with
+    the latest step and time the SQL thread list already knows."""
+    from replaylens.analysis.status import ThreadSummary
+
+    out: list[ThreadSummary] = []
+    for r in index:
+        s = found.get(r.thread_id)
+        out.append(s if s is not None else ThreadSummary(
+            thread_id=r.thread_id, checkpoints=r.checkpoints, namespaces=r.namespaces,
+            latest_checkpoint_id=r.latest_checkpoint_id, latest_step=r.latest_step, status="deriving",
+            updated_at=r.latest_ts,
+        ))  # fmt: skip
+    return out
 
 
 def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:

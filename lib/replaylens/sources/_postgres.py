@@ -494,14 +494,19 @@ class PostgresSource:
         ]
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
-        """The thread's checkpoint count and latest id, and its writes count."""
+        """The thread's checkpoint count and latest id, its writes count, and last the latest root
+        checkpoint's step."""
 
         def work(cur: Any) -> tuple[Any, ...]:
             cur.execute("SELECT COUNT(*) AS n, MAX(checkpoint_id) AS latest FROM checkpoints WHERE thread_id = %s",
                         (thread_id,))  # fmt: skip
             cps = cur.fetchone()
             cur.execute("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = %s", (thread_id,))
-            return (cps["n"], cps["latest"], cur.fetchone()["n"])
+            writes = cur.fetchone()["n"]
+            cur.execute("SELECT metadata -> 'step' AS step FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
+                        "ORDER BY checkpoint_id DESC LIMIT 1", (thread_id,))  # fmt: skip
+            row = cur.fetchone()
+            return (cps["n"], cps["latest"], writes, row["step"] if row else None)
 
         return self._run(work)
 

@@ -269,14 +269,21 @@ class SqliteSource:
         ]
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
-        """The thread's checkpoint count and latest id, and its writes' count (and largest rowid)."""
+        """The thread's checkpoint count and latest id, its writes' count (and largest rowid), and
+        last the latest root checkpoint's step: index range counts, no blob."""
         wmax = ", MAX(rowid)" if self.writes_rowid else ""
         with self._snapshot() as conn:
             cps = conn.execute(
                 "SELECT COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?", (thread_id,)
             ).fetchone()
             writes = conn.execute(f"SELECT COUNT(*){wmax} FROM writes WHERE thread_id = ?", (thread_id,)).fetchone()
-        return (*cps, *writes)
+            step = conn.execute(
+                "SELECT CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN json_extract(CAST(metadata AS TEXT), "
+                "'$.step') END FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+                "ORDER BY checkpoint_id DESC LIMIT 1",
+                (thread_id,),
+            ).fetchone()
+        return (*cps, *writes, step[0] if step else None)
 
     def _records(
         self, rows: Iterable[tuple[Any, ...]], problems: list[str], *, one_thread: bool = False
