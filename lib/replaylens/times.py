@@ -41,3 +41,21 @@ def checkpoint_id_time(checkpoint_id: str | None) -> str | None:
         return None
     when = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=micros)
     return when.isoformat()
+
+
+_CLOCK_SEQ_MASK = 0x3FFF  # uuid6 keeps 14 bits of clock_seq
+
+
+def checkpoint_id_step(checkpoint_id: str | None, checkpoints: int) -> int | None:
+    """The step inside a LangGraph checkpoint id: `create_checkpoint` makes the id with
+    `uuid6(clock_seq=step)`, which keeps the step's low 14 bits (-1, the input step, reads
+    16383). A thread with fewer than 16,383 checkpoints cannot have reached a step that
+    wraps, so the step is exact there; otherwise, or for an id that is not a v6 UUID, None.
+    """
+    if not checkpoint_id or len(checkpoint_id) != 36 or checkpoint_id[14] != "6" or checkpoints >= _CLOCK_SEQ_MASK:
+        return None
+    try:
+        seq = int(checkpoint_id[19:23], 16) & _CLOCK_SEQ_MASK
+    except ValueError:
+        return None
+    return -1 if seq == _CLOCK_SEQ_MASK else seq

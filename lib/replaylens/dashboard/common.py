@@ -257,6 +257,9 @@ def _follow(item: cat.DataItem, thread_id: str | None, seen: Any, shown: str | N
     page's live caption follows every poll; the page below redraws once the thread has
     stopped changing for one poll, or every REDRAW_EVERY_SECONDS while it keeps growing,
     because a redraw of a long thread takes seconds and no poll runs meanwhile."""
+    chosen = st.session_state.get("_item")
+    if chosen is None or chosen.key != item.key:
+        return  # the reader moved to another database meanwhile (an upload, the sidebar)
     now_token = change_token(item, thread_id)
     previous = st.session_state.get("_follow_last")
     st.session_state["_follow_last"] = now_token
