@@ -265,8 +265,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from replaylens.report import incident_markdown
+
     plan = _plan(args)
-    sys.stdout.write(plan.to_markdown({"database": plan.backend.get("database", "")}))
+    # A file as the user typed it (relative stays relative); a Postgres source by its
+    # redacted label, never the connection string.
+    database = args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
+    sys.stdout.write(incident_markdown(plan, database=database, effects_log=args.effects))
     return 0
 
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
 from replaylens.cache import CachedStatus, StatusCache
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources._base import CheckpointSource, ThreadIndexRow, WriteRecord
+from replaylens.sources import CheckpointSource, ThreadIndexRow, WriteRecord
 
-STATUSES = ("failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable")
+ThreadStatus = Literal["failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"]
+"""A thread's state as a resume would see it (see the README's status table)."""
+STATUSES: tuple[ThreadStatus, ...] = typing.get_args(ThreadStatus)
 # What needs attention first: a failed run before a paused one before a finished one.
 ATTENTION_ORDER = {s: i for i, s in enumerate(STATUSES)}
 
@@ -41,7 +44,7 @@ def checkpoint_status(cp: Checkpoint | None) -> str:
     return "resumable"
 
 
-def thread_status(thread: Thread) -> str:
+def thread_status(thread: Thread) -> ThreadStatus:
     root = thread.root
     return checkpoint_status(root.latest if root else None)
 
@@ -63,7 +66,7 @@ class ThreadSummary:
     namespaces: int
     latest_checkpoint_id: str | None
     latest_step: int | None
-    status: str
+    status: ThreadStatus
     updated_at: str | None
     pending: tuple[str, ...] = ()
 
@@ -113,7 +116,7 @@ class StatusBatch:
     from_cache: bool
 
 
-def _summary(row: ThreadIndexRow, status: str, step: int | None, ts: str | None, pending: tuple[str, ...]) -> ThreadSummary:
+def _summary(row: ThreadIndexRow, status: ThreadStatus, step: int | None, ts: str | None, pending: tuple[str, ...]) -> ThreadSummary:
     return ThreadSummary(
         thread_id=row.thread_id, checkpoints=row.checkpoints, namespaces=row.namespaces,
         latest_checkpoint_id=row.latest_checkpoint_id, latest_step=step, status=status,
@@ -174,7 +177,8 @@ def derive_statuses(
         if hit is None:
             todo.append(row)
         else:
-            cached.append(_summary(row, hit.status, hit.latest_step, hit.updated_at, hit.pending))
+            status = typing.cast(ThreadStatus, hit.status)  # written by _derive below, format-checked
+            cached.append(_summary(row, status, hit.latest_step, hit.updated_at, hit.pending))
     if cached:
         yield StatusBatch(cached, [], True)
     triggers = _TriggerCache()

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
-from replaylens.dashboard.text import as_json_text, preview, visible
 from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Thread, channel_label
+from replaylens.text import as_json_text, preview, visible
 
 if TYPE_CHECKING:
-    from replaylens.analysis.status import ThreadSummary
+    from replaylens.analysis.plan import ResumePlan
+    from replaylens.analysis.status import ThreadStatus, ThreadSummary
     from replaylens.decode import DecodeResult
     from replaylens.effects.parse import EffectsLog
     from replaylens.sources._base import ThreadIndexRow
@@ -117,6 +118,9 @@ def thread_rows(
     return rows
 
 
+DERIVING = "deriving"
+
+
 def index_summaries(index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadSummary]) -> list[ThreadSummary]:
     """The thread list with the statuses derived so far; the others read `deriving`, with
     the latest step and time the SQL thread list already knows."""
@@ -127,7 +131,8 @@ def index_summaries(index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadS
         s = found.get(r.thread_id)
         out.append(s if s is not None else ThreadSummary(
             thread_id=r.thread_id, checkpoints=r.checkpoints, namespaces=r.namespaces,
-            latest_checkpoint_id=r.latest_checkpoint_id, latest_step=r.latest_step, status="deriving",
+            latest_checkpoint_id=r.latest_checkpoint_id, latest_step=r.latest_step,
+            status=cast("ThreadStatus", DERIVING),  # a page-only marker: never leaves the view model
             updated_at=r.latest_ts,
         ))  # fmt: skip
     return out
@@ -303,7 +308,7 @@ def diff_frame(
     return pd.DataFrame(rows, columns=["channel", "change", "before", "after", "internal"])
 
 
-def attempts_frame(plan: Any) -> pd.DataFrame:
+def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
     """Each recorded execution of a task, with what a resume does to it and why."""
     rows = []
     for a in getattr(plan, "attempts", []):
@@ -332,20 +337,3 @@ MODE_EXPLAINED = {
     "async": "checkpoints are written in the background while the next superstep runs (LangGraph's default)",
     "exit": "nothing is written until the run returns, pauses or raises",
 }
-
-
-def mode_frame(plan: Any) -> pd.DataFrame:
-    """The three durability modes side by side: kept checkpoints, resume point, repeats."""
-    rows = []
-    for mode, o in getattr(plan, "what_if", {}).items():
-        rows.append(
-            {
-                "mode": mode,
-                "checkpoints kept": o.checkpoints_kept,
-                "resume after step": "restart from input" if o.restart else o.resume_step,
-                "effect lines repeated": len(o.replayed_lines),
-                "repeated effects": ", ".join(f"{visible(k)} ×{v}" for k, v in o.replayed_effects.items()),
-            }
-        )
-    return pd.DataFrame(rows, columns=["mode", "checkpoints kept", "resume after step", "effect lines repeated",
-                                       "repeated effects"])  # fmt: skip
