@@ -134,8 +134,10 @@ def test_a_damaged_cache_file_is_discarded_with_a_note(db: Path, tmp_path: Path)
 def poison(cache: status_cache.StatusCache, db: Path, status: str) -> None:
     """Store a wrong status under the thread list's real key (what a stale cache would hold)."""
     source = open_source(db)
-    for row in source.thread_index():
-        cache.put(row.thread_id, row.latest_checkpoint_id, row.writes_key,
+    index = source.thread_index()
+    keys = source.writes_keys({r.thread_id: r.latest_checkpoint_id for r in index})
+    for row in index:
+        cache.put(row.thread_id, row.latest_checkpoint_id, keys[row.thread_id],
                   status_cache.CachedStatus(status, 99, None, ()))  # fmt: skip
     source.close()
     cache.save()

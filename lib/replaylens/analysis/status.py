@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -148,7 +149,7 @@ def _derive(source: CheckpointSource, rows: list[ThreadIndexRow], triggers: _Tri
         out.append(_summary(row, checkpoint_status(cp), cp.step, cp.ts, tuple(t.node for t in cp.pending_tasks)))
         # Cached under the thread list's key only if the rows read are the ones it named
         # (a live writer may have moved on in between) and nothing about them was wrong.
-        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and row.writes_key.split(":")[0] == str(
+        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and (row.writes_key or "").split(":")[0] == str(
             len(cp.writes)
         ):
             cacheable.add(row.thread_id)
@@ -164,38 +165,51 @@ def derive_statuses(
     *,
     batch: int = DERIVE_BATCH,
 ) -> Iterator[StatusBatch]:
-    """Every thread's summary, in batches: first all the cached ones, then the derived ones.
+    """Every thread's summary, batch by batch of the thread list: the cached ones of a
+    batch, then its derived ones.
 
     A thread is taken from `cache` only when its latest root checkpoint id and writes key
     equal the stored ones; every derived status is stored. The cache file is saved after
     the last batch (and also every few batches, so an interrupted run keeps its work).
     """
-    todo: list[ThreadIndexRow] = []
-    cached: list[ThreadSummary] = []
-    for row in index:
-        hit = cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key) if cache is not None else None
-        if hit is None:
-            todo.append(row)
-        else:
-            status = typing.cast(ThreadStatus, hit.status)  # written by _derive below, format-checked
-            cached.append(_summary(row, status, hit.latest_step, hit.updated_at, hit.pending))
-    if cached:
-        yield StatusBatch(cached, [], True)
     triggers = _TriggerCache()
-    by_id = {r.thread_id: r for r in todo}
-    for i in range(0, len(todo), batch):
-        summaries, problems, cacheable = _derive(source, todo[i : i + batch], triggers)
+    for i in range(0, len(index), batch):
+        rows = _with_writes_keys(source, index[i : i + batch])
+        todo: list[ThreadIndexRow] = []
+        cached: list[ThreadSummary] = []
+        for row in rows:
+            hit = cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key or "") if cache is not None else None
+            if hit is None:
+                todo.append(row)
+            else:
+                status = typing.cast(ThreadStatus, hit.status)  # written below, format-checked on load
+                cached.append(_summary(row, status, hit.latest_step, hit.updated_at, hit.pending))
+        if cached:
+            yield StatusBatch(cached, [], True)
+        if not todo:
+            continue
+        summaries, problems, cacheable = _derive(source, todo, triggers)
         if cache is not None:
+            by_id = {r.thread_id: r for r in todo}
             for s in summaries:
                 row = by_id[s.thread_id]
                 if s.thread_id in cacheable and row.latest_checkpoint_id is not None:
-                    cache.put(s.thread_id, row.latest_checkpoint_id, row.writes_key,
+                    cache.put(s.thread_id, row.latest_checkpoint_id, row.writes_key or "",
                               CachedStatus(s.status, s.latest_step, s.updated_at, s.pending))  # fmt: skip
             if (i // batch) % 10 == 9:
                 cache.save()
         yield StatusBatch(summaries, problems, False)
     if cache is not None:
         cache.save()
+
+
+def _with_writes_keys(source: CheckpointSource, rows: list[ThreadIndexRow]) -> list[ThreadIndexRow]:
+    """The rows with their writes keys, asked of the source for those the thread list left out."""
+    missing = {r.thread_id: r.latest_checkpoint_id for r in rows if r.writes_key is None and r.latest_checkpoint_id}
+    if not missing:
+        return rows
+    keys = source.writes_keys(missing)
+    return [dataclasses.replace(r, writes_key=keys.get(r.thread_id, "")) if r.writes_key is None else r for r in rows]
 
 
 def summarize_threads(

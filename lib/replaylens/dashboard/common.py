@@ -389,7 +389,13 @@ def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], la
     hit = _store().get(key)
     if hit is not None:
         return hit
-    versions = {r.thread_id: (r.latest_checkpoint_id, r.writes_key, r.checkpoints) for r in thread_index(item)}
+    # A thread's version in the list; without its writes key (SQLite leaves it out of the
+    # list), the database's version stands in, so no memo outlives a write.
+    versions = {
+        r.thread_id: (r.latest_checkpoint_id, r.writes_key, r.checkpoints) if r.writes_key is not None
+        else (r.latest_checkpoint_id, source.identity())
+        for r in thread_index(item)
+    }
     shared = _shared()
     with shared["lock"]:
         memo = shared["replays"].setdefault((source.cache_identity(), key[2]), {})

@@ -95,7 +95,8 @@ class ThreadIndexRow:
     latest_metadata: dict[str, Any]  # may be left empty: the latest checkpoint's rows carry it
     latest_step: int | None = None  # metadata.step of the latest root checkpoint, read in SQL
     latest_ts: str | None = None  # when the latest root checkpoint was written, if SQL can tell
-    writes_key: str = ""  # the latest checkpoint's writes: count (and largest rowid on SQLite)
+    writes_key: str | None = ""  # the latest checkpoint's writes: count (and largest rowid on SQLite);
+    # None: not read yet (the SQLite thread list leaves it to `writes_keys`)
 
 
 @dataclass
@@ -116,6 +117,10 @@ class CheckpointSource(Protocol):
 
     def cache_identity(self) -> str:
         """Names the database across runs (not its version): the persistent status cache's file."""
+        ...
+
+    def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
+        """The writes key of each thread's latest checkpoint (thread id -> checkpoint id)."""
         ...
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:

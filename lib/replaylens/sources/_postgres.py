@@ -493,6 +493,13 @@ class PostgresSource:
             for r in rows
         ]
 
+    def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
+        """The writes count of each (thread id -> latest checkpoint id) (thread_index has them too)."""
+        sql = ("SELECT k.t AS thread_id, COUNT(w.thread_id) AS n FROM unnest(%s::text[], %s::text[]) AS k(t, c) "
+               "LEFT JOIN checkpoint_writes w ON w.thread_id = k.t AND w.checkpoint_ns = '' AND w.checkpoint_id = k.c "
+               "GROUP BY k.t")  # fmt: skip
+        return {str(r["thread_id"]): str(r["n"]) for r in self._fetch(sql, (list(latest), list(latest.values())))}
+
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
         """The thread's checkpoint count and latest id, its writes count, and last the latest root
         checkpoint's step."""

@@ -236,32 +236,29 @@ class SqliteSource:
     def thread_index(self) -> list[ThreadIndexRow]:
         """What the Threads page's first screen shows, from the primary keys alone.
 
-        One pass counts rows per thread (the bare GROUP BY); the latest root id, the first
-        and last namespace and the latest checkpoint's writes key are index seeks per
-        thread, which is half the cost of aggregating them over every row. No row is read:
+        One pass counts rows per thread (the bare GROUP BY); the latest root id and the
+        last namespace are index seeks per thread, which is half the cost of aggregating
+        them over every row. The writes keys are left to `writes_keys`, asked batch by
+        batch while the statuses are worked out (100,000 seeks into the writes index
+        would double the first screen). No row is read:
         the metadata column lies after the checkpoint blob, and reaching it walks the
         blob's overflow pages (8x the GROUP BY on the 10k fixture), so the latest step and
         time come from the checkpoint id (`checkpoint_id_step`, `checkpoint_id_time`); the
         statuses, derived next, carry the step from the metadata. Only threads with more
         than one namespace (subgraphs) need their namespaces counted.
         """
-        wmax = "IFNULL(MAX(w.rowid), '')" if self.writes_rowid else "''"
         with self._snapshot(mapped=False) as conn:
             rows = list(self._stream(
                 conn,
-                "WITH g AS MATERIALIZED (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id), "
-                "h AS MATERIALIZED (SELECT g.thread_id, g.n, "
+                "WITH g AS MATERIALIZED (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id) "
+                "SELECT g.thread_id, g.n, "
                 "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = g.thread_id "
                 "AND c.checkpoint_ns = '') AS latest, "
-                "(SELECT MIN(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) AS first_ns, "
                 "(SELECT MAX(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) AS last_ns "
-                "FROM g) "
-                "SELECT h.thread_id, h.n, h.latest, h.first_ns, h.last_ns, "
-                f"(SELECT COUNT(*) || ':' || {wmax} FROM writes w WHERE w.thread_id = h.thread_id "
-                "AND w.checkpoint_ns = '' AND w.checkpoint_id = h.latest) "
-                "FROM h ORDER BY h.thread_id",
+                "FROM g ORDER BY g.thread_id",
             ))
-            nested = [r[0] for r in rows if r[3] != r[4]]
+            # '' sorts first, so a thread has a namespace besides the root's iff its largest isn't ''.
+            nested = [r[0] for r in rows if r[3]]
             namespaces = dict(self._stream(
                 conn,
                 "SELECT x.thread_id, COUNT(DISTINCT x.checkpoint_ns) FROM json_each(?) AS k "
@@ -273,10 +270,25 @@ class SqliteSource:
                 thread_id=str(tid), checkpoints=int(n), namespaces=int(namespaces.get(tid, 1)),
                 latest_checkpoint_id=latest, latest_metadata={},
                 latest_step=checkpoint_id_step(latest, int(n)),
-                latest_ts=checkpoint_id_time(latest), writes_key=str(wkey or "") if latest else "",
+                latest_ts=checkpoint_id_time(latest), writes_key=None if latest else "",
             )
-            for tid, n, latest, _first_ns, _last_ns, wkey in rows
+            for tid, n, latest, _last_ns in rows
         ]
+
+    def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
+        """The writes key (count and largest rowid) of each (thread id -> latest checkpoint id)."""
+        wmax = "IFNULL(MAX(w.rowid), '')" if self.writes_rowid else "''"
+        pairs = json.dumps([[t, c] for t, c in latest.items()])
+        with self._snapshot(mapped=False) as conn:
+            return {
+                str(tid): str(key) for tid, key in self._stream(
+                    conn,
+                    f"SELECT json_extract(k.value, '$[0]'), COUNT(w.thread_id) || ':' || {wmax} "
+                    "FROM json_each(?) AS k LEFT JOIN writes AS w ON w.thread_id = json_extract(k.value, '$[0]') "
+                    "AND w.checkpoint_ns = '' AND w.checkpoint_id = json_extract(k.value, '$[1]') GROUP BY k.key",
+                    (pairs,),
+                )
+            }
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
         """The thread's checkpoint count and latest id, its writes' count (and largest rowid), and
