@@ -35,6 +35,8 @@ from typing import Any
 
 import orjson
 
+from replaylens import settings
+
 CACHE_ENV = "REPLAYLENS_CACHE_DIR"
 FORMAT = 1
 """Bumped whenever the stored fields or their meaning change."""
@@ -45,15 +47,15 @@ def default_cache_dir() -> Path:
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Caches" / "replaylens"
     if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        base = settings.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
         return Path(base) / "replaylens" / "Cache"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = settings.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "replaylens"
 
 
 def cache_dir() -> Path:
     """`REPLAYLENS_CACHE_DIR` if set, else the platform default."""
-    raw = os.environ.get(CACHE_ENV, "").strip()
+    raw = settings.get(CACHE_ENV)
     return Path(raw).expanduser() if raw else default_cache_dir()
 
 
