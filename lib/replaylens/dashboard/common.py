@@ -248,6 +248,10 @@ def _follow(item: cat.DataItem, thread_id: str | None, seen: Any, shown: str | N
     page's live caption follows every poll; the page below redraws once the thread has
     stopped changing for one poll, or every REDRAW_EVERY_SECONDS while it keeps growing,
     because a redraw of a long thread takes seconds and no poll runs meanwhile."""
+    if _upload_ids(st.session_state.get("upload")) != st.session_state.get("_upload_seen"):
+        # A file dropped on the uploader while this fragment ran reaches the session as a
+        # fragment rerun, which never runs the sidebar that takes the upload: run it all.
+        st.rerun(scope="app")
     chosen = st.session_state.get("_item")
     if chosen is None or chosen.key != item.key:
         return  # the reader moved to another database meanwhile (an upload, the sidebar)
@@ -269,6 +273,11 @@ def _follow(item: cat.DataItem, thread_id: str | None, seen: Any, shown: str | N
         due = now_token == previous or idle >= max(REDRAW_EVERY_SECONDS, 5 * drawn_in)
     if due:
         st.rerun(scope="app")
+
+
+def _upload_ids(files: Any) -> list[str]:
+    """The uploader's files, by id (what the last full run took, or what the session holds now)."""
+    return [str(getattr(f, "file_id", f)) for f in (files or [])]
 
 
 def page_started() -> None:
@@ -478,6 +487,7 @@ def sidebar() -> None:
                 key="upload",
             )
             _take_upload(list(files or []))
+            st.session_state["_upload_seen"] = _upload_ids(files)
         with st.expander("Words used here"):
             for word, meaning in GLOSSARY.items():
                 st.markdown(f"**{word}**: {meaning}")
