@@ -87,7 +87,8 @@ def cmd_threads(args: argparse.Namespace) -> int:
         _print_table(
             ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
             [
-                [s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at, ", ".join(s.pending)]
+                [s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at,
+                 ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])])]
                 for s in ordered
             ],
         )
@@ -121,6 +122,7 @@ def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
 
 def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
     """The `replaylens thread --json` document (a contract other tools rely on)."""
+    from replaylens.analysis.delta import state_values
     from replaylens.analysis.status import thread_status
     from replaylens.decode import to_jsonable
 
@@ -138,24 +140,30 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "updated_channels": cp.record.updated_channels,
                 "children": cp.children,
                 "next": [
-                    {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived}
+                    {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status, "kind": t.kind,
+                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
+                     **({"calls": [c.call_json() for c in t.calls]} if t.calls else {})}
                     for t in cp.tasks
                 ],
-                "writes": [_write_json(w, with_values) for w in cp.writes],
+                "next_unknown": cp.next_unknown,
+                "updates": [u.to_json() for u in cp.updates],
+                "writes": [{**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes],
             }
             if cp.unreadable:
                 item["unreadable"] = cp.unreadable
             if cp.task_notes:
                 item["notes"] = cp.task_notes
             if with_values and not cp.unreadable:
-                values = source.read_channel_values(thread.thread_id, cp.checkpoint_ns, cp.checkpoint_id)
+                values = state_values(source, thread, cp)
                 item["values"] = {k: to_jsonable(v.value) for k, v in values.items()}
+                if notes := {k: v.note for k, v in values.items() if v.note}:
+                    item["value_notes"] = notes  # folded DeltaChannel values: how they were rebuilt
             checkpoints.append(item)
     checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
     return {
         "thread_id": thread.thread_id,
         "status": thread_status(thread),
+        "generation": thread.generation.to_json() if thread.generation else None,
         "namespaces": list(thread.namespaces),
         "checkpoints": checkpoints,
         "orphan_writes": [
@@ -179,12 +187,25 @@ def cmd_thread(args: argparse.Namespace) -> int:
     finally:
         source.close()
     status = thread_status(thread)
-    print(f"thread {safe(thread.thread_id)}: {status} ({STATUS_EXPLAINED.get(status, '')})")
+    root = thread.root.latest if thread.root else None
+    unknown = ", next task unknown" if root is not None and root.next_unknown and status == "resumable" else ""
+    print(f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})")
+    if thread.generation is not None:
+        gen = thread.generation
+        print(f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
+              + (f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)" if gen.ids_written else ""))
+        for note in gen.notes:
+            print(f"  {safe(note)}")
+    if unknown and root is not None:
+        print(f"  {safe(root.next_unknown or '')}")
     for ns in thread.namespaces.values():
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
         for cp in ns.checkpoints:
-            nxt = ", ".join(f"{t.node}[{t.status}]" for t in cp.tasks) or "-"
+            nxt = ", ".join(
+                f"{safe(t.label)}[{t.status}]" + (f" +{len(t.calls)} @task calls" if t.calls else "") for t in cp.tasks
+            ) or "-"
+            nxt += "".join(f"; {safe(u.label)}" for u in cp.updates)
             rows.append([cp.step, cp.source, cp.ts, cp.checkpoint_id, nxt, len(cp.writes),
                          "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else "")])
         _print_table(["step", "source", "ts", "checkpoint_id", "next tasks", "writes", ""], rows)
@@ -245,7 +266,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
-            print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
+            print(f"  {label:14} {safe(t['label'])} ({t['status']}, task {safe(t['task_id'])})")
+            for c in t.get("calls", []):
+                fate = "result reused" if c["reused_on_resume"] else "called again"
+                print(f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}")
+    gen = doc.get("generation")
+    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
+        print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
+    if doc.get("today_reruns"):
+        names = ", ".join(sorted({safe(t["node"]) for t in doc["today_reruns"]}))
+        print(f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
+              "names and hashes other task ids, so their writes are not found")
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:
@@ -257,6 +288,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         )
         for finding in plan.idempotency_findings:
             print(f"idempotency: {safe(finding)}")
+        for text in plan.ambiguities:
+            print(f"cannot tell: {safe(text)}")
         print(f"\nwhat-if (a model, write latency {plan.latency}s):")
         for o in plan.what_if.values():
             print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), "

@@ -8,10 +8,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
+from replaylens.analysis.tasks import (
+    LegacyHints,
+    TriggerMap,
+    annotate_checkpoint,
+    annotate_thread,
+    gather_hints,
+    hints_by_start,
+    needs_hints,
+)
 from replaylens.cache import CachedStatus, StatusCache
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources import CheckpointSource, ThreadIndexRow, WriteRecord
+from replaylens.sources import CheckpointSource, ThreadIndexRow, ThreadRows, WriteRecord
 
 ThreadStatus = Literal["failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"]
 """A thread's state as a resume would see it (see the README's status table)."""
@@ -36,12 +44,14 @@ def checkpoint_status(cp: Checkpoint | None) -> str:
     if cp.unreadable:
         return "unreadable"
     statuses = [t.status for t in cp.tasks]
-    if not statuses:
-        return "completed"
     if "failed" in statuses:
         return "failed"
     if "interrupted" in statuses:
         return "interrupted"
+    if cp.next_unknown:
+        return "resumable"  # a channel nobody is known to read was written: never "completed"
+    if not statuses:
+        return "completed"
     return "resumable"
 
 
@@ -57,7 +67,34 @@ def load_thread(source: CheckpointSource, thread_id: str) -> Thread:
     rows = source.read_thread(thread_id)
     if not rows.checkpoints and not rows.writes:
         raise ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}.")
-    return annotate_thread(build_thread(thread_id, rows))
+    thread = annotate_thread(build_thread(thread_id, rows))
+    return reannotate_with_hints(source, thread)
+
+
+HINT_THREADS = 20
+"""At most this many other threads are read to learn a pre-v3 graph's edges."""
+HINT_MAX_CHECKPOINTS = 500
+"""Threads longer than this are not read for hints (their edges are in shorter ones too)."""
+
+
+def hint_threads(source: CheckpointSource, exclude: str | None = None) -> list[Thread]:
+    """Up to HINT_THREADS short threads of the database, arranged (not annotated)."""
+    ids = [r.thread_id for r in source.thread_index() if r.thread_id != exclude and r.checkpoints <= HINT_MAX_CHECKPOINTS]
+    return [build_thread(tid, source.read_thread(tid)) for tid in ids[:HINT_THREADS]]
+
+
+def reannotate_with_hints(
+    source: CheckpointSource, thread: Thread, pool: list[Thread] | None = None
+) -> Thread:
+    """A pre-v3 thread (`needs_hints`): learn the graph's edges from
+    the other threads of the same database and derive again. Current formats need none."""
+    if not needs_hints(thread):
+        return thread
+    loaded = pool if pool is not None else hint_threads(source, thread.thread_id)
+    hints = gather_hints(thread, loaded)
+    if not hints.threads:
+        return thread
+    return annotate_thread(thread, hints)
 
 
 @dataclass(frozen=True)
@@ -70,6 +107,7 @@ class ThreadSummary:
     status: ThreadStatus
     updated_at: str | None
     pending: tuple[str, ...] = ()
+    next_unknown: bool = False  # the rows cannot tell the next task (pre-v3 formats)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,14 +119,20 @@ class ThreadSummary:
             "status": self.status,
             "updated_at": self.updated_at,
             "pending": list(self.pending),
+            "next_unknown": self.next_unknown,
         }
 
 
 class _TriggerCache:
-    """Threads of one graph share their trigger map: build it once per distinct shape."""
+    """Threads of one graph share their trigger map: build it once per distinct shape.
 
-    def __init__(self) -> None:
+    Pre-v3 checkpoints also get the edges the other threads' latest checkpoints prove
+    (`hints`, pooled by start edges), as `load_thread` gets them, so that the list and
+    the thread page agree."""
+
+    def __init__(self, hints: dict[frozenset[str], LegacyHints] | None = None) -> None:
         self._maps: dict[tuple[Any, ...], TriggerMap] = {}
+        self._hints = hints or {}
 
     def for_checkpoint(self, cp: Checkpoint) -> TriggerMap:
         rec = cp.record
@@ -99,7 +143,8 @@ class _TriggerCache:
         )
         found = self._maps.get(shape)
         if found is None:
-            found = self._maps[shape] = TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp}))
+            starts = frozenset(ch for ch in rec.channel_versions if ch.startswith("start:"))
+            found = self._maps[shape] = TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp}), self._hints.get(starts))
         return found
 
 
@@ -117,18 +162,23 @@ class StatusBatch:
     from_cache: bool
 
 
-def _summary(row: ThreadIndexRow, status: ThreadStatus, step: int | None, ts: str | None, pending: tuple[str, ...]) -> ThreadSummary:
+def _summary(
+    row: ThreadIndexRow, status: ThreadStatus, step: int | None, ts: str | None, pending: tuple[str, ...],
+    next_unknown: bool = False,
+) -> ThreadSummary:
     return ThreadSummary(
         thread_id=row.thread_id, checkpoints=row.checkpoints, namespaces=row.namespaces,
         latest_checkpoint_id=row.latest_checkpoint_id, latest_step=step, status=status,
-        updated_at=ts, pending=pending,
+        updated_at=ts, pending=pending, next_unknown=next_unknown,
     )
 
 
-def _derive(source: CheckpointSource, rows: list[ThreadIndexRow], triggers: _TriggerCache) -> tuple[
-    list[ThreadSummary], list[str], set[str]
-]:
-    """Read and derive the latest root checkpoint of `rows`; also the ids safe to cache."""
+def _derive(source: CheckpointSource, rows: list[ThreadIndexRow]) -> tuple[list[ThreadSummary], list[str], set[str]]:
+    """Read and derive the latest root checkpoint of `rows`; also the ids safe to cache.
+
+    Pre-v3 checkpoints get the edges the batch's other latest checkpoints prove (pooled by
+    start edges) and, where the next task stays unknown, the whole chain as the thread
+    page reads it; such threads are never cached (the cache keeps no `next_unknown`)."""
     latest = source.read_latest(
         [r.thread_id for r in rows], known={r.thread_id: r.latest_checkpoint_id for r in rows if r.latest_checkpoint_id}
     )
@@ -136,6 +186,10 @@ def _derive(source: CheckpointSource, rows: list[ThreadIndexRow], triggers: _Tri
     for w in latest.writes:
         writes_by_thread.setdefault(w.thread_id, []).append(w)
     latest_by_thread = {rec.thread_id: rec for rec in latest.checkpoints}
+    legacy = [rec for rec in latest.checkpoints if rec.v is not None and rec.v < 3]
+    hints = hints_by_start([build_thread(rec.thread_id, ThreadRows([rec], [])) for rec in legacy]) if legacy else None
+    triggers = _TriggerCache(hints)
+    pool: list[Thread] | None = None
     out: list[ThreadSummary] = []
     cacheable: set[str] = set()
     for row in rows:
@@ -146,12 +200,17 @@ def _derive(source: CheckpointSource, rows: list[ThreadIndexRow], triggers: _Tri
         # One checkpoint per thread: no chain to arrange, so no build_thread.
         cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
         annotate_checkpoint(cp, triggers.for_checkpoint(cp))
-        out.append(_summary(row, checkpoint_status(cp), cp.step, cp.ts, tuple(t.node for t in cp.pending_tasks)))
+        if cp.next_unknown:
+            pool = pool if pool is not None else hint_threads(source)
+            full = annotate_thread(build_thread(row.thread_id, source.read_thread(row.thread_id)))
+            full = reannotate_with_hints(source, full, pool)
+            cp = full.root.latest if full.root and full.root.latest else cp
+        pending = tuple(t.node or t.label for t in cp.pending_tasks)
+        out.append(_summary(row, checkpoint_status(cp), cp.step, cp.ts, pending, bool(cp.next_unknown)))
         # Cached under the thread list's key only if the rows read are the ones it named
         # (a live writer may have moved on in between) and nothing about them was wrong.
-        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and (row.writes_key or "").split(":")[0] == str(
-            len(cp.writes)
-        ):
+        same_writes = (row.writes_key or "").split(":")[0] == str(len(cp.writes))
+        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and same_writes and not cp.next_unknown:
             cacheable.add(row.thread_id)
     for problem in latest.problems:
         cacheable = {t for t in cacheable if f"(thread {t}, " not in problem}
@@ -172,7 +231,6 @@ def derive_statuses(
     equal the stored ones; every derived status is stored. The cache file is saved after
     the last batch (and also every few batches, so an interrupted run keeps its work).
     """
-    triggers = _TriggerCache()
     for i in range(0, len(index), batch):
         rows = _with_writes_keys(source, index[i : i + batch])
         todo: list[ThreadIndexRow] = []
@@ -188,7 +246,7 @@ def derive_statuses(
             yield StatusBatch(cached, [], True)
         if not todo:
             continue
-        summaries, problems, cacheable = _derive(source, todo, triggers)
+        summaries, problems, cacheable = _derive(source, todo)
         if cache is not None:
             by_id = {r.thread_id: r for r in todo}
             for s in summaries:

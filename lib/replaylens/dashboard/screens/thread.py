@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from replaylens.analysis.delta import state_values
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.errors import ThreadNotFound
@@ -25,7 +26,11 @@ def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001,
     hit = ui._store().get(key)
     if hit is None:
         with st.spinner("Decoding the state at this checkpoint…"):
-            hit = ui._store().put(key, source.read_channel_values(thread_id, ns, checkpoint_id))
+            thread = ui.thread(item, thread_id)
+            cp = thread.find(checkpoint_id, ns) if thread is not None else None
+            values = (state_values(source, thread, cp) if cp is not None
+                      else source.read_channel_values(thread_id, ns, checkpoint_id))
+            hit = ui._store().put(key, values)
     return hit
 
 
@@ -34,6 +39,8 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
     shown, note = truncate(text)
     if result.error:
         st.caption(f"Not decoded: {md(result.error)}")
+    if getattr(result, "note", None):
+        st.caption(f"DeltaChannel value {md(result.note)}")
     if note:
         st.caption(note)
     st.code(shown, language="json")
@@ -70,6 +77,17 @@ if item is not None:
                 with st.expander(f":material/warning: {len(thread.problems)} problem(s) in this thread's rows (the rest loaded)"):
                     for p in thread.problems[:50]:
                         st.text(p)
+            gen = thread.generation if thread is not None else None
+            if gen is not None and gen.checkpoint_versions and min(gen.checkpoint_versions) < 4:
+                latest = thread.root.latest if thread.root else None
+                lines = [f"Written by **{md(gen.label)}**; task ids: {md(gen.id_rule)}."]
+                lines += [md(n) for n in gen.notes]
+                if latest is not None and latest.next_unknown:
+                    lines.append(md(latest.next_unknown))
+                if plan.today_reruns:
+                    names = ", ".join(sorted({md(t.node) for _, t in plan.today_reruns}))
+                    lines.append(f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids.")
+                st.info("\n\n".join(lines), icon=":material/history:")
 
             m = st.columns(5)
             m[0].metric("checkpoints", thread.checkpoint_count if thread else 0,
