@@ -6,7 +6,7 @@ import streamlit as st
 
 from replaylens.analysis.delta import state_values
 from replaylens.dashboard import common as ui
-from replaylens.dashboard import views
+from replaylens.dashboard import timetravel_block, views
 from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
@@ -137,7 +137,7 @@ if item is not None:
                     )  # fmt: skip
                     cp = ns.by_id.get(chosen or cp_ids[-1])
 
-            tab_names = ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report"]
+            tab_names = ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report", "Time travel"]
             tabs = st.tabs(tab_names, key="view", bind="query-params")
 
 
@@ -253,6 +253,9 @@ if item is not None:
                                    file_name=safe_filename(thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
                 st.caption("The report, as it will read in your incident write-up (Markdown):")
                 st.code(report, language="markdown", wrap_lines=True)
+
+            with tabs[6]:
+                timetravel_block.draw(item, thread, plan, ns_name, cp)
             # A live agent's new checkpoint shows without a reload.
             drawn = thread.checkpoint_count if thread is not None else 0
             ui.follow(item, seen, thread_id, shown=f"the page below shows {drawn:,} and redraws when idle")
