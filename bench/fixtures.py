@@ -28,6 +28,7 @@ benchmark runs LangGraph's routes (whose `SqliteSaver.setup()` writes) on copies
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import operator
 import os
@@ -259,8 +260,9 @@ def build_big_thread(target: Path = BIG_DB) -> dict[str, Any]:
     return info
 
 
-def _record_templates(db: Path, log: Path) -> None:
-    """Run every template graph once, under the thread id 'tpl-<name>'."""
+def _record_templates(db: Path, log: Path, saver: Any = None) -> None:
+    """Run every template graph once, under the thread id 'tpl-<name>' (into `saver` if given,
+    a PostgresSaver for instance, else a SqliteSaver on `db`)."""
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.errors import GraphRecursionError
     from langgraph.types import Command
@@ -268,7 +270,7 @@ def _record_templates(db: Path, log: Path) -> None:
     os.environ["REPLAYLENS_EFFECTS_LOG"] = str(log)
     os.environ["REPLAYLENS_EXAMPLE_SLEEP"] = "0"
     os.environ["REPLAYLENS_EXAMPLE_FAIL"] = "1"
-    with SqliteSaver.from_conn_string(str(db)) as saver:
+    with contextlib.nullcontext(saver) if saver is not None else SqliteSaver.from_conn_string(str(db)) as saver:
         for name, (factory, inputs, options, resume) in TEMPLATES.items():
             graph = factory().compile(checkpointer=saver)
             config = {"configurable": {"thread_id": f"tpl-{name}"}, **options}
@@ -376,6 +378,131 @@ def _replicate_effects(template_log: Path, target: Path) -> int:
     return len(out)
 
 
+# -- scale (issue 17): 1k / 10k / 100k threads, and threads of 300 / 3,000 / 30,000 checkpoints
+SCALE_COPIES = 10  # 10 x the 10,240 threads of many-threads: 102,400 threads, ~5.6M checkpoints
+SCALE_DB = CACHE / f"scale-100k-v{VERSION}.db"
+SMALL_DB = CACHE / f"scale-1k-v{VERSION}.db"
+SMALL_THREADS = 1_024
+LONG_LENGTHS = (300, 3_000, 30_000)
+LONG_THREAD_ID = "long"
+
+
+def long_db(checkpoints: int) -> Path:
+    return CACHE / f"long-{checkpoints}-v{VERSION}.db"
+
+
+def _copy_schema(conn: sqlite3.Connection) -> None:
+    for (sql,) in conn.execute(
+        "SELECT sql FROM src.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'"
+    ).fetchall():
+        conn.execute(sql)
+
+
+def build_scaled(target: Path, copies: int = SCALE_COPIES, limit: int | None = None) -> dict[str, Any]:
+    """The many-threads rows (real blobs of real graphs) copied `copies` times under new thread
+    ids (`<id>~<k>`), or `limit` of its threads (every k-th); one INSERT ... SELECT per table."""
+    started = time.perf_counter()
+    tmp = target.with_name(target.name + ".building")
+    _remove_db(tmp)
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=OFF")  # a scratch build: a crash means a rebuild
+        conn.execute("PRAGMA cache_size=-524288")
+        conn.execute("ATTACH DATABASE ? AS src", (f"file:{MANY_DB}?mode=ro&immutable=1",))
+        _copy_schema(conn)
+        conn.execute("CREATE TEMP TABLE k (k INTEGER)")
+        conn.executemany("INSERT INTO k VALUES (?)", [(i,) for i in range(copies)])
+        conn.execute("CREATE TEMP TABLE keep (thread_id TEXT PRIMARY KEY)")
+        # Every k-th thread, so a subset keeps the mix of graphs and statuses.
+        every = 1 if not limit else max(1, MIN_THREADS // int(limit))
+        conn.execute("INSERT INTO keep SELECT thread_id FROM (SELECT thread_id, row_number() OVER "
+                     "(ORDER BY thread_id) AS r FROM (SELECT DISTINCT thread_id FROM src.checkpoints)) "
+                     f"WHERE r % {every} = 0" + (f" LIMIT {int(limit)}" if limit else ""))  # fmt: skip
+        rename = "s.thread_id" if copies == 1 else "s.thread_id || '~' || k.k"
+        for table in ("checkpoints", "writes"):
+            cols = _columns(conn, table)
+            select = ", ".join(rename if c == "thread_id" else f"s.{c}" for c in cols)
+            _log(f"{target.name}: copying {table} x{copies} ...")
+            conn.execute("BEGIN")
+            conn.execute(
+                f"INSERT INTO main.{table} ({', '.join(cols)}) SELECT {select} FROM k CROSS JOIN src.{table} s "
+                "WHERE s.thread_id IN (SELECT thread_id FROM keep)"
+            )
+            conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE src")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    _remove_db(target)
+    os.replace(tmp, target)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    info = {**_db_stats(target), "copies": copies, "build_seconds": round(time.perf_counter() - started, 1)}
+    _log(f"built {target.name}: {info}")
+    return info
+
+
+class CounterState(TypedDict, total=False):
+    n: int
+    last: str
+
+
+def counter_loop(limit: int) -> Any:
+    """A two-node loop whose state stays small (a counter and the last message), so that a
+    thread's cost grows with its checkpoint count, not with a growing message list."""
+    from langgraph.graph import END, START, StateGraph
+
+    def agent(state: CounterState) -> dict[str, Any]:
+        return {"n": state.get("n", 0) + 1, "last": f"agent turn {state.get('n', 0)}: " + "x" * 150}
+
+    def tool(state: CounterState) -> dict[str, Any]:
+        return {"last": f"tool result {state.get('n', 0)}: " + "y" * 150}
+
+    g = StateGraph(CounterState)
+    g.add_node("agent", agent)
+    g.add_node("tool", tool)
+    g.add_edge(START, "agent")
+    g.add_conditional_edges("agent", lambda s: "tool" if s.get("n", 0) < limit else END, ["tool", END])
+    g.add_edge("tool", "agent")
+    return g
+
+
+def build_long_thread(checkpoints: int) -> dict[str, Any]:
+    """One invoke of the counter loop with about `checkpoints` checkpoints (durability sync)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    target = long_db(checkpoints)
+    tmp = target.with_name(target.name + ".building")
+    _remove_db(tmp)
+    started = time.perf_counter()
+    calls = max(1, (checkpoints - 3) // 2)
+    with SqliteSaver.from_conn_string(str(tmp)) as saver:
+        counter_loop(calls).compile(checkpointer=saver).invoke(
+            {"n": 0}, {"configurable": {"thread_id": LONG_THREAD_ID}, "recursion_limit": 2 * calls + 10},
+            durability="sync",
+        )
+    _remove_db(target)
+    os.replace(tmp, target)
+    info = {**_db_stats(target), "build_seconds": round(time.perf_counter() - started, 1)}
+    _log(f"built {target.name}: {info}")
+    return info
+
+
+def ensure_scale(force: bool = False) -> dict[str, Any]:
+    """The scale fixtures (built after the many-threads one, from its rows)."""
+    ensure_fixtures()
+    stamp = _read_stamp()
+    if force or "scale_1k" not in stamp or not SMALL_DB.exists():
+        _write_stamp("scale_1k", build_scaled(SMALL_DB, copies=1, limit=SMALL_THREADS))
+    for n in LONG_LENGTHS:
+        if force or f"long_{n}" not in _read_stamp() or not long_db(n).exists():
+            _write_stamp(f"long_{n}", build_long_thread(n))
+    if force or "scale_100k" not in _read_stamp() or not SCALE_DB.exists():
+        _write_stamp("scale_100k", build_scaled(SCALE_DB))
+    return _read_stamp()
+
+
 def ensure_fixtures(force: bool = False) -> dict[str, Any]:
     """Build the fixtures that are missing (or all with `force`); return the stamp."""
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -391,13 +518,15 @@ def ensure_fixtures(force: bool = False) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the benchmark fixtures in bench/.cache/.")
     parser.add_argument("--force", action="store_true", help="Rebuild even if cached.")
-    parser.add_argument("--only", choices=["big", "many"], help="Build only this fixture (forced).")
+    parser.add_argument("--only", choices=["big", "many", "scale"], help="Build only this fixture (forced).")
     args = parser.parse_args(argv)
     CACHE.mkdir(parents=True, exist_ok=True)
     if args.only == "big":
         _write_stamp("big", build_big_thread())
     elif args.only == "many":
         _write_stamp("many", build_many_threads())
+    elif args.only == "scale":
+        ensure_scale()
     else:
         ensure_fixtures(force=args.force)
     print(json.dumps(_read_stamp(), indent=1))

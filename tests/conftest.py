@@ -29,6 +29,20 @@ from corpus import Corpus, build_corpus  # noqa: E402
 _built: list[Corpus] = []
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _status_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The persistent status cache of every test process (and its children) in a scratch
+    folder, never the user's ~/.cache; tests that test the cache set their own."""
+    folder = tmp_path_factory.mktemp("status-cache")
+    old = os.environ.get("REPLAYLENS_CACHE_DIR")
+    os.environ["REPLAYLENS_CACHE_DIR"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("REPLAYLENS_CACHE_DIR", None)
+    else:
+        os.environ["REPLAYLENS_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     """Every database of the corpus, described by `CorpusEntry` items (built on first use)."""

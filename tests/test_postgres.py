@@ -121,6 +121,27 @@ def test_thread_list_matches_sqlite(pair: Pair) -> None:
     assert {row[4] for row in pg} == {"completed", "interrupted", "failed"}
 
 
+def test_thread_list_pages_by_keyset_and_agrees_with_sqlite(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages of 2 threads (keyset on thread_id) give the list one page gives, and the
+    first screen's step, writes count and cache identity agree across backends."""
+    from replaylens.sources import _postgres
+
+    whole = pair.pg.thread_index()
+    monkeypatch.setattr(_postgres, "THREAD_PAGE", 2)
+    paged = pair.pg.thread_index()
+    assert paged == whole and len(whole) > 4, "several pages"
+    lite = pair.lite.thread_index()
+    lite_keys = pair.lite.writes_keys({r.thread_id: r.latest_checkpoint_id for r in lite if r.latest_checkpoint_id})
+    pg_keys = pair.pg.writes_keys({r.thread_id: r.latest_checkpoint_id for r in paged if r.latest_checkpoint_id})
+    assert all(pg_keys[r.thread_id] == r.writes_key for r in paged if r.latest_checkpoint_id)
+    assert [(r.thread_id, r.checkpoints, r.latest_step, r.writes_key) for r in paged] == [
+        (r.thread_id, r.checkpoints, r.latest_step, lite_keys.get(r.thread_id, "").split(":")[0]) for r in lite
+    ]
+    assert pair.pg.cache_identity() != pair.lite.cache_identity()
+    secret = _postgres.dsn_password(pair.dsn)
+    assert secret and secret not in pair.pg.cache_identity(), "the password never reaches the cache key"
+
+
 def test_every_thread_matches_sqlite(pair: Pair) -> None:
     seen_orphans = 0
     for tid in pair.threads:

@@ -118,6 +118,35 @@ def test_thread_index_matches_plain_sql_aggregates(corpus: Corpus, tmp_path: Pat
     assert compared > 100 and nested > 0, (compared, nested)
 
 
+def test_first_screen_step_time_and_writes_key_agree_with_the_rows(corpus: Corpus, tmp_path: Path) -> None:
+    """The SQL thread list reads the latest step and time from the checkpoint id (no row is
+    read): they must equal the metadata's step and the blob's ts the derivation reads, and
+    the writes key must count the latest checkpoint's writes."""
+    from replaylens.times import iso_to_epoch
+
+    compared = 0
+    for entry in corpus:
+        source = open_source(entry.db)
+        index = {r.thread_id: r for r in source.thread_index()}
+        keys = source.writes_keys({t: r.latest_checkpoint_id for t, r in index.items() if r.latest_checkpoint_id})
+        summaries = summarize_threads(source)[0]
+        latest = {rec.thread_id: rec for rec in source.read_latest().checkpoints}
+        writes = source.read_latest().writes
+        source.close()
+        for s in summaries:
+            row = index[s.thread_id]
+            if row.latest_checkpoint_id is None:
+                continue
+            assert row.latest_step == s.latest_step == latest[s.thread_id].step, (entry.name, s.thread_id)
+            ts, id_ts = iso_to_epoch(s.updated_at), iso_to_epoch(row.latest_ts)
+            assert ts is not None and id_ts is not None and abs(ts - id_ts) < 0.5, (entry.name, s.updated_at, row.latest_ts)
+            n = sum(1 for w in writes if w.thread_id == s.thread_id and w.checkpoint_id == row.latest_checkpoint_id)
+            assert row.writes_key is None, "the SQLite list leaves the writes key to writes_keys"
+            assert keys[s.thread_id].split(":")[0] == str(n), (entry.name, s.thread_id, keys[s.thread_id], n)
+            compared += 1
+    assert compared > 100, compared
+
+
 def test_thread_status_agrees_with_get_state(corpus: Corpus, tmp_path: Path) -> None:
     checked: dict[str, int] = {}
     for entry in comparable_entries(corpus):

@@ -69,6 +69,8 @@ def build_command(args: argparse.Namespace) -> list[str]:
         passthrough += ["--effects", os.path.abspath(args.effects)]
     for folder in args.allow:
         passthrough += ["--allow", os.path.abspath(folder)]
+    if getattr(args, "no_cache", False):
+        passthrough.append("--no-cache")
     return cmd + ["--", *passthrough]
 
 

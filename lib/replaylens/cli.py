@@ -144,11 +144,12 @@ def _warn(problems: list[str], notes: list[str]) -> None:
 
 # -- threads ------------------------------------------------------------------------
 def cmd_threads(args: argparse.Namespace) -> int:
+    from replaylens import cache
     from replaylens.analysis.status import ATTENTION_ORDER, summarize_threads
 
     source = _open(args.db)
     try:
-        summaries, problems = summarize_threads(source)
+        summaries, problems = summarize_threads(source, cache=cache.for_source(source, enabled=not args.no_cache))
     finally:
         source.close()
     if args.json:
@@ -615,6 +616,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_db(p)
     p.add_argument("--json", action="store_true", help="Print JSON (one object per thread) instead of a table.")
+    p.add_argument(
+        "--no-cache", action="store_true",
+        help="Derive every status from the database, without reading or writing the status cache "
+        "($REPLAYLENS_CACHE_DIR, default ~/.cache/replaylens; never next to the database).",
+    )  # fmt: skip
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser(

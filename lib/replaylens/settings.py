@@ -34,6 +34,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("REPLAYLENS_SQLITE_MMAP_MB", "",
             "How much of a SQLite file is read through a read-only memory map, in MiB (unset: up to SQLite's "
             "2 GiB ceiling); 0 turns mapping off where a memory limit counts mapped file pages."),
+    Setting("REPLAYLENS_CACHE_DIR", "",
+            "Where the status cache lives (one file per database, never next to it); unset, the platform's "
+            "user cache folder (`$XDG_CACHE_HOME/replaylens`, else `~/.cache/replaylens` on Linux)."),
+    Setting("XDG_CACHE_HOME", "", "The user cache folder of the XDG convention; see REPLAYLENS_CACHE_DIR.",
+            "internal"),
+    Setting("LOCALAPPDATA", "", "Windows' per-user application data folder; the status cache's default home there.",
+            "internal"),
     Setting("REPLAYLENS_UPLOAD_DIR", "",
             "The folder under which each browser session's private upload folder is made; unset, the "
             "system's temporary folder."),

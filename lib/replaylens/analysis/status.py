@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,8 +17,9 @@ from replaylens.analysis.tasks import (
     hints_by_start,
     needs_hints,
 )
+from replaylens.cache import CachedStatus, StatusCache
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources import CheckpointSource, ThreadRows, WriteRecord
+from replaylens.sources import CheckpointSource, ThreadIndexRow, ThreadRows, WriteRecord
 
 ThreadStatus = Literal["failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"]
 """A thread's state as a resume would see it (see the README's status table)."""
@@ -145,10 +148,40 @@ class _TriggerCache:
         return found
 
 
-def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], list[str]]:
-    """Every thread's status from its latest root checkpoint: two bulk queries, no values."""
-    index = source.thread_index()
-    latest = source.read_latest(known={r.thread_id: r.latest_checkpoint_id for r in index if r.latest_checkpoint_id})
+DERIVE_BATCH = 2000
+"""Threads whose latest checkpoints are read and derived together: small enough that the
+dashboard shows progress, large enough that each query's overhead is noise."""
+
+
+@dataclass
+class StatusBatch:
+    """Some threads' summaries, as `derive_statuses` produces them."""
+
+    summaries: list[ThreadSummary]
+    problems: list[str]
+    from_cache: bool
+
+
+def _summary(
+    row: ThreadIndexRow, status: ThreadStatus, step: int | None, ts: str | None, pending: tuple[str, ...],
+    next_unknown: bool = False,
+) -> ThreadSummary:
+    return ThreadSummary(
+        thread_id=row.thread_id, checkpoints=row.checkpoints, namespaces=row.namespaces,
+        latest_checkpoint_id=row.latest_checkpoint_id, latest_step=step, status=status,
+        updated_at=ts, pending=pending, next_unknown=next_unknown,
+    )
+
+
+def _derive(source: CheckpointSource, rows: list[ThreadIndexRow]) -> tuple[list[ThreadSummary], list[str], set[str]]:
+    """Read and derive the latest root checkpoint of `rows`; also the ids safe to cache.
+
+    Pre-v3 checkpoints get the edges the batch's other latest checkpoints prove (pooled by
+    start edges) and, where the next task stays unknown, the whole chain as the thread
+    page reads it; such threads are never cached (the cache keeps no `next_unknown`)."""
+    latest = source.read_latest(
+        [r.thread_id for r in rows], known={r.thread_id: r.latest_checkpoint_id for r in rows if r.latest_checkpoint_id}
+    )
     writes_by_thread: dict[str, list[WriteRecord]] = {}
     for w in latest.writes:
         writes_by_thread.setdefault(w.thread_id, []).append(w)
@@ -156,33 +189,101 @@ def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], li
     legacy = [rec for rec in latest.checkpoints if rec.v is not None and rec.v < 3]
     hints = hints_by_start([build_thread(rec.thread_id, ThreadRows([rec], [])) for rec in legacy]) if legacy else None
     triggers = _TriggerCache(hints)
-    out: list[ThreadSummary] = []
     pool: list[Thread] | None = None
-    for row in index:
+    out: list[ThreadSummary] = []
+    cacheable: set[str] = set()
+    for row in rows:
         rec = latest_by_thread.get(row.thread_id)
-        cp: Checkpoint | None = None
-        if rec is not None:
-            # One checkpoint per thread: no chain to arrange, so no build_thread.
-            cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
-            annotate_checkpoint(cp, triggers.for_checkpoint(cp))
-            if cp.next_unknown:
-                # Pre-v3: only the whole chain (and its siblings) can prove the edge leads
-                # nowhere; read it as the thread page does, so both say the same.
-                pool = pool if pool is not None else hint_threads(source)
-                full = annotate_thread(build_thread(row.thread_id, source.read_thread(row.thread_id)))
-                full = reannotate_with_hints(source, full, pool)
-                cp = full.root.latest if full.root else cp
-        out.append(
-            ThreadSummary(
-                thread_id=row.thread_id,
-                checkpoints=row.checkpoints,
-                namespaces=row.namespaces,
-                latest_checkpoint_id=row.latest_checkpoint_id,
-                latest_step=cp.step if cp else None,
-                status=checkpoint_status(cp),
-                updated_at=cp.ts if cp else None,
-                pending=tuple(t.node or t.label for t in cp.pending_tasks) if cp else (),
-                next_unknown=bool(cp and cp.next_unknown),
-            )
-        )
-    return out, list(latest.problems)
+        if rec is None:
+            out.append(_summary(row, "needs_restart", None, None, ()))
+            continue
+        # One checkpoint per thread: no chain to arrange, so no build_thread.
+        cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
+        annotate_checkpoint(cp, triggers.for_checkpoint(cp))
+        if cp.next_unknown:
+            pool = pool if pool is not None else hint_threads(source)
+            full = annotate_thread(build_thread(row.thread_id, source.read_thread(row.thread_id)))
+            full = reannotate_with_hints(source, full, pool)
+            cp = full.root.latest if full.root and full.root.latest else cp
+        pending = tuple(t.node or t.label for t in cp.pending_tasks)
+        out.append(_summary(row, checkpoint_status(cp), cp.step, cp.ts, pending, bool(cp.next_unknown)))
+        # Cached under the thread list's key only if the rows read are the ones it named
+        # (a live writer may have moved on in between) and nothing about them was wrong.
+        same_writes = (row.writes_key or "").split(":")[0] == str(len(cp.writes))
+        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and same_writes and not cp.next_unknown:
+            cacheable.add(row.thread_id)
+    for problem in latest.problems:
+        cacheable = {t for t in cacheable if f"(thread {t}, " not in problem}
+    return out, list(latest.problems), cacheable
+
+
+def derive_statuses(
+    source: CheckpointSource,
+    index: list[ThreadIndexRow],
+    cache: StatusCache | None = None,
+    *,
+    batch: int = DERIVE_BATCH,
+) -> Iterator[StatusBatch]:
+    """Every thread's summary, batch by batch of the thread list: the cached ones of a
+    batch, then its derived ones.
+
+    A thread is taken from `cache` only when its latest root checkpoint id and writes key
+    equal the stored ones; every derived status is stored. The cache file is saved after
+    the last batch (and also every few batches, so an interrupted run keeps its work).
+    """
+    for i in range(0, len(index), batch):
+        rows = _with_writes_keys(source, index[i : i + batch])
+        todo: list[ThreadIndexRow] = []
+        cached: list[ThreadSummary] = []
+        for row in rows:
+            hit = cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key or "") if cache is not None else None
+            if hit is None:
+                todo.append(row)
+            else:
+                status = typing.cast(ThreadStatus, hit.status)  # written below, format-checked on load
+                cached.append(_summary(row, status, hit.latest_step, hit.updated_at, hit.pending))
+        if cached:
+            yield StatusBatch(cached, [], True)
+        if not todo:
+            continue
+        summaries, problems, cacheable = _derive(source, todo)
+        if cache is not None:
+            by_id = {r.thread_id: r for r in todo}
+            for s in summaries:
+                row = by_id[s.thread_id]
+                if s.thread_id in cacheable and row.latest_checkpoint_id is not None:
+                    cache.put(s.thread_id, row.latest_checkpoint_id, row.writes_key or "",
+                              CachedStatus(s.status, s.latest_step, s.updated_at, s.pending))  # fmt: skip
+            if (i // batch) % 10 == 9:
+                cache.save()
+        yield StatusBatch(summaries, problems, False)
+    if cache is not None:
+        cache.save()
+
+
+def _with_writes_keys(source: CheckpointSource, rows: list[ThreadIndexRow]) -> list[ThreadIndexRow]:
+    """The rows with their writes keys, asked of the source for those the thread list left out."""
+    missing = {r.thread_id: r.latest_checkpoint_id for r in rows if r.writes_key is None and r.latest_checkpoint_id}
+    if not missing:
+        return rows
+    keys = source.writes_keys(missing)
+    return [dataclasses.replace(r, writes_key=keys.get(r.thread_id, "")) if r.writes_key is None else r for r in rows]
+
+
+def summarize_threads(
+    source: CheckpointSource, *, cache: StatusCache | None = None
+) -> tuple[list[ThreadSummary], list[str]]:
+    """Every thread's status from its latest root checkpoint, in the thread list's order.
+
+    Bulk queries, no channel values; with a `cache`, only threads whose latest checkpoint
+    or writes changed since it was saved are read and derived.
+    """
+    index = source.thread_index()
+    found: dict[str, ThreadSummary] = {}
+    problems: list[str] = []
+    for part in derive_statuses(source, index, cache):
+        found.update((s.thread_id, s) for s in part.summaries)
+        problems += part.problems
+    if cache is not None:
+        problems += cache.notes
+    return [found[r.thread_id] for r in index], problems

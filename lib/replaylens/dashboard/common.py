@@ -15,6 +15,7 @@ import contextlib
 import logging
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -70,8 +71,10 @@ GLOSSARY = {
 
 def under_test() -> bool:
     """True inside streamlit.testing's AppTest (whose argv is pytest's, not ours)."""
-    try:
-        return bool(st.get_option("global.appTest"))
+    from streamlit import config as st_config
+
+    try:  # st.get_option refuses hidden options such as this one; the config module does not
+        return bool(st_config.get_option("global.appTest"))
     except Exception:  # noqa: BLE001 - an unknown option means a normal run
         return False
 
@@ -164,17 +167,177 @@ def _postgres_source(dsn: str) -> Any:
     return open_source(dsn)  # hashed as the cache key in memory only; never shown
 
 
-def summaries(item: cat.DataItem) -> tuple[list[Any], list[str]]:
-    """Every thread's status (two bulk queries), cached per file version."""
-    source = open_item(item)
-    key = ("summaries", source.identity())
-    hit = _store().get(key)
-    if hit is not None:
-        return hit
-    from replaylens.analysis.status import summarize_threads
+# -- the thread list and its statuses ----------------------------------------------------
+POLL_SECONDS = 0.5
+"""How often an open Threads or Thread page asks whether the database changed."""
+FIRST_WAIT_SECONDS = 0.3
+"""The Threads page waits this long for the statuses before drawing without them: a small
+database never shows the "deriving" state, a large one shows its first screen at once."""
 
-    with st.spinner(f"Reading the thread list of {md(item.path.name)}…"):
-        return _store().put(key, summarize_threads(source))
+
+@st.cache_resource(show_spinner=False)
+def _shared() -> dict[str, Any]:
+    """Per-process registry of status caches and status jobs (one per database)."""
+    return {"lock": threading.Lock(), "caches": {}, "jobs": {}, "replays": {}}
+
+
+def status_cache(source: Any) -> Any:
+    """The persistent status cache of a source (None with `serve --no-cache`)."""
+    if config().no_cache:
+        return None
+    from replaylens import cache
+
+    shared = _shared()
+    ident = source.cache_identity()
+    with shared["lock"]:
+        if ident not in shared["caches"]:
+            shared["caches"][ident] = cache.for_source(source)
+        return shared["caches"][ident]
+
+
+def thread_index(item: cat.DataItem) -> list[Any]:
+    """The thread list from SQL alone (ids, counts, latest step and time), per database version."""
+    source = open_item(item)
+    key = ("index", source.identity())
+    hit = _store().get(key)
+    return hit if hit is not None else _store().put(key, source.thread_index())
+
+
+def status_job(item: cat.DataItem) -> Any:
+    """The background derivation of this database version's statuses (started on first use)."""
+    from replaylens.dashboard.statuses import StatusJob
+
+    source = open_item(item)
+    ident = source.identity()
+    index = thread_index(item)
+    shared = _shared()
+    with shared["lock"]:
+        found = shared["jobs"].get(source.cache_identity())
+        if found is not None and found[0] == ident:
+            return found[1]
+    job = StatusJob(source, index, status_cache(source))
+    with shared["lock"]:
+        shared["jobs"][source.cache_identity()] = (ident, job)
+    return job
+
+
+def summaries(item: cat.DataItem) -> tuple[list[Any], list[str]]:
+    """Every thread's status, waiting for the background job (cached ones are instant)."""
+    from replaylens.errors import SourceError
+
+    job = status_job(item)
+    if not job.progress().finished:
+        with st.spinner(f"Working out the status of {len(job.index):,} threads…"):
+            job.wait()
+    progress = job.progress()
+    if progress.error:
+        raise SourceError(progress.error)
+    found, problems = job.results()
+    return [found[r.thread_id] for r in job.index], problems
+
+
+def thread_version(item: cat.DataItem, thread_id: str) -> tuple[Any, ...]:
+    """Changes when the thread gains a checkpoint or a write (one index range query)."""
+    return open_item(item).thread_version(thread_id)
+
+
+REDRAW_EVERY_SECONDS = 15.0
+"""While a thread keeps growing, its page redraws at most this often (or 5x its draw time)."""
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _follow(item: cat.DataItem, thread_id: str | None, seen: Any, shown: str | None) -> None:
+    """Poll; on a change, say so at once and redraw the page when that does not starve the poll.
+
+    The Threads page redraws when it has been idle as long as it took to draw. The Thread
+    page's live caption follows every poll; the page below redraws once the thread has
+    stopped changing for one poll, or every REDRAW_EVERY_SECONDS while it keeps growing,
+    because a redraw of a long thread takes seconds and no poll runs meanwhile."""
+    if _upload_ids(st.session_state.get("upload")) != st.session_state.get("_upload_seen"):
+        # A file dropped on the uploader while this fragment ran reaches the session as a
+        # fragment rerun, which never runs the sidebar that takes the upload: run it all.
+        st.rerun(scope="app")
+    chosen = st.session_state.get("_item")
+    if chosen is None or chosen.key != item.key:
+        return  # the reader moved to another database meanwhile (an upload, the sidebar)
+    now_token = change_token(item, thread_id)
+    previous = st.session_state.get("_follow_last")
+    st.session_state["_follow_last"] = now_token
+    if thread_id is not None and now_token[0] == "thread":
+        count, step = now_token[1][0], now_token[1][-1]
+        st.caption(f":material/sensors: live: {count:,} checkpoints in the database, latest step "
+                   f"{step if step is not None else '—'} (polled every {POLL_SECONDS:g} s)"
+                   + (f"; {shown}" if now_token != seen and shown else ""))  # fmt: skip
+    if now_token == seen:
+        return
+    drawn_in, drawn_at = st.session_state.get("_page_timing", (0.0, 0.0))
+    idle = time.perf_counter() - drawn_at
+    if thread_id is None:
+        due = idle >= drawn_in
+    else:
+        due = now_token == previous or idle >= max(REDRAW_EVERY_SECONDS, 5 * drawn_in)
+    if due:
+        st.rerun(scope="app")
+
+
+def _upload_ids(files: Any) -> list[str]:
+    """The uploader's files, by id (what the last full run took, or what the session holds now)."""
+    return [str(getattr(f, "file_id", f)) for f in (files or [])]
+
+
+def page_started() -> None:
+    """Mark the start of a page run (a live page measures how long it takes to draw)."""
+    st.session_state["_page_start"] = time.perf_counter()
+
+
+def threads_token(identity: Any, progress: Any) -> Any:
+    """The Threads page's change token: the database version it read, how far its statuses were."""
+    return ("threads", identity, progress.done if progress else None, progress.finished if progress else None)
+
+
+def change_token(item: cat.DataItem, thread_id: str | None = None) -> Any:
+    """What a live page compares between polls. The Threads page: the database's version
+    (file sizes and times on SQLite, the snapshot on Postgres) and how far its statuses
+    are; a Thread page: that thread's version only, so writes to other threads cost one
+    index query, not a reload."""
+    try:
+        if thread_id is not None:
+            return ("thread", thread_version(item, thread_id))
+        source = open_item(item)
+        ident = source.identity()
+        shared = _shared()
+        with shared["lock"]:
+            found = shared["jobs"].get(source.cache_identity())
+        return threads_token(ident, found[1].progress() if found is not None and found[0] == ident else None)
+    except ReplaylensError as exc:
+        return ("error", str(exc))
+
+
+def follow(item: cat.DataItem, seen: Any, thread_id: str | None = None, shown: str | None = None) -> None:
+    """Rerun the page when what it shows changed: a fragment polling every POLL_SECONDS.
+
+    `seen` is `change_token` taken before the page read anything, so a commit that lands
+    while the page draws is noticed at the next poll. `shown` says what the page drew
+    (for the live caption while a redraw is due)."""
+    started = st.session_state.get("_page_start")
+    now = time.perf_counter()
+    st.session_state["_page_timing"] = (now - started if started is not None else 0.0, now)
+    if not under_test() and is_live(item):
+        _follow(item, thread_id, seen, shown)
+
+
+def is_live(item: cat.DataItem) -> bool:
+    """Can a writer be adding to this database now? Only then does the page poll.
+
+    Postgres: always. SQLite: while a `-wal` or `-journal` file lies beside it (a writer
+    has it open; LangGraph's saver uses WAL, whose file goes away when the last writer
+    closes). An uploaded copy never changes. Polling a quiet file would buy nothing, and
+    a poll that runs while a file is dropped on the uploader can swallow the upload."""
+    if item.dsn is not None:
+        return True
+    if item.path.parent == upload_folder():
+        return False
+    return any(Path(f"{item.path}{suffix}").exists() for suffix in ("-wal", "-journal"))
 
 
 def effects(item: cat.DataItem) -> tuple[Any, str | None]:
@@ -219,7 +382,7 @@ def _bar(text: str) -> tuple[Any, Callable[[float, str], None]]:
 def thread(item: cat.DataItem, thread_id: str) -> Any:
     """The decoded thread, loaded with a progress bar the first time, then from the cache."""
     source = open_item(item)
-    key = ("thread", source.identity(), thread_id)
+    key = ("thread", source.cache_identity(), thread_id, thread_version(item, thread_id))
     hit = _store().get(key)
     if hit is not None:
         return hit
@@ -231,18 +394,19 @@ def thread(item: cat.DataItem, thread_id: str) -> Any:
 
 
 def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) -> Any:
-    """The resume plan of a thread (None if the analysis module is unavailable)."""
+    """The resume plan of a thread, cached for that very thread object (a live thread's newer
+    load gets its own plan, never one made from an older load)."""
     from replaylens.analysis.resume import plan_resume
 
     log_, _ = effects(item)
     source = open_item(item)
     rec = recording(item, thread_id)
-    key = ("plan", source.identity(), file_identity(item.effects) if item.effects else None, thread_id,
-           round(latency, 3), rec)
+    key = ("plan", source.cache_identity(), id(thread_obj),
+           file_identity(item.effects) if item.effects else None, thread_id, round(latency, 3), rec)  # fmt: skip
     hit = _store().get(key)
-    if hit is not None:
-        return hit
-    return _store().put(key, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec))
+    if hit is not None and hit[0] is thread_obj:
+        return hit[1]
+    return _store().put(key, (thread_obj, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec)))[1]
 
 
 def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], latency: float) -> dict[str, int]:
@@ -254,9 +418,20 @@ def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], la
     hit = _store().get(key)
     if hit is not None:
         return hit
+    # A thread's version in the list; without its writes key (SQLite leaves it out of the
+    # list), the database's version stands in, so no memo outlives a write.
+    versions = {
+        r.thread_id: (r.latest_checkpoint_id, r.writes_key, r.checkpoints) if r.writes_key is not None
+        else (r.latest_checkpoint_id, source.identity())
+        for r in thread_index(item)
+    }
+    shared = _shared()
+    with shared["lock"]:
+        memo = shared["replays"].setdefault((source.cache_identity(), key[2]), {})
     bar, report = _bar("Planning resumes…")
     try:
-        return _store().put(key, loading.replay_counts(source, thread_ids, known, log_, latency, report))
+        counts = loading.replay_counts(source, thread_ids, known, log_, latency, report, memo=memo, versions=versions)
+        return _store().put(key, counts)
     finally:
         bar.empty()
 
@@ -343,6 +518,7 @@ def sidebar() -> None:
                 key="upload",
             )
             _take_upload(list(files or []))
+            st.session_state["_upload_seen"] = _upload_ids(files)
         with st.expander("Words used here"):
             for word, meaning in GLOSSARY.items():
                 st.markdown(f"**{word}**: {meaning}")

@@ -31,6 +31,7 @@ class ServeConfig:
     effects: Path | None = None
     allow: AllowList = field(default_factory=lambda: AllowList.build(DEFAULT_ALLOWED))
     dsns: tuple[str, ...] = field(default=(), repr=False)  # postgresql://… (passwords inside)
+    no_cache: bool = False  # derive every status, never read or write the status cache
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -67,6 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "sample_dbs/ are always allowed, and so is every PATH given; any other path, including "
         "one pasted into a URL, is refused.",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="Derive every thread status from the database; never read or write the status cache "
+        "($REPLAYLENS_CACHE_DIR, default ~/.cache/replaylens).",
+    )  # fmt: skip
 
 
 def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> ServeConfig:
@@ -87,7 +93,7 @@ def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> Se
     allowed = [*DEFAULT_ALLOWED, *args.allow, *(str(p) for p in paths)]
     if effects is not None:
         allowed.append(str(effects))
-    return ServeConfig(paths, effects, AllowList.build(allowed, base_path), dsns)
+    return ServeConfig(paths, effects, AllowList.build(allowed, base_path), dsns, no_cache=bool(args.no_cache))
 
 
 ENV_DSNS = "REPLAYLENS_SERVE_DSNS"

@@ -52,8 +52,15 @@ def replay_counts(
     effects: EffectsLog | None,
     latency: float,
     progress: Progress | None = None,
+    *,
+    memo: dict[Any, int] | None = None,
+    versions: dict[str, Any] | None = None,
 ) -> dict[str, int]:
-    """Effect lines a resume would repeat, per thread that has effect lines (first N threads)."""
+    """Effect lines a resume would repeat, per thread that has effect lines (first N threads).
+
+    With `memo` and `versions` (thread id -> its version in the thread list), a thread
+    whose version is unchanged is not loaded again: on a live database only the threads
+    the writer touched are re-planned."""
     from replaylens.analysis.resume import plan_resume
 
     if effects is None:
@@ -63,8 +70,14 @@ def replay_counts(
     todo = [t for t in thread_ids if t in with_lines][:MAX_PLANNED_THREADS]
     out: dict[str, int] = {}
     for i, tid in enumerate(todo):
+        key = (tid, (versions or {}).get(tid), round(latency, 3))
+        if memo is not None and versions is not None and key in memo:
+            out[tid] = memo[key]
+            continue
         report(i / max(len(todo), 1), f"Planning the resume of thread {i + 1} of {len(todo)}…")
         thread = load_thread_staged(source, tid) if tid in known else None
         out[tid] = len(plan_resume(thread, effects, tid, latency=latency).replayed_lines)
+        if memo is not None and versions is not None:
+            memo[key] = out[tid]
     report(1.0, "Done.")
     return out

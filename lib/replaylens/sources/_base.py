@@ -96,6 +96,10 @@ class ThreadIndexRow:
     namespaces: int
     latest_checkpoint_id: str | None
     latest_metadata: dict[str, Any]  # may be left empty: the latest checkpoint's rows carry it
+    latest_step: int | None = None  # metadata.step of the latest root checkpoint, read in SQL
+    latest_ts: str | None = None  # when the latest root checkpoint was written, if SQL can tell
+    writes_key: str | None = ""  # the latest checkpoint's writes: count (and largest rowid on SQLite);
+    # None: not read yet (the SQLite thread list leaves it to `writes_keys`)
 
 
 @dataclass
@@ -114,6 +118,18 @@ class CheckpointSource(Protocol):
 
     def identity(self) -> tuple[Any, ...]: ...
 
+    def cache_identity(self) -> str:
+        """Names the database across runs (not its version): the persistent status cache's file."""
+        ...
+
+    def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
+        """The writes key of each thread's latest checkpoint (thread id -> checkpoint id)."""
+        ...
+
+    def thread_version(self, thread_id: str) -> tuple[Any, ...]:
+        """Changes when the thread gains a checkpoint or a write: what a live page polls."""
+        ...
+
     def thread_index(self) -> list[ThreadIndexRow]: ...
 
     def read_thread(self, thread_id: str) -> ThreadRows: ...
@@ -130,6 +146,15 @@ class CheckpointSource(Protocol):
     ) -> dict[str, DecodeResult]: ...
 
     def close(self) -> None: ...
+
+
+def key_fingerprint(aes_key: bytes | None) -> str:
+    """Which key decrypts the blobs (a hash, never the key): statuses differ with and without it."""
+    if aes_key is None:
+        return "no-key"
+    import hashlib
+
+    return hashlib.sha256(b"replaylens-cache\0" + aes_key).hexdigest()[:16]
 
 
 def _loads_json(raw: Any) -> Any:

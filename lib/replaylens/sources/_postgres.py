@@ -41,6 +41,7 @@ from replaylens.sources._base import (
     ThreadIndexRow,
     ThreadRows,
     WriteRecord,
+    key_fingerprint,
     parse_metadata,
     tolerant_json_loads,
 )
@@ -135,16 +136,27 @@ WITH latest AS (
 )
 """
 
+# The thread list, one keyset page at a time: the GROUP BY walks the primary key from the
+# last thread id of the previous page and stops after LIMIT threads; the latest root
+# checkpoint of each comes from a lateral index seek (the saver's get_tuple order:
+# checkpoint_id DESC in the database's collation), with its step, timestamp and the
+# count of its writes, so no blob is read.
+THREAD_PAGE = 5000
 THREAD_INDEX_SQL = """
-WITH agg AS (
-    SELECT thread_id, COUNT(*) AS n, COUNT(DISTINCT checkpoint_ns) AS nns,
-           MAX(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS latest
-    FROM checkpoints GROUP BY thread_id
+WITH page AS (
+    SELECT thread_id, COUNT(*) AS n, COUNT(DISTINCT checkpoint_ns) AS nns
+    FROM checkpoints WHERE %(first)s OR thread_id > %(after)s
+    GROUP BY thread_id ORDER BY thread_id LIMIT %(limit)s
 )
-SELECT agg.thread_id, agg.n, agg.nns, agg.latest, c.metadata
-FROM agg LEFT JOIN checkpoints c
-  ON c.thread_id = agg.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = agg.latest
-ORDER BY agg.thread_id COLLATE "C"
+SELECT p.thread_id, p.n, p.nns, l.checkpoint_id AS latest, l.step, l.ts,
+       (SELECT COUNT(*) FROM checkpoint_writes w WHERE w.thread_id = p.thread_id
+         AND w.checkpoint_ns = '' AND w.checkpoint_id = l.checkpoint_id) AS writes
+FROM page p LEFT JOIN LATERAL (
+    SELECT c.checkpoint_id, c.metadata -> 'step' AS step, c.checkpoint ->> 'ts' AS ts
+    FROM checkpoints c WHERE c.thread_id = p.thread_id AND c.checkpoint_ns = ''
+    ORDER BY c.checkpoint_id DESC LIMIT 1
+) AS l ON true
+ORDER BY p.thread_id
 """
 
 _ALL_BLOBS = "bl.type <> 'empty'"
@@ -412,6 +424,10 @@ class PostgresSource:
             self.notes.append("This database predates the checkpoint_writes.task_path column; task paths are blank.")
 
     # -- the protocol --------------------------------------------------------------
+    def cache_identity(self) -> str:
+        """The database across runs: the DSN without its secret, and which key reads its blobs."""
+        return f"postgres\0{self.label}\0{key_fingerprint(self.aes_key)}"
+
     def identity(self) -> tuple[Any, ...]:
         """The cache key of a loaded view: changes as soon as a write to the database commits."""
         with self._lock:
@@ -445,17 +461,59 @@ class PostgresSource:
 
     # -- reading -------------------------------------------------------------------
     def thread_index(self) -> list[ThreadIndexRow]:
-        problems: list[str] = []
+        """Every thread's counts, latest root checkpoint, step, time and writes count: keyset
+        pages of THREAD_PAGE threads, all in one read-only snapshot."""
+
+        def work(cur: Any) -> list[dict[str, Any]]:
+            rows: list[dict[str, Any]] = []
+            after: str | None = None
+            while True:
+                cur.execute(THREAD_INDEX_SQL, {"first": after is None, "after": after or "", "limit": THREAD_PAGE})
+                page = list(cur.fetchall())
+                rows += page
+                if len(page) < THREAD_PAGE:
+                    return rows
+                after = page[-1]["thread_id"]
+
+        rows = self._run(work)
+        rows.sort(key=lambda r: str(r["thread_id"]))  # code-point order, as on SQLite
         return [
             ThreadIndexRow(
                 thread_id=str(r["thread_id"]),
                 checkpoints=int(r["n"]),
                 namespaces=int(r["nns"]),
                 latest_checkpoint_id=r["latest"],
-                latest_metadata=parse_metadata(r["metadata"], f"thread {r['thread_id']}", problems),
+                latest_metadata={},
+                latest_step=r["step"] if isinstance(r["step"], int) and not isinstance(r["step"], bool) else None,
+                latest_ts=r["ts"] if isinstance(r["ts"], str) else None,
+                writes_key=str(r["writes"]) if r["latest"] is not None else "",
             )
-            for r in self._fetch(THREAD_INDEX_SQL)
+            for r in rows
         ]
+
+    def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
+        """The writes count of each (thread id -> latest checkpoint id) (thread_index has them too)."""
+        sql = ("SELECT k.t AS thread_id, COUNT(w.thread_id) AS n FROM unnest(%s::text[], %s::text[]) AS k(t, c) "
+               "LEFT JOIN checkpoint_writes w ON w.thread_id = k.t AND w.checkpoint_ns = '' AND w.checkpoint_id = k.c "
+               "GROUP BY k.t")  # fmt: skip
+        return {str(r["thread_id"]): str(r["n"]) for r in self._fetch(sql, (list(latest), list(latest.values())))}
+
+    def thread_version(self, thread_id: str) -> tuple[Any, ...]:
+        """The thread's checkpoint count and latest id, its writes count, and last the latest root
+        checkpoint's step."""
+
+        def work(cur: Any) -> tuple[Any, ...]:
+            cur.execute("SELECT COUNT(*) AS n, MAX(checkpoint_id) AS latest FROM checkpoints WHERE thread_id = %s",
+                        (thread_id,))  # fmt: skip
+            cps = cur.fetchone()
+            cur.execute("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = %s", (thread_id,))
+            writes = cur.fetchone()["n"]
+            cur.execute("SELECT metadata -> 'step' AS step FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
+                        "ORDER BY checkpoint_id DESC LIMIT 1", (thread_id,))  # fmt: skip
+            row = cur.fetchone()
+            return (cps["n"], cps["latest"], writes, row["step"] if row else None)
+
+        return self._run(work)
 
     def _records(self, rows: list[dict[str, Any]], problems: list[str]) -> list[CheckpointRecord]:
         out: list[CheckpointRecord] = []

@@ -15,13 +15,14 @@ from replaylens.report import incident_markdown, plan_json
 from replaylens.text import as_json_text, md, md_code, md_ticks, safe_filename, truncate
 
 ui.ensure_navigation()
+ui.page_started()
 st.title("Thread")
 
 
 def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001, ANN202 - page-local helper
     """Channel values of one checkpoint, cached like everything else the page reads."""
     source = ui.open_item(item)
-    key = ("values", source.identity(), thread_id, ns, checkpoint_id)
+    key = ("values", source.cache_identity(), thread_id, ns, checkpoint_id)  # a checkpoint row never changes
     hit = ui._store().get(key)
     if hit is None:
         with st.spinner("Decoding the state at this checkpoint…"):
@@ -51,6 +52,7 @@ if item is not None:
         thread_id, mode, latency, summaries = ui.thread_header(item, "Replay window shown for")
         if thread_id:
             in_db = thread_id in {s.thread_id for s in summaries}
+            seen = ui.change_token(item, thread_id)  # before reading: a commit meanwhile is seen next poll
             thread = None
             if in_db:
                 try:
@@ -272,3 +274,6 @@ if item is not None:
 
             with tabs[6]:
                 timetravel_block.draw(item, thread, plan, ns_name, cp)
+            # A live agent's new checkpoint shows without a reload.
+            drawn = thread.checkpoint_count if thread is not None else 0
+            ui.follow(item, seen, thread_id, shown=f"the page below shows {drawn:,} and redraws when idle")

@@ -10,6 +10,7 @@ from replaylens.dashboard import views
 from replaylens.text import md, url_value
 
 ui.ensure_navigation()
+ui.page_started()
 st.title("Threads")
 st.caption(
     "Every thread (one run or conversation of the graph) in the database, with what a resume would do. "
@@ -20,12 +21,27 @@ item = ui.need_database()
 if item is not None:
     with ui.friendly_errors():
         source = ui.open_item(item)
-        summaries, problems = ui.summaries(item)
+        identity = source.identity()  # before reading: a commit meanwhile is seen at the next poll
+        index = ui.thread_index(item)  # the first screen: SQL alone
+        job = ui.status_job(item)  # statuses: cached at once, the rest in a background thread
+        job.wait(None if ui.under_test() else ui.FIRST_WAIT_SECONDS)
+        progress = job.progress()
+        found, problems = job.results()
+        seen = ui.threads_token(identity, progress)
+        summaries = views.index_summaries(index, found)
         log, log_error = ui.effects(item)
         known = {s.thread_id for s in summaries}
         ids = [s.thread_id for s in summaries] + sorted(set(log.thread_ids if log else []) - known)
-        counts = ui.replay_counts(item, ids, known, latency=0.25)
+        # "would replay" loads whole threads: only once every status is in.
+        counts = ui.replay_counts(item, ids, known, latency=0.25) if progress.finished else {}
         rows = views.thread_rows(summaries, log, counts)
+
+        if progress.error:
+            st.error(md(progress.error))
+        elif not progress.finished:
+            st.progress(progress.fraction, text=(
+                f"Working out statuses: {progress.done:,} of {progress.total:,} threads "
+                "(the list is sorted by attention when all are in)"))  # fmt: skip
 
         for note in source.notes:
             st.info(md(note))
@@ -106,6 +122,8 @@ if item is not None:
                 selected = event.selection.rows if event is not None else []
                 if selected:
                     st.switch_page(ui.page("thread"), query_params={"db": item.key, "thread": url_value(shown[selected[0]].thread_id)})
+        ui.follow(item, seen)
+        if rows and progress.finished:
             if len(ids) > len(counts) and log is not None and any(r.replay_lines is None and r.effect_lines
                                                                    for r in rows):  # fmt: skip
                 st.caption("“would replay” is computed for the first 300 threads with effect lines only.")

@@ -1,0 +1,189 @@
+"""The persistent status cache: never stale, damaged files discarded, --no-cache, atomic saves.
+
+The databases are written by real LangGraph graphs (SqliteSaver, durability="sync");
+statuses with the cache are compared with statuses derived without it.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import operator
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+
+from replaylens import cache as status_cache
+from replaylens.analysis.status import summarize_threads
+from replaylens.sources import open_source
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class State(TypedDict):
+    seen: Annotated[list[str], operator.add]
+
+
+def statuses(db: Path, cache: status_cache.StatusCache | None) -> dict[str, tuple[str, int | None]]:
+    source = open_source(db)
+    try:
+        summaries, _ = summarize_threads(source, cache=cache)
+    finally:
+        source.close()
+    return {s.thread_id: (s.status, s.latest_step) for s in summaries}
+
+
+def cache_for(db: Path, folder: Path) -> status_cache.StatusCache:
+    source = open_source(db)
+    try:
+        return status_cache.StatusCache(source.cache_identity(), folder)
+    finally:
+        source.close()
+
+
+def linear_graph(saver: SqliteSaver, hook: Any = None) -> Any:
+    def a(state: State) -> dict[str, Any]:
+        return {"seen": ["a"]}
+
+    def b(state: State) -> dict[str, Any]:
+        if hook is not None:
+            hook()
+        return {"seen": ["b"]}
+
+    g = StateGraph(State)
+    g.add_node("a", a)
+    g.add_node("b", b)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", END)
+    return g.compile(checkpointer=saver)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """Two completed threads written by a real graph."""
+    path = tmp_path / "db" / "checkpoints.db"
+    path.parent.mkdir()
+    conn = sqlite3.connect(path, check_same_thread=False)
+    graph = linear_graph(SqliteSaver(conn))
+    for tid in ("t1", "t2"):
+        graph.invoke({"seen": []}, {"configurable": {"thread_id": tid}}, durability="sync")
+    conn.close()
+    return path
+
+
+def test_a_thread_that_gained_a_checkpoint_is_derived_again(db: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    first = statuses(db, cache_for(db, folder))
+    assert first == {"t1": ("completed", 2), "t2": ("completed", 2)}
+    assert len(cache_for(db, folder)) == 2, "both statuses were stored"
+
+    # t1 runs again to the end: a new latest checkpoint whose writes key ("0:", no writes)
+    # equals the old one's, so only the checkpoint id says that the thread changed.
+    conn = sqlite3.connect(db, check_same_thread=False)
+    linear_graph(SqliteSaver(conn)).invoke({"seen": []}, {"configurable": {"thread_id": "t1"}}, durability="sync")
+    conn.close()
+    with_cache = statuses(db, cache_for(db, folder))
+    assert with_cache == statuses(db, None)
+    assert with_cache == {"t1": ("completed", 6), "t2": ("completed", 2)}
+
+
+def test_a_write_without_a_new_checkpoint_changes_the_key(db: Path, tmp_path: Path) -> None:
+    """Inside node b the checkpoint before b has landed (sync): the thread is resumable then.
+    b raises: LangGraph adds an error write to the *same* checkpoint, and only the writes
+    key tells the cache that the thread changed."""
+    folder = tmp_path / "cache"
+    seen_inside: dict[str, Any] = {}
+
+    def look() -> None:
+        seen_inside.update(statuses(db, cache_for(db, folder)))
+        raise RuntimeError("card declined")
+
+    conn = sqlite3.connect(db, check_same_thread=False)
+    with pytest.raises(RuntimeError):
+        linear_graph(SqliteSaver(conn), hook=look).invoke(
+            {"seen": []}, {"configurable": {"thread_id": "t3"}}, durability="sync"
+        )
+    conn.close()
+    assert seen_inside["t3"] == ("resumable", 1), seen_inside
+    after = statuses(db, cache_for(db, folder))
+    assert after["t3"] == ("failed", 1), "the cached 'resumable' must not be shown after the error write"
+    assert after == statuses(db, None)
+
+
+def test_a_damaged_cache_file_is_discarded_with_a_note(db: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    statuses(db, cache_for(db, folder))
+    cache = cache_for(db, folder)
+    cache.path.write_bytes(b'{"format": 1, "entries": {"t1": ["x"')  # cut off mid-write
+    source = open_source(db)
+    summaries, problems = summarize_threads(source, cache=cache)
+    source.close()
+    assert {s.thread_id: s.status for s in summaries} == {"t1": "completed", "t2": "completed"}
+    assert any("damaged and has been discarded" in p for p in problems), problems
+    assert json.loads(cache.path.read_bytes())["entries"].keys() == {"t1", "t2"}, "rewritten whole"
+
+
+def poison(cache: status_cache.StatusCache, db: Path, status: str) -> None:
+    """Store a wrong status under the thread list's real key (what a stale cache would hold)."""
+    source = open_source(db)
+    index = source.thread_index()
+    keys = source.writes_keys({r.thread_id: r.latest_checkpoint_id for r in index})
+    for row in index:
+        cache.put(row.thread_id, row.latest_checkpoint_id, keys[row.thread_id],
+                  status_cache.CachedStatus(status, 99, None, ()))  # fmt: skip
+    source.close()
+    cache.save()
+
+
+def run_cli(*args: str, cache_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, status_cache.CACHE_ENV: str(cache_dir), "PYTHONPATH": str(REPO / "lib")}
+    return subprocess.run([sys.executable, "-m", "replaylens.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)  # fmt: skip
+
+
+def test_no_cache_neither_reads_nor_writes_the_cache(db: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    run_cli("threads", str(db), "--json", "--no-cache", cache_dir=folder)
+    assert not folder.exists() or not list(folder.glob("statuses-*.json")), "--no-cache wrote a cache file"
+    # A cache that answers wrongly under the right keys: the default run trusts it (which
+    # proves the CLI reads it), --no-cache does not.
+    poison(cache_for(db, folder), db, "interrupted")
+    cached = json.loads(run_cli("threads", str(db), "--json", cache_dir=folder).stdout)
+    assert {t["status"] for t in cached} == {"interrupted"}
+    fresh = json.loads(run_cli("threads", str(db), "--json", "--no-cache", cache_dir=folder).stdout)
+    assert {t["thread_id"]: t["status"] for t in fresh} == {"t1": "completed", "t2": "completed"}
+
+
+def test_the_cache_is_never_written_next_to_the_database(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(status_cache.CACHE_ENV, str(db.parent))
+    before = sorted(p.name for p in db.parent.iterdir())
+    source = open_source(db)
+    assert status_cache.for_source(source) is None
+    assert any("own folder" in n for n in source.notes)
+    source.close()
+    assert sorted(p.name for p in db.parent.iterdir()) == before
+
+
+def _save_many(args: tuple[str, str, int]) -> None:
+    folder, key, worker = args
+    for i in range(40):
+        c = status_cache.StatusCache(key, Path(folder))
+        c.put(f"w{worker}-{i}", "cp", "0:", status_cache.CachedStatus("completed", i, None, ()))
+        c.save()
+
+
+def test_two_processes_saving_at_once_leave_a_whole_file(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        pool.map(_save_many, [(str(tmp_path), "db", 0), (str(tmp_path), "db", 1)])
+    c = status_cache.StatusCache("db", tmp_path)
+    assert len(c) == 80 and not c.notes, "every entry of both processes survives, the file parses"
+    assert not list(tmp_path.glob(".statuses-*.tmp")), "no temporary file is left behind"
