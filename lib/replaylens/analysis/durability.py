@@ -174,4 +174,4 @@ def _mode_sentence(mode: str, cp: Checkpoint | None, replayed: list[Attempt], re
         start = f"a resume would start after step {cp.step if cp else '?'} and"
     if not what:
         return f"Under {mode}, {start} repeats no recorded side effect."
-    return f"Under {mode}, {start} would {what} again."
+    return f"Under {mode}, {start} would {what}."

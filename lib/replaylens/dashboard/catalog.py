@@ -104,6 +104,24 @@ def sibling_effects(db: Path) -> Path | None:
     return None
 
 
+def effects_for(db: Path) -> Path | None:
+    """The effects log the dashboard pairs with `db`: the run's log when a campaign manifest
+    up to two folders above names this database, else the sibling `<name>.effects.jsonl`.
+
+    The CLI calls this too, so `replay x.db` and the dashboard read the same log."""
+    resolved = db.resolve()
+    for folder in list(resolved.parents)[:3]:
+        if not (folder / "manifest.json").is_file():
+            continue
+        campaign = read_campaign(folder, folder.name, AllowList.build([folder]))
+        for run in campaign.runs:
+            if run.db_at_kill == resolved and run.effects_at_kill:
+                return run.effects_at_kill
+            if run.db_after_resume == resolved and run.effects_after_resume:
+                return run.effects_after_resume
+    return sibling_effects(db)
+
+
 def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
     try:
         entries = sorted(folder.iterdir())
