@@ -340,6 +340,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             )
         for finding in plan.idempotency_findings:
             print(f"idempotency: {safe(plain(finding))}")
+        if not lines:
+            return 0  # the what-if model replays the log: with no line it has nothing to say
         print(f"\nwhat-if (a model, write latency {plan.latency}s):")
         for o in plan.what_if.values():
             print(f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s). {safe(plain(o.sentence))}")
