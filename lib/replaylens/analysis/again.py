@@ -95,9 +95,24 @@ def again_rows(plan: ResumePlan) -> list[AgainRow]:
     return sorted(rows, key=lambda r: (WHY_ORDER.index(r.why), r.lines[0] if r.lines else 0))
 
 
-def executions_again(plan: ResumePlan) -> int:
-    """How many task executions a resume repeats (the number every metric shows)."""
-    return len({_task(a) for a in plan.attempts if a.verdict in ("replays", "restart")})
+def effects_again(plan: ResumePlan) -> int:
+    """Side-effect executions a resume repeats: the sum of the counts the verdict names."""
+    return sum(r.times for r in again_rows(plan))
+
+
+def tasks_again(plan: ResumePlan) -> int:
+    """Tasks a resume runs again: those due at the checkpoint it loads that have no saved
+    output, those whose writes are orphaned (their step's checkpoint never landed), and those
+    the effects log shows running again. A metric beside the verdict shows this, never a
+    count that leaves out the lost steps."""
+    from replaylens.model import NULL_TASK_ID
+
+    ids: set[Any] = {t.task_id for _, t in plan.reruns}
+    ids |= {w.task_id for w in plan.orphan_writes if w.task_id and w.task_id != NULL_TASK_ID}
+    for a in plan.attempts:
+        if a.verdict in ("replays", "restart"):
+            ids.add(a.task.task_id if a.task is not None else (a.task_id or ("attempt", id(a))))
+    return len(ids)
 
 
 NextKind = Literal["failed", "interrupted"]

@@ -431,16 +431,75 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
     raw = st.query_params.get("thread")
     where = container or st
     if raw and raw not in ids:
+        # After an incident, showing another thread's analysis under this id would be
+        # dangerous: say so, list the threads that exist, and draw nothing else.
         st.error(
             f"Thread {md_quote(raw)} is not in {md(item.path.name)}"
             + (" or its effects log" if log_ is not None else "")
-            + ". Pick one of its threads below."
+            + ". Nothing is shown for it; open one of the threads below."
         )
+        unknown_thread_list(item, ids)
+        return None
     if not ids:
         st.info(f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database.")
         return None
     return synced_selectbox(label, ids, "thread", container=where,
                             help="A thread is one conversation or run of the graph (its thread_id).")
+
+
+def unknown_thread_list(item: cat.DataItem, ids: list[str]) -> None:
+    """The database's threads as links to the current page, after an unknown-thread error."""
+    import pandas as pd
+
+    from replaylens.dashboard.text import visible
+
+    page_name = next((n for n in PAGES if st.session_state.get("_page") == n), "thread")
+    frame = pd.DataFrame({"thread": [visible(t) for t in ids[:500]],
+                          "open": [link(page_name, db=item.key, thread=t) for t in ids[:500]]})  # fmt: skip
+    st.dataframe(frame, hide_index=True, width="stretch", key="unknown_thread_list",
+                 column_config={"open": st.column_config.LinkColumn("open", display_text="open ›")})  # fmt: skip
+    if len(ids) > 500:
+        st.caption(f"The first 500 of {len(ids)} threads; the Threads page searches them all.")
+
+
+WHY_CAPTION = {
+    "re-run in the resume step": "Tasks re-run in the resume step: due after the checkpoint a resume loads, "
+    "with no saved output (in flight, failed or waiting at interrupt()).",
+    "step whose checkpoint was lost": "Steps whose checkpoint was lost: these tasks finished, but the "
+    "checkpoint after their superstep never reached the database, so a resume runs them again.",
+    "restart from the input": "Restart from the input: no checkpoint exists, so everything runs again.",
+}
+
+
+def verdict_block(plan: Any, thread_obj: Any) -> None:
+    """The answer at the top of a per-thread page: the verdict, what stopped the thread with the
+    code for the next move, and the "what happens again" table, all from the same plan."""
+    from replaylens.analysis.again import next_moves
+    from replaylens.dashboard import views
+    from replaylens.dashboard.text import md_code, md_ticks
+
+    frames = views.again_frames(plan) if plan.effects_given else {}
+    alarming = bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart")
+    (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
+    for move in next_moves(plan, thread_obj):
+        with st.container(border=True, key=f"next_move_{move.kind}"):
+            if move.kind == "failed":
+                st.markdown(f":red[**{md_code(move.node)} failed with:**]")
+                st.code(move.detail or "(no exception text was saved)", language="text", wrap_lines=True)
+                st.markdown("**Next move**, once the cause is fixed (re-runs the failed task from its first line):")
+            else:
+                st.markdown(f":violet[**{md_code(move.node)} is waiting for an answer to:**]")
+                st.code(move.detail, language="json", wrap_lines=True)
+                st.markdown("**Next move**: answer it (the value you pass becomes interrupt()'s return value):")
+            st.code(move.code, language="python", wrap_lines=True)
+    if frames:
+        st.markdown("**What happens again**")
+        for why, frame in frames.items():
+            st.caption(WHY_CAPTION.get(why, why))
+            st.dataframe(frame, hide_index=True, width="stretch", key=f"again_{why}",
+                         column_config={"times again": st.column_config.NumberColumn(
+                             help="Executions of the node that repeat this effect (tasks, not log lines)."),
+                             "would the key dedupe": st.column_config.TextColumn(width="large")})  # fmt: skip
 
 
 def md_quote(text: str) -> str:

@@ -105,6 +105,20 @@ def thread_rows(
     return rows
 
 
+def due_next(status: str, latest_step: int | None, pending: str) -> str:
+    """The "due next" cell, never blank when something will run: at step -1 the input's
+    `__start__` task is finished, and the first node is not known until its writes are applied."""
+    if pending:
+        return pending
+    if status == "needs_restart":
+        return "— (restart from the input)"
+    if status == "completed":
+        return "— (nothing due)"
+    if latest_step == -1:
+        return "the first nodes, after the input"
+    return "—"
+
+
 def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
     """The Threads table; `link(thread_id)` gives the URL of the Thread page for a row."""
     data = [
@@ -112,16 +126,16 @@ def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
             "status": status_label(r.status),
             "thread": visible(r.thread_id),
             "checkpoints": r.checkpoints,
-            "latest step": r.latest_step,
-            "last update": _short_ts(r.updated_at),
-            "due next": visible(r.due_next),
+            "latest step": "—" if r.latest_step is None else str(r.latest_step),
+            "last update (UTC)": _short_ts(r.updated_at),
+            "due next": visible(due_next(r.status, r.latest_step, r.due_next)),
             "effect lines": r.effect_lines,
             "would replay": r.replay_lines,
             **({"open": link(r.thread_id)} if link else {}),
         }
         for r in rows
     ]
-    columns = ["status", "thread", "checkpoints", "latest step", "last update", "due next",
+    columns = ["status", "thread", "checkpoints", "latest step", "last update (UTC)", "due next",
                "effect lines", "would replay"] + (["open"] if link else [])  # fmt: skip
     return pd.DataFrame(data, columns=columns)
 
@@ -284,7 +298,7 @@ def attempts_frame(plan: Any) -> pd.DataFrame:
         rows.append(
             {
                 "node": visible(a.node),
-                "step": a.step if a.step is not None else (a.task.step if a.task else None),
+                "after checkpoint": _after_checkpoint(a),
                 "attempt": a.attempt,
                 "outcome": a.outcome,
                 "resume": {"kept": "kept", "replays": "runs again", "restart": "runs again (restart)"}.get(
@@ -296,8 +310,39 @@ def attempts_frame(plan: Any) -> pd.DataFrame:
                 "pid": a.pid,
             }
         )
-    return pd.DataFrame(rows, columns=["node", "step", "attempt", "outcome", "resume", "why", "effects",
-                                       "log lines", "pid"])  # fmt: skip
+    return pd.DataFrame(rows, columns=["node", "after checkpoint", "attempt", "outcome", "resume", "why",
+                                       "effects", "log lines", "pid"])  # fmt: skip
+
+
+def _after_checkpoint(a: Any) -> int | None:
+    """The step of the checkpoint a task ran after, the number the timeline and the Checkpoints
+    tab show (LangGraph's own `langgraph_step` of the task is one more)."""
+    if a.checkpoint is not None and a.checkpoint.step is not None:
+        return int(a.checkpoint.step)
+    step = a.step if a.step is not None else (a.task.step if a.task else None)
+    return None if step is None else int(step) - 1
+
+
+AGAIN_COLUMNS = ["node", "effect", "times again", "log lines", "idempotency key", "would the key dedupe"]
+
+
+def again_frames(plan: Any) -> dict[str, pd.DataFrame]:
+    """The "what happens again" table, one frame per reason (resume step, lost checkpoint, restart).
+
+    Counts are executions (tasks), the same numbers the verdict sentence says."""
+    from replaylens.analysis.again import again_rows
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in again_rows(plan):
+        out.setdefault(r.why, []).append({
+            "node": visible(r.node),
+            "effect": visible(r.effect),
+            "times again": r.times,
+            "log lines": ", ".join(map(str, r.lines)),
+            "idempotency key": ", ".join(visible(k) for k in r.keys) or "—",
+            "would the key dedupe": r.dedupe,
+        })  # fmt: skip
+    return {why: pd.DataFrame(rows, columns=AGAIN_COLUMNS) for why, rows in out.items()}
 
 
 MODE_EXPLAINED = {

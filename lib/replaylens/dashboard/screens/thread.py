@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from replaylens.analysis.again import effects_again, tasks_again
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.dashboard.report import incident_markdown, plan_json
@@ -56,8 +57,7 @@ if item is not None:
 
             st.markdown(f"### {views.status_md(status)}")
             st.caption(views.explain_status(status))
-            verdict = st.warning if plan.replayed_lines or status in ("failed", "needs_restart") else st.success
-            verdict(md_ticks(plan.verdict_sentence()))
+            ui.verdict_block(plan, thread)
             if log_error:
                 st.warning(f"The effects log could not be read: {md(log_error)}")
             elif log is not None and log.problems:
@@ -75,10 +75,12 @@ if item is not None:
             m[1].metric("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
                         help="A superstep is one round in which every due task runs in parallel. A resume "
                         "starts after the latest saved one.")
-            m[2].metric("effect lines", len(log.for_thread(thread_id)) if log else "no log",
-                        help="Lines of the effects log written by this thread (start/end of each side effect).")
-            m[3].metric("would replay", len(plan.replayed_lines),
-                        help="Effect lines whose tasks a resume runs again from their first line.")
+            m[2].metric("tasks again", tasks_again(plan),
+                        help="Tasks a resume runs again from their first line: those due at the checkpoint it "
+                        "loads without a saved output, and those of steps whose checkpoint was lost.")
+            m[3].metric("effects again", effects_again(plan) if log else "no log",
+                        help="Executions of a side effect that happen a second time: the counts in the "
+                        "verdict and the table above (executions, not log lines).")
             m[4].metric("orphan writes", len(plan.orphan_writes),
                         help="Saved task outputs whose checkpoint never landed: a resume ignores them.")  # fmt: skip
 

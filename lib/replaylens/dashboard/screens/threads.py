@@ -79,8 +79,9 @@ if item is not None:
                         "status": st.column_config.TextColumn("status", help="What a resume would find."),
                         "checkpoints": st.column_config.NumberColumn(
                             help="Saved snapshots of the state, one per superstep (all namespaces)."),
-                        "latest step": st.column_config.NumberColumn(
-                            help="The superstep of the newest checkpoint: a resume starts after it."),
+                        "latest step": st.column_config.TextColumn(
+                            help="The superstep of the newest checkpoint: a resume starts after it "
+                            "(— when no checkpoint exists)."),
                         "due next": st.column_config.TextColumn(
                             help="Tasks due after the newest checkpoint that have not finished."),
                         "effect lines": st.column_config.NumberColumn(
