@@ -12,6 +12,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
@@ -26,7 +27,7 @@ from replaylens.examples.graphs import linear
 KEY = b"0123456789abcdef"
 
 
-def real_db(path: Path, *, serde=None, threads: int = 2) -> Path:
+def real_db(path: Path, *, serde: Any = None, threads: int = 2) -> Path:
     conn = sqlite3.connect(path, check_same_thread=False)
     saver = SqliteSaver(conn, serde=serde) if serde else SqliteSaver(conn)
     graph = linear().compile(checkpointer=saver)
@@ -231,7 +232,7 @@ def test_healthy_corpus_reports_no_problems(corpus: Corpus) -> None:
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J<script>alert(1)</script>[x](javascript:alert(1))"
 
 
-def test_hostile_values_reach_the_terminal_and_report_as_inert_text(tmp_path: Path, monkeypatch,
+def test_hostile_values_reach_the_terminal_and_report_as_inert_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """Terminal escapes in a thread id, an effect name and a state value never reach the
     terminal raw, and the Markdown report shows HTML and links only inside code spans."""

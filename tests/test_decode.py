@@ -6,7 +6,9 @@ import os
 import pickle
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import ormsgpack
 import pytest
@@ -18,8 +20,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.decode import Placeholder, decode_typed
 from replaylens.examples.graphs import linear
-from replaylens.sources import open_source
-from replaylens.sources._base import CheckpointRecord
+from replaylens.sources import CheckpointRecord, open_source
 from replaylens.sources._skeleton import fill_skeleton
 
 AES_KEY = b"0123456789abcdef"
@@ -29,7 +30,7 @@ class _Boom:
     def __init__(self, marker: str) -> None:
         self.marker = marker
 
-    def __reduce__(self):  # what a malicious pickle does on load
+    def __reduce__(self) -> tuple[Any, ...]:  # what a malicious pickle does on load
         return (os.system, (f"touch {self.marker}",))
 
 
@@ -51,7 +52,7 @@ def _ext(code: int, *parts: object) -> bytes:
     ],
     ids=["ext-os.system", "ext-Popen", "ext-attacker-module", "ext-method", "ext-pydantic", "pickle", "json-lc"],
 )
-def test_crafted_blobs_become_placeholders_and_run_nothing(blob_factory, tmp_path: Path) -> None:
+def test_crafted_blobs_become_placeholders_and_run_nothing(blob_factory: Callable[[str], tuple[str, bytes]], tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     type_, blob = blob_factory(str(marker))
     result = decode_typed(type_, blob)

@@ -8,6 +8,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,7 +100,7 @@ def test_idempotency_mistakes_from_the_article_are_named(tmp_path: Path) -> None
     assert {a.pid for a in plan.duplicates[0]} == {100, 200}
 
 
-def test_recorder_without_a_log_warns_and_never_breaks_the_node(monkeypatch, tmp_path: Path) -> None:
+def test_recorder_without_a_log_warns_and_never_breaks_the_node(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import pytest
 
     monkeypatch.delenv("REPLAYLENS_EFFECTS_LOG", raising=False)
@@ -124,7 +125,7 @@ def _effect_row(i: int, **more: object) -> str:
     return json.dumps({"thread_id": "t", "node": f"n{i}", "phase": "start", "ts": i, **more})
 
 
-def test_block_boundaries_never_change_what_is_read(tmp_path: Path, monkeypatch) -> None:
+def test_block_boundaries_never_change_what_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The file is read in blocks: wherever a block ends (inside a bad line, a blank one or
     one over the limit), every line keeps its number and its fields."""
     from replaylens.effects import parse

@@ -52,7 +52,7 @@ def fresh_caches() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("state", ["hot-wal", "clean-wal", "rollback"])
-def test_every_page_leaves_the_files_alone(state: str, evidence: dict[str, Path], monkeypatch, tmp_path) -> None:
+def test_every_page_leaves_the_files_alone(state: str, evidence: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     db = evidence[state]
     log = db.parent / "effects.jsonl"
     before = fingerprint(db)
@@ -70,7 +70,7 @@ def test_every_page_leaves_the_files_alone(state: str, evidence: dict[str, Path]
 
 
 @pytest.mark.parametrize("state", ["hot-wal", "clean-wal", "rollback"])
-def test_every_cli_command_leaves_the_files_alone(state: str, evidence: dict[str, Path], capsys) -> None:
+def test_every_cli_command_leaves_the_files_alone(state: str, evidence: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     db = evidence[state]
     log = str(db.parent / "effects.jsonl")
     before = fingerprint(db)

@@ -43,8 +43,12 @@ def test_timeline_of_a_killed_fanout_has_lanes_crash_and_windows(demo: Path) -> 
     assert set(data.windows) >= {"sync", "async", "exit"}
     p3 = [b for b in data.bars if b.lane == "p3"]
     assert p3 and p3[0].in_flight and p3[0].category == "runs again on resume"
-    # Whether p1 and p2 are kept depends on where the background writer was at the kill.
-    assert {b.category for b in data.bars if b.lane in ("p1", "p2")} <= {"kept (not run again)", "runs again on resume"}
+    # Whether p1 and p2 are kept depends on where the background writer was at the kill:
+    # each bar must say what the plan's verdict for that task says.
+    words = {"kept": "kept (not run again)", "replays": "runs again on resume"}
+    expected = {a.node: words[a.verdict] for a in plan.attempts if a.node in ("p1", "p2")}
+    drawn = {b.lane: b.category for b in data.bars if b.lane in ("p1", "p2")}
+    assert set(expected) == {"p1", "p2"} and drawn == expected
     fig = timeline_figure(data, mode="async")
     assert lanes_of(fig)[:2] == ["checkpoints", "__start__"] and "p3" in lanes_of(fig)
     rects = [s for s in fig.layout.shapes if s.type == "rect"]

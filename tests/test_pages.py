@@ -100,7 +100,8 @@ def test_thread_page_deep_link_shows_timeline_tables_and_report(demo: Path) -> N
     assert "p3 (pending)" in checkpoints["next tasks"].iloc[-1]
     writes = frame(at, 1)
     assert {"p1", "p2"} <= set(writes["task"])
-    assert [b.label for b in at.get("download_button")] or True
+    downloads = [b.proto.label for b in at.get("download_button")]
+    assert any("Markdown" in d for d in downloads) and any("JSON" in d for d in downloads), downloads
     report = "\n".join(c.value for c in at.code)
     assert "# Resume report for thread `fanout-sync-killed`" in report
     assert "./thread?" in report or "http" in report

@@ -26,62 +26,18 @@ import psycopg
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.types import Command
 from pg_server import PgServer, _free_port
-from test_reader import expected_status
+from source_threads import GRAPHS, compile_graph, run_sync, write_threads
 
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.dashboard import APP as DASHBOARD_APP
-from replaylens.decode import to_jsonable
 from replaylens.errors import SourceError
 from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 from replaylens.model import Thread
 from replaylens.sources import _postgres as pg_module
 from replaylens.sources import open_source
 from replaylens.sources._postgres import PostgresSource, redact_dsn
-
-GRAPHS = ("linear", "fanout", "send_map_reduce", "subgraph", "payment", "failing", "loop", "functional")
-ORPHAN_THREAD = "linear-orphan"
-ORPHAN_CHECKPOINT = "1f000000-0000-6000-8000-000000000000"  # a checkpoint that never landed
-
-
-def _run(graph: Any, payload: Any, thread_id: str) -> None:
-    """Invoke with durability="sync"; the failing graph's exception is part of the record."""
-    try:
-        graph.invoke(payload, {"configurable": {"thread_id": thread_id}}, durability="sync")
-    except RuntimeError:
-        pass
-
-
-def compile_graph(name: str, saver: Any) -> Any:
-    """The example graph on `saver` (the functional one binds its checkpointer itself)."""
-    return ALL[name](saver) if name == "functional" else ALL[name]().compile(checkpointer=saver)
-
-
-def write_threads(saver: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every shape, finished, interrupted and failed; the same on whichever saver it is given."""
-    threads: list[str] = []
-    for name in GRAPHS:
-        graph = compile_graph(name, saver)
-        monkeypatch.setenv("REPLAYLENS_EXAMPLE_FAIL", "0")
-        _run(graph, DEFAULT_INPUTS[name], name)
-        threads.append(name)
-        if name == "payment":
-            _run(graph, Command(resume=True), name)
-            _run(graph, DEFAULT_INPUTS[name], "payment-interrupted")
-            threads.append("payment-interrupted")
-        if name == "failing":
-            monkeypatch.setenv("REPLAYLENS_EXAMPLE_FAIL", "1")
-            _run(graph, DEFAULT_INPUTS[name], "failing-failed")
-            threads.append("failing-failed")
-    # Writes whose checkpoint never landed (what an async-durability crash leaves).
-    _run(ALL["linear"]().compile(checkpointer=saver), DEFAULT_INPUTS["linear"], ORPHAN_THREAD)
-    config = {"configurable": {"thread_id": ORPHAN_THREAD, "checkpoint_ns": "",
-                               "checkpoint_id": ORPHAN_CHECKPOINT}}
-    saver.put_writes(config, [("visited", ["ghost"])], "00000000-0000-0000-0000-00000000beef", "~__pregel_pull, a")
-    threads.append(ORPHAN_THREAD)
-    return threads
 
 
 @contextmanager
@@ -174,53 +130,6 @@ def test_every_thread_matches_sqlite(pair: Pair) -> None:
     assert seen_orphans == 1, "the orphan write must be seen by both readers"
 
 
-def test_read_latest_can_be_limited_to_some_threads(pair: Pair) -> None:
-    rows = pair.pg.read_latest(["linear", "payment-interrupted"])
-    assert sorted(r.thread_id for r in rows.checkpoints) == ["linear", "payment-interrupted"]
-    assert {w.thread_id for w in rows.writes} <= {"linear", "payment-interrupted"}
-    assert any(w.channel == "__interrupt__" for w in rows.writes)
-
-
-
-def test_derived_tasks_match_get_state_through_postgres_saver(pair: Pair) -> None:
-    compared, mismatches = 0, []
-    with pair.saver.conn.cursor() as cur:
-        rows = cur.execute("SELECT COUNT(*) AS n FROM checkpoints").fetchone()["n"]
-    for tid in pair.threads:
-        graph = pair.graph(graph_of(tid))
-        for ns in load_thread(pair.pg, tid).namespaces.values():
-            for cp in ns.checkpoints:
-                config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name,
-                                           "checkpoint_id": cp.checkpoint_id}}
-                want = sorted((t.name, t.id, expected_status(t)) for t in graph.get_state(config).tasks)
-                got = sorted((t.node, t.task_id, t.status) for t in cp.tasks if t.derived)
-                compared += 1
-                if want != got:
-                    mismatches.append(f"{tid} ns={ns.name!r} step={cp.step}: {want} != {got}")
-    assert not mismatches, "\n".join(mismatches[:10])
-    assert compared == rows, "every checkpoint row must be compared"
-
-
-def test_channel_values_equal_the_savers_own(pair: Pair) -> None:
-    compared = 0
-    for tid in ("send_map_reduce", "subgraph", "payment-interrupted", "loop"):
-        for ns in load_thread(pair.pg, tid).namespaces.values():
-            for cp in ns.checkpoints:
-                config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name,
-                                           "checkpoint_id": cp.checkpoint_id}}
-                want = pair.saver.get_tuple(config).checkpoint["channel_values"]
-                got = pair.pg.read_channel_values(tid, ns.name, cp.checkpoint_id)
-                # Compared as data: replaylens rebuilds Send/Interrupt as plain records.
-                assert to_jsonable({k: r.value for k, r in got.items()}) == to_jsonable(want), (
-                    f"{tid} {ns.name!r} {cp.step}"
-                )
-                assert not any(r.error for r in got.values())
-                assert set(got) == cp.record.present_channels
-                compared += 1
-    assert compared > 20
-    assert pair.pg.read_channel_values("linear", "", ORPHAN_CHECKPOINT) == {}
-
-
 def test_big_values_stay_on_the_server_until_asked_for(pg_cluster: PgServer, tmp_path: Path) -> None:
     """A 2 MB inline string and a 2 MB blob: the skeleton rows stay small, the values load on demand."""
     with own_database(pg_cluster, "replaylens_big", tmp_path) as (dsn, saver), PostgresSource(dsn) as source:
@@ -230,7 +139,7 @@ def test_big_values_stay_on_the_server_until_asked_for(pg_cluster: PgServer, tmp
 def _check_big_values(dsn: str, saver: PostgresSaver, source: PostgresSource) -> None:
     big = "x" * 2_000_000
     payload = {"invoice_id": big, "visited": [big]}  # str: inline in the JSONB; list: a blob
-    _run(compile_graph("payment", saver), payload, "big-payment")
+    run_sync(compile_graph("payment", saver), payload, "big-payment")
     with psycopg.connect(dsn) as conn, conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
         cur.execute(f"{pg_module.SKELETON_SELECT} WHERE c.thread_id = %s", ("big-payment",))
         rows = cur.fetchall()
@@ -308,7 +217,7 @@ def test_server_settings_and_identity(pg_cluster: PgServer, tmp_path: Path) -> N
         before = source.identity()
         summarize_threads(source)
         assert source.identity() == before, "reading must not change the identity"
-        _run(compile_graph("linear", saver), DEFAULT_INPUTS["linear"], "identity-probe")
+        run_sync(compile_graph("linear", saver), DEFAULT_INPUTS["linear"], "identity-probe")
         assert source.identity() != before, "a committed write must change it at once"
 
 
@@ -387,7 +296,7 @@ def test_a_database_without_task_path_opens(pg_cluster: PgServer, tmp_path: Path
     monkeypatch.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
     with PostgresSaver.from_conn_string(dsn) as saver:
         saver.setup()
-        _run(ALL["linear"]().compile(checkpointer=saver), DEFAULT_INPUTS["linear"], "old")
+        run_sync(ALL["linear"]().compile(checkpointer=saver), DEFAULT_INPUTS["linear"], "old")
         saver.conn.execute("ALTER TABLE checkpoint_writes DROP COLUMN task_path")
     with PostgresSource(dsn) as source:
         assert any("task_path" in note for note in source.notes)

@@ -21,8 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
 from replaylens.analysis.status import load_thread
-from replaylens.sources import open_source
-from replaylens.sources._base import CheckpointRecord
+from replaylens.sources import CheckpointRecord, open_source
 from replaylens.sources._skeleton import REUSE_MIN_BYTES, PrefixMemo, fill_skeleton
 
 STEPS = 40

@@ -130,6 +130,7 @@ def _effects(args: argparse.Namespace) -> Any:
             print(f"note: reading the effects log next to the database: {safe(found)} "
                   "(--effects FILE picks another, --no-effects reads none)", file=sys.stderr)  # fmt: skip
             path = str(found)
+            args.effects = path  # the report names the log it read
     if not path:
         return None
     effects = read_effects(path)
@@ -349,8 +350,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from replaylens.report import incident_markdown
+
     plan, _thread = _plan(args)
-    sys.stdout.write(plan.to_markdown({"database": plan.backend.get("database", "")}))
+    # A file as the user typed it (relative stays relative); a Postgres source by its
+    # redacted label, never the connection string.
+    database = args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
+    sys.stdout.write(incident_markdown(plan, database=database, effects_log=args.effects))
     return 0
 
 

@@ -16,13 +16,13 @@ extension hook of its own, so that
 from __future__ import annotations
 
 import importlib
-import json
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import ormsgpack
+
+from replaylens import settings
 
 # Extension codes of langgraph.checkpoint.serde.jsonplus (stable across 2.x-4.x).
 _EXT_CONSTRUCTOR_SINGLE_ARG = 0
@@ -251,7 +251,7 @@ def _decrypt(ciphername: str, data: bytes, key: bytes) -> bytes:
 
 
 def aes_key_from_env() -> bytes | None:
-    raw = os.environ.get(ENV_AES_KEY)
+    raw = settings.get(ENV_AES_KEY)
     return raw.encode() if raw else None
 
 
@@ -338,7 +338,3 @@ def to_jsonable(value: Any, *, depth: int = 0) -> Any:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return repr(value)
-
-
-def json_dumps(value: Any, **kwargs: Any) -> str:
-    return json.dumps(to_jsonable(value), ensure_ascii=False, **kwargs)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from replaylens.sources._base import CheckpointRecord, ThreadRows, WriteRecord
+from replaylens.sources import CheckpointRecord, ThreadRows, WriteRecord
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -28,7 +28,8 @@ SPECIAL_CHANNELS = {
 }
 CONTROL_CHANNELS = frozenset({"__error__", "__error_source_node__", "__interrupt__", "__resume__"})
 
-TASK_STATUSES = ("finished", "failed", "interrupted", "pending")
+TaskStatus = Literal["finished", "failed", "interrupted", "pending"]
+"""A task's state as a resume sees it (LangGraph's own task statuses, from the writes)."""
 
 
 def channel_label(channel: str) -> str:
@@ -72,7 +73,7 @@ class Task:
         return out
 
     @property
-    def status(self) -> str:
+    def status(self) -> TaskStatus:
         """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write."""
         if self.output_writes:
             return "finished"

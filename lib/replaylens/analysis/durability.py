@@ -14,6 +14,13 @@ Mode = Literal["sync", "async", "exit"]
 MODES: tuple[Mode, ...] = ("sync", "async", "exit")
 DEFAULT_LATENCY = 0.25
 
+MODE_RULES: dict[Mode, str] = {
+    "sync": "every checkpoint lands before the next superstep starts",
+    "async": "checkpoints land in the background, one write latency after their superstep",
+    "exit": "nothing of the crashed invocation is saved",
+}
+"""Each mode's write rule in one line, for tables and the report."""
+
 
 @dataclass
 class ModeOutcome:

@@ -12,14 +12,14 @@ from typing import Any
 from replaylens.analysis.again import again_rows
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome
-from replaylens.analysis.status import STATUS_EXPLAINED
+from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
 from replaylens.model import Checkpoint, Task, WriteRecord
 
 
 @dataclass
 class ResumePlan:
     thread_id: str
-    status: str
+    status: ThreadStatus
     resume_checkpoint: Checkpoint | None
     subgraph_resumes: list[Checkpoint]
     reruns: list[tuple[str, Task]]
@@ -120,10 +120,6 @@ class ResumePlan:
             },
         }
 
-    def to_markdown(self, links: dict[str, str] | None = None) -> str:
-        from replaylens.report import plan_markdown
-
-        return plan_markdown(self, links or {})
 
 
 def task_json(ns: str, t: Task) -> dict[str, Any]:

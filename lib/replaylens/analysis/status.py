@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from replaylens.analysis.tasks import TriggerMap, annotate_checkpoint, annotate_thread
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources._base import CheckpointSource, WriteRecord
+from replaylens.sources import CheckpointSource, WriteRecord
 
-STATUSES = ("failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable")
+ThreadStatus = Literal["failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"]
+"""A thread's state as a resume would see it (see the README's status table)."""
+STATUSES: tuple[ThreadStatus, ...] = typing.get_args(ThreadStatus)
 # What needs attention first: a failed run before a paused one before a finished one.
 ATTENTION_ORDER = {s: i for i, s in enumerate(STATUSES)}
 
@@ -39,7 +42,7 @@ def checkpoint_status(cp: Checkpoint | None) -> str:
     return "resumable"
 
 
-def thread_status(thread: Thread) -> str:
+def thread_status(thread: Thread) -> ThreadStatus:
     root = thread.root
     return checkpoint_status(root.latest if root else None)
 
@@ -61,7 +64,7 @@ class ThreadSummary:
     namespaces: int
     latest_checkpoint_id: str | None
     latest_step: int | None
-    status: str
+    status: ThreadStatus
     updated_at: str | None
     pending: tuple[str, ...] = ()
 

@@ -9,12 +9,12 @@ per database (at the kill, after the resume).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaylens import settings
 from replaylens.paths import AllowList, PathRefused
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -42,10 +42,6 @@ def postgres_item(dsn: str, effects: Path | None = None) -> DataItem:
 
     label = redact_dsn(dsn)
     return DataItem(label, Path(label.rsplit("/", 1)[-1] or "postgres"), effects, None, "postgres", dsn)
-
-    @property
-    def label(self) -> str:
-        return self.key + ("" if self.effects else "  (no effects log)")
 
 
 @dataclass(frozen=True)
@@ -292,9 +288,9 @@ class UploadFolder:
     def __init__(self) -> None:
         import tempfile
 
-        base = os.environ.get("REPLAYLENS_UPLOAD_DIR")
+        base = settings.get_path("REPLAYLENS_UPLOAD_DIR")
         if base:
-            Path(base).mkdir(parents=True, exist_ok=True)
+            base.mkdir(parents=True, exist_ok=True)
         self._tmp = tempfile.TemporaryDirectory(prefix="replaylens-upload-", dir=base or None)
         self.path = Path(self._tmp.name)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -24,12 +23,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from replaylens import settings
 from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
 from replaylens.dashboard import loading, screen_path
-from replaylens.dashboard.text import md
 from replaylens.errors import EffectsLogError, ReplaylensError
 from replaylens.paths import AllowList, PathRefused
+from replaylens.sources import file_identity
+from replaylens.text import md
 
 log = logging.getLogger("replaylens.app")
 
@@ -79,7 +80,7 @@ def _config(signature: str) -> cfg.ServeConfig:
 
 def config() -> cfg.ServeConfig:
     """The operator's choices (`replaylens serve` arguments), parsed once per process."""
-    return _config(os.environ.get(cfg.ENV_ARGS, "") + "\0" + " ".join(sys.argv[1:]))
+    return _config(settings.get(cfg.ENV_ARGS) + "\0" + " ".join(sys.argv[1:]))
 
 
 def upload_folder() -> Path:
@@ -135,16 +136,6 @@ def _store() -> _LRU:
     return _LRU(48)
 
 
-def _stat(path: Path) -> tuple[Any, ...]:
-    out: list[Any] = [str(path)]
-    for suffix in ("", "-wal"):
-        p = Path(f"{path}{suffix}")
-        if p.exists():
-            s = p.stat()
-            out += [s.st_size, s.st_mtime_ns]
-    return tuple(out)
-
-
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _source(path: str, stat: tuple[Any, ...]) -> Any:
     from replaylens.sources import open_source
@@ -156,7 +147,7 @@ def open_item(item: cat.DataItem) -> Any:
     """The read-only source of a database (SourceError if it is not one)."""
     if item.dsn is not None:
         return _postgres_source(item.dsn)
-    return _source(str(item.path), _stat(item.path))
+    return _source(str(item.path), file_identity(item.path))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -189,7 +180,7 @@ def effects(item: cat.DataItem) -> tuple[Any, str | None]:
         path = allow_list().check(item.effects)
     except PathRefused as exc:
         return None, str(exc)
-    key = ("effects", _stat(path))
+    key = ("effects", file_identity(path))
     hit = _store().get(key)
     if hit is not None:
         return hit, None
@@ -199,6 +190,16 @@ def effects(item: cat.DataItem) -> tuple[Any, str | None]:
         return _store().put(key, read_effects(path)), None
     except EffectsLogError as exc:
         return None, str(exc)
+
+
+def effects_label(item: cat.DataItem) -> str | None:
+    """The effects log as the report names it: beside the database's own key when the two
+    sit in one folder, else by file name. Never the server's absolute path."""
+    if item.effects is None:
+        return None
+    if item.dsn is None and item.effects.parent == item.path.parent:
+        return str(Path(item.key).parent / item.effects.name) if "/" in item.key else item.effects.name
+    return item.effects.name
 
 
 def _bar(text: str) -> tuple[Any, Callable[[float, str], None]]:
@@ -230,7 +231,7 @@ def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) ->
 
     log_, _ = effects(item)
     source = open_item(item)
-    key = ("plan", source.identity(), _stat(item.effects) if item.effects else None, thread_id, round(latency, 3))
+    key = ("plan", source.identity(), file_identity(item.effects) if item.effects else None, thread_id, round(latency, 3))
     hit = _store().get(key)
     if hit is not None:
         return hit
@@ -242,7 +243,7 @@ def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], la
     if log_ is None:
         return {}
     source = open_item(item)
-    key = ("replays", source.identity(), _stat(item.effects) if item.effects else None, round(latency, 3))
+    key = ("replays", source.identity(), file_identity(item.effects) if item.effects else None, round(latency, 3))
     hit = _store().get(key)
     if hit is not None:
         return hit

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from replaylens import settings
 from replaylens.paths import AllowList
 
 ENV_ARGS = "REPLAYLENS_SERVE_ARGS"
@@ -94,7 +95,7 @@ def _env_dsns() -> list[str]:
     """Connection strings reach the app through the environment, never its argv: a password
     on a command line is visible to every user of the machine through `ps`."""
     try:
-        value = json.loads(os.environ.get(ENV_DSNS, "[]"))
+        value = json.loads(settings.get(ENV_DSNS) or "[]")
     except ValueError:
         return []
     return [str(v) for v in value if isinstance(v, str) and is_dsn(v)] if isinstance(value, list) else []
@@ -109,7 +110,7 @@ def from_environment(argv: Sequence[str], *, under_test: bool) -> ServeConfig:
 
 
 def _from_args(argv: Sequence[str], *, under_test: bool) -> ServeConfig:
-    raw = os.environ.get(ENV_ARGS)
+    raw = settings.get(ENV_ARGS) or None
     if raw:
         try:
             given = json.loads(raw)

@@ -20,9 +20,12 @@ The kill is placed just before the step's last task finishes: its siblings are d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaylens.model import CONTROL_CHANNELS, Checkpoint, Thread, channel_label
+
+if TYPE_CHECKING:
+    from replaylens.analysis.plan import ResumePlan
 
 
 @dataclass
@@ -109,7 +112,7 @@ def _invocation_start(chain: list[Checkpoint], upto: int) -> int:
     return 0
 
 
-def build_lesson(thread: Thread, plan: Any = None) -> list[StepLesson]:
+def build_lesson(thread: Thread, plan: ResumePlan | None = None) -> list[StepLesson]:
     """One lesson per superstep of the root chain that ran (or was running) a task."""
     root = thread.root
     if root is None or root.latest is None:

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
-from replaylens.dashboard.text import as_json_text, preview, visible
 from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Thread, channel_label
+from replaylens.text import as_json_text, preview, visible
 
 if TYPE_CHECKING:
+    from replaylens.analysis.plan import ResumePlan
     from replaylens.analysis.status import ThreadSummary
     from replaylens.decode import DecodeResult
     from replaylens.effects.parse import EffectsLog
@@ -290,7 +291,7 @@ def diff_frame(
     return pd.DataFrame(rows, columns=["channel", "change", "before", "after", "internal"])
 
 
-def attempts_frame(plan: Any) -> pd.DataFrame:
+def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
     """Each recorded execution of a task, with what a resume does to it and why."""
     rows = []
     for a in getattr(plan, "attempts", []):
@@ -350,20 +351,3 @@ MODE_EXPLAINED = {
     "async": "checkpoints are written in the background while the next superstep runs (LangGraph's default)",
     "exit": "nothing is written until the run returns, pauses or raises",
 }
-
-
-def mode_frame(plan: Any) -> pd.DataFrame:
-    """The three durability modes side by side: kept checkpoints, resume point, repeats."""
-    rows = []
-    for mode, o in getattr(plan, "what_if", {}).items():
-        rows.append(
-            {
-                "mode": mode,
-                "checkpoints kept": o.checkpoints_kept,
-                "resume after step": "restart from input" if o.restart else o.resume_step,
-                "effect lines repeated": len(o.replayed_lines),
-                "repeated effects": ", ".join(f"{visible(k)} ×{v}" for k, v in o.replayed_effects.items()),
-            }
-        )
-    return pd.DataFrame(rows, columns=["mode", "checkpoints kept", "resume after step", "effect lines repeated",
-                                       "repeated effects"])  # fmt: skip

@@ -33,6 +33,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from replaylens import settings
+
 ENV_LOG = "REPLAYLENS_EFFECTS_LOG"
 
 
@@ -104,7 +106,7 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
 
     # -- writing -----------------------------------------------------------------
     def _path(self) -> str | None:
-        path = self.log or os.environ.get(ENV_LOG)
+        path = self.log or settings.get(ENV_LOG) or None
         if not path:
             # A missing log setting must never crash the user's graph: warn once, go on.
             warnings.warn(

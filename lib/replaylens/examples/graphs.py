@@ -14,7 +14,6 @@ in the middle of a payment call leaves behind.
 from __future__ import annotations
 
 import operator
-import os
 import time
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -24,7 +23,7 @@ from langgraph.graph import StateGraph
 from langgraph.types import Send, interrupt
 from typing_extensions import TypedDict
 
-from replaylens import record_effect
+from replaylens import record_effect, settings
 
 ENV_SLEEP = "REPLAYLENS_EXAMPLE_SLEEP"
 ENV_FAIL = "REPLAYLENS_EXAMPLE_FAIL"
@@ -32,7 +31,7 @@ ENV_FAIL = "REPLAYLENS_EXAMPLE_FAIL"
 
 def _sleep(fraction: float = 1.0) -> None:
     """Hold the node open so that a kill can land between an effect's start and its end."""
-    seconds = float(os.environ.get(ENV_SLEEP, "0")) * fraction
+    seconds = settings.get_float(ENV_SLEEP, 0.0) * fraction
     if seconds > 0:
         time.sleep(seconds)
 
@@ -325,7 +324,7 @@ FAIL_MARGIN = 0.1
 def _b(state: dict[str, Any]) -> dict[str, Any]:
     with record_effect("b"):
         _sleep()
-        if os.environ.get(ENV_FAIL, "1") != "0":
+        if settings.get(ENV_FAIL) != "0":
             # LangGraph stops the step's other tasks once one fails; waiting a little
             # lets the sibling b2 finish first, so the step has one success, one error.
             time.sleep(FAIL_MARGIN)

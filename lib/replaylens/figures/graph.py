@@ -9,13 +9,16 @@ through `graphviz.nohtml` and is quoted, so `<b>` in a node name stays text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import graphviz
 
 from replaylens.figures import colors
 from replaylens.figures.timeline import ns_prefix
 from replaylens.model import NULL_TASK_ID, Namespace, Thread
+
+if TYPE_CHECKING:
+    from replaylens.analysis.plan import ResumePlan
 
 START = "__start__"
 MAX_TREE_NODES = 80
@@ -47,7 +50,7 @@ def _barrier_sources(channel: str) -> list[str]:
     return [n for n in starts.split("+") if n] if sep else []
 
 
-def infer_graph(thread: Thread, plan: Any = None) -> GraphShape:
+def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
     """Nodes and edges seen in the thread, each node labelled with what a resume does."""
     shape = GraphShape()
     finished: set[tuple[str, str]] = set()
@@ -94,7 +97,7 @@ def infer_graph(thread: Thread, plan: Any = None) -> GraphShape:
     return shape
 
 
-def _plan_sets(thread: Thread, plan: Any) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+def _plan_sets(thread: Thread, plan: ResumePlan | None) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     if plan is not None and hasattr(plan, "reruns"):
         return ({(ns_prefix(ns), t.node) for ns, t in plan.reruns},
                 {(ns_prefix(ns), t.node) for ns, t in plan.reused})  # fmt: skip
@@ -111,7 +114,7 @@ def _node_ids(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: f"n{i}" for i, key in enumerate(sorted(keys))}
 
 
-def graph_dot(thread: Thread, plan: Any = None) -> str:
+def graph_dot(thread: Thread, plan: ResumePlan | None = None) -> str:
     """DOT source of the inferred graph, nodes filled by what a resume would do."""
     shape = infer_graph(thread, plan)
     dot = graphviz.Digraph("graph", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "fontname": "Helvetica"},

@@ -13,7 +13,7 @@ import datetime as dt
 import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,6 +21,9 @@ import plotly.graph_objects as go
 from replaylens.figures import colors
 from replaylens.model import NULL_TASK_ID, Thread, channel_label
 from replaylens.times import iso_to_epoch
+
+if TYPE_CHECKING:
+    from replaylens.analysis.plan import ResumePlan
 
 MIN_BAR_SECONDS = 0.004
 
@@ -83,7 +86,7 @@ def checkpoint_lane(ns: str) -> str:
     return f"checkpoints ({ns_prefix(ns)})" if ns else "checkpoints"
 
 
-def build_timeline_data(thread: Thread | None, plan: Any = None) -> TimelineData:
+def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None) -> TimelineData:
     """Lay out one thread (and its resume plan, when there is one) on lanes and times."""
     data = TimelineData()
     attempts = list(getattr(plan, "attempts", []) or [])

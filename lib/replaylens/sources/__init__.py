@@ -13,6 +13,7 @@ from replaylens.sources._base import (
 )
 
 __all__ = [
+    "file_identity",
     "CheckpointRecord",
     "CheckpointSource",
     "ThreadIndexRow",
@@ -20,6 +21,16 @@ __all__ = [
     "WriteRecord",
     "open_source",
 ]
+
+
+def file_identity(path: os.PathLike[str] | str) -> tuple[object, ...]:
+    """A SQLite file's identity (path, sizes and mtimes of the file and its WAL) without
+    opening it: the key under which a loaded view may be cached."""
+    from pathlib import Path
+
+    from replaylens.sources._sqlite import file_identity as _identity
+
+    return _identity(Path(path))
 
 
 def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -> CheckpointSource:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from replaylens import settings
 from replaylens.decode import DecodeResult, aes_key_from_env
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
@@ -53,13 +54,26 @@ MMAP_ENV = "REPLAYLENS_SQLITE_MMAP_MB"
 def mmap_bytes() -> int:
     """How much of the file SQLite may map: MMAP_BYTES, or REPLAYLENS_SQLITE_MMAP_MB (0 turns
     mapping off, e.g. where a memory limit counts mapped file pages as the process's)."""
-    raw = os.environ.get(MMAP_ENV, "").strip()
+    raw = settings.get(MMAP_ENV)
     if not raw:
         return MMAP_BYTES
     try:
         return max(0, min(int(float(raw) * (1 << 20)), MMAP_BYTES))
     except ValueError:
         return MMAP_BYTES
+
+
+def file_identity(path: Path) -> tuple[Any, ...]:
+    """(resolved path, size and mtime of the file and of its -wal): changes whenever a
+    commit lands, also one still in the WAL. Computed without opening the database, so a
+    cache can be keyed by it before deciding to open anything."""
+    parts: list[Any] = [str(path.resolve())]
+    for suffix in ("", "-wal"):
+        p = Path(f"{path}{suffix}")
+        if p.exists():
+            st = p.stat()
+            parts += [st.st_size, st.st_mtime_ns]
+    return tuple(parts)
 
 
 def _uri(path: Path, params: str) -> str:
@@ -194,13 +208,7 @@ class SqliteSource:
 
     def identity(self) -> tuple[Any, ...]:
         """Changes whenever the database or its WAL changes: the cache key of a loaded view."""
-        parts: list[Any] = [str(self.path.resolve())]
-        for suffix in ("", "-wal"):
-            p = Path(f"{self.path}{suffix}")
-            if p.exists():
-                st = p.stat()
-                parts += [st.st_size, st.st_mtime_ns]
-        return tuple(parts)
+        return file_identity(self.path)
 
     def close(self) -> None:
         if self._tmpdir is not None:

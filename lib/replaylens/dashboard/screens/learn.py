@@ -6,8 +6,8 @@ import streamlit as st
 
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.learn import after, build_lesson
-from replaylens.dashboard.text import md, md_code
 from replaylens.figures.supersteps import superstep_figure
+from replaylens.text import md, md_code
 from replaylens.times import iso_to_epoch
 
 ui.ensure_navigation()

@@ -8,9 +8,9 @@ import streamlit as st
 from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
-from replaylens.dashboard.report import incident_markdown, plan_json
-from replaylens.dashboard.text import md, md_code, md_ticks, safe_filename
 from replaylens.figures.timeline import build_timeline_data, timeline_figure
+from replaylens.report import incident_markdown, plan_json
+from replaylens.text import md, md_code, md_ticks, safe_filename
 
 ui.ensure_navigation()
 st.title("Resume simulator")
@@ -88,11 +88,11 @@ if item is not None:
             params = {"db": item.key, "thread": thread_id, "mode": mode, "latency": int(latency * 1000)}
             links = {"Resume simulator": ui.absolute(ui.link("resume", **params)),
                      "Thread view": ui.absolute(ui.link("thread", db=item.key, thread=thread_id, mode=mode))}  # fmt: skip
-            effects_log = str(item.effects) if item.effects else None
-            report = incident_markdown(database=item.key, effects_log=effects_log, thread_id=thread_id, plan=plan, links=links)
+            effects_log = ui.effects_label(item)
+            report = incident_markdown(plan, database=item.key, effects_log=effects_log, links=links)
             e1, e2 = st.columns(2)
             e1.download_button("Plan and verdicts (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
                                mime="text/markdown", key="rs_md", icon=":material/description:")
-            e2.download_button("Plan and verdicts (JSON)", plan_json(plan, database=item.key, effects_log=effects_log),
+            e2.download_button("Plan and verdicts (JSON)", plan_json(plan, database=item.key, effects_log=ui.effects_label(item)),
                                file_name=safe_filename(thread_id, ".json"), mime="application/json", key="rs_json")
             st.caption("Link to this view: " + md(links["Resume simulator"]))  # fmt: skip

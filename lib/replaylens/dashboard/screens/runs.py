@@ -6,8 +6,8 @@ import streamlit as st
 
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
-from replaylens.dashboard.text import md
 from replaylens.figures.runs import METRICS, runs_strip
+from replaylens.text import md
 
 ui.ensure_navigation()
 st.title("Kill-test runs")

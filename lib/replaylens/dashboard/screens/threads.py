@@ -7,7 +7,7 @@ import streamlit as st
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
-from replaylens.dashboard.text import md
+from replaylens.text import md
 
 ui.ensure_navigation()
 st.title("Threads")
