@@ -452,7 +452,7 @@ def unknown_thread_list(item: cat.DataItem, ids: list[str]) -> None:
     """The database's threads as links to the current page, after an unknown-thread error."""
     import pandas as pd
 
-    from replaylens.dashboard.text import visible
+    from replaylens.text import visible
 
     page_name = next((n for n in PAGES if st.session_state.get("_page") == n), "thread")
     frame = pd.DataFrame({"thread": [visible(t) for t in ids[:500]],
@@ -477,7 +477,7 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
     code for the next move, and the "what happens again" table, all from the same plan."""
     from replaylens.analysis.again import next_moves
     from replaylens.dashboard import views
-    from replaylens.dashboard.text import md_code, md_ticks
+    from replaylens.text import md_code, md_ticks
 
     frames = views.again_frames(plan) if plan.effects_given else {}
     alarming = bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart")
