@@ -277,6 +277,53 @@ def discover(
     return cat
 
 
+@dataclass(frozen=True)
+class Placed:
+    """Where a database sits in the sidebar: its group and its own words."""
+
+    group: tuple[Any, ...]  # sort key: loose files first, then campaign, mode, latency, run, moment
+    label: str
+
+
+def _latency(seconds: float) -> str:
+    return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
+
+
+def place(item: DataItem, catalog: Catalog, roots: Iterable[Path]) -> Placed:
+    """The label a person can tell apart at a glance: `fanout › async, 250 ms › run 2 › at the kill`
+    for a campaign run, the file's own name for an upload (never the server's temporary path),
+    the path under the served folder for a loose database."""
+    if item.note.startswith("uploaded"):
+        return Placed((2, item.path.name), f"{item.path.name} (uploaded)")
+    camp = catalog.campaign(item.campaign) if item.campaign else None
+    if camp is not None:
+        for run in camp.runs:
+            for moment, path, order in (("at the kill", run.db_at_kill, 0), ("after the resume", run.db_after_resume, 1)):
+                if path is not None and path == item.path:
+                    label = f"{camp.name} › {run.mode}, {_latency(run.put_latency)} › run {run.index} › {moment}"
+                    return Placed((1, camp.name, run.mode, run.put_latency, run.index, order), label)
+    shown = item.key
+    for root in roots:
+        if item.path.is_relative_to(root):
+            shown = item.path.relative_to(root).as_posix()
+            break
+    return Placed((0, shown), shown)
+
+
+UPLOAD_PREFIX = "replaylens-upload-"
+
+
+def looks_uploaded(raw: str) -> bool:
+    """Does a `?db=` value name a file in some session's upload folder?"""
+    return any(part.startswith(UPLOAD_PREFIX) for part in Path(raw).parts)
+
+
+UPLOADED_ELSEWHERE = (
+    "{name} was uploaded in another browser session, or in one that has ended: uploads are private to "
+    "the session that sent them and deleted with it. Upload the file again in the sidebar."
+)
+
+
 class UploadFolder:
     """A private folder (mode 0700) for one browser session's uploads.
 
@@ -291,7 +338,7 @@ class UploadFolder:
         base = settings.get_path("REPLAYLENS_UPLOAD_DIR")
         if base:
             base.mkdir(parents=True, exist_ok=True)
-        self._tmp = tempfile.TemporaryDirectory(prefix="replaylens-upload-", dir=base or None)
+        self._tmp = tempfile.TemporaryDirectory(prefix=UPLOAD_PREFIX, dir=base or None)
         self.path = Path(self._tmp.name)
 
     def cleanup(self) -> None:

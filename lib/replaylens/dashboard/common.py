@@ -202,6 +202,20 @@ def effects_label(item: cat.DataItem) -> str | None:
     return item.effects.name
 
 
+def download_name(item: cat.DataItem, thread_id: str, suffix: str) -> str:
+    """A download's file name that says which run it is: campaign, mode, latency, run and
+    moment for a kill-test database (every campaign's run 1 has the same thread id), else
+    the database's own name, then the thread."""
+    from replaylens.text import safe_filename
+
+    where = cat.place(item, catalog(), [])
+    if item.campaign:
+        prefix = where.label.replace(" › ", "-").replace(", ", "-")
+    else:
+        prefix = item.path.stem
+    return safe_filename(f"{prefix}-{thread_id}", suffix)
+
+
 def _bar(text: str) -> tuple[Any, Callable[[float, str], None]]:
     bar = st.progress(0.0, text=text)
 
@@ -283,24 +297,22 @@ def _take_upload(files: list[Any]) -> None:
         st.session_state["_pending_log"] = str(log_path)
 
 
-def _label_for(items: dict[str, cat.DataItem]) -> Callable[[str], str]:
-    roots = [Path(f) for f in config().folders if Path(f).is_dir()]
+def _placed(items: dict[str, cat.DataItem]) -> dict[str, cat.Placed]:
+    roots = [Path(f).resolve() for f in config().folders if Path(f).is_dir()]
+    catalog_ = catalog()
+    return {key: cat.place(item, catalog_, roots) for key, item in items.items()}
 
+
+def _label_for(placed: dict[str, cat.Placed], items: dict[str, cat.DataItem]) -> Callable[[str], str]:
     def label(key: str) -> str:
+        where = placed.get(key)
         item = items.get(key)
-        if item is None:
+        if where is None or item is None:
             return key
-        shown = key
-        for root in roots:
-            if item.path.is_relative_to(root):
-                shown = item.path.relative_to(root).as_posix()
-                break
-        tags = []
-        if item.note:
-            tags.append(item.note)
+        tags = [item.note] if item.note and not item.note.startswith("uploaded") else []
         if item.effects is None:
             tags.append("no effects log")
-        return shown + (f"  ({', '.join(tags)})" if tags else "")
+        return where.label + (f"  ({', '.join(tags)})" if tags else "")
 
     return label
 
@@ -340,7 +352,8 @@ def sidebar() -> None:
                 items[key] = cat.DataItem(key, path, cat.sibling_effects(path) or config().effects)
             st.session_state["_canonical_db"] = key  # the same file under its canonical name
         except PathRefused as exc:
-            st.session_state["_item_error"] = str(exc)
+            st.session_state["_item_error"] = (
+                cat.UPLOADED_ELSEWHERE.format(name=Path(raw).name) if cat.looks_uploaded(raw) else str(exc))
     pending = st.session_state.pop("_pending_log", None)
     chosen = st.session_state.get("_sel_db") or raw
     if pending and chosen in items:
@@ -355,14 +368,16 @@ def sidebar() -> None:
                 + ". Upload one below, or start the app with `replaylens serve FOLDER`."
             )
             return
-        keys = list(items)
+        placed = _placed(items)
+        keys = sorted(items, key=lambda k: placed[k].group)
         key = synced_selectbox(
             "Database",
             keys,
             "db",
-            format_func=_label_for(items),
-            help="Checkpoint databases found in the folders this app serves. A database's effects log "
-            "is the file next to it named <name>.effects.jsonl.",
+            format_func=_label_for(placed, items),
+            help="Type to search. Kill-test campaigns are grouped as campaign › mode and latency › run › "
+            "at the kill or after the resume; uploads go by their own file name. A database's effects "
+            "log is the file next to it named <name>.effects.jsonl.",
         )
         st.session_state["_item"] = items.get(key) if key else None
         for problem in catalog_.problems[:5]:

@@ -10,7 +10,7 @@ from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.figures.timeline import build_timeline_data, timeline_figure
 from replaylens.report import incident_markdown, plan_json
-from replaylens.text import md, md_code, md_ticks, safe_filename
+from replaylens.text import md, md_code, md_ticks
 
 ui.ensure_navigation()
 st.title("Resume simulator")
@@ -91,8 +91,8 @@ if item is not None:
             effects_log = ui.effects_label(item)
             report = incident_markdown(plan, database=item.key, effects_log=effects_log, links=links)
             e1, e2 = st.columns(2)
-            e1.download_button("Plan and verdicts (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
+            e1.download_button("Plan and verdicts (Markdown)", report, file_name=ui.download_name(item, thread_id, ".md"),
                                mime="text/markdown", key="rs_md", icon=":material/description:")
             e2.download_button("Plan and verdicts (JSON)", plan_json(plan, database=item.key, effects_log=ui.effects_label(item)),
-                               file_name=safe_filename(thread_id, ".json"), mime="application/json", key="rs_json")
+                               file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="rs_json")
             st.caption("Link to this view: " + md(links["Resume simulator"]))  # fmt: skip

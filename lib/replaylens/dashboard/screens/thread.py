@@ -12,7 +12,7 @@ from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
 from replaylens.report import incident_markdown, plan_json
-from replaylens.text import as_json_text, md, md_code, md_ticks, safe_filename, truncate
+from replaylens.text import as_json_text, md, md_code, md_ticks, truncate
 
 ui.ensure_navigation()
 st.title("Thread")
@@ -228,10 +228,10 @@ if item is not None:
                         ui.link("thread", **params, ns=ns_name, checkpoint=cp.checkpoint_id, view="State"))
                 report = incident_markdown(plan, database=item.key, effects_log=ui.effects_label(item), links=links)
                 c1, c2 = st.columns(2)
-                c1.download_button("Download the incident report (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
+                c1.download_button("Download the incident report (Markdown)", report, file_name=ui.download_name(item, thread_id, ".md"),
                                    mime="text/markdown", key="dl_report", icon=":material/description:")  # fmt: skip
                 c2.download_button("Download the resume plan (JSON)", plan_json(plan, database=item.key,
                                    effects_log=ui.effects_label(item)),
-                                   file_name=safe_filename(thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
+                                   file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
                 st.caption("The report, as it will read in your incident write-up (Markdown):")
                 st.code(report, language="markdown", wrap_lines=True)
