@@ -184,3 +184,17 @@ def test_timeline_axis_names_its_time_zone_and_the_legend_sits_below_the_ticks(d
     labels = next(t for t in fig.data if t.name == "checkpoint landed")
     # Successive step numbers alternate above and below their diamonds, so -1 and 0 never overlap.
     assert list(labels.textposition[:2]) == ["top center", "bottom center"]
+
+
+def test_graph_colours_tasks_of_a_lost_step_as_re_running(demo: Path) -> None:
+    """Killed under async with a slow store: p1 and p2 finished, but their step's checkpoint never
+    landed (orphan writes). The graph must say they run again, not "not reached"."""
+    from replaylens.figures import colors
+
+    thread, plan = load(demo / "crashes" / "fanout-async-slowput.db", "fanout-async-slowput-killed")
+    assert thread.orphan_writes
+    nodes = infer_graph(thread, plan).nodes
+    assert nodes[("", "p1")] == "reruns" and nodes[("", "p2")] == "reruns"
+    # One meaning, one colour: the graph's "re-runs" is the timeline's "runs again on resume".
+    assert colors.GRAPH_STATE["reruns"] == colors.VERDICT["replays"]
+    assert colors.GRAPH_STATE["reused"] == colors.VERDICT["kept"]

@@ -267,6 +267,11 @@ def _is_internal(name: str) -> bool:
     return name.startswith(("branch:to:", "join:", "__")) or name == "__start__"
 
 
+def is_internal(name: str) -> bool:
+    """LangGraph's scheduling channels (`branch:to:*`, `join:*`, `__*__`), hidden by default."""
+    return _is_internal(name)
+
+
 def diff_frame(
     parent: Mapping[str, DecodeResult] | None, current: Mapping[str, DecodeResult]
 ) -> pd.DataFrame:

@@ -21,10 +21,10 @@ VERDICT = {
     "": "#999999",
 }
 VERDICT_WORDS = {"kept": "kept (not run again)", "replays": "runs again on resume", "restart": "runs again (restart)"}
-GRAPH_STATE = {
-    "done": "#009E73",
-    "reused": "#56B4E9",
-    "reruns": "#E69F00",
+GRAPH_STATE = {  # the same meaning has the same colour as on the timeline (VERDICT)
+    "done": VERDICT["kept"],
+    "reused": VERDICT["kept"],
+    "reruns": VERDICT["replays"],
     "not reached": "#DDDDDD",
 }
 GRAPH_STATE_WORDS = {
@@ -33,6 +33,23 @@ GRAPH_STATE_WORDS = {
     "reruns": "re-runs (runs again from its first line)",
     "not reached": "not reached yet",
 }
+LEGEND = {
+    "kept: not run again (done, or its writes are reused)": VERDICT["kept"],
+    "runs again on resume": VERDICT["replays"],
+    "runs again (restart from the input)": VERDICT["restart"],
+    "no effects log line / not reached": "#BBBBBB",
+    "checkpoint": "#0072B2",
+}
+"""One legend for every chart and table of the app: meaning -> colour."""
+
+
+def legend_html() -> str:
+    """The legend as swatches (fixed words, no data: safe as HTML)."""
+    return " &nbsp; ".join(
+        f'<span style="color:{c};font-size:1.1em">■</span> {w}' for w, c in LEGEND.items()
+    )
+
+
 MODE = {"sync": "#0072B2", "async": "#E69F00", "exit": "#CC79A7"}
 CHECKPOINT = "#0072B2"
 WRITE = "#444444"

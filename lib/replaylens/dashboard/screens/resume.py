@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from replaylens.analysis.again import tasks_again
 from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
@@ -29,19 +30,20 @@ if item is not None:
             log, _ = ui.effects(item)
 
             st.markdown(f"### As recorded: {views.status_md(plan.status)}")
-            (st.warning if plan.replayed_lines else st.success)(md_ticks(plan.verdict_sentence()))
+            ui.verdict_block(plan, thread)
             held = st.columns(4)
             cp = plan.resume_checkpoint
             held[0].metric("resume starts after step", cp.step if cp else "restart",
                            help="A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step.")
-            held[1].metric("tasks that re-run", len(plan.reruns),
-                           help="Tasks with no saved output: they run again from their first line.")
+            held[1].metric("tasks that re-run", tasks_again(plan),
+                           help="Tasks that run again from their first line: those due at the checkpoint a resume "
+                           "loads without a saved output, and those of steps whose checkpoint was lost.")
             held[2].metric("tasks reused", len(plan.reused),
                            help="Tasks whose writes were saved: their output is re-applied, they do not run.")
             held[3].metric("orphan writes", len(plan.orphan_writes),
                            help="Saved outputs whose checkpoint never landed; a resume ignores them.")  # fmt: skip
             if plan.reruns:
-                st.markdown("**Re-runs:** " + ", ".join(md_code(t.node) for _, t in plan.reruns))
+                st.markdown("**Re-run in the resume step:** " + ", ".join(md_code(t.node) for _, t in plan.reruns))
 
             if log is None:
                 st.info(

@@ -177,7 +177,14 @@ if item is not None:
                         frame = views.state_frame(values)
                         if not internal:
                             frame = frame[~frame["internal"]]
-                        st.dataframe(frame.drop(columns=["internal"]), hide_index=True, width="stretch")
+                        if cp.source == "input" and "__start__" in values and not internal:
+                            st.caption("This is the input checkpoint: the input given to invoke() waits in "
+                                       "LangGraph's internal `__start__` channel until the first step applies it. "
+                                       "Turn on “Show LangGraph's internal channels” to see it.")  # fmt: skip
+                        if frame.empty:
+                            st.caption("No state channel holds a value yet.")
+                        else:
+                            st.dataframe(frame.drop(columns=["internal"]), hide_index=True, width="stretch")
                     with right:
                         st.markdown("**Changed since the parent checkpoint**" if parent else "**No parent checkpoint**")
                         diff = views.diff_frame(parent_values, values)
@@ -187,7 +194,12 @@ if item is not None:
                             st.caption("Nothing changed." if parent else "This is the first checkpoint.")
                         else:
                             st.dataframe(diff.drop(columns=["internal"]), hide_index=True, width="stretch")
-                    names = sorted(values)
+                    # The picker offers what the tables show: internal channels only when asked for,
+                    # and never an internal `branch:to:b` (null) as the default.
+                    names = sorted(values, key=lambda n: (views.is_internal(n), n))
+                    if not internal:
+                        names = [n for n in names if not views.is_internal(n)] or (
+                            ["__start__"] if "__start__" in values else [])
                     if names:
                         pick = st.selectbox("Full value of channel", names, key="channel")
                         _show_value(pick, values[pick])
@@ -201,7 +213,8 @@ if item is not None:
                         "a resume would do. Dashed edge: a Send."
                     )
                     st.graphviz_chart(graph_dot(thread, plan))
-                    st.markdown(" · ".join(f"**{k}**: {v}" for k, v in colors.GRAPH_STATE_WORDS.items()))
+                    st.markdown(colors.legend_html(), unsafe_allow_html=True)  # fixed words only
+                    st.caption(" · ".join(f"{k}: {v}" for k, v in colors.GRAPH_STATE_WORDS.items()))
 
             with tabs[4]:
                 if log is None:
