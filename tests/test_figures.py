@@ -197,4 +197,4 @@ def test_graph_colours_tasks_of_a_lost_step_as_re_running(demo: Path) -> None:
     assert nodes[("", "p1")] == "reruns" and nodes[("", "p2")] == "reruns"
     # One meaning, one colour: the graph's "re-runs" is the timeline's "runs again on resume".
     assert colors.GRAPH_STATE["reruns"] == colors.VERDICT["replays"]
-    assert colors.GRAPH_STATE["reused"] == colors.VERDICT["kept"]
+    assert colors.GRAPH_STATE["done"] == colors.VERDICT["kept"]

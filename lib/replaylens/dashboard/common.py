@@ -518,6 +518,14 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
                              "would the key dedupe": st.column_config.TextColumn(width="large")})  # fmt: skip
 
 
+def metric_row(metrics: list[tuple[str, Any, str]], *, key: str) -> None:
+    """Metrics side by side that wrap to a second line instead of cutting their labels
+    ("would rep…") when the page is narrow: (label, value, help) each."""
+    with st.container(horizontal=True, wrap=True, gap="medium", key=key):
+        for label, value, help_ in metrics:
+            st.metric(label, value, help=help_, width=170)
+
+
 def md_quote(text: str) -> str:
     return "“" + md(text[:200]) + "”"
 
@@ -623,11 +631,13 @@ def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str,
     """The row every per-thread page starts with: thread, durability mode, async latency.
 
     Returns (thread id or None, mode, latency, the database's thread summaries)."""
-    top = st.columns([3, 2, 2])
-    thread_id = thread_picker(item, container=top[0])
+    # The thread id gets the row's width; mode and latency share the next one, so the three
+    # mode buttons never lose `exit` at 1000 pixels.
+    thread_id = thread_picker(item)
     if not thread_id:
         return None, "sync", 0.25, []
-    mode = mode_picker(top[1], label=mode_label)
-    latency = latency_picker(top[2])
+    below = st.columns([1, 1])
+    mode = mode_picker(below[0], label=mode_label)
+    latency = latency_picker(below[1])
     summaries_, _ = summaries(item)
     return thread_id, mode, latency, summaries_

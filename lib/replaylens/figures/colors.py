@@ -10,7 +10,7 @@ STATUS = {
     "completed": "#009E73",
     "resumable": "#E69F00",
     "interrupted": "#8E6CC2",
-    "failed": "#D55E00",
+    "failed": "#D62728",  # red, as the status tiles and headings say it (Streamlit's :red[])
     "needs_restart": "#A3001B",
     "unreadable": "#999999",
 }
@@ -21,9 +21,12 @@ VERDICT = {
     "": "#999999",
 }
 VERDICT_WORDS = {"kept": "kept (not run again)", "replays": "runs again on resume", "restart": "runs again (restart)"}
+REUSED = "#7FCDB8"
+"""Kept, and specifically finished in the resume step with its writes re-applied: a light shade
+of the timeline's "kept" green, so the graph and the Learn page tell it apart without a new hue."""
 GRAPH_STATE = {  # the same meaning has the same colour as on the timeline (VERDICT)
     "done": VERDICT["kept"],
-    "reused": VERDICT["kept"],
+    "reused": REUSED,
     "reruns": VERDICT["replays"],
     "not reached": "#DDDDDD",
 }

@@ -31,17 +31,18 @@ if item is not None:
 
             st.markdown(f"### As recorded: {views.status_md(plan.status)}")
             ui.verdict_block(plan, thread)
-            held = st.columns(4)
             cp = plan.resume_checkpoint
-            held[0].metric("resume starts after step", cp.step if cp else "restart",
-                           help="A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step.")
-            held[1].metric("tasks that re-run", tasks_again(plan),
-                           help="Tasks that run again from their first line: those due at the checkpoint a resume "
-                           "loads without a saved output, and those of steps whose checkpoint was lost.")
-            held[2].metric("tasks reused", len(plan.reused),
-                           help="Tasks whose writes were saved: their output is re-applied, they do not run.")
-            held[3].metric("orphan writes", len(plan.orphan_writes),
-                           help="Saved outputs whose checkpoint never landed; a resume ignores them.")  # fmt: skip
+            ui.metric_row([
+                ("resume starts after step", cp.step if cp else "restart",
+                 "A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step."),
+                ("tasks that re-run", tasks_again(plan),
+                 "Tasks that run again from their first line: those due at the checkpoint a resume loads without "
+                 "a saved output, and those of steps whose checkpoint was lost."),
+                ("tasks reused", len(plan.reused),
+                 "Tasks whose writes were saved: their output is re-applied, they do not run."),
+                ("orphan writes", len(plan.orphan_writes),
+                 "Saved outputs whose checkpoint never landed; a resume ignores them."),
+            ], key="resume_metrics")  # fmt: skip
             if plan.reruns:
                 st.markdown("**Re-run in the resume step:** " + ", ".join(md_code(t.node) for _, t in plan.reruns))
 

@@ -69,20 +69,21 @@ if item is not None:
                     for p in thread.problems[:50]:
                         st.text(p)
 
-            m = st.columns(5)
-            m[0].metric("checkpoints", thread.checkpoint_count if thread else 0,
-                        help="Saved snapshots of the state, one per superstep, in every namespace.")
-            m[1].metric("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
-                        help="A superstep is one round in which every due task runs in parallel. A resume "
-                        "starts after the latest saved one.")
-            m[2].metric("tasks again", tasks_again(plan),
-                        help="Tasks a resume runs again from their first line: those due at the checkpoint it "
-                        "loads without a saved output, and those of steps whose checkpoint was lost.")
-            m[3].metric("effects again", effects_again(plan) if log else "no log",
-                        help="Executions of a side effect that happen a second time: the counts in the "
-                        "verdict and the table above (executions, not log lines).")
-            m[4].metric("orphan writes", len(plan.orphan_writes),
-                        help="Saved task outputs whose checkpoint never landed: a resume ignores them.")  # fmt: skip
+            ui.metric_row([
+                ("checkpoints", thread.checkpoint_count if thread else 0,
+                 "Saved snapshots of the state, one per superstep, in every namespace."),
+                ("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
+                 "A superstep is one round in which every due task runs in parallel. A resume starts after the "
+                 "latest saved one."),
+                ("tasks again", tasks_again(plan),
+                 "Tasks a resume runs again from their first line: those due at the checkpoint it loads without a "
+                 "saved output, and those of steps whose checkpoint was lost."),
+                ("effects again", effects_again(plan) if log else "no log",
+                 "Executions of a side effect that happen a second time: the counts in the verdict and the table "
+                 "above (executions, not log lines)."),
+                ("orphan writes", len(plan.orphan_writes),
+                 "Saved task outputs whose checkpoint never landed: a resume ignores them."),
+            ], key="thread_metrics")  # fmt: skip
 
             st.subheader("Superstep timeline")
             data = build_timeline_data(thread, plan)
