@@ -293,6 +293,7 @@ def _take_upload(files: list[Any]) -> None:
         uploads.append(item)
         st.session_state["_uploads"] = uploads
         st.session_state["_canonical_db"] = item.key
+        st.session_state["_db_switched"] = True
     if logs and not dbs:
         st.session_state["_pending_log"] = str(log_path)
 
@@ -379,6 +380,13 @@ def sidebar() -> None:
             "at the kill or after the resume; uploads go by their own file name. A database's effects "
             "log is the file next to it named <name>.effects.jsonl.",
         )
+        if st.session_state.pop("_db_switched", False):
+            # The reader switched databases here (picker or upload): the old thread, namespace and
+            # checkpoint belong to the other file. A URL (pasted, or a link from another page)
+            # keeps its thread, so an unknown id is reported, never silently replaced.
+            for param in ("thread", "ns", "checkpoint"):
+                st.query_params.pop(param, None)
+                st.session_state.pop(f"_sel_{param}", None)
         st.session_state["_item"] = items.get(key) if key else None
         for problem in catalog_.problems[:5]:
             st.caption(md(problem))
@@ -464,18 +472,18 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
 
 
 def unknown_thread_list(item: cat.DataItem, ids: list[str]) -> None:
-    """The database's threads as links to the current page, after an unknown-thread error."""
-    import pandas as pd
+    """The database's threads as links to the current page, after an unknown-thread error.
 
-    from replaylens.text import visible
-
+    Plain Markdown links (ids escaped, URLs percent-encoded), so they read and click like
+    text; the Threads page pages and searches the full list."""
     page_name = next((n for n in PAGES if st.session_state.get("_page") == n), "thread")
-    frame = pd.DataFrame({"thread": [visible(t) for t in ids[:500]],
-                          "open": [link(page_name, db=item.key, thread=t) for t in ids[:500]]})  # fmt: skip
-    st.dataframe(frame, hide_index=True, width="stretch", key="unknown_thread_list",
-                 column_config={"open": st.column_config.LinkColumn("open", display_text="open ›")})  # fmt: skip
-    if len(ids) > 500:
-        st.caption(f"The first 500 of {len(ids)} threads; the Threads page searches them all.")
+    shown = ids[:MAX_LISTED_THREADS]
+    st.markdown("\n".join(f"- [{md(t)}]({link(page_name, db=item.key, thread=t)})" for t in shown))
+    if len(ids) > len(shown):
+        st.caption(f"The first {len(shown)} of {len(ids)} threads; the Threads page searches them all.")
+
+
+MAX_LISTED_THREADS = 50
 
 
 WHY_CAPTION = {
@@ -516,6 +524,18 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
                          column_config={"times again": st.column_config.NumberColumn(
                              help="Executions of the node that repeat this effect (tasks, not log lines)."),
                              "would the key dedupe": st.column_config.TextColumn(width="large")})  # fmt: skip
+
+
+def open_tab(tab: Any) -> Iterator[None]:
+    """`for _ in open_tab(tabs[i]):` runs the body inside the tab only when it is the one shown.
+
+    Tabs bound to the URL know which one is open, so the others need not compute or send
+    anything: a cold Thread page then loads no chart code (Graphviz, the code highlighter)
+    for tabs nobody looks at. `open` is None when Streamlit cannot tell; then every tab runs."""
+    if tab.open is False:
+        return
+    with tab:
+        yield
 
 
 def metric_row(metrics: list[tuple[str, Any, str]], *, key: str) -> None:
@@ -619,6 +639,8 @@ def synced_selectbox(
 
     def sync() -> None:
         st.query_params[param] = st.session_state[key]
+        if param == "db":
+            st.session_state["_db_switched"] = True
 
     where = container or st
     value = where.selectbox(label, options, key=key, format_func=format_func, on_change=sync, help=help)

@@ -124,7 +124,7 @@ if item is not None:
             tabs = st.tabs(tab_names, key="view", bind="query-params")
 
 
-            with tabs[0]:
+            for _ in ui.open_tab(tabs[0]):
                 if thread is None:
                     st.info("No checkpoint of this thread reached the database (it appears only in the effects log). "
                             "Only a restart from the original input is possible; see the Effects tab.")  # fmt: skip
@@ -134,11 +134,17 @@ if item is not None:
                     st.dataframe(views.checkpoints_frame(ns, resume_id), hide_index=True, width="stretch",
                                  column_config={"next tasks": st.column_config.TextColumn(
                                      width="large", help="Tasks due after this checkpoint and their status.")})  # fmt: skip
-                    st.caption("Checkpoint tree: one chain, with a branch wherever the history was forked "
-                               "(update_state / time travel). The resume point is outlined.")  # fmt: skip
-                    st.graphviz_chart(lineage_dot(ns, resume_id=resume_id, selected_id=cp.checkpoint_id if cp else None))
+                    # The tree only says more than the table when the history forked; a plain chain
+                    # skips it, and a cold page skips loading Graphviz's code (0.8 MB of script).
+                    if ns.forks or st.toggle("Draw the checkpoint tree", key="tree"):
+                        st.caption("Checkpoint tree: one chain, with a branch wherever the history was forked "
+                                   "(update_state / time travel). The resume point is outlined.")  # fmt: skip
+                        st.graphviz_chart(lineage_dot(ns, resume_id=resume_id,
+                                                      selected_id=cp.checkpoint_id if cp else None))  # fmt: skip
+                    else:
+                        st.caption("One chain of checkpoints, no fork (no update_state or time travel).")
 
-            with tabs[1]:
+            for _ in ui.open_tab(tabs[1]):
                 if cp is None:
                     st.info("Pick a thread with checkpoints to see its writes.")
                 else:
@@ -160,7 +166,7 @@ if item is not None:
                     st.dataframe(views.orphans_frame(thread).style.set_properties(**{"background-color": "#fde2d8"}),
                                  hide_index=True, width="stretch")  # fmt: skip
 
-            with tabs[2]:
+            for _ in ui.open_tab(tabs[2]):
                 if cp is None:
                     st.info("Pick a thread with checkpoints to see its state.")
                 elif cp.unreadable:
@@ -205,7 +211,7 @@ if item is not None:
                         pick = st.selectbox("Full value of channel", names, key="channel")
                         _show_value(pick, values[pick])
 
-            with tabs[3]:
+            for _ in ui.open_tab(tabs[3]):
                 if thread is None:
                     st.info("No checkpoint, so no graph to infer.")
                 else:
@@ -217,7 +223,7 @@ if item is not None:
                     st.markdown(colors.legend_html(), unsafe_allow_html=True)  # fixed words only
                     st.caption(" · ".join(f"{k}: {v}" for k, v in colors.GRAPH_STATE_WORDS.items()))
 
-            with tabs[4]:
+            for _ in ui.open_tab(tabs[4]):
                 if log is None:
                     st.info("No effects log for this database. Upload the JSON Lines file written by record_effect "
                             "in the sidebar to see which side effects a resume would repeat.")  # fmt: skip
@@ -231,7 +237,7 @@ if item is not None:
                     for finding in plan.idempotency_findings:
                         st.warning(md_ticks(finding))
 
-            with tabs[5]:
+            for _ in ui.open_tab(tabs[5]):
                 params = {"db": item.key, "thread": thread_id, "mode": mode}
                 links = {
                     "Thread view": ui.absolute(ui.link("thread", **params)),
