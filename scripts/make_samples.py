@@ -39,7 +39,13 @@ CAMPAIGNS: dict[str, list[str]] = {
     "payment": ["--kill-at", "charge", "--runs", "1", "--resume-value", "true",
                 "--input", '{"invoice_id": "inv-0001", "visited": []}'],
     "send_map_reduce": ["--kill-at", "reduce", "--runs", "1", "--input", '{"items": []}'],
+    # The async window as a curve: a throw-away Postgres, kills spread over c's 0.5 s.
+    "linear-postgres-spread": ["--pg-ephemeral", "--modes", "sync,async", "--put-latency", "0.25",
+                               "--sleep", "0.5", "--kill-at", "c", "--kill-delay", "0.05..0.45", "--seed", "4",
+                               "--runs", "8", "--input", '{"visited": []}'],
 }
+GRAPH_OF = {"linear-postgres-spread": "linear"}
+"""Campaigns named other than their graph; later options override the shared ones."""
 PARALLEL = 4
 
 
@@ -60,7 +66,7 @@ def run_campaigns(out: Path, names: list[str]) -> dict[str, float]:
             folder = out / name
             if folder.exists():
                 shutil.rmtree(folder)
-            cmd = [sys.executable, "-m", "replaylens.cli", "killtest", f"replaylens.examples.graphs:{name}",
+            cmd = [sys.executable, "-m", "replaylens.cli", "killtest", f"replaylens.examples.graphs:{GRAPH_OF.get(name, name)}",
                    "--out", str(folder), "--modes", "sync,async,exit", "--put-latency", LATENCIES,
                    "--sleep", str(SLEEP), *CAMPAIGNS[name]]
             log = open(out / f".{name}.log", "wb")  # noqa: SIM115 - closed with the process

@@ -100,10 +100,10 @@ def test_snapshot_holds_the_checkpoints_it_reports(campaign: tuple[Path, subproc
 def test_summary_printed_and_reusable(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, proc = campaign
     assert "[1/2] sync 0s run 1: killed in c" in proc.stderr
-    assert "[2/2] exit 0s run 1: killed in c, 0 checkpoints, resume failed (EmptyInputError" in proc.stderr
-    header = next(line for line in proc.stdout.splitlines() if line.startswith("mode"))
-    assert "checkpoints" in header and "repeated" in header
-    assert any(line.startswith("exit ") and "EmptyInputError" in line for line in proc.stdout.splitlines())
+    assert "[2/2] exit 0s run 1: killed in c +0.100s, 0 checkpoints, resume failed (EmptyInputError" in proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("backend"))
+    assert "checkpoints" in header and "repeated" in header and "kill delay" in header
+    assert any(line.split()[:2] == ["sqlite", "exit"] and "EmptyInputError" in line for line in proc.stdout.splitlines())
     manifest = read_manifest(out)
     assert Path(manifest["runs"][0]["db_at_kill"]).is_absolute()
     rows = summarize(manifest)
@@ -137,3 +137,17 @@ def test_errors_are_one_sentence_and_exit_2(tmp_path: Path, graph: str, kill_at:
     assert len(lines) == 1 and expected in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out" / "runs").exists()
+
+
+def test_older_manifests_read_through_the_model() -> None:
+    """The bundled samples predate backends and per-run kill points: they read as SQLite runs
+    that all share the campaign's kill point, and the model writes back what it read."""
+    from replaylens.killtest.campaign import Manifest, load_manifest
+
+    raw = json.loads((REPO / "sample_dbs" / "fanout" / "manifest.json").read_text())
+    manifest = load_manifest(REPO / "sample_dbs" / "fanout")
+    assert manifest.backend == "sqlite" and len(manifest.runs) == len(raw["runs"])
+    assert {(r.backend, r.kill_at, r.kill_delay, r.effects_source) for r in manifest.runs} == {
+        ("sqlite", raw["kill_at"], raw["kill_delay"], "recorder")}
+    assert [r.lines_repeated for r in manifest.runs] == [r["lines_repeated"] for r in raw["runs"]]
+    assert Manifest.from_dict(manifest.to_dict()) == manifest

@@ -205,7 +205,30 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
     assert summary.set_index("mode").loc["exit", "resumed"] == "0/2"
     runs = frame(at, 1)
     assert len(runs) == 6 and all(link.startswith("./thread?db=") for link in runs["open"])
-    assert len(at.get("plotly_chart")) == 3
+    charts = at.get("plotly_chart")
+    assert len(charts) == 5
+    # Repeats against the kill moment: one trace per backend and mode, x = each run's kill delay
+    # as the manifest records it, y = the lines repeated counted from the run's own logs.
+    spec = json.loads(next(c for c in charts if c.key == "by_kill_moment_lines repeated").proto.spec)
+    manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
+    delays: dict[str, list[float]] = {}
+    for run in manifest["runs"]:
+        delays.setdefault(f"sqlite · {run['mode']}", []).append(run["kill"]["delay"])
+    def values(v: Any) -> list[float]:  # Plotly ships arrays as base64 typed arrays
+        if isinstance(v, dict):
+            import base64
+
+            import numpy as np
+
+            return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
+        return list(v)
+
+    traces = {t["name"]: (values(t["x"]), values(t["y"])) for t in spec["data"]}
+    assert set(traces) == set(delays)
+    for name, (xs, ys) in traces.items():
+        assert sorted(xs) == sorted(delays[name])
+        mode = name.split(" · ")[1]
+        assert sorted(ys) == sorted(runs[runs["mode"] == mode]["lines repeated"])
 
 
 def test_runs_page_without_campaigns_says_what_to_do(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

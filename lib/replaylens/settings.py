@@ -41,10 +41,16 @@ SETTINGS: tuple[Setting, ...] = (
             "Seconds each node of the bundled example graphs sleeps, so a kill test can land inside it."),
     Setting("REPLAYLENS_EXAMPLE_FAIL", "1",
             "0 makes the example `failing` graph's node succeed (to resume it after a failure)."),
+    Setting("REPLAYLENS_PG_BINDIR", "",
+            "A folder holding PostgreSQL's `initdb` and `postgres`, for `killtest --pg-ephemeral` and the tests' "
+            "throw-away server; unset, Debian's /usr/lib/postgresql/*/bin, then `pg_config --bindir`, then PATH."),
     Setting("REPLAYLENS_SERVE_ARGS", "",
             "How `replaylens serve` hands its arguments to the Streamlit process.", "internal"),
     Setting("REPLAYLENS_SERVE_DSNS", "",
             "How `replaylens serve` hands Postgres connection strings to the Streamlit process (never argv).",
+            "internal"),
+    Setting("REPLAYLENS_KILLTEST_DSN", "",
+            "How `replaylens killtest` hands a Postgres connection string to its child processes (never argv).",
             "internal"),
 )  # fmt: skip
 BY_NAME = {s.name: s for s in SETTINGS}

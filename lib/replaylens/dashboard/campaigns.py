@@ -21,8 +21,9 @@ from replaylens.errors import ReplaylensError
 from replaylens.paths import AllowList
 
 RUN_COLUMNS = [
-    "campaign", "run", "graph", "mode", "latency (ms)", "thread", "checkpoints kept", "effect lines at kill",
-    "effect lines after resume", "lines repeated", "predicted repeats", "resumed", "resume error", "db",
+    "campaign", "run", "graph", "backend", "mode", "latency (ms)", "kill at", "kill delay (s)", "fault point",
+    "thread", "checkpoints kept", "effect lines at kill", "effect lines after resume", "lines repeated",
+    "predicted repeats", "acknowledged lost", "effects source", "resumed", "resume error", "db",
 ]  # fmt: skip
 
 
@@ -67,9 +68,13 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
     from replaylens.analysis.status import load_thread
     from replaylens.sources import open_source
 
+    backend = run.backend + (f" (server crash, synchronous_commit={run.synchronous_commit})"
+                             if run.server_crash else "")  # fmt: skip
     row: dict[str, Any] = {
-        "campaign": campaign.name, "run": run.index, "graph": run.graph, "mode": run.mode,
-        "latency (ms)": int(round(run.put_latency * 1000)), "thread": run.thread_id,
+        "campaign": campaign.name, "run": run.index, "graph": run.graph, "backend": backend, "mode": run.mode,
+        "latency (ms)": int(round(run.put_latency * 1000)), "kill at": run.kill_at or "",
+        "kill delay (s)": run.kill_delay, "fault point": run.fault_point or "", "thread": run.thread_id,
+        "acknowledged lost": run.acked_lost, "effects source": run.effects_source,
         "checkpoints kept": None, "effect lines at kill": run.effect_lines_at_kill,
         "effect lines after resume": run.effect_lines_after_resume, "lines repeated": None,
         "predicted repeats": None, "resumed": run.resume_ok, "resume error": run.resume_error or "",
@@ -117,25 +122,35 @@ def _span(values: pd.Series) -> str:
 def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
     """Per graph, mode and latency: the range over runs of each measure (the article's table)."""
     if runs.empty:
-        return pd.DataFrame(columns=["graph", "mode", "latency (ms)", "runs", "checkpoints kept",
-                                     "effect lines after resume", "lines repeated", "resumed", "errors"])  # fmt: skip
+        return pd.DataFrame(columns=["graph", "backend", "mode", "latency (ms)", "kill at", "fault point", "runs",
+                                     "kill delay (s)", "checkpoints kept", "effect lines after resume",
+                                     "lines repeated", "acknowledged lost", "resumed", "errors"])  # fmt: skip
     order = {"sync": 0, "async": 1, "exit": 2}
     out = []
-    for (graph, mode, latency), group in runs.groupby(["graph", "mode", "latency (ms)"], sort=False):
+    keys = ["graph", "backend", "mode", "latency (ms)", "kill at", "fault point"]
+    for (graph, backend, mode, latency, kill_at, fault), group in runs.groupby(keys, sort=False):
         errors = Counter(str(e).split(":")[0] for e in group["resume error"] if e)
+        delays = [float(d) for d in group["kill delay (s)"].dropna()]
         out.append(
             {
                 "graph": graph,
+                "backend": backend,
                 "mode": mode,
                 "latency (ms)": latency,
+                "kill at": kill_at,
+                "fault point": fault,
+                "kill delay (s)": "—" if not delays else (
+                    f"{min(delays):.3f}" if min(delays) == max(delays) else f"{min(delays):.3f}–{max(delays):.3f}"),
                 "runs": len(group),
                 "checkpoints kept": _span(group["checkpoints kept"]),
                 "effect lines after resume": _span(group["effect lines after resume"]),
                 "lines repeated": _span(group["lines repeated"]),
+                "acknowledged lost": _span(group["acknowledged lost"]),
                 "resumed": f"{int((group['resumed'] == True).sum())}/{len(group)}",  # noqa: E712 - may hold None
                 "errors": ", ".join(f"{k} ×{v}" for k, v in errors.items()),
             }
         )
     frame = pd.DataFrame(out)
     frame["_o"] = frame["mode"].map(lambda m: order.get(m, 9))
-    return frame.sort_values(["graph", "latency (ms)", "_o"]).drop(columns="_o").reset_index(drop=True)
+    return (frame.sort_values(["graph", "backend", "latency (ms)", "kill at", "fault point", "_o"])
+            .drop(columns="_o").reset_index(drop=True))  # fmt: skip

@@ -8,11 +8,9 @@ per database (at the kill, after the resume).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from replaylens import settings
 from replaylens.paths import AllowList, PathRefused
@@ -61,6 +59,15 @@ class CampaignRun:
     effect_lines_after_resume: int | None
     resume_ok: bool | None
     resume_error: str | None
+    backend: str = "sqlite"
+    kill_at: str | None = None
+    kill_delay: float | None = None
+    fault_point: str | None = None
+    effects_source: str = "recorder"
+    synchronous_commit: str | None = None
+    server_crash: bool = False
+    checkpoints_at_kill: int | None = None
+    acked_lost: int | None = None
 
 
 @dataclass(frozen=True)
@@ -133,99 +140,55 @@ def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
             yield entry
 
 
-def _get(obj: Any, *names: str) -> Any:
-    """Read a field from a dict or an object, trying several names (manifests evolve)."""
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if not isinstance(obj, dict) and hasattr(obj, name):
-            return getattr(obj, name)
-    return None
-
-
-def _rel(folder: Path, value: Any) -> Path | None:
-    if not value:
-        return None
-    p = Path(str(value))
-    return (p if p.is_absolute() else folder / p).resolve()
-
-
-def _effects_pair(folder: Path, value: Any) -> tuple[Path | None, Path | None]:
-    """The manifest's `effects`: a dict (at_kill, after_resume), a list, or one path."""
-    if isinstance(value, dict):
-        return (_rel(folder, _get(value, "at_kill", "kill", "before")),
-                _rel(folder, _get(value, "after_resume", "resume", "after")))  # fmt: skip
-    if isinstance(value, list | tuple):
-        first = _rel(folder, value[0]) if value else None
-        return first, (_rel(folder, value[1]) if len(value) > 1 else None)
-    return _rel(folder, value), None
-
-
-def _as_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _raw_manifest(folder: Path) -> Any:
-    """The library's reader when it exists (it validates), else the JSON itself."""
-    try:
-        from replaylens.killtest.campaign import read_manifest  # type: ignore[import-not-found]
-    except ImportError:
-        read_manifest = None
-    if read_manifest is not None:
-        try:
-            return read_manifest(folder)
-        except Exception:  # noqa: BLE001 - fall back to the plain JSON, which says more
-            pass
-    return json.loads((folder / "manifest.json").read_text())
-
-
 def read_campaign(folder: Path, key: str, allow: AllowList) -> Campaign:
-    """A campaign folder's runs, with every path checked against the allow-list."""
+    """A campaign folder's runs, through the kill test's own manifest model, every path
+    checked against the allow-list (a manifest may name files anywhere)."""
+    from replaylens.killtest.campaign import ManifestError, load_manifest
+
     problems: list[str] = []
     try:
-        manifest = _raw_manifest(folder)
-    except (OSError, ValueError) as exc:
-        return Campaign(key, folder, folder.name, (), None, (f"{folder / 'manifest.json'}: cannot be read ({exc}).",))
+        manifest = load_manifest(folder, strict=False)
+    except ManifestError as exc:
+        return Campaign(key, folder, folder.name, (), None, (str(exc),))
     runs: list[CampaignRun] = []
-    for i, run in enumerate(_get(manifest, "runs") or []):
-        def checked(p: Path | None, i: int = i) -> Path | None:
-            if p is None:
+    for i, run in enumerate(manifest.runs):
+        def checked(value: str | None, i: int = i) -> Path | None:
+            if not value:
                 return None
             try:
-                return allow.check(p)
+                return allow.check(Path(value))
             except PathRefused as exc:
                 problems.append(f"Run {i + 1}: {exc}")
                 return None
 
-        eff_kill, eff_after = _effects_pair(folder, _get(run, "effects"))
-        explicit_kill = _get(run, "effects_at_kill")
-        if explicit_kill and not isinstance(_get(run, "effects"), dict | list | tuple):
-            # The campaign runner's layout: `effects` is the whole log (after the resume).
-            eff_kill, eff_after = _rel(folder, explicit_kill), eff_kill
-        eff_after = eff_after or _rel(folder, _get(run, "effects_after_resume"))
-        resume = _get(run, "resume") or {}
-        latency = _get(run, "put_latency", "latency")
-        number = _get(run, "run")
         runs.append(
             CampaignRun(
-                index=i + 1 if not isinstance(number, int) else number,
-                graph=str(_get(run, "graph") or _get(manifest, "graph") or "?").rpartition(":")[2],
-                mode=str(_get(run, "mode", "durability") or "?"),
-                put_latency=float(latency) if isinstance(latency, int | float) else 0.0,
-                thread_id=str(_get(run, "thread_id") or ""),
-                db_at_kill=checked(_rel(folder, _get(run, "db_at_kill"))),
-                effects_at_kill=checked(eff_kill),
-                db_after_resume=checked(_rel(folder, _get(run, "db_after_resume", "db"))),
-                effects_after_resume=checked(eff_after),
-                effect_lines_at_kill=_as_int(_get(run, "effect_lines_at_kill")),
-                effect_lines_after_resume=_as_int(_get(run, "effect_lines_after_resume")),
-                resume_ok=_get(resume, "ok"),
-                resume_error=_get(resume, "error"),
+                index=run.run if run.run is not None else i + 1,
+                graph=str(run.graph or manifest.graph or "?").rpartition(":")[2],
+                mode=run.mode,
+                put_latency=run.put_latency,
+                thread_id=run.thread_id,
+                db_at_kill=checked(run.db_at_kill),
+                effects_at_kill=checked(run.effects_at_kill),
+                db_after_resume=checked(run.db_after_resume),
+                effects_after_resume=checked(run.effects),
+                effect_lines_at_kill=run.effect_lines_at_kill,
+                effect_lines_after_resume=run.effect_lines_after_resume,
+                resume_ok=run.resume_ok,
+                resume_error=run.resume_error,
+                backend=run.backend,
+                kill_at=run.kill_at,
+                kill_delay=run.kill_delay,
+                fault_point=run.fault_point,
+                effects_source=run.effects_source,
+                synchronous_commit=run.synchronous_commit,
+                server_crash=run.server_crash,
+                checkpoints_at_kill=run.checkpoints_at_kill,
+                acked_lost=None if run.acked_lost is None else len(run.acked_lost),
             )
         )
-    name = str(_get(manifest, "name") or folder.name)
-    baseline = _as_int(_get(manifest, "baseline_effect_lines"))
-    return Campaign(key, folder, name, tuple(runs), baseline, tuple(problems))
+    return Campaign(key, folder, manifest.name or folder.name, tuple(runs), manifest.baseline_effect_lines,
+                    tuple(problems))  # fmt: skip
 
 
 def discover(

@@ -383,6 +383,34 @@ def functional(checkpointer: Any) -> Any:
     return pipeline
 
 
+# --------------------------------------------------------------------------- no recorder
+def _quiet(name: str) -> Callable[..., Any]:
+    """A node that only sleeps and appends its name: it writes no effects-log line."""
+
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        _sleep()
+        return {"visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def quiet_linear() -> StateGraph:
+    """a -> b -> c like `linear`, but no node calls `record_effect`.
+
+    Teaches what a kill test can measure on a graph that was never instrumented: the
+    task starts and ends LangGraph's callbacks report (`--effects-source callbacks`).
+    """
+    builder = StateGraph(Visited)
+    previous = START
+    for name in ("a", "b", "c"):
+        builder.add_node(name, _quiet(name))
+        builder.add_edge(previous, name)
+        previous = name
+    builder.add_edge(previous, END)
+    return builder
+
+
 ALL: dict[str, Callable[..., Any]] = {
     "linear": linear,
     "fanout": fanout,

@@ -54,7 +54,8 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
         )
     fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=modes, range=[-0.6, len(modes) - 0.4],
                      title="durability mode")  # fmt: skip
-    fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d")
+    fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d",
+                     **_whole_ticks(runs[metric]))  # fmt: skip
     fig.update_layout(
         title=METRICS.get(metric, metric), height=340, margin={"l": 10, "r": 10, "t": 50, "b": 40},
         legend={"orientation": "h", "y": -0.25}, clickmode="event+select",
@@ -62,4 +63,57 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                  "fillcolor": colors.MODE.get(m, "#999999"), "opacity": 0.06, "line": {"width": 0}}
                 for i, m in enumerate(modes)],
     )  # fmt: skip
+    return fig
+
+
+BACKEND_SYMBOL = {"sqlite": "circle", "postgres": "diamond"}
+
+
+def _whole_ticks(values: pd.Series) -> dict[str, float]:
+    """One tick per whole number for small counts: Plotly would print 0, 0, 1, 1, 1."""
+    top = pd.to_numeric(values, errors="coerce").max()
+    return {"dtick": 1} if pd.notna(top) and top <= 10 else {}
+
+
+def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -> go.Figure:
+    """`metric` (lines repeated, checkpoints kept) against the drawn kill delay, one trace
+    per backend and mode.
+
+    With `--kill-delay LOW..HIGH` every run lands at its own moment of the node, so the
+    window in which `async` has not yet saved the previous checkpoint shows as a step in
+    the curve. Runs killed at a fault point (no delay) are left out; customdata = row.
+    """
+    fig = go.Figure()
+    timed = runs.dropna(subset=["kill delay (s)", metric]) if not runs.empty else runs
+    if timed.empty:
+        fig.add_annotation(text="No run was killed at a measured delay", showarrow=False, x=0.5, y=0.5,
+                           xref="paper", yref="paper")  # fmt: skip
+        return fig
+    timed = timed.reset_index().rename(columns={"index": "row"})
+    for (backend, mode), part in timed.groupby(["backend", "mode"], sort=True):
+        part = part.sort_values("kill delay (s)")
+        fig.add_trace(
+            go.Scatter(
+                x=part["kill delay (s)"], y=part[metric], mode="lines+markers",
+                name=f"{html.escape(str(backend))} · {html.escape(str(mode))}",
+                line={"color": colors.MODE.get(str(mode), "#999999"), "width": 1,
+                      "dash": "solid" if str(backend).startswith("sqlite") else "dot"},
+                marker={"size": 10, "symbol": BACKEND_SYMBOL.get(str(backend).split(" ")[0], "square"),
+                        "color": colors.MODE.get(str(mode), "#999999"), "line": {"width": 1, "color": "white"}},
+                customdata=part["row"],
+                hovertext=[
+                    f"run {r} · {html.escape(str(backend))} · {html.escape(str(mode))}<br>killed {d:.3f}s after "
+                    f"{html.escape(str(k))} started<br>{html.escape(metric)}: {v}<br>click to open it on the Thread page"
+                    for r, d, k, v in zip(part["run"], part["kill delay (s)"], part["kill at"], part[metric],
+                                          strict=True)
+                ],
+                hoverinfo="text",
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title="kill moment: seconds after the node started", rangemode="tozero")
+    fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d",
+                     **_whole_ticks(timed[metric]))  # fmt: skip
+    fig.update_layout(title=f"{metric.capitalize()} against the kill moment, per backend and mode", height=380,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 40}, legend={"orientation": "h", "y": -0.25},
+                      clickmode="event+select")  # fmt: skip
     return fig

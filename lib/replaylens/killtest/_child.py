@@ -1,16 +1,38 @@
 """One graph invocation in a process of its own, so that a parent can SIGKILL it mid-node.
 
 Run as ``python -m replaylens.killtest._child '<json spec>'``. The spec names the graph
-(``module:attr``), the SQLite database, the thread, the durability mode and what to send
-(an input, ``null`` to resume, or ``resume_value`` for ``Command(resume=...)``).
+(``module:attr``), the store (a SQLite file, or a Postgres schema whose DSN comes in the
+environment variable REPLAYLENS_KILLTEST_DSN, never on the command line, where `ps`
+would show its password), the thread, the durability mode and what to send (an input,
+``null`` to resume, or ``resume_value`` for ``Command(resume=...)``).
+
+The saver is LangGraph's real one (SqliteSaver, PostgresSaver), subclassed only to add
+hooks around its own `put` and `put_writes`: a write latency, an fsync'ed log of what
+each call acknowledged (``acks``: the parent compares it with what a crashed database
+still holds), and the named fault points, where the child SIGKILLs itself at an exact
+place in the write path:
+
+* ``after-writes``: right after the `put_writes` of a task of the chosen node returned,
+  before the checkpoint of its superstep was `put`;
+* ``before-first-checkpoint``: on entry to the first `put`, before anything is saved;
+* ``put-in-flight``: the `put` of the checkpoint that records the chosen node's
+  superstep (metadata ``step`` equal to the task's ``langgraph_step``; without a node,
+  the first loop checkpoint) is held open for ``hold`` seconds (a slow round trip),
+  then the child dies before it completes; under `async` the next superstep's nodes
+  start meanwhile, under `sync` they wait.
 
 The parent learns where the child is through stdout, one flushed line per event:
 
 * ``NODE_START <node> <step>`` when a task starts (once per task, subgraph nodes and
   functional ``@task`` calls included), so a kill can be aimed at "the 1st start of c";
+* ``FAULT <point> <detail>`` just before the child kills itself at a fault point;
 * ``RESULT <json>`` at the end: ``{"ok", "error", "interrupted", "output_keys"}``. Every
   exception, ``EmptyInputError`` included, becomes a RESULT line: the parent wants the
   outcome as data, not a traceback to scrape.
+
+With ``callbacks_log`` the child also writes a start/end/error line per task to that
+file through LangChain's callbacks (flock + fsync, as the recorder does), so repeats can
+be counted on a graph whose nodes never call `record_effect`.
 
 Start-up is kept lean (LangGraph and the checkpointer are imported only once the spec
 has been read): the window in which a kill can land is what is being measured, and a
@@ -22,14 +44,24 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import os
+import signal
 import sqlite3
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Literal
 
 NODE_START = "NODE_START"
+FAULT = "FAULT"
 RESULT = "RESULT"
+DSN_ENV = "REPLAYLENS_KILLTEST_DSN"
+"""The Postgres DSN reaches the child through the environment: argv is world-readable."""
+
+FaultPoint = Literal["after-writes", "before-first-checkpoint", "put-in-flight"]
+FAULT_POINTS: tuple[FaultPoint, ...] = ("after-writes", "before-first-checkpoint", "put-in-flight")
+DEFAULT_HOLD = 0.2
+"""Seconds a `put-in-flight` put is held open when no --put-latency gives the time."""
 
 _emit_lock = threading.Lock()
 
@@ -92,44 +124,188 @@ def _takes_an_argument(func: Any) -> bool:
     )
 
 
-def make_saver(db: str, put_latency: float = 0.0) -> Any:
-    """A SqliteSaver on `db`; with `put_latency` > 0 every checkpoint `put` sleeps first.
+def _append_durably(path: str, record: dict[str, Any]) -> None:
+    """One JSON line, one write(), then fsync: it survives a SIGKILL a moment later."""
+    from replaylens.effects._recorder import append_line
 
-    The delay imitates a networked checkpointer (Postgres, a hosted service): it widens
-    the window in which a task's writes have landed but its step's checkpoint has not,
-    the window where `async` and `sync` durability differ. `put_writes` is not delayed.
+    append_line(path, record)
+
+
+class WriteHooks:
+    """What the instrumented saver does around LangGraph's own `put` and `put_writes`.
+
+    It never changes what is written: it delays, logs acknowledgements, and at a fault
+    point SIGKILLs this process (a real kill: no `finally`, nothing flushed).
     """
-    from langgraph.checkpoint.sqlite import SqliteSaver
 
-    conn = sqlite3.connect(db, check_same_thread=False)
-    if put_latency <= 0:
-        return SqliteSaver(conn)
+    def __init__(
+        self,
+        *,
+        put_latency: float = 0.0,
+        acks: str | None = None,
+        fault: dict[str, Any] | None = None,
+        task_nodes: dict[str, str] | None = None,
+    ) -> None:
+        self.put_latency = put_latency
+        self.acks = acks
+        self.fault: FaultPoint | None = (fault or {}).get("point")
+        self.fault_node: str | None = (fault or {}).get("node")
+        self.hold = float((fault or {}).get("hold") or put_latency or DEFAULT_HOLD)
+        self.task_nodes = task_nodes if task_nodes is not None else {}
+        self.node_steps: dict[str, int] = {}
+        """The superstep of each node's first task, filled in by the callback handler."""
+        self.puts = 0
+        self.fired = False
+        self._lock = threading.Lock()
 
-    class SlowPutSqliteSaver(SqliteSaver):
+    def _die(self, detail: str) -> None:
+        emit(f"{FAULT} {self.fault} {detail}")
+        os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(10)  # the signal is delivered before this returns
+
+    def before_put(self, metadata: Any) -> float:
+        """Called on entry to `put`; returns how long the put waits before writing."""
+        step = (metadata or {}).get("step")
+        with self._lock:
+            self.puts += 1
+            first = self.puts == 1
+            fire_in_flight = self.fault == "put-in-flight" and not self.fired and self._is_target(metadata)
+            self.fired = self.fired or fire_in_flight
+        if self.fault == "before-first-checkpoint" and first:
+            self._die(f"put #1 (step {step}) entered, nothing saved yet")
+        if fire_in_flight:
+            time.sleep(self.hold)
+            self._die(f"put #{self.puts} (step {step}) held {self.hold:g}s in flight, not completed")
+        return self.put_latency
+
+    def _is_target(self, metadata: Any) -> bool:
+        """Is this the checkpoint of the chosen node's superstep (or the first loop one)?"""
+        meta = metadata or {}
+        if self.fault_node is None:
+            return meta.get("source") == "loop"
+        return self.fault_node in self.node_steps and meta.get("step") == self.node_steps[self.fault_node]
+
+    def after_put(self, saved: Any, metadata: Any) -> None:
+        if self.acks:
+            conf = (saved or {}).get("configurable", {})
+            _append_durably(self.acks, {
+                "kind": "checkpoint", "checkpoint_id": conf.get("checkpoint_id"),
+                "checkpoint_ns": conf.get("checkpoint_ns", ""), "step": (metadata or {}).get("step"),
+                "ts": time.time(),
+            })  # fmt: skip
+
+    def after_put_writes(self, config: Any, writes: Any, task_id: str, task_path: str) -> None:
+        conf = (config or {}).get("configurable", {})
+        if self.acks:
+            _append_durably(self.acks, {
+                "kind": "writes", "checkpoint_id": conf.get("checkpoint_id"), "task_id": task_id,
+                "channels": [str(w[0]) for w in writes], "ts": time.time(),
+            })  # fmt: skip
+        if self.fault != "after-writes":
+            return
+        node = self.task_nodes.get(task_id) or task_path.rpartition(", ")[2] or None
+        if self.fault_node is not None and node != self.fault_node:
+            return
+        self._die(f"after put_writes of task {task_id} ({node}), before its step's put")
+
+
+def instrumented(base: type) -> type:
+    """A subclass of LangGraph's saver class `base` that calls `WriteHooks` around its writes."""
+
+    class Instrumented(base):  # type: ignore[misc, valid-type]
+        hooks: WriteHooks
+
         def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
-            time.sleep(put_latency)
-            return super().put(config, checkpoint, metadata, new_versions)
+            wait = self.hooks.before_put(metadata)
+            if wait > 0:
+                time.sleep(wait)
+            saved = super().put(config, checkpoint, metadata, new_versions)
+            self.hooks.after_put(saved, metadata)
+            return saved
 
-    return SlowPutSqliteSaver(conn)
+        def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+            super().put_writes(config, writes, task_id, task_path)
+            self.hooks.after_put_writes(config, writes, task_id, task_path)
+
+    Instrumented.__name__ = f"Instrumented{base.__name__}"
+    return Instrumented
 
 
-def node_start_handler() -> Any:
+def pg_options(schema: str, synchronous_commit: str | None = None) -> str:
+    """libpq `options`: the run's schema first on the search_path, maybe synchronous_commit."""
+    opts = f"-c search_path={schema}"
+    if synchronous_commit:
+        opts += f" -c synchronous_commit={synchronous_commit}"
+    return opts
+
+
+def make_saver(db: str | dict[str, Any], put_latency: float = 0.0, hooks: WriteHooks | None = None) -> Any:
+    """LangGraph's real saver for the store, with `hooks` around its writes.
+
+    `db` is a SQLite path or a store spec: ``{"kind": "sqlite", "path"}`` or
+    ``{"kind": "postgres", "schema", "synchronous_commit"}`` (DSN from $REPLAYLENS_KILLTEST_DSN).
+    The default hooks only add `put_latency`, which imitates a networked checkpointer:
+    it widens the window in which a task's writes have landed but its step's checkpoint
+    has not, the window where `async` and `sync` differ. `put_writes` is not delayed.
+    """
+    store = {"kind": "sqlite", "path": db} if isinstance(db, str) else dict(db)
+    hooks = hooks or WriteHooks(put_latency=put_latency)
+    if store["kind"] == "postgres":
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.rows import dict_row
+
+        from replaylens import settings
+
+        conn = psycopg.connect(
+            settings.get(DSN_ENV), autocommit=True, prepare_threshold=0, row_factory=dict_row,
+            options=pg_options(str(store["schema"]), store.get("synchronous_commit")),
+        )  # fmt: skip
+        saver = instrumented(PostgresSaver)(conn)
+    else:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        saver = instrumented(SqliteSaver)(sqlite3.connect(str(store["path"]), check_same_thread=False))
+    saver.hooks = hooks
+    return saver
+
+
+def node_start_handler(
+    task_nodes: dict[str, str] | None = None, callbacks_log: str | None = None, thread_id: str = "",
+    node_steps: dict[str, int] | None = None,
+) -> Any:
     """A LangChain callback handler that emits one NODE_START line per task.
 
     LangGraph starts a chain run per task named after the node and tagged with
     `langgraph_node`, but nested runs (a conditional edge's router, the subgraph's own
     "LangGraph" run) inherit the same metadata. Only the run whose name equals its
     `langgraph_node` is the task itself; `langgraph_checkpoint_ns` ends with the task id,
-    so it is the dedupe key (a retried task still prints once).
+    so it is the dedupe key (a retried task still prints once). Each task id is noted
+    in `task_nodes` (the fault hooks map a `put_writes` to its node with it). With
+    `callbacks_log`, every task start, end and error is also appended there as an
+    effects-log line (`source: "callbacks"`): the recorder's evidence for graphs whose
+    nodes do not record.
     """
     from langchain_core.callbacks.base import BaseCallbackHandler
+
+    nodes = task_nodes if task_nodes is not None else {}
+    steps = node_steps if node_steps is not None else {}
 
     class NodeStartHandler(BaseCallbackHandler):
         run_inline = True
 
         def __init__(self) -> None:
             self._seen: set[str] = set()
+            self._runs: dict[Any, dict[str, Any]] = {}
             self._lock = threading.Lock()
+
+        def _line(self, phase: str, task: dict[str, Any]) -> None:
+            if callbacks_log:
+                _append_durably(callbacks_log, {
+                    "thread_id": thread_id, "node": task["node"], "phase": phase, "ts": time.time(),
+                    "step": task["step"], "task_id": task["task_id"], "checkpoint_ns": task["checkpoint_ns"],
+                    "pid": os.getpid(), "effect": task["node"], "source": "callbacks",
+                })  # fmt: skip
 
         def on_chain_start(
             self,
@@ -146,12 +322,35 @@ def node_start_handler() -> Any:
             node = meta.get("langgraph_node")
             if node is None or kwargs.get("name") != node:
                 return
-            key = str(meta.get("langgraph_checkpoint_ns") or run_id)
+            ns = str(meta.get("langgraph_checkpoint_ns") or "")
+            *parents, last = ns.split("|") if ns else [""]
+            task = {"node": node, "step": meta.get("langgraph_step"), "task_id": last.rpartition(":")[2] or None,
+                    "checkpoint_ns": "|".join(parents)}  # fmt: skip
+            key = ns or str(run_id)
             with self._lock:
-                if key in self._seen:
-                    return
+                if task["task_id"]:
+                    nodes[task["task_id"]] = node
+                if isinstance(task["step"], int):
+                    steps.setdefault(node, task["step"])
+                self._runs[run_id] = task
+                first = key not in self._seen
                 self._seen.add(key)
-            emit(f"{NODE_START} {node} {meta.get('langgraph_step', -1)}")
+            self._line("start", task)
+            if first:
+                emit(f"{NODE_START} {node} {meta.get('langgraph_step', -1)}")
+
+        def on_chain_end(self, outputs: Any, *, run_id: Any = None, **kwargs: Any) -> None:
+            with self._lock:
+                task = self._runs.pop(run_id, None)
+            if task is not None:
+                self._line("end", task)
+
+        def on_chain_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
+            with self._lock:
+                task = self._runs.pop(run_id, None)
+            if task is not None:
+                interrupted = type(error).__name__ in ("GraphInterrupt", "NodeInterrupt")
+                self._line("interrupted" if interrupted else "error", task)
 
     return NodeStartHandler()
 
@@ -169,11 +368,17 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     """Invoke the graph the spec describes once; return the RESULT payload, never raise."""
     saver = None
     try:
-        saver = make_saver(str(spec["db"]), float(spec.get("put_latency") or 0.0))
+        task_nodes: dict[str, str] = {}
+        hooks = WriteHooks(
+            put_latency=float(spec.get("put_latency") or 0.0), acks=spec.get("acks"),
+            fault=spec.get("fault"), task_nodes=task_nodes,
+        )  # fmt: skip
+        saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
+        handler = node_start_handler(task_nodes, spec.get("callbacks_log"), str(spec["thread_id"]), hooks.node_steps)
         config: dict[str, Any] = {
             "configurable": {"thread_id": str(spec["thread_id"])},
-            "callbacks": [node_start_handler()],
+            "callbacks": [handler],
             "recursion_limit": int(spec.get("recursion_limit") or 25),
         }
         if "resume_value" in spec:

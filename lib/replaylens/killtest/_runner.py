@@ -23,12 +23,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from replaylens.killtest._child import NODE_START, RESULT
+from replaylens.killtest._child import FAULT, NODE_START, RESULT
 
 CHILD_MODULE = "replaylens.killtest._child"
 STDERR_TAIL_CHARS = 4000
@@ -44,6 +44,10 @@ class ChildSpec:
 
     `input=None` resumes the thread; `resume=True` sends `Command(resume=resume_value)`
     instead of `input`. `put_latency` delays every checkpoint `put` (a slow backend).
+    `store` replaces `db` with a store spec (``{"kind": "postgres", "schema", ...}``; the
+    DSN travels in the child's environment); `fault` names a fault point
+    (``{"point", "node", "hold"}``); `acks` and `callbacks_log` are files the child
+    appends to (acknowledged writes; task starts and ends seen by callbacks).
     """
 
     graph: str
@@ -55,9 +59,13 @@ class ChildSpec:
     resume_value: Any = None
     put_latency: float = 0.0
     recursion_limit: int = 25
+    store: dict[str, Any] | None = None
+    fault: dict[str, Any] | None = None
+    acks: str | None = None
+    callbacks_log: str | None = None
 
     def to_json(self) -> str:
-        """The JSON object `_child` reads from argv[1]."""
+        """The JSON object `_child` reads from argv[1] (never a password: see DSN_ENV)."""
         data: dict[str, Any] = {
             "graph": self.graph,
             "db": os.fspath(self.db),
@@ -67,6 +75,9 @@ class ChildSpec:
             "put_latency": self.put_latency,
             "recursion_limit": self.recursion_limit,
         }
+        for key in ("store", "fault", "acks", "callbacks_log"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
         if self.resume:
             data["resume_value"] = self.resume_value
         return json.dumps(data)
@@ -93,6 +104,8 @@ class ChildOutcome:
     stderr_tail: str = ""
     timed_out: bool = False
     elapsed: float = 0.0
+    fault: str | None = None
+    """The FAULT line's text when the child killed itself at a fault point."""
 
     @property
     def error(self) -> str | None:
@@ -161,6 +174,7 @@ def run_child(
     kill_after: float | None = None,
     timeout: float = 60.0,
     env: Mapping[str, str] | None = None,
+    on_kill: Callable[[], None] | None = None,
 ) -> ChildOutcome:
     """Run one child to its end or to its kill, and report what it said and how it died.
 
@@ -169,6 +183,8 @@ def run_child(
     A child still alive at `timeout` is killed too (`timed_out=True`). If the child has
     already finished when a kill falls due, it is not killed (`killed=False`): the caller
     must check, as a kill aimed at a node that never ran is a different experiment.
+    `on_kill` runs just before the child's SIGKILL (a campaign crashes the database
+    server there, so that both die at one moment).
     """
     payload = spec.to_json() if isinstance(spec, ChildSpec) else json.dumps(dict(spec))
     proc = subprocess.Popen(
@@ -197,8 +213,10 @@ def run_child(
     give_up = start + timeout
     starts_of: collections.Counter[str] = collections.Counter()
 
-    def kill(reason: str) -> None:
+    def kill(reason: str, planned: bool = True) -> None:
         if not outcome.killed and proc.poll() is None:  # not reaped: the pid is still ours
+            if on_kill is not None and planned:
+                on_kill()
             os.kill(proc.pid, signal.SIGKILL)
             outcome.killed = True
             outcome.kill_reason = reason
@@ -222,13 +240,15 @@ def run_child(
                     if kill_due is None or due < kill_due:
                         kill_due = due
                         kill_why = f"{kill_delay:g}s after start #{starts_of[node]} of {node!r}"
+            elif line.startswith(FAULT + " "):
+                outcome.fault = line[len(FAULT) + 1 :]
             elif line.startswith(RESULT + " "):
                 outcome.result = json.loads(line[len(RESULT) + 1 :])
         now = time.monotonic()
         if not outcome.killed and kill_due is not None and now >= kill_due:
             kill(kill_why or "kill")
         if not outcome.killed and now >= give_up:
-            kill(f"timeout after {timeout:g}s")
+            kill(f"timeout after {timeout:g}s", planned=False)
             outcome.timed_out = outcome.killed
         if now >= give_up + 5:  # stdout held open by a grandchild: stop waiting for EOF
             break
@@ -236,10 +256,13 @@ def run_child(
     try:  # stdout closed; the exit follows (a killed child is already on its way out)
         outcome.returncode = proc.wait(timeout=max(1.0, give_up - time.monotonic()))
     except subprocess.TimeoutExpired:
-        kill(f"timeout after {timeout:g}s")
+        kill(f"timeout after {timeout:g}s", planned=False)
         outcome.timed_out = outcome.killed
         outcome.returncode = proc.wait()
     outcome.elapsed = time.monotonic() - start
+    if outcome.fault is not None and not outcome.killed and outcome.returncode == -signal.SIGKILL:
+        outcome.killed = True  # it killed itself at the fault point
+        outcome.kill_reason = f"fault {outcome.fault}"
     for reader in readers:
         reader.join(timeout=5)
     proc.stdout.close()

@@ -1,45 +1,67 @@
 """Kill-test campaigns: many real SIGKILLs of one graph, the evidence kept, the resumes judged.
 
-One run = a fresh database and effects log, a child process killed at a chosen point, a
-byte-for-byte snapshot of what the crash left (database with its WAL, effects log), and a
-resume in a brand new process against the original database. A campaign repeats that per
-durability mode, per checkpoint `put` latency and per run, because the outcome of a kill
-is a distribution (where the background writer happened to be), not a constant.
+One run = a fresh store (a SQLite file, or a Postgres schema of its own) and effects log,
+a child process killed at a chosen point, a snapshot of what the crash left (the
+database as it stood, the effects log), and a resume in a brand new process against
+the original store. A campaign repeats that per durability mode, `put` latency, kill
+node, fault point and run, because the outcome of a kill is a distribution (where the
+background writer happened to be), not a constant: with `--kill-delay LO..HI` each run
+draws its delay uniformly from the range with a recorded seed, so the async window
+shows up as a curve of repeats against the kill moment.
 
-`run_campaign` writes `DIR/manifest.json` (paths relative to DIR, so a campaign folder can
-be moved or shipped as a sample); `read_manifest` loads one back for the dashboard and
-`summarize` reduces it to one row per mode and latency.
+With `--pg-ephemeral --server-crash` the database server itself (the throw-away one
+this command started, never another) is SIGKILLed together with the child, under
+`synchronous_commit=on` and `off`, restarted, and the checkpoints the child had been
+told were saved (its fsync'ed acknowledgement log) are compared with what the server
+still holds after recovery.
+
+The manifest model (`Manifest`, `RunRecord`) is the one contract between the writer
+(`run_campaign`, DIR/manifest.json with paths relative to DIR, so a folder can be moved
+or shipped as a sample) and the readers (`load_manifest`, `read_manifest`, the
+dashboard's catalog); `summarize` reduces it to one row per backend, mode, latency,
+kill node and fault point.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import importlib.metadata
 import json
 import os
 import platform
+import random
+import re
+import secrets
 import shutil
 import statistics
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from replaylens.errors import ReplaylensError, ThreadNotFound
 from replaylens.killtest import MODES
+from replaylens.killtest._child import DEFAULT_HOLD, FAULT_POINTS
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
     child_env,
     repo_paths,
     run_child,
-    snapshot_db,
 )
 
 MANIFEST = "manifest.json"
 CHILD_TIMEOUT = 120.0
 MAX_RESUME_ANSWERS = 3
 """How often a run answers an interrupt with --resume-value before giving up on it."""
+
+Backend = Literal["sqlite", "postgres"]
+EffectsSource = Literal["recorder", "callbacks"]
+EffectsChoice = Literal["auto", "recorder", "callbacks"]
+SYNCHRONOUS_COMMIT = ("on", "off")
 
 _RUN_KEYS = (
     "mode", "put_latency", "run", "thread_id", "db_at_kill", "db_after_resume", "effects",
@@ -55,6 +77,225 @@ class KilltestError(ReplaylensError):
 
 class ManifestError(ReplaylensError):
     """A campaign folder has no readable, well-formed manifest.json."""
+
+
+# --------------------------------------------------------------------------- manifest model
+def _get(obj: dict[str, Any], *names: str) -> Any:
+    """The first of `names` present in `obj` (older manifests and hand-made ones differ)."""
+    for name in names:
+        if name in obj:
+            return obj[name]
+    return None
+
+
+def _opt_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _opt_float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+@dataclass
+class RunRecord:
+    """One kill-and-resume run as the manifest records it; paths relative to the campaign.
+
+    Fields after `resume` came with the Postgres and fault-point campaigns; a manifest
+    without them reads as SQLite runs killed by the clock with recorder effects.
+    """
+
+    mode: str
+    put_latency: float = 0.0
+    run: int | None = None
+    thread_id: str = ""
+    db_at_kill: str | None = None
+    db_after_resume: str | None = None
+    effects: str | None = None
+    """The effects log after the resume (of whichever source `effects_source` names)."""
+    effects_at_kill: str | None = None
+    checkpoints_at_kill: int | None = None
+    writes_at_kill: int | None = None
+    effect_lines_at_kill: int | None = None
+    effect_lines_after_resume: int | None = None
+    lines_repeated: int | None = None
+    killed: bool | None = None
+    kill_reason: str | None = None
+    resume: dict[str, Any] = field(default_factory=dict)
+    backend: Backend = "sqlite"
+    store: str | None = None
+    """The SQLite file or the Postgres schema the run wrote (its frozen copy: `<schema>_at_kill`)."""
+    kill_at: str | None = None
+    kill_delay: float | None = None
+    fault_point: str | None = None
+    fault_reached: bool | None = None
+    effects_source: EffectsSource = "recorder"
+    synchronous_commit: str | None = None
+    server_crash: bool = False
+    acked_checkpoints: int | None = None
+    acked_lost: list[str] | None = None
+    """Checkpoint ids `put` had returned for, missing from the store right after the kill."""
+    run_error: str | None = None
+    graph: str | None = None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> RunRecord:
+        """Read a run, tolerating the older shapes (`effects` as a pair, `kill` as a dict, aliases)."""
+        effects, effects_at_kill = raw.get("effects"), raw.get("effects_at_kill")
+        if isinstance(effects, dict):
+            effects_at_kill = effects_at_kill or _get(effects, "at_kill", "kill", "before")
+            effects = _get(effects, "after_resume", "resume", "after")
+        elif isinstance(effects, list | tuple):
+            pair = list(effects)
+            effects_at_kill = effects_at_kill or (pair[0] if pair else None)
+            effects = pair[1] if len(pair) > 1 else None
+        elif effects_at_kill is None and effects is not None:
+            effects_at_kill, effects = effects, None  # one log named: it is the one at the kill
+        effects = effects or raw.get("effects_after_resume")
+        kill = raw.get("kill") if isinstance(raw.get("kill"), dict) else {}
+        resume = raw.get("resume") if isinstance(raw.get("resume"), dict) else {}
+        backend = raw.get("backend") if raw.get("backend") in ("sqlite", "postgres") else "sqlite"
+        source = raw.get("effects_source") if raw.get("effects_source") in ("recorder", "callbacks") else "recorder"
+        lost = raw.get("acked_lost")
+        killed = raw.get("killed", kill.get("killed"))
+        return cls(
+            mode=str(_get(raw, "mode", "durability") or "?"),
+            put_latency=_opt_float(_get(raw, "put_latency", "latency")) or 0.0,
+            run=_opt_int(raw.get("run")),
+            thread_id=str(raw.get("thread_id") or ""),
+            db_at_kill=_opt_str(raw.get("db_at_kill")),
+            db_after_resume=_opt_str(_get(raw, "db_after_resume", "db")),
+            effects=_opt_str(effects),
+            effects_at_kill=_opt_str(effects_at_kill),
+            checkpoints_at_kill=_opt_int(raw.get("checkpoints_at_kill")),
+            writes_at_kill=_opt_int(raw.get("writes_at_kill")),
+            effect_lines_at_kill=_opt_int(raw.get("effect_lines_at_kill")),
+            effect_lines_after_resume=_opt_int(raw.get("effect_lines_after_resume")),
+            lines_repeated=_opt_int(raw.get("lines_repeated")),
+            killed=killed if isinstance(killed, bool) else None,
+            kill_reason=_opt_str(raw.get("kill_reason")),
+            resume=dict(resume),
+            backend=backend,
+            store=_opt_str(raw.get("store")),
+            kill_at=_opt_str(raw.get("kill_at", kill.get("node"))),
+            kill_delay=_opt_float(raw.get("kill_delay", kill.get("delay"))),
+            fault_point=_opt_str(raw.get("fault_point")),
+            fault_reached=raw.get("fault_reached") if isinstance(raw.get("fault_reached"), bool) else None,
+            effects_source=source,
+            synchronous_commit=_opt_str(raw.get("synchronous_commit")),
+            server_crash=bool(raw.get("server_crash")),
+            acked_checkpoints=_opt_int(raw.get("acked_checkpoints")),
+            acked_lost=[str(x) for x in lost] if isinstance(lost, list) else None,
+            run_error=_opt_str(raw.get("run_error")),
+            graph=_opt_str(raw.get("graph")),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        return {k: v for k, v in data.items() if not (k in ("run_error", "graph") and v is None)}
+
+    @property
+    def resume_ok(self) -> bool | None:
+        ok = self.resume.get("ok")
+        return ok if isinstance(ok, bool) else None
+
+    @property
+    def resume_error(self) -> str | None:
+        return _opt_str(self.resume.get("error"))
+
+
+@dataclass
+class Manifest:
+    """A campaign: what was run, on which backend, and every run's record."""
+
+    graph: str
+    runs: list[RunRecord]
+    backend: Backend = "sqlite"
+    dsn: str | None = None
+    """The Postgres DSN without password or query; None for SQLite."""
+    pg_ephemeral: bool = False
+    seed: int | None = None
+    """The seed of the kill-delay draws (None when the delay was one fixed value)."""
+    kill_delay_range: tuple[float, float] | None = None
+    modes: list[str] = field(default_factory=lambda: list(MODES))
+    kill_at: list[str] | None = None
+    kill_delay: float | None = None
+    kill_after: float | None = None
+    fault_points: list[str] | None = None
+    put_latency: list[float] = field(default_factory=lambda: [0.0])
+    synchronous_commit: list[str] | None = None
+    server_crash: bool = False
+    effects_source: str = "auto"
+    input: Any = None
+    resume_value: Any = None
+    sleep: float | None = None
+    python: str | None = None
+    langgraph: str | None = None
+    langgraph_checkpoint_sqlite: str | None = None
+    langgraph_checkpoint_postgres: str | None = None
+    server_version: str | None = None
+    created: str | None = None
+    name: str | None = None
+    baseline_effect_lines: int | None = None
+    error: str | None = None
+    """Why the campaign stopped early, when it did (the runs before it are kept)."""
+    folder: str | None = None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Manifest:
+        runs = [RunRecord.from_dict(r) for r in raw.get("runs") or [] if isinstance(r, dict)]
+        kill_at = raw.get("kill_at")
+        rng = raw.get("kill_delay_range")
+        for rec in runs:  # campaigns written before per-run kill points: every run shared one
+            if rec.kill_at is None and isinstance(kill_at, str):
+                rec.kill_at = kill_at
+            if rec.kill_delay is None and rec.fault_point is None and rec.kill_at is not None:
+                rec.kill_delay = _opt_float(raw.get("kill_delay"))
+        return cls(
+            graph=str(raw.get("graph") or "?"),
+            runs=runs,
+            backend=raw.get("backend") if raw.get("backend") in ("sqlite", "postgres") else "sqlite",
+            dsn=_opt_str(raw.get("dsn")),
+            pg_ephemeral=bool(raw.get("pg_ephemeral")),
+            seed=_opt_int(raw.get("seed")),
+            kill_delay_range=(float(rng[0]), float(rng[1])) if isinstance(rng, list | tuple) and len(rng) == 2 else None,
+            modes=[str(m) for m in raw.get("modes") or MODES],
+            kill_at=[kill_at] if isinstance(kill_at, str) else (list(kill_at) if isinstance(kill_at, list) else None),
+            kill_delay=_opt_float(raw.get("kill_delay")),
+            kill_after=_opt_float(raw.get("kill_after")),
+            fault_points=list(raw["fault_points"]) if isinstance(raw.get("fault_points"), list) else None,
+            put_latency=[float(x) for x in raw.get("put_latency") or [0.0] if isinstance(x, int | float)],
+            synchronous_commit=raw.get("synchronous_commit") if isinstance(raw.get("synchronous_commit"), list) else None,
+            server_crash=bool(raw.get("server_crash")),
+            effects_source=str(raw.get("effects_source") or "auto"),
+            input=raw.get("input"),
+            resume_value=raw.get("resume_value"),
+            sleep=_opt_float(raw.get("sleep")),
+            python=_opt_str(raw.get("python")),
+            langgraph=_opt_str(raw.get("langgraph")),
+            langgraph_checkpoint_sqlite=_opt_str(raw.get("langgraph_checkpoint_sqlite")),
+            langgraph_checkpoint_postgres=_opt_str(raw.get("langgraph_checkpoint_postgres")),
+            server_version=_opt_str(raw.get("server_version")),
+            created=_opt_str(raw.get("created")),
+            name=_opt_str(raw.get("name")),
+            baseline_effect_lines=_opt_int(raw.get("baseline_effect_lines")),
+            error=_opt_str(raw.get("error")),
+            folder=_opt_str(raw.get("folder")),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["runs"] = [r.to_dict() for r in self.runs]
+        for key in ("name", "baseline_effect_lines", "error", "folder"):
+            if data[key] is None:
+                del data[key]
+        return data
+
+    def write(self, folder: Path) -> None:
+        (folder / MANIFEST).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- checks
@@ -155,10 +396,6 @@ def count_checkpoints(db: Path, thread_id: str) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------- one run
-def _latency_label(latency: float) -> str:
-    return f"{latency:g}s"
-
-
 def _answer_interrupts(
     first: ChildOutcome, spec: ChildSpec, resume_value: Any, env: dict[str, str], **kill: Any
 ) -> ChildOutcome:
@@ -171,87 +408,194 @@ def _answer_interrupts(
     for _ in range(MAX_RESUME_ANSWERS):
         if outcome.killed or not (outcome.result or {}).get("interrupted"):
             break
-        answer = ChildSpec(
-            spec.graph, spec.db, spec.thread_id, spec.durability, resume=True,
-            resume_value=resume_value, put_latency=spec.put_latency,
-        )
+        answer = dataclasses.replace(spec, input=None, resume=True, resume_value=resume_value)
         outcome = run_child(answer, timeout=CHILD_TIMEOUT, env=env, **kill)
     return outcome
 
 
-def run_one(
-    folder: Path,
-    graph: str,
-    mode: str,
-    put_latency: float,
-    run: int,
-    *,
-    input_value: Any,
-    kill_at: tuple[str, int] | None,
-    kill_delay: float,
-    kill_after: float | None,
-    resume_value: Any = None,
-    has_resume_value: bool = False,
-    sleep: float = 0.5,
-) -> dict[str, Any]:
-    """One kill and one resume; returns the manifest entry (paths relative to `folder`)."""
-    rel = Path("runs") / f"{mode}-{_latency_label(put_latency)}-{run}"
+def _latency_label(latency: float) -> str:
+    return f"{latency:g}s"
+
+
+@dataclass(frozen=True)
+class KillDelay:
+    """A fixed delay, or a range each run draws from uniformly (`0.05..0.45`)."""
+
+    low: float
+    high: float
+
+    @classmethod
+    def parse(cls, text: str | float | None) -> KillDelay | None:
+        if text is None:
+            return None
+        if isinstance(text, int | float):
+            return cls(float(text), float(text))
+        number = r"(\d+(?:\.\d*)?|\.\d+)"
+        match = re.fullmatch(rf"\s*{number}\s*(?:\.\.\s*{number}\s*)?", str(text))
+        try:
+            low = float(match.group(1)) if match else -1.0
+            high = float(match.group(2)) if match and match.group(2) else low
+        except ValueError:
+            low = high = -1.0
+        if low < 0 or high < low:
+            raise KilltestError(f"--kill-delay takes SECONDS or LOW..HIGH (e.g. 0.05..0.45), not {text!r}.")
+        return cls(low, high)
+
+    @property
+    def is_range(self) -> bool:
+        return self.high > self.low
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One cell of the campaign's matrix, numbered within its cell."""
+
+    mode: str
+    put_latency: float
+    run: int
+    kill_at: tuple[str, int] | None
+    fault: str | None
+    synchronous_commit: str | None
+    kill_delay: float | None
+
+    @property
+    def name(self) -> str:
+        parts = [self.mode, _latency_label(self.put_latency)]
+        if self.kill_at is not None:
+            parts.append(f"{self.kill_at[0]}{self.kill_at[1]}")
+        if self.fault:
+            parts.append(self.fault)
+        if self.synchronous_commit:
+            parts.append(f"sc{self.synchronous_commit}")
+        parts.append(str(self.run))
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", "-".join(parts))
+
+
+@dataclass
+class RunContext:
+    """What every run of a campaign shares."""
+
+    graph: str
+    backend: Any
+    input_value: Any
+    kill_after: float | None
+    resume_value: Any
+    has_resume_value: bool
+    sleep: float
+    effects_choice: EffectsChoice
+    server_crash: bool
+
+
+def _read_acks(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by the kill: it was never acknowledged
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+def _lines_for(path: Path, thread_id: str) -> int:
+    from replaylens.effects.parse import read_effects
+
+    return len(read_effects(path).for_thread(thread_id)) if path.exists() and path.stat().st_size else 0
+
+
+def _choose_source(choice: EffectsChoice, recorder_log: Path, thread_id: str) -> EffectsSource:
+    """`auto`: the recorder's lines when the graph's nodes wrote any, else the callbacks'."""
+    if choice != "auto":
+        return choice
+    return "recorder" if _lines_for(recorder_log, thread_id) else "callbacks"
+
+
+def _copy_or_touch(src: Path, dest: Path) -> None:
+    if src.exists():
+        shutil.copy2(src, dest)
+    else:
+        dest.touch()
+
+
+def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
+    """One kill (or fault, or server crash) and one resume; returns the manifest record."""
+    rel = Path("runs") / plan.name
     run_dir = folder / rel
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
-    db, log = run_dir / "checkpoints.db", run_dir / "effects.jsonl"
-    at_kill_db, at_kill_log = run_dir / "at-kill.db", run_dir / "at-kill.effects.jsonl"
-    thread_id = f"killtest-{mode}-{_latency_label(put_latency)}-{run}"
-    env = child_env(log, {"REPLAYLENS_EXAMPLE_SLEEP": f"{sleep:g}"})
-    kill = {"kill_at": kill_at, "kill_delay": kill_delay, "kill_after": kill_after}
+    recorder_log, callbacks_log = run_dir / "effects.jsonl", run_dir / "callbacks.effects.jsonl"
+    acks = run_dir / "acks.jsonl"
+    thread_id = f"killtest-{plan.name}"
+    store = (ctx.backend.prepare(run_dir, rel, plan.name, plan.synchronous_commit) if ctx.backend.kind == "postgres"
+             else ctx.backend.prepare(run_dir, rel, plan.name))  # fmt: skip
+    env = child_env(recorder_log, {"REPLAYLENS_EXAMPLE_SLEEP": f"{ctx.sleep:g}", **ctx.backend.env()})
+    fault = None
+    if plan.fault:
+        fault = {"point": plan.fault, "node": plan.kill_at[0] if plan.kill_at else None,
+                 "hold": plan.put_latency or DEFAULT_HOLD}  # fmt: skip
+    spec = ChildSpec(ctx.graph, store.db_after_resume, thread_id, plan.mode, ctx.input_value,
+                     put_latency=plan.put_latency, store=store.spec, fault=fault, acks=str(acks),
+                     callbacks_log=str(callbacks_log))  # fmt: skip
+    # A fault point is reached by the child itself; the clock only aims the other kills.
+    kill = {"kill_at": None if plan.fault else plan.kill_at, "kill_delay": plan.kill_delay or 0.0,
+            "kill_after": None if plan.fault else ctx.kill_after}  # fmt: skip
+    crashed: list[int] = []
+    on_kill = (lambda: crashed.append(ctx.backend.server.crash())) if ctx.server_crash else None
+    outcome = run_child(spec, timeout=CHILD_TIMEOUT, env=env, on_kill=on_kill, **kill)
+    if ctx.has_resume_value:
+        outcome = _answer_interrupts(outcome, spec, ctx.resume_value, env, on_kill=on_kill, **kill)
+    if crashed:
+        ctx.backend.server.restart()  # crash recovery runs here; what it keeps is the measurement
 
-    spec = ChildSpec(graph, db, thread_id, mode, input_value, put_latency=put_latency)
-    outcome = run_child(spec, timeout=CHILD_TIMEOUT, env=env, **kill)
-    if has_resume_value:
-        outcome = _answer_interrupts(outcome, spec, resume_value, env, **kill)
-    if not db.exists():  # the child died before SqliteSaver created the file
-        db.touch()
-    snapshot_db(db, at_kill_db)
-    if log.exists():
-        shutil.copy2(log, at_kill_log)
-    else:
-        at_kill_log.touch()
+    ctx.backend.snapshot(store)
+    at_kill = {name: run_dir / f"at-kill.{name}" for name in ("effects.jsonl", "callbacks.effects.jsonl")}
+    _copy_or_touch(recorder_log, at_kill["effects.jsonl"])
+    _copy_or_touch(callbacks_log, at_kill["callbacks.effects.jsonl"])
+    checkpoints, writes, present = ctx.backend.counts(store, thread_id)
+    acked = [a["checkpoint_id"] for a in _read_acks(acks) if a.get("kind") == "checkpoint"]
 
     resume: dict[str, Any]
     if outcome.killed:
-        again = run_child(
-            ChildSpec(graph, db, thread_id, mode, None, put_latency=put_latency),
-            timeout=CHILD_TIMEOUT, env=env,
-        )
-        if has_resume_value:
-            again = _answer_interrupts(again, spec, resume_value, env)
+        # The resume acknowledges into a file of its own: acks.jsonl stays what the crashed child was told.
+        again_spec = dataclasses.replace(spec, input=None, fault=None, resume=False,
+                                         acks=str(run_dir / "acks.resume.jsonl"))  # fmt: skip
+        again = run_child(again_spec, timeout=CHILD_TIMEOUT, env=env)
+        if ctx.has_resume_value:
+            again = _answer_interrupts(again, again_spec, ctx.resume_value, env)
         resume = {"ok": bool(again.result and again.result.get("ok")), "error": _error_of(again)}
+    elif plan.fault:
+        resume = {"ok": None, "error": None, "skipped": f"the fault point {plan.fault} was never reached"}
     else:
         resume = {"ok": None, "error": None, "skipped": "the graph finished before the kill point"}
-    if not log.exists():
-        log.touch()
+    ctx.backend.finish(store)
+    for log in (recorder_log, callbacks_log):
+        if not log.exists():
+            log.touch()
 
-    checkpoints, writes = count_checkpoints(at_kill_db, thread_id)
-    entry: dict[str, Any] = {
-        "mode": mode,
-        "put_latency": put_latency,
-        "run": run,
-        "thread_id": thread_id,
-        "db_at_kill": str(rel / at_kill_db.name),
-        "db_after_resume": str(rel / db.name),
-        "effects": str(rel / log.name),
-        "effects_at_kill": str(rel / at_kill_log.name),
-        "checkpoints_at_kill": checkpoints,
-        "writes_at_kill": writes,
-        **count_effects(at_kill_log, log, thread_id),
-        "killed": outcome.killed,
-        "kill_reason": outcome.kill_reason,
-        "resume": resume,
-    }
+    source = _choose_source(ctx.effects_choice, recorder_log, thread_id)
+    after_log = recorder_log if source == "recorder" else callbacks_log
+    kill_log = at_kill["effects.jsonl"] if source == "recorder" else at_kill["callbacks.effects.jsonl"]
+    record = RunRecord(
+        mode=plan.mode, put_latency=plan.put_latency, run=plan.run, thread_id=thread_id,
+        db_at_kill=str(rel / store.db_at_kill.name), db_after_resume=str(rel / store.db_after_resume.name),
+        effects=str(rel / after_log.name), effects_at_kill=str(rel / kill_log.name),
+        checkpoints_at_kill=checkpoints, writes_at_kill=writes,
+        **count_effects(kill_log, after_log, thread_id),
+        killed=outcome.killed, kill_reason=outcome.kill_reason, resume=resume,
+        backend=ctx.backend.kind, store=store.name,
+        kill_at=None if plan.kill_at is None else f"{plan.kill_at[0]}:{plan.kill_at[1]}",
+        kill_delay=None if plan.fault else plan.kill_delay, fault_point=plan.fault,
+        fault_reached=(outcome.fault is not None) if plan.fault else None,
+        effects_source=source, synchronous_commit=plan.synchronous_commit, server_crash=bool(crashed),
+        acked_checkpoints=len(acked), acked_lost=[c for c in acked if c not in present],
+    )  # fmt: skip
     if not outcome.killed and outcome.result and not outcome.result.get("ok"):
-        entry["run_error"] = outcome.error
-    return entry
+        record.run_error = outcome.error
+    return record
 
 
 def _error_of(outcome: ChildOutcome) -> str | None:
@@ -260,39 +604,32 @@ def _error_of(outcome: ChildOutcome) -> str | None:
     return f"the resume child exited with code {outcome.returncode} and no result"
 
 
-def progress_line(index: int, total: int, entry: dict[str, Any], kill_node: str | None) -> str:
+def progress_line(index: int, total: int, rec: RunRecord) -> str:
     """The one line per run a person watching the campaign reads."""
-    head = f"[{index}/{total}] {entry['mode']} {_latency_label(entry['put_latency'])} run {entry['run']}: "
-    if not entry["killed"]:
+    head = f"[{index}/{total}] {rec.mode} {_latency_label(rec.put_latency)} run {rec.run}: "
+    if not rec.killed:
+        if rec.fault_point:
+            return head + f"not killed: the fault point {rec.fault_point} was never reached"
         return head + "not killed: the graph finished before the kill point"
-    where = f"killed in {kill_node}" if kill_node else "killed"
-    resume = entry["resume"]
-    tail = "resumed ok" if resume["ok"] else f"resume failed ({resume['error']})"
-    return f"{head}{where}, {entry['checkpoints_at_kill']} checkpoints, {tail}"
+    if rec.fault_point:
+        where = f"killed at {rec.fault_point}"
+    else:
+        node = rec.kill_at.rpartition(":")[0] if rec.kill_at else None
+        where = f"killed in {node}" if node else "killed"
+        if rec.kill_delay is not None and rec.kill_at:
+            where += f" +{rec.kill_delay:.3f}s"
+    if rec.server_crash:
+        where += f" with the server (synchronous_commit={rec.synchronous_commit})"
+    tail = "resumed ok" if rec.resume_ok else f"resume failed ({rec.resume_error})"
+    lost = f", {len(rec.acked_lost)} acknowledged lost" if rec.acked_lost else ""
+    return f"{head}{where}, {rec.checkpoints_at_kill} checkpoints{lost}, {tail}"
 
 
 # --------------------------------------------------------------------------- campaign
-def run_campaign(
-    graph: str,
-    out: str | os.PathLike[str],
-    *,
-    input_value: Any = None,
-    modes: Sequence[str] = MODES,
-    kill_at: str | tuple[str, int] | None = None,
-    kill_delay: float | None = None,
-    kill_after: float | None = None,
-    runs: int = 1,
-    put_latencies: Sequence[float] = (0.0,),
-    resume_value: Any = None,
-    has_resume_value: bool = False,
-    sleep: float = 0.5,
-    progress: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Run every (mode, latency, run), write DIR/manifest.json and return the manifest.
-
-    Runs go one after another on purpose: a kill is aimed by the clock, and parallel
-    children competing for the CPU would move where it lands.
-    """
+def _validate(
+    modes: Sequence[str], runs: int, put_latencies: Sequence[float], targets: list[tuple[str, int]],
+    kill_after: float | None, faults: Sequence[str], server_crash: bool, pg_ephemeral: bool,
+) -> None:
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:
         raise KilltestError(f"--modes takes sync, async and exit, not {','.join(bad) or 'nothing'}.")
@@ -300,55 +637,172 @@ def run_campaign(
         raise KilltestError("--runs must be at least 1.")
     if any(lat < 0 for lat in put_latencies):
         raise KilltestError("--put-latency cannot be negative.")
-    target = parse_kill_at(kill_at) if isinstance(kill_at, str) or kill_at is None else kill_at
-    if target is None and kill_after is None:
-        raise KilltestError("Give a kill point with --kill-at NODE[:N] or --kill-after SECONDS.")
+    unknown = [f for f in faults if f not in FAULT_POINTS]
+    if unknown:
+        raise KilltestError(f"--fault takes {', '.join(FAULT_POINTS)}, not {', '.join(unknown)}.")
+    if not targets and kill_after is None and not faults:
+        raise KilltestError("Give a kill point with --kill-at NODE[:N], --kill-after SECONDS or --fault POINT.")
+    if server_crash and not targets:
+        raise KilltestError("--server-crash needs --kill-at NODE: the server dies at that moment, with the child.")
+    if server_crash and faults:
+        raise KilltestError("--server-crash kills the server at the --kill-at moment; it cannot be combined with --fault.")
+    if server_crash and not pg_ephemeral:
+        raise KilltestError("--server-crash needs --pg-ephemeral: it only ever kills a server this command started.")
+
+
+def _plan(
+    modes: Sequence[str], runs: int, put_latencies: Sequence[float], targets: list[tuple[str, int]],
+    faults: Sequence[str], sync_commits: Sequence[str | None], delay: KillDelay | None, rng: random.Random,
+) -> list[RunPlan]:
+    """Every run in order; each draws its own kill delay (in plan order, so a seed replays)."""
+    out = []
+    for latency in put_latencies:
+        for target in targets or [None]:
+            for fault in list(faults) or [None]:
+                for sc in sync_commits:
+                    for mode in modes:
+                        for n in range(1, runs + 1):
+                            drawn = None
+                            if delay is not None and not fault:
+                                drawn = round(rng.uniform(delay.low, delay.high), 4) if delay.is_range else delay.low
+                            out.append(RunPlan(mode, latency, n, target, fault, sc, drawn))
+    return out
+
+
+def _parse_targets(kill_at: str | Sequence[str] | tuple[str, int] | None) -> list[tuple[str, int]]:
+    if kill_at is None:
+        return []
+    if isinstance(kill_at, tuple) and len(kill_at) == 2 and isinstance(kill_at[1], int):
+        return [(str(kill_at[0]), kill_at[1])]
+    items = [kill_at] if isinstance(kill_at, str) else list(kill_at)
+    parts = [p.strip() for item in items for p in str(item).split(",") if p.strip()]
+    return [t for t in (parse_kill_at(p) for p in parts) if t is not None]
+
+
+def run_campaign(
+    graph: str,
+    out: str | os.PathLike[str],
+    *,
+    input_value: Any = None,
+    modes: Sequence[str] = MODES,
+    kill_at: str | Sequence[str] | tuple[str, int] | None = None,
+    kill_delay: float | str | None = None,
+    kill_after: float | None = None,
+    runs: int = 1,
+    put_latencies: Sequence[float] = (0.0,),
+    resume_value: Any = None,
+    has_resume_value: bool = False,
+    sleep: float = 0.5,
+    checkpointer: str | None = None,
+    pg_ephemeral: bool = False,
+    faults: Sequence[str] = (),
+    server_crash: bool = False,
+    synchronous_commit: Sequence[str] = SYNCHRONOUS_COMMIT,
+    effects_source: EffectsChoice = "auto",
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run every cell of the matrix, write DIR/manifest.json and return it (as a dict).
+
+    Runs go one after another on purpose: a kill is aimed by the clock, and parallel
+    children competing for the CPU would move where it lands. A backend failure in the
+    middle (the server went away) stops the campaign: the manifest keeps the runs done
+    so far and names the error, then the error is raised.
+    """
+    targets = _parse_targets(kill_at)
+    faults = [f for f in faults if f]
+    if checkpointer and pg_ephemeral:
+        raise KilltestError("Give either --checkpointer postgresql://… or --pg-ephemeral, not both.")
+    if checkpointer and not checkpointer.lower().startswith(("postgresql://", "postgres://")):
+        raise KilltestError("--checkpointer takes a postgresql://… DSN (SQLite, the default, needs no option).")
+    _validate(modes, runs, put_latencies, targets, kill_after, faults, server_crash, pg_ephemeral)
+    bad_sc = [v for v in synchronous_commit if v not in SYNCHRONOUS_COMMIT]
+    if bad_sc:
+        raise KilltestError(f"--synchronous-commit takes on and off, not {', '.join(bad_sc)}.")
     nodes = load_graph_nodes(graph)
-    if target is not None and target[0] not in nodes:
-        known = ", ".join(n for n in nodes if not n.startswith("__"))
-        raise KilltestError(f"The graph {graph!r} has no node {target[0]!r}; its nodes are {known}.")
-    delay = sleep / 2 if kill_delay is None else kill_delay
+    for node, _n in targets:
+        if node not in nodes:
+            known = ", ".join(n for n in nodes if not n.startswith("__"))
+            raise KilltestError(f"The graph {graph!r} has no node {node!r}; its nodes are {known}.")
+    delay = KillDelay.parse(kill_delay) or (KillDelay(sleep / 2, sleep / 2) if targets else None)
+    if delay is not None and delay.is_range and seed is None:
+        seed = secrets.randbelow(2**31)
+    rng = random.Random(seed)
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    plan = [(m, lat, n) for lat in put_latencies for m in modes for n in range(1, runs + 1)]
-    entries: list[dict[str, Any]] = []
-    for index, (mode, latency, n) in enumerate(plan, 1):
-        entry = run_one(
-            folder, graph, mode, latency, n, input_value=input_value, kill_at=target,
-            kill_delay=delay, kill_after=kill_after, resume_value=resume_value,
-            has_resume_value=has_resume_value, sleep=sleep,
-        )
-        entries.append(entry)
-        if progress is not None:
-            progress(progress_line(index, len(plan), entry, target[0] if target else None))
+    backend = _open_backend(checkpointer, pg_ephemeral)
+    try:
+        sync_commits: list[str | None] = list(synchronous_commit) if server_crash else [None]
+        plan = _plan(modes, runs, put_latencies, targets, faults, sync_commits, delay, rng)
+        manifest = Manifest(
+            graph=graph, runs=[], backend=backend.kind, dsn=None if backend.kind == "sqlite" else backend.label,
+            pg_ephemeral=pg_ephemeral, seed=seed if delay is not None and delay.is_range else None,
+            kill_delay_range=(delay.low, delay.high) if delay is not None and delay.is_range else None,
+            modes=list(modes), kill_at=[f"{n}:{c}" for n, c in targets] or None,
+            kill_delay=None if delay is None or delay.is_range else delay.low, kill_after=kill_after,
+            fault_points=list(faults) or None, put_latency=list(put_latencies),
+            synchronous_commit=list(synchronous_commit) if server_crash else None, server_crash=server_crash,
+            effects_source=effects_source, input=input_value,
+            resume_value=resume_value if has_resume_value else None, sleep=sleep,
+            python=platform.python_version(), langgraph=_version("langgraph"),
+            langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
+            langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
+            server_version=_server_version(backend),
+            created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        )  # fmt: skip
+        ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
+                         effects_source, server_crash)  # fmt: skip
+        for index, cell in enumerate(plan, 1):
+            try:
+                record = run_one(folder, cell, ctx)
+            except ReplaylensError as exc:
+                manifest.error = str(exc)
+                manifest.write(folder)
+                raise
+            manifest.runs.append(record)
+            manifest.write(folder)  # after every run: an interrupted campaign keeps what it measured
+            if progress is not None:
+                progress(progress_line(index, len(plan), record))
+    finally:
+        backend.close()
+    return manifest.to_dict()
 
-    manifest: dict[str, Any] = {
-        "graph": graph,
-        "python": platform.python_version(),
-        "langgraph": _version("langgraph"),
-        "langgraph_checkpoint_sqlite": _version("langgraph-checkpoint-sqlite"),
-        "modes": list(modes),
-        "kill_at": None if target is None else f"{target[0]}:{target[1]}",
-        "kill_delay": delay,
-        "kill_after": kill_after,
-        "put_latency": list(put_latencies),
-        "input": input_value,
-        "resume_value": resume_value if has_resume_value else None,
-        "sleep": sleep,
-        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "runs": entries,
-    }
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    return manifest
+
+def _open_backend(checkpointer: str | None, pg_ephemeral: bool) -> Any:
+    from replaylens.killtest._backend import PostgresBackend, SqliteBackend, ephemeral_backend
+
+    if pg_ephemeral:
+        return ephemeral_backend()
+    if checkpointer:
+        return PostgresBackend(checkpointer)
+    return SqliteBackend()
+
+
+def _server_version(backend: Any) -> str | None:
+    if backend.kind != "postgres":
+        return None
+    with backend._connect() as conn:  # noqa: SLF001 - the backend's own connection helper
+        return str(conn.execute("SHOW server_version").fetchone()[0])
+
+
+def unreached_faults(manifest: dict[str, Any] | Manifest) -> list[str]:
+    """Fault points that no run reached: the campaign measured nothing about them."""
+    m = manifest if isinstance(manifest, Manifest) else Manifest.from_dict(manifest)
+    reached: dict[str, bool] = {}
+    for r in m.runs:
+        if r.fault_point:
+            reached[r.fault_point] = reached.get(r.fault_point, False) or bool(r.fault_reached)
+    return [f for f, ok in reached.items() if not ok]
 
 
 # --------------------------------------------------------------------------- reading
-def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """Load DIR/manifest.json (or the file itself), check it, make its paths absolute.
+def load_manifest(folder: str | os.PathLike[str], *, strict: bool = True) -> Manifest:
+    """Load DIR/manifest.json (or the file itself) as the typed model, paths made absolute.
 
-    The dashboard opens the files a manifest names, so a manifest whose runs lack keys
-    or whose files are gone is refused here, in one sentence, rather than half drawn.
+    Strict (the default): a manifest whose runs lack the writer's keys or whose files are
+    gone is refused in one sentence rather than half drawn. Not strict (the dashboard's
+    catalog, which also reads hand-made campaigns): missing keys read as unknown.
     """
     path = Path(folder)
     if path.is_dir():
@@ -359,20 +813,31 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"{path} is not readable JSON ({exc}).") from None
-    if not isinstance(data, dict) or not isinstance(data.get("runs"), list) or "graph" not in data:
+    if not isinstance(data, dict) or not isinstance(data.get("runs"), list) or (strict and "graph" not in data):
         raise ManifestError(f"{path} is not a kill-test manifest: it needs 'graph' and a 'runs' list.")
     root = path.parent
-    for i, entry in enumerate(data["runs"], 1):
-        missing = [k for k in _RUN_KEYS if not isinstance(entry, dict) or k not in entry]
-        if missing:
-            raise ManifestError(f"Run {i} of {path} lacks {', '.join(missing)}.")
+    if strict:
+        for i, entry in enumerate(data["runs"], 1):
+            missing = [k for k in _RUN_KEYS if not isinstance(entry, dict) or k not in entry]
+            if missing:
+                raise ManifestError(f"Run {i} of {path} lacks {', '.join(missing)}.")
+    manifest = Manifest.from_dict(data)
+    for i, rec in enumerate(manifest.runs, 1):
         for key in _PATH_KEYS:
-            file = (root / entry[key]).resolve()
-            if not file.exists():
-                raise ManifestError(f"Run {i} of {path} names {entry[key]} as {key}, and that file is missing.")
-            entry[key] = str(file)
-    data["folder"] = str(root.resolve())
-    return data
+            value = getattr(rec, key)
+            if value is None:
+                continue
+            file = (root / value).resolve()
+            if strict and not file.exists():
+                raise ManifestError(f"Run {i} of {path} names {value} as {key}, and that file is missing.")
+            setattr(rec, key, str(file))
+    manifest.folder = str(root.resolve())
+    return manifest
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """`load_manifest` as a plain dict (the JSON shape, paths absolute), for scripts."""
+    return load_manifest(folder).to_dict()
 
 
 def _stats(values: list[float]) -> tuple[float | None, float | None, float | None]:
@@ -382,58 +847,90 @@ def _stats(values: list[float]) -> tuple[float | None, float | None, float | Non
     return min(values), (int(med) if float(med).is_integer() else med), max(values)
 
 
-def summarize(manifest: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per (mode, put_latency): min/median/max of what the killed runs left.
+def _group_key(r: RunRecord) -> tuple[Any, ...]:
+    return (r.backend, r.put_latency, r.kill_at or "", r.fault_point or "", r.synchronous_commit or "", r.mode)
 
-    Runs that were not killed (the graph finished first) are counted apart and kept out
-    of the statistics: they measure a different experiment.
+
+def summarize(manifest: dict[str, Any] | Manifest) -> list[dict[str, Any]]:
+    """One row per (backend, latency, kill node, fault point, synchronous_commit, mode).
+
+    Min/median/max of what the killed runs left, the spread of the drawn kill delays and
+    the distribution of repeated lines (`{repeats: runs}`). Runs that were not killed
+    (the graph finished first, the fault point never came) are counted apart and kept
+    out of the statistics: they measure a different experiment.
     """
-    groups: dict[tuple[str, float], list[dict[str, Any]]] = {}
-    for entry in manifest["runs"]:
-        groups.setdefault((entry["mode"], float(entry["put_latency"])), []).append(entry)
-    mode_order = {m: i for i, m in enumerate(manifest.get("modes") or MODES)}
+    m = manifest if isinstance(manifest, Manifest) else Manifest.from_dict(manifest)
+    groups: dict[tuple[Any, ...], list[RunRecord]] = {}
+    for rec in m.runs:
+        groups.setdefault(_group_key(rec), []).append(rec)
+    mode_order = {mode: i for i, mode in enumerate(m.modes or MODES)}
     rows: list[dict[str, Any]] = []
-    for (mode, latency), entries in sorted(groups.items(), key=lambda kv: (kv[0][1], mode_order.get(kv[0][0], 9))):
-        killed = [e for e in entries if e["killed"]]
+
+    def order(item: tuple[tuple[Any, ...], list[RunRecord]]) -> tuple[Any, ...]:
+        key = item[0]
+        return (*key[:-1], mode_order.get(key[-1], 9))
+
+    for key, records in sorted(groups.items(), key=order):
+        backend, latency, kill_at, fault, sc, mode = key
+        killed = [r for r in records if r.killed]
         row: dict[str, Any] = {
-            "mode": mode,
-            "put_latency": latency,
-            "runs": len(entries),
-            "killed": len(killed),
-            "not_killed": len(entries) - len(killed),
-            "resumed_ok": sum(1 for e in killed if e["resume"].get("ok")),
-            "resume_errors": sorted({str(e["resume"]["error"]).split(":")[0] for e in killed if e["resume"].get("error")}),
-        }
-        for key in ("checkpoints_at_kill", "writes_at_kill", "effect_lines_at_kill",
-                    "effect_lines_after_resume", "lines_repeated"):
-            lo, med, hi = _stats([e[key] for e in killed])
-            row[f"{key}_min"], row[f"{key}_median"], row[f"{key}_max"] = lo, med, hi
+            "backend": backend, "mode": mode, "put_latency": latency, "kill_at": kill_at or None,
+            "fault_point": fault or None, "synchronous_commit": sc or None, "runs": len(records),
+            "killed": len(killed), "not_killed": len(records) - len(killed),
+            "resumed_ok": sum(1 for r in killed if r.resume_ok),
+            "resume_errors": sorted({str(r.resume_error).split(":")[0] for r in killed if r.resume_error}),
+            "effects_source": sorted({r.effects_source for r in records}),
+            "repeated_distribution": dict(sorted(Counter(r.lines_repeated for r in killed
+                                                         if r.lines_repeated is not None).items())),
+            "acked_lost": (None if all(r.acked_lost is None for r in killed)
+                           else sum(len(r.acked_lost or []) for r in killed)),
+        }  # fmt: skip
+        for name in ("checkpoints_at_kill", "writes_at_kill", "effect_lines_at_kill",
+                     "effect_lines_after_resume", "lines_repeated", "kill_delay"):
+            values = [getattr(r, name) for r in killed if getattr(r, name) is not None]
+            lo, med, hi = _stats(values)
+            row[f"{name}_min"], row[f"{name}_median"], row[f"{name}_max"] = lo, med, hi
         rows.append(row)
     return rows
 
 
-def _span(row: dict[str, Any], key: str) -> str:
+def _span(row: dict[str, Any], key: str, fmt: str = "{}") -> str:
     lo, med, hi = row[f"{key}_min"], row[f"{key}_median"], row[f"{key}_max"]
-    return "-" if lo is None else f"{lo}/{med}/{hi}"
+    return "-" if lo is None else "/".join(fmt.format(v) for v in (lo, med, hi))
 
 
-def summary_table(manifest: dict[str, Any]) -> str:
+def summary_table(manifest: dict[str, Any] | Manifest) -> str:
     """The summary as fixed-width text (min/median/max), printed at the end of a campaign."""
-    headers = ["mode", "put latency", "killed", "checkpoints", "writes", "lines at kill",
-               "lines after", "repeated", "resumed ok"]
-    cells = [
-        [r["mode"], _latency_label(r["put_latency"]), f"{r['killed']}/{r['runs']}",
-         _span(r, "checkpoints_at_kill"), _span(r, "writes_at_kill"), _span(r, "effect_lines_at_kill"),
-         _span(r, "effect_lines_after_resume"), _span(r, "lines_repeated"),
-         f"{r['resumed_ok']}/{r['killed']}" + (f" ({', '.join(r['resume_errors'])})" if r["resume_errors"] else "")]
-        for r in summarize(manifest)
-    ]
+    m = manifest if isinstance(manifest, Manifest) else Manifest.from_dict(manifest)
+    rows = summarize(m)
+    headers = ["backend", "mode", "put latency", "kill at", "kill delay", "killed", "checkpoints", "writes",
+               "lines at kill", "lines after", "repeated", "repeats: runs", "acked lost", "resumed ok"]  # fmt: skip
+    cells = []
+    for r in rows:
+        where = r["fault_point"] or r["kill_at"] or "-"
+        if r["fault_point"] and r["kill_at"]:
+            where = f"{r['fault_point']} ({r['kill_at']})"
+        backend = r["backend"] + (f" sc={r['synchronous_commit']} crash" if r["synchronous_commit"] else "")
+        dist = " ".join(f"{k}:{v}" for k, v in r["repeated_distribution"].items()) or "-"
+        cells.append([
+            backend, r["mode"], _latency_label(r["put_latency"]), where, _span(r, "kill_delay", "{:.3f}"),
+            f"{r['killed']}/{r['runs']}", _span(r, "checkpoints_at_kill"), _span(r, "writes_at_kill"),
+            _span(r, "effect_lines_at_kill"), _span(r, "effect_lines_after_resume"), _span(r, "lines_repeated"),
+            dist, "-" if r["acked_lost"] is None else str(r["acked_lost"]),
+            f"{r['resumed_ok']}/{r['killed']}" + (f" ({', '.join(r['resume_errors'])})" if r["resume_errors"] else ""),
+        ])  # fmt: skip
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
     out = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
-    out.append("(min/median/max over the killed runs; 'repeated' counts start lines of a (node, step) "
-               "that had already started before the kill)")
-    not_killed = sum(r["not_killed"] for r in summarize(manifest))
+    sources = sorted({s for r in rows for s in r["effects_source"]})
+    out.append("(min/median/max over the killed runs; 'repeated' counts start lines of a (node, step) that had "
+               "already started before the kill; 'repeats: runs' is how many runs repeated that many; "
+               f"effects counted from: {', '.join(sources) or '-'})")  # fmt: skip
+    if m.seed is not None and m.kill_delay_range is not None:
+        lo, hi = m.kill_delay_range
+        out.append(f"kill delays drawn uniformly from {lo:g}..{hi:g}s with seed {m.seed}")
+    not_killed = sum(r["not_killed"] for r in rows)
     if not_killed:
-        out.append(f"{not_killed} run(s) were not killed because the graph finished before the kill point.")
+        out.append(f"{not_killed} run(s) were not killed because the graph finished before the kill point "
+                   "(or never reached the fault point).")  # fmt: skip
     return "\n".join(out)

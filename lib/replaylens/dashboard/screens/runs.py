@@ -6,7 +6,7 @@ import streamlit as st
 
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
-from replaylens.figures.runs import METRICS, runs_strip
+from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
 from replaylens.text import md
 
 ui.ensure_navigation()
@@ -61,6 +61,15 @@ with ui.friendly_errors():
                     points = (event or {}).get("selection", {}).get("points", []) if event else []
                     if points and picked is None:
                         picked = points[0].get("customdata")
+                if runs["kill delay (s)"].notna().any():
+                    st.subheader("Against the kill moment (the async window as a curve)")
+                    for col, metric in zip(st.columns(2), ("lines repeated", "checkpoints kept"), strict=True):
+                        event = col.plotly_chart(repeats_by_kill_moment(runs, metric), width="stretch",
+                                                 on_select="rerun", selection_mode="points",
+                                                 key=f"by_kill_moment_{metric}")  # fmt: skip
+                        points = (event or {}).get("selection", {}).get("points", []) if event else []
+                        if points and picked is None:
+                            picked = points[0].get("customdata")
                 st.caption("Click a point to open that run, as it stood at the kill, on the Thread page.")
                 if isinstance(picked, list):
                     picked = picked[0] if picked else None

@@ -1,0 +1,271 @@
+"""Where a kill test's checkpoints live: a fresh SQLite file, or a fresh Postgres schema.
+
+A store is created fresh for every run, so a campaign never reads or changes a thread
+it did not write. After the kill, `snapshot` freezes what the crash left before the
+resume changes it: SQLite's file is copied byte for byte with its `-wal`/`-shm`;
+a Postgres schema is copied table for table into `<schema>_at_kill` on the same server
+(`CREATE TABLE ... AS TABLE`, rows unchanged) and exported to a SQLite file in
+LangGraph's SqliteSaver layout (writes rows byte for byte; each checkpoint rebuilt from
+its JSONB and blobs by LangGraph's own PostgresSaver and serialized by SqliteSaver's
+serde), so the dashboard can open every run, also after a throw-away server is gone.
+
+Counts (checkpoints, writes, which acknowledged checkpoint ids still exist) are read
+from the store itself: for Postgres with SQL on the frozen schema, not from the export.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from replaylens.errors import ReplaylensError
+from replaylens.killtest._child import DSN_ENV, pg_options
+from replaylens.killtest._runner import snapshot_db
+
+Backend = Literal["sqlite", "postgres"]
+PG_TABLES = ("checkpoint_migrations", "checkpoints", "checkpoint_blobs", "checkpoint_writes")
+CONNECT_TIMEOUT_S = 5
+
+
+class BackendError(ReplaylensError):
+    """The store cannot be used (server unreachable, no right to create a schema)."""
+
+
+@dataclass
+class RunStore:
+    """One run's store: what the child is told, and where the evidence goes."""
+
+    backend: Backend
+    spec: dict[str, Any]
+    """The child's `store` (no password in it)."""
+    name: str
+    """The SQLite file (relative to the campaign) or the Postgres schema."""
+    db_after_resume: Path
+    db_at_kill: Path
+
+
+class SqliteBackend:
+    """The default: every run gets its own SQLite file next to its evidence."""
+
+    kind: Backend = "sqlite"
+    label = "sqlite"
+
+    def env(self) -> dict[str, str]:
+        return {}
+
+    def prepare(self, run_dir: Path, rel: Path, run_name: str) -> RunStore:
+        db = run_dir / "checkpoints.db"
+        return RunStore("sqlite", {"kind": "sqlite", "path": str(db)}, str(rel / db.name), db, run_dir / "at-kill.db")
+
+    def snapshot(self, store: RunStore) -> None:
+        if not store.db_after_resume.exists():  # the child died before SqliteSaver created the file
+            store.db_after_resume.touch()
+        snapshot_db(store.db_after_resume, store.db_at_kill)
+
+    def finish(self, store: RunStore) -> None:
+        if not store.db_after_resume.exists():
+            store.db_after_resume.touch()
+
+    def counts(self, store: RunStore, thread_id: str) -> tuple[int, int, set[str]]:
+        """(checkpoints, writes, checkpoint ids) of the thread in the at-kill snapshot."""
+        from replaylens.errors import ThreadNotFound
+        from replaylens.sources import open_source
+
+        source = open_source(store.db_at_kill)
+        try:
+            if not any(r.thread_id == thread_id for r in source.thread_index()):
+                return 0, 0, set()
+            try:
+                rows = source.read_thread(thread_id)
+            except ThreadNotFound:
+                return 0, 0, set()
+            return len(rows.checkpoints), len(rows.writes), {c.checkpoint_id for c in rows.checkpoints}
+        finally:
+            source.close()
+
+    def close(self) -> None:
+        pass
+
+
+def _ident(name: str) -> str:
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", name):
+        raise BackendError(f"{name!r} is not a schema name replaylens creates.")
+    return f'"{name}"'
+
+
+@dataclass
+class PostgresBackend:
+    """Runs in fresh schemas `rlkt_<campaign tag>_<n>` of the database the DSN names.
+
+    The DSN (with its password) stays in this object and in the children's environment;
+    only `label` (no password, no query) is printed or stored.
+    """
+
+    dsn: str
+    tag: str = field(default_factory=lambda: secrets.token_hex(3))
+    server: Any = None
+    """The `PgServer` this command started (`--pg-ephemeral`), else None: only that one may be crashed."""
+    kind: Backend = "postgres"
+    schemas: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from replaylens.sources._postgres import redact_dsn
+
+        self.label = redact_dsn(self.dsn)
+        self._check()
+
+    # -- connections ----------------------------------------------------------------
+    @contextlib.contextmanager
+    def _connect(self, schema: str | None = None) -> Iterator[Any]:
+        try:
+            import psycopg
+        except ImportError:
+            raise BackendError("--checkpointer postgresql://… needs psycopg (pip install 'psycopg[binary]').") from None
+        from replaylens.sources._postgres import dsn_password
+
+        kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S}
+        if schema is not None:
+            kwargs["options"] = pg_options(schema)
+        try:
+            conn = psycopg.connect(self.dsn, **kwargs)
+        except psycopg.Error as exc:
+            secret = dsn_password(self.dsn)
+            text = " ".join(str(exc).split())
+            if secret:
+                text = text.replace(secret, "***")
+            raise BackendError(f"Cannot connect to the Postgres checkpointer {self.label}: {text}") from None
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def _check(self) -> None:
+        """Fail now, in one sentence, if the server is unreachable or refuses CREATE SCHEMA."""
+        import psycopg
+
+        with self._connect() as conn:
+            try:
+                conn.execute("BEGIN")
+                conn.execute(f"CREATE SCHEMA {_ident('rlkt_' + self.tag + '_probe')}")
+                conn.execute("ROLLBACK")
+            except psycopg.errors.InsufficientPrivilege:
+                user = conn.info.user
+                raise BackendError(
+                    f"The Postgres user {user!r} may not create schemas in {self.label}; the kill test runs each "
+                    "run in a fresh schema of its own (GRANT CREATE ON DATABASE … TO that user, or use --pg-ephemeral)."
+                ) from None
+            except psycopg.Error as exc:
+                raise BackendError(f"{self.label}: cannot create a schema ({' '.join(str(exc).split())}).") from None
+
+    def env(self) -> dict[str, str]:
+        return {DSN_ENV: self.dsn}
+
+    # -- one run --------------------------------------------------------------------
+    def prepare(self, run_dir: Path, rel: Path, run_name: str, synchronous_commit: str | None = None) -> RunStore:
+        """CREATE SCHEMA for the run and run PostgresSaver.setup() in it (our own, empty schema)."""
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.rows import dict_row
+
+        schema = f"rlkt_{self.tag}_{len(self.schemas) + 1}"
+        with self._connect() as conn:
+            conn.execute(f"CREATE SCHEMA {_ident(schema)}")
+        self.schemas.append(schema)
+        with self._connect(schema) as conn:
+            conn.row_factory = dict_row
+            conn.prepare_threshold = 0
+            PostgresSaver(conn).setup()
+        spec = {"kind": "postgres", "schema": schema, "synchronous_commit": synchronous_commit}
+        return RunStore("postgres", spec, schema, run_dir / "checkpoints.db", run_dir / "at-kill.db")
+
+    def snapshot(self, store: RunStore) -> None:
+        """Freeze the run's schema into `<schema>_at_kill`, then export that to the at-kill file."""
+        frozen = f"{store.name}_at_kill"
+        with self._connect() as conn:
+            conn.execute(f"CREATE SCHEMA {_ident(frozen)}")
+            for table in PG_TABLES:
+                conn.execute(f"CREATE TABLE {_ident(frozen)}.{table} AS TABLE {_ident(store.name)}.{table}")
+        self.export(frozen, store.db_at_kill)
+
+    def finish(self, store: RunStore) -> None:
+        """After the resume: export the run's schema as it ended."""
+        self.export(store.name, store.db_after_resume)
+
+    def counts(self, store: RunStore, thread_id: str) -> tuple[int, int, set[str]]:
+        """(checkpoints, writes, checkpoint ids) of the thread in the frozen at-kill schema."""
+        frozen = _ident(f"{store.name}_at_kill")
+        with self._connect() as conn:
+            ids = {r[0] for r in conn.execute(
+                f"SELECT checkpoint_id FROM {frozen}.checkpoints WHERE thread_id = %s", (thread_id,))}  # fmt: skip
+            (writes,) = conn.execute(
+                f"SELECT count(*) FROM {frozen}.checkpoint_writes WHERE thread_id = %s", (thread_id,)
+            ).fetchone()
+        return len(ids), int(writes), ids
+
+    def export(self, schema: str, dest: Path) -> None:
+        """Write the schema's checkpoints and writes into a new SQLite file (SqliteSaver's layout)."""
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from langgraph.checkpoint.sqlite import SqliteSaver
+        from psycopg.rows import dict_row
+
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{dest}{suffix}").unlink(missing_ok=True)
+        lite_conn = sqlite3.connect(dest, check_same_thread=False)
+        try:
+            lite = SqliteSaver(lite_conn)
+            lite.setup()
+            with self._connect(schema) as conn:
+                conn.row_factory = dict_row
+                conn.prepare_threshold = 0
+                saver = PostgresSaver(conn)
+                rows = []
+                for tup in saver.list(None):
+                    conf = tup.config["configurable"]
+                    parent = (tup.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+                    kind, blob = lite.serde.dumps_typed(tup.checkpoint)
+                    meta = json.dumps(tup.metadata, ensure_ascii=False).encode()
+                    rows.append((conf["thread_id"], conf.get("checkpoint_ns", ""), conf["checkpoint_id"],
+                                 parent, kind, blob, meta))  # fmt: skip
+                writes = conn.execute(
+                    "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob "
+                    "FROM checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx"
+                ).fetchall()
+            with lite_conn:
+                lite_conn.executemany("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                lite_conn.executemany(
+                    "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(w["thread_id"], w["checkpoint_ns"], w["checkpoint_id"], w["task_id"], w["idx"], w["channel"],
+                      w["type"], bytes(w["blob"]) if w["blob"] is not None else None) for w in writes],
+                )  # fmt: skip
+            lite_conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # our own new file: fold its WAL in
+        finally:
+            lite_conn.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{dest}{suffix}").unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+def ephemeral_backend(settings: dict[str, str] | None = None) -> PostgresBackend:
+    """Start a throw-away local cluster (Debian's postgresql) and a database on it."""
+    from replaylens.pgserver import start_server
+
+    server = start_server(settings)
+    try:
+        dsn = server.create_database("killtest")
+        backend = PostgresBackend(dsn, server=server)
+    except BaseException:
+        server.stop()
+        raise
+    return backend
+

@@ -1,0 +1,214 @@
+"""End to end: kill tests on a real Postgres server, at fault points, with a server crash,
+with kill delays drawn from a range, and on a graph whose nodes never call the recorder.
+
+Every number of the manifest is recounted here from the files the campaign left (effects
+logs, acknowledgement logs, SQLite exports) and, for Postgres, from the frozen schemas on
+the server itself; the error cases check the one-sentence, exit-2 contract and that the
+password never reaches the output or the manifest. Graphs are tiny (nodes sleep 0.1 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from pg_server import PgServer, _free_port
+
+from replaylens.killtest.campaign import load_manifest, summarize
+
+REPO = Path(__file__).resolve().parents[1]
+LINEAR = "replaylens.examples.graphs:linear"
+QUIET = "replaylens.examples.graphs:quiet_linear"
+INPUT = '{"visited": []}'
+
+
+def _killtest(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "lib"), str(REPO)])
+    return subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "killtest", *args],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=240,
+    )
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _repeated(at_kill: list[dict[str, Any]], after: list[dict[str, Any]]) -> int:
+    started = {(e["node"], e.get("step")) for e in at_kill if e["phase"] == "start"}
+    return sum(1 for e in after[len(at_kill):] if e["phase"] == "start" and (e["node"], e.get("step")) in started)
+
+
+def _lite_ids(db: Path, thread_id: str) -> set[str]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return {r[0] for r in conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?", (thread_id,))}
+
+
+def _check_effects(out: Path, run: dict[str, Any]) -> None:
+    at_kill, after = _lines(out / run["effects_at_kill"]), _lines(out / run["effects"])
+    assert after[: len(at_kill)] == at_kill  # the log only grows
+    assert run["effect_lines_at_kill"] == len(at_kill)
+    assert run["effect_lines_after_resume"] == len(after)
+    assert run["lines_repeated"] == _repeated(at_kill, after)
+
+
+# --------------------------------------------------------------------------- your own server
+@pytest.fixture(scope="module")
+def pg_campaign(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Any]:
+    """A fault-point campaign on the session's server, next to a thread that was there before."""
+    dsn = pg_cluster.create_database("killtest_own")
+    with psycopg.connect(dsn, autocommit=True) as conn:  # someone else's data, in public
+        conn.execute("CREATE TABLE public.checkpoints (thread_id text, note text)")
+        conn.execute("INSERT INTO public.checkpoints VALUES ('their-thread', 'must not change')")
+    out = tmp_path_factory.mktemp("kt-pg") / "campaign"
+    proc = _killtest(LINEAR, "--out", str(out), "--checkpointer", dsn, "--modes", "sync,async",
+                     "--kill-at", "b", "--fault", "after-writes", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return out, dsn, proc
+
+
+def test_postgres_campaign_counts_what_the_server_holds(pg_campaign: tuple[Path, str, Any], pg_cluster: PgServer) -> None:
+    out, dsn, _ = pg_campaign
+    raw = json.loads((out / "manifest.json").read_text())
+    assert raw["backend"] == "postgres" and raw["dsn"] == pg_cluster.dsn_label("killtest_own")
+    assert raw["fault_points"] == ["after-writes"]
+    assert [r["mode"] for r in raw["runs"]] == ["sync", "async"]
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT thread_id, note FROM public.checkpoints").fetchall() == [
+            ("their-thread", "must not change")]
+        for run in raw["runs"]:
+            assert run["backend"] == "postgres" and run["fault_point"] == "after-writes"
+            assert run["fault_reached"] is True and run["killed"] is True and run["kill_delay"] is None
+            assert run["kill_reason"].startswith("fault after-writes after put_writes of task")
+            frozen = f'"{run["store"]}_at_kill"'
+            ids = {r[0] for r in conn.execute(f"SELECT checkpoint_id FROM {frozen}.checkpoints WHERE thread_id = %s",
+                                              (run["thread_id"],))}  # fmt: skip
+            (writes,) = conn.execute(f"SELECT count(*) FROM {frozen}.checkpoint_writes WHERE thread_id = %s",
+                                     (run["thread_id"],)).fetchone()  # fmt: skip
+            assert run["checkpoints_at_kill"] == len(ids) and run["writes_at_kill"] == writes
+            # the SQLite export the dashboard opens holds the same checkpoints
+            assert _lite_ids(out / run["db_at_kill"], run["thread_id"]) == ids
+            # the last put_writes acknowledged was b's (it routes to c), and its rows are on the server
+            acks = _lines(out / "runs" / Path(run["db_at_kill"]).parent.name / "acks.jsonl")
+            last = [a for a in acks if a["kind"] == "writes"][-1]
+            assert "branch:to:c" in last["channels"]
+            (rows,) = conn.execute(f"SELECT count(*) FROM {frozen}.checkpoint_writes WHERE task_id = %s",
+                                   (last["task_id"],)).fetchone()  # fmt: skip
+            assert rows == len(last["channels"])
+            _check_effects(out, run)
+    sync, _async = raw["runs"]
+    # sync: b's writes landed under a's checkpoint, so the resume reuses them: b does not run again
+    assert sync["resume"]["ok"] is True and sync["lines_repeated"] == 0
+    assert sync["effects_source"] == "recorder"
+
+
+def test_postgres_output_and_manifest_never_carry_the_password(pg_campaign: tuple[Path, str, Any],
+                                                               pg_cluster: PgServer) -> None:
+    out, _, proc = pg_campaign
+    secret = pg_cluster.password
+    assert secret not in proc.stdout and secret not in proc.stderr
+    assert secret not in (out / "manifest.json").read_text()
+    assert "at postgresql://postgres@127.0.0.1" in proc.stdout
+
+
+# --------------------------------------------------------------------------- server crash
+def test_server_crash_reports_acknowledged_checkpoints_that_vanished(tmp_path: Path) -> None:
+    out = tmp_path / "crash"
+    proc = _killtest(LINEAR, "--out", str(out), "--pg-ephemeral", "--server-crash", "--modes", "sync",
+                     "--kill-at", "c", "--kill-delay", "0.05", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    manifest = load_manifest(out)
+    assert manifest.backend == "postgres" and manifest.pg_ephemeral and manifest.server_crash
+    assert sorted(r.synchronous_commit for r in manifest.runs) == ["off", "on"]
+    for run in manifest.runs:
+        assert run.server_crash and run.killed and run.resume_ok
+        acked = [a["checkpoint_id"] for a in _lines(Path(run.db_at_kill).parent / "acks.jsonl")
+                 if a["kind"] == "checkpoint"]  # fmt: skip
+        present = _lite_ids(Path(run.db_at_kill), run.thread_id)
+        assert run.acked_checkpoints == len(acked) > 0
+        assert run.acked_lost == [c for c in acked if c not in present]
+        assert run.checkpoints_at_kill == len(present)
+        if run.synchronous_commit == "on":
+            assert run.acked_lost == []  # a commit that waited for its WAL flush survives the crash
+    rows = summarize(manifest)
+    assert {r["synchronous_commit"]: r["acked_lost"] for r in rows} == {
+        r.synchronous_commit: len(r.acked_lost or []) for r in manifest.runs}
+    assert "acked lost" in proc.stdout and "with the server (synchronous_commit=off)" in proc.stderr
+
+
+# --------------------------------------------------------------------------- no recorder, spread delays
+def test_callbacks_count_repeats_on_a_graph_without_recorder(tmp_path: Path) -> None:
+    out = tmp_path / "quiet"
+    proc = _killtest(QUIET, "--out", str(out), "--modes", "sync", "--runs", "3", "--kill-at", "b",
+                     "--kill-delay", "0.02..0.08", "--seed", "7", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    raw = json.loads((out / "manifest.json").read_text())
+    assert raw["seed"] == 7 and raw["kill_delay_range"] == [0.02, 0.08]
+    rng = random.Random(7)
+    assert [r["kill_delay"] for r in raw["runs"]] == [round(rng.uniform(0.02, 0.08), 4) for _ in range(3)]
+    for run in raw["runs"]:
+        assert run["effects_source"] == "callbacks" and run["effects"].endswith("callbacks.effects.jsonl")
+        assert (out / Path(run["effects"]).parent / "effects.jsonl").read_text() == ""  # no recorder lines
+        at_kill = _lines(out / run["effects_at_kill"])
+        assert [(e["node"], e["phase"]) for e in at_kill] == [("a", "start"), ("a", "end"), ("b", "start")]
+        assert all(e["source"] == "callbacks" and e["task_id"] for e in at_kill)
+        _check_effects(out, run)
+        assert run["lines_repeated"] == 1  # b started again
+    assert "effects counted from: callbacks" in proc.stdout
+    assert "kill delays drawn uniformly from 0.02..0.08s with seed 7" in proc.stdout
+
+
+# --------------------------------------------------------------------------- errors
+def test_unreachable_server_is_one_sentence_without_the_password(tmp_path: Path) -> None:
+    dsn = f"postgresql://someone:hunter2secret@127.0.0.1:{_free_port()}/nowhere"
+    proc = _killtest(LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", dsn, "--kill-at", "c")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Cannot connect to the Postgres checkpointer postgresql://someone@127.0.0.1" in lines[0]
+    assert "hunter2secret" not in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_a_user_without_create_rights_is_one_sentence(pg_cluster: PgServer, tmp_path: Path) -> None:
+    dsn = pg_cluster.create_database("killtest_norights")
+    with psycopg.connect(pg_cluster.dsn(), autocommit=True) as conn:
+        conn.execute("DROP ROLE IF EXISTS kt_reader")
+        conn.execute("CREATE ROLE kt_reader LOGIN PASSWORD 'readerpw9'")
+    user_dsn = dsn.replace(f"postgres:{pg_cluster.password}@", "kt_reader:readerpw9@")
+    proc = _killtest(LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", user_dsn, "--kill-at", "c")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "The Postgres user 'kt_reader' may not create schemas" in lines[0], proc.stderr
+    assert "readerpw9" not in proc.stderr
+
+
+def test_a_fault_point_never_reached_is_one_sentence_and_recorded(tmp_path: Path) -> None:
+    out = tmp_path / "never"
+    # Under exit no put_writes happens before the end, so "after-writes" cannot be reached.
+    proc = _killtest(LINEAR, "--out", str(out), "--modes", "exit", "--kill-at", "b", "--fault", "after-writes",
+                     "--sleep", "0.05", "--input", INPUT)  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1].startswith("replaylens: The fault point after-writes was never reached in any run")
+    assert "Traceback" not in proc.stderr
+    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
+    assert run["killed"] is False and run["fault_reached"] is False
+    assert run["resume"]["skipped"] == "the fault point after-writes was never reached"
+    assert len(_lines(out / run["effects"])) == 8  # the whole graph ran: 4 nodes, start and end
+
+
+def test_crash_refuses_a_server_this_object_did_not_start(tmp_path: Path) -> None:
+    """`crash()` signals only a process group it started itself: with none, it says so."""
+    from replaylens.pgserver import PgUnavailable
+
+    server = PgServer(Path("/nonexistent"), tmp_path, _free_port(), "pw", None)
+    with pytest.raises(PgUnavailable, match="not running"):
+        server.crash()
