@@ -157,7 +157,9 @@ def test_campaign_databases_read_as_campaign_mode_run_and_moment(page: Any, base
     db = str(demo / "campaign-linear" / run0["db_at_kill"])
     open_view(page, url(base_url, "thread", db=db, thread=run0["thread_id"]))
     picker = page.get_by_role("combobox", name="Database")
-    expect(picker).to_have_value(re.compile(r"^campaign-linear › \w+, \d+ ms › run \d+ › at the kill$"))
+    expect(page.get_by_text("Kill-test run: campaign-linear").first).to_be_visible()
+    expect(page.get_by_role("link", name="Back to its campaign")).to_be_visible()
+    expect(picker).to_have_value(re.compile(r"^campaign-linear › \w+ \d+ ms › run \d+ › at kill$"))
 
 
 def test_a_status_tile_filters_the_table(page: Any, base_url: str, demo: Path) -> None:

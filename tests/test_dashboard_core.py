@@ -259,9 +259,9 @@ def test_campaign_runs_are_placed_by_campaign_mode_latency_run_and_moment(demo: 
     camp = [lbl for lbl in labels if lbl.startswith("campaign-linear ›")]
     assert camp, labels
     # Every run shows both moments, at the kill before after the resume, and nothing is a raw path.
-    assert any(lbl.endswith("› run 1 › at the kill") for lbl in camp)
-    first_kill = next(i for i, lbl in enumerate(camp) if lbl.endswith("at the kill"))
-    assert camp[first_kill + 1].endswith("after the resume")
+    assert any(lbl.endswith("› run 1 › at kill") for lbl in camp)
+    first_kill = next(i for i, lbl in enumerate(camp) if lbl.endswith("at kill"))
+    assert camp[first_kill + 1].endswith("resumed")
     assert not any("/" in lbl for lbl in camp)
     assert len(set(labels)) == len(labels)  # every database can be told apart
 

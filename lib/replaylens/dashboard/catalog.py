@@ -254,7 +254,7 @@ def _latency(seconds: float) -> str:
 
 
 def place(item: DataItem, catalog: Catalog, roots: Iterable[Path]) -> Placed:
-    """The label a person can tell apart at a glance: `fanout › async, 250 ms › run 2 › at the kill`
+    """The label a person can tell apart at a glance: `fanout › async 250 ms › run 2 › at kill` (or `resumed`)
     for a campaign run, the file's own name for an upload (never the server's temporary path),
     the path under the served folder for a loose database."""
     if item.note.startswith("uploaded"):
@@ -262,9 +262,9 @@ def place(item: DataItem, catalog: Catalog, roots: Iterable[Path]) -> Placed:
     camp = catalog.campaign(item.campaign) if item.campaign else None
     if camp is not None:
         for run in camp.runs:
-            for moment, path, order in (("at the kill", run.db_at_kill, 0), ("after the resume", run.db_after_resume, 1)):
+            for moment, path, order in (("at kill", run.db_at_kill, 0), ("resumed", run.db_after_resume, 1)):
                 if path is not None and path == item.path:
-                    label = f"{camp.name} › {run.mode}, {_latency(run.put_latency)} › run {run.index} › {moment}"
+                    label = f"{camp.name} › {run.mode} {_latency(run.put_latency)} › run {run.index} › {moment}"
                     return Placed((1, camp.name, run.mode, run.put_latency, run.index, order), label)
     shown = item.key
     for root in roots:

@@ -377,7 +377,7 @@ def sidebar() -> None:
             "db",
             format_func=_label_for(placed, items),
             help="Type to search. Kill-test campaigns are grouped as campaign › mode and latency › run › "
-            "at the kill or after the resume; uploads go by their own file name. A database's effects "
+            "at kill or resumed (after the resume); uploads go by their own file name. A database's effects "
             "log is the file next to it named <name>.effects.jsonl.",
         )
         if st.session_state.pop("_db_switched", False):
@@ -538,12 +538,25 @@ def open_tab(tab: Any) -> Iterator[None]:
         yield
 
 
+def campaign_banner(item: cat.DataItem) -> None:
+    """A kill-test run's database says which run it is (campaign, recorded mode and latency,
+    run, at the kill or after the resume) and links back to its campaign."""
+    if not item.campaign:
+        return
+    where = cat.place(item, catalog(), [])
+    with st.container(horizontal=True, vertical_alignment="center", key="campaign_banner"):
+        st.info(f"Kill-test run: {md(where.label)} (the mode and latency it was recorded with).",
+                icon=":material/science:", width="stretch")
+        st.page_link(page("runs"), label="Back to its campaign", icon=":material/arrow_back:",
+                     query_params={"campaign": item.campaign})  # fmt: skip
+
+
 def metric_row(metrics: list[tuple[str, Any, str]], *, key: str) -> None:
     """Metrics side by side that wrap to a second line instead of cutting their labels
     ("would rep…") when the page is narrow: (label, value, help) each."""
     with st.container(horizontal=True, wrap=True, gap="medium", key=key):
         for label, value, help_ in metrics:
-            st.metric(label, value, help=help_, width=170)
+            st.metric(label, value, help=help_, width=150)
 
 
 def md_quote(text: str) -> str:

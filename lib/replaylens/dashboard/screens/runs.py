@@ -40,8 +40,9 @@ with ui.friendly_errors():
     else:
         names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
         chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
-                                     help="Pick several to compare them on the same axes. "
-                                     + "; ".join(f"{k}: {v}" for k, v in names.items()))  # fmt: skip
+                                     format_func=lambda k: names.get(k, k),
+                                     help="Pick several to compare them on the same axes: each campaign gets "
+                                     "its own marker shape.")  # fmt: skip
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
@@ -78,7 +79,8 @@ with ui.friendly_errors():
                     st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": row["thread"]})
 
                 st.subheader("Summary (the “what durability modes lose” table, recomputed)")
-                st.dataframe(summary_frame(runs), hide_index=True, width="stretch")
+                st.dataframe(summary_frame(runs), hide_index=True, width="stretch",
+                             column_config={"errors": st.column_config.TextColumn(width="large")})  # fmt: skip
                 baseline = {c.name: c.baseline_effect_lines for c in campaigns if c.baseline_effect_lines}
                 if baseline:
                     st.caption("Effect lines of a clean run (no kill): "
@@ -92,7 +94,10 @@ with ui.friendly_errors():
                 st.subheader("Every run")
                 frame = runs.copy()
                 frame["open"] = [ui.link("thread", db=d, thread=t) for d, t in zip(frame["db"], frame["thread"], strict=True)]
+                first = ["campaign", "run", "mode", "latency (ms)", "lines repeated", "predicted repeats", "open"]
+                frame = frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
                 st.dataframe(frame, hide_index=True, width="stretch", column_config={
+                    "resume error": st.column_config.TextColumn(width="large"),
                     "open": st.column_config.LinkColumn("open", display_text="open ›"),
                     "predicted repeats": st.column_config.NumberColumn(
                         help="What replaylens predicts from the database and log at the kill, before the resume."),

@@ -41,6 +41,7 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
 
 item = ui.need_database()
 if item is not None:
+    ui.campaign_banner(item)
     with ui.friendly_errors():
         thread_id, mode, latency, summaries = ui.thread_header(item, "Replay window shown for")
         if thread_id:
