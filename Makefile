@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
 
-.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench clean
+.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench compat-fixtures clean
 
 # The dashboard and CLI alone (make run): runtime dependencies only, with pip's progress.
 $(RUN_STAMP): pyproject.toml
@@ -60,6 +60,11 @@ samples: $(STAMP)
 # Benchmarks against LangGraph's own API on large fixtures (built once, cached in bench/.cache).
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# Rebuild tests/compat/<version>/: one throw-away venv per LangGraph generation (in
+# .cache/compat, not committed) runs the example graphs, kills some, records get_state.
+compat-fixtures: $(STAMP)
+	$(BIN)/python scripts/make_compat_fixtures.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

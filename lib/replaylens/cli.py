@@ -93,7 +93,8 @@ def cmd_threads(args: argparse.Namespace) -> int:
             ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
             [
                 [s.thread_id, s.status, s.checkpoints, "-" if s.latest_step is None else s.latest_step,
-                 s.updated_at or "-", ", ".join(s.pending) or _due_note(s)]
+                 s.updated_at or "-",
+                 ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])]) or _due_note(s)]
                 for s in ordered
             ],
         )
@@ -202,9 +203,10 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "children": cp.children,
                 "next": [
                     {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived}
+                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {})}
                     for t in cp.tasks
                 ],
+                "next_unknown": cp.next_unknown,
                 "writes": [_write_json(w, with_values) for w in cp.writes],
             }
             if cp.unreadable:
@@ -219,6 +221,7 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
     return {
         "thread_id": thread.thread_id,
         "status": thread_status(thread),
+        "generation": thread.generation.to_json() if thread.generation else None,
         "namespaces": list(thread.namespaces),
         "checkpoints": checkpoints,
         "orphan_writes": [
@@ -246,7 +249,17 @@ def cmd_thread(args: argparse.Namespace) -> int:
     finally:
         source.close()
     status = thread_status(thread)
-    print(f"thread {safe(thread.thread_id)}: {status} ({STATUS_EXPLAINED.get(status, '')})")
+    root = thread.root.latest if thread.root else None
+    unknown = ", next task unknown" if root is not None and root.next_unknown and status == "resumable" else ""
+    print(f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})")
+    if thread.generation is not None:
+        gen = thread.generation
+        print(f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
+              + (f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)" if gen.ids_written else ""))
+        for note in gen.notes:
+            print(f"  {safe(note)}")
+    if unknown and root is not None:
+        print(f"  {safe(root.next_unknown or '')}")
     for ns in thread.namespaces.values():
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
@@ -319,6 +332,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
             print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
+    gen = doc.get("generation")
+    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
+        print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
+    if doc.get("today_reruns"):
+        names = ", ".join(sorted({safe(t["node"]) for t in doc["today_reruns"]}))
+        print(f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
+              "names and hashes other task ids, so their writes are not found")
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:

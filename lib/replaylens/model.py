@@ -50,6 +50,13 @@ class Task:
     derived: bool = True  # False: known only from its writes rows (no rule could foresee it)
     send_index: int | None = None
     note: str = ""
+    # Set when today's LangGraph, after migrating a pre-v3 checkpoint's channel names,
+    # hashes another id for this task: the writes under `task_id` are then not found.
+    today_task_id: str | None = None
+    # Set when the writes table holds nothing for this task but the next checkpoint of the
+    # chain (source "loop", the following step) exists, so the step finished: LangGraph 0.2
+    # releases saved no writes for the last task to finish in a step.
+    finished_by_next_checkpoint: bool = False
 
     @property
     def output_writes(self) -> list[WriteRecord]:
@@ -74,8 +81,9 @@ class Task:
 
     @property
     def status(self) -> TaskStatus:
-        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write."""
-        if self.output_writes:
+        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write
+        (or, where the writer saved none, the next step's checkpoint exists)."""
+        if self.output_writes or self.finished_by_next_checkpoint:
             return "finished"
         if any(w.channel == "__error__" for w in self.writes):
             return "failed"
@@ -91,6 +99,9 @@ class Checkpoint:
     children: list[str] = field(default_factory=list)
     tasks: list[Task] = field(default_factory=list)
     task_notes: list[str] = field(default_factory=list)
+    # A sentence when the checkpoint format cannot tell which task comes next (pre-v3
+    # edge channels nobody is known to read): the status is then never "completed".
+    next_unknown: str | None = None
 
     # Convenience views of the record -------------------------------------------
     @property
@@ -168,11 +179,40 @@ class Namespace:
         return self.by_id.get(cp.parent_checkpoint_id or "")
 
 
+@dataclass(frozen=True)
+class Generation:
+    """Which LangGraph generation wrote a thread, as far as its rows tell."""
+
+    label: str  # e.g. "LangGraph 0.2 (checkpoint v1)"
+    checkpoint_versions: tuple[int, ...]
+    channel_layout: str  # "branch:to" (v3 on) or "legacy" (edge channels named after their source)
+    sends: str  # where the format keeps Send packets: "__pregel_tasks", "pending_sends" or "none"
+    id_rule: str  # e.g. "SHA-1 over only the triggers that fired"
+    ids_reproduced: int  # task ids of the writes table the rule reproduces
+    ids_written: int  # distinct (checkpoint, task id) pairs in the writes table
+    today_ids_differ: bool  # a resume with today's LangGraph hashes other ids for some task
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "checkpoint_versions": list(self.checkpoint_versions),
+            "channel_layout": self.channel_layout,
+            "sends": self.sends,
+            "id_rule": self.id_rule,
+            "ids_reproduced": self.ids_reproduced,
+            "ids_written": self.ids_written,
+            "today_ids_differ": self.today_ids_differ,
+            "notes": list(self.notes),
+        }
+
+
 @dataclass
 class Thread:
     thread_id: str
     namespaces: dict[str, Namespace]
     problems: list[str] = field(default_factory=list)
+    generation: Generation | None = None
 
     @property
     def root(self) -> Namespace | None:

@@ -91,6 +91,13 @@ def _resume_section(plan: ResumePlan) -> list[str]:
             out.append(f"| {md_cell(t.node)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
                        "writes reused, not run |")  # fmt: skip
         out.append("")
+    gen = plan.generation
+    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
+        out += [f"Written by {md_code(gen['label'])}: the plan above is a resume with that version.", ""]
+    if plan.today_reruns:
+        names = ", ".join(md_code(n) for n in sorted({t.node for _, t in plan.today_reruns}))
+        out += [f"With today's LangGraph, {names} run again too: it migrates these checkpoints' channel "
+                "names and hashes other task ids, so their writes are not found.", ""]  # fmt: skip
     if plan.orphan_writes:
         out += [f"{len(plan.orphan_writes)} orphan write(s): saved task outputs whose checkpoint never landed; "
                 "a resume ignores them and those tasks run again.", ""]  # fmt: skip

@@ -33,6 +33,10 @@ class ResumePlan:
     latency: float = DEFAULT_LATENCY
     crash_ts: float | None = None
     backend: dict[str, Any] = field(default_factory=dict)  # kind, label, Postgres synchronous_commit
+    # Finished tasks that today's LangGraph would run again anyway: it migrates a pre-v3
+    # checkpoint's channel names, hashes other task ids and so finds none of their writes.
+    today_reruns: list[tuple[str, Task]] = field(default_factory=list)
+    generation: dict[str, Any] | None = None
 
     @property
     def effects(self) -> list[dict[str, Any]]:
@@ -113,6 +117,10 @@ class ResumePlan:
             "idempotency": self.idempotency_findings,
             "crash_ts": self.crash_ts,
             "backend": self.backend,
+            "generation": self.generation,
+            "today_reruns": [
+                {**task_json(ns, t), "today_task_id": t.today_task_id} for ns, t in self.today_reruns
+            ],
             "what_if": {
                 "latency_seconds": self.latency,
                 "note": WHAT_IF_NOTE,

@@ -73,4 +73,6 @@ def plan_resume(
         what_if=outcomes,
         latency=latency,
         crash_ts=crash,
+        today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
+        generation=thread.generation.to_json() if thread.generation else None,
     )

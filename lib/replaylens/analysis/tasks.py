@@ -12,6 +12,14 @@ This mirrors `langgraph.pregel._algo.prepare_next_tasks` for StateGraph graphs:
   task namespace, the step, the node and the task path, printed as a UUID
   (`_algo._xxhash_str`), so they equal the ids of the crashed run's writes.
 
+Older generations (LangGraph 0.2 to 0.4, checkpoint `v` 1 to 3) differ, each point read in
+that release's `pregel/algo.py` and `graph/state.py` (see `replaylens.analysis.compat`):
+SHA-1 ids in all of 0.2 whatever `v` says, ids over only the triggers that fired (0.2),
+`Send` packets in a top-level `pending_sends` list (v1 to v3), and before v3 an edge a->b
+triggers b through a channel named `a`, the start edge through `start:b` and a conditional
+edge through `branch:a:cond:b`. The id rule of a thread is the one that reproduces the ids
+already in its writes table (`choose_id_rule`).
+
 Functional-API `@task` calls and error-handler tasks are created at run time and cannot be
 foreseen: they appear from their writes rows only (`Task.derived == False`).
 """
@@ -19,8 +27,10 @@ foreseen: they appear from their writes rows only (`Task.derived == False`).
 from __future__ import annotations
 
 import binascii
+import copy
+from dataclasses import dataclass, field
 from hashlib import sha1
-from typing import Any
+from typing import Any, Literal
 
 from xxhash import xxh3_128_hexdigest
 
@@ -35,15 +45,69 @@ def _as_uuid(hexstr: str) -> str:
     return f"{hexstr[:8]}-{hexstr[8:12]}-{hexstr[12:16]}-{hexstr[16:20]}-{hexstr[20:32]}"
 
 
-def task_id(version: int | None, checkpoint_id: str, *parts: str) -> str:
-    """LangGraph's deterministic task id for one task of the step after `checkpoint_id`."""
+HashName = Literal["xxh3", "sha1"]
+TriggerRule = Literal["all", "fired"]
+
+
+@dataclass(frozen=True)
+class IdRule:
+    """How one LangGraph generation hashed task ids.
+
+    `hash`: xxh3-128 or SHA-1. `triggers`: a PULL task's id covers all the node's trigger
+    channels (0.3 on) or only those that fired at that step (0.2's `sorted(chan for chan
+    in proc.triggers if updated)`)."""
+
+    hash: HashName
+    triggers: TriggerRule
+
+    @property
+    def label(self) -> str:
+        which = "all of a node's triggers" if self.triggers == "all" else "only the triggers that fired"
+        return f"{'xxh3' if self.hash == 'xxh3' else 'SHA-1'} over {which}"
+
+
+CURRENT_RULE = IdRule("xxh3", "all")
+ID_RULES = (CURRENT_RULE, IdRule("sha1", "fired"), IdRule("xxh3", "fired"), IdRule("sha1", "all"))
+
+
+def default_rule(version: int | None) -> IdRule:
+    """The rule when the writes cannot tell: v1 was written by 0.2 only (SHA-1, fired
+    triggers); v2 by late 0.2 (the same) or early 0.3 (xxh3), so only writes decide it."""
+    if version is not None and version <= 2:
+        return IdRule("sha1", "fired")
+    return CURRENT_RULE
+
+
+def hash_id(hash_name: HashName, checkpoint_id: str, *parts: str) -> str:
+    """`_xxhash_str` or `_uuid5_str` of LangGraph's `pregel/algo.py`, printed as a UUID."""
     namespace = binascii.unhexlify(checkpoint_id.replace("-", ""))
     payload = b"".join(p.encode() for p in parts)
-    if version is not None and version > 1:
+    if hash_name == "xxh3":
         return _as_uuid(xxh3_128_hexdigest(namespace + payload))
     digest = sha1(namespace, usedforsecurity=False)
     digest.update(payload)
     return _as_uuid(digest.hexdigest())
+
+
+def task_id(version: int | None, checkpoint_id: str, *parts: str) -> str:
+    """Today's LangGraph's task id for one task of the step after `checkpoint_id`
+    (`task_id_func = _xxhash_str if checkpoint["v"] > 1 else _uuid5_str`)."""
+    return hash_id("xxh3" if version is not None and version > 1 else "sha1", checkpoint_id, *parts)
+
+
+def legacy_target(channel: str) -> str | None:
+    """The node a pre-v3 trigger channel names: `start:b` -> b, `branch:a:cond:b` -> b."""
+    if channel.startswith("start:"):
+        return channel[len("start:") :] or None
+    if channel.startswith("branch:") and not channel.startswith("branch:to:") and channel.count(":") == 3:
+        end = channel.rsplit(":", 1)[1]
+        return end or None  # `branch:a:cond::then` (a `then` barrier) names no node
+    return None
+
+
+def is_legacy(cp: Checkpoint) -> bool:
+    """Checkpoint formats before v3 name edge channels after their source node."""
+    return cp.record.v is not None and cp.record.v < 3
 
 
 def _barrier_names(channel: str) -> tuple[frozenset[str], str] | None:
@@ -85,14 +149,115 @@ def channel_available(cp: Checkpoint, channel: str) -> bool:
     return True
 
 
-class TriggerMap:
-    """Node -> its trigger channels, learnt from every channel name the thread ever used."""
+def namespace_key(name: str) -> str:
+    """`sub:<task id>|inner:<task id>` -> `sub|inner`: the same subgraph in every thread."""
+    return "|".join(part.rpartition(":")[0] or part for part in name.split("|")) if name else ""
 
-    def __init__(self, namespace: Namespace) -> None:
+
+@dataclass
+class LegacyHints:
+    """Which channels triggered which node, seen in other threads of the same database.
+
+    Before format v3 an edge's channel is named after its source, so a thread killed
+    before node c ever ran holds no trace of the edge b->c; a finished thread of the same
+    graph does (`versions_seen["c"]["b"]`). Only threads that start the same way
+    (`start:*` channels) are asked, so that two graphs sharing a file do not mix."""
+
+    seen: dict[str, dict[str, set[str]]]  # namespace key -> node -> trigger channels
+    threads: int  # how many threads contributed
+    unread: dict[str, set[str]] = field(default_factory=dict)  # namespace key -> channels proven unread
+
+
+def _start_channels(thread: Thread) -> frozenset[str]:
+    root = thread.root
+    if root is None:
+        return frozenset()
+    return frozenset(ch for cp in root.checkpoints for ch in cp.record.channel_versions if ch.startswith("start:"))
+
+
+def hints_by_start(threads: list[Thread]) -> dict[frozenset[str], LegacyHints]:
+    """The edges `threads` prove, pooled per way of starting (their `start:*` channels)."""
+    out: dict[frozenset[str], LegacyHints] = {}
+    for other in threads:
+        hints = out.setdefault(_start_channels(other), LegacyHints({}, 0))
+        hints.threads += 1
+        for ns in other.namespaces.values():
+            key = namespace_key(ns.name)
+            hints.unread.setdefault(key, set()).update(proven_unread(ns.checkpoints, ns))
+            for cp in ns.checkpoints:
+                for node, chans in cp.record.versions_seen.items():
+                    if node.startswith("__"):
+                        continue
+                    hints.seen.setdefault(key, {}).setdefault(node, set()).update(
+                        ch for ch in chans if not ch.startswith("__")
+                    )
+    return out
+
+
+def proven_unread(checkpoints: list[Checkpoint], ns: Namespace) -> set[str]:
+    """Pre-v3 channels that no node reads, proven by a step that ran after they were written.
+
+    A node subscribed to channel X is due whenever X has just been written, so it runs in
+    the next step and records X's version in `versions_seen`. When X was written at
+    checkpoint C, the next step ran (C has a "loop" child) and no node of that child
+    recorded the version, nothing reads X: an edge to END."""
+    out: set[str] = set()
+    for cp in checkpoints:
+        if not is_legacy(cp) or cp.step is None:
+            continue
+        children = [c for c in (ns.by_id.get(i) for i in cp.children)
+                    if c is not None and c.source == "loop" and c.step == cp.step + 1]
+        if not children:
+            continue
+        child = children[0]
+        for ch in cp.record.present_channels:
+            version = cp.record.channel_versions.get(ch)
+            if version is None or ch.startswith("__") or ch in out:
+                continue
+            if not any(seen.get(ch) == version for seen in child.record.versions_seen.values()):
+                out.add(ch)
+    return out
+
+
+def gather_hints(thread: Thread, others: list[Thread]) -> LegacyHints:
+    """The edges `others` prove, for `thread` (only those with the same start edges)."""
+    pool = hints_by_start([o for o in others if o.thread_id != thread.thread_id])
+    return pool.get(_start_channels(thread), LegacyHints({}, 0))
+
+
+def needs_hints(thread: Thread) -> bool:
+    """A pre-v3 thread: a node that never ran in it may still be due (an edge channel
+    that one known node reads can lead to others too, as a fan-out does)."""
+    return any(is_legacy(cp) for ns in thread.namespaces.values() for cp in ns.checkpoints)
+
+
+class TriggerMap:
+    """Node -> its trigger channels, learnt from every channel name the thread ever used.
+
+    Before checkpoint format v3 an edge a->b subscribes b to the channel `a` that node a
+    writes its own name to: nothing in the name says where it leads, so only a node's
+    `versions_seen` (it records the triggers that fired when it ran) tells it. `nodes` are
+    the node names the thread knows of, `legacy` whether its checkpoints use the old names.
+    """
+
+    def __init__(self, namespace: Namespace, hints: LegacyHints | None = None) -> None:
         channels: set[str] = set()
         seen_by_node: dict[str, set[str]] = {}
+        self.legacy = any(is_legacy(cp) for cp in namespace.checkpoints)
+        self.nodes: set[str] = set()
+        # Channels proven to lead nowhere (`proven_unread`), here or in the hint threads.
+        self.unread: set[str] = proven_unread(namespace.checkpoints, namespace) if self.legacy else set()
+        if self.legacy and hints is not None:
+            self.unread |= hints.unread.get(namespace_key(namespace.name), set())
+        if self.legacy and hints is not None:
+            # Edges the other threads of the same graph prove (a node they saw run).
+            for node, chans in hints.seen.get(namespace_key(namespace.name), {}).items():
+                seen_by_node.setdefault(node, set()).update(chans)
         for cp in namespace.checkpoints:
             channels.update(cp.record.channel_versions)
+            writes_meta = cp.record.metadata.get("writes")
+            if isinstance(writes_meta, dict):  # 0.2 to 0.4 name the nodes of the step before
+                self.nodes.update(str(k) for k in writes_meta if not str(k).startswith("__"))
             for node, seen in cp.record.versions_seen.items():
                 if node.startswith("__") and node != START:
                     continue  # bookkeeping entries such as __interrupt__, not nodes
@@ -126,16 +291,33 @@ class TriggerMap:
                 parsed = _barrier_names(ch)
                 if parsed:
                     self.triggers.setdefault(parsed[1], set()).add(ch)
-        if state_graph:
+            elif (target := legacy_target(ch)) is not None:
+                self.triggers.setdefault(target, set()).add(ch)
+        if state_graph or self.legacy:
             if START in channels:
                 self.triggers.setdefault(START, set()).add(START)
-            # Every StateGraph node is subscribed to its own branch channel (attach_node).
+        if state_graph:
+            # Every StateGraph node is subscribed to its own branch channel (attach_node),
+            # also in 0.3 releases that still wrote v2 with the old edge channels beside it
+            # (it is never written there, but the all-triggers id rule hashes it). 0.2
+            # hashes only the triggers that fired, so the extra name changes no 0.2 id.
             for node, trig in self.triggers.items():
                 if node != START:
                     trig.add(f"branch:to:{node}")
+        self.nodes.update(n for n in self.triggers if n != START)
+        self.nodes.update(n for n in seen_by_node if n != START)
         self.by_channel: dict[str, list[str]] = {}
         for node, trig in self.triggers.items():
             for ch in trig:
+                self.by_channel.setdefault(ch, []).append(node)
+
+    def learn(self, node: str, channels: list[str]) -> None:
+        """Record that `channels` trigger `node` (found by reproducing a written task id)."""
+        self.nodes.add(node)
+        trig = self.triggers.setdefault(node, set())
+        for ch in channels:
+            if ch not in trig:
+                trig.add(ch)
                 self.by_channel.setdefault(ch, []).append(node)
 
 
@@ -152,25 +334,49 @@ def _null_version(cp: Checkpoint) -> Any:
     return None
 
 
-def derive_tasks(cp: Checkpoint, triggers: TriggerMap) -> list[Task]:
-    """The tasks due after `cp`, in LangGraph's order (Sends first, then nodes by name)."""
+def _send_packets(cp: Checkpoint) -> tuple[list[Any], bool]:
+    """The `Send` packets due after `cp` and whether they are the pre-v4 `pending_sends`."""
+    rec = cp.record
+    sends = rec.scheduling_values.get("__pregel_tasks")
+    if "__pregel_tasks" in rec.present_channels and isinstance(sends, list | tuple):
+        return list(sends), False
+    if rec.pending_sends:
+        return list(rec.pending_sends), True
+    return [], False
+
+
+def today_triggers(node: str, node_triggers: set[str]) -> list[str]:
+    """A node's triggers after today's `_migrate_checkpoint` renamed the pre-v3 channels:
+    its own `branch:to:<node>` and its `join:` barriers (graph/state.py `attach_node`)."""
+    return sorted({f"branch:to:{node}", *(ch for ch in node_triggers if ch.startswith("join:"))})
+
+
+def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = None) -> list[Task]:
+    """The tasks due after `cp`, in LangGraph's order (Sends first, then nodes by name).
+
+    `rule` is the thread's id rule (`choose_id_rule`); without it, the rule the
+    checkpoint's format implies. On a pre-v3 checkpoint each PULL task also gets the id
+    today's LangGraph would give it after migrating the channel names (`today_task_id`),
+    and `cp.next_unknown` says so when an edge channel was written that no known node reads.
+    """
     rec = cp.record
     if rec.error or rec.step is None:
         return []
+    rule = rule or default_rule(rec.v)
     step = rec.step + 1
     ns = rec.checkpoint_ns
     tasks: list[Task] = []
-    sends = rec.scheduling_values.get("__pregel_tasks")
-    if "__pregel_tasks" in rec.present_channels and isinstance(sends, list | tuple):
-        for idx, packet in enumerate(sends):
-            node = getattr(packet, "node", None)
-            if not isinstance(node, str):
-                continue
-            task_ns = f"{ns}|{node}" if ns else node
-            tid = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PUSH, str(idx))
-            # The written path is (PUSH, idx, False): False prints as 0000000000.
-            path = f"~{PUSH}, {idx:010d}, {0:010d}"
-            tasks.append(Task(node, tid, "push", step, path, send_index=idx))
+    sends, pending = _send_packets(cp)
+    for idx, packet in enumerate(sends):
+        node = getattr(packet, "node", None)
+        if not isinstance(node, str):
+            continue
+        task_ns = f"{ns}|{node}" if ns else node
+        tid = hash_id(rule.hash, rec.checkpoint_id, task_ns, str(step), node, PUSH, str(idx))
+        # The written path is (PUSH, idx) for pending_sends, (PUSH, idx, False) after:
+        # False prints as 0000000000.
+        path = f"~{PUSH}, {idx:010d}" if pending else f"~{PUSH}, {idx:010d}, {0:010d}"
+        tasks.append(Task(node, tid, "push", step, path, send_index=idx))
     null_version = _null_version(cp)
     if null_version is None:
         return tasks
@@ -178,24 +384,51 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap) -> list[Task]:
         candidates = sorted({n for ch in rec.updated_channels for n in triggers.by_channel.get(ch, [])})
     else:
         candidates = sorted(triggers.triggers)
+    legacy = is_legacy(cp)
     for node in candidates:
         node_triggers = triggers.triggers.get(node, set())
         seen = rec.versions_seen.get(node)
-        due = False
-        for ch in node_triggers:
-            if not channel_available(cp, ch):
-                continue
-            if seen is None or _versions_newer(
-                rec.channel_versions.get(ch, null_version), seen.get(ch, null_version)
-            ):
-                due = True
-                break
-        if not due:
+        fired = sorted(
+            ch for ch in node_triggers
+            if channel_available(cp, ch)
+            and (seen is None or _versions_newer(rec.channel_versions.get(ch, null_version), seen.get(ch, null_version)))
+        )
+        if not fired:
             continue
         task_ns = f"{ns}|{node}" if ns else node
-        tid = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PULL, *sorted(node_triggers))
-        tasks.append(Task(node, tid, "pull", step, f"~{PULL}, {node}"))
+        hashed = fired if rule.triggers == "fired" else sorted(node_triggers)
+        tid = hash_id(rule.hash, rec.checkpoint_id, task_ns, str(step), node, PULL, *hashed)
+        task = Task(node, tid, "pull", step, f"~{PULL}, {node}")
+        if legacy and node != START:
+            today = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PULL,
+                            *today_triggers(node, node_triggers))
+            task.today_task_id = today if today != tid else None
+        tasks.append(task)
+    if legacy:
+        cp.next_unknown = _dangling_channels_sentence(cp, triggers)
     return tasks
+
+
+def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | None:
+    """Before v3 node a writes its own name to channel `a`, which triggers the nodes its
+    edges lead to; the name does not say which. When `a` was just written, no node of this
+    thread (or of the hint threads) ever read it, and no step is known to have run after it
+    without reading it (`proven_unread`), the next task cannot be known: an edge to END and
+    an edge to a node that never ran look the same."""
+    rec = cp.record
+    dangling = sorted(
+        ch for ch in rec.present_channels
+        if ch in triggers.nodes and ch not in triggers.by_channel and ch in rec.channel_versions
+        and ch not in triggers.unread
+    )
+    if not dangling:
+        return None
+    names = ", ".join(f"'{ch}'" for ch in dangling)
+    return (
+        f"Node(s) {names} finished and wrote their edge channel, but no node of this thread is known to "
+        "read it (checkpoint format before v3 names the channel after its source, not its target): "
+        "the next task is unknown, so this checkpoint is not called completed."
+    )
 
 
 def _node_from_path(path: str) -> tuple[str, str]:
@@ -238,15 +471,194 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
     return derived + list(extra.values())
 
 
-def annotate_thread(thread: Thread) -> Thread:
-    """Fill `Checkpoint.tasks` for every checkpoint of every namespace of `thread`."""
+Evidence = dict[str, dict[str, str | None]]
+"""checkpoint id -> {task id that ran after it: the node name when something says it}."""
+
+
+def task_evidence(thread: Thread) -> Evidence:
+    """Task ids known to have run after each checkpoint: its writes' task ids, and the
+    task ids that name a subgraph namespace (`sub:<task id>` under its parent checkpoint),
+    which also name the node. Checkpoints of formats v1 to v3 lack `task_path`, so these
+    ids are the only trace of a task that started and did not finish."""
+    out: Evidence = {}
     for ns in thread.namespaces.values():
-        triggers = TriggerMap(ns)
         for cp in ns.checkpoints:
-            cp.tasks = attach_writes(cp, derive_tasks(cp, triggers))
+            ids = out.setdefault(cp.checkpoint_id, {})
+            for w in cp.writes:
+                if w.task_id != NULL_TASK_ID:
+                    ids.setdefault(w.task_id, None)
+        if not ns.name or not ns.checkpoints:
+            continue
+        parent_ns, _, last = ns.name.rpartition("|")
+        node, sep, tid = last.rpartition(":")
+        parents = ns.checkpoints[0].record.metadata.get("parents")
+        parent_id = parents.get(parent_ns) if isinstance(parents, dict) else None
+        if sep and node and isinstance(parent_id, str):
+            out.setdefault(parent_id, {})[tid] = node
+    return out
+
+
+def _candidate_names(cp: Checkpoint, triggers: TriggerMap, tid: str, hint: str | None) -> list[str]:
+    names = set(triggers.nodes) | {ch for ch in cp.record.present_channels if not ch.startswith("__")}
+    names |= {w.channel for w in cp.writes if w.task_id == tid and not w.channel.startswith("__")}
+    if hint:
+        return [hint, *sorted(names - {hint})]
+    return sorted(names)
+
+
+def identify_task(cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, hint: str | None) -> tuple[str, list[str]] | None:
+    """(node, triggers) whose id under `rule` is `tid`, tried over the names and channels
+    this checkpoint knows; None when nothing reproduces it. A match is proof: the id is a
+    128-bit hash of exactly these parts."""
+    rec = cp.record
+    if rec.step is None:
+        return None
+    step = str(rec.step + 1)
+    channels = sorted(ch for ch in rec.present_channels if ch in rec.channel_versions and not ch.startswith("__"))
+    for node in _candidate_names(cp, triggers, tid, hint):
+        task_ns = f"{rec.checkpoint_ns}|{node}" if rec.checkpoint_ns else node
+        known = triggers.triggers.get(node, set())
+        for ch in channels:
+            trig = [ch] if rule.triggers == "fired" else sorted(known | {ch, f"branch:to:{node}"})
+            if hash_id(rule.hash, rec.checkpoint_id, task_ns, step, node, PULL, *trig) == tid:
+                return node, trig
+    return None
+
+
+def learn_from_evidence(pairs: list[tuple[Checkpoint, TriggerMap]], rule: IdRule, evidence: Evidence) -> int:
+    """Teach each pre-v3 namespace's TriggerMap the edges its written task ids prove;
+    returns how many ids were explained that way."""
+    learned = 0
+    for cp, triggers in pairs:
+        if not is_legacy(cp):
+            continue
+        known = {t.task_id for t in derive_tasks(cp, triggers, rule)}
+        for tid, hint in evidence.get(cp.checkpoint_id, {}).items():
+            if tid in known:
+                continue
+            found = identify_task(cp, triggers, rule, tid, hint)
+            if found is not None:
+                triggers.learn(*found)
+                learned += 1
+    return learned
+
+
+def _id_matches(cps: list[tuple[Checkpoint, TriggerMap]], rule: IdRule, evidence: Evidence) -> int:
+    """How many of the evidence's task ids `rule` reproduces over these checkpoints."""
+    hits = 0
+    for cp, triggers in cps:
+        ids = {t.task_id for t in derive_tasks(cp, triggers, rule)}
+        hits += len(ids & set(evidence.get(cp.checkpoint_id, {})))
+    return hits
+
+
+def _fresh(pairs: list[tuple[Checkpoint, TriggerMap]]) -> list[tuple[Checkpoint, TriggerMap]]:
+    """The same checkpoints with copies of their TriggerMaps, to try a rule without side effects."""
+    copies: dict[int, TriggerMap] = {}
+    out = []
+    for cp, tm in pairs:
+        if id(tm) not in copies:
+            clone = copy.copy(tm)
+            clone.triggers = {n: set(t) for n, t in tm.triggers.items()}
+            clone.by_channel = {c: list(n) for c, n in tm.by_channel.items()}
+            clone.nodes = set(tm.nodes)
+            clone.unread = set(tm.unread)
+            copies[id(tm)] = clone
+        out.append((cp, copies[id(tm)]))
+    return out
+
+
+def choose_id_rule(
+    cps: list[tuple[Checkpoint, TriggerMap]], evidence: Evidence | None = None
+) -> tuple[IdRule, int, int]:
+    """The id rule that reproduces most task ids already in the writes table (and in the
+    subgraph namespaces): (rule, ids reproduced, ids known). Format v4 has one rule; older
+    formats are decided by their writes, and by the format when no write can tell. The
+    winning rule's learnt edges are kept in the TriggerMaps."""
+    if evidence is None:
+        evidence = {cp.checkpoint_id: {w.task_id: None for w in cp.writes if w.task_id != NULL_TASK_ID} for cp, _ in cps}
+    written = sum(len(evidence.get(cp.checkpoint_id, {})) for cp, _ in cps)
+    if not any(cp.record.pending_sends is not None or is_legacy(cp) for cp, _ in cps):
+        return CURRENT_RULE, 0, written  # format v4: one rule, nothing to decide
+    versions = [cp.record.v for cp, _ in cps if cp.record.v is not None]
+    default = default_rule(min(versions) if versions else None)
+    if not any(is_legacy(cp) for cp, _ in cps):
+        return default, _id_matches(cps, default, evidence), written
+    scores: dict[IdRule, int] = {}
+    for rule in ID_RULES:
+        trial = _fresh(cps)
+        learn_from_evidence(trial, rule, evidence)
+        scores[rule] = _id_matches(trial, rule, evidence)
+    best = max(scores.values())
+    rule = default if scores[default] == best else next(r for r in ID_RULES if scores[r] == best)
+    learn_from_evidence(cps, rule, evidence)
+    return rule, _id_matches(cps, rule, evidence), written
+
+
+def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
+    """Fill `Checkpoint.tasks` for every checkpoint of every namespace of `thread`, with
+    the id rule that reproduces the thread's own writes, and note its generation.
+    `hints`: edges other threads of the database prove (pre-v3 formats only)."""
+    from replaylens.analysis.compat import describe_generation
+
+    pairs: list[tuple[Checkpoint, TriggerMap]] = []
+    for ns in thread.namespaces.values():
+        triggers = TriggerMap(ns, hints)
+        pairs.extend((cp, triggers) for cp in ns.checkpoints)
+    for cp, _ in pairs:  # annotating again (with hints) starts from the rows alone
+        cp.task_notes = []
+        cp.next_unknown = None
+    evidence = task_evidence(thread)
+    rule, _, written = choose_id_rule(pairs, evidence)
+    matched = 0
+    for cp, triggers in pairs:
+        cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
+        _flag_unexplained(cp)
+    for ns in thread.namespaces.values():
+        for cp in ns.checkpoints:
+            _finished_by_next_step(ns, cp)
+        matched += len({t.task_id for t in cp.tasks if t.derived} & set(evidence.get(cp.checkpoint_id, {})))
+    thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written,
+                                            hints.threads if hints else 0)
     return thread
 
 
+def _finished_by_next_step(ns: Namespace, cp: Checkpoint) -> None:
+    """Tasks of a pre-v3 checkpoint with no writes row whose step has a next checkpoint in
+    the chain (source "loop", step + 1) did finish: LangGraph 0.2 releases saved no writes
+    for the last task to finish in a step (0.2.28: every single-task step)."""
+    if not is_legacy(cp) or cp.step is None:
+        return
+    nxt = [c for c in (ns.by_id.get(i) for i in cp.children)
+           if c is not None and c.source == "loop" and c.step == cp.step + 1]
+    if not nxt:
+        return
+    for task in cp.tasks:
+        if not task.writes and task.status == "pending":
+            task.finished_by_next_checkpoint = True
+            task.note = task.note or (
+                f"no writes row (this LangGraph release saved none for the last task of a step); "
+                f"the next step's checkpoint {nxt[0].checkpoint_id} shows it finished"
+            )
+
+
+def _flag_unexplained(cp: Checkpoint) -> None:
+    """A pre-v3 checkpoint whose writes hold a task id no known node reproduces: a node
+    this thread never names ran there, so the list of next tasks may be incomplete."""
+    if not is_legacy(cp) or cp.next_unknown:
+        return
+    unexplained = [t for t in cp.tasks if not t.derived and t.kind == "?"]
+    if unexplained:
+        ids = ", ".join(t.task_id for t in unexplained)
+        cp.next_unknown = (
+            f"The writes hold task id(s) {ids} that no node known to this thread reproduces "
+            "(format before v3, no task_path): which node ran is unknown, and so is the list of next tasks."
+        )
+
+
 def annotate_checkpoint(cp: Checkpoint, triggers: TriggerMap) -> Checkpoint:
-    cp.tasks = attach_writes(cp, derive_tasks(cp, triggers))
+    """One checkpoint on its own (the thread list): its own writes choose the id rule."""
+    rule, _, _ = choose_id_rule([(cp, triggers)])
+    cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
+    _flag_unexplained(cp)
     return cp

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from replaylens.analysis.tasks import annotate_thread
+from replaylens.analysis.status import reannotate_with_hints
+from replaylens.analysis.tasks import annotate_thread, needs_hints
 from replaylens.errors import ThreadNotFound
 from replaylens.model import Thread, build_thread
 
@@ -37,6 +38,9 @@ def load_thread_staged(source: Any, thread_id: str, progress: Progress | None = 
     thread = build_thread(thread_id, rows)
     report(0.8, "Working out which tasks were due after each checkpoint…")
     annotate_thread(thread)
+    if needs_hints(thread):
+        report(0.9, "Learning the graph's edges from the other threads (checkpoint format before v3)…")
+        reannotate_with_hints(source, thread)
     report(1.0, "Loaded.")
     return thread
 

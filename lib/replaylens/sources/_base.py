@@ -37,6 +37,9 @@ class CheckpointRecord:
     channel_versions: dict[str, Any] = field(default_factory=dict)
     versions_seen: dict[str, dict[str, Any]] = field(default_factory=dict)
     updated_channels: list[str] | None = None
+    # Send packets of checkpoint formats v1 to v3 (LangGraph 0.2 to 0.4): a top-level list,
+    # before they moved into the `__pregel_tasks` channel. None when the key is absent.
+    pending_sends: list[Any] | None = None
     present_channels: frozenset[str] = frozenset()
     scheduling_values: dict[str, Any] = field(default_factory=dict)
     blob_type: str | None = None

@@ -69,6 +69,17 @@ if item is not None:
                 with st.expander(f":material/warning: {len(thread.problems)} problem(s) in this thread's rows (the rest loaded)"):
                     for p in thread.problems[:50]:
                         st.text(p)
+            gen = thread.generation if thread is not None else None
+            if gen is not None and gen.checkpoint_versions and min(gen.checkpoint_versions) < 4:
+                latest = thread.root.latest if thread.root else None
+                lines = [f"Written by **{md(gen.label)}**; task ids: {md(gen.id_rule)}."]
+                lines += [md(n) for n in gen.notes]
+                if latest is not None and latest.next_unknown:
+                    lines.append(md(latest.next_unknown))
+                if plan.today_reruns:
+                    names = ", ".join(sorted({md(t.node) for _, t in plan.today_reruns}))
+                    lines.append(f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids.")
+                st.info("\n\n".join(lines), icon=":material/history:")
 
             ui.metric_row([
                 ("checkpoints", thread.checkpoint_count if thread else 0,

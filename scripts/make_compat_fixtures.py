@@ -1,0 +1,92 @@
+"""Build the older-LangGraph fixtures under tests/compat/<version>/ (`make compat-fixtures`).
+
+For each LangGraph generation a throw-away virtual environment is made under
+`.cache/compat/` (never committed), with that release and the checkpoint packages a user of
+it had at the time. `scripts/compat_graphs.py` (written against the old APIs, no replaylens
+import) runs the example graphs there, SIGKILLs some runs mid-node and records that version's
+own `get_state` for every checkpoint into `truth.json`. The small databases and the truth
+file are copied to `tests/compat/<version>/`, which `tests/test_compat.py` reads without any
+old version installed.
+
+    python scripts/make_compat_fixtures.py [VERSION ...]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache" / "compat"
+TARGET = ROOT / "tests" / "compat"
+GRAPH_SCRIPT = ROOT / "scripts" / "compat_graphs.py"
+
+# version -> pip requirements. The checkpoint packages are the ones released alongside,
+# so the databases have the schema those users have (no writes.task_path before
+# checkpoint-sqlite 3.1); langchain-core is held to the 0.3 line the old releases were built on.
+VERSIONS: dict[str, list[str]] = {
+    "0.2.28": ["langgraph==0.2.28", "langgraph-checkpoint==1.0.12", "langgraph-checkpoint-sqlite==1.0.4",
+               "langchain-core<0.4"],
+    "0.2.76": ["langgraph==0.2.76", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
+               "langchain-core<0.4"],
+    # 0.3.0 to 0.3.23 still write v2 with the old channel names, 0.3.20 on with xxh3 ids
+    "0.3.20": ["langgraph==0.3.20", "langgraph-checkpoint==2.0.23", "langgraph-checkpoint-sqlite==2.0.6",
+               "langchain-core<0.4", "langgraph-prebuilt<0.2", "langgraph-sdk<0.2"],
+    "0.3.34": ["langgraph==0.3.34", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
+               "langchain-core<0.4", "langgraph-prebuilt<0.2"],
+    "0.4.10": ["langgraph==0.4.10", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
+               "langchain-core<0.4", "langgraph-prebuilt<0.3"],
+    "0.6.11": ["langgraph==0.6.11", "langgraph-checkpoint==3.0.1", "langgraph-checkpoint-sqlite==3.0.3",
+               "langgraph-prebuilt<0.7"],
+    "1.0.10": ["langgraph==1.0.10", "langgraph-checkpoint==4.3.2", "langgraph-checkpoint-sqlite==3.1.2"],
+    "1.2.24": ["langgraph==1.2.24", "langgraph-checkpoint==4.3.2", "langgraph-checkpoint-sqlite==3.1.2"],
+}
+
+
+def ensure_venv(version: str) -> Path:
+    """The venv for `version`, made (or remade when its requirements changed) on demand."""
+    venv = CACHE / f"venv-{version}"
+    python = venv / "bin" / "python"
+    stamp = venv / "requirements.json"
+    wanted = json.dumps(VERSIONS[version])
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *VERSIONS[version]], check=True)
+    stamp.write_text(wanted)
+    return python
+
+
+def build(version: str) -> None:
+    python = ensure_venv(version)
+    out = CACHE / "out" / version
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, PYTHONWARNINGS="ignore")  # old releases warn about today's langchain-core
+    subprocess.run([str(python), str(GRAPH_SCRIPT), "build", str(out)], check=True, timeout=900, env=env)
+    dest = TARGET / version
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    for f in sorted(out.iterdir()):
+        if f.suffix in (".sqlite", ".json"):
+            shutil.copy2(f, dest / f.name)
+    size = sum(f.stat().st_size for f in dest.iterdir())
+    print(f"{version}: {len(list(dest.iterdir()))} files, {size // 1024} KiB in {dest.relative_to(ROOT)}")
+
+
+def main(argv: list[str]) -> None:
+    versions = argv or list(VERSIONS)
+    unknown = [v for v in versions if v not in VERSIONS]
+    if unknown:
+        raise SystemExit(f"unknown version(s) {', '.join(unknown)}; known: {', '.join(VERSIONS)}")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for version in versions:
+        build(version)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,357 @@
+"""Databases written by LangGraph 0.2.28 to 1.2.24 (tests/compat/, made by `make compat-fixtures`)
+read as that version's own get_state read them.
+
+The truth files hold each writing version's get_state for every checkpoint; nothing here
+needs an old LangGraph installed. The last test resumes an old database with today's
+LangGraph (the one installed) to check what the reader says about migrated task ids.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from compat_truth import COMPAT_DIR, Report, compare, generations, load_truth
+
+from replaylens.analysis.status import load_thread
+from replaylens.sources import open_source
+
+REPO = Path(__file__).resolve().parents[1]
+VERSIONS = generations()
+
+
+def _minor(version: str) -> tuple[int, int]:
+    major, minor, *_ = (int(p) for p in version.split("."))
+    return major, minor
+
+
+def _legacy(version: str) -> bool:
+    """Written before checkpoint format v3 (LangGraph 0.3.24): edge channels named after their source."""
+    return tuple(int(p) for p in version.split(".")) < (0, 3, 24)
+
+
+def test_every_generation_has_fixtures() -> None:
+    """0.2 (early and late), 0.3 (before and after format v3), 0.4, 0.6, 1.0 and today's 1.2."""
+    assert {_minor(v) for v in VERSIONS} >= {(0, 2), (0, 3), (0, 4), (0, 6), (1, 0), (1, 2)}
+    assert len([v for v in VERSIONS if _minor(v) == (0, 2)]) == 2
+    assert len([v for v in VERSIONS if _minor(v) == (0, 3)]) == 2
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def report(request: pytest.FixtureRequest) -> tuple[str, Report]:
+    return request.param, compare(request.param)
+
+
+def test_next_tasks_equal_get_state(report: tuple[str, Report]) -> None:
+    """On every checkpoint the derived tasks (names and ids) are LangGraph's, or the reader
+    says it cannot know and claims nothing LangGraph does not (never a wrong task)."""
+    version, rep = report
+    assert rep.checkpoints, f"{version}: no checkpoint compared"
+    bad = [o for o in rep.checkpoints if o.verdict == "mismatch"]
+    assert not bad, "\n".join(f"{o.graph}/{o.thread} {o.checkpoint_id}: {o.truth} != {o.derived}" for o in bad)
+    if not _legacy(version):  # from v3 on every trigger channel names its node: no guessing
+        assert all(o.verdict == "match" for o in rep.checkpoints)
+    named = {graph: _names_in_rows(version, graph) for graph in {o.graph for o in rep.checkpoints}}
+    for o in rep.checkpoints:
+        if o.verdict != "unknown":
+            continue
+        # "Unknown" is allowed only where the rows cannot tell: nothing is due (the last node
+        # of a finished run looks like a node whose edge was never seen), or a due node is
+        # named nowhere in the file (it never finished anywhere).
+        missing = {name for name, _ in o.truth} - named[o.graph]
+        assert not o.truth or missing, f"{o.graph}/{o.thread} {o.checkpoint_id}: said unknown, rows name {o.truth}"
+
+
+def _names_in_rows(version: str, graph: str) -> set[str]:
+    """Every node name the database's rows mention: nodes that ran (versions_seen, metadata
+    writes), channels written, channels of writes rows."""
+    names: set[str] = set()
+    source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+    try:
+        for row in source.thread_index():
+            thread = load_thread(source, row.thread_id)
+            for ns in thread.namespaces.values():
+                for cp in ns.checkpoints:
+                    names |= set(cp.record.versions_seen) | set(cp.record.channel_versions)
+                    names |= set(cp.record.metadata.get("writes") or {})
+                    names |= {w.channel for w in cp.writes}
+    finally:
+        source.close()
+    return names
+
+
+def test_killed_threads_are_never_completed(report: tuple[str, Report]) -> None:
+    version, rep = report
+    killed = [t for t in rep.threads if t.killed]
+    assert len(killed) >= 5, f"{version}: the fixture lost its killed runs"
+    for t in killed:
+        assert t.status != "completed", f"{version} {t.graph}: killed thread called completed"
+        assert t.status == t.truth_status, f"{version} {t.graph}: {t.status} != LangGraph's {t.truth_status}"
+
+
+def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> None:
+    """A status differs from LangGraph's only where the rows cannot tell the next task, and
+    then it is "resumable" with the reason on the checkpoint, never "completed"."""
+    version, rep = report
+    for t in rep.threads:
+        if t.status == t.truth_status:
+            continue
+        assert _legacy(version) and t.truth_status == "completed" and t.status == "resumable", (
+            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}")
+        source = open_source(str(COMPAT_DIR / version / f"{t.graph}.sqlite"))
+        try:
+            latest = load_thread(source, t.thread).root.latest
+        finally:
+            source.close()
+        assert latest.next_unknown
+
+
+def _expected_generation(version: str) -> tuple[str, str]:
+    minor = _minor(version)
+    if minor == (0, 2):
+        return "LangGraph 0.2 (checkpoint v1)" if version == "0.2.28" else "LangGraph 0.2 to 0.3.18 (checkpoint v2)", (
+            "SHA-1 over only the triggers that fired")
+    if _legacy(version):
+        return "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)", "xxh3 over all of a node's triggers"
+    if minor in ((0, 3), (0, 4)):
+        return "LangGraph 0.3.24 to 0.4 (checkpoint v3)", "xxh3 over all of a node's triggers"
+    return "LangGraph 0.5 or later (checkpoint v4)", "xxh3 over all of a node's triggers"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generation_is_detected(version: str) -> None:
+    label, rule = _expected_generation(version)
+    truth = load_truth(version)
+    for graph, doc in truth["graphs"].items():
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            assert source.has_task_path == ("task_path" in doc["writes_columns"])
+            for thread_id in doc["threads"]:
+                gen = load_thread(source, thread_id).generation
+                assert gen is not None and gen.label.startswith(label), (graph, thread_id, gen)
+                assert gen.id_rule == rule, (graph, thread_id, gen.id_rule)
+                assert gen.sends == ("__pregel_tasks" if _minor(version) >= (0, 5) else "pending_sends")
+        finally:
+            source.close()
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
+def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Path) -> None:
+    """The reader says today's LangGraph hashes other ids for a pre-v3 fan-out killed in p3,
+    so p1 and p2's writes are not found: the installed LangGraph's get_state and a real resume
+    agree (p1, p2 and p3 all run again)."""
+    db = tmp_path / "fanout.sqlite"
+    shutil.copy2(COMPAT_DIR / version / "fanout.sqlite", db)
+    source = open_source(str(db))
+    try:
+        thread = load_thread(source, "killed")
+    finally:
+        source.close()
+    latest = thread.root.latest
+    predicted = {t.today_task_id for t in latest.tasks}
+    rerun_predicted = {t.node for t in latest.tasks if t.today_task_id}
+    assert thread.generation.today_ids_differ and None not in predicted
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import compat_graphs
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    try:
+        graph = compat_graphs.compile_graph("fanout", conn)
+        config = {"configurable": {"thread_id": "killed"}}
+        assert {t.id for t in graph.get_state(config).tasks} == predicted
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv(compat_graphs.ENV_MARKERS, str(markers))
+            graph.invoke(None, config)
+    finally:
+        conn.close()
+    ran = {m.name for m in markers.iterdir()}
+    assert rerun_predicted == {"p1", "p2", "p3"}
+    assert rerun_predicted <= ran
+    # The plan, its JSON and the report say the same: p1 and p2 (reused by the old version) run again.
+    from replaylens.analysis.resume import plan_resume
+
+    plan = plan_resume(thread, None, "killed")
+    reused = {t.node for _, t in plan.reused}
+    assert {t["node"] for t in plan.to_json()["today_reruns"]} == reused == ran & reused == {"p1", "p2"}
+    from replaylens.report import incident_markdown
+
+    report = incident_markdown(plan, database=db.name, effects_log=None)
+    assert "With today's LangGraph, `p1`, `p2` run again too" in report
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
+def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
+    """Without a finished thread of the same graph beside it, a pre-v3 thread killed in c holds
+    no trace of the edge b->c: the reader must say "resumable, next task unknown", never
+    "completed" (LangGraph says resumable, next c)."""
+    db = tmp_path / "linear.sqlite"
+    shutil.copy2(COMPAT_DIR / version / "linear.sqlite", db)
+    conn = sqlite3.connect(str(db))  # a private copy: the committed fixture is never written
+    conn.execute("DELETE FROM checkpoints WHERE thread_id != 'killed'")
+    conn.execute("DELETE FROM writes WHERE thread_id != 'killed'")
+    conn.commit()
+    conn.close()
+    truth = load_truth(version)["graphs"]["linear"]["threads"]["killed"]
+    assert truth["killed"] and truth["latest"]["next"] == ["c"]
+    source = open_source(str(db))
+    try:
+        thread = load_thread(source, "killed")
+    finally:
+        source.close()
+    from replaylens.analysis.status import thread_status
+
+    assert thread_status(thread) == "resumable"
+    assert thread.root.latest.next_unknown
+    assert "c" not in {t.node for t in thread.root.latest.tasks}  # nothing invented either
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_thread_list_agrees_with_thread_page(version: str) -> None:
+    """One truth: the Threads list (latest checkpoints only) and the thread page give every
+    thread the same status and the same pending tasks, old formats included."""
+    from replaylens.analysis.status import summarize_threads, thread_status
+
+    for graph in load_truth(version)["graphs"]:
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            summaries, _ = summarize_threads(source)
+            assert summaries
+            for row in summaries:
+                thread = load_thread(source, row.thread_id)
+                assert row.status == thread_status(thread), (graph, row.thread_id)
+                assert row.pending == tuple(t.node for t in thread.root.latest.pending_tasks), (graph, row.thread_id)
+                assert row.next_unknown == bool(thread.root.latest.next_unknown), (graph, row.thread_id)
+        finally:
+            source.close()
+
+
+def _marker_node(marker: str, nodes: set[str]) -> str:
+    """Start markers name the node, numbered where one node runs several times (work3, tool2)."""
+    return marker if marker in nodes else marker.rstrip("0123456789")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_resume_plan_equals_what_that_version_reran(version: str) -> None:
+    """For every killed thread, the plan's "runs again" and "writes reused" equal what a
+    resume with the writing version really ran (recorded when the fixtures were made):
+    each re-run task ran once, a reused task did not run. Skipped per node where the graph
+    runs the node again in a later step (the loop) or it is a subgraph (no marker of its own)."""
+    from collections import Counter
+
+    from replaylens.analysis.resume import plan_resume
+
+    checked = 0
+    for graph, doc in load_truth(version)["graphs"].items():
+        entry = doc["threads"].get("killed")
+        if not entry or not entry.get("killed"):
+            continue
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            thread = load_thread(source, "killed")
+        finally:
+            source.close()
+        plan = plan_resume(thread, None, "killed")
+        reruns = Counter(t.node for _, t in plan.reruns)
+        reused = Counter(t.node for _, t in plan.reused)
+        ran = Counter(_marker_node(m, set(reruns) | set(reused)) for m in entry["resume_ran"])
+        subgraphs = {ns.split(":")[0] for ns in thread.namespaces if ns}
+        for node in set(reruns) | set(reused):
+            if node in subgraphs or graph == "loop":
+                continue
+            assert ran[node] == reruns[node], (graph, node, dict(ran), dict(reruns), dict(reused))
+            checked += 1
+        assert plan.status == "resumable"
+    assert checked >= 5
+
+
+def test_thread_page_says_which_generation_wrote_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's thread page names the generation and today's extra re-runs, as the CLI does."""
+    import json
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.dashboard import APP
+
+    version = next(v for v in VERSIONS if _minor(v) == (0, 2))
+    folder = COMPAT_DIR / version
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        at.query_params.update({"db": str(folder / "fanout.sqlite"), "thread": "killed"})
+        at.switch_page("screens/thread.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+    finally:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+    assert "LangGraph 0.2 (checkpoint v1)" in info
+    assert "With today's LangGraph, p1, p2 run(s) again too" in info
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_task_statuses_equal_langgraph_results(version: str) -> None:
+    """A derived task is "finished" exactly where that version's get_state gives the task a
+    result. LangGraph 0.2.28 gives none and saved no writes for the last task of a step:
+    there every task of a step whose next checkpoint exists must be finished."""
+    truth = load_truth(version)
+    reports_results = any(
+        t["has_result"] for g in truth["graphs"].values() for th in g["threads"].values()
+        for c in th["checkpoints"] for t in c.get("tasks", []))
+    compared = 0
+    for graph, doc in truth["graphs"].items():
+        source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
+        try:
+            for thread_id, entry in doc["threads"].items():
+                thread = load_thread(source, thread_id)
+                for c in entry["checkpoints"]:
+                    cp = thread.find(c["checkpoint_id"], c["checkpoint_ns"])
+                    ns = thread.namespaces[c["checkpoint_ns"]]
+                    followed = any(ns.by_id[i].source == "loop" and ns.by_id[i].step == cp.step + 1
+                                   for i in cp.children if i in ns.by_id)
+                    by_id = {t.task_id: t for t in cp.tasks}
+                    for t in c["tasks"]:
+                        if t["id"] not in by_id:
+                            continue  # a task the rows cannot name (see test_next_tasks_equal_get_state)
+                        finished = by_id[t["id"]].status == "finished"
+                        if reports_results:
+                            assert finished == t["has_result"], (graph, thread_id, c["checkpoint_id"], t)
+                        elif followed:  # the step completed: every task of it finished
+                            assert finished, (graph, thread_id, c["checkpoint_id"], t)
+                        else:
+                            continue
+                        compared += 1
+        finally:
+            source.close()
+    assert compared > 50
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
+def test_an_edge_proven_to_lead_nowhere_lets_a_legacy_thread_complete(version: str) -> None:
+    """In the loop graph `agent` ran three times before its last run, and each time the next
+    step ran without reading `agent`'s own channel (it routes through a conditional edge):
+    that proves the channel leads nowhere, so the finished thread is "completed", as LangGraph
+    says, not "next task unknown"; in the list as on the thread page."""
+    from replaylens.analysis.status import summarize_threads, thread_status
+
+    truth = load_truth(version)["graphs"]["loop"]["threads"]["done"]
+    assert truth["status"] == "completed"
+    source = open_source(str(COMPAT_DIR / version / "loop.sqlite"))
+    try:
+        thread = load_thread(source, "done")
+        summaries, _ = summarize_threads(source)
+    finally:
+        source.close()
+    assert thread_status(thread) == "completed" and not thread.root.latest.next_unknown
+    assert {s.thread_id: s.status for s in summaries}["done"] == "completed"
