@@ -76,7 +76,7 @@ def _dedupe(effect: str, again: list[Attempt], every: list[Attempt]) -> tuple[tu
         return keys, "partly: some executions logged no key"
     if runs:
         return keys, "yes, if the service dedupes on it: every attempt sent the same key"
-    return keys, "cannot tell from one attempt: yes if the node derives the key from stable inputs"
+    return keys, "cannot tell from one attempt; yes if the key comes from stable inputs"
 
 
 def again_rows(plan: ResumePlan) -> list[AgainRow]:

@@ -22,6 +22,7 @@ st.caption(
 
 item = ui.need_database()
 if item is not None:
+    ui.campaign_banner(item)
     with ui.friendly_errors():
         thread_id, mode, latency, summaries = ui.thread_header(item, "Highlight mode")
         if thread_id:
@@ -33,7 +34,7 @@ if item is not None:
             ui.verdict_block(plan, thread)
             cp = plan.resume_checkpoint
             ui.metric_row([
-                ("resume starts after step", cp.step if cp else "restart",
+                ("resume after step", cp.step if cp else "restart",
                  "A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step."),
                 ("tasks that re-run", tasks_again(plan),
                  "Tasks that run again from their first line: those due at the checkpoint a resume loads without "

@@ -79,7 +79,10 @@ with ui.friendly_errors():
                     st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": row["thread"]})
 
                 st.subheader("Summary (the “what durability modes lose” table, recomputed)")
-                st.dataframe(summary_frame(runs), hide_index=True, width="stretch",
+                summary = summary_frame(runs)
+                lead = ["graph", "mode", "latency (ms)", "runs", "lines repeated", "resumed", "errors"]
+                summary = summary[[c for c in lead if c in summary] + [c for c in summary if c not in lead]]
+                st.dataframe(summary, hide_index=True, width="stretch",
                              column_config={"errors": st.column_config.TextColumn(width="large")})  # fmt: skip
                 baseline = {c.name: c.baseline_effect_lines for c in campaigns if c.baseline_effect_lines}
                 if baseline:
