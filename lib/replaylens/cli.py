@@ -150,8 +150,9 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
         ids = []
     if effects is not None:
         ids += sorted(set(effects.thread_ids) - set(ids))
+    where = db if "://" not in db else str(source.label)  # a connection string by its redacted label
     shown = ", ".join(repr(i) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-    hint = f" It holds {shown}; 'replaylens threads {shlex.quote(db)}' lists them all." if ids else " It holds no thread."
+    hint = f" It holds {shown}; 'replaylens threads {shlex.quote(where)}' lists them all." if ids else " It holds no thread."
     return ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}" + (" or its effects log" if effects else "")
                           + "." + hint)
 
