@@ -88,6 +88,9 @@ def shots(base: str, chosen: dict[str, str]) -> list[tuple[str, str]]:
         ("thread-state", f"{base}/thread{q(**crash, view='State')}"),
         ("resume", f"{base}/resume{q(**crash, mode='sync')}"),
         ("runs", f"{base}/runs"),
+        ("incident", f"{base}/incident{q(db=crash['db'])}"),
+        ("storage", f"{base}/storage{q(db=fan['db'])}"),
+        ("thread-timetravel", f"{base}/thread{q(**crash, view='Time travel')}"),
         ("learn", f"{base}/learn{q(db=chosen.get('learn_db', ''), thread=chosen.get('learn_thread', ''), step='2')}"),
     ]
 

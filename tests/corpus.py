@@ -59,6 +59,15 @@ KILL_POINTS: dict[str, tuple[str, float]] = {
     "failing": ("b", 0.25),
     "functional": ("store_record", 0.25),
 }
+PARALLEL_KILLS: dict[str, tuple[str, float]] = {
+    "send_uneven": ("work", 0.6),
+    "functional_parallel": ("work", 0.6),
+    "nested_subgraph": ("i2", 0.25),
+}
+"""Parallel tasks of one node, killed while the slow one (item 4, 1.5 s) runs and the other
+three (0.1 s at most) have finished; the resume must re-run item 4 only. And a subgraph
+inside a subgraph, killed in the innermost node."""
+PARALLEL_MODES = ("sync", "async")
 SLOW_PUT_GRAPHS = ("fanout", "linear")
 SLOW_PUT_MODES = ("async", "sync")
 ORPHAN_PUT = 0.8
@@ -92,6 +101,11 @@ def kill_scenarios() -> list[KillScenario]:
         KillScenario(f"{g}-{m}-slowput", g, m, SLOW_PUT, *KILL_POINTS[g])
         for g in SLOW_PUT_GRAPHS
         for m in SLOW_PUT_MODES
+    ]
+    plan += [
+        KillScenario(f"{g}-{m}", g, m, 0.0, *PARALLEL_KILLS[g], "nested" if g == "nested_subgraph" else "parallel")
+        for g in PARALLEL_KILLS
+        for m in PARALLEL_MODES
     ]
     plan += [
         KillScenario(f"{g}-{m}", g, m, 0.0, *KILL_POINTS[g])

@@ -21,6 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from corpus import Corpus, CorpusEntry
 from replaylens.analysis.status import load_thread, summarize_threads, thread_status
 from replaylens.examples.graphs import ALL
+from replaylens.killtest._child import build_graph
 from replaylens.sources import open_source
 
 
@@ -40,8 +41,7 @@ def langgraph_on_copy(entry: CorpusEntry, tmp_path: Path) -> Iterator[Any]:
     conn = sqlite3.connect(copy, check_same_thread=False)
     try:
         saver = SqliteSaver(conn)
-        factory = ALL[entry.graph]
-        yield factory(saver) if entry.graph == "functional" else factory().compile(checkpointer=saver)
+        yield build_graph(ALL[entry.graph], saver)
     finally:
         conn.close()
 
@@ -87,7 +87,7 @@ def test_next_tasks_match_get_state_on_every_checkpoint(corpus: Corpus, tmp_path
                                                    "checkpoint_id": cp.checkpoint_id}}
                         state = graph.get_state(config)
                         want = sorted((t.name, t.id, expected_status(t)) for t in state.tasks)
-                        got = sorted((t.node, t.task_id, t.status) for t in cp.tasks if t.derived)
+                        got = sorted((t.node, t.task_id, t.status) for t in cp.tasks)  # derived or not
                         compared += 1
                         kinds_seen.add(entry.kind)
                         if want != got:
@@ -150,9 +150,12 @@ def test_functional_api_tasks_come_from_writes(corpus: Corpus) -> None:
     entry = next(e for e in corpus if e.graph == "functional" and e.kind == "completed")
     source = open_source(entry.db)
     thread = load_thread(source, entry.thread_ids[0])
-    calls = [t for ns in thread.namespaces.values() for cp in ns.checkpoints for t in cp.tasks if not t.derived]
+    calls = [c for ns in thread.namespaces.values() for cp in ns.checkpoints for c in cp.calls]
     assert calls, "the @task calls must appear from their writes rows"
-    assert all(t.status == "finished" and "writes only" in t.note for t in calls)
+    # under the entrypoint that made them, not as tasks of `next` (get_state lists only it)
+    assert all(t.kind == "call" and not t.derived and t.parent_task_id for t in calls)
+    assert not any(t.kind == "call" for ns in thread.namespaces.values() for cp in ns.checkpoints for t in cp.tasks)
+    assert all(t.status == "finished" and t.reused_on_resume for t in calls)
     assert all(any(w.channel == "__return__" for w in t.writes) for t in calls)
 
 

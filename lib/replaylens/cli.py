@@ -186,6 +186,7 @@ def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
 
 def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
     """The `replaylens thread --json` document (a contract other tools rely on)."""
+    from replaylens.analysis.delta import state_values
     from replaylens.analysis.status import thread_status
     from replaylens.decode import to_jsonable
 
@@ -203,20 +204,24 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "updated_channels": cp.record.updated_channels,
                 "children": cp.children,
                 "next": [
-                    {"node": t.node, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {})}
+                    {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status, "kind": t.kind,
+                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
+                     **({"calls": [c.call_json() for c in t.calls]} if t.calls else {})}
                     for t in cp.tasks
                 ],
                 "next_unknown": cp.next_unknown,
-                "writes": [_write_json(w, with_values) for w in cp.writes],
+                "updates": [u.to_json() for u in cp.updates],
+                "writes": [{**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes],
             }
             if cp.unreadable:
                 item["unreadable"] = cp.unreadable
             if cp.task_notes:
                 item["notes"] = cp.task_notes
             if with_values and not cp.unreadable:
-                values = source.read_channel_values(thread.thread_id, cp.checkpoint_ns, cp.checkpoint_id)
+                values = state_values(source, thread, cp)
                 item["values"] = {k: to_jsonable(v.value) for k, v in values.items()}
+                if notes := {k: v.note for k, v in values.items() if v.note}:
+                    item["value_notes"] = notes  # folded DeltaChannel values: how they were rebuilt
             checkpoints.append(item)
     checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
     return {
@@ -265,7 +270,10 @@ def cmd_thread(args: argparse.Namespace) -> int:
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
         for cp in ns.checkpoints:
-            nxt = ", ".join(f"{t.node}[{t.status}]" for t in cp.tasks) or "-"
+            nxt = ", ".join(
+                f"{safe(t.label)}[{t.status}]" + (f" +{len(t.calls)} @task calls" if t.calls else "") for t in cp.tasks
+            ) or "-"
+            nxt += "".join(f"; {safe(u.label)}" for u in cp.updates)
             rows.append([cp.step, cp.source, cp.ts, cp.checkpoint_id, nxt, len(cp.writes),
                          "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else "")])
         _print_table(["step", "source", "ts", "checkpoint_id", "next tasks", "writes", ""], rows)
@@ -332,7 +340,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
-            print(f"  {label:14} {safe(t['node'])} ({t['status']}, task {safe(t['task_id'])})")
+            print(f"  {label:14} {safe(t['label'])} ({t['status']}, task {safe(t['task_id'])})")
+            for c in t.get("calls", []):
+                fate = "result reused" if c["reused_on_resume"] else "called again"
+                print(f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}")
     gen = doc.get("generation")
     if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
         print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
@@ -362,6 +373,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             )
         for finding in plan.idempotency_findings:
             print(f"idempotency: {safe(plain(finding))}")
+        for text in plan.ambiguities:
+            print(f"cannot tell: {safe(plain(text))}")
         if not lines:
             return 0  # the what-if model replays the log: with no line it has nothing to say
         print(f"\nwhat-if (a model, write latency {plan.latency}s):")
@@ -394,6 +407,180 @@ def _add_effects_args(p: argparse.ArgumentParser) -> None:
                    "Default: the log the dashboard pairs with the database (the campaign run's log, or "
                    "<name>.effects.jsonl next to it).")
     p.add_argument("--no-effects", action="store_true", help="Read no effects log, even one next to the database.")
+
+
+# -- incident -------------------------------------------------------------------------
+def _when_arg(text: str) -> float:
+    from replaylens.effects.parse import parse_ts
+
+    value = parse_ts(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time (epoch seconds or ISO-8601)")
+    return value
+
+
+def cmd_incident(args: argparse.Namespace) -> int:
+    from replaylens.analysis.incident import collect, select
+
+    effects_box: list[Any] = []
+
+    def parse() -> Any:
+        from replaylens.effects.parse import read_effects
+
+        effects_box.append(read_effects(args.effects))
+        return effects_box[0]
+
+    source = _open(args.db)
+    try:
+        found = collect(source, None, parse=parse if args.effects else None)
+    finally:
+        source.close()
+    if effects_box:
+        _warn(effects_box[0].problems, [])
+    incident = select(found, since=args.since, until=args.until, pid=args.pid, latest=args.latest,
+                      window=args.window)
+    if args.json:
+        _print_json(incident.to_json())
+        return 0
+    print(f"{len(incident.threads):,} thread(s): {safe(incident.selection)}")
+    print(safe(incident.sentence()))
+    impact = incident.impact()
+    if impact:
+        print()
+        _print_table(["node", "effect", "times again", "threads"],
+                     [[r.node, r.effect, r.times_again, r.threads] for r in impact])
+    keys = incident.keys()
+    if keys:
+        print("\nidempotency keys of the repeated effects:")
+        _print_table(["node", "effect", "key", "times again", "threads", "example"],
+                     [[k.node, k.effect, k.verdict, k.times_again, k.threads, k.example_key or "-"] for k in keys])
+    rows = sorted(incident.threads, key=lambda t: (-t.times_again, t.thread_id))
+    shown = rows if args.all else [t for t in rows if t.status != "completed" or t.times_again][:50]
+    if shown:
+        print()
+        _print_table(["thread_id", "status", "times again", "effects again", "re-runs"],
+                     [[t.thread_id, t.status, t.times_again,
+                       ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())), ", ".join(t.reruns)]
+                      for t in shown])
+        hidden = len(incident.threads) - len(shown)
+        if hidden:
+            print(f"... and {hidden:,} more (completed threads with nothing to repeat, or past the first 50); "
+                  "--all lists every thread, --json prints them all.")
+    _warn(incident.notes, source.notes)
+    return 0
+
+
+# -- storage ----------------------------------------------------------------------------
+def cmd_storage(args: argparse.Namespace) -> int:
+    from replaylens.analysis.storage import human, storage_report
+
+    source = _open(args.db)
+    try:
+        report = storage_report(source, top=args.top)
+    finally:
+        source.close()
+    if args.json:
+        _print_json(report.to_json())
+        return 0
+    for sentence in report.sentences():
+        print(safe(sentence))
+    print("\nlargest threads:")
+    _print_table(["thread_id", "checkpoints", "checkpoint bytes", "write bytes"],
+                 [[t, n, human(cb), human(wb)] for t, n, cb, wb in report.threads])
+    print("\nper namespace (subgraph task ids folded):")
+    _print_table(["namespace", "checkpoints", "bytes"], [[ns, n, human(b)] for ns, n, b in report.namespaces])
+    print("\nwrites per channel:")
+    _print_table(["channel", "rows", "bytes"], [[c, n, human(b)] for c, n, b in report.write_channels[: args.top]])
+    print("\nchannels of the latest checkpoints:")
+    _print_table(["channel", "bytes", "list"],
+                 [[c, human(b), "yes" if is_list else ""] for c, b, is_list in report.latest_channels[: args.top]])
+    print("\nlargest blobs:")
+    _print_table(["table", "thread_id", "checkpoint_id", "channel", "bytes"],
+                 [[b.table, b.thread_id, b.checkpoint_id, b.channel or "", human(b.bytes)] for b in report.largest])
+    if report.growth_note:
+        print(f"\nnote: {safe(report.growth_note)}")
+    _warn(report.notes, source.notes)
+    return 0
+
+
+# -- export / bundle -------------------------------------------------------------------
+def cmd_export(args: argparse.Namespace) -> int:
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.errors import ThreadNotFound
+    from replaylens.export import history, to_json_bytes, to_ndjson
+
+    effects = None
+    if args.effects:
+        from replaylens.effects.parse import read_effects
+
+        effects = read_effects(args.effects)
+        _warn(effects.problems, [])
+    source = _open(args.db)
+    try:
+        try:
+            thread = load_thread(source, args.thread)
+        except ThreadNotFound:
+            if effects is None or args.thread not in effects.thread_ids:
+                raise
+            thread = None
+        plan = plan_resume(thread, effects, args.thread, latency=args.latency)
+        doc = history(source, thread, plan, args.effects, values=args.values)
+    finally:
+        source.close()
+    chunks = list(to_ndjson(doc)) if args.ndjson else [to_json_bytes(doc)]
+    if args.out:
+        with open(args.out, "wb") as fh:
+            fh.writelines(chunks)
+        print(f"wrote {safe(args.out)} ({doc['header']['schema']})", file=sys.stderr)
+        return 0
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(b"".join(chunks).decode())
+    else:
+        sys.stdout.flush()
+        buffer.writelines(chunks)
+        buffer.flush()
+    return 0
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from replaylens.bundle import make_bundle
+    from replaylens.sources._postgres import is_postgres_dsn
+
+    if is_postgres_dsn(args.db):
+        raise ReplaylensError("A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export.")
+    manifest = make_bundle(Path(args.db), args.thread, Path(args.effects) if args.effects else None,
+                           Path(args.out), latency=args.latency)
+    print(f"wrote {safe(args.out)}: {len(manifest['files'])} files, thread {safe(args.thread)} "
+          f"{manifest['status']}. {safe(manifest['verdict'])}")
+    for name, info in manifest["files"].items():
+        print(f"  {info['sha256']}  {info['bytes']:>12,}  {safe(name)}")
+    return 0
+
+
+def open_bundles(args: argparse.Namespace) -> list[Any]:
+    """A bundle zip given as the database: verified, extracted privately, its snapshot and
+    effects log used as DB and --effects (unless --effects names another log)."""
+    from replaylens.bundle import is_bundle, open_bundle
+
+    opened: list[Any] = []
+    if isinstance(getattr(args, "db", None), str) and is_bundle(args.db):
+        bundle = open_bundle(args.db)
+        opened.append(bundle)
+        args.db = str(bundle.db)
+        if hasattr(args, "effects") and not args.effects and bundle.effects is not None:
+            args.effects = str(bundle.effects)
+    for i, path in enumerate(getattr(args, "paths", None) or []):
+        if isinstance(path, str) and is_bundle(path):
+            bundle = open_bundle(path)
+            opened.append(bundle)
+            args.paths[i] = str(bundle.db)
+            if not getattr(args, "effects", None) and bundle.effects is not None:
+                args.effects = str(bundle.effects)
+    return opened
 
 
 # -- parser -------------------------------------------------------------------------
@@ -466,6 +653,74 @@ def build_parser() -> argparse.ArgumentParser:
     _add_plan_args(p)
     p.set_defaults(func=cmd_report)
 
+    p = sub.add_parser(
+        "incident",
+        help="Every thread a crash touched, and what resuming all of them would repeat.",
+        description=(
+            "The blast radius of a crash: the threads it touched, each with its status and the task "
+            "executions a resume would perform again (verdict replays or restart), and the combined "
+            "impact per node and effect, with the idempotency keys that would or would not deduplicate "
+            "the repeats. Without a filter it covers every thread of the database and of the effects log "
+            "(threads known only from the log need a restart). Filters combine."
+        ),
+    )
+    p.add_argument("db", help=DB_HELP)
+    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
+    p.add_argument("--since", type=_when_arg, help="Only threads last active at or after this time (epoch or ISO-8601).")
+    p.add_argument("--until", type=_when_arg, help="Only threads last active at or before this time.")
+    p.add_argument("--pid", type=int, help="Only threads with an effect line written by this process id.")
+    p.add_argument("--latest", action="store_true",
+                   help="Only the newest crash: the unfinished threads last written by the same process as the "
+                        "newest unfinished thread (or, without pids in the log, last active within --window seconds).")
+    p.add_argument("--window", type=float, default=60.0, help="Seconds for --latest without pids (default 60).")
+    p.add_argument("--all", action="store_true", help="List every thread in the table, not the first 50 that matter.")
+    p.add_argument("--json", action="store_true", help="Print the incident as one JSON document.")
+    p.set_defaults(func=cmd_incident)
+
+    p = sub.add_parser(
+        "storage",
+        help="Where the bytes of a checkpoint database go, and what a prune would free.",
+        description=(
+            "Measure a SQLite checkpoint database with SQL length() aggregates, without decoding blobs: "
+            "bytes per thread, namespace and write channel, the largest blobs, growth over time (from the "
+            "UUID v6 checkpoint ids), the share of __pregel_tasks and of list values, and what a prune keeping "
+            "only each thread's latest checkpoint would free. Computed only: nothing is pruned or written."
+        ),
+    )
+    p.add_argument("db", help="The SQLite checkpoint database to measure.")
+    p.add_argument("--top", type=int, default=20, help="Rows per table (default 20).")
+    p.add_argument("--json", action="store_true", help="Print the report as one JSON document.")
+    p.set_defaults(func=cmd_storage)
+
+    p = sub.add_parser(
+        "export",
+        help="Write one thread's whole history as JSON or NDJSON (schema replaylens.history/1).",
+        description=(
+            "Export one thread's history: every checkpoint with its metadata and the tasks due after it, the "
+            "writes per task, the orphan writes, every effect line with its verdict, and the resume plan. The "
+            "schema (replaylens.history/1) is documented in replaylens/export.py and the README."
+        ),
+    )
+    _add_plan_args(p)
+    p.add_argument("--ndjson", action="store_true", help="One record per line instead of one JSON document.")
+    p.add_argument("--values", action="store_true", help="Include every write value (large).")
+    p.add_argument("--out", "-o", help="Write to this file instead of standard output.")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "bundle",
+        help="Write an evidence bundle (zip) for one thread: database snapshot, raw files, log, report, sha256 manifest.",
+        description=(
+            "Write a zip an incident write-up can cite: a consistent snapshot of the database made with SQLite's "
+            "backup API from a read-only connection, the database, -wal and -shm byte for byte as they stood, the "
+            "effects log, the report, the plan and the history export, and a manifest with the sha256 of every "
+            "file. A live writer is never blocked. Give the zip as DB to any command (or to serve) to read it."
+        ),
+    )
+    _add_plan_args(p)
+    p.add_argument("--out", required=True, help="The zip file to write (e.g. incident.zip).")
+    p.set_defaults(func=cmd_bundle)
+
     from replaylens._serve import register_serve
     from replaylens.killtest._cli import register_killtest
 
@@ -482,7 +737,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return EXIT_USAGE
+    opened: list[Any] = []
     try:
+        opened = open_bundles(args)
         return func(args)
     except ReplaylensError as exc:
         print(f"replaylens: {safe(exc)}", file=sys.stderr)
@@ -491,6 +748,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        for bundle in opened:
+            bundle.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

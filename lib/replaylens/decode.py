@@ -72,6 +72,7 @@ class DecodeResult:
 
     value: Any
     error: str | None = None
+    note: str | None = None  # how a value not stored as such was rebuilt (a folded DeltaChannel)
 
 
 @dataclass

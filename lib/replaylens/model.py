@@ -30,6 +30,12 @@ CONTROL_CHANNELS = frozenset({"__error__", "__error_source_node__", "__interrupt
 
 TaskStatus = Literal["finished", "failed", "interrupted", "pending"]
 """A task's state as a resume sees it (LangGraph's own task statuses, from the writes)."""
+TaskKind = Literal["pull", "push", "call", "run-time"]
+"""pull: triggered by channels; push: a `Send`; call: a functional-API @task call (listed
+under the task that made it, never in `next`); run-time: a task LangGraph made while the
+step ran whose path no rule here knows (known from its writes only)."""
+UPDATE_PATH = "~__interrupt__"
+"""The task path `update_state` / `bulk_update_state` give the writes they apply as a node."""
 
 
 def channel_label(channel: str) -> str:
@@ -39,11 +45,16 @@ def channel_label(channel: str) -> str:
 
 @dataclass
 class Task:
-    """A task due at a checkpoint: it runs in the superstep after the checkpoint."""
+    """A task due at a checkpoint: it runs in the superstep after the checkpoint.
+
+    `node` is "" when nothing in the database names it (a functional @task call saves
+    only its id and return value); `label` then says what is unknown and why, so no
+    view ever has to print a made-up name.
+    """
 
     node: str
     task_id: str
-    kind: str  # "pull" (triggered by channels), "push" (a Send), "call" (functional @task), "?"
+    kind: TaskKind
     step: int | None
     path: str = ""
     writes: list[WriteRecord] = field(default_factory=list)
@@ -57,6 +68,34 @@ class Task:
     # chain (source "loop", the following step) exists, so the step finished: LangGraph 0.2
     # releases saved no writes for the last task to finish in a step.
     finished_by_next_checkpoint: bool = False
+    calls: list[Task] = field(default_factory=list)  # functional @task calls this task made
+    parent_task_id: str | None = None  # for a call: the task that made it
+    call_index: int | None = None  # for a call: its place among its parent's calls
+    name_source: str = ""  # how `node` is known, for calls ("its task id, with the name the effects log gives")
+
+    @property
+    def label(self) -> str:
+        """The name for people: the node, or what is known of a task nothing names."""
+        if self.node:
+            return self.node
+        if self.kind == "call":
+            which = f" #{self.call_index + 1}" if self.call_index is not None else ""
+            return f"unnamed @task call{which} (the database saves a call's id and result, not its name)"
+        if self.kind == "push":
+            return "unnamed Send task (its packet could not be read)"
+        return f"unnamed run-time task (path {self.path or 'not recorded'})"
+
+    @property
+    def reused_on_resume(self) -> bool:
+        """A finished call's saved result is handed back to its parent when the parent re-runs."""
+        return self.kind == "call" and self.status == "finished"
+
+    def call_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id, "name": self.node or None, "label": self.label,
+            "name_source": self.name_source or None, "status": self.status,
+            "reused_on_resume": self.reused_on_resume, "call_index": self.call_index,
+        }
 
     @property
     def output_writes(self) -> list[WriteRecord]:
@@ -93,6 +132,36 @@ class Task:
 
 
 @dataclass
+class StateUpdate:
+    """Writes `update_state` / `bulk_update_state` applied as node `as_node`: not a task.
+
+    LangGraph saves them on the checkpoint the update builds on, with task path
+    `~__interrupt__, <i>`; no resume runs them and `get_state` lists no task for them.
+    `as_node` is None when the database does not say which node they were applied as.
+    """
+
+    task_id: str
+    index: int
+    writes: list[WriteRecord]
+    as_node: str | None
+    how: str  # how `as_node` is known, or why it is not
+
+    @property
+    def channels(self) -> list[str]:
+        return sorted({w.channel for w in self.writes})
+
+    @property
+    def label(self) -> str:
+        if self.as_node:
+            return f"state update applied as {self.as_node}"
+        return "state update applied as a node the database does not name"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "index": self.index, "as_node": self.as_node, "how": self.how,
+                "label": self.label, "channels": self.channels}
+
+
+@dataclass
 class Checkpoint:
     record: CheckpointRecord
     writes: list[WriteRecord] = field(default_factory=list)
@@ -102,6 +171,31 @@ class Checkpoint:
     # A sentence when the checkpoint format cannot tell which task comes next (pre-v3
     # edge channels nobody is known to read): the status is then never "completed".
     next_unknown: str | None = None
+    updates: list[StateUpdate] = field(default_factory=list)
+
+    @property
+    def calls(self) -> list[Task]:
+        """Every functional @task call made by the tasks of this checkpoint's step."""
+        return [c for t in self.tasks for c in t.calls]
+
+    def writer_of(self, write: WriteRecord) -> tuple[str, str]:
+        """(who wrote it, that task's status) in words, for a write saved against this checkpoint.
+
+        One answer for every view: a task of `next`, an @task call under its parent, a state
+        update applied as a node, the null task (input or resume command), or a task id
+        nothing here knows, said as such."""
+        if write.task_id == NULL_TASK_ID:
+            return "(update / resume command)", ""
+        for update in self.updates:
+            if update.task_id == write.task_id and (update.as_node is None or write.task_path.startswith(UPDATE_PATH)):
+                return update.label, "applied"
+        for task in self.tasks:
+            if task.task_id == write.task_id:
+                return task.label, task.status
+            for call in task.calls:
+                if call.task_id == write.task_id:
+                    return f"{call.label}, called by {task.label}", call.status
+        return f"a task id no checkpoint here foresees ({write.task_id})", ""
 
     # Convenience views of the record -------------------------------------------
     @property

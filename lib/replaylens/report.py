@@ -23,6 +23,7 @@ from replaylens.text import md, md_cell, md_code, md_ticks
 if TYPE_CHECKING:
     from replaylens.analysis.durability import ModeOutcome
     from replaylens.analysis.plan import ResumePlan
+    from replaylens.model import Task
 
 
 def _when(ts: float | None) -> str:
@@ -85,10 +86,11 @@ def _resume_section(plan: ResumePlan) -> list[str]:
     if plan.reruns or plan.reused:
         out += ["| task | task id | namespace | status | on resume |", "| --- | --- | --- | --- | --- |"]
         for ns, t in plan.reruns:
-            out.append(f"| {md_cell(t.node)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
+            out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
                        "runs again from its first line |")  # fmt: skip
+            out += _call_rows(ns, t)
         for ns, t in plan.reused:
-            out.append(f"| {md_cell(t.node)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
+            out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
                        "writes reused, not run |")  # fmt: skip
         out.append("")
     gen = plan.generation
@@ -98,6 +100,10 @@ def _resume_section(plan: ResumePlan) -> list[str]:
         names = ", ".join(md_code(n) for n in sorted({t.node for _, t in plan.today_reruns}))
         out += [f"With today's LangGraph, {names} run again too: it migrates these checkpoints' channel "
                 "names and hashes other task ids, so their writes are not found.", ""]  # fmt: skip
+    if plan.ambiguities:
+        out.append("What the effects log cannot tell apart (these verdicts are a guess):")
+        out += [f"- {md_cell(text)}" for text in plan.ambiguities]
+        out.append("")
     if plan.orphan_writes:
         out += [f"{len(plan.orphan_writes)} orphan write(s): saved task outputs whose checkpoint never landed; "
                 "a resume ignores them and those tasks run again.", ""]  # fmt: skip
@@ -194,3 +200,13 @@ def plan_json(plan: ResumePlan, *, database: str, effects_log: str | None) -> st
     """The plan as JSON, with where it came from (the dashboard's JSON download)."""
     doc = {"database": database, "effects_log": effects_log, **plan.to_json()}
     return json.dumps(doc, indent=1, ensure_ascii=False, default=str)
+
+
+def _call_rows(ns: str, parent: Task) -> list[str]:
+    """A functional entrypoint's @task calls, under it: a saved result is reused on resume."""
+    rows = []
+    for call in parent.calls:
+        fate = "result reused, not called again" if call.reused_on_resume else "called again when its parent re-runs"
+        rows.append(f"| ↳ {md_cell(call.label)} | {md_cell(call.task_id)} | {md_cell(ns or '(root)')} | "
+                    f"{call.status} | {fate} |")
+    return rows

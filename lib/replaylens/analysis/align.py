@@ -7,8 +7,10 @@ they carry `step`, and by node name, order and time otherwise (hand-written logs
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from replaylens.analysis.attempts import TIME_SLACK, Attempt, number_attempts
+from replaylens.analysis.runtime import call_id_matches
 from replaylens.model import Checkpoint, Task, Thread
 from replaylens.times import iso_to_epoch
 
@@ -19,10 +21,13 @@ class _Index:
         self.by_task_id: dict[str, list[tuple[str, Checkpoint, Task]]] = defaultdict(list)
         for ns in thread.namespaces.values():
             for cp in ns.checkpoints:
-                for task in cp.tasks:
+                for task in [*cp.tasks, *cp.calls]:
                     self.by_task_id[task.task_id].append((ns.name, cp, task))
         self.orphan_task_ids = {w.task_id for w in thread.orphan_writes}
         self.calls_used: dict[str, int] = {}
+        # Tasks already given to an attempt, per (checkpoint, process): parallel starts of
+        # one node in one process are different tasks, not attempts of one.
+        self.taken: dict[tuple[str, int | None], set[str]] = defaultdict(set)
         # Nodes known anywhere, and inside subgraphs only: asked for every unmatched attempt.
         self.all_nodes = _nodes_of(thread, exclude_root=False)
         self.subgraph_nodes = _nodes_of(thread, exclude_root=True)
@@ -53,15 +58,16 @@ def _align_exact(a: Attempt, idx: _Index) -> bool:
     preferred = [e for e in entries if a.logged_ns is None or e[0] == a.logged_ns] or entries
     a.namespace, a.checkpoint, a.task = preferred[0]
     a.alignment = "exact"
-    _name_call(a.task, a.node, idx)
+    _name_call(a.task, a.node, idx, "the effects log line that carries its task id")
     return True
 
 
-def _name_call(task: Task, node: str, idx: _Index) -> None:
+def _name_call(task: Task, node: str, idx: _Index, source: str = "") -> None:
     """A functional @task call is known from its writes only, without its name: the effect
     line that ran it names it."""
-    if task.kind == "call" and task.node == "?":
+    if task.kind == "call" and not task.node:
         task.node = node
+        task.name_source = source or "the effects log line aligned with it by order (not proven by its id)"
         idx.all_nodes.add(node)
 
 
@@ -69,16 +75,90 @@ def _call_order(task: Task) -> tuple[int, ...]:
     return tuple(int(p) for p in task.path.split(", ") if p.isdigit())
 
 
+def _named_calls(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
+    """The calls of `cp`'s step whose task id is reproduced with the name `node`."""
+    out = []
+    for parent in cp.tasks:
+        for call in parent.calls:
+            if call.node == node:
+                out.append(call)
+            elif not call.node and call_id_matches(cp, parent, call, node):
+                _name_call(call, node, idx, "its task id, recomputed with the name the effects log gives")
+                out.append(call)
+    return out
+
+
 def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
-    """Hand-written logs of functional-API runs: the calls a checkpoint recorded, in call
-    order, are matched to the attempts of nodes it does not know, in time order."""
-    calls = sorted((t for t in cp.tasks if t.kind == "call" and not t.derived), key=_call_order)
+    """Hand-written logs of functional-API runs whose call ids cannot be recomputed: the
+    calls a checkpoint recorded, in call order, are matched to the attempts of nodes it
+    does not know, in time order."""
+    calls = sorted((t for t in cp.calls if not t.node), key=_call_order)
     used = idx.calls_used.setdefault(cp.checkpoint_id, 0)
     if used >= len(calls):
         return None
     idx.calls_used[cp.checkpoint_id] = used + 1
     _name_call(calls[used], a.node, idx)
     return calls[used]
+
+
+_OUTCOME_STATUS = {"finished": "finished", "failed": "failed", "interrupted": "interrupted", "in flight": "pending"}
+
+
+def _send_arg(cp: Checkpoint, task: Task) -> Any:
+    if task.send_index is None:
+        return None
+    packets = cp.record.scheduling_values.get("__pregel_tasks")
+    if not isinstance(packets, list | tuple):
+        packets = getattr(cp.record, "pending_sends", None) or []
+    if task.send_index < len(packets):
+        return getattr(packets[task.send_index], "arg", None)
+    return None
+
+
+def _key_fit(a: Attempt, cp: Checkpoint, task: Task) -> int:
+    """1: a business key of the attempt equals the task's `Send` argument; -1: one differs; 0: no key shared."""
+    arg = _send_arg(cp, task)
+    if not isinstance(arg, dict):
+        return 0
+    shared = [k for k in a.keys if k in arg]
+    if not shared:
+        return 0
+    return 1 if all(arg[k] == a.keys[k] for k in shared) else -1
+
+
+def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -> Task | None:
+    """Which of the tasks of node `a.node` due after `cp` this attempt ran.
+
+    Parallel tasks of one node (a `Send` fan-out, parallel @task calls) each get their own
+    attempt within one process: a task already given to an attempt of the same process is
+    passed over. Among the rest: the one whose `Send` argument carries the attempt's
+    business key; else one whose saved status fits what the log shows (an `end` line and
+    saved writes; no `end` line and no writes); else the first. An attempt whose outcome
+    fits no remaining task is marked ambiguous.
+    """
+    if not node_tasks:
+        return None
+    taken = idx.taken[(cp.checkpoint_id, a.pid)]
+    free = [t for t in node_tasks if t.task_id not in taken]
+    pool = [t for t in free if _key_fit(a, cp, t) >= 0] or free
+    if not pool:  # every task of that node already has an attempt here: a retry in the same process
+        return node_tasks[0] if len(node_tasks) == 1 else None
+    by_key = [t for t in pool if _key_fit(a, cp, t) == 1]
+    want = _OUTCOME_STATUS.get(a.outcome)
+    fitting = [t for t in pool if (t.status == want) or (want == "pending" and t.status != "finished")]
+    if not by_key and not fitting and want != "finished" and all(t.kind == "call" for t in pool):
+        return None  # a call is saved only when it returns: this one has no record
+    if by_key:
+        chosen = by_key[0]
+    elif fitting:
+        chosen = fitting[0]
+    else:
+        chosen = pool[0]
+        if len(node_tasks) > 1:
+            a.flag(f"its log shows it {a.outcome}, but no remaining `{a.node}` task of that step is {want}; "
+                   f"taken to be the task {chosen.task_id} ({chosen.status})")
+    taken.add(chosen.task_id)
+    return chosen
 
 
 def _align_step(a: Attempt, idx: _Index) -> bool:
@@ -99,7 +179,9 @@ def _align_step(a: Attempt, idx: _Index) -> bool:
             return True
         return False
     a.namespace = ns.name
-    a.checkpoint, a.task = chosen[-1]
+    cp = chosen[-1][0]
+    a.checkpoint = cp
+    a.task = pick_task(a, cp, [t for c, t in chosen if c is cp], idx) or chosen[-1][1]
     a.alignment = "step"
     return True
 
@@ -116,7 +198,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 # The first saved checkpoint is not the run's start (exit mode saves one
                 # checkpoint when the invocation ends, stamped with the save time).
                 first = chain[0]
-                task = next((t for t in first.tasks if t.node == a.node), None)
+                task = pick_task(a, first, _tasks_of(first, a.node, idx), idx)
                 if task is not None:
                     a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
                 else:
@@ -124,13 +206,19 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 return True
             continue
         cp = before[-1]
-        task = next((t for t in cp.tasks if t.node == a.node), None)
-        if task is None and ns_name == "" and a.node not in idx.all_nodes:
+        node_tasks = _tasks_of(cp, a.node, idx)
+        task = pick_task(a, cp, node_tasks, idx)
+        if task is None and not node_tasks and ns_name == "" and a.node not in idx.all_nodes:
             task = _next_call(a, cp, idx)
+        if task is None and any(t.kind == "call" for t in node_tasks):
+            # A call of this name without a saved result: it was in flight (LangGraph saves
+            # a call only when it returns), so the parent's re-run makes it again.
+            a.namespace, a.checkpoint, a.alignment = ns_name, cp, "call-unsaved"
+            return True
         if task is None and len(before) > 1:
             prev = before[-2]
             if a.start_ts - (idx.epochs.get(cp.checkpoint_id) or 0) <= TIME_SLACK:
-                task = next((t for t in prev.tasks if t.node == a.node), None)
+                task = pick_task(a, prev, _tasks_of(prev, a.node, idx), idx)
                 cp = prev if task is not None else cp
         if task is not None:
             a.namespace, a.checkpoint, a.task, a.alignment = ns_name, cp, task, "time"
@@ -142,10 +230,15 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
     return False
 
 
+def _tasks_of(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
+    """Tasks (and @task calls) of `cp`'s step that ran `node`."""
+    return [t for t in cp.tasks if t.node == node] + _named_calls(cp, node, idx)
+
+
 def _nodes_of(thread: Thread, *, exclude_root: bool) -> set[str]:
     return {
         t.node for ns in thread.namespaces.values() if not (exclude_root and ns.name == "")
-        for c in ns.checkpoints for t in c.tasks
+        for c in ns.checkpoints for t in [*c.tasks, *c.calls] if t.node
     }
 
 

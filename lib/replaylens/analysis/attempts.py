@@ -16,8 +16,15 @@ from replaylens.model import Checkpoint, Task
 
 Verdict = Literal["kept", "replays", "restart", ""]
 """What a resume does with an attempt's effects ("" before it is judged)."""
-Alignment = Literal["exact", "step", "time", "parent", "after-latest", "before-saved", "orphaned", "none"]
+Alignment = Literal[
+    "exact", "step", "time", "parent", "after-latest", "before-saved", "orphaned", "call-unsaved", "none"
+]
 """How an attempt was matched with the checkpoint chain."""
+Pairing = Literal["task_id", "single", "key", "order", "unpaired"]
+"""How an attempt's later lines were paired with its `start` line: by task id; as the only
+open start of that node in that process; by a shared key (`item`, `invoice_id`); by order
+alone, among several open starts the log cannot tell apart (ambiguous); or not at all."""
+PAIRING_KEYS_IGNORED = frozenset({"error", "message", "result", "duration", "elapsed"})
 
 TERMINAL = {"end": "finished", "error": "failed", "interrupted": "interrupted"}
 TIME_SLACK = 0.005  # seconds: how far back to look when a node is not due at the nearest checkpoint
@@ -43,6 +50,25 @@ class Attempt:
     reason: str = ""
     duplicate: bool = False
     won: bool | None = None
+    pairing: Pairing = "single"
+    ambiguous: bool = False  # pairing or alignment was chosen among candidates the log cannot tell apart
+    ambiguity: str = ""  # why, in words
+
+    def flag(self, why: str) -> None:
+        """Record that a choice about this attempt was a guess, and why."""
+        self.ambiguous = True
+        self.ambiguity = f"{self.ambiguity}; {why}" if self.ambiguity else why
+
+    @property
+    def keys(self) -> dict[str, Any]:
+        """Business keys of its start line (any extra key, the effect name, the idempotency key)."""
+        first = self.lines[0]
+        out = {k: v for k, v in first.extra.items() if k not in PAIRING_KEYS_IGNORED and _hashable(v)}
+        if first.effect is not None:
+            out["effect"] = first.effect
+        if first.idempotency_key is not None:
+            out["idempotency_key"] = first.idempotency_key
+        return out
 
     @property
     def start_ts(self) -> float:
@@ -89,6 +115,9 @@ class Attempt:
             "reason": self.reason,
             "duplicate": self.duplicate,
             "won": self.won,
+            "pairing": self.pairing,
+            "ambiguous": self.ambiguous,
+            "ambiguity": self.ambiguity,
         }
 
 
@@ -130,19 +159,83 @@ def effect_list(attempts: list[Attempt]) -> str:
     return "run " + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
+def _hashable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
+
+
+def _line_keys(line: EffectLine) -> dict[str, Any]:
+    out = {k: v for k, v in line.extra.items() if k not in PAIRING_KEYS_IGNORED and _hashable(v)}
+    if line.effect is not None:
+        out["effect"] = line.effect
+    if line.idempotency_key is not None:
+        out["idempotency_key"] = line.idempotency_key
+    return out
+
+
+def _fits(a: Attempt, keys: dict[str, Any]) -> tuple[bool, bool]:
+    """(no shared key disagrees, some shared key agrees) between a line and an attempt."""
+    mine = a.keys
+    shared = [k for k in keys if k in mine]
+    return all(mine[k] == keys[k] for k in shared), bool(shared)
+
+
 def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
-    """Split one thread's lines into attempts: a `start` opens one, other lines join it."""
+    """Split one thread's lines into attempts: a `start` opens one, other lines join one.
+
+    Parallel tasks of one node (a `Send` fan-out, parallel @task calls) log several
+    `start` lines before any `end`; each start is its own attempt. A later line joins an
+    open attempt of the same node, namespace, task id, step and process: the only one,
+    else the one whose start shares its business keys (`item`, `invoice_id`, ...), else
+    the oldest, and then the pairing is marked ambiguous.
+    """
     attempts: list[Attempt] = []
-    open_by_key: dict[tuple[Any, ...], Attempt] = {}
+    open_by_key: dict[tuple[Any, ...], list[Attempt]] = {}
+    last_by_key: dict[tuple[Any, ...], Attempt] = {}
     for line in sorted(lines, key=lambda e: e.line):
         key = (line.checkpoint_ns or "", line.node, line.task_id or "", line.pid, line.step)
-        current = open_by_key.get(key)
-        if line.phase == "start" or current is None:
+        if line.phase == "start":
             current = Attempt(line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid)
+            current.pairing = "task_id" if line.task_id else "single"
+            current.lines.append(line)
             attempts.append(current)
-            open_by_key[key] = current
+            open_by_key.setdefault(key, []).append(current)
+            last_by_key[key] = current
+            continue
+        current = _pair(line, open_by_key.get(key, []))
+        if current is None and key in last_by_key and _fits(last_by_key[key], _line_keys(line))[0]:
+            current = last_by_key[key]
+        if current is None:
+            current = Attempt(line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid)
+            current.pairing = "unpaired"
+            attempts.append(current)
+            last_by_key[key] = current
         current.lines.append(line)
+        if line.phase in TERMINAL and current in open_by_key.get(key, []):
+            open_by_key[key].remove(current)
     return attempts
+
+
+def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
+    """The open attempt a non-start line belongs to (see `group_attempts`)."""
+    keys = _line_keys(line)
+    fitting = [(a, agrees) for a in candidates for ok, agrees in [_fits(a, keys)] if ok]
+    if not fitting:
+        return None  # no open start of this node carries its keys: its start line is not in the log
+    if len(fitting) == 1:
+        return fitting[0][0]
+    agreeing = [a for a, agrees in fitting if agrees]
+    if len(agreeing) == 1:
+        agreeing[0].pairing = "key"
+        return agreeing[0]
+    pool = agreeing or [a for a, _ in fitting]
+    chosen = pool[0]
+    if len(pool) > 1:
+        chosen.pairing = "order"
+        starts = ", ".join(str(a.lines[0].line) for a in pool)
+        for a in pool:  # the ones left open are as much a guess as the one chosen
+            a.flag(f"line {line.line} ({line.phase}) was paired with the oldest of the open `{line.node}` starts "
+                   f"(lines {starts}): the log has no key that tells them apart")
+    return chosen
 
 
 def number_attempts(attempts: list[Attempt]) -> None:

@@ -37,6 +37,14 @@ class ResumePlan:
     # checkpoint's channel names, hashes other task ids and so finds none of their writes.
     today_reruns: list[tuple[str, Task]] = field(default_factory=list)
     generation: dict[str, Any] | None = None
+    unmatched_reruns: list[str] = field(default_factory=list)
+    """Sentences: a task the resume re-runs, of a node the log shows started, with no log line given to it."""
+
+    @property
+    def ambiguities(self) -> list[str]:
+        """What the plan could not tell from the log, in words (pairing and alignment guesses)."""
+        return [f"lines {', '.join(str(line.line) for line in a.lines)} ({a.node}): {a.ambiguity}"
+                for a in self.attempts if a.ambiguous] + self.unmatched_reruns
 
     @property
     def effects(self) -> list[dict[str, Any]]:
@@ -64,16 +72,19 @@ class ResumePlan:
         if self.status == "completed" and not replay:
             return "This thread completed; a resume would run nothing."
         if not self.effects_given or not self.attempts:
-            rerun = sorted({t.node for _, t in self.reruns} | self.lost_step_nodes)
+            rerun = sorted({t.label for _, t in self.reruns} | self.lost_step_nodes)
             names = ", ".join(f"`{n}`" for n in rerun)
             runs = f"re-runs {names}" if names else "re-runs no task of the step it resumes"
             if self.effects_given:
                 return (f"Resuming this thread {runs}; the effects log has no usable line for this thread, so "
                         "it cannot tell which side effects repeat.")
             return f"Resuming this thread {runs}; give an effects log to see which side effects repeat."
+        doubt = self._doubt()
         if not replay:
-            return "Resuming this thread repeats no recorded side effect."
-        return f"Resuming this thread will {effect_list(replay)}."
+            if self.unmatched_reruns:
+                return f"Resuming this thread may repeat a recorded side effect: {' '.join(self.unmatched_reruns)}"
+            return "Resuming this thread repeats no recorded side effect." + doubt
+        return f"Resuming this thread will {effect_list(replay)}." + doubt
 
     @property
     def lost_step_nodes(self) -> set[str]:
@@ -85,6 +96,17 @@ class ResumePlan:
             if kind == "~__pregel_pull" and node and not node.startswith("__"):
                 out.add(node)
         return out
+    def _doubt(self) -> str:
+        guessed = [a for a in self.attempts if a.ambiguous]
+        if not guessed and not self.unmatched_reruns:
+            return ""
+        nodes = ", ".join(f"`{n}`" for n in sorted({a.node for a in guessed}))
+        parts = []
+        if guessed:
+            parts.append(f"The log cannot tell some lines of {nodes} apart, so which of them repeat is a guess "
+                         f"({len(guessed)} attempt{'s' if len(guessed) > 1 else ''} marked ambiguous).")
+        parts += self.unmatched_reruns
+        return " " + " ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         cp = self.resume_checkpoint
@@ -115,6 +137,7 @@ class ResumePlan:
             "again": [r.to_json() for r in again_rows(self)] if self.effects_given else None,
             "duplicates": [[a.to_json() for a in group] for group in self.duplicates],
             "idempotency": self.idempotency_findings,
+            "ambiguities": self.ambiguities,
             "crash_ts": self.crash_ts,
             "backend": self.backend,
             "generation": self.generation,
@@ -131,4 +154,8 @@ class ResumePlan:
 
 
 def task_json(ns: str, t: Task) -> dict[str, Any]:
-    return {"node": t.node, "task_id": t.task_id, "status": t.status, "checkpoint_ns": ns, "kind": t.kind}
+    out: dict[str, Any] = {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status,
+                           "checkpoint_ns": ns, "kind": t.kind}
+    if t.calls:
+        out["calls"] = [c.call_json() for c in t.calls]
+    return out

@@ -7,14 +7,14 @@ the plan's types are in `plan`. This module only puts them together.
 from __future__ import annotations
 
 from replaylens.analysis.align import align
-from replaylens.analysis.attempts import group_attempts, number_attempts
+from replaylens.analysis.attempts import Attempt, group_attempts, number_attempts
 from replaylens.analysis.checks import find_duplicates, idempotency_findings
 from replaylens.analysis.durability import DEFAULT_LATENCY, what_if
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
 from replaylens.effects.parse import EffectLine, EffectsLog
-from replaylens.model import Thread
+from replaylens.model import Task, Thread
 
 
 def plan_resume(
@@ -58,6 +58,7 @@ def plan_resume(
     reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status != "finished"]
     reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status == "finished"]
     outcomes, crash = what_if(thread, attempts, latency)
+    unmatched = unmatched_reruns(reruns, attempts)
     return ResumePlan(
         thread_id=thread_id,
         status=thread_status(thread),
@@ -75,4 +76,21 @@ def plan_resume(
         crash_ts=crash,
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
         generation=thread.generation.to_json() if thread.generation else None,
+        unmatched_reruns=unmatched,
     )
+
+
+def unmatched_reruns(reruns: list[tuple[str, Task]], attempts: list[Attempt]) -> list[str]:
+    """Tasks a resume re-runs that no attempt was given, although the log shows their node
+    started and judged every such start kept: the reassuring answer would be a guess."""
+    out: list[str] = []
+    given = {a.task.task_id for a in attempts if a.task is not None and a.verdict in ("replays", "restart")}
+    for _, task in reruns:
+        if task.task_id in given or not task.node:
+            continue
+        kept = [a for a in attempts if a.node == task.node and a.verdict == "kept"]
+        if kept and not any(a.task is task for a in attempts):
+            lines = ", ".join(str(a.lines[0].line) for a in kept)
+            out.append(f"`{task.node}` runs again (task {task.task_id}), and the log shows `{task.node}` starting "
+                       f"(lines {lines}) but cannot tell which start belongs to it.")
+    return out

@@ -181,7 +181,7 @@ def summarize_threads(source: CheckpointSource) -> tuple[list[ThreadSummary], li
                 latest_step=cp.step if cp else None,
                 status=checkpoint_status(cp),
                 updated_at=cp.ts if cp else None,
-                pending=tuple(t.node for t in cp.pending_tasks) if cp else (),
+                pending=tuple(t.node or t.label for t in cp.pending_tasks) if cp else (),
                 next_unknown=bool(cp and cp.next_unknown),
             )
         )

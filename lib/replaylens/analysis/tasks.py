@@ -21,7 +21,9 @@ edge through `branch:a:cond:b`. The id rule of a thread is the one that reproduc
 already in its writes table (`choose_id_rule`).
 
 Functional-API `@task` calls and error-handler tasks are created at run time and cannot be
-foreseen: they appear from their writes rows only (`Task.derived == False`).
+foreseen: they appear from their writes rows only (`Task.derived == False`); calls are
+listed under the task that made them and `update_state` writes as state updates
+(`replaylens.analysis.runtime`), so `next` holds what `get_state` holds.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from typing import Any, Literal
 
 from xxhash import xxh3_128_hexdigest
 
-from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, Thread
+from replaylens.analysis.runtime import arrange, call_path, name_updates
+from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, TaskKind, Thread
 
 PUSH = "__pregel_push"
 PULL = "__pregel_pull"
@@ -431,14 +434,14 @@ def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | N
     )
 
 
-def _node_from_path(path: str) -> tuple[str, str]:
-    """Best guess of (kind, node) from a writes row's task_path."""
+def _node_from_path(path: str) -> tuple[TaskKind, str]:
+    """(kind, node) from a writes row's task_path; node "" where the path names none."""
     parts = [p.strip() for p in path.lstrip("~").split(",")]
     if len(parts) >= 2 and parts[0] == PULL:
         return "pull", parts[1]
     if parts and parts[0] == PUSH:
-        return ("call" if len(parts) > 2 else "push"), "?"
-    return "?", "?"
+        return ("call" if call_path(path) is not None else "push"), ""
+    return "run-time", ""
 
 
 def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
@@ -468,7 +471,7 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
                             note="known from its writes only (functional @task call or run-time task)")
                 extra[w.task_id] = task
         task.writes.append(w)
-    return derived + list(extra.values())
+    return arrange(cp, derived, list(extra.values()))
 
 
 Evidence = dict[str, dict[str, str | None]]
@@ -620,6 +623,7 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
         matched += len({t.task_id for t in cp.tasks if t.derived} & set(evidence.get(cp.checkpoint_id, {})))
     thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written,
                                             hints.threads if hints else 0)
+    name_updates(thread)
     return thread
 
 
@@ -647,7 +651,7 @@ def _flag_unexplained(cp: Checkpoint) -> None:
     this thread never names ran there, so the list of next tasks may be incomplete."""
     if not is_legacy(cp) or cp.next_unknown:
         return
-    unexplained = [t for t in cp.tasks if not t.derived and t.kind == "?"]
+    unexplained = [t for t in cp.tasks if not t.derived and t.kind == "run-time" and not t.node]
     if unexplained:
         ids = ", ".join(t.task_id for t in unexplained)
         cp.next_unknown = (

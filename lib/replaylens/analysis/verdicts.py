@@ -49,6 +49,15 @@ def judge(a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineag
             "its superstep completed: the checkpoint it started from was not saved, but a later one holds its result"
         )
         return
+    if a.alignment == "call-unsaved" and a.checkpoint is not None:
+        resumed_here = resumed.get(a.namespace or "")
+        if resumed_here is not None and resumed_here.checkpoint_id == a.checkpoint.checkpoint_id:
+            a.verdict, a.reason = "replays", (
+                "an @task call with no saved result (it was in flight): its parent task re-runs and calls it again"
+            )
+        else:
+            a.verdict, a.reason = "kept", "an @task call of a step that completed"
+        return
     if a.checkpoint is None or a.task is None:
         replay = thread_status(thread) != "completed"
         a.verdict = "replays" if replay else "kept"

@@ -38,6 +38,8 @@ PAGES: dict[str, tuple[str, str]] = {
     "threads": ("Threads", ":material/list:"),
     "thread": ("Thread", ":material/timeline:"),
     "resume": ("Resume simulator", ":material/replay:"),
+    "incident": ("Incident", ":material/crisis_alert:"),
+    "storage": ("Storage", ":material/storage:"),
     "runs": ("Kill-test runs", ":material/science:"),
     "learn": ("Learn supersteps", ":material/school:"),
 }
@@ -266,6 +268,17 @@ def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], la
         return _store().put(key, loading.replay_counts(source, thread_ids, known, log_, latency, report))
     finally:
         bar.empty()
+
+
+def cached(name: str, item: cat.DataItem, compute: Callable[[], Any]) -> Any:
+    """`compute()` once per version of the database and its effects log (the Incident and
+    Storage pages: whole-database answers), then from the per-process LRU."""
+    source = open_item(item)
+    key = (name, source.identity(), file_identity(item.effects) if item.effects else None)
+    hit = _store().get(key)
+    if hit is not None:
+        return hit
+    return _store().put(key, compute())
 
 
 # -- the data picker -------------------------------------------------------------------

@@ -73,7 +73,7 @@ def _task_runs(cp: Checkpoint, attempts_by_task: dict[str, list[Any]], finished:
         )
         runs.append(
             TaskRun(
-                t.node, status, channels,
+                t.node or t.label, status, channels,
                 min((a.start_ts for a in attempts), default=None),
                 max((a.end_ts for a in attempts), default=None),
                 sorted({e for a in attempts for e in a.effects}),

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
-from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Thread, channel_label
+from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
 
 if TYPE_CHECKING:
@@ -170,6 +170,7 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
             notes.append("a resume starts here")
         if len(cp.children) > 1:
             notes.append(f"fork: {len(cp.children)} branches")
+        notes.extend(visible(u.label) for u in cp.updates)
         if cp.unreadable:
             notes.append(f"unreadable: {cp.unreadable}")
         orphan_of = ns.parent(cp) is None and cp.parent_checkpoint_id
@@ -181,7 +182,9 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
                 "source": cp.source or "",
                 "time (UTC)": _short_ts(cp.ts),
                 "next tasks": ", ".join(
-                    f"{TASK_STATUS_ICON.get(t.status, '')} {visible(t.node)} ({t.status})" for t in cp.tasks
+                    f"{TASK_STATUS_ICON.get(t.status, '')} {visible(t.label)} ({t.status})"
+                    + (f" · {len(t.calls)} @task call{'s' if len(t.calls) != 1 else ''}" if t.calls else "")
+                    for t in cp.tasks
                 ) or "— (nothing due)",
                 "writes": len(cp.writes),
                 "checkpoint id": cp.checkpoint_id,
@@ -198,14 +201,9 @@ WRITE_COLUMNS = ["task", "task status", "channel", "idx", "type", "bytes", "valu
 
 def writes_frame(cp: Checkpoint) -> pd.DataFrame:
     """The writes saved against `cp`, grouped by task; special channels named in words."""
-    by_task = {t.task_id: t for t in cp.tasks}
     rows = []
     for w in sorted(cp.writes, key=lambda w: (w.task_id, w.idx)):
-        task = by_task.get(w.task_id)
-        if w.task_id == NULL_TASK_ID:
-            name, status = "(update / resume command)", ""
-        else:
-            name, status = (task.node, task.status) if task else ("?", "")
+        name, status = cp.writer_of(w)
         rows.append(
             {
                 "task": visible(name),
@@ -256,7 +254,8 @@ def state_frame(values: Mapping[str, DecodeResult]) -> pd.DataFrame:
                 "channel": visible(channel_label(name)),
                 "value": preview(text, 300),
                 "characters": len(text),
-                "problem": result.error or "",
+                # A DeltaChannel's value is rebuilt, not stored: say how beside it.
+                "problem": result.error or (f"DeltaChannel value {result.note}" if result.note else ""),
                 "internal": _is_internal(name),
             }
         )

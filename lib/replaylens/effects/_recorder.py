@@ -127,8 +127,9 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
         record.update(_runtime_fields())
         if self.node:
             record["node"] = self.node
-        record.setdefault("node", "?")
-        record.setdefault("thread_id", "?")
+        # Outside a LangGraph run nothing names them: say so rather than invent a name.
+        record.setdefault("node", "(not in a LangGraph run: no node given)")
+        record.setdefault("thread_id", "(not in a LangGraph run: no thread id)")
         if self.effect:
             record["effect"] = self.effect
         if self.idempotency_key is not None:

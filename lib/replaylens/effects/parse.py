@@ -444,11 +444,16 @@ def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
     return EffectsLog(str(p), lines, problems, bad)
 
 
-def strip_optional(log: EffectsLog) -> EffectsLog:
-    """The same log as a hand-written one: only thread_id, node, phase, ts and pid."""
+def strip_optional(log: EffectsLog, keep: tuple[str, ...] = ()) -> EffectsLog:
+    """The same log as a hand-written one: only thread_id, node, phase, ts and pid, plus
+    the extra keys named in `keep` (a business key such as `item` or `invoice_id`)."""
     return EffectsLog(
         log.path,
-        [EffectLine(e.line, e.thread_id, e.node, e.phase, e.ts, pid=e.pid) for e in log.lines],
+        [
+            EffectLine(e.line, e.thread_id, e.node, e.phase, e.ts, pid=e.pid,
+                       extra={k: e.extra[k] for k in keep if k in e.extra})
+            for e in log.lines
+        ],
         list(log.problems),
         log.bad_lines,
     )

@@ -190,6 +190,44 @@ def send_map_reduce() -> StateGraph:
     return builder
 
 
+# --------------------------------------------------------------------------- send, uneven
+UNEVEN_ITEMS = (1, 2, 3, 4)
+UNEVEN_FRACTIONS = {1: 0.1, 2: 0.15, 3: 0.2, 4: 3.0}
+"""Item 4's task stays open 15 to 30 times longer than the others, so a kill while it runs
+finds the other three finished."""
+
+
+def _plan_uneven(state: MapState) -> dict[str, Any]:
+    with record_effect("plan_batch"):
+        _sleep(0.2)
+    return {"items": list(UNEVEN_ITEMS)}
+
+
+def _work_uneven(state: WorkItem) -> dict[str, Any]:
+    with record_effect("process_item", item=state["item"]):
+        _sleep(UNEVEN_FRACTIONS.get(state["item"], 1.0))
+    return {"results": [state["item"] * 10]}
+
+
+def send_uneven() -> StateGraph:
+    """plan -> Send("work", {"item": i}) x4 -> reduce, item 4 much slower than the rest.
+
+    Teaches that parallel tasks of one node are separate tasks: a kill while item 4 runs
+    keeps the saved writes of items 1 to 3, and a resume re-runs only item 4's task. A
+    hand-written log shows four `start` lines of `work` and three `end` lines; only the
+    `item` key tells which start is still open.
+    """
+    builder = StateGraph(MapState)
+    builder.add_node("plan", _plan_uneven)
+    builder.add_node("work", _work_uneven)
+    builder.add_node("reduce", _reduce)
+    builder.add_edge(START, "plan")
+    builder.add_conditional_edges("plan", _fan_out, ["work"])
+    builder.add_edge("work", "reduce")
+    builder.add_edge("reduce", END)
+    return builder
+
+
 # --------------------------------------------------------------------------- subgraph
 class SubState(TypedDict, total=False):
     """The subgraph's own trail. A separate key from the parent's `visited` on purpose:
@@ -239,6 +277,36 @@ def subgraph() -> StateGraph:
     builder.add_edge(START, "prepare")
     builder.add_edge("prepare", "sub")
     builder.add_edge("sub", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+def nested_subgraph() -> StateGraph:
+    """prepare -> outer (subgraph: o1 -> inner (subgraph: i1 -> i2)) -> finish.
+
+    Teaches nested namespaces: the inner subgraph checkpoints under
+    `outer:<task id>|inner:<task id>`, and a resume re-enters both levels at their own
+    latest checkpoints, so a crash in `i2` re-runs `i2` only.
+    """
+    inner = StateGraph(SubState)
+    inner.add_node("i1", _sub_step("i1"))
+    inner.add_node("i2", _sub_step("i2"))
+    inner.add_edge(START, "i1")
+    inner.add_edge("i1", "i2")
+    inner.add_edge("i2", END)
+    outer = StateGraph(SubState)
+    outer.add_node("o1", _sub_step("o1"))
+    outer.add_node("inner", inner.compile())
+    outer.add_edge(START, "o1")
+    outer.add_edge("o1", "inner")
+    outer.add_edge("inner", END)
+    builder = StateGraph(OuterState)
+    builder.add_node("prepare", _visit("prepare"))
+    builder.add_node("outer", outer.compile())
+    builder.add_node("finish", _visit("finish"))
+    builder.add_edge(START, "prepare")
+    builder.add_edge("prepare", "outer")
+    builder.add_edge("outer", "finish")
     builder.add_edge("finish", END)
     return builder
 
@@ -410,6 +478,35 @@ def quiet_linear() -> StateGraph:
     builder.add_edge(previous, END)
     return builder
 
+def functional_parallel(checkpointer: Any) -> Any:
+    """@entrypoint `batch`: @task `load` then four parallel @task `work` calls, item 4 slow.
+
+    Teaches that a functional run's calls are not tasks of `next`: `get_state` lists only
+    the entrypoint; each call's result is saved when it returns and reused when the
+    entrypoint re-runs on resume, so a kill while item 4 runs re-runs that call only.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def load(n: int) -> list[int]:
+        with record_effect("load_batch"):
+            _sleep(0.2)
+        return list(UNEVEN_ITEMS)[:n]
+
+    @task
+    def work(item: int) -> int:
+        with record_effect("process_item", item=item):
+            _sleep(UNEVEN_FRACTIONS.get(item, 1.0))
+        return item * 10
+
+    @entrypoint(checkpointer=checkpointer)
+    def batch(inputs: dict[str, Any]) -> dict[str, Any]:
+        items = load(int(inputs.get("n", len(UNEVEN_ITEMS)))).result()
+        futures = [work(i) for i in items]
+        return {"results": [f.result() for f in futures]}
+
+    return batch
+
 
 ALL: dict[str, Callable[..., Any]] = {
     "linear": linear,
@@ -420,8 +517,12 @@ ALL: dict[str, Callable[..., Any]] = {
     "payment": payment,
     "failing": failing,
     "functional": functional,
+    "send_uneven": send_uneven,
+    "functional_parallel": functional_parallel,
+    "nested_subgraph": nested_subgraph,
 }
-"""Name -> factory. All take no argument except `functional`, which takes the checkpointer."""
+"""Name -> factory. All take no argument except `functional` and `functional_parallel`,
+which take the checkpointer."""
 
 DEFAULT_INPUTS: dict[str, Any] = {
     "linear": {"visited": []},
@@ -432,5 +533,8 @@ DEFAULT_INPUTS: dict[str, Any] = {
     "payment": {"invoice_id": "inv-0001", "visited": []},
     "failing": {"visited": []},
     "functional": {"n": 1},
+    "send_uneven": {"items": []},
+    "functional_parallel": {"n": 4},
+    "nested_subgraph": {"visited": []},
 }
 """A valid first input for each graph in `ALL`."""

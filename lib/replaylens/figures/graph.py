@@ -59,9 +59,9 @@ def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
         for cp in ns.checkpoints:
             by_id = {t.task_id: t for t in cp.tasks}
             for t in cp.tasks:
-                shape.nodes.setdefault((prefix, t.node), "not reached")
+                shape.nodes.setdefault((prefix, t.node or t.label), "not reached")
                 if t.status == "finished":
-                    finished.add((prefix, t.node))
+                    finished.add((prefix, t.node or t.label))
             for w in cp.writes:
                 if w.task_id == NULL_TASK_ID:
                     continue

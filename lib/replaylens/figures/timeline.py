@@ -162,7 +162,7 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
             ts = iso_to_epoch(cp.ts)
             if ts is None:
                 continue
-            tasks = ", ".join(f"{t.node} ({t.status})" for t in cp.tasks) or "nothing"
+            tasks = ", ".join(f"{t.label} ({t.status})" for t in cp.tasks) or "nothing"
             data.marks.append(
                 Mark(cp_lane, ts, "checkpoint",
                      f"<b>checkpoint, step {cp.step}</b> ({_e(cp.source)})<br>{_e(cp.checkpoint_id)}"
@@ -170,8 +170,8 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
             )
             child_ts = [t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t]
             next_ts = min(child_ts) if child_ts else None
-            for task in cp.tasks:
-                lane = data.add_lane(lane_for(ns.name, task.node))
+            for task in [*cp.tasks, *cp.calls]:  # calls on their own lanes, not as tasks of `next`
+                lane = data.add_lane(lane_for(ns.name, task.node or "unnamed @task calls"))
                 attempt = attempt_by_task.get(task.task_id)
                 if attempt is None:
                     end = next_ts
@@ -180,7 +180,7 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
                         end = crash if running and crash is not None else ts + MIN_BAR_SECONDS
                     data.bars.append(
                         Bar(lane, ts, end, "task (from checkpoints, no effects log)", "#BBBBBB",
-                            f"<b>{_e(task.node)}</b> step {task.step}: {_e(task.status)}<br>drawn from the "
+                            f"<b>{_e(task.label)}</b> step {task.step}: {_e(task.status)}<br>drawn from the "
                             "checkpoint it started at to the next one (no effects log line for it)")  # fmt: skip
                     )
                 writes = [w for w in cp.writes if w.task_id == task.task_id]
@@ -189,9 +189,17 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
                     chans = ", ".join(sorted({channel_label(w.channel) for w in writes}))
                     data.marks.append(
                         Mark(lane, at, "write",
-                             f"<b>{len(writes)} write(s) of {_e(task.node)}</b><br>{_e(chans)}<br>saved against "
+                             f"<b>{len(writes)} write(s) of {_e(task.label)}</b><br>{_e(chans)}<br>saved against "
                              f"step {cp.step}'s checkpoint (time approximate: writes rows carry no timestamp)")  # fmt: skip
                     )
+            update_ts = [t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children
+                                     if c in ns.by_id and ns.by_id[c].source == "update") if t]
+            for update in cp.updates:
+                data.marks.append(
+                    Mark(cp_lane, min(update_ts) if update_ts else ts, "write",
+                         f"<b>{_e(update.label)}</b> (update_state, not a task)<br>{_e(', '.join(update.channels))}"
+                         f"<br>{_e(update.how)}")
+                )
             nulls = [w for w in cp.writes if w.task_id == NULL_TASK_ID]
             if nulls:
                 data.marks.append(

@@ -45,7 +45,13 @@ if item is not None:
                  "Saved outputs whose checkpoint never landed; a resume ignores them."),
             ], key="resume_metrics")  # fmt: skip
             if plan.reruns:
-                st.markdown("**Re-run in the resume step:** " + ", ".join(md_code(t.node) for _, t in plan.reruns))
+                st.markdown("**Re-run in the resume step:** " + ", ".join(md_code(t.label) for _, t in plan.reruns))
+                for _, t in plan.reruns:
+                    for call in t.calls:
+                        fate = "result reused" if call.reused_on_resume else "called again"
+                        st.markdown(f"- {md_code(t.label)} called {md_code(call.label)} ({call.status}): {fate}")
+            for text in plan.ambiguities:
+                st.warning(f"The effects log cannot tell: {md(text)}")
 
             if log is None:
                 st.info(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from replaylens.analysis.again import effects_again, tasks_again
+from replaylens.analysis.delta import state_values
 from replaylens.dashboard import common as ui
-from replaylens.dashboard import views
+from replaylens.dashboard import timetravel_block, views
 from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
@@ -25,7 +26,11 @@ def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001,
     hit = ui._store().get(key)
     if hit is None:
         with st.spinner("Decoding the state at this checkpoint…"):
-            hit = ui._store().put(key, source.read_channel_values(thread_id, ns, checkpoint_id))
+            thread = ui.thread(item, thread_id)
+            cp = thread.find(checkpoint_id, ns) if thread is not None else None
+            values = (state_values(source, thread, cp) if cp is not None
+                      else source.read_channel_values(thread_id, ns, checkpoint_id))
+            hit = ui._store().put(key, values)
     return hit
 
 
@@ -34,6 +39,8 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
     shown, note = truncate(text)
     if result.error:
         st.caption(f"Not decoded: {md(result.error)}")
+    if getattr(result, "note", None):
+        st.caption(f"DeltaChannel value {md(result.note)}")
     if note:
         st.caption(note)
     st.code(shown, language="json")
@@ -132,7 +139,7 @@ if item is not None:
                     )  # fmt: skip
                     cp = ns.by_id.get(chosen or cp_ids[-1])
 
-            tab_names = ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report"]
+            tab_names = ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report", "Time travel"]
             tabs = st.tabs(tab_names, key="view", bind="query-params")
 
 
@@ -267,3 +274,6 @@ if item is not None:
                                    file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
                 st.caption("The report, as it will read in your incident write-up (Markdown):")
                 st.code(report, language="markdown", wrap_lines=True)
+
+            with tabs[6]:
+                timetravel_block.draw(item, thread, plan, ns_name, cp)

@@ -1,0 +1,518 @@
+"""The blast radius of a crash: every thread it touched, and what resuming all of them repeats.
+
+One worker running fifty threads dies; each thread is left one step behind, and resuming
+them all performs each in-flight side effect again, fifty at once. This module answers
+for many threads what `plan_resume` answers for one, with the same verdicts:
+
+- `times_again` of a thread counts its task executions (attempts: a `start` line opens
+  one) whose verdict is `replays` or `restart`, exactly the attempts `plan_resume` marks so;
+- the impact per (node, effect) counts those attempts again, and how many threads they
+  come from;
+- the idempotency keys of the repeated effects say which repeats a downstream service
+  could drop as duplicates, and which it cannot.
+
+Speed. A full `load_thread` + `plan_resume` costs about 9 ms for a 50-checkpoint thread,
+so 10,000 threads would take a minute and a half. Most attempts need no full load: when a
+thread has one namespace and every effect line carries the task id (as `record_effect`
+writes it), `plan_resume`'s verdict follows from the latest checkpoint's tasks, the
+orphan writes and the step alone (`fast_verdicts`, which says "undecided" otherwise).
+Every other thread goes through `plan_resume` itself. `tests/test_incident.py` checks the
+two routes agree on every thread of the real-graph corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from replaylens.analysis.attempts import Attempt, group_attempts
+from replaylens.analysis.status import _TriggerCache, checkpoint_status
+from replaylens.analysis.tasks import annotate_checkpoint
+from replaylens.effects.parse import EffectLine, EffectsLog
+from replaylens.model import Checkpoint
+from replaylens.sources._base import CheckpointSource, WriteRecord
+from replaylens.times import iso_to_epoch
+
+Route = Literal["fast", "plan", "restart", "no-lines"]
+"""How a thread's verdicts were reached: the shortcut, a full plan_resume, no checkpoint at
+all (every attempt restarts), or no effect lines (nothing to count)."""
+KeyVerdict = Literal["dedupes", "changes", "missing", "unproven"]
+"""What an idempotency key does for a repeated effect:
+- `dedupes`: the same key was sent by every recorded attempt of the task, so the repeat
+  carries it again and a service that honours keys drops it;
+- `changes`: attempts of one task sent different keys: the repeat is a new operation;
+- `missing`: the effect sends no key: nothing can drop the repeat;
+- `unproven`: one attempt sent a key; the repeat dedupes only if the node derives the same
+  key again (from the thread id, step and a business id), which the log cannot show."""
+REPLAYING = ("replays", "restart")
+UNFINISHED = ("resumable", "failed", "needs_restart")
+"""Statuses a crash leaves behind (interrupted threads wait for a person, not a resume)."""
+DEFAULT_WINDOW = 60.0
+
+
+@dataclass
+class ThreadImpact:
+    """One thread of the incident: its status and the attempts a resume performs again."""
+
+    thread_id: str
+    status: str
+    replayed: list[Attempt]
+    route: Route
+    last_activity: float | None  # epoch seconds: the later of its latest checkpoint and its last effect line
+    latest_step: int | None = None
+    reruns: tuple[str, ...] = ()  # nodes a resume re-runs (unfinished tasks of the latest checkpoint)
+    error: str | None = None
+    pids: frozenset[int] = frozenset()
+    last_pid: int | None = None
+    lines: int = 0
+
+    @property
+    def times_again(self) -> int:
+        return len(self.replayed)
+
+    @property
+    def effects_again(self) -> Counter[str]:
+        return Counter(label for a in self.replayed for label in a.effects)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"thread_id": self.thread_id, "status": self.status, "times_again": self.times_again}
+
+
+@dataclass(frozen=True)
+class ImpactRow:
+    node: str
+    effect: str
+    times_again: int
+    threads: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"node": self.node, "effect": self.effect, "times_again": self.times_again, "threads": self.threads}
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """The idempotency keys of one repeated (node, effect), grouped by what they would do."""
+
+    node: str
+    effect: str
+    verdict: KeyVerdict
+    times_again: int
+    threads: int
+    example_key: str | None
+
+
+@dataclass
+class Incident:
+    threads: list[ThreadImpact]
+    effects_given: bool
+    selection: str = "every thread of the database and the effects log"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total_times_again(self) -> int:
+        return sum(t.times_again for t in self.threads)
+
+    def impact(self) -> list[ImpactRow]:
+        """Per (node, effect): attempts run again and the threads they come from, most first."""
+        counts: Counter[tuple[str, str]] = Counter()
+        threads: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for t in self.threads:
+            for a in t.replayed:
+                for label in a.effects:
+                    counts[(a.node, label)] += 1
+                    threads[(a.node, label)].add(t.thread_id)
+        return [
+            ImpactRow(node, effect, n, len(threads[(node, effect)]))
+            for (node, effect), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+
+    def keys(self) -> list[KeyRow]:
+        """What the idempotency keys of the repeated effects would do, per (node, effect)."""
+        counts: Counter[tuple[str, str, KeyVerdict]] = Counter()
+        threads: dict[tuple[str, str, KeyVerdict], set[str]] = defaultdict(set)
+        example: dict[tuple[str, str, KeyVerdict], str] = {}
+        for t in self.threads:
+            for a, verdicts in _key_verdicts(t.replayed):
+                for label, (verdict, key) in verdicts.items():
+                    k = (a.node, label, verdict)
+                    counts[k] += 1
+                    threads[k].add(t.thread_id)
+                    if key and k not in example:
+                        example[k] = key
+        return [
+            KeyRow(node, effect, verdict, n, len(threads[(node, effect, verdict)]), example.get((node, effect, verdict)))
+            for (node, effect, verdict), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+
+    def sentence(self) -> str:
+        """The combined impact in one sentence, from the same counts as the table and the JSON."""
+        n = len(self.threads)
+        these = "this thread" if n == 1 else f"these {n:,} threads"
+        if n == 0:
+            return "No thread matches this selection."
+        if not self.effects_given:
+            reruns = sum(len(t.reruns) for t in self.threads)
+            return (
+                f"Resuming {these} would re-run {reruns:,} task(s); give an effects log to see "
+                "which side effects would happen again."
+            )
+        per_effect: Counter[str] = Counter()
+        for row in self.impact():
+            per_effect[row.effect] += row.times_again
+        if not per_effect:
+            return f"Resuming {these} would repeat no recorded side effect."
+        parts = [f"`{name.replace('`', chr(39))}` {k:,} time{'s' if k != 1 else ''}"
+                 for name, k in sorted(per_effect.items(), key=lambda kv: (-kv[1], kv[0]))]
+        listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+        restart = sum(1 for t in self.threads if t.status == "needs_restart")
+        tail = (f" ({restart:,} of them have no checkpoint and can only restart from the input)"
+                if restart else "")
+        return f"Resuming {these} would run {listed}{tail}."
+
+    def to_json(self) -> dict[str, Any]:
+        """The `replaylens incident --json` contract, plus the selection and the key table."""
+        return {
+            "threads": [t.to_json() for t in self.threads],
+            "impact": [r.to_json() for r in self.impact()],
+            "total_times_again": self.total_times_again,
+            "effects_given": self.effects_given,
+            "selection": self.selection,
+            "sentence": self.sentence(),
+            "idempotency": [
+                {"node": k.node, "effect": k.effect, "verdict": k.verdict, "times_again": k.times_again,
+                 "threads": k.threads, "example_key": k.example_key}
+                for k in self.keys()
+            ],
+        }
+
+
+# -- idempotency ---------------------------------------------------------------------------
+def _key_verdicts(replayed: list[Attempt]) -> list[tuple[Attempt, dict[str, tuple[KeyVerdict, str | None]]]]:
+    """For each repeated attempt and effect label: what its key would do (see KeyVerdict).
+    The attempts of one task are compared with each other: the log's only evidence of how
+    the node makes its key."""
+    by_task: dict[tuple[Any, ...], list[Attempt]] = defaultdict(list)
+    for a in replayed:
+        by_task[a.key or ("task", a.task_id, a.node, a.step)].append(a)
+    out: list[tuple[Attempt, dict[str, tuple[KeyVerdict, str | None]]]] = []
+    for group in by_task.values():
+        sent: list[dict[str, set[str]]] = []
+        for a in group:
+            per_label: dict[str, set[str]] = defaultdict(set)
+            for line in a.lines:
+                if line.idempotency_key:
+                    per_label[line.label].add(line.idempotency_key)
+            sent.append(per_label)
+        for a, mine_sent in zip(group, sent, strict=True):
+            mine: dict[str, tuple[KeyVerdict, str | None]] = {}
+            for label in a.effects:
+                union = set().union(*(s.get(label, set()) for s in sent))
+                if not union:
+                    mine[label] = ("missing", None)
+                elif len(union) > 1 or any(not s.get(label) for s in sent):
+                    mine[label] = ("changes", sorted(union)[0])
+                elif len(group) > 1:
+                    mine[label] = ("dedupes", next(iter(union)))
+                else:
+                    mine[label] = ("unproven", next(iter(mine_sent[label])))
+            out.append((a, mine))
+    return out
+
+
+# -- the shortcut -----------------------------------------------------------------------------
+def fast_verdicts(lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: set[str]) -> list[Attempt] | None:
+    """The attempts `plan_resume` would mark `replays`, without loading the thread, or None
+    when this route cannot decide (then plan_resume must run).
+
+    Valid for a thread with one namespace whose latest root checkpoint is `latest` (tasks
+    annotated). For a line with a task id T, plan_resume aligns it exactly when T is a task of
+    some checkpoint; its verdict then depends on that checkpoint only if it is the latest
+    (replays iff the task is unfinished), and is `kept` for any earlier or forked one. T in
+    an orphan write replays. T known nowhere is `kept` when its step is at or before the
+    latest step (its superstep completed). Anything else (no task id, a subgraph line, a step
+    after the latest for an unknown task) is left to plan_resume.
+    """
+    tasks = {t.task_id: t for t in latest.tasks}
+    latest_step = latest.step
+    hot: set[str] = set()
+    for line in lines:
+        tid = line.task_id
+        if tid is None:
+            return None
+        task = tasks.get(tid)
+        if task is not None:
+            if task.status != "finished":
+                hot.add(tid)
+            continue
+        if tid in orphan_task_ids:
+            hot.add(tid)
+            continue
+        if line.checkpoint_ns or line.step is None or latest_step is None or line.step > latest_step:
+            return None
+    if not hot:
+        return []
+    attempts = group_attempts([line for line in lines if line.task_id in hot])
+    for a in attempts:
+        task = tasks.get(a.task_id or "")
+        a.verdict = "replays"
+        a.reason = (
+            "its writes are orphaned: the checkpoint they hang off never landed" if task is None
+            else f"its task is {task.status} at the checkpoint a resume loads; it runs again from its first line"
+        )
+        if task is not None:
+            a.task, a.checkpoint, a.namespace, a.alignment = task, latest, "", "exact"
+    return attempts
+
+
+# -- reading ---------------------------------------------------------------------------------
+@dataclass
+class _Latest:
+    checkpoint: Checkpoint | None
+    namespaces: int
+
+
+def _latest_checkpoints(source: CheckpointSource) -> dict[str, _Latest]:
+    """Every thread's latest root checkpoint with its tasks annotated, as summarize_threads
+    derives them (two bulk queries, no values)."""
+    index = source.thread_index()
+    latest = source.read_latest(known={r.thread_id: r.latest_checkpoint_id for r in index if r.latest_checkpoint_id})
+    writes: dict[str, list[WriteRecord]] = defaultdict(list)
+    for w in latest.writes:
+        writes[w.thread_id].append(w)
+    records = {rec.thread_id: rec for rec in latest.checkpoints}
+    triggers = _TriggerCache()
+    out: dict[str, _Latest] = {}
+    for row in index:
+        rec = records.get(row.thread_id)
+        cp = None
+        if rec is not None:
+            cp = Checkpoint(rec, [w for w in writes.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
+            annotate_checkpoint(cp, triggers.for_checkpoint(cp))
+        out[row.thread_id] = _Latest(cp, row.namespaces)
+    return out
+
+
+ORPHAN_SQL = (
+    "SELECT DISTINCT w.thread_id, w.task_id FROM writes w WHERE NOT EXISTS ("
+    "SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns "
+    "AND c.checkpoint_id = w.checkpoint_id)"
+)
+
+
+def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]] | None:
+    """Task ids of the writes whose checkpoint never landed, per thread (one SQL pass over
+    the writes' primary key, in the source's read transaction); None for a source other than
+    SQLite (Postgres keeps its writes in other tables): every thread is then planned in full."""
+    if getattr(source, "kind", "") != "sqlite":
+        return None
+    out: dict[str, set[str]] = defaultdict(set)
+    with source._snapshot() as conn:  # type: ignore[attr-defined]
+        for tid, task_id in conn.execute(ORPHAN_SQL):
+            out[str(tid)].add(str(task_id))
+    return out
+
+
+# -- assembling ------------------------------------------------------------------------------
+def _full_plan(source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool) -> tuple[str, list[Attempt], Checkpoint | None]:
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+
+    thread = load_thread(source, thread_id) if known else None
+    plan = plan_resume(thread, effects, thread_id)
+    replayed = [a for a in plan.attempts if a.verdict in REPLAYING]
+    return plan.status, replayed, plan.resume_checkpoint
+
+
+def _restart(lines: list[EffectLine]) -> list[Attempt]:
+    attempts = group_attempts(lines)
+    for a in attempts:
+        a.verdict = "restart"
+        a.reason = "no checkpoint exists: invoke(None) raises EmptyInputError; a restart repeats everything"
+    return attempts
+
+
+def _error_of(cp: Checkpoint | None) -> str | None:
+    if cp is None:
+        return None
+    for t in cp.tasks:
+        if t.status == "failed":
+            err = t.error
+            if err:
+                return err
+    return None
+
+
+def collect(source: CheckpointSource, effects: EffectsLog | None, *, parse: Any = None) -> Incident:
+    """Every thread of the database and of the effects log, with what resuming it repeats.
+
+    `parse`, when given, is a callable returning the EffectsLog: it runs while the
+    database's orphan-write scan runs in a background thread (SQLite releases the GIL),
+    so the CLI parses the log and scans the writes at the same time.
+    """
+    orphans_box: dict[str, Any] = {}
+
+    def scan() -> None:
+        try:
+            orphans_box["value"] = orphan_task_ids(source)
+        except Exception as exc:  # noqa: BLE001 - reported below, the full route still answers
+            orphans_box["error"] = exc
+
+    worker = threading.Thread(target=scan, name="replaylens-orphans", daemon=True)
+    worker.start()
+    try:
+        if parse is not None:
+            effects = parse()
+        latest = _latest_checkpoints(source)
+    finally:
+        worker.join()
+    orphans: dict[str, set[str]] | None = orphans_box.get("value")
+    notes: list[str] = []
+    if "error" in orphans_box:
+        notes.append(f"The orphan-write scan failed ({orphans_box['error']}); every thread was planned in full.")
+    by_thread = effects._index() if effects is not None else {}
+    out: list[ThreadImpact] = []
+    for tid in sorted(set(latest) | set(by_thread)):
+        out.append(_impact_of(source, effects, tid, latest.get(tid), by_thread.get(tid, []), orphans))
+    return Incident(out, effects is not None, notes=notes)
+
+
+def _impact_of(
+    source: CheckpointSource, effects: EffectsLog | None, tid: str, info: _Latest | None,
+    lines: list[EffectLine], orphans: dict[str, set[str]] | None,
+) -> ThreadImpact:
+    cp = info.checkpoint if info else None
+    replayed: list[Attempt] | None
+    route: Route
+    if info is None:
+        status, replayed, route = "needs_restart", _restart(lines), "restart"
+    elif not lines:
+        status, replayed, route = checkpoint_status(cp), [], "no-lines"
+    else:
+        replayed = None
+        if cp is not None and not cp.unreadable and info.namespaces == 1 and orphans is not None:
+            replayed = fast_verdicts(lines, cp, orphans.get(tid, set()))
+        if replayed is not None:
+            status, route = checkpoint_status(cp), "fast"
+        else:
+            status, replayed, _ = _full_plan(source, effects, tid, True)
+            route = "plan"
+    ts = [iso_to_epoch(cp.ts)] if cp is not None and cp.ts else []
+    if lines:
+        ts.append(max(line.ts for line in lines))
+    known_ts = [t for t in ts if t is not None]
+    pids = frozenset(line.pid for line in lines if line.pid is not None)
+    last_pid = next((line.pid for line in reversed(lines) if line.pid is not None), None)
+    return ThreadImpact(
+        thread_id=tid, status=status, replayed=replayed, route=route,
+        last_activity=max(known_ts) if known_ts else None,
+        latest_step=cp.step if cp else None,
+        reruns=tuple(t.node for t in cp.pending_tasks) if cp else (),
+        error=_error_of(cp), pids=pids, last_pid=last_pid, lines=len(lines),
+    )
+
+
+# -- choosing the crash ------------------------------------------------------------------------
+def select(
+    incident: Incident, *, since: float | None = None, until: float | None = None, pid: int | None = None,
+    latest: bool = False, window: float = DEFAULT_WINDOW,
+) -> Incident:
+    """The threads of one crash. Filters combine: a time window on the last activity, a
+    process id of the effects log, and `latest`: the newest crash, i.e. the unfinished
+    (resumable, failed, needing restart) threads whose last effect line came from the same
+    process as the newest unfinished thread's, or, without pids in the log, whose last
+    activity lies within `window` seconds of the newest."""
+    chosen = incident.threads
+    words: list[str] = []
+    if since is not None:
+        chosen = [t for t in chosen if t.last_activity is not None and t.last_activity >= since]
+        words.append(f"last active at or after {_fmt(since)}")
+    if until is not None:
+        chosen = [t for t in chosen if t.last_activity is not None and t.last_activity <= until]
+        words.append(f"last active at or before {_fmt(until)}")
+    if pid is not None:
+        chosen = [t for t in chosen if pid in t.pids]
+        words.append(f"touched by process {pid}")
+    if latest:
+        chosen, word = newest_crash(chosen, window)
+        words.append(word)
+    label = "; ".join(words) if words else incident.selection
+    return Incident(chosen, incident.effects_given, label, list(incident.notes))
+
+
+def newest_crash(threads: Iterable[ThreadImpact], window: float = DEFAULT_WINDOW) -> tuple[list[ThreadImpact], str]:
+    """The threads the newest crash left unfinished (see `select`) and how they were chosen."""
+    left = [t for t in threads if t.status in UNFINISHED and t.last_activity is not None]
+    if not left:
+        return [], "the newest crash: no thread was left resumable, failed or needing a restart"
+    newest = max(left, key=lambda t: (t.last_activity or 0.0, t.thread_id))
+    if newest.last_pid is not None:
+        same = [t for t in left if t.last_pid == newest.last_pid]
+        return same, f"the newest crash: unfinished threads last written by process {newest.last_pid}"
+    top = newest.last_activity or 0.0
+    near = [t for t in left if (t.last_activity or 0.0) >= top - window]
+    return near, f"the newest crash: unfinished threads last active within {window:g} s of {_fmt(top)}"
+
+
+def _fmt(ts: float) -> str:
+    from datetime import UTC, datetime
+
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    except (ValueError, OverflowError, OSError):  # beyond the calendar: say the number
+        return f"{ts:g} (epoch seconds)"
+
+
+# -- exports -----------------------------------------------------------------------------------
+def thread_table(incident: Incident) -> list[dict[str, Any]]:
+    """One row per thread, as the page, the CSV and the Markdown show it."""
+    return [
+        {
+            "thread_id": t.thread_id, "status": t.status, "times_again": t.times_again,
+            "effects_again": ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())),
+            "reruns": ", ".join(t.reruns), "last_activity": _fmt(t.last_activity) if t.last_activity else "",
+            "latest_step": t.latest_step, "error": (t.error or "")[:200],
+            "pids": ", ".join(str(p) for p in sorted(t.pids)),
+        }
+        for t in incident.threads
+    ]
+
+
+def to_csv(incident: Incident) -> str:
+    rows = thread_table(incident)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["thread_id", "status", "times_again"])
+    writer.writeheader()
+    for row in rows:
+        # A cell starting with = + - @ is a formula to a spreadsheet: quote it as text.
+        writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()})
+    return buf.getvalue()
+
+
+def to_markdown(incident: Incident) -> str:
+    """The incident as Markdown: every value from the data inert (code spans, escaped pipes)."""
+    from replaylens.text import md, md_cell, md_ticks
+
+    out = [f"# Incident: {md(incident.selection)}", "", md_ticks(incident.sentence()), ""]
+    impact = incident.impact()
+    if impact:
+        out += ["| node | effect | times again | threads |", "|---|---|---|---|"]
+        out += [f"| {md_cell(r.node)} | {md_cell(r.effect)} | {r.times_again} | {r.threads} |" for r in impact]
+        out.append("")
+    keys = incident.keys()
+    if keys:
+        out += ["## Idempotency keys of the repeated effects", "",
+                "| node | effect | key | times again | threads |", "|---|---|---|---|---|"]
+        out += [f"| {md_cell(k.node)} | {md_cell(k.effect)} | {k.verdict} | {k.times_again} | {k.threads} |" for k in keys]
+        out.append("")
+    out += ["## Threads", "", "| thread | status | times again | effects again | last active |", "|---|---|---|---|---|"]
+    out += [
+        f"| {md_cell(r['thread_id'])} | {r['status']} | {r['times_again']} | {md_cell(r['effects_again'])} | "
+        f"{r['last_activity']} |"
+        for r in thread_table(incident)
+    ]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,99 @@
+"""The pages of issue 18 (Incident, Storage) under streamlit.testing's AppTest, on real databases."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from dashboard_data import demo_folder
+from streamlit.testing.v1 import AppTest
+
+from replaylens.dashboard import APP
+
+
+@pytest.fixture(scope="module")
+def demo() -> Path:
+    return demo_folder()
+
+
+@pytest.fixture(autouse=True)
+def served(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo)]))
+    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def open_page(page: str, **params: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update(params)
+    at.switch_page(f"screens/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts: list[str] = []
+    for kind in ("markdown", "caption", "error", "warning", "info", "success", "title", "subheader", "text"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    return "\n".join(parts).replace("\\", "")
+
+
+def test_incident_page_shows_the_newest_crash_and_its_impact(demo: Path) -> None:
+    at = open_page("incident", db=str(demo / "crashes" / "payment-sync.db"))
+    text = texts(at)
+    assert "would run `charge_card` 1 time" in text, text
+    assert "times again 1" in text
+    threads = at.dataframe[-1].value
+    assert list(threads["thread"]) == ["payment-sync-killed"]
+    assert threads["open"].iloc[0].startswith("./thread?")
+    impact = at.dataframe[0].value
+    assert impact.to_dict("records") == [{"effect": "charge_card", "node": "charge", "times again": 1, "threads": 1}]
+
+
+def test_incident_page_filters_and_every_thread(demo: Path) -> None:
+    at = open_page("incident", db=str(demo / "examples" / "payment.db"))
+    at.segmented_control(key="pick").set_value("Every thread").run()
+    assert not at.exception
+    every = at.dataframe[-1].value
+    assert len(every) >= 2
+    at.text_input(key="inc_text").set_value("no-such-text").run()
+    assert "No thread matches these filters" in texts(at)
+
+
+def test_incident_page_without_database() -> None:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"db": "/nonexistent/x.db"})
+    at.switch_page("screens/incident.py")
+    at.run()
+    assert not at.exception
+
+
+def test_storage_page_measures_without_writing(demo: Path) -> None:
+    db = demo / "examples" / "payment.db"
+    before = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    at = open_page("storage", db=str(db))
+    text = texts(at)
+    assert "would free" in text and "prune frees" in text
+    assert "thread" in at.dataframe[0].value.columns and "open" in at.dataframe[0].value.columns
+    after = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    assert before == after
+
+
+def test_thread_page_time_travel_tab(demo: Path) -> None:
+    at = open_page("thread", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed", view="Time travel")
+    text = texts(at)
+    assert "Resuming from this checkpoint re-runs `charge`" in text, text
+    code = "\n".join(str(c.value) for c in at.code)
+    assert '"checkpoint_id"' in code and "invoke(None, config)" in code
+    at.segmented_control(key="tt_move").set_value("fork").run()
+    assert not at.exception
+    assert "update_state" in "\n".join(str(c.value) for c in at.code)

@@ -1,0 +1,172 @@
+"""update_state / bulk_update_state forks, functional calls and nested subgraphs: `next`
+equals LangGraph's `get_state` on every checkpoint, and no task is ever named "?".
+
+Real graphs on a real SqliteSaver: time travel to the checkpoint before `c`, an edit
+applied as `a` on the fork, a `bulk_update_state` of two supersteps (as `b`, then as `c`
+and `d` together), a functional entrypoint with parallel @task calls, and a graph whose
+subgraph holds another subgraph. Every task replaylens lists after a checkpoint,
+derived or not, is compared with `graph.get_state(config).tasks` for that checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import StateUpdate
+from test_reader import expected_status, private_copy
+from typing_extensions import TypedDict
+
+from replaylens.analysis.status import load_thread
+from replaylens.examples.graphs import functional_parallel, linear
+from replaylens.sources import open_source
+
+
+class Trail(TypedDict, total=False):
+    trail: Annotated[list[str], lambda a, b: a + b]
+
+
+def _step(name: str) -> Any:
+    def node(state: Trail) -> dict[str, Any]:
+        return {"trail": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def nested() -> StateGraph:
+    """outer: pre -> mid (subgraph: m1 -> inner (subgraph: i1 -> i2)) -> post."""
+    inner = StateGraph(Trail)
+    inner.add_node("i1", _step("i1"))
+    inner.add_node("i2", _step("i2"))
+    inner.add_edge(START, "i1")
+    inner.add_edge("i1", "i2")
+    inner.add_edge("i2", END)
+    mid = StateGraph(Trail)
+    mid.add_node("m1", _step("m1"))
+    mid.add_node("inner", inner.compile())
+    mid.add_edge(START, "m1")
+    mid.add_edge("m1", "inner")
+    mid.add_edge("inner", END)
+    outer = StateGraph(Trail)
+    outer.add_node("pre", _step("pre"))
+    outer.add_node("mid", mid.compile())
+    outer.add_node("post", _step("post"))
+    outer.add_edge(START, "pre")
+    outer.add_edge("pre", "mid")
+    outer.add_edge("mid", "post")
+    outer.add_edge("post", END)
+    return outer
+
+
+UPDATES_AS = {"a", "b", "c", "d"}
+"""The nodes the writes below are applied as (what the database should show)."""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("updates") / "updates.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    graph = linear().compile(checkpointer=saver)
+    cfg = {"configurable": {"thread_id": "upd"}}
+    graph.invoke({"visited": []}, cfg)
+    before_c = next(s for s in graph.get_state_history(cfg) if s.next == ("c",))
+    forked = graph.update_state(before_c.config, {"visited": ["edited"]})
+    forked = graph.update_state(forked, {"visited": ["as-a"]}, as_node="a")
+    graph.invoke(None, forked)
+    graph.bulk_update_state(cfg, [[StateUpdate({"visited": ["as-b"]}, "b")],
+                                  [StateUpdate({"visited": ["as-c"]}, "c"), StateUpdate({"visited": ["as-d"]}, "d")]])
+    functional_parallel(saver).invoke({"n": 4}, {"configurable": {"thread_id": "func"}})
+    nested().compile(checkpointer=saver).invoke({"trail": []}, {"configurable": {"thread_id": "nested"}})
+    conn.close()
+    yield path
+
+
+def graphs(saver: SqliteSaver) -> dict[str, Any]:
+    return {"upd": linear().compile(checkpointer=saver), "func": functional_parallel(saver),
+            "nested": nested().compile(checkpointer=saver)}
+
+
+def test_next_equals_get_state_on_every_checkpoint(db: Path, tmp_path: Path) -> None:
+    conn = sqlite3.connect(private_copy(db, tmp_path / "lg.db"), check_same_thread=False)
+    by_thread = graphs(SqliteSaver(conn))
+    source = open_source(db)
+    compared = 0
+    namespaces = set()
+    mismatches = []
+    for tid, graph in by_thread.items():
+        thread = load_thread(source, tid)
+        for ns in thread.namespaces.values():
+            namespaces.add(ns.name.count("|"))
+            for cp in ns.checkpoints:
+                config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name, "checkpoint_id": cp.checkpoint_id}}
+                want = sorted((t.name, t.id, expected_status(t)) for t in graph.get_state(config).tasks)
+                got = sorted((t.node, t.task_id, t.status) for t in cp.tasks)  # every task, derived or not
+                compared += 1
+                if want != got:
+                    mismatches.append(f"{tid} ns={ns.name!r} step={cp.step} {cp.source}: {want} != {got}")
+    source.close()
+    conn.close()
+    assert not mismatches, "\n".join(mismatches)
+    assert compared >= 20 and namespaces == {0, 1}, (compared, namespaces)  # root, mid and mid|inner
+
+
+def test_updates_are_state_updates_applied_as_their_node(db: Path) -> None:
+    source = open_source(db)
+    thread = load_thread(source, "upd")
+    source.close()
+    updates = [u for cp in thread.root.checkpoints for u in cp.updates]
+    assert {u.as_node for u in updates} == UPDATES_AS
+    assert all(u.label == f"state update applied as {u.as_node}" for u in updates)
+    phantom = {u.task_id for u in updates} - {t.task_id for cp in thread.root.checkpoints for t in cp.tasks}
+    assert phantom, "the updates with generated ids must not be tasks of any checkpoint"
+
+
+def test_functional_calls_hang_under_the_entrypoint(db: Path) -> None:
+    source = open_source(db)
+    thread = load_thread(source, "func")
+    source.close()
+    first = thread.root.checkpoints[0]
+    assert [t.node for t in first.tasks] == ["batch"]
+    assert [c.call_index for c in first.tasks[0].calls] == [0, 1, 2, 3, 4]
+    assert all(c.status == "finished" and c.reused_on_resume for c in first.tasks[0].calls)
+
+
+def cli_json(*args: str) -> Any:
+    proc = subprocess.run([sys.executable, "-m", "replaylens.cli", *args, "--json"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def strings(doc: Any) -> Iterator[str]:
+    if isinstance(doc, str):
+        yield doc
+    elif isinstance(doc, dict):
+        for v in doc.values():
+            yield from strings(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from strings(v)
+
+
+def test_no_question_mark_names_in_the_cli(db: Path) -> None:
+    for tid in ("upd", "func", "nested"):
+        doc = cli_json("thread", str(db), "--thread", tid)
+        assert "?" not in set(strings(doc)), tid
+        for cp in doc["checkpoints"]:
+            for task in cp["next"]:
+                assert task["label"] and "?" not in task["label"]
+            for w in cp["writes"]:
+                assert "?" not in w["writer"]
+    upd = cli_json("thread", str(db), "--thread", "upd")
+    assert {u["as_node"] for cp in upd["checkpoints"] for u in cp["updates"]} == UPDATES_AS
