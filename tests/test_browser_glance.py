@@ -173,7 +173,7 @@ def test_a_status_tile_filters_the_table(page: Any, base_url: str, demo: Path) -
 
 def test_cold_thread_page_loads_no_code_for_hidden_tabs(browser: Any, base_url: str, demo: Path) -> None:
     """A fresh browser on a warm server: the chart is drawn, and no script is fetched for what
-    the first view does not show (Graphviz for a plain chain, the code highlighter, other tabs)."""
+    the first view does not show (Graphviz for a plain chain, other tabs)."""
     address = url(base_url, "thread", db=str(demo / "crashes" / "fanout-sync.db"), thread="fanout-sync-killed")
     warm = browser.new_context()
     open_view(warm.new_page(), address)
@@ -189,6 +189,6 @@ def test_cold_thread_page_loads_no_code_for_hidden_tabs(browser: Any, base_url: 
         drawn = time.monotonic() - start
         print(f"cold Thread page drawn in {drawn:.1f} s, {len(scripts)} scripts")
         assert any(s.startswith("PlotlyChart") for s in scripts)
-        assert not [s for s in scripts if s.startswith(("GraphVizChart", "StreamlitSyntaxHighlighter"))], scripts
+        assert not [s for s in scripts if s.startswith("GraphVizChart")], scripts
     finally:
         context.close()
