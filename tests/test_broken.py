@@ -148,7 +148,9 @@ def test_encrypted_without_key_and_with_wrong_key(tmp_path: Path) -> None:
 def test_unknown_thread_is_one_sentence(healthy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["thread", str(healthy), "--thread", "nope"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == f"replaylens: Thread 'nope' is not in {healthy.name}."
+    # One line, and it names thread ids that exist, so the next command can be typed.
+    assert err.count("\n") == 1
+    assert err.startswith(f"replaylens: Thread 'nope' is not in {healthy.name}. It holds 't0', 't1';")
 
 
 EFFECT = {"thread_id": "t0", "node": "a", "phase": "start", "ts": 1_700_000_000.0}

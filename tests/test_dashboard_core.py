@@ -249,3 +249,45 @@ def test_each_session_gets_a_private_upload_folder_removed_with_it(tmp_path: Pat
     assert not held.exists()
     second.cleanup()
     assert not second.path.exists()
+
+
+# -- the sidebar's words -----------------------------------------------------------------
+def test_campaign_runs_are_placed_by_campaign_mode_latency_run_and_moment(demo: Path) -> None:
+    found = catalog.discover([demo], AllowList.build([demo]))
+    placed = [catalog.place(d, found, [demo.resolve()]) for d in found.databases]
+    labels = [p.label for p in sorted(placed, key=lambda p: p.group)]
+    camp = [lbl for lbl in labels if lbl.startswith("campaign-linear ›")]
+    assert camp, labels
+    # Every run shows both moments, at the kill before after the resume, and nothing is a raw path.
+    assert any(lbl.endswith("› run 1 › at kill") for lbl in camp)
+    first_kill = next(i for i, lbl in enumerate(camp) if lbl.endswith("at kill"))
+    assert camp[first_kill + 1].endswith("resumed")
+    assert not any("/" in lbl for lbl in camp)
+    assert len(set(labels)) == len(labels)  # every database can be told apart
+
+
+def test_uploads_go_by_their_own_name_and_a_foreign_upload_says_so(tmp_path: Path) -> None:
+    box = catalog.UploadFolder()
+    try:
+        path = catalog.save_upload("payment incident.db", b"x", box.path)
+        item = catalog.DataItem(str(path), path, None, None, "uploaded")
+        assert catalog.place(item, catalog.Catalog(), []).label == "payment_incident.db (uploaded)"
+        assert catalog.looks_uploaded(str(path)) and not catalog.looks_uploaded(str(tmp_path / "x.db"))
+    finally:
+        box.cleanup()
+
+
+def test_what_happens_again_rows_count_executions_and_judge_the_key(demo: Path) -> None:
+    from replaylens.analysis.again import again_rows, effects_again, tasks_again
+
+    db = demo / "crashes" / "payment-sync.db"
+    thread = load_thread(open_source(db), "payment-sync-killed")
+    plan = plan_resume(thread, read_effects(db.with_name("payment-sync.effects.jsonl")), "payment-sync-killed")
+    rows = again_rows(plan)
+    charge = next(r for r in rows if r.node == "charge")
+    assert charge.effect == "charge_card" and charge.times == 1 and len(charge.lines) >= 1
+    # The example derives its key from the invoice: one attempt cannot prove it is stable.
+    assert charge.keys and charge.dedupe.startswith("cannot tell from one attempt")
+    assert effects_again(plan) == sum(r.times for r in rows) >= 1
+    assert tasks_again(plan) >= 1  # never 0 beside a verdict that names a repeat
+    assert "`charge` again (`charge_card` once)" in plan.verdict_sentence()

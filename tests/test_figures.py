@@ -162,3 +162,39 @@ def test_style_lists_collapse_only_when_every_bar_agrees() -> None:
     assert _uniform(["#aaa", "#aaa", "#aaa"]) == "#aaa"
     assert _uniform(["", "/", ""]) == ["", "/", ""]
     assert _uniform([]) is None
+
+
+def test_parallel_send_tasks_are_drawn_as_one_bar_each(demo: Path) -> None:
+    """send_map_reduce fans out three `work` tasks that run at once: three bars, three sub-rows."""
+    thread, plan = load(demo / "examples" / "send_map_reduce.db", "send_map_reduce-done")
+    data = build_timeline_data(thread, plan)
+    work = [b for b in data.bars if b.lane == "work"]
+    assert len(work) == 3
+    assert sorted(b.slot for b in work) == [0, 1, 2] and {b.slots for b in work} == {3}
+    fig = timeline_figure(data)
+    trace = next(t for t in fig.data if t.type == "bar" and "work" in list(t.y))
+    assert len(set(trace.offset)) > 1  # each bar at its own height, not stacked on one line
+
+
+def test_timeline_axis_names_its_time_zone_and_the_legend_sits_below_the_ticks(demo: Path) -> None:
+    thread, plan = load(demo / "crashes" / "fanout-sync.db", "fanout-sync-killed")
+    fig = timeline_figure(build_timeline_data(thread, plan), mode="sync")
+    assert fig.layout.xaxis.title.text == "time (UTC)"
+    assert fig.layout.legend.yref == "container" and fig.layout.legend.yanchor == "bottom"
+    labels = next(t for t in fig.data if t.name == "checkpoint landed")
+    # Successive step numbers alternate above and below their diamonds, so -1 and 0 never overlap.
+    assert list(labels.textposition[:2]) == ["top center", "bottom center"]
+
+
+def test_graph_colours_tasks_of_a_lost_step_as_re_running(demo: Path) -> None:
+    """Killed under async with a slow store: p1 and p2 finished, but their step's checkpoint never
+    landed (orphan writes). The graph must say they run again, not "not reached"."""
+    from replaylens.figures import colors
+
+    thread, plan = load(demo / "crashes" / "fanout-async-slowput.db", "fanout-async-slowput-killed")
+    assert thread.orphan_writes
+    nodes = infer_graph(thread, plan).nodes
+    assert nodes[("", "p1")] == "reruns" and nodes[("", "p2")] == "reruns"
+    # One meaning, one colour: the graph's "re-runs" is the timeline's "runs again on resume".
+    assert colors.GRAPH_STATE["reruns"] == colors.VERDICT["replays"]
+    assert colors.GRAPH_STATE["done"] == colors.VERDICT["kept"]

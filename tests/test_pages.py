@@ -59,6 +59,11 @@ def frame(at: AppTest, index: int = 0) -> Any:
     return at.dataframe[index].value
 
 
+def frame_with(at: AppTest, column: str) -> Any:
+    """The first table with `column`: tables above it (what happens again) come and go by thread."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 # -- Threads ----------------------------------------------------------------------------
 def test_threads_page_lists_threads_attention_first(demo: Path) -> None:
     at = open_page("threads", db=str(demo / "examples" / "failing.db"))
@@ -95,11 +100,18 @@ def test_thread_page_deep_link_shows_timeline_tables_and_report(demo: Path) -> N
     body = texts(at)
     assert "resumable" in body and "Resuming this thread will run `p3` again" in body
     assert at.selectbox(key="_sel_thread").value == "fanout-sync-killed"
-    checkpoints = frame(at, 0)
+    again = frame_with(at, "times again")
+    assert list(again["node"]) == ["p3"] and list(again["times again"]) == [1]
+    checkpoints = frame_with(at, "next tasks")
     assert list(checkpoints["step"]) == [-1, 0, 1]
     assert "p3 (pending)" in checkpoints["next tasks"].iloc[-1]
-    writes = frame(at, 1)
+    # Only the open tab runs (a cold page loads no code for tabs nobody looks at).
+    assert not [d for d in at.dataframe if "task status" in d.value.columns]
+    assert not [b for b in at.get("download_button") if b.key in ("dl_report", "dl_json")]
+    params = {"db": str(demo / "crashes" / "fanout-sync.db"), "thread": "fanout-sync-killed", "mode": "sync"}
+    writes = frame_with(open_page("thread", **params, view="Writes"), "task status")
     assert {"p1", "p2"} <= set(writes["task"])
+    at = open_page("thread", **params, view="Report")
     downloads = [b.proto.label for b in at.get("download_button")]
     assert any("Markdown" in d for d in downloads) and any("JSON" in d for d in downloads), downloads
     report = "\n".join(c.value for c in at.code)
@@ -117,7 +129,7 @@ def test_thread_page_opens_a_given_checkpoint_and_its_state(demo: Path) -> None:
     at = open_page("thread", db=str(demo / "examples" / "linear.db"), thread="linear-done",
                    checkpoint=second.checkpoint_id, view="State")  # fmt: skip
     assert at.selectbox(key="_sel_checkpoint").value == second.checkpoint_id
-    state = frame(at, 2)
+    state = frame_with(at, "characters")
     assert "visited" in set(state["channel"])
 
 
@@ -125,7 +137,11 @@ def test_thread_page_unknown_thread_in_the_url_says_so(demo: Path) -> None:
     at = open_page("thread", db=str(demo / "examples" / "linear.db"), thread="no-such-thread")
     assert any("no-such-thread" in e.value.replace("\\", "") and "is not in linear.db" in e.value.replace("\\", "")
                for e in at.error)  # fmt: skip
-    assert at.selectbox(key="_sel_thread").value == "linear-done"  # falls back to a real thread
+    # No fallback to another thread's analysis (dangerous after an incident): the list, nothing else.
+    assert not [s for s in at.selectbox if s.key == "_sel_thread"]
+    assert not at.tabs and not at.metric
+    assert any("linear-done" in m.value for m in at.markdown)
+    assert at.query_params.get("thread") == "no-such-thread"  # the URL is not rewritten
 
 
 def test_thread_page_for_a_thread_without_checkpoints(demo: Path) -> None:
@@ -144,7 +160,7 @@ def test_thread_page_subgraph_namespace(demo: Path) -> None:
     assert len(options) == 2 and "root graph" in options[0]
     at.selectbox(key="_sel_ns").set_value(sub).run()
     assert not at.exception
-    assert "s1" in " ".join(frame(at, 0)["next tasks"])
+    assert "s1" in " ".join(frame_with(at, "next tasks")["next tasks"])
 
 
 def test_thread_page_shows_database_strings_as_text(demo: Path) -> None:

@@ -7,6 +7,7 @@ database of ten thousand threads costs the query, not the start-up.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -145,13 +146,18 @@ def _warn(problems: list[str], notes: list[str]) -> None:
 # -- threads ------------------------------------------------------------------------
 def cmd_threads(args: argparse.Namespace) -> int:
     from replaylens import cache
-    from replaylens.analysis.status import ATTENTION_ORDER, summarize_threads
+    from replaylens.analysis.status import ATTENTION_ORDER, ThreadSummary, summarize_threads
 
     source = _open(args.db)
     try:
         summaries, problems = summarize_threads(source, cache=cache.for_source(source, enabled=not args.no_cache))
     finally:
         source.close()
+    effects = _effects(args)
+    if effects is not None:  # threads only the log knows: killed before their first checkpoint
+        known = {s.thread_id for s in summaries}
+        summaries += [ThreadSummary(tid, 0, 0, None, None, "needs_restart", None)
+                      for tid in sorted(set(effects.thread_ids) - known)]  # fmt: skip
     if args.json:
         _print_json([s.to_json() for s in summaries])
     else:
@@ -159,8 +165,9 @@ def cmd_threads(args: argparse.Namespace) -> int:
         _print_table(
             ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
             [
-                [s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at,
-                 ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])])]
+                [s.thread_id, s.status, s.checkpoints, "-" if s.latest_step is None else s.latest_step,
+                 s.updated_at or "-",
+                 ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])]) or _due_note(s)]
                 for s in ordered
             ],
         )
@@ -168,6 +175,64 @@ def cmd_threads(args: argparse.Namespace) -> int:
             print(f"{safe(source.label)} holds no threads yet.")
     _warn(problems, source.notes)
     return 0
+
+
+def _due_note(s: Any) -> str:
+    """The "due next" cell when no task is listed: say why, never leave it blank."""
+    if s.status == "needs_restart":
+        return "(restart from the input)"
+    if s.status == "completed":
+        return "-"
+    if s.latest_step == -1:
+        return "(the first step, after the input)"
+    return "-"
+
+
+def _effects(args: argparse.Namespace) -> Any:
+    """The effects log given with --effects, else the one the dashboard pairs with the database
+    (the campaign run's log, or `<name>.effects.jsonl` next to it); None without one."""
+    from pathlib import Path
+
+    from replaylens.effects.parse import read_effects
+
+    path = getattr(args, "effects", None)
+    if not path and not getattr(args, "no_effects", False) and "://" not in args.db:
+        from replaylens.dashboard.catalog import effects_for
+
+        found = effects_for(Path(args.db))
+        if found is not None:
+            print(f"note: reading the effects log next to the database: {safe(found)} "
+                  "(--effects FILE picks another, --no-effects reads none)", file=sys.stderr)  # fmt: skip
+            path = str(found)
+            args.effects = path  # the report names the log it read
+    if not path:
+        return None
+    effects = read_effects(path)
+    _warn(effects.problems, [])
+    return effects
+
+
+def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> ReplaylensError:
+    """The unknown-thread error, naming a few thread ids that do exist."""
+    from replaylens.analysis.status import summarize_threads
+    from replaylens.errors import ThreadNotFound
+
+    try:
+        ids = [s.thread_id for s in summarize_threads(source)[0]]
+    except ReplaylensError:
+        ids = []
+    if effects is not None:
+        ids += sorted(set(effects.thread_ids) - set(ids))
+    where = db if "://" not in db else str(source.label)  # a connection string by its redacted label
+    shown = ", ".join(repr(i) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    hint = f" It holds {shown}; 'replaylens threads {shlex.quote(where)}' lists them all." if ids else " It holds no thread."
+    return ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}" + (" or its effects log" if effects else "")
+                          + "." + hint)
+
+
+def plain(text: str) -> str:
+    """A sentence written for Markdown, for a terminal: code spans lose their backticks."""
+    return text.replace("`", "")
 
 
 # -- thread -------------------------------------------------------------------------
@@ -248,11 +313,15 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
 
 def cmd_thread(args: argparse.Namespace) -> int:
     from replaylens.analysis.status import STATUS_EXPLAINED, load_thread, thread_status
+    from replaylens.errors import ThreadNotFound
     from replaylens.model import channel_label
 
     source = _open(args.db)
     try:
-        thread = load_thread(source, args.thread)
+        try:
+            thread = load_thread(source, args.thread)
+        except ThreadNotFound:
+            raise _not_found(source, args.thread, None, args.db) from None
         if args.json:
             _print_json(thread_to_json(source, thread, with_values=args.values))
             return 0
@@ -293,24 +362,20 @@ def cmd_thread(args: argparse.Namespace) -> int:
 
 
 # -- replay / report ----------------------------------------------------------------
-def _plan(args: argparse.Namespace) -> Any:
+def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(the resume plan, the thread or None when only the effects log knows it)."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
     from replaylens.errors import ThreadNotFound
 
-    effects = None
-    if args.effects:
-        from replaylens.effects.parse import read_effects
-
-        effects = read_effects(args.effects)
-        _warn(effects.problems, [])
+    effects = _effects(args)
     source = _open(args.db)
     try:
         try:
             thread = load_thread(source, args.thread)
         except ThreadNotFound:
             if effects is None or args.thread not in effects.thread_ids:
-                raise
+                raise _not_found(source, args.thread, effects, args.db) from None
             thread = None  # only the effects log knows it: it needs a restart, not an error
         _warn(thread.problems if thread else [], source.notes)
         settings = source.server_settings() if hasattr(source, "server_settings") else {}
@@ -319,7 +384,7 @@ def _plan(args: argparse.Namespace) -> Any:
         source.close()
     plan = plan_resume(thread, effects, args.thread, latency=args.latency, recording=_recording(args))
     plan.backend = {"kind": getattr(source, "kind", "?"), "database": label, **settings}
-    return plan
+    return plan, thread
 
 
 def _recording(args: argparse.Namespace) -> Any:
@@ -346,13 +411,23 @@ def _latency(text: str) -> float:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    plan = _plan(args)
+    from replaylens.analysis.again import again_rows, next_moves
+
+    plan, thread = _plan(args)
     if args.json:
-        _print_json(plan.to_json())
+        doc = plan.to_json()
+        doc["next_moves"] = [m.to_json() for m in next_moves(plan, thread)]
+        _print_json(doc)
         return 0
     doc = plan.to_json()
     print(f"thread {safe(plan.thread_id)}: {plan.status}")
-    print(safe(plan.verdict_sentence()))
+    print(safe(plain(plan.verdict_sentence())))
+    for move in next_moves(plan, thread):
+        what = "failed with" if move.kind == "failed" else "asks"
+        print(f"\n{safe(move.node)} {what}: {safe(move.detail)}")
+        print("next move:")
+        for line in move.code.splitlines():
+            print(f"    {safe(line)}")
     if "synchronous_commit" in plan.backend:
         print(f"Postgres synchronous_commit = {plan.backend['synchronous_commit']} "
               "(the server's own durability, under LangGraph's durability mode)")
@@ -375,30 +450,41 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:
+        rows = again_rows(plan)
+        if rows:
+            print("\nwhat happens again:")
+            _print_table(
+                ["why", "node", "effect", "times again", "log lines", "idempotency key", "would the key dedupe"],
+                [[r.why, r.node, r.effect, r.times, ", ".join(map(str, r.lines)), ", ".join(r.keys) or "-",
+                  r.dedupe] for r in rows],
+            )
         print()
-        _print_table(
-            ["line", "node", "phase", "attempt", "verdict", "why"],
-            [[a_line.line, a_line.label, a_line.phase, a.attempt, a.verdict, a.reason]
-             for a in plan.attempts for a_line in a.lines],
-        )
+        lines = sorted(((line, a) for a in plan.attempts for line in a.lines), key=lambda p: p[0].line)
+        if not lines:
+            print("The effects log has no usable line for this thread.")
+        else:
+            _print_table(
+                ["line", "node", "effect", "phase", "attempt", "verdict", "why"],
+                [[line.line, a.node, line.label, line.phase, a.attempt, a.verdict, a.reason] for line, a in lines],
+            )
         for finding in plan.idempotency_findings:
-            print(f"idempotency: {safe(finding)}")
+            print(f"idempotency: {safe(plain(finding))}")
         for text in plan.ambiguities:
-            print(f"cannot tell: {safe(text)}")
+            print(f"cannot tell: {safe(plain(text))}")
         rec = plan.recording
         recorded = f"recorded under {rec.mode}" if rec.mode else "recorded mode unknown"
         print(f"\nwhat-if at write latency {plan.latency:g}s ({recorded}):")
         for o in plan.what_if.values():
             tag = "as recorded" if o.as_recorded else "model"
             print(f"  {o.mode:5}  {tag:11}  kept {o.checkpoints_kept:3} checkpoint(s), {len(o.reruns):2} task(s) "
-                  f"re-run, {len(o.replayed_lines):3} effect line(s) again. {safe(o.sentence)}")
+                  f"re-run, {len(o.replayed_lines):3} effect line(s) again. {safe(plain(o.sentence))}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from replaylens.report import incident_markdown
 
-    plan = _plan(args)
+    plan, _thread = _plan(args)
     # A file as the user typed it (relative stays relative); a Postgres source by its
     # redacted label, never the connection string.
     database = args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
@@ -409,7 +495,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _add_plan_args(p: argparse.ArgumentParser) -> None:
     _add_db(p)
     p.add_argument("--thread", required=True, help="The thread id to plan a resume for.")
-    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints.")
+    _add_effects_args(p)
     p.add_argument("--latency", type=_latency, default=0.25,
                    help="The checkpoint write latency in seconds for the what-if (default 0.25).")
     p.add_argument("--recorded-mode", choices=("sync", "async", "exit"),
@@ -417,6 +503,13 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
                         "the database is read when this is not given).")
     p.add_argument("--recorded-latency", type=_latency, metavar="SECONDS",
                    help="The checkpoint write latency the run was recorded with.")
+
+
+def _add_effects_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints. "
+                   "Default: the log the dashboard pairs with the database (the campaign run's log, or "
+                   "<name>.effects.jsonl next to it).")
+    p.add_argument("--no-effects", action="store_true", help="Read no effects log, even one next to the database.")
 
 
 # -- incident -------------------------------------------------------------------------
@@ -610,11 +703,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="List every thread in a checkpoint database with its status.",
         description=(
             "List every thread in the database, one row each: its status as a resume would see it "
-            "(completed, resumable, interrupted, failed), how many checkpoints it has, its latest "
-            "step and when it was last updated. Threads that need attention come first."
+            "(completed, resumable, interrupted, failed, needs_restart), how many checkpoints it has, "
+            "its latest step and when it was last updated (UTC). Threads that need attention come first. "
+            "With an effects log, threads it names that have no checkpoint are listed as needs_restart: "
+            "killed before their first checkpoint landed, they can only be restarted from the input."
         ),
     )
     _add_db(p)
+    _add_effects_args(p)
     p.add_argument("--json", action="store_true", help="Print JSON (one object per thread) instead of a table.")
     p.add_argument(
         "--no-cache", action="store_true",

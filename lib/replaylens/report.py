@@ -114,13 +114,17 @@ def _effects_section(plan: ResumePlan) -> list[str]:
     if not plan.effects_given:
         return []
     out: list[str] = []
-    replay = [a for a in plan.attempts if a.verdict in ("replays", "restart")]
-    if replay:
-        out += ["### Side effects that happen again", "", "| node | attempt | outcome | log lines | why |",
-                "| --- | --- | --- | --- | --- |"]  # fmt: skip
-        for a in replay:
-            lines = ", ".join(str(line.line) for line in a.lines)
-            out.append(f"| {md_cell(a.node)} | {a.attempt} | {a.outcome} | {lines} | {md(a.reason)} |")
+    from replaylens.analysis.again import again_rows
+
+    rows_again = again_rows(plan)
+    if rows_again:
+        out += ["### What happens again", "",
+                "| why | node | effect | times again | log lines | idempotency key | would the key dedupe |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+        for r in rows_again:
+            keys = ", ".join(md_cell(k) for k in r.keys) or "—"
+            out.append(f"| {r.why} | {md_cell(r.node)} | {md_cell(r.effect)} | {r.times} | "
+                       f"{', '.join(map(str, r.lines))} | {keys} | {md(r.dedupe)} |")  # fmt: skip
         out.append("")
     rows = sorted(plan.effects, key=lambda r: r["line"])
     if rows:

@@ -81,7 +81,7 @@ def md_cell(text: Any) -> str:
 
 def safe_filename(name: str, suffix: str) -> str:
     """`replaylens-<thread id reduced to safe characters><suffix>` for a download."""
-    core = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "thread"
+    core = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:120] or "thread"
     return f"replaylens-{core}{suffix}"
 
 

@@ -121,15 +121,42 @@ class Attempt:
         }
 
 
+def times(n: int) -> str:
+    """An execution count in words: "once", "2 times"."""
+    return "once" if n == 1 else f"{n} times"
+
+
+def effect_counts(attempts: list[Attempt]) -> dict[str, dict[str, int]]:
+    """node -> effect -> how many executions performed it, in the order the log first saw them.
+
+    An execution is one task run (one attempt, or one task when the log holds several
+    attempts of it), never a log line: a start and an end line are one execution."""
+    tasks: dict[str, dict[str, set[Any]]] = {}
+    for a in sorted(attempts, key=lambda x: x.lines[0].line if x.lines else 0):
+        who = a.key or ("attempt", id(a))
+        for label in dict.fromkeys(line.label for line in a.lines):
+            tasks.setdefault(a.node, {}).setdefault(label, set()).add(who)
+    return {node: {label: len(ids) for label, ids in effects.items()} for node, effects in tasks.items()}
+
+
 def effect_list(attempts: list[Attempt]) -> str:
-    counts = Counter(label for a in attempts for label in a.effects)
+    """ "run `charge` again (`charge_card`, once) and `p1` again (2 times)": the node first, then
+    the effect it performed when the effect has a name of its own, counted in executions."""
+    counts = effect_counts(attempts)
     if not counts:
         return ""
-    parts = [
-        f"run `{name.replace('`', chr(39))}`" + (f" ({n} lines)" if n > 1 else "")
-        for name, n in sorted(counts.items())
-    ]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+    def tick(name: str) -> str:
+        return f"`{name.replace('`', chr(39))}`"
+
+    parts = []
+    for node, effects in counts.items():
+        named = [(label, n) for label, n in effects.items() if label != node]
+        if not named:
+            parts.append(f"{tick(node)} again ({times(max(effects.values()))})")
+        else:
+            parts.append(f"{tick(node)} again ({', '.join(f'{tick(label)} {times(n)}' for label, n in named)})")
+    return "run " + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
 def _hashable(value: Any) -> bool:

@@ -953,4 +953,4 @@ def mode_sentence(mode: str, resume_step: int | None, replayed: list[Attempt], r
         start = f"a resume would start after step {resume_step if resume_step is not None else '?'} and"
     if not what:
         return f"Under {mode}, {start} repeats no recorded side effect."
-    return f"Under {mode}, {start} would {what} again."
+    return f"Under {mode}, {start} would {what}."

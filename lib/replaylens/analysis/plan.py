@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from replaylens.analysis.again import again_rows
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
@@ -61,26 +62,41 @@ class ResumePlan:
         return sorted(line.line for a in self.attempts if a.verdict in ("replays", "restart") for line in a.lines)
 
     def verdict_sentence(self) -> str:
-        """One plain sentence for the incident channel."""
+        """One plain sentence for the incident channel: node, the effect it performed, how many times."""
         replay = [a for a in self.attempts if a.verdict in ("replays", "restart")]
         if self.status == "needs_restart":
             what = effect_list(replay)
             return (
                 "No checkpoint exists for this thread: invoke(None) raises EmptyInputError, so only a "
-                f"restart from the input is possible{', and it will ' + what + ' again' if what else ''}."
+                f"restart from the input is possible{', and it will ' + what if what else ''}."
             )
         if self.status == "completed" and not replay:
             return "This thread completed; a resume would run nothing."
-        if not self.effects_given:
-            names = ", ".join(sorted({t.label for _, t in self.reruns})) or "nothing"
-            return f"Resuming this thread re-runs {names}; give an effects log to see which side effects repeat."
+        if not self.effects_given or not self.attempts:
+            rerun = sorted({t.label for _, t in self.reruns} | self.lost_step_nodes)
+            names = ", ".join(f"`{n}`" for n in rerun)
+            runs = f"re-runs {names}" if names else "re-runs no task of the step it resumes"
+            if self.effects_given:
+                return (f"Resuming this thread {runs}; the effects log has no usable line for this thread, so "
+                        "it cannot tell which side effects repeat.")
+            return f"Resuming this thread {runs}; give an effects log to see which side effects repeat."
         doubt = self._doubt()
         if not replay:
             if self.unmatched_reruns:
                 return f"Resuming this thread may repeat a recorded side effect: {' '.join(self.unmatched_reruns)}"
             return "Resuming this thread repeats no recorded side effect." + doubt
-        return f"Resuming this thread will {effect_list(replay)} again." + doubt
+        return f"Resuming this thread will {effect_list(replay)}." + doubt
 
+    @property
+    def lost_step_nodes(self) -> set[str]:
+        """Nodes whose finished writes are orphaned (their superstep's checkpoint never landed):
+        a resume runs them again even without an effects log to show it."""
+        out = set()
+        for w in self.orphan_writes:
+            kind, _, node = (w.task_path or "").partition(", ")
+            if kind == "~__pregel_pull" and node and not node.startswith("__"):
+                out.add(node)
+        return out
     def _doubt(self) -> str:
         guessed = [a for a in self.attempts if a.ambiguous]
         if not guessed and not self.unmatched_reruns:
@@ -119,6 +135,7 @@ class ResumePlan:
                 {k: r[k] for k in ("line", "node", "phase", "verdict")} for r in self.effects
             ] if self.effects_given else None,
             "attempts": [a.to_json() for a in self.attempts],
+            "again": [r.to_json() for r in again_rows(self)] if self.effects_given else None,
             "duplicates": [[a.to_json() for a in group] for group in self.duplicates],
             "idempotency": self.idempotency_findings,
             "ambiguities": self.ambiguities,

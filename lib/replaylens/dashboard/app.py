@@ -32,6 +32,7 @@ def main() -> None:
     """Configure the page, route to the chosen page, draw the sidebar, run the page."""
     st.set_page_config(page_title="replaylens", page_icon=page_icon(), layout="wide")
     current = st.navigation(ui.navigation_pages(), position="hidden")
+    st.session_state["_page"] = current.url_path  # links drawn by shared helpers stay on this page
     with ui.friendly_errors():
         ui.sidebar()
     current.run()

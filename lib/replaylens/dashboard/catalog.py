@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from replaylens import settings
 from replaylens.paths import AllowList, PathRefused
@@ -116,6 +117,24 @@ def sibling_effects(db: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def effects_for(db: Path) -> Path | None:
+    """The effects log the dashboard pairs with `db`: the run's log when a campaign manifest
+    up to two folders above names this database, else the sibling `<name>.effects.jsonl`.
+
+    The CLI calls this too, so `replay x.db` and the dashboard read the same log."""
+    resolved = db.resolve()
+    for folder in list(resolved.parents)[:3]:
+        if not (folder / "manifest.json").is_file():
+            continue
+        campaign = read_campaign(folder, folder.name, AllowList.build([folder]))
+        for run in campaign.runs:
+            if run.db_at_kill == resolved and run.effects_at_kill:
+                return run.effects_at_kill
+            if run.db_after_resume == resolved and run.effects_after_resume:
+                return run.effects_after_resume
+    return sibling_effects(db)
 
 
 def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
@@ -248,6 +267,53 @@ def discover(
     return cat
 
 
+@dataclass(frozen=True)
+class Placed:
+    """Where a database sits in the sidebar: its group and its own words."""
+
+    group: tuple[Any, ...]  # sort key: loose files first, then campaign, mode, latency, run, moment
+    label: str
+
+
+def _latency(seconds: float) -> str:
+    return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
+
+
+def place(item: DataItem, catalog: Catalog, roots: Iterable[Path]) -> Placed:
+    """The label a person can tell apart at a glance: `fanout › async 250 ms › run 2 › at kill` (or `resumed`)
+    for a campaign run, the file's own name for an upload (never the server's temporary path),
+    the path under the served folder for a loose database."""
+    if item.note.startswith("uploaded"):
+        return Placed((2, item.path.name), f"{item.path.name} (uploaded)")
+    camp = catalog.campaign(item.campaign) if item.campaign else None
+    if camp is not None:
+        for run in camp.runs:
+            for moment, path, order in (("at kill", run.db_at_kill, 0), ("resumed", run.db_after_resume, 1)):
+                if path is not None and path == item.path:
+                    label = f"{camp.name} › {run.mode} {_latency(run.put_latency)} › run {run.index} › {moment}"
+                    return Placed((1, camp.name, run.mode, run.put_latency, run.index, order), label)
+    shown = item.key
+    for root in roots:
+        if item.path.is_relative_to(root):
+            shown = item.path.relative_to(root).as_posix()
+            break
+    return Placed((0, shown), shown)
+
+
+UPLOAD_PREFIX = "replaylens-upload-"
+
+
+def looks_uploaded(raw: str) -> bool:
+    """Does a `?db=` value name a file in some session's upload folder?"""
+    return any(part.startswith(UPLOAD_PREFIX) for part in Path(raw).parts)
+
+
+UPLOADED_ELSEWHERE = (
+    "{name} was uploaded in another browser session, or in one that has ended: uploads are private to "
+    "the session that sent them and deleted with it. Upload the file again in the sidebar."
+)
+
+
 class UploadFolder:
     """A private folder (mode 0700) for one browser session's uploads.
 
@@ -262,7 +328,7 @@ class UploadFolder:
         base = settings.get_path("REPLAYLENS_UPLOAD_DIR")
         if base:
             base.mkdir(parents=True, exist_ok=True)
-        self._tmp = tempfile.TemporaryDirectory(prefix="replaylens-upload-", dir=base or None)
+        self._tmp = tempfile.TemporaryDirectory(prefix=UPLOAD_PREFIX, dir=base or None)
         self.path = Path(self._tmp.name)
 
     def cleanup(self) -> None:

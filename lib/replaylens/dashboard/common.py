@@ -370,6 +370,20 @@ def effects_label(item: cat.DataItem) -> str | None:
     return item.effects.name
 
 
+def download_name(item: cat.DataItem, thread_id: str, suffix: str) -> str:
+    """A download's file name that says which run it is: campaign, mode, latency, run and
+    moment for a kill-test database (every campaign's run 1 has the same thread id), else
+    the database's own name, then the thread."""
+    from replaylens.text import safe_filename
+
+    where = cat.place(item, catalog(), [])
+    if item.campaign:
+        prefix = where.label.replace(" › ", "-").replace(", ", "-")
+    else:
+        prefix = item.path.stem
+    return safe_filename(f"{prefix}-{thread_id}", suffix)
+
+
 def _bar(text: str) -> tuple[Any, Callable[[float, str], None]]:
     bar = st.progress(0.0, text=text)
 
@@ -472,28 +486,27 @@ def _take_upload(files: list[Any]) -> None:
         uploads.append(item)
         st.session_state["_uploads"] = uploads
         st.session_state["_canonical_db"] = item.key
+        st.session_state["_db_switched"] = True
     if logs and not dbs:
         st.session_state["_pending_log"] = str(log_path)
 
 
-def _label_for(items: dict[str, cat.DataItem]) -> Callable[[str], str]:
-    roots = [Path(f) for f in config().folders if Path(f).is_dir()]
+def _placed(items: dict[str, cat.DataItem]) -> dict[str, cat.Placed]:
+    roots = [Path(f).resolve() for f in config().folders if Path(f).is_dir()]
+    catalog_ = catalog()
+    return {key: cat.place(item, catalog_, roots) for key, item in items.items()}
 
+
+def _label_for(placed: dict[str, cat.Placed], items: dict[str, cat.DataItem]) -> Callable[[str], str]:
     def label(key: str) -> str:
+        where = placed.get(key)
         item = items.get(key)
-        if item is None:
+        if where is None or item is None:
             return key
-        shown = key
-        for root in roots:
-            if item.path.is_relative_to(root):
-                shown = item.path.relative_to(root).as_posix()
-                break
-        tags = []
-        if item.note:
-            tags.append(item.note)
+        tags = [item.note] if item.note and not item.note.startswith("uploaded") else []
         if item.effects is None:
             tags.append("no effects log")
-        return option_text(shown + (f"  ({', '.join(tags)})" if tags else ""))
+        return option_text(where.label + (f"  ({', '.join(tags)})" if tags else ""))
 
     return label
 
@@ -534,7 +547,8 @@ def sidebar() -> None:
                 items[key] = cat.DataItem(key, path, cat.sibling_effects(path) or config().effects)
             st.session_state["_canonical_db"] = key  # the same file under its canonical name
         except PathRefused as exc:
-            st.session_state["_item_error"] = str(exc)
+            st.session_state["_item_error"] = (
+                cat.UPLOADED_ELSEWHERE.format(name=Path(raw).name) if cat.looks_uploaded(raw) else str(exc))
     pending = st.session_state.pop("_pending_log", None)
     chosen = st.session_state.get("_sel_db") or raw
     if pending and chosen in items:
@@ -549,15 +563,24 @@ def sidebar() -> None:
                 + ". Upload one below, or start the app with `replaylens serve FOLDER`."
             )
             return
-        keys = list(items)
+        placed = _placed(items)
+        keys = sorted(items, key=lambda k: placed[k].group)
         key = synced_selectbox(
             "Database",
             keys,
             "db",
-            format_func=_label_for(items),
-            help="Checkpoint databases found in the folders this app serves. A database's effects log "
-            "is the file next to it named <name>.effects.jsonl.",
+            format_func=_label_for(placed, items),
+            help="Type to search. Kill-test campaigns are grouped as campaign › mode and latency › run › "
+            "at kill or resumed (after the resume); uploads go by their own file name. A database's effects "
+            "log is the file next to it named <name>.effects.jsonl.",
         )
+        if st.session_state.pop("_db_switched", False):
+            # The reader switched databases here (picker or upload): the old thread, namespace and
+            # checkpoint belong to the other file. A URL (pasted, or a link from another page)
+            # keeps its thread, so an unknown id is reported, never silently replaced.
+            for param in ("thread", "ns", "checkpoint"):
+                st.query_params.pop(param, None)
+                st.session_state.pop(f"_sel_{param}", None)
         st.session_state["_item"] = _checked(items.get(key)) if key else None
         for problem in catalog_.problems[:5]:
             st.caption(md(problem))
@@ -640,16 +663,108 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
     raw = from_url_value(st.query_params.get("thread"), ids)
     where = container or st
     if raw and raw not in ids:
+        # After an incident, showing another thread's analysis under this id would be
+        # dangerous: say so, list the threads that exist, and draw nothing else.
         st.error(
             f"Thread {md_quote(raw)} is not in {md(item.path.name)}"
             + (" or its effects log" if log_ is not None else "")
-            + ". Pick one of its threads below."
+            + ". Nothing is shown for it; open one of the threads below."
         )
+        unknown_thread_list(item, ids)
+        return None
     if not ids:
         st.info(f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database.")
         return None
     return synced_selectbox(label, ids, "thread", container=where, format_func=option_text,
                             help="A thread is one conversation or run of the graph (its thread_id).")
+
+
+def unknown_thread_list(item: cat.DataItem, ids: list[str]) -> None:
+    """The database's threads as links to the current page, after an unknown-thread error.
+
+    Plain Markdown links (ids escaped, URLs percent-encoded), so they read and click like
+    text; the Threads page pages and searches the full list."""
+    page_name = next((n for n in PAGES if st.session_state.get("_page") == n), "thread")
+    shown = ids[:MAX_LISTED_THREADS]
+    st.markdown("\n".join(f"- [{md(t)}]({link(page_name, db=item.key, thread=t)})" for t in shown))
+    if len(ids) > len(shown):
+        st.caption(f"The first {len(shown)} of {len(ids)} threads; the Threads page searches them all.")
+
+
+MAX_LISTED_THREADS = 50
+
+
+WHY_CAPTION = {
+    "re-run in the resume step": "Tasks re-run in the resume step: due after the checkpoint a resume loads, "
+    "with no saved output (in flight, failed or waiting at interrupt()).",
+    "step whose checkpoint was lost": "Steps whose checkpoint was lost: these tasks finished, but the "
+    "checkpoint after their superstep never reached the database, so a resume runs them again.",
+    "restart from the input": "Restart from the input: no checkpoint exists, so everything runs again.",
+}
+
+
+def verdict_block(plan: Any, thread_obj: Any) -> None:
+    """The answer at the top of a per-thread page: the verdict, what stopped the thread with the
+    code for the next move, and the "what happens again" table, all from the same plan."""
+    from replaylens.analysis.again import next_moves
+    from replaylens.dashboard import views
+    from replaylens.text import md_code, md_ticks
+
+    frames = views.again_frames(plan) if plan.effects_given else {}
+    alarming = bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart")
+    (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
+    for move in next_moves(plan, thread_obj):
+        with st.container(border=True, key=f"next_move_{move.kind}"):
+            if move.kind == "failed":
+                st.markdown(f":red[**{md_code(move.node)} failed with:**]")
+                st.code(move.detail or "(no exception text was saved)", language="text", wrap_lines=True)
+                st.markdown("**Next move**, once the cause is fixed (re-runs the failed task from its first line):")
+            else:
+                st.markdown(f":violet[**{md_code(move.node)} is waiting for an answer to:**]")
+                st.code(move.detail, language="json", wrap_lines=True)
+                st.markdown("**Next move**: answer it (the value you pass becomes interrupt()'s return value):")
+            st.code(move.code, language="python", wrap_lines=True)
+    if frames:
+        st.markdown("**What happens again**")
+        for why, frame in frames.items():
+            st.caption(WHY_CAPTION.get(why, why))
+            st.dataframe(frame, hide_index=True, width="stretch", key=f"again_{why}",
+                         column_config={"times again": st.column_config.NumberColumn(
+                             help="Executions of the node that repeat this effect (tasks, not log lines)."),
+                             "would the key dedupe": st.column_config.TextColumn(width="large")})  # fmt: skip
+
+
+def open_tab(tab: Any) -> Iterator[None]:
+    """`for _ in open_tab(tabs[i]):` runs the body inside the tab only when it is the one shown.
+
+    Tabs bound to the URL know which one is open, so the others need not compute or send
+    anything: a cold Thread page then loads no chart code (Graphviz, the code highlighter)
+    for tabs nobody looks at. `open` is None when Streamlit cannot tell; then every tab runs."""
+    if tab.open is False:
+        return
+    with tab:
+        yield
+
+
+def campaign_banner(item: cat.DataItem) -> None:
+    """A kill-test run's database says which run it is (campaign, recorded mode and latency,
+    run, at the kill or after the resume) and links back to its campaign."""
+    if not item.campaign:
+        return
+    where = cat.place(item, catalog(), [])
+    with st.container(horizontal=True, vertical_alignment="center", key="campaign_banner"):
+        st.info(f"Kill-test run: {md(where.label)} (the mode and latency it was recorded with).",
+                icon=":material/science:", width="stretch")
+        st.page_link(page("runs"), label="Back to its campaign", icon=":material/arrow_back:",
+                     query_params={"campaign": item.campaign})  # fmt: skip
+
+
+def metric_row(metrics: list[tuple[str, Any, str]], *, key: str) -> None:
+    """Metrics side by side that wrap to a second line instead of cutting their labels
+    ("would rep…") when the page is narrow: (label, value, help) each."""
+    with st.container(horizontal=True, wrap=True, gap="medium", key=key):
+        for label, value, help_ in metrics:
+            st.metric(label, value, help=help_, width=150)
 
 
 def md_quote(text: str) -> str:
@@ -753,6 +868,8 @@ def synced_selectbox(
 
     def sync() -> None:
         st.query_params[param] = url_value(st.session_state[key])
+        if param == "db":
+            st.session_state["_db_switched"] = True
 
     where = container or st
     value = where.selectbox(label, options, key=key, format_func=format_func, on_change=sync, help=help)
@@ -767,17 +884,19 @@ def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str 
     The mode defaults to the recorded one when a kill-test manifest names it; otherwise
     no mode is chosen and the page says the mode was not recorded and asks for one.
     Returns (thread id or None, mode or None, latency, the database's thread summaries)."""
-    top = st.columns([3, 2, 2])
-    thread_id = thread_picker(item, container=top[0])
+    # The thread id gets the row's width; mode and latency share the next one, so the three
+    # mode buttons never lose `exit` at 1000 pixels.
+    thread_id = thread_picker(item)
     if not thread_id:
         return None, None, 0.25, []
     rec = recording(item, thread_id)
-    mode = mode_picker(top[1], label=mode_label, default=rec.mode)
-    latency = latency_picker(top[2])
+    below = st.columns([1, 1])
+    mode = mode_picker(below[0], label=mode_label, default=rec.mode)
+    latency = latency_picker(below[1])
     if rec.known:
-        top[1].caption(f"Recorded under **{rec.mode}**"
-                       + (f" at {rec.latency * 1000:g} ms per checkpoint write" if rec.latency else "")
-                       + " (kill-test manifest).")
+        below[0].caption(f"Recorded under **{rec.mode}**"
+                         + (f" at {rec.latency * 1000:g} ms per checkpoint write" if rec.latency else "")
+                         + " (kill-test manifest).")
     elif mode is None:
         st.info("The durability mode this thread ran under was not recorded (no kill-test manifest names it). "
                 "Pick the mode your run used above to see what it left and what a resume would replay.")

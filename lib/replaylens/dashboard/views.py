@@ -148,6 +148,20 @@ def index_summaries(index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadS
     return out
 
 
+def due_next(status: str, latest_step: int | None, pending: str) -> str:
+    """The "due next" cell, never blank when something will run: at step -1 the input's
+    `__start__` task is finished, and the first node is not known until its writes are applied."""
+    if pending:
+        return pending
+    if status == "needs_restart":
+        return "— (restart from the input)"
+    if status == "completed":
+        return "— (nothing due)"
+    if latest_step == -1:
+        return "the first nodes, after the input"
+    return "—"
+
+
 def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
     """The Threads table; `link(thread_id)` gives the URL of the Thread page for a row.
 
@@ -157,9 +171,9 @@ def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
         "status": [status_label(r.status) for r in rows],
         "thread": [visible(r.thread_id) for r in rows],
         "checkpoints": [r.checkpoints for r in rows],
-        "latest step": [r.latest_step for r in rows],
-        "last update": [_short_ts(r.updated_at) for r in rows],
-        "due next": [visible(r.due_next) for r in rows],
+        "latest step": ["—" if r.latest_step is None else str(r.latest_step) for r in rows],
+        "last update (UTC)": [_short_ts(r.updated_at) for r in rows],
+        "due next": [visible(due_next(r.status, r.latest_step, r.due_next)) for r in rows],
         "effect lines": [r.effect_lines for r in rows],
         "would replay": [r.replay_lines for r in rows],
     }
@@ -293,6 +307,11 @@ def _is_internal(name: str) -> bool:
     return name.startswith(("branch:to:", "join:", "__")) or name == "__start__"
 
 
+def is_internal(name: str) -> bool:
+    """LangGraph's scheduling channels (`branch:to:*`, `join:*`, `__*__`), hidden by default."""
+    return _is_internal(name)
+
+
 def diff_frame(
     parent: Mapping[str, DecodeResult] | None, current: Mapping[str, DecodeResult]
 ) -> pd.DataFrame:
@@ -325,7 +344,7 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
         rows.append(
             {
                 "node": visible(a.node),
-                "step": a.step if a.step is not None else (a.task.step if a.task else None),
+                "after checkpoint": _after_checkpoint(a),
                 "attempt": a.attempt,
                 "outcome": a.outcome,
                 "resume": {"kept": "kept", "replays": "runs again", "restart": "runs again (restart)"}.get(
@@ -337,8 +356,39 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                 "pid": a.pid,
             }
         )
-    return pd.DataFrame(rows, columns=["node", "step", "attempt", "outcome", "resume", "why", "effects",
-                                       "log lines", "pid"])  # fmt: skip
+    return pd.DataFrame(rows, columns=["node", "after checkpoint", "attempt", "outcome", "resume", "why",
+                                       "effects", "log lines", "pid"])  # fmt: skip
+
+
+def _after_checkpoint(a: Any) -> int | None:
+    """The step of the checkpoint a task ran after, the number the timeline and the Checkpoints
+    tab show (LangGraph's own `langgraph_step` of the task is one more)."""
+    if a.checkpoint is not None and a.checkpoint.step is not None:
+        return int(a.checkpoint.step)
+    step = a.step if a.step is not None else (a.task.step if a.task else None)
+    return None if step is None else int(step) - 1
+
+
+AGAIN_COLUMNS = ["node", "effect", "times again", "log lines", "idempotency key", "would the key dedupe"]
+
+
+def again_frames(plan: Any) -> dict[str, pd.DataFrame]:
+    """The "what happens again" table, one frame per reason (resume step, lost checkpoint, restart).
+
+    Counts are executions (tasks), the same numbers the verdict sentence says."""
+    from replaylens.analysis.again import again_rows
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in again_rows(plan):
+        out.setdefault(r.why, []).append({
+            "node": visible(r.node),
+            "effect": visible(r.effect),
+            "times again": r.times,
+            "log lines": ", ".join(map(str, r.lines)),
+            "idempotency key": ", ".join(visible(k) for k in r.keys) or "—",
+            "would the key dedupe": r.dedupe,
+        })  # fmt: skip
+    return {why: pd.DataFrame(rows, columns=AGAIN_COLUMNS) for why, rows in out.items()}
 
 
 MODE_EXPLAINED = MODE_RULES

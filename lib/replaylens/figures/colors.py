@@ -10,7 +10,7 @@ STATUS = {
     "completed": "#009E73",
     "resumable": "#E69F00",
     "interrupted": "#8E6CC2",
-    "failed": "#D55E00",
+    "failed": "#D62728",  # red, as the status tiles and headings say it (Streamlit's :red[])
     "needs_restart": "#A3001B",
     "unreadable": "#999999",
 }
@@ -21,10 +21,13 @@ VERDICT = {
     "": "#999999",
 }
 VERDICT_WORDS = {"kept": "kept (not run again)", "replays": "runs again on resume", "restart": "runs again (restart)"}
-GRAPH_STATE = {
-    "done": "#009E73",
-    "reused": "#56B4E9",
-    "reruns": "#E69F00",
+REUSED = "#7FCDB8"
+"""Kept, and specifically finished in the resume step with its writes re-applied: a light shade
+of the timeline's "kept" green, so the graph and the Learn page tell it apart without a new hue."""
+GRAPH_STATE = {  # the same meaning has the same colour as on the timeline (VERDICT)
+    "done": VERDICT["kept"],
+    "reused": REUSED,
+    "reruns": VERDICT["replays"],
     "not reached": "#DDDDDD",
 }
 GRAPH_STATE_WORDS = {
@@ -33,6 +36,23 @@ GRAPH_STATE_WORDS = {
     "reruns": "re-runs (runs again from its first line)",
     "not reached": "not reached yet",
 }
+LEGEND = {
+    "kept: not run again (done, or its writes are reused)": VERDICT["kept"],
+    "runs again on resume": VERDICT["replays"],
+    "runs again (restart from the input)": VERDICT["restart"],
+    "no effects log line / not reached": "#BBBBBB",
+    "checkpoint": "#0072B2",
+}
+"""One legend for every chart and table of the app: meaning -> colour."""
+
+
+def legend_html() -> str:
+    """The legend as swatches (fixed words, no data: safe as HTML)."""
+    return " &nbsp; ".join(
+        f'<span style="color:{c};font-size:1.1em">■</span> {w}' for w, c in LEGEND.items()
+    )
+
+
 MODE = {"sync": "#0072B2", "async": "#E69F00", "exit": "#CC79A7"}
 CHECKPOINT = "#0072B2"
 LOST = "#A3001B"

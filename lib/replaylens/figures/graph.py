@@ -87,6 +87,7 @@ def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
                             dst = (prefix, node)
                             shape.nodes.setdefault(dst, "not reached")
                             shape.edges.add((src, dst, "Send"))
+    _add_lost_steps(shape, thread, plan, finished)
     reruns, reused = _plan_sets(thread, plan)
     for key in shape.nodes:
         if key in reruns:
@@ -98,9 +99,40 @@ def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
     return shape
 
 
+def _add_lost_steps(shape: GraphShape, thread: Thread, plan: ResumePlan | None,
+                    finished: set[tuple[str, str]]) -> None:  # fmt: skip
+    """Nodes and edges only the lost steps know: orphan writes (their checkpoint never landed)
+    name their writer and its edges, and the effects log names the tasks that ran there
+    (a `reduce` after three `Send` tasks, say). Without this, what a resume re-runs would
+    be drawn grey, as if never reached."""
+    for w in thread.orphan_writes:
+        kind, _, node = (w.task_path or "").partition(", ")
+        if kind != "~__pregel_pull" or not node:
+            continue
+        src = (ns_prefix(w.checkpoint_ns), node)
+        shape.nodes.setdefault(src, "not reached")
+        target = _targets(w.channel)
+        if target is not None:
+            dst = (src[0], target[0])
+            shape.nodes.setdefault(dst, "not reached")
+            shape.edges.add((src, dst, target[1]))
+    for a in getattr(plan, "attempts", None) or []:
+        ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
+        key = (ns_prefix(ns), a.node)
+        shape.nodes.setdefault(key, "not reached")
+        if a.verdict == "kept" and a.outcome == "finished":
+            finished.add(key)
+
+
 def _plan_sets(thread: Thread, plan: ResumePlan | None) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     if plan is not None and hasattr(plan, "reruns"):
-        return ({(ns_prefix(ns), t.node) for ns, t in plan.reruns},
+        again = {(ns_prefix(a.namespace if a.namespace is not None else (a.logged_ns or "")), a.node)
+                 for a in getattr(plan, "attempts", []) if a.verdict in ("replays", "restart")}  # fmt: skip
+        for w in getattr(plan, "orphan_writes", []):
+            kind, _, node = (w.task_path or "").partition(", ")
+            if kind == "~__pregel_pull" and node:
+                again.add((ns_prefix(w.checkpoint_ns), node))
+        return ({(ns_prefix(ns), t.node) for ns, t in plan.reruns} | again,
                 {(ns_prefix(ns), t.node) for ns, t in plan.reused})  # fmt: skip
     root = thread.root
     latest = root.latest if root else None

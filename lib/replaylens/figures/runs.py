@@ -31,10 +31,16 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
         return fig
     modes = [m for m in MODE_ORDER if m in set(runs["mode"])] + sorted(set(runs["mode"]) - set(MODE_ORDER))
     latencies = sorted(set(runs["latency (ms)"]))
+    campaigns = sorted(set(runs["campaign"])) if "campaign" in runs else []
+    several = len(campaigns) > 1  # then each campaign gets its own marker shape and legend entry
     palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
     width = 0.6 / max(len(latencies), 1)
-    for li, latency in enumerate(latencies):
-        part = runs[runs["latency (ms)"] == latency].reset_index().rename(columns={"index": "row"})
+    groups = [(li, latency, camp) for li, latency in enumerate(latencies) for camp in (campaigns if several else [None])]
+    for li, latency, camp in groups:
+        part = runs[(runs["latency (ms)"] == latency) & ((runs["campaign"] == camp) if camp is not None else True)]
+        part = part.reset_index().rename(columns={"index": "row"})
+        if part.empty:
+            continue
         offsets = [(li - (len(latencies) - 1) / 2) * width for _ in range(len(part))]
         jitter = [((i % 5) - 2) * width / 8 for i in range(len(part))]
         xs = [modes.index(m) + o + j for m, o, j in zip(part["mode"], offsets, jitter, strict=True)]
@@ -44,11 +50,12 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                 y=part[metric],
                 mode="markers",
                 marker={"size": 12, "color": palette[li % len(palette)], "line": {"width": 1, "color": "white"},
-                        "symbol": "circle"},
-                name=f"{latency} ms checkpoint write latency",
+                        "symbol": CAMPAIGN_SYMBOLS[campaigns.index(camp) % len(CAMPAIGN_SYMBOLS)] if camp else "circle"},
+                name=(f"{plotly_text(camp)} · " if camp else "") + f"{latency} ms write latency",
                 customdata=part["row"],
                 hovertext=[
-                    f"run {r} · {plotly_text(m)} · {latency} ms<br>{plotly_text(metric)}: {v}"
+                    (f"{plotly_text(camp)} · " if camp else "")
+                    + f"run {r} · {plotly_text(m)} · {latency} ms<br>{plotly_text(metric)}: {v}"
                     f"<br>thread {plotly_text(t)}<br>click to open it on the Thread page"
                     for r, m, v, t in zip(part["run"], part["mode"], part[metric], part["thread"], strict=True)
                 ],
@@ -68,16 +75,33 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
             )
     fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=[plotly_text(m) for m in modes], range=[-0.6, len(modes) - 0.4],
                      title="durability mode")  # fmt: skip
-    fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d",
-                     **_whole_ticks(runs[metric]))  # fmt: skip
+    # The long sentence is the chart's title (wrapped); the axis says the short name, so
+    # neither is cut in a third of the page.
+    fig.update_yaxes(title=metric, rangemode="tozero", tickformat="d", **_whole_ticks(runs[metric]))
     fig.update_layout(
-        title=METRICS.get(metric, metric), height=340, margin={"l": 10, "r": 10, "t": 50, "b": 40},
-        legend={"orientation": "h", "y": -0.25}, clickmode="event+select",
+        title={"text": _wrap(METRICS.get(metric, metric)), "font": {"size": 14}}, height=440,
+        margin={"l": 10, "r": 10, "t": 70, "b": 110},
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0}, clickmode="event+select",
         shapes=[{"type": "rect", "xref": "x", "yref": "paper", "x0": i - 0.45, "x1": i + 0.45, "y0": 0, "y1": 1,
                  "fillcolor": colors.MODE.get(m, "#999999"), "opacity": 0.06, "line": {"width": 0}}
                 for i, m in enumerate(modes)],
     )  # fmt: skip
     return fig
+
+
+CAMPAIGN_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "star")
+
+
+def _wrap(text: str, width: int = 28) -> str:
+    """A title in lines of about `width` characters (Plotly does not wrap titles itself)."""
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return "<br>".join([*lines, line])
 
 
 BACKEND_SYMBOL = {"sqlite": "circle", "postgres": "diamond"}
@@ -125,9 +149,10 @@ def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -
             )
         )  # fmt: skip
     fig.update_xaxes(title="kill moment: seconds after the node started", rangemode="tozero")
-    fig.update_yaxes(title=METRICS.get(metric, metric), rangemode="tozero", tickformat="d",
-                     **_whole_ticks(timed[metric]))  # fmt: skip
-    fig.update_layout(title=f"{metric.capitalize()} against the kill moment, per backend and mode", height=380,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 40}, legend={"orientation": "h", "y": -0.25},
+    fig.update_yaxes(title=metric, rangemode="tozero", tickformat="d", **_whole_ticks(timed[metric]))
+    fig.update_layout(title={"text": _wrap(f"{metric.capitalize()} against the kill moment, per backend and mode", 44),
+                             "font": {"size": 14}}, height=440,
+                      margin={"l": 10, "r": 10, "t": 70, "b": 110},
+                      legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0},
                       clickmode="event+select")  # fmt: skip
     return fig

@@ -11,14 +11,15 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from replaylens.figures import colors
 from replaylens.text import plotly_text
 
-FATE_COLOR = {
-    "kept": "#009E73",
-    "reused": "#56B4E9",
-    "reruns": "#E69F00",
-    "killed": "#D55E00",
-    "not started": "#DDDDDD",
+FATE_COLOR = {  # the app's one palette (figures/colors.py): the same meaning, the same colour
+    "kept": colors.VERDICT["kept"],
+    "reused": colors.REUSED,
+    "reruns": colors.VERDICT["replays"],
+    "killed": colors.ORPHAN,
+    "not started": colors.GRAPH_STATE["not reached"],
 }
 FATE_WORDS = {
     "kept": "kept: in a saved checkpoint",
@@ -27,7 +28,9 @@ FATE_WORDS = {
     "killed": "killed mid-task: runs again",
     "not started": "not started yet",
 }
-CHECKPOINT_COLOR = {"saved": "#0072B2", "lost": "#D55E00", "not yet": "#BBBBBB"}
+CHECKPOINT_COLOR = {"saved": colors.CHECKPOINT, "lost": colors.ORPHAN, "not yet": "#BBBBBB"}
+CHECKPOINT_WORDS = {"saved": "checkpoint saved after the step", "lost": "checkpoint lost by the kill",
+                    "not yet": "checkpoint not written yet"}  # fmt: skip
 
 
 def superstep_figure(lessons: list[Any], selected: int, mode: str) -> go.Figure:
@@ -68,13 +71,16 @@ def superstep_figure(lessons: list[Any], selected: int, mode: str) -> go.Figure:
     steps = [lesson.step for lesson in lessons]
     cp_x = [s + 0.5 for s in steps if s in checkpoints]
     cp_state = [checkpoints[s] for s in steps if s in checkpoints]
-    if cp_x:
+    for state in CHECKPOINT_COLOR:  # one legend entry per diamond colour, grey ones included
+        xs = [x for x, c in zip(cp_x, cp_state, strict=True) if c == state]
+        if not xs:
+            continue
         fig.add_trace(go.Scatter(
-            x=cp_x, y=[lanes[0] if lanes else ""] * len(cp_x), mode="markers+text",
-            marker={"symbol": "diamond", "size": 16, "color": [CHECKPOINT_COLOR[c] for c in cp_state]},
-            text=[{"saved": "saved", "lost": "lost", "not yet": ""}[c] for c in cp_state], textposition="top center",
-            name="checkpoint after the step (blue saved, red lost)",
-            hovertext=[f"checkpoint after step {int(x - 0.5)}: {c}" for x, c in zip(cp_x, cp_state, strict=True)],
+            x=xs, y=[lanes[0] if lanes else ""] * len(xs), mode="markers+text",
+            marker={"symbol": "diamond", "size": 16, "color": CHECKPOINT_COLOR[state]},
+            text=[{"saved": "saved", "lost": "lost", "not yet": ""}[state]] * len(xs), textposition="top center",
+            name=CHECKPOINT_WORDS[state],
+            hovertext=[f"checkpoint after step {int(x - 0.5)}: {state}" for x in xs],
             hoverinfo="text",
         ))  # fmt: skip
     kill_step = lessons[selected].step

@@ -38,6 +38,8 @@ class Bar:
     color: str
     hover: str
     in_flight: bool = False
+    slot: int = 0  # which of the lane's sub-rows: parallel tasks (Send) each get their own
+    slots: int = 1
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None, m
     for name, o in (getattr(plan, "what_if", None) or {}).items():
         if o.window_start is not None and o.window_end is not None and (mode is None or name == mode):
             data.windows[name] = (o.window_start, o.window_end)
+    data.bars = stack_parallel(data.bars)
     return data
 
 
@@ -153,6 +156,33 @@ def _ending_of(plan: Any) -> str:
     """How the recorded run ended, for the label of the line drawn where it stopped."""
     outcomes = list((getattr(plan, "what_if", None) or {}).values())
     return getattr(outcomes[0], "ending", "killed") if outcomes else "killed"
+
+
+def stack_parallel(bars: list[Bar]) -> list[Bar]:
+    """Give overlapping bars of one lane their own sub-rows, so three `Send` tasks of one node
+    running at once show as three bars, not one."""
+    from dataclasses import replace
+
+    by_lane: dict[str, list[int]] = {}
+    for i, b in enumerate(bars):
+        by_lane.setdefault(b.lane, []).append(i)
+    out = list(bars)
+    for indexes in by_lane.values():
+        ends: list[float] = []  # per sub-row, when its last bar ends
+        slot_of: dict[int, int] = {}
+        for i in sorted(indexes, key=lambda i: (bars[i].start, bars[i].end)):
+            b = bars[i]
+            free = next((k for k, end in enumerate(ends) if end <= b.start), None)
+            if free is None:
+                ends.append(b.end)
+                free = len(ends) - 1
+            else:
+                ends[free] = b.end
+            slot_of[i] = free
+        if len(ends) > 1:
+            for i, slot in slot_of.items():
+                out[i] = replace(bars[i], slot=slot, slots=len(ends))
+    return out
 
 
 def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: dict[str, Any], crash: float | None) -> None:
@@ -271,6 +301,33 @@ def _uniform(values: list[Any]) -> Any:
     return first if all(v == first for v in values) else values
 
 
+LANE_HEIGHT = 0.7  # of one lane, in category units: the bars of a lane share it
+
+
+def _slot_geometry(bars: list[Bar]) -> dict[str, Any]:
+    """Bar width and offset per bar: one sub-row each when tasks of a lane ran in parallel."""
+    if all(b.slots == 1 for b in bars):
+        return {"width": 0.6}
+    widths = [LANE_HEIGHT / b.slots for b in bars]
+    offsets = [-LANE_HEIGHT / 2 + b.slot * w for b, w in zip(bars, widths, strict=True)]
+    return {"width": np.asarray(widths) * 0.9, "offset": np.asarray(offsets)}
+
+
+def _label_positions(marks: list[Mark]) -> list[str]:
+    """Step numbers above and below in turn where checkpoints sit close together, so "-1" and
+    "0" written a few milliseconds apart do not print over each other."""
+    order = sorted(range(len(marks)), key=lambda i: (marks[i].lane, marks[i].ts))
+    out = ["top center"] * len(marks)
+    flip = False
+    previous: Mark | None = None
+    for i in order:
+        m = marks[i]
+        flip = (not flip) if previous is not None and previous.lane == m.lane else False
+        out[i] = "bottom center" if flip else "top center"
+        previous = m
+    return out
+
+
 def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str | None = None) -> go.Figure:
     """Draw `data`; the replay window of `mode` (sync, async or exit) is shaded."""
     traces: list[dict[str, Any]] = []
@@ -294,7 +351,7 @@ def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str |
             "name": category,
             "hovertext": _texts([b.hover for b in bars]),
             "hoverinfo": "text",
-            "width": 0.6,
+            **_slot_geometry(bars),
         })
     for kind, style in MARK_STYLE.items():
         marks = [m for m in data.marks if m.kind == kind]
@@ -306,7 +363,7 @@ def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str |
             "y": _texts([m.lane for m in marks]),
             "mode": "markers+text" if kind in ("checkpoint", "lost") else "markers",
             "text": _texts([m.text for m in marks]) if kind in ("checkpoint", "lost") else None,
-            "textposition": "top center",
+            "textposition": _texts(_label_positions(marks)) if kind in ("checkpoint", "lost") else "top center",
             "textfont": {"size": 10, "color": style["color"]},
             "marker": {"symbol": style["symbol"], "size": style["size"], "color": style["color"],
                        "line": {"width": 2, "color": style["color"]}},
@@ -330,15 +387,16 @@ def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str |
         fig.add_annotation(x=_when(data.crash_ts), y=1.0, xref="x", yref="paper", text=label,
                            showarrow=False, xanchor="right", yanchor="bottom", font={"color": colors.CRASH, "size": 11})
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(data.lanes)), title=None)
-    fig.update_xaxes(title=None, type="date")
+    fig.update_xaxes(title={"text": "time (UTC)", "standoff": 6}, type="date")
     zoom = focus_range(data, mode)
     if zoom is not None:
         fig.update_xaxes(range=[_when(zoom[0]), _when(zoom[1])])
     fig.update_layout(
         barmode="overlay",
-        height=max(260, 90 + 38 * len(data.lanes)),
-        margin={"l": 10, "r": 10, "t": 60 if title else 44, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.12, "x": 0},
+        height=max(300, 170 + 38 * len(data.lanes)),
+        margin={"l": 10, "r": 10, "t": 60 if title else 44, "b": 120},
+        # Anchored to the bottom of the whole figure, not the plot: it can never cover the ticks.
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0},
         title=title,
         hoverlabel={"align": "left"},
     )

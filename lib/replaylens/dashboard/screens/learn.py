@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from replaylens.dashboard import common as ui
+from replaylens.dashboard.catalog import DataItem
 from replaylens.dashboard.learn import after, build_lesson
 from replaylens.figures.supersteps import superstep_figure
 from replaylens.text import md, md_code
@@ -40,15 +41,48 @@ def _step(delta: int, options: list[int]) -> None:
     st.session_state["step"] = options[max(0, min(len(options) - 1, i + delta))]
 
 
+def _teaching_thread(item: DataItem) -> str | None:
+    """The thread a lesson should open with: a completed run with the most supersteps (a
+    failed batch teaches less than a run that went all the way)."""
+    summaries, _ = ui.summaries(item)
+    done = [s for s in summaries if s.status == "completed" and (s.latest_step or 0) >= 1]
+    return max(done, key=lambda s: (s.latest_step or 0, s.checkpoints)).thread_id if done else None
+
+
+def _fanout_example() -> tuple[str, str, int] | None:
+    """(database, thread, step) of a fan-out run that finished: a loose example first, else a
+    kill-test run's database after the resume (at the kill it may not have run a step yet)."""
+    candidates = [d for d in ui.catalog().databases if "fanout" in d.key and d.effects]
+    candidates.sort(key=lambda d: (d.campaign is not None, "after" not in d.key and "checkpoints" not in d.key, d.key))
+    for d in candidates[:6]:
+        try:
+            summaries, _ = ui.summaries(d)
+        except Exception:  # noqa: BLE001, S112 - an unreadable candidate is skipped, not shown
+            continue
+        done = [s for s in summaries if s.status == "completed" and (s.latest_step or 0) >= 2]
+        if done:
+            return d.key, done[0].thread_id, 1
+    return None
+
+
+def _name(node: str) -> str:
+    """`__start__` is LangGraph's input task: say "input"."""
+    return "input" if node == "__start__" else md_code(node.replace("__start__", "input"))
+
+
 item = ui.need_database()
 if item is not None:
     with ui.friendly_errors():
-        suggestions = [] if "fanout" in item.key else [d for d in ui.catalog().databases if "fanout" in d.key and d.effects]
-        top = st.columns([3, 2])
-        thread_id = ui.thread_picker(item, label="Thread to walk through", container=top[0])
-        if suggestions:
-            top[1].page_link(ui.page("learn"), label="Open a fan-out example (parallel tasks)", icon=":material/arrow_forward:",
-                             query_params={"db": suggestions[0].key})  # fmt: skip
+        if not st.query_params.get("thread"):
+            teaching = _teaching_thread(item)
+            if teaching:
+                st.query_params["thread"] = teaching
+        example = None if "fanout" in item.key else _fanout_example()
+        thread_id = ui.thread_picker(item, label="Thread to walk through")
+        if example is not None:
+            st.page_link(ui.page("learn"), label="Open a fan-out example (parallel tasks)",
+                             icon=":material/arrow_forward:",
+                             query_params={"db": example[0], "thread": example[1], "step": str(example[2])})  # fmt: skip
         if thread_id:
             summaries, _ = ui.summaries(item)
             if thread_id not in {s.thread_id for s in summaries}:
@@ -65,14 +99,15 @@ if item is not None:
                 else:
                     options = [ls.step for ls in lessons]
                     st.markdown("**Pick the superstep in which the kill lands:**")
-                    nav = st.columns([1.4, 5, 1.4, 3], vertical_alignment="bottom")
-                    nav[0].button("Previous", on_click=_step, args=(-1, options), key="prev", width="stretch",
+                    # Buttons keep their words at any width: they size to their label, the slider takes the rest.
+                    with st.container(horizontal=True, vertical_alignment="center", key="learn_nav"):
+                        st.button("Previous", on_click=_step, args=(-1, options), key="prev", width="content",
                                   icon=":material/chevron_left:")
-                    chosen = nav[1].select_slider("Superstep", options, key="step", bind="query-params",
-                                                  label_visibility="collapsed")
-                    nav[2].button("Next", on_click=_step, args=(1, options), key="next", width="stretch",
+                        chosen = st.select_slider("Superstep", options, key="step", bind="query-params",
+                                                  label_visibility="collapsed", width="stretch")
+                        st.button("Next", on_click=_step, args=(1, options), key="next", width="content",
                                   icon=":material/chevron_right:")
-                    mode = ui.mode_picker(nav[3], label="Durability mode", default=plan.recording.mode or "async")
+                    mode = ui.mode_picker(label="Durability mode", default=plan.recording.mode or "async")
                     mode = mode or "async"
                     index = options.index(chosen) if chosen in options else 0
                     lesson = lessons[index]
@@ -85,7 +120,7 @@ if item is not None:
                     left, right = st.columns([1, 1])
                     with left:
                         st.subheader(f"What happened in superstep {lesson.step}")
-                        names = ", ".join(md_code(t.node) for t in lesson.tasks)
+                        names = ", ".join(_name(t.node) for t in lesson.tasks)
                         if lesson.parallel:
                             st.markdown(f"**{len(lesson.tasks)} tasks ran in parallel:** {names}. "
                                         "None of them sees the others' output until the step ends.")  # fmt: skip
@@ -95,7 +130,7 @@ if item is not None:
                         for t in lesson.tasks:
                             when = (f" (ran {_fmt_time(t.start)} → {_fmt_time(t.end)} UTC)" if t.start else "")
                             wrote = ", ".join(md_code(c) for c in t.channels) or "nothing"
-                            st.markdown(f"- {md_code(t.node)}{when}: its pending writes ({wrote}) were saved as soon "
+                            st.markdown(f"- {_name(t.node)}{when}: its pending writes ({wrote}) were saved as soon "
                                         "as it finished.")  # fmt: skip
                         if lesson.after is not None:
                             ts = iso_to_epoch(lesson.after.ts)
@@ -115,9 +150,9 @@ if item is not None:
                                 st.markdown(f"**{'▶ ' if m == mode else ''}{m}**: the database holds {md(ml.holds)}.")
                                 st.markdown(f"A resume starts {md(ml.resume)}.")
                                 if ml.reruns:
-                                    st.markdown("Runs again: " + ", ".join(md_code(r) for r in ml.reruns))
+                                    st.markdown("Runs again: " + ", ".join(_name(r) for r in ml.reruns))
                                 if ml.reused:
-                                    st.markdown("Reused (not run): " + ", ".join(md_code(r) for r in ml.reused))
+                                    st.markdown("Reused (not run): " + ", ".join(_name(r) for r in ml.reused))
                                 if ml.repeated_effects:
                                     st.markdown("Happens twice: " + ", ".join(md_code(e) for e in ml.repeated_effects))
                                 st.caption(md(ml.sentence))

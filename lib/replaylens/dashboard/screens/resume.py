@@ -5,12 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from replaylens.analysis.again import tasks_again
 from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.figures.timeline import build_timeline_data, timeline_figure
 from replaylens.report import incident_markdown, plan_json
-from replaylens.text import md, md_code, md_ticks, safe_filename
+from replaylens.text import md, md_code, md_ticks
 
 ui.ensure_navigation()
 st.title("Resume simulator")
@@ -21,6 +22,7 @@ st.caption(
 
 item = ui.need_database()
 if item is not None:
+    ui.campaign_banner(item)
     with ui.friendly_errors():
         thread_id, mode, latency, summaries = ui.thread_header(item, "Highlight mode")
         if thread_id:
@@ -29,19 +31,21 @@ if item is not None:
             log, _ = ui.effects(item)
 
             st.markdown(f"### As recorded: {views.status_md(plan.status)}")
-            (st.warning if plan.replayed_lines else st.success)(md_ticks(plan.verdict_sentence()))
-            held = st.columns(4)
+            ui.verdict_block(plan, thread)
             cp = plan.resume_checkpoint
-            held[0].metric("resume starts after step", cp.step if cp else "restart",
-                           help="A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step.")
-            held[1].metric("tasks that re-run", len(plan.reruns),
-                           help="Tasks with no saved output: they run again from their first line.")
-            held[2].metric("tasks reused", len(plan.reused),
-                           help="Tasks whose writes were saved: their output is re-applied, they do not run.")
-            held[3].metric("orphan writes", len(plan.orphan_writes),
-                           help="Saved outputs whose checkpoint never landed; a resume ignores them.")  # fmt: skip
+            ui.metric_row([
+                ("resume after step", cp.step if cp else "restart",
+                 "A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step."),
+                ("tasks that re-run", tasks_again(plan),
+                 "Tasks that run again from their first line: those due at the checkpoint a resume loads without "
+                 "a saved output, and those of steps whose checkpoint was lost."),
+                ("tasks reused", len(plan.reused),
+                 "Tasks whose writes were saved: their output is re-applied, they do not run."),
+                ("orphan writes", len(plan.orphan_writes),
+                 "Saved outputs whose checkpoint never landed; a resume ignores them."),
+            ], key="resume_metrics")  # fmt: skip
             if plan.reruns:
-                st.markdown("**Re-runs:** " + ", ".join(md_code(t.label) for _, t in plan.reruns))
+                st.markdown("**Re-run in the resume step:** " + ", ".join(md_code(t.label) for _, t in plan.reruns))
                 for _, t in plan.reruns:
                     for call in t.calls:
                         fate = "result reused" if call.reused_on_resume else "called again"
@@ -103,8 +107,8 @@ if item is not None:
             effects_log = ui.effects_label(item)
             report = incident_markdown(plan, database=item.key, effects_log=effects_log, links=links)
             e1, e2 = st.columns(2)
-            e1.download_button("Plan and verdicts (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
+            e1.download_button("Plan and verdicts (Markdown)", report, file_name=ui.download_name(item, thread_id, ".md"),
                                mime="text/markdown", key="rs_md", icon=":material/description:")
             e2.download_button("Plan and verdicts (JSON)", plan_json(plan, database=item.key, effects_log=ui.effects_label(item)),
-                               file_name=safe_filename(thread_id, ".json"), mime="application/json", key="rs_json")
+                               file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="rs_json")
             st.caption("Link to this view: " + md(links["Resume simulator"]))  # fmt: skip

@@ -7,7 +7,7 @@ import streamlit as st
 from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
 from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
-from replaylens.text import md, url_value
+from replaylens.text import md, option_text, url_value
 
 ui.ensure_navigation()
 st.title("Kill-test runs")
@@ -40,8 +40,9 @@ with ui.friendly_errors():
     else:
         names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
         chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
-                                     help="Pick several to compare them on the same axes. "
-                                     + "; ".join(f"{md(k)}: {md(v)}" for k, v in names.items()))  # fmt: skip
+                                     format_func=lambda k: option_text(names.get(k, k)),
+                                     help="Pick several to compare them on the same axes: each campaign gets "
+                                     "its own marker shape.")  # fmt: skip
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
@@ -78,7 +79,11 @@ with ui.friendly_errors():
                     st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": url_value(row["thread"])})
 
                 st.subheader("Summary (the “what durability modes lose” table, recomputed)")
-                st.dataframe(summary_frame(runs), hide_index=True, width="stretch")
+                summary = summary_frame(runs)
+                lead = ["graph", "mode", "latency (ms)", "runs", "lines repeated", "resumed", "errors"]
+                summary = summary[[c for c in lead if c in summary] + [c for c in summary if c not in lead]]
+                st.dataframe(summary, hide_index=True, width="stretch",
+                             column_config={"errors": st.column_config.TextColumn(width="large")})  # fmt: skip
                 baseline = {c.name: c.baseline_effect_lines for c in campaigns if c.baseline_effect_lines}
                 if baseline:
                     st.caption("Effect lines of a clean run (no kill): "
@@ -94,7 +99,10 @@ with ui.friendly_errors():
                 st.subheader("Every run")
                 frame = runs.copy()
                 frame["open"] = [ui.link("thread", db=d, thread=t) for d, t in zip(frame["db"], frame["thread"], strict=True)]
+                first = ["campaign", "run", "mode", "latency (ms)", "lines repeated", "predicted repeats", "open"]
+                frame = frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
                 st.dataframe(frame, hide_index=True, width="stretch", column_config={
+                    "resume error": st.column_config.TextColumn(width="large"),
                     "open": st.column_config.LinkColumn("open", display_text="open ›"),
                     "tasks re-run (predicted)": st.column_config.NumberColumn(
                         help="What replaylens predicts from the database and log at the kill, before the resume."),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from replaylens.analysis.again import effects_again, tasks_again
 from replaylens.analysis.delta import state_values
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import timetravel_block, views
@@ -12,7 +13,7 @@ from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
 from replaylens.report import incident_markdown, plan_json
-from replaylens.text import as_json_text, md, md_code, md_ticks, safe_filename, truncate
+from replaylens.text import as_json_text, md, md_code, md_ticks, truncate
 
 ui.ensure_navigation()
 ui.page_started()
@@ -48,6 +49,7 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
 
 item = ui.need_database()
 if item is not None:
+    ui.campaign_banner(item)
     with ui.friendly_errors():
         thread_id, mode, latency, summaries = ui.thread_header(item, "Replay window shown for")
         if thread_id:
@@ -66,8 +68,7 @@ if item is not None:
 
             st.markdown(f"### {views.status_md(status)}")
             st.caption(views.explain_status(status))
-            verdict = st.warning if plan.replayed_lines or status in ("failed", "needs_restart") else st.success
-            verdict(md_ticks(plan.verdict_sentence()))
+            ui.verdict_block(plan, thread)
             if log_error:
                 st.warning(f"The effects log could not be read: {md(log_error)}")
             elif log is not None and log.problems:
@@ -90,18 +91,21 @@ if item is not None:
                     lines.append(f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids.")
                 st.info("\n\n".join(lines), icon=":material/history:")
 
-            m = st.columns(5)
-            m[0].metric("checkpoints", thread.checkpoint_count if thread else 0,
-                        help="Saved snapshots of the state, one per superstep, in every namespace.")
-            m[1].metric("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
-                        help="A superstep is one round in which every due task runs in parallel. A resume "
-                        "starts after the latest saved one.")
-            m[2].metric("effect lines", len(log.for_thread(thread_id)) if log else "no log",
-                        help="Lines of the effects log written by this thread (start/end of each side effect).")
-            m[3].metric("would replay", len(plan.replayed_lines),
-                        help="Effect lines whose tasks a resume runs again from their first line.")
-            m[4].metric("orphan writes", len(plan.orphan_writes),
-                        help="Saved task outputs whose checkpoint never landed: a resume ignores them.")  # fmt: skip
+            ui.metric_row([
+                ("checkpoints", thread.checkpoint_count if thread else 0,
+                 "Saved snapshots of the state, one per superstep, in every namespace."),
+                ("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
+                 "A superstep is one round in which every due task runs in parallel. A resume starts after the "
+                 "latest saved one."),
+                ("tasks again", tasks_again(plan),
+                 "Tasks a resume runs again from their first line: those due at the checkpoint it loads without a "
+                 "saved output, and those of steps whose checkpoint was lost."),
+                ("effects again", effects_again(plan) if log else "no log",
+                 "Executions of a side effect that happen a second time: the counts in the verdict and the table "
+                 "above (executions, not log lines)."),
+                ("orphan writes", len(plan.orphan_writes),
+                 "Saved task outputs whose checkpoint never landed: a resume ignores them."),
+            ], key="thread_metrics")  # fmt: skip
 
             st.subheader("Superstep timeline" + (f" under {mode}" if mode else ", as recorded"))
             if outcome is not None:
@@ -157,7 +161,7 @@ if item is not None:
             tabs = st.tabs(tab_names, key="view", bind="query-params")
 
 
-            with tabs[0]:
+            for _ in ui.open_tab(tabs[0]):
                 if thread is None:
                     st.info("No checkpoint of this thread reached the database (it appears only in the effects log). "
                             "Only a restart from the original input is possible; see the Effects tab.")  # fmt: skip
@@ -167,11 +171,17 @@ if item is not None:
                     st.dataframe(views.checkpoints_frame(ns, resume_id), hide_index=True, width="stretch",
                                  column_config={"next tasks": st.column_config.TextColumn(
                                      width="large", help="Tasks due after this checkpoint and their status.")})  # fmt: skip
-                    st.caption("Checkpoint tree: one chain, with a branch wherever the history was forked "
-                               "(update_state / time travel). The resume point is outlined.")  # fmt: skip
-                    st.graphviz_chart(lineage_dot(ns, resume_id=resume_id, selected_id=cp.checkpoint_id if cp else None))
+                    # The tree only says more than the table when the history forked; a plain chain
+                    # skips it, and a cold page skips loading Graphviz's code (0.8 MB of script).
+                    if ns.forks or st.toggle("Draw the checkpoint tree", key="tree"):
+                        st.caption("Checkpoint tree: one chain, with a branch wherever the history was forked "
+                                   "(update_state / time travel). The resume point is outlined.")  # fmt: skip
+                        st.graphviz_chart(lineage_dot(ns, resume_id=resume_id,
+                                                      selected_id=cp.checkpoint_id if cp else None))  # fmt: skip
+                    else:
+                        st.caption("One chain of checkpoints, no fork (no update_state or time travel).")
 
-            with tabs[1]:
+            for _ in ui.open_tab(tabs[1]):
                 if cp is None:
                     st.info("Pick a thread with checkpoints to see its writes.")
                 else:
@@ -193,10 +203,8 @@ if item is not None:
                     st.dataframe(views.orphans_frame(thread).style.set_properties(**{"background-color": "#fde2d8"}),
                                  hide_index=True, width="stretch")  # fmt: skip
 
-            with tabs[2]:
-                if tabs[2].open is False:  # decode only what a person opens: values can be huge
-                    st.caption("The state is decoded when this tab is opened.")
-                elif cp is None:
+            for _ in ui.open_tab(tabs[2]):
+                if cp is None:
                     st.info("Pick a thread with checkpoints to see its state.")
                 elif cp.unreadable:
                     st.error(f"This checkpoint cannot be decoded: {md(cp.unreadable)}. Pick another one above.")
@@ -213,7 +221,14 @@ if item is not None:
                         frame = views.state_frame(values)
                         if not internal:
                             frame = frame[~frame["internal"]]
-                        st.dataframe(frame.drop(columns=["internal"]), hide_index=True, width="stretch")
+                        if cp.source == "input" and "__start__" in values and not internal:
+                            st.caption("This is the input checkpoint: the input given to invoke() waits in "
+                                       "LangGraph's internal `__start__` channel until the first step applies it. "
+                                       "Turn on “Show LangGraph's internal channels” to see it.")  # fmt: skip
+                        if frame.empty:
+                            st.caption("No state channel holds a value yet.")
+                        else:
+                            st.dataframe(frame.drop(columns=["internal"]), hide_index=True, width="stretch")
                     with right:
                         st.markdown("**Changed since the parent checkpoint**" if parent else "**No parent checkpoint**")
                         diff = views.diff_frame(parent_values, values)
@@ -223,12 +238,17 @@ if item is not None:
                             st.caption("Nothing changed." if parent else "This is the first checkpoint.")
                         else:
                             st.dataframe(diff.drop(columns=["internal"]), hide_index=True, width="stretch")
-                    names = sorted(values)
+                    # The picker offers what the tables show: internal channels only when asked for,
+                    # and never an internal `branch:to:b` (null) as the default.
+                    names = sorted(values, key=lambda n: (views.is_internal(n), n))
+                    if not internal:
+                        names = [n for n in names if not views.is_internal(n)] or (
+                            ["__start__"] if "__start__" in values else [])
                     if names:
                         pick = st.selectbox("Full value of channel", names, key="channel")
                         _show_value(pick, values[pick])
 
-            with tabs[3]:
+            for _ in ui.open_tab(tabs[3]):
                 if thread is None:
                     st.info("No checkpoint, so no graph to infer.")
                 else:
@@ -237,9 +257,10 @@ if item is not None:
                         "a resume would do. Dashed edge: a Send."
                     )
                     st.graphviz_chart(graph_dot(thread, plan))
-                    st.markdown(" · ".join(f"**{k}**: {v}" for k, v in colors.GRAPH_STATE_WORDS.items()))
+                    st.markdown(colors.legend_html(), unsafe_allow_html=True)  # fixed words only
+                    st.caption(" · ".join(f"{k}: {v}" for k, v in colors.GRAPH_STATE_WORDS.items()))
 
-            with tabs[4]:
+            for _ in ui.open_tab(tabs[4]):
                 if log is None:
                     st.info("No effects log for this database. Upload the JSON Lines file written by record_effect "
                             "in the sidebar to see which side effects a resume would repeat.")  # fmt: skip
@@ -253,7 +274,7 @@ if item is not None:
                     for finding in plan.idempotency_findings:
                         st.warning(md_ticks(finding))
 
-            with tabs[5]:
+            for _ in ui.open_tab(tabs[5]):
                 params = {"db": item.key, "thread": thread_id, **({"mode": mode} if mode else {})}
                 links = {
                     "Thread view": ui.absolute(ui.link("thread", **params)),
@@ -264,11 +285,11 @@ if item is not None:
                         ui.link("thread", **params, ns=ns_name, checkpoint=cp.checkpoint_id, view="State"))
                 report = incident_markdown(plan, database=item.key, effects_log=ui.effects_label(item), links=links)
                 c1, c2 = st.columns(2)
-                c1.download_button("Download the incident report (Markdown)", report, file_name=safe_filename(thread_id, ".md"),
+                c1.download_button("Download the incident report (Markdown)", report, file_name=ui.download_name(item, thread_id, ".md"),
                                    mime="text/markdown", key="dl_report", icon=":material/description:")  # fmt: skip
                 c2.download_button("Download the resume plan (JSON)", plan_json(plan, database=item.key,
                                    effects_log=ui.effects_label(item)),
-                                   file_name=safe_filename(thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
+                                   file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
                 st.caption("The report, as it will read in your incident write-up (Markdown):")
                 st.code(report, language="markdown", wrap_lines=True)
 

@@ -17,6 +17,13 @@ st.caption(
     "Threads that need attention come first: failed, then waiting for an answer, then stopped mid-step."
 )
 
+
+
+def _only(status: str) -> None:
+    """A status tile's button: filter the table to that status (the Status box shows it too)."""
+    st.session_state["status"] = [status]
+
+
 item = ui.need_database()
 if item is not None:
     with ui.friendly_errors():
@@ -80,6 +87,8 @@ if item is not None:
             for col, status in zip(cols, present, strict=True):
                 col.metric(views.status_md(status), sum(r.status == status for r in rows),
                            help=STATUS_EXPLAINED.get(status))  # fmt: skip
+                col.button(f"show only {views.STATUS_WORDS.get(status, status)}", key=f"only_{status}",
+                           on_click=_only, args=(status,), type="tertiary", icon=":material/filter_alt:")  # fmt: skip
             if not shown:
                 st.info("No thread matches the search and status filter. Clear the search box or the status filter.")
             else:
@@ -106,8 +115,9 @@ if item is not None:
                         "status": st.column_config.TextColumn("status", help="What a resume would find."),
                         "checkpoints": st.column_config.NumberColumn(
                             help="Saved snapshots of the state, one per superstep (all namespaces)."),
-                        "latest step": st.column_config.NumberColumn(
-                            help="The superstep of the newest checkpoint: a resume starts after it."),
+                        "latest step": st.column_config.TextColumn(
+                            help="The superstep of the newest checkpoint: a resume starts after it "
+                            "(— when no checkpoint exists)."),
                         "due next": st.column_config.TextColumn(
                             help="Tasks due after the newest checkpoint that have not finished."),
                         "effect lines": st.column_config.NumberColumn(

@@ -1,0 +1,194 @@
+"""What a person sees at a glance, in real Chromium, at 1400 and at 1000 pixels.
+
+The answer to "what happens twice" sits at the top of a thread (verdict, next move, the
+"what happens again" table), an unknown thread id shows the thread list and nothing
+else, campaign databases read as campaign › mode › run › moment, and nothing is cut at
+1000 pixels. Waits use Streamlit's script state (`dashboard_data.wait_idle`), never sleeps.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+from dashboard_data import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    demo_folder,
+    free_port,
+    start_server,
+    stop_server,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.browser
+playwright = pytest.importorskip("playwright.sync_api")
+expect = playwright.expect
+WIDTHS = (1400, 1000)
+
+
+@pytest.fixture(scope="module")
+def demo() -> Path:
+    return demo_folder()
+
+
+@pytest.fixture(scope="module")
+def base_url(demo: Path) -> Iterator[str]:
+    port = free_port()
+    server = start_server([demo], port)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module", params=WIDTHS, ids=lambda w: f"{w}px")
+def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": request.param, "height": 1000})
+    p = context.new_page()
+    p.set_default_timeout(45_000)
+    yield p
+    context.close()
+
+
+def url(base: str, path: str, **params: str) -> str:
+    return f"{base}/{path}" + (f"?{urlencode(params, quote_via=quote)}" if params else "")
+
+
+def open_view(page: Any, address: str) -> None:
+    page.goto(address)
+    wait_idle(page, 60_000)
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def main_text(page: Any) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def not_cut(locator: Any) -> bool:
+    """The element shows all of its text: no ellipsis, no overflow hidden past its box."""
+    return bool(locator.evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
+
+
+def test_unknown_thread_shows_the_list_and_nothing_else(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "thread", db=str(demo / "examples" / "linear.db"), thread="nope"))
+    expect(page.get_by_text("is not in linear.db").first).to_be_visible()
+    expect(page.get_by_text("Nothing is shown for it").first).to_be_visible()
+    body = main_text(page)
+    assert "linear-done" in body  # the threads that exist, to pick from
+    for other in ("Superstep timeline", "Resuming this thread", "checkpoints\n", "What happens again"):
+        assert other not in body, other
+    expect(page.get_by_role("tab")).to_have_count(0)
+    assert "thread=nope" in page.url  # not rewritten to another thread
+
+
+def test_failed_thread_shows_its_exception_and_next_move_at_the_top(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "thread", db=str(demo / "examples" / "failing.db"), thread="failing-b-raised"))
+    failed = page.get_by_text("failed with:").first
+    expect(failed).to_be_visible()
+    expect(page.get_by_text("RuntimeError").first).to_be_visible()
+    expect(page.get_by_text("graph.invoke(None, config)").first).to_be_visible()
+    timeline = page.get_by_text("Superstep timeline").first
+    assert failed.bounding_box()["y"] < timeline.bounding_box()["y"]  # above the chart, not on a tab
+
+
+def test_interrupted_thread_shows_the_question_and_the_command(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "thread", db=str(demo / "examples" / "payment.db"),
+                        thread="payment-waiting-for-approval"))  # fmt: skip
+    expect(page.get_by_text("is waiting for an answer to:").first).to_be_visible()
+    expect(page.get_by_text("invoice_id").first).to_be_visible()
+    expect(page.get_by_text(re.compile(r"graph\.invoke\(Command\(resume=")).first).to_be_visible()
+
+
+def test_what_happens_again_is_one_vocabulary_and_one_count(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "thread", db=str(demo / "crashes" / "payment-sync.db"),
+                        thread="payment-sync-killed", mode="sync"))  # fmt: skip
+    verdict = page.get_by_text(re.compile("Resuming this thread will run")).first
+    expect(verdict).to_contain_text("charge again (charge_card once)")
+    assert "lines)" not in verdict.inner_text()
+    expect(page.get_by_text("What happens again").first).to_be_visible()
+    expect(page.get_by_text("Tasks re-run in the resume step").first).to_be_visible()
+    tasks = page.locator('[data-testid="stMetric"]').filter(has_text="tasks again")
+    effects = page.locator('[data-testid="stMetric"]').filter(has_text="effects again")
+    assert tasks.locator('[data-testid="stMetricValue"]').inner_text().strip() != "0"
+    assert effects.locator('[data-testid="stMetricValue"]').inner_text().strip() == "1"
+    for label in page.locator('[data-testid="stMetricLabel"]').all():
+        assert not_cut(label), label.inner_text()
+
+
+def test_every_mode_button_fits_in_the_mode_control(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "thread", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed"))
+    main = page.locator('[data-testid="stMain"]').bounding_box()
+    group = page.get_by_role("radiogroup", name="Replay window shown for")
+    for mode in ("sync", "async", "exit"):
+        box = group.get_by_role("radio", name=mode, exact=True).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= main["x"] + main["width"], mode
+        assert box["width"] >= 30, mode
+
+
+def test_learn_buttons_keep_their_words(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "learn", db=str(demo / "examples" / "fanout.db")))
+    for name in ("Previous", "Next"):
+        button = page.get_by_role("button", name=name)
+        expect(button).to_be_visible()
+        assert not_cut(button), name
+        assert name in button.inner_text()
+    assert "__start__" not in main_text(page)
+
+
+def test_campaign_databases_read_as_campaign_mode_run_and_moment(page: Any, base_url: str, demo: Path) -> None:
+    import json
+
+    manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
+    run0 = manifest["runs"][0]
+    db = str(demo / "campaign-linear" / run0["db_at_kill"])
+    open_view(page, url(base_url, "thread", db=db, thread=run0["thread_id"]))
+    picker = page.get_by_role("combobox", name="Database")
+    expect(page.get_by_text("Kill-test run: campaign-linear").first).to_be_visible()
+    expect(page.get_by_role("link", name="Back to its campaign")).to_be_visible()
+    expect(picker).to_have_value(re.compile(r"^campaign-linear › \w+ \d+ ms › run \d+ › at kill$"))
+
+
+def test_a_status_tile_filters_the_table(page: Any, base_url: str, demo: Path) -> None:
+    open_view(page, url(base_url, "threads", db=str(demo / "examples" / "failing.db")))
+    page.get_by_role("button", name="show only failed").click()
+    wait_idle(page)
+    table = page.locator('[data-testid="stDataFrame"]').first
+    expect(table).to_contain_text("failing-b-raised")
+    expect(table).not_to_contain_text("failing-done")
+
+
+def test_cold_thread_page_loads_no_code_for_hidden_tabs(browser: Any, base_url: str, demo: Path) -> None:
+    """A fresh browser on a warm server: the chart is drawn, and no script is fetched for what
+    the first view does not show (Graphviz for a plain chain, other tabs)."""
+    address = url(base_url, "thread", db=str(demo / "crashes" / "fanout-sync.db"), thread="fanout-sync-killed")
+    warm = browser.new_context()
+    open_view(warm.new_page(), address)
+    warm.close()
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        p = context.new_page()
+        scripts: list[str] = []
+        p.on("request", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith(".js") else None)
+        start = time.monotonic()
+        open_view(p, address)
+        p.locator(".js-plotly-plot").first.wait_for(state="visible", timeout=60_000)
+        drawn = time.monotonic() - start
+        print(f"cold Thread page drawn in {drawn:.1f} s, {len(scripts)} scripts")
+        assert any(s.startswith("PlotlyChart") for s in scripts)
+        assert not [s for s in scripts if s.startswith("GraphVizChart")], scripts
+    finally:
+        context.close()
