@@ -25,11 +25,12 @@ $(STAMP): $(RUN_STAMP)
 venv: $(STAMP)
 
 # Debian's Chromium for the browser tests (Playwright cannot download browsers here).
+# The colour-emoji font draws the status dots (green completed, red failed) in screenshots.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "Installing Debian's chromium for the browser tests..."; \
+	@{ command -v chromium >/dev/null 2>&1 && [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; } || { \
+	  echo "Installing Debian's chromium and fonts for the browser tests..."; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-dejavu-core fonts-noto-color-emoji >/dev/null; }
 
 # Debian's PostgreSQL server for the Postgres source's tests (a throw-away cluster per run).
 postgres:

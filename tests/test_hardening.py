@@ -295,7 +295,7 @@ def test_the_amplification_blob_decodes_to_a_marker_within_budget(bomb: Path) ->
 
 def test_cli_values_is_bounded(bomb: Path) -> None:
     from replaylens.analysis.status import load_thread
-    from replaylens.cli import thread_to_json
+    from replaylens.export import thread_to_json
     from replaylens.sources import open_source
 
     source = open_source(bomb)

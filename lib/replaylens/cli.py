@@ -236,84 +236,10 @@ def plain(text: str) -> str:
 
 
 # -- thread -------------------------------------------------------------------------
-def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
-    from replaylens.decode import to_jsonable
-    from replaylens.model import CONTROL_CHANNELS, channel_label
-
-    out: dict[str, Any] = {
-        "task_id": w.task_id,
-        "task_path": w.task_path,
-        "idx": w.idx,
-        "channel": w.channel,
-        "label": channel_label(w.channel),
-        "type": w.type,
-        "bytes": w.size,
-    }
-    if with_values or w.channel in CONTROL_CHANNELS:
-        result = w.decoded()
-        out["value"] = to_jsonable(result.value)
-        if result.error:
-            out["decode_error"] = result.error
-    return out
-
-
-def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
-    """The `replaylens thread --json` document (a contract other tools rely on)."""
-    from replaylens.analysis.delta import state_values
-    from replaylens.analysis.status import thread_status
-    from replaylens.decode import to_jsonable
-
-    checkpoints = []
-    for ns in thread.namespaces.values():
-        for cp in ns.checkpoints:
-            item: dict[str, Any] = {
-                "checkpoint_id": cp.checkpoint_id,
-                "checkpoint_ns": cp.checkpoint_ns,
-                "parent_checkpoint_id": cp.parent_checkpoint_id,
-                "step": cp.step,
-                "source": cp.source,
-                "ts": cp.ts,
-                "metadata": to_jsonable(cp.record.metadata),
-                "updated_channels": cp.record.updated_channels,
-                "children": cp.children,
-                "next": [
-                    {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
-                     **({"calls": [c.call_json() for c in t.calls]} if t.calls else {})}
-                    for t in cp.tasks
-                ],
-                "next_unknown": cp.next_unknown,
-                "updates": [u.to_json() for u in cp.updates],
-                "writes": [{**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes],
-            }
-            if cp.unreadable:
-                item["unreadable"] = cp.unreadable
-            if cp.task_notes:
-                item["notes"] = cp.task_notes
-            if with_values and not cp.unreadable:
-                values = state_values(source, thread, cp)
-                item["values"] = {k: to_jsonable(v.value) for k, v in values.items()}
-                if notes := {k: v.note for k, v in values.items() if v.note}:
-                    item["value_notes"] = notes  # folded DeltaChannel values: how they were rebuilt
-            checkpoints.append(item)
-    checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
-    return {
-        "thread_id": thread.thread_id,
-        "status": thread_status(thread),
-        "generation": thread.generation.to_json() if thread.generation else None,
-        "namespaces": list(thread.namespaces),
-        "checkpoints": checkpoints,
-        "orphan_writes": [
-            {"checkpoint_ns": w.checkpoint_ns, "checkpoint_id": w.checkpoint_id, **_write_json(w, with_values)}
-            for w in thread.orphan_writes
-        ],
-        "problems": thread.problems,
-    }
-
-
 def cmd_thread(args: argparse.Namespace) -> int:
     from replaylens.analysis.status import STATUS_EXPLAINED, load_thread, thread_status
     from replaylens.errors import ThreadNotFound
+    from replaylens.export import thread_to_json
     from replaylens.model import channel_label
 
     source = _open(args.db)

@@ -765,7 +765,7 @@ def _outcome(mode: Mode, latency: float, ev: _Evidence, replayed: list[Attempt],
         window_start=min(window) if window and ev.ending == "killed" else None,
         window_end=(ev.crash_ts if window and ev.ending == "killed" else None),
         restart=restart,
-        sentence=mode_sentence(mode, resume_step, replayed, restart, ev.ending),
+        sentence=mode_sentence(mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts)),
         as_recorded=as_recorded,
         ending=ev.ending,
         kept_checkpoint_ids=kept_ids,
@@ -942,8 +942,11 @@ def what_if_at(
 
 
 def mode_sentence(mode: str, resume_step: int | None, replayed: list[Attempt], restart: bool,
-                  ending: Ending = "killed") -> str:
-    """The one sentence per mode that every page prints."""
+                  ending: Ending = "killed", *, logged: bool = True) -> str:
+    """The one sentence per mode that every page prints.
+
+    `logged`: the effects log has lines for this thread. Without them the sentence says
+    that which side effects repeat is unknown, never that none repeats."""
     what = effect_list(replayed)
     if ending == "returned" and not replayed:
         return f"Under {mode}, the run completed: a resume would run nothing."
@@ -951,6 +954,8 @@ def mode_sentence(mode: str, resume_step: int | None, replayed: list[Attempt], r
         start = "no checkpoint would exist: only a restart from the input, which"
     else:
         start = f"a resume would start after step {resume_step if resume_step is not None else '?'} and"
+    if not what and not logged:
+        return f"Under {mode}, {start} may repeat side effects: no effects-log line of this thread shows which."
     if not what:
         return f"Under {mode}, {start} repeats no recorded side effect."
     return f"Under {mode}, {start} would {what}."

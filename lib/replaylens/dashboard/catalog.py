@@ -271,7 +271,7 @@ def discover(
 class Placed:
     """Where a database sits in the sidebar: its group and its own words."""
 
-    group: tuple[Any, ...]  # sort key: loose files first, then campaign, mode, latency, run, moment
+    group: tuple[Any, ...]  # sort key: Postgres sources, loose files, then campaign, mode, latency, run, moment
     label: str
 
 
@@ -283,6 +283,8 @@ def place(item: DataItem, catalog: Catalog, roots: Iterable[Path]) -> Placed:
     """The label a person can tell apart at a glance: `fanout › async 250 ms › run 2 › at kill` (or `resumed`)
     for a campaign run, the file's own name for an upload (never the server's temporary path),
     the path under the served folder for a loose database."""
+    if item.dsn is not None:  # a Postgres checkpointer named on the command line: listed first
+        return Placed((-1, item.key), item.key)
     if item.note.startswith("uploaded"):
         return Placed((2, item.path.name), f"{item.path.name} (uploaded)")
     camp = catalog.campaign(item.campaign) if item.campaign else None

@@ -169,7 +169,9 @@ def _postgres_source(dsn: str) -> Any:
 
 # -- the thread list and its statuses ----------------------------------------------------
 POLL_SECONDS = 0.5
-"""How often an open Threads or Thread page asks whether the database changed."""
+"""How often an open Threads or Thread page asks whether a live database changed."""
+QUIET_POLL_SECONDS = 1.5
+"""How often it asks of a database no writer has open (a writer that starts is seen then)."""
 FIRST_WAIT_SECONDS = 0.3
 """The Threads page waits this long for the statuses before drawing without them: a small
 database never shows the "deriving" state, a large one shows its first screen at once."""
@@ -245,7 +247,6 @@ REDRAW_EVERY_SECONDS = 15.0
 """While a thread keeps growing, its page redraws at most this often (or 5x its draw time)."""
 
 
-@st.fragment(run_every=POLL_SECONDS)
 def _follow(item: cat.DataItem, thread_id: str | None, seen: Any, shown: str | None) -> None:
     """Poll; on a change, say so at once and redraw the page when that does not starve the poll.
 
@@ -322,22 +323,28 @@ def follow(item: cat.DataItem, seen: Any, thread_id: str | None = None, shown: s
     started = st.session_state.get("_page_start")
     now = time.perf_counter()
     st.session_state["_page_timing"] = (now - started if started is not None else 0.0, now)
-    if not under_test() and is_live(item):
-        _follow(item, thread_id, seen, shown)
+    if under_test():
+        return
+    every = poll_interval(item)
+    if every is not None:
+        st.fragment(_follow, run_every=every)(item, thread_id, seen, shown)
 
 
-def is_live(item: cat.DataItem) -> bool:
-    """Can a writer be adding to this database now? Only then does the page poll.
+def poll_interval(item: cat.DataItem) -> float | None:
+    """How often the page asks whether this database changed, or None: never.
 
-    Postgres: always. SQLite: while a `-wal` or `-journal` file lies beside it (a writer
-    has it open; LangGraph's saver uses WAL, whose file goes away when the last writer
-    closes). An uploaded copy never changes. Polling a quiet file would buy nothing, and
-    a poll that runs while a file is dropped on the uploader can swallow the upload."""
+    Postgres, or SQLite with a `-wal` or `-journal` beside it (a writer has it open;
+    LangGraph's saver uses WAL, whose file goes away when the last writer closes):
+    POLL_SECONDS. A quiet SQLite file: QUIET_POLL_SECONDS, enough to see a writer start
+    (the next poll then runs fast). An uploaded copy never changes: no poll. Fewer polls
+    also leave fewer moments at which a poll can coincide with a file dropped on the
+    uploader (a fragment rerun then swallows the upload; see the README's limits)."""
     if item.dsn is not None:
-        return True
+        return POLL_SECONDS
     if item.path.parent == upload_folder():
-        return False
-    return any(Path(f"{item.path}{suffix}").exists() for suffix in ("-wal", "-journal"))
+        return None
+    live = any(Path(f"{item.path}{suffix}").exists() for suffix in ("-wal", "-journal"))
+    return POLL_SECONDS if live else QUIET_POLL_SECONDS
 
 
 def effects(item: cat.DataItem) -> tuple[Any, str | None]:

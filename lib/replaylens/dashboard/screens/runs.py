@@ -42,7 +42,8 @@ with ui.friendly_errors():
         chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
                                      format_func=lambda k: option_text(names.get(k, k)),
                                      help="Pick several to compare them on the same axes: each campaign gets "
-                                     "its own marker shape.")  # fmt: skip
+                                     "its own marker shape. "
+                                     + "; ".join(f"{md(k)}: {md(v)}" for k, v in names.items()))  # fmt: skip
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
