@@ -43,6 +43,7 @@ system-deps: chromium postgres
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test: $(STAMP) system-deps lint
 	$(BIN)/python -m pytest -q

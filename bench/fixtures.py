@@ -142,7 +142,9 @@ def agent_loop() -> Any:
     def agent(state: LoopState) -> dict[str, Any]:
         with record_effect("call_model"):
             if state.get("calls", 0) == state.get("ask_at", -1):
-                interrupt({"question": "approve the next tool call?", "calls": state.get("calls", 0)})
+                interrupt(
+                    {"question": "approve the next tool call?", "calls": state.get("calls", 0)}
+                )
         return {"visited": ["agent"]}
 
     def route(state: LoopState) -> str:
@@ -176,9 +178,24 @@ def _example(name: str) -> Callable[[], Any]:
 # template name -> (builder factory, input, invoke options, resume value or None)
 TEMPLATES: dict[str, tuple[Callable[[], Any], dict[str, Any], dict[str, Any], Any]] = {
     "loop-done": (agent_loop, {"visited": [], "calls": 0, "limit": LOOP_CALLS}, {}, None),
-    "loop-failed": (agent_loop, {"visited": [], "calls": 0, "limit": LOOP_CALLS, "fail_at": 28}, {}, None),
-    "loop-stopped": (agent_loop, {"visited": [], "calls": 0, "limit": LOOP_CALLS}, {"recursion_limit": 52}, None),
-    "loop-paused": (agent_loop, {"visited": [], "calls": 0, "limit": LOOP_CALLS, "ask_at": 26}, {}, None),
+    "loop-failed": (
+        agent_loop,
+        {"visited": [], "calls": 0, "limit": LOOP_CALLS, "fail_at": 28},
+        {},
+        None,
+    ),
+    "loop-stopped": (
+        agent_loop,
+        {"visited": [], "calls": 0, "limit": LOOP_CALLS},
+        {"recursion_limit": 52},
+        None,
+    ),
+    "loop-paused": (
+        agent_loop,
+        {"visited": [], "calls": 0, "limit": LOOP_CALLS, "ask_at": 26},
+        {},
+        None,
+    ),
     "payment-paused": (_example("payment"), {"invoice_id": "inv-0001", "visited": []}, {}, None),
     "payment-done": (_example("payment"), {"invoice_id": "inv-0001", "visited": []}, {}, True),
     "fanout": (_example("fanout"), {"visited": []}, {}, None),
@@ -234,7 +251,12 @@ def _db_stats(path: Path) -> dict[str, Any]:
             "SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM checkpoints"
         ).fetchone()
         writes = conn.execute("SELECT COUNT(*) FROM writes").fetchone()[0]
-    return {"threads": threads, "checkpoints": checkpoints, "writes": writes, "bytes": path.stat().st_size}
+    return {
+        "threads": threads,
+        "checkpoints": checkpoints,
+        "writes": writes,
+        "bytes": path.stat().st_size,
+    }
 
 
 def build_big_thread(target: Path = BIG_DB) -> dict[str, Any]:
@@ -249,13 +271,21 @@ def build_big_thread(target: Path = BIG_DB) -> dict[str, Any]:
         graph = tool_loop(BIG_TOOL_CALLS).compile(checkpointer=saver)
         graph.invoke(
             {"messages": [_message("user", 0)], "turns": 0},
-            {"configurable": {"thread_id": BIG_THREAD_ID}, "recursion_limit": 4 * BIG_TOOL_CALLS + 10},
+            {
+                "configurable": {"thread_id": BIG_THREAD_ID},
+                "recursion_limit": 4 * BIG_TOOL_CALLS + 10,
+            },
             durability="sync",
         )
     _remove_db(target)
     os.replace(tmp, target)
-    info = {**_db_stats(target), "thread_id": BIG_THREAD_ID, "tool_calls": BIG_TOOL_CALLS,
-            "message_chars": MESSAGE_CHARS, "build_seconds": round(time.perf_counter() - started, 1)}
+    info = {
+        **_db_stats(target),
+        "thread_id": BIG_THREAD_ID,
+        "tool_calls": BIG_TOOL_CALLS,
+        "message_chars": MESSAGE_CHARS,
+        "build_seconds": round(time.perf_counter() - started, 1),
+    }
     _log(f"built {target.name}: {info}")
     return info
 
@@ -270,7 +300,11 @@ def _record_templates(db: Path, log: Path, saver: Any = None) -> None:
     os.environ["REPLAYLENS_EFFECTS_LOG"] = str(log)
     os.environ["REPLAYLENS_EXAMPLE_SLEEP"] = "0"
     os.environ["REPLAYLENS_EXAMPLE_FAIL"] = "1"
-    with contextlib.nullcontext(saver) if saver is not None else SqliteSaver.from_conn_string(str(db)) as saver:
+    with (
+        contextlib.nullcontext(saver)
+        if saver is not None
+        else SqliteSaver.from_conn_string(str(db)) as saver
+    ):
         for name, (factory, inputs, options, resume) in TEMPLATES.items():
             graph = factory().compile(checkpointer=saver)
             config = {"configurable": {"thread_id": f"tpl-{name}"}, **options}
@@ -309,11 +343,14 @@ def build_many_threads(target: Path = MANY_DB, effects: Path = EFFECTS) -> dict[
         conn.execute("CREATE TEMP TABLE plan (new_tid TEXT NOT NULL, src_tid TEXT NOT NULL)")
         conn.execute("BEGIN")
         conn.executemany(
-            "INSERT INTO plan VALUES (?, ?)", [(tid, f"tpl-{template_of(tid)}") for tid in thread_ids()]
+            "INSERT INTO plan VALUES (?, ?)",
+            [(tid, f"tpl-{template_of(tid)}") for tid in thread_ids()],
         )
         conn.execute("COMMIT")
-        for table, order in (("checkpoints", "s.checkpoint_id, p.new_tid"),
-                             ("writes", "s.checkpoint_id, p.new_tid, s.task_id, s.idx")):
+        for table, order in (
+            ("checkpoints", "s.checkpoint_id, p.new_tid"),
+            ("writes", "s.checkpoint_id, p.new_tid, s.task_id, s.idx"),
+        ):
             cols = _columns(conn, table)
             select = ", ".join("p.new_tid" if c == "thread_id" else f"s.{c}" for c in cols)
             _log(f"replicating {table} ...")
@@ -334,7 +371,9 @@ def build_many_threads(target: Path = MANY_DB, effects: Path = EFFECTS) -> dict[
         info["effects_bytes"] = effects.stat().st_size
         per_template = {}
         with closing(sqlite3.connect(f"file:{tpl_db}?mode=ro&immutable=1", uri=True)) as tconn:
-            for tid, n in tconn.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"):
+            for tid, n in tconn.execute(
+                "SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"
+            ):
                 per_template[tid.removeprefix("tpl-")] = n
         info["template_checkpoints"] = per_template
         info["template_copies"] = TEMPLATE_COPIES
@@ -398,7 +437,9 @@ def _copy_schema(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-def build_scaled(target: Path, copies: int = SCALE_COPIES, limit: int | None = None) -> dict[str, Any]:
+def build_scaled(
+    target: Path, copies: int = SCALE_COPIES, limit: int | None = None
+) -> dict[str, Any]:
     """The many-threads rows (real blobs of real graphs) copied `copies` times under new thread
     ids (`<id>~<k>`), or `limit` of its threads (every k-th); one INSERT ... SELECT per table."""
     started = time.perf_counter()
@@ -438,7 +479,11 @@ def build_scaled(target: Path, copies: int = SCALE_COPIES, limit: int | None = N
     os.replace(tmp, target)
     for suffix in ("-wal", "-shm"):
         Path(f"{tmp}{suffix}").unlink(missing_ok=True)
-    info = {**_db_stats(target), "copies": copies, "build_seconds": round(time.perf_counter() - started, 1)}
+    info = {
+        **_db_stats(target),
+        "copies": copies,
+        "build_seconds": round(time.perf_counter() - started, 1),
+    }
     _log(f"built {target.name}: {info}")
     return info
 
@@ -463,7 +508,9 @@ def counter_loop(limit: int) -> Any:
     g.add_node("agent", agent)
     g.add_node("tool", tool)
     g.add_edge(START, "agent")
-    g.add_conditional_edges("agent", lambda s: "tool" if s.get("n", 0) < limit else END, ["tool", END])
+    g.add_conditional_edges(
+        "agent", lambda s: "tool" if s.get("n", 0) < limit else END, ["tool", END]
+    )
     g.add_edge("tool", "agent")
     return g
 
@@ -479,7 +526,8 @@ def build_long_thread(checkpoints: int) -> dict[str, Any]:
     calls = max(1, (checkpoints - 3) // 2)
     with SqliteSaver.from_conn_string(str(tmp)) as saver:
         counter_loop(calls).compile(checkpointer=saver).invoke(
-            {"n": 0}, {"configurable": {"thread_id": LONG_THREAD_ID}, "recursion_limit": 2 * calls + 10},
+            {"n": 0},
+            {"configurable": {"thread_id": LONG_THREAD_ID}, "recursion_limit": 2 * calls + 10},
             durability="sync",
         )
     _remove_db(target)
@@ -518,7 +566,9 @@ def ensure_fixtures(force: bool = False) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the benchmark fixtures in bench/.cache/.")
     parser.add_argument("--force", action="store_true", help="Rebuild even if cached.")
-    parser.add_argument("--only", choices=["big", "many", "scale"], help="Build only this fixture (forced).")
+    parser.add_argument(
+        "--only", choices=["big", "many", "scale"], help="Build only this fixture (forced)."
+    )
     args = parser.parse_args(argv)
     CACHE.mkdir(parents=True, exist_ok=True)
     if args.only == "big":

@@ -37,7 +37,6 @@ EFFECTS_THREAD = "loop-failed-00000"  # a thread whose resume re-runs a failed t
 REPLAY_COUNTS_THREADS = 300  # what the Threads page plans at most (ui/loading.py)
 
 
-
 # ======================================================================================
 # The driver
 # ======================================================================================
@@ -82,7 +81,16 @@ class Bench:
         return text
 
     def _run_worker(self, name: str, params_json: str, repeat: int) -> dict[str, Any]:
-        cmd = [PY, str(HERE / "run.py"), "--worker", name, "--params", params_json, "--repeat", str(repeat)]
+        cmd = [
+            PY,
+            str(HERE / "run.py"),
+            "--worker",
+            name,
+            "--params",
+            params_json,
+            "--repeat",
+            str(repeat),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=self.env)
         if proc.returncode != 0:
             raise SystemExit(f"worker {name} failed:\n{proc.stderr[-3000:]}")
@@ -98,18 +106,30 @@ class Bench:
         t0 = time.perf_counter()
         out = self._run_worker(name, params_json, repeat)
         t = out["times"]
-        self.note(f"{name}: cold {t[0]:.3f} s, warm {', '.join(f'{x:.3f}' for x in t[1:])} "
-                  f"({time.perf_counter() - t0:.1f} s wall)")
-        return {"cold": t[0], "warm": statistics.median(t[1:]) if len(t) > 1 else t[0], "times": t,
-                "info": out["info"]}
+        self.note(
+            f"{name}: cold {t[0]:.3f} s, warm {', '.join(f'{x:.3f}' for x in t[1:])} "
+            f"({time.perf_counter() - t0:.1f} s wall)"
+        )
+        return {
+            "cold": t[0],
+            "warm": statistics.median(t[1:]) if len(t) > 1 else t[0],
+            "times": t,
+            "info": out["info"],
+        }
 
     def process(self, name: str, cmd: list[str], repeat: int) -> dict[str, Any]:
         """Time a whole process, spawn to exit (after a warm-up run on the tiny files); the
         first run follows a page-cache drop. The stdout of the last run is kept."""
         times = []
         if self.tiny:
-            subprocess.run([self._tiny(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           cwd=ROOT, env=self.env, check=True)
+            subprocess.run(
+                [self._tiny(c) for c in cmd],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=ROOT,
+                env=self.env,
+                check=True,
+            )
         out_path = Path(tempfile.mkstemp(prefix="bench-out-", dir=SCRATCH)[1])
         try:
             for i in range(repeat):
@@ -117,7 +137,9 @@ class Bench:
                     self.drop()
                 with open(out_path, "wb") as fh:
                     t0 = time.perf_counter()
-                    proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.PIPE, cwd=ROOT, env=self.env)
+                    proc = subprocess.run(
+                        cmd, stdout=fh, stderr=subprocess.PIPE, cwd=ROOT, env=self.env
+                    )
                     times.append(time.perf_counter() - t0)
                 if proc.returncode != 0:
                     raise SystemExit(f"{name} failed: {proc.stderr.decode()[-2000:]}")
@@ -125,8 +147,12 @@ class Bench:
         finally:
             out_path.unlink(missing_ok=True)
         self.note(f"{name}: cold {times[0]:.3f} s, warm {', '.join(f'{x:.3f}' for x in times[1:])}")
-        return {"cold": times[0], "warm": statistics.median(times[1:]) if len(times) > 1 else times[0],
-                "times": times, "output": output}
+        return {
+            "cold": times[0],
+            "warm": statistics.median(times[1:]) if len(times) > 1 else times[0],
+            "times": times,
+            "output": output,
+        }
 
 
 def make_tiny(src: Path, dst: Path, where: str, params: tuple[Any, ...] = ()) -> None:
@@ -205,10 +231,18 @@ def machine() -> dict[str, str]:
     disk = shutil.disk_usage(fx.CACHE)
     commit = "unknown"
     try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "lib"], capture_output=True,
-                               text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "lib"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         commit += " (with uncommitted changes in lib/)" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
         pass
@@ -228,7 +262,6 @@ def machine() -> dict[str, str]:
     }
 
 
-
 def latest_checkpoint_id(db: Path, tid: str) -> str:
     import sqlite3
     from urllib.parse import quote
@@ -236,9 +269,8 @@ def latest_checkpoint_id(db: Path, tid: str) -> str:
     conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro&immutable=1", uri=True)
     try:
         return conn.execute(
-            "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''", (tid,)
+            "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''",
+            (tid,),
         ).fetchone()[0]
     finally:
         conn.close()
-
-

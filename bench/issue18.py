@@ -55,8 +55,10 @@ def _timed(work: Callable[[], Any], repeat: int) -> tuple[list[float], list[floa
 def _row(what: str, walls: list[float], cpus: list[float] | None, facts: str) -> str:
     load = os.getloadavg()[0]
     cpu = f", CPU {statistics.median(cpus):.2f} s" if cpus else ""
-    return (f"| {what} | {statistics.median(walls):.2f} s median ({min(walls):.2f}-{max(walls):.2f} s, "
-            f"{len(walls)} runs{cpu}) | load {load:.1f} | {facts} |")
+    return (
+        f"| {what} | {statistics.median(walls):.2f} s median ({min(walls):.2f}-{max(walls):.2f} s, "
+        f"{len(walls)} runs{cpu}) | load {load:.1f} | {facts} |"
+    )
 
 
 def row_incident(repeat: int) -> str:
@@ -78,8 +80,12 @@ def row_incident(repeat: int) -> str:
     routes: dict[str, int] = {}
     for t in inc.threads:
         routes[t.route] = routes.get(t.route, 0) + 1
-    return _row(f"incident, {len(inc.threads):,} threads, {len(log.lines):,}-line log parsed", walls, cpus,
-                f"{inc.total_times_again:,} times again; routes {routes}")
+    return _row(
+        f"incident, {len(inc.threads):,} threads, {len(log.lines):,}-line log parsed",
+        walls,
+        cpus,
+        f"{inc.total_times_again:,} times again; routes {routes}",
+    )
 
 
 def row_incident_cli(repeat: int) -> str:
@@ -94,8 +100,12 @@ def row_incident_cli(repeat: int) -> str:
         walls.append(time.perf_counter() - t0)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
-    return _row("`replaylens incident DB --effects LOG --json`, whole process", walls, cpus,
-                "parse, start-up and JSON output included")
+    return _row(
+        "`replaylens incident DB --effects LOG --json`, whole process",
+        walls,
+        cpus,
+        "parse, start-up and JSON output included",
+    )
 
 
 def row_storage(db: Path, label: str, repeat: int) -> str:
@@ -110,8 +120,12 @@ def row_storage(db: Path, label: str, repeat: int) -> str:
             source.close()
 
     walls, cpus, rep = _timed(work, repeat)
-    return _row(f"storage, {label}", walls, cpus,
-                f"{rep.total_bytes / 1e6:,.0f} MB counted; prune frees {rep.prune_bytes / 1e6:,.0f} MB")
+    return _row(
+        f"storage, {label}",
+        walls,
+        cpus,
+        f"{rep.total_bytes / 1e6:,.0f} MB counted; prune frees {rep.prune_bytes / 1e6:,.0f} MB",
+    )
 
 
 def verify(n: int) -> str:
@@ -135,7 +149,9 @@ def verify(n: int) -> str:
         again = sum(1 for a in plan.attempts if a.verdict in ("replays", "restart"))
         if (plan.status, again) != (t.status, t.times_again):
             wrong += 1
-            print(f"  {t.thread_id}: plan {plan.status}/{again}, incident {t.status}/{t.times_again} ({t.route})")
+            print(
+                f"  {t.thread_id}: plan {plan.status}/{again}, incident {t.status}/{t.times_again} ({t.route})"
+            )
     source.close()
     return f"verify: {min(n, len(inc.threads))} threads planned in full, {wrong} wrong"
 
@@ -156,11 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     if "incident-cli" in only:
         print(row_incident_cli(args.repeat), flush=True)
     if "storage-many" in only:
-        print(row_storage(fx.MANY_DB, "10,240 threads / 562,176 checkpoints", args.repeat), flush=True)
+        print(
+            row_storage(fx.MANY_DB, "10,240 threads / 562,176 checkpoints", args.repeat), flush=True
+        )
     if "storage-big" in only:
         if not fx.BIG_DB.exists():
             fx.main(["--only", "big"])
-        print(row_storage(fx.BIG_DB, "the 1 GB thread (3,003 checkpoints)", args.repeat), flush=True)
+        print(
+            row_storage(fx.BIG_DB, "the 1 GB thread (3,003 checkpoints)", args.repeat), flush=True
+        )
     if args.verify:
         print(verify(args.verify))
     return 0

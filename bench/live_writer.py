@@ -30,9 +30,18 @@ from replaylens.sources import open_source  # noqa: E402
 def one_run(seconds: float, with_reader: bool) -> tuple[float, int, int]:
     folder = Path(tempfile.mkdtemp(prefix="replaylens-live-"))
     db = folder / "live.db"
-    env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}", "REPLAYLENS_EFFECTS_LOG": str(folder / "e.jsonl")}
-    writer = subprocess.Popen([sys.executable, "-m", "examples.live_writer", str(db), str(seconds)],
-                              env=env, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{REPO}:{REPO / 'lib'}",
+        "REPLAYLENS_EFFECTS_LOG": str(folder / "e.jsonl"),
+    }
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "examples.live_writer", str(db), str(seconds)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
     polls = 0
     deadline = time.time() + seconds
@@ -54,14 +63,18 @@ def main(seconds: float = 10.0, rounds: int = 3) -> None:
     for _ in range(rounds):
         for with_reader in (False, True):
             results[with_reader].append(one_run(seconds, with_reader))
-    print(f"writer: examples/live_writer.py (linear graph, durability=sync), {seconds:.0f} s x {rounds} rounds, "
-          f"{os.cpu_count()} cores")
+    print(
+        f"writer: examples/live_writer.py (linear graph, durability=sync), {seconds:.0f} s x {rounds} rounds, "
+        f"{os.cpu_count()} cores"
+    )
     print("| condition | runs/s median | min | max | database is locked | reader polls |")
     print("|---|---|---|---|---|---|")
     for with_reader, label in ((False, "writer alone"), (True, "reader polling every 100 ms")):
         rates = [r[0] for r in results[with_reader]]
-        print(f"| {label} | {statistics.median(rates):.1f} | {min(rates):.1f} | {max(rates):.1f} | "
-              f"{sum(r[1] for r in results[with_reader])} | {sum(r[2] for r in results[with_reader])} |")
+        print(
+            f"| {label} | {statistics.median(rates):.1f} | {min(rates):.1f} | {max(rates):.1f} | "
+            f"{sum(r[1] for r in results[with_reader])} | {sum(r[2] for r in results[with_reader])} |"
+        )
     alone = statistics.median(r[0] for r in results[False])
     shared = statistics.median(r[0] for r in results[True])
     print(f"ratio with/without reader: {shared / alone:.2f}")

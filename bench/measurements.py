@@ -60,7 +60,11 @@ def w_rl_thread(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         try:
             thread = load_thread(source, p["tid"])
             tasks = sum(len(cp.tasks) for ns in thread.namespaces.values() for cp in ns.checkpoints)
-            return {"checkpoints": thread.checkpoint_count, "tasks": tasks, "status": thread_status(thread)}
+            return {
+                "checkpoints": thread.checkpoint_count,
+                "tasks": tasks,
+                "status": thread_status(thread),
+            }
         finally:
             source.close()
 
@@ -82,7 +86,9 @@ def w_rl_thread_full(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     # The dashboard process has drawn figures and tables before it opens this thread, and
     # Plotly imports a trace type's validators at its first use: done here, like imports,
     # so that "cold" means a cold reader and a cold disk, not a first-ever figure.
-    go.Figure(data=[{"type": "bar", "x": [1.0], "y": ["a"]}, {"type": "scatter", "x": [1.0], "y": ["a"]}])
+    go.Figure(
+        data=[{"type": "bar", "x": [1.0], "y": ["a"]}, {"type": "scatter", "x": [1.0], "y": ["a"]}]
+    )
     pandas.DataFrame({"step": [1], "source": ["loop"]})
 
     def run() -> dict[str, Any]:
@@ -93,7 +99,11 @@ def w_rl_thread_full(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             fig = timeline_figure(build_timeline_data(thread, plan), mode="sync")
             resume_id = plan.resume_checkpoint.checkpoint_id if plan.resume_checkpoint else None
             frame = views.checkpoints_frame(thread.namespaces[""], resume_id)
-            return {"checkpoints": thread.checkpoint_count, "rows": len(frame), "traces": len(fig.data)}
+            return {
+                "checkpoints": thread.checkpoint_count,
+                "rows": len(frame),
+                "traces": len(fig.data),
+            }
         finally:
             source.close()
 
@@ -151,7 +161,11 @@ def w_rl_first_screen(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         finally:
             source.close()
         frame = views.threads_frame(views.thread_rows(views.index_summaries(index, {}), None))
-        return {"threads": len(index), "checkpoints": sum(r.checkpoints for r in index), "rows": len(frame)}
+        return {
+            "threads": len(index),
+            "checkpoints": sum(r.checkpoints for r in index),
+            "rows": len(frame),
+        }
 
     return run
 
@@ -192,13 +206,19 @@ def w_rl_statuses_cold_cache(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         try:
             source = open_source(p["db"])
             try:
-                summaries, _ = summarize_threads(source, cache=StatusCache(source.cache_identity(), folder))
+                summaries, _ = summarize_threads(
+                    source, cache=StatusCache(source.cache_identity(), folder)
+                )
             finally:
                 source.close()
             size = sum(f.stat().st_size for f in folder.glob("statuses-*.json"))
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        return {"threads": len(summaries), "statuses": _status_counts(summaries), "cache_bytes": size}
+        return {
+            "threads": len(summaries),
+            "statuses": _status_counts(summaries),
+            "cache_bytes": size,
+        }
 
     return run
 
@@ -245,8 +265,12 @@ def w_rl_statuses_warm_cache(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         elapsed = time.perf_counter() - t0
         if rep[0] == p["repeat"]:
             shutil.rmtree(folder, ignore_errors=True)
-        return {"elapsed": elapsed, "threads": len(summaries), "statuses": _status_counts(summaries),
-                "changed": len(changed)}
+        return {
+            "elapsed": elapsed,
+            "threads": len(summaries),
+            "statuses": _status_counts(summaries),
+            "changed": len(changed),
+        }
 
     return run
 
@@ -258,7 +282,9 @@ def w_pg_floor(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     def run() -> dict[str, Any]:
         with psycopg.connect(p["db"]) as conn:
             conn.read_only = True
-            rows = conn.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id").fetchall()
+            rows = conn.execute(
+                "SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"
+            ).fetchall()
         return {"threads": len(rows), "checkpoints": sum(n for _, n in rows)}
 
     return run
@@ -291,7 +317,9 @@ def w_floor(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     def run() -> dict[str, Any]:
         conn = sqlite3.connect(uri, uri=True)
         try:
-            rows = conn.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id").fetchall()
+            rows = conn.execute(
+                "SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"
+            ).fetchall()
         finally:
             conn.close()
         return {"threads": len(rows), "checkpoints": sum(n for _, n in rows)}
@@ -398,8 +426,11 @@ def w_rl_effects(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         t3 = time.perf_counter()
         held.extend((log, thread, plan))
         return {
-            "lines": len(log.lines), "attempts": len(plan.attempts), "replayed_lines": len(plan.replayed_lines),
-            "status": plan.status, "parts": {"read_effects": t1 - t0, "load_thread": t2 - t1, "plan_resume": t3 - t2},
+            "lines": len(log.lines),
+            "attempts": len(plan.attempts),
+            "replayed_lines": len(plan.replayed_lines),
+            "status": plan.status,
+            "parts": {"read_effects": t1 - t0, "load_thread": t2 - t1, "plan_resume": t3 - t2},
             "elapsed": t3 - t0,
         }
 
@@ -485,8 +516,12 @@ def w_rl_rss(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             for i in (0, len(cps) // 4, len(cps) // 2, 3 * len(cps) // 4, len(cps) - 1):
                 kept.append(source.read_channel_values(p["tid"], "", cps[i].checkpoint_id))
             source.close()
-        return {"after_imports_mb": base / 1024, "values_read": len(kept),
-                "peak_private_mb": mem.peak_anon_kb / 1024, "peak_file_mapped_mb": mem.peak_file_kb / 1024}
+        return {
+            "after_imports_mb": base / 1024,
+            "values_read": len(kept),
+            "peak_private_mb": mem.peak_anon_kb / 1024,
+            "peak_file_mapped_mb": mem.peak_file_kb / 1024,
+        }
 
     return run
 
@@ -495,30 +530,70 @@ def w_rl_rss(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 # (the library itself is not touched). Nested entries are included in their parents.
 BREAKDOWNS: dict[str, list[tuple[str, str, str]]] = {
     "thread": [
-        ("replaylens.sources._sqlite", "SqliteSource.read_thread", "SqliteSource.read_thread (SQL fetch of every blob + the two below)"),
-        ("replaylens.sources._sqlite", "fill_skeleton", "  _skeleton.fill_skeleton (msgpack skip of channel_values)"),
+        (
+            "replaylens.sources._sqlite",
+            "SqliteSource.read_thread",
+            "SqliteSource.read_thread (SQL fetch of every blob + the two below)",
+        ),
+        (
+            "replaylens.sources._sqlite",
+            "fill_skeleton",
+            "  _skeleton.fill_skeleton (msgpack skip of channel_values)",
+        ),
         ("replaylens.sources._sqlite", "parse_metadata", "  _base.parse_metadata (json)"),
         ("replaylens.analysis.status", "build_thread", "model.build_thread"),
-        ("replaylens.analysis.status", "annotate_thread", "tasks.annotate_thread (derive_tasks, task ids)"),
+        (
+            "replaylens.analysis.status",
+            "annotate_thread",
+            "tasks.annotate_thread (derive_tasks, task ids)",
+        ),
     ],
     "threads": [
-        ("replaylens.sources._sqlite", "SqliteSource.thread_index", "SqliteSource.thread_index (GROUP BY + latest metadata)"),
-        ("replaylens.sources._sqlite", "SqliteSource.read_latest", "SqliteSource.read_latest (latest rows + their writes)"),
+        (
+            "replaylens.sources._sqlite",
+            "SqliteSource.thread_index",
+            "SqliteSource.thread_index (GROUP BY + latest metadata)",
+        ),
+        (
+            "replaylens.sources._sqlite",
+            "SqliteSource.read_latest",
+            "SqliteSource.read_latest (latest rows + their writes)",
+        ),
         ("replaylens.sources._sqlite", "fill_skeleton", "  _skeleton.fill_skeleton"),
-        ("replaylens.sources._sqlite", "parse_metadata", "_base.parse_metadata (json, both queries)"),
+        (
+            "replaylens.sources._sqlite",
+            "parse_metadata",
+            "_base.parse_metadata (json, both queries)",
+        ),
         ("replaylens.analysis.status", "build_thread", "model.build_thread (once per thread)"),
         ("replaylens.analysis.status", "TriggerMap", "tasks.TriggerMap (once per thread)"),
-        ("replaylens.analysis.status", "_TriggerCache.for_checkpoint", "status._TriggerCache.for_checkpoint (per thread)"),
-        ("replaylens.analysis.status", "annotate_checkpoint", "tasks.annotate_checkpoint (once per thread)"),
+        (
+            "replaylens.analysis.status",
+            "_TriggerCache.for_checkpoint",
+            "status._TriggerCache.for_checkpoint (per thread)",
+        ),
+        (
+            "replaylens.analysis.status",
+            "annotate_checkpoint",
+            "tasks.annotate_checkpoint (once per thread)",
+        ),
     ],
     "effects": [
         ("replaylens.effects.parse", "read_effects", "parse.read_effects"),
         ("replaylens.analysis.status", "load_thread", "status.load_thread (one thread)"),
         ("replaylens.analysis.resume", "plan_resume", "resume.plan_resume (one thread)"),
-        ("replaylens.effects.parse", "EffectsLog.for_thread", "  EffectsLog.for_thread (first call indexes the log)"),
+        (
+            "replaylens.effects.parse",
+            "EffectsLog.for_thread",
+            "  EffectsLog.for_thread (first call indexes the log)",
+        ),
     ],
     "replay_counts": [
-        ("replaylens.effects.parse", "EffectsLog.for_thread", "EffectsLog.for_thread (scans all lines, once per thread)"),
+        (
+            "replaylens.effects.parse",
+            "EffectsLog.for_thread",
+            "EffectsLog.for_thread (scans all lines, once per thread)",
+        ),
         ("replaylens.dashboard.loading", "load_thread_staged", "loading.load_thread_staged"),
         ("replaylens.analysis.align", "align", "align.align"),
         ("replaylens.analysis.durability", "what_if", "durability.what_if"),
@@ -562,14 +637,22 @@ def w_rl_breakdown(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         from replaylens.sources import open_source
 
         def inner() -> None:
-            steps = [("load_thread", lambda ctx: load_thread(ctx["src"], p["tid"])),
-                     ("resume.plan_resume", lambda ctx: plan_resume(ctx["load_thread"], None, p["tid"])),
-                     ("timeline.build_timeline_data", lambda ctx: build_timeline_data(ctx["load_thread"],
-                                                                                      ctx["resume.plan_resume"])),
-                     ("timeline.timeline_figure (plotly)", lambda ctx: timeline_figure(
-                         ctx["timeline.build_timeline_data"], mode="sync")),
-                     ("views.checkpoints_frame (pandas)", lambda ctx: views.checkpoints_frame(
-                         ctx["load_thread"].namespaces[""], None))]
+            steps = [
+                ("load_thread", lambda ctx: load_thread(ctx["src"], p["tid"])),
+                ("resume.plan_resume", lambda ctx: plan_resume(ctx["load_thread"], None, p["tid"])),
+                (
+                    "timeline.build_timeline_data",
+                    lambda ctx: build_timeline_data(ctx["load_thread"], ctx["resume.plan_resume"]),
+                ),
+                (
+                    "timeline.timeline_figure (plotly)",
+                    lambda ctx: timeline_figure(ctx["timeline.build_timeline_data"], mode="sync"),
+                ),
+                (
+                    "views.checkpoints_frame (pandas)",
+                    lambda ctx: views.checkpoints_frame(ctx["load_thread"].namespaces[""], None),
+                ),
+            ]
             ctx: dict[str, Any] = {"src": open_source(p["db"])}
             for label, step in steps:
                 t0 = time.perf_counter()
@@ -596,7 +679,11 @@ def w_rl_breakdown(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             with parse._gc_paused():
                 decoded = [(n, list(map(orjson.loads, raws))) for n, raws in batches]
                 t2 = time.perf_counter()
-                lines = [x for n, objs in decoded for x in parse._fast_batch(range(n, n + len(objs)), objs) or ()]
+                lines = [
+                    x
+                    for n, objs in decoded
+                    for x in parse._fast_batch(range(n, n + len(objs)), objs) or ()
+                ]
                 t3 = time.perf_counter()
                 parse._timestamp_problems(lines, "log")
                 t4 = time.perf_counter()
@@ -605,8 +692,12 @@ def w_rl_breakdown(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             acc["parse._fast_batch (check and build a block at a time)"] = t3 - t2
             acc["parse._timestamp_problems"] = t4 - t3
     else:
-        inner = {"thread": w_rl_thread, "threads": w_rl_threads, "effects": w_rl_effects,
-                 "replay_counts": w_rl_replay_counts}[what](p)
+        inner = {
+            "thread": w_rl_thread,
+            "threads": w_rl_threads,
+            "effects": w_rl_effects,
+            "replay_counts": w_rl_replay_counts,
+        }[what](p)
 
     order = [label for _, _, label in BREAKDOWNS.get(what, [])]
 
@@ -650,5 +741,3 @@ def worker_main(name: str, params: dict[str, Any], repeat: int, profile: bool) -
         times.append(info.pop("elapsed", measured))
     info["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"times": times, "info": info}))
-
-

@@ -41,12 +41,16 @@ def build(dsn: str, copies: int = fx.SCALE_COPIES) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-pg-") as work:
         with PostgresSaver.from_conn_string(dsn) as saver:
             saver.setup()
-            fx._record_templates(Path(work) / "unused.db", Path(work) / "effects.jsonl", saver=saver)
+            fx._record_templates(
+                Path(work) / "unused.db", Path(work) / "effects.jsonl", saver=saver
+            )
     new_ids = [f"{tid}~{k}" for k in range(copies) for tid in fx.thread_ids()]
     src_ids = [f"tpl-{fx.template_of(tid)}" for _k in range(copies) for tid in fx.thread_ids()]
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE UNLOGGED TABLE plan (new_tid text, src_tid text)")
-        conn.execute("INSERT INTO plan SELECT * FROM unnest(%s::text[], %s::text[])", (new_ids, src_ids))
+        conn.execute(
+            "INSERT INTO plan SELECT * FROM unnest(%s::text[], %s::text[])", (new_ids, src_ids)
+        )
         for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
             cols = [r[0] for r in conn.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_name = %s ORDER BY ordinal_position",
@@ -61,7 +65,9 @@ def build(dsn: str, copies: int = fx.SCALE_COPIES) -> dict[str, Any]:
         conn.execute("DELETE FROM checkpoint_writes WHERE thread_id LIKE 'tpl-%%'")
         conn.execute("DROP TABLE plan")
         conn.execute("VACUUM ANALYZE")
-        threads, checkpoints = conn.execute("SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM checkpoints").fetchone()
+        threads, checkpoints = conn.execute(
+            "SELECT COUNT(DISTINCT thread_id), COUNT(*) FROM checkpoints"
+        ).fetchone()
         size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
     info = {"threads": threads, "checkpoints": checkpoints, "bytes": size,
             "build_seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
@@ -69,14 +75,23 @@ def build(dsn: str, copies: int = fx.SCALE_COPIES) -> dict[str, Any]:
     return info
 
 
-def run_pg_scale(b: Bench, repeat: int, lg_repeat: int, rows: list[Row], checks: list[str], scratch: Path) -> None:
+def run_pg_scale(
+    b: Bench, repeat: int, lg_repeat: int, rows: list[Row], checks: list[str], scratch: Path
+) -> None:
     """Start a server, build the fixture, append the Postgres rows, stop the server."""
     server = _server()
     try:
         dsn = server.create_database("scale")
         info = build(dsn)
         R = min(repeat, 3)
-        p = {"db": dsn, "sample": [], "scratch": str(scratch), "repeat": R, "changed": 0.01, "limit": LG_LIMIT}
+        p = {
+            "db": dsn,
+            "sample": [],
+            "scratch": str(scratch),
+            "repeat": R,
+            "changed": 0.01,
+            "limit": LG_LIMIT,
+        }
         tiny = b.tiny
         b.tiny = {}  # the warm-up runs on the fixture itself: there is no tiny Postgres copy
         try:
@@ -103,7 +118,16 @@ def run_pg_scale(b: Bench, repeat: int, lg_repeat: int, rows: list[Row], checks:
                         min_ratio=20, max_seconds=10, lg_label=lg_label))  # fmt: skip
         rows.append(Row("pg", "Postgres: every status, warm cache, 1% changed (both runs warm)", warm, lg_all,
                         "< 1 s; ≥ 20x", min_ratio=20, max_seconds=1, lg_label="same, extrapolated"))  # fmt: skip
-        rows.append(Row("pg", "Postgres: every status, no cache", nocache, lg_all, "—", lg_label="same, extrapolated"))
+        rows.append(
+            Row(
+                "pg",
+                "Postgres: every status, no cache",
+                nocache,
+                lg_all,
+                "—",
+                lg_label="same, extrapolated",
+            )
+        )
         agree = nocache["info"]["statuses"] == cold["info"]["statuses"] == warm["info"]["statuses"]
         checks.append(f"postgres: fixture built in {info['build_seconds']:.0f} s; {index['info']['threads']:,} threads "
                       f"in thread_index, {floor['info']['threads']:,} in the GROUP BY; statuses without cache, empty "

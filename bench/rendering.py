@@ -1,5 +1,4 @@
-"""Rendering: the results table, the where-the-time-goes table and bench/RESULTS.md.
-"""
+"""Rendering: the results table, the where-the-time-goes table and bench/RESULTS.md."""
 
 from __future__ import annotations
 
@@ -24,12 +23,28 @@ def _cell(r: dict[str, Any] | None, cold_label: str) -> str:
 
 
 class Row:
-    def __init__(self, key: str, label: str, rl: dict[str, Any] | None, lg: dict[str, Any] | None,
-                 target: str, kind: str = "faster", min_ratio: float | None = None,
-                 max_seconds: float | None = None, max_over_floor: float | None = None,
-                 max_value: float | None = None, lg_label: str = "", note: str = "") -> None:
+    def __init__(
+        self,
+        key: str,
+        label: str,
+        rl: dict[str, Any] | None,
+        lg: dict[str, Any] | None,
+        target: str,
+        kind: str = "faster",
+        min_ratio: float | None = None,
+        max_seconds: float | None = None,
+        max_over_floor: float | None = None,
+        max_value: float | None = None,
+        lg_label: str = "",
+        note: str = "",
+    ) -> None:
         self.key, self.label, self.rl, self.lg, self.target = key, label, rl, lg, target
-        self.kind, self.min_ratio, self.max_seconds, self.max_over_floor = kind, min_ratio, max_seconds, max_over_floor
+        self.kind, self.min_ratio, self.max_seconds, self.max_over_floor = (
+            kind,
+            min_ratio,
+            max_seconds,
+            max_over_floor,
+        )
         self.max_value = max_value
         self.lg_label, self.note = lg_label, note
 
@@ -87,10 +102,15 @@ def render_breakdowns(breakdowns: list[tuple[str, dict[str, Any]]]) -> str:
     """Warm medians of each wrapped function's time, as a share of the run."""
     if not breakdowns:
         return ""
-    out = ["### Where the time goes", "",
-           "The last (warm) run of each measurement again, in a fresh process, with the library's functions "
-           "wrapped by timers in that process (the library is not changed; the wrappers add a little).", "",
-           "| measurement | function | time | share |", "|---|---|---|---|"]
+    out = [
+        "### Where the time goes",
+        "",
+        "The last (warm) run of each measurement again, in a fresh process, with the library's functions "
+        "wrapped by timers in that process (the library is not changed; the wrappers add a little).",
+        "",
+        "| measurement | function | time | share |",
+        "|---|---|---|---|",
+    ]
     for label, result in breakdowns:
         warm = result["info"]  # the last run; the worker returns the facts of its last run
         total = warm["total"]
@@ -100,11 +120,15 @@ def render_breakdowns(breakdowns: list[tuple[str, dict[str, Any]]]) -> str:
             nested = name.startswith("  ")
             aside = "not part of the total" in name
             top += 0.0 if nested or aside else secs
-            out.append(f"| | `{name.strip()}`{' (within the line above)' if nested else ''} "
-                       f"| {_s(secs)} | {'—' if aside else f'{100 * secs / total:.0f}%'} |")
+            out.append(
+                f"| | `{name.strip()}`{' (within the line above)' if nested else ''} "
+                f"| {_s(secs)} | {'—' if aside else f'{100 * secs / total:.0f}%'} |"
+            )
         if warm["parts"] and total - top > 0.005:
-            out.append(f"| | (the rest: not in the functions above) | {_s(total - top)} | "
-                       f"{100 * (total - top) / total:.0f}% |")
+            out.append(
+                f"| | (the rest: not in the functions above) | {_s(total - top)} | "
+                f"{100 * (total - top) / total:.0f}% |"
+            )
     return "\n".join(out) + "\n"
 
 
@@ -115,9 +139,10 @@ def render(rows: list[Row], cold_label: str) -> str:
         lg = _cell(r.lg, cold_label)
         if r.lg_label:
             lg = f"{r.lg_label}: {lg}"
-        lines.append(f"| {r.label} | {_cell(r.rl, cold_label)} | {lg} | {r.ratio_text()} | {r.target} | {r.verdict()} |")
+        lines.append(
+            f"| {r.label} | {_cell(r.rl, cold_label)} | {lg} | {r.ratio_text()} | {r.target} | {r.verdict()} |"
+        )
     return head + "\n".join(lines) + "\n"
-
 
 
 def _scale_fixtures(stamp: dict[str, Any]) -> list[str]:
@@ -125,22 +150,37 @@ def _scale_fixtures(stamp: dict[str, Any]) -> list[str]:
     out: list[str] = []
     if "scale_100k" in stamp:
         s = stamp["scale_100k"]
-        out.append(f"- Scale: {s['threads']:,} threads, {s['checkpoints']:,} checkpoints, {s['writes']:,} writes, "
-                   f"{s['bytes'] / 1e9:.1f} GB: the many-threads rows copied {s['copies']} times under new thread ids "
-                   f"with one INSERT ... SELECT per table (built in {s['build_seconds']:.0f} s).")
+        out.append(
+            f"- Scale: {s['threads']:,} threads, {s['checkpoints']:,} checkpoints, {s['writes']:,} writes, "
+            f"{s['bytes'] / 1e9:.1f} GB: the many-threads rows copied {s['copies']} times under new thread ids "
+            f"with one INSERT ... SELECT per table (built in {s['build_seconds']:.0f} s)."
+        )
     if "scale_1k" in stamp:
         s = stamp["scale_1k"]
-        out.append(f"- Scale 1k: {s['threads']:,} threads, {s['checkpoints']:,} checkpoints (every 10th thread of "
-                   "many-threads).")
+        out.append(
+            f"- Scale 1k: {s['threads']:,} threads, {s['checkpoints']:,} checkpoints (every 10th thread of "
+            "many-threads)."
+        )
     longs = [stamp[k] for k in sorted(stamp) if k.startswith("long_")]
     if longs:
-        out.append("- Long threads: " + ", ".join(f"{x['checkpoints']:,}" for x in sorted(longs, key=lambda x: x["checkpoints"]))
-                   + " checkpoints, one invoke each of a two-node loop with a small state (durability sync).")
+        out.append(
+            "- Long threads: "
+            + ", ".join(
+                f"{x['checkpoints']:,}" for x in sorted(longs, key=lambda x: x["checkpoints"])
+            )
+            + " checkpoints, one invoke each of a two-node loop with a small state (durability sync)."
+        )
     return out
 
 
-def write_results(table: str, info: dict[str, str], stamp: dict[str, Any], checks: list[str], cold: str,
-                  args: argparse.Namespace) -> None:
+def write_results(
+    table: str,
+    info: dict[str, str],
+    stamp: dict[str, Any],
+    checks: list[str],
+    cold: str,
+    args: argparse.Namespace,
+) -> None:
     big, many = stamp["big"], stamp["many"]
     when = time.strftime("%Y-%m-%d %H:%M %Z")
     md = [
@@ -148,7 +188,11 @@ def write_results(table: str, info: dict[str, str], stamp: dict[str, Any], check
         "",
         f"Written by `.venv/bin/python bench/run.py` on {when}. replaylens rows: {args.repeat} runs, "
         f"LangGraph rows: {args.lg_repeat} runs; the first run of each is {cold} "
-        + ("(page cache dropped, fresh process), " if cold == "cold" else "(the page cache could not be dropped), ")
+        + (
+            "(page cache dropped, fresh process), "
+            if cold == "cold"
+            else "(the page cache could not be dropped), "
+        )
         + "the others warm (median shown). Ratios: warm median over warm median, cold ratio beside it; "
         "a ratio target must hold for both.",
         "",
@@ -186,5 +230,3 @@ def write_results(table: str, info: dict[str, str], stamp: dict[str, Any], check
         "",
     ]
     RESULTS.write_text("\n".join(md))
-
-

@@ -85,7 +85,9 @@ def run_bench(args: argparse.Namespace) -> int:
 
     SCRATCH.mkdir(parents=True, exist_ok=True)
     big_copy, many_copy = SCRATCH / "big-thread-langgraph.db", SCRATCH / "many-threads-langgraph.db"
-    b.note("copying the fixtures for LangGraph's routes (its SqliteSaver writes to the file it opens) ...")
+    b.note(
+        "copying the fixtures for LangGraph's routes (its SqliteSaver writes to the file it opens) ..."
+    )
     for src, dst in ((fx.BIG_DB, big_copy), (fx.MANY_DB, many_copy)):
         fx._remove_db(dst)
         shutil.copyfile(src, dst)
@@ -101,16 +103,25 @@ def run_bench(args: argparse.Namespace) -> int:
     # bytecode is compiled and lazy imports are done before anything is timed.
     b.note("making tiny copies for the warm-up runs ...")
     tiny_big, tiny_many = SCRATCH / "tiny-big.db", SCRATCH / "tiny-many.db"
-    make_tiny(fx.BIG_DB, tiny_big, "checkpoint_id IN (SELECT checkpoint_id FROM s.checkpoints "
-              "ORDER BY checkpoint_id LIMIT 10) OR checkpoint_id = ?", (cid,))
+    make_tiny(
+        fx.BIG_DB,
+        tiny_big,
+        "checkpoint_id IN (SELECT checkpoint_id FROM s.checkpoints "
+        "ORDER BY checkpoint_id LIMIT 10) OR checkpoint_id = ?",
+        (cid,),
+    )
     keep = [*sample[:: max(1, len(sample) // 20)], EFFECTS_THREAD]
     make_tiny(fx.MANY_DB, tiny_many, f"thread_id IN ({', '.join('?' * len(keep))})", tuple(keep))
     tiny_log = SCRATCH / "tiny.effects.jsonl"
     with open(fx.EFFECTS, "rb") as src, open(tiny_log, "wb") as dst:
         dst.writelines(line for _, line in zip(range(2000), src, strict=False))
-    for big_file, small in ((fx.BIG_DB, tiny_big), (fx.MANY_DB, tiny_many), (fx.EFFECTS, tiny_log),
-                            (big_copy, SCRATCH / "tiny-big-langgraph.db"),
-                            (many_copy, SCRATCH / "tiny-many-langgraph.db")):
+    for big_file, small in (
+        (fx.BIG_DB, tiny_big),
+        (fx.MANY_DB, tiny_many),
+        (fx.EFFECTS, tiny_log),
+        (big_copy, SCRATCH / "tiny-big-langgraph.db"),
+        (many_copy, SCRATCH / "tiny-many-langgraph.db"),
+    ):
         if small.suffix == ".db" and "langgraph" in small.name:
             shutil.copyfile(tiny_big if "big" in small.name else tiny_many, small)
         b.tiny[str(big_file)] = str(small)
@@ -132,32 +143,78 @@ def run_bench(args: argparse.Namespace) -> int:
             rl = b.worker("rl_thread", big_p, R)
             hist = b.worker("lg_history", big_lg, L)
             lst = b.worker("lg_saver_list", big_lg, L)
-            checks.append(f"1 GB thread: replaylens {rl['info']['checkpoints']} checkpoints "
-                          f"({rl['info']['status']}), get_state_history {hist['info']['checkpoints']} snapshots "
-                          f"({hist['info']['status']}), checkpointer.list {lst['info']['checkpoints']} tuples")
-            rows.append(Row("thread", "Thread page data, 1 GB thread: `load_thread` (checkpoints, next tasks, statuses)",
-                            rl, hist, "< 1.5 s cold; ≥ 4x", min_ratio=4, max_seconds=1.5,
-                            lg_label="`list(graph.get_state_history(config))`"))
-            rows.append(Row("thread", "same, against `checkpointer.list(config)`", rl, lst, "—",
-                            lg_label="`list(checkpointer.list(config))`"))
+            checks.append(
+                f"1 GB thread: replaylens {rl['info']['checkpoints']} checkpoints "
+                f"({rl['info']['status']}), get_state_history {hist['info']['checkpoints']} snapshots "
+                f"({hist['info']['status']}), checkpointer.list {lst['info']['checkpoints']} tuples"
+            )
+            rows.append(
+                Row(
+                    "thread",
+                    "Thread page data, 1 GB thread: `load_thread` (checkpoints, next tasks, statuses)",
+                    rl,
+                    hist,
+                    "< 1.5 s cold; ≥ 4x",
+                    min_ratio=4,
+                    max_seconds=1.5,
+                    lg_label="`list(graph.get_state_history(config))`",
+                )
+            )
+            rows.append(
+                Row(
+                    "thread",
+                    "same, against `checkpointer.list(config)`",
+                    rl,
+                    lst,
+                    "—",
+                    lg_label="`list(checkpointer.list(config))`",
+                )
+            )
             disk = b.worker("read_file", big_p, R)
-            rows.append(Row("thread", f"Disk floor: reading the {disk['info']['bytes'] / 1e9:.2f} GB file "
-                            "sequentially, nothing else (any reader that touches every blob pays this)",
-                            disk, None, "—"))
+            rows.append(
+                Row(
+                    "thread",
+                    f"Disk floor: reading the {disk['info']['bytes'] / 1e9:.2f} GB file "
+                    "sequentially, nothing else (any reader that touches every blob pays this)",
+                    disk,
+                    None,
+                    "—",
+                )
+            )
             full = b.worker("rl_thread_full", big_p, R)
-            rows.append(Row("thread", "Thread page computations: `load_thread` + `plan_resume` + timeline figure + "
-                            "checkpoint table (pandas)", full, hist, "< 1.5 s cold; ≥ 4x", min_ratio=4, max_seconds=1.5,
-                            lg_label="`get_state_history`"))
+            rows.append(
+                Row(
+                    "thread",
+                    "Thread page computations: `load_thread` + `plan_resume` + timeline figure + "
+                    "checkpoint table (pandas)",
+                    full,
+                    hist,
+                    "< 1.5 s cold; ≥ 4x",
+                    min_ratio=4,
+                    max_seconds=1.5,
+                    lg_label="`get_state_history`",
+                )
+            )
             b.lg_hist = hist
         if want("values"):
             v = b.worker("rl_values", {**big_p, "cid": cid}, R)
             lgv = b.worker("lg_get_state", {**big_lg, "cid": cid}, L)
-            checks.append(f"latest checkpoint's state: replaylens {v['info']['messages']} messages, "
-                          f"get_state {lgv['info']['messages']} messages")
-            rows.append(Row("values", f"One checkpoint's full state (the latest, {v['info']['messages']:,} messages): "
-                            "`read_channel_values`",
-                            v, lgv, "< 0.3 s", max_seconds=0.3,
-                            lg_label="`graph.get_state(config with checkpoint_id)`"))
+            checks.append(
+                f"latest checkpoint's state: replaylens {v['info']['messages']} messages, "
+                f"get_state {lgv['info']['messages']} messages"
+            )
+            rows.append(
+                Row(
+                    "values",
+                    f"One checkpoint's full state (the latest, {v['info']['messages']:,} messages): "
+                    "`read_channel_values`",
+                    v,
+                    lgv,
+                    "< 0.3 s",
+                    max_seconds=0.3,
+                    lg_label="`graph.get_state(config with checkpoint_id)`",
+                )
+            )
 
         # -- the many-threads database -------------------------------------------------
         many_p = {"db": str(fx.MANY_DB), "sample": sample}
@@ -170,56 +227,148 @@ def run_bench(args: argparse.Namespace) -> int:
             n = rl["info"]["threads"]
             scale = n / len(sample)
             extrap = {k: ids[k] + st[k] * scale for k in ("cold", "warm")}
-            agree = sum(rl["info"]["sample_status"].get(t) == s for t, s in st["info"]["sample_status"].items())
-            checks.append(f"many threads: replaylens {n} threads / {rl['info']['checkpoints']} checkpoints "
-                          f"{rl['info']['statuses']}; checkpointer.list(None) {ids['info']['threads']} thread ids; "
-                          f"GROUP BY {floor['info']['threads']} threads / {floor['info']['checkpoints']} checkpoints; "
-                          f"statuses of the {len(sample)} sampled threads agree with get_state on {agree}")
+            agree = sum(
+                rl["info"]["sample_status"].get(t) == s
+                for t, s in st["info"]["sample_status"].items()
+            )
+            checks.append(
+                f"many threads: replaylens {n} threads / {rl['info']['checkpoints']} checkpoints "
+                f"{rl['info']['statuses']}; checkpointer.list(None) {ids['info']['threads']} thread ids; "
+                f"GROUP BY {floor['info']['threads']} threads / {floor['info']['checkpoints']} checkpoints; "
+                f"statuses of the {len(sample)} sampled threads agree with get_state on {agree}"
+            )
             size = f"{n:,} threads, {rl['info']['checkpoints']:,} checkpoints"
-            rows.append(Row("threads", f"Threads page, every thread's status ({size}): `summarize_threads`", rl, ids,
-                            "< 2 s cold; ≥ 20x", min_ratio=20, max_seconds=2,
-                            lg_label="thread ids only, `{t.config[...]['thread_id'] for t in checkpointer.list(None)}`"))
-            rows.append(Row("threads", "same, against ids + a status per thread", rl, extrap, "—",
-                            lg_label=f"ids + `graph.get_state` per thread (extrapolated from {len(sample)} threads: "
-                            f"{_s(st['warm'])} warm)"))
-            rows.append(Row("threads", "same, against the bare GROUP BY (in process)", rl, floor, "≤ 3x the floor",
-                            kind="floor", max_over_floor=3,
-                            lg_label="floor, `SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id`"))
+            rows.append(
+                Row(
+                    "threads",
+                    f"Threads page, every thread's status ({size}): `summarize_threads`",
+                    rl,
+                    ids,
+                    "< 2 s cold; ≥ 20x",
+                    min_ratio=20,
+                    max_seconds=2,
+                    lg_label="thread ids only, `{t.config[...]['thread_id'] for t in checkpointer.list(None)}`",
+                )
+            )
+            rows.append(
+                Row(
+                    "threads",
+                    "same, against ids + a status per thread",
+                    rl,
+                    extrap,
+                    "—",
+                    lg_label=f"ids + `graph.get_state` per thread (extrapolated from {len(sample)} threads: "
+                    f"{_s(st['warm'])} warm)",
+                )
+            )
+            rows.append(
+                Row(
+                    "threads",
+                    "same, against the bare GROUP BY (in process)",
+                    rl,
+                    floor,
+                    "≤ 3x the floor",
+                    kind="floor",
+                    max_over_floor=3,
+                    lg_label="floor, `SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id`",
+                )
+            )
 
         # -- whole processes ------------------------------------------------------------
         if want("cli"):
-            cli = b.process("replaylens threads --json", [REPLAYLENS, "threads", str(fx.MANY_DB), "--json"], R)
-            lgp = b.process("LangGraph threads script", [PY, "-c", LG_THREADS_SCRIPT, str(many_copy)], L)
+            cli = b.process(
+                "replaylens threads --json", [REPLAYLENS, "threads", str(fx.MANY_DB), "--json"], R
+            )
+            lgp = b.process(
+                "LangGraph threads script", [PY, "-c", LG_THREADS_SCRIPT, str(many_copy)], L
+            )
             flp = b.process("GROUP BY script", [PY, "-c", FLOOR_SCRIPT, str(fx.MANY_DB)], R)
-            checks.append(f"whole process: `threads --json` listed {len(cli['output'])} threads, the LangGraph "
-                          f"script {len(lgp['output'])}, the GROUP BY script {len(flp['output'])}")
-            rows.append(Row("cli", "`replaylens threads DB --json`, whole process", cli, lgp, "≥ 20x", min_ratio=20,
-                            lg_label="python script: `checkpointer.list(None)` thread ids"))
-            rows.append(Row("cli", "same, against the GROUP BY as a whole process", cli, flp, "≤ 3x the floor",
-                            kind="floor", max_over_floor=3, lg_label="python script: sqlite3 GROUP BY"))
-            tcli = b.process("replaylens thread --json",
-                             [REPLAYLENS, "thread", str(fx.BIG_DB), "--thread", tid, "--json"], R)
-            hp = b.process("LangGraph history script", [PY, "-c", LG_HISTORY_SCRIPT, str(big_copy), tid, str(HERE)], L)
-            checks.append(f"whole process: `thread --json` printed {len(tcli['output']['checkpoints'])} checkpoints, "
-                          f"the get_state_history script {len(hp['output'])}")
-            rows.append(Row("cli", "`replaylens thread DB --thread T --json`, 1 GB thread, whole process", tcli, hp,
-                            "≥ 4x", min_ratio=4, lg_label="python script: `get_state_history`"))
+            checks.append(
+                f"whole process: `threads --json` listed {len(cli['output'])} threads, the LangGraph "
+                f"script {len(lgp['output'])}, the GROUP BY script {len(flp['output'])}"
+            )
+            rows.append(
+                Row(
+                    "cli",
+                    "`replaylens threads DB --json`, whole process",
+                    cli,
+                    lgp,
+                    "≥ 20x",
+                    min_ratio=20,
+                    lg_label="python script: `checkpointer.list(None)` thread ids",
+                )
+            )
+            rows.append(
+                Row(
+                    "cli",
+                    "same, against the GROUP BY as a whole process",
+                    cli,
+                    flp,
+                    "≤ 3x the floor",
+                    kind="floor",
+                    max_over_floor=3,
+                    lg_label="python script: sqlite3 GROUP BY",
+                )
+            )
+            tcli = b.process(
+                "replaylens thread --json",
+                [REPLAYLENS, "thread", str(fx.BIG_DB), "--thread", tid, "--json"],
+                R,
+            )
+            hp = b.process(
+                "LangGraph history script",
+                [PY, "-c", LG_HISTORY_SCRIPT, str(big_copy), tid, str(HERE)],
+                L,
+            )
+            checks.append(
+                f"whole process: `thread --json` printed {len(tcli['output']['checkpoints'])} checkpoints, "
+                f"the get_state_history script {len(hp['output'])}"
+            )
+            rows.append(
+                Row(
+                    "cli",
+                    "`replaylens thread DB --thread T --json`, 1 GB thread, whole process",
+                    tcli,
+                    hp,
+                    "≥ 4x",
+                    min_ratio=4,
+                    lg_label="python script: `get_state_history`",
+                )
+            )
 
         # -- the effects log ------------------------------------------------------------
         if want("effects"):
             eff_p = {"db": str(fx.MANY_DB), "log": str(fx.EFFECTS), "tid": EFFECTS_THREAD}
             e = b.worker("rl_effects", eff_p, R)
             parts = e["info"]["parts"]
-            checks.append(f"effects: {e['info']['lines']:,} lines parsed; {EFFECTS_THREAD}: "
-                          f"{e['info']['attempts']} attempts, {e['info']['replayed_lines']} lines replay, "
-                          f"{e['info']['status']}")
-            rows.append(Row("effects", f"Effects log, {e['info']['lines']:,} lines: `read_effects` + `load_thread` + "
-                            f"`plan_resume` of one thread (last run: read {_s(parts['read_effects'])}, load "
-                            f"{_s(parts['load_thread'])}, plan {_s(parts['plan_resume'])})", e, None, "< 5 s",
-                            max_seconds=5))
+            checks.append(
+                f"effects: {e['info']['lines']:,} lines parsed; {EFFECTS_THREAD}: "
+                f"{e['info']['attempts']} attempts, {e['info']['replayed_lines']} lines replay, "
+                f"{e['info']['status']}"
+            )
+            rows.append(
+                Row(
+                    "effects",
+                    f"Effects log, {e['info']['lines']:,} lines: `read_effects` + `load_thread` + "
+                    f"`plan_resume` of one thread (last run: read {_s(parts['read_effects'])}, load "
+                    f"{_s(parts['load_thread'])}, plan {_s(parts['plan_resume'])})",
+                    e,
+                    None,
+                    "< 5 s",
+                    max_seconds=5,
+                )
+            )
             rc = b.worker("rl_replay_counts", eff_p, max(2, R // 2))
-            rows.append(Row("effects", f"Threads page 'would replay' column with that log: `replay_counts` for "
-                            f"{rc['info']['threads']} threads (log already parsed)", rc, None, "—"))
+            rows.append(
+                Row(
+                    "effects",
+                    f"Threads page 'would replay' column with that log: `replay_counts` for "
+                    f"{rc['info']['threads']} threads (log already parsed)",
+                    rc,
+                    None,
+                    "—",
+                )
+            )
 
         # -- memory ---------------------------------------------------------------------
         if want("rss"):
@@ -227,14 +376,25 @@ def run_bench(args: argparse.Namespace) -> int:
             lg_hist = getattr(b, "lg_hist", None) or b.worker("lg_history", big_lg, 1)
             info = m["info"]
             private, mapped = info["peak_private_mb"], info["peak_file_mapped_mb"]
-            rows.append(Row("rss", "Peak memory of a dashboard-like process (streamlit, pandas, plotly imported; "
-                            "Thread page computed; 5 checkpoints' state decoded) on the 1 GB thread: private memory "
-                            "(what the process holds); its RSS also counts the database pages SQLite maps read-only",
-                            {"text": f"{private:.0f} MB private (RSS {info['maxrss_mb']:.0f} MB, of which up to "
-                                     f"{mapped:.0f} MB mapped file pages; after imports {info['after_imports_mb']:.0f} MB)",
-                             "value": private / 1024},
-                            {"text": f"RSS {lg_hist['info']['maxrss_mb']:.0f} MB (its SQLite maps nothing)"},
-                            "< 1 GB", max_value=1.0, lg_label="`get_state_history` process"))
+            rows.append(
+                Row(
+                    "rss",
+                    "Peak memory of a dashboard-like process (streamlit, pandas, plotly imported; "
+                    "Thread page computed; 5 checkpoints' state decoded) on the 1 GB thread: private memory "
+                    "(what the process holds); its RSS also counts the database pages SQLite maps read-only",
+                    {
+                        "text": f"{private:.0f} MB private (RSS {info['maxrss_mb']:.0f} MB, of which up to "
+                        f"{mapped:.0f} MB mapped file pages; after imports {info['after_imports_mb']:.0f} MB)",
+                        "value": private / 1024,
+                    },
+                    {
+                        "text": f"RSS {lg_hist['info']['maxrss_mb']:.0f} MB (its SQLite maps nothing)"
+                    },
+                    "< 1 GB",
+                    max_value=1.0,
+                    lg_label="`get_state_history` process",
+                )
+            )
         # -- 100,000 threads, the status cache, cost growth (issue 17) ---------------------
         if want("scale"):
             growth = run_scale(b, R, L, rows, checks)
@@ -271,19 +431,32 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="Runs per replaylens measurement (first is cold).")
-    parser.add_argument("--lg-repeat", type=int, default=3, help="Runs per LangGraph measurement (first is cold).")
-    parser.add_argument("--only", help="Comma-separated rows: thread,values,threads,cli,effects,rss,scale,pg,breakdown.")
-    parser.add_argument("--no-drop", action="store_true", help="Do not drop the page cache (no cold runs).")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="Runs per replaylens measurement (first is cold)."
+    )
+    parser.add_argument(
+        "--lg-repeat", type=int, default=3, help="Runs per LangGraph measurement (first is cold)."
+    )
+    parser.add_argument(
+        "--only",
+        help="Comma-separated rows: thread,values,threads,cli,effects,rss,scale,pg,breakdown.",
+    )
+    parser.add_argument(
+        "--no-drop", action="store_true", help="Do not drop the page cache (no cold runs)."
+    )
     parser.add_argument("--no-write", action="store_true", help="Do not write bench/RESULTS.md.")
-    parser.add_argument("--write", action="store_true", help="Write bench/RESULTS.md even with --only.")
+    parser.add_argument(
+        "--write", action="store_true", help="Write bench/RESULTS.md even with --only."
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
-    parser.add_argument("--profile", metavar="WORKER",
-                        help=f"cProfile one run of a worker and print the top functions: {', '.join(WORKERS)}.")
+    parser.add_argument(
+        "--profile",
+        metavar="WORKER",
+        help=f"cProfile one run of a worker and print the top functions: {', '.join(WORKERS)}.",
+    )
     args = parser.parse_args(argv)
     if args.worker:
         worker_main(args.worker, json.loads(args.params), args.repeat, profile=False)
@@ -293,7 +466,12 @@ def main(argv: list[str] | None = None) -> int:
         tid = fx.BIG_THREAD_ID
         params = {"db": str(fx.BIG_DB), "tid": tid, "cid": latest_checkpoint_id(fx.BIG_DB, tid)}
         if args.profile in {"rl_threads", "floor", "rl_effects", "rl_replay_counts"}:
-            params = {"db": str(fx.MANY_DB), "log": str(fx.EFFECTS), "tid": EFFECTS_THREAD, "sample": []}
+            params = {
+                "db": str(fx.MANY_DB),
+                "log": str(fx.EFFECTS),
+                "tid": EFFECTS_THREAD,
+                "sample": [],
+            }
         elif args.profile.startswith("lg_"):
             raise SystemExit("profile the replaylens workers; LangGraph's need a scratch copy")
         worker_main(args.profile, params, 1, profile=True)
@@ -303,4 +481,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

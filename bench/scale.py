@@ -75,14 +75,19 @@ def run_scale(b: Bench, repeat: int, lg_repeat: int, rows: list[Row], checks: li
                     big["nocache"], lg_100k, "—", lg_label="same, extrapolated"))  # fmt: skip
     for name in ("1k", "10k", "100k"):
         g = grow[name]
-        agree = g["nocache"]["info"]["statuses"] == g["cold_cache"]["info"]["statuses"] == \
-            g["warm_cache"]["info"]["statuses"]
+        agree = (
+            g["nocache"]["info"]["statuses"]
+            == g["cold_cache"]["info"]["statuses"]
+            == g["warm_cache"]["info"]["statuses"]
+        )
         checks.append(f"scale {name}: {g['info']['threads']:,} threads; statuses without cache, with an empty cache "
                       f"and with a warm cache ({g['warm_cache']['info']['changed']:,} changed) "
                       f"{'agree' if agree else 'DISAGREE'}: {g['nocache']['info']['statuses']}; cache file "
                       f"{g['cold_cache']['info']['cache_bytes'] / 1e6:.1f} MB")  # fmt: skip
-    checks.append(f"saver.list(None): {lg['1k']['info']['threads']:,} ids on the 1k copy in {_s(lg['1k']['warm'])}, "
-                  f"{lg['10k']['info']['threads']:,} on the 10k copy in {_s(lg['10k']['warm'])} (warm)")
+    checks.append(
+        f"saver.list(None): {lg['1k']['info']['threads']:,} ids on the 1k copy in {_s(lg['1k']['warm'])}, "
+        f"{lg['10k']['info']['threads']:,} on the 10k copy in {_s(lg['10k']['warm'])} (warm)"
+    )
 
     long: dict[int, dict[str, Any]] = {}
     for length in fx.LONG_LENGTHS:
@@ -91,9 +96,11 @@ def run_scale(b: Bench, repeat: int, lg_repeat: int, rows: list[Row], checks: li
     return _growth_table(grow, long, lg)
 
 
-def _growth_table(grow: dict[str, dict[str, Any]], long: dict[int, dict[str, Any]],
-                  lg: dict[str, dict[str, Any]]) -> str:
+def _growth_table(
+    grow: dict[str, dict[str, Any]], long: dict[int, dict[str, Any]], lg: dict[str, dict[str, Any]]
+) -> str:
     """Threads page rows per thread count, Thread page per checkpoint count, with slopes."""
+
     def cell(r: dict[str, Any]) -> str:
         return f"{_s(r['warm'])} ({_s(r['cold'])} cold)"
 
@@ -114,11 +121,16 @@ def _growth_table(grow: dict[str, dict[str, Any]], long: dict[int, dict[str, Any
                f"{_per(a['cold_cache'], c['cold_cache'], dn)} | {_per(a['warm_cache'], c['warm_cache'], dn)} | "
                f"{_per(lg['1k'], lg['10k'], grow['10k']['info']['threads'] - grow['1k']['info']['threads'])} "
                "(1k → 10k) |")  # fmt: skip
-    out += ["", "| checkpoints in the thread | Thread page computations (`load_thread` + plan + timeline + table) |",
-            "|---|---|"]
+    out += [
+        "",
+        "| checkpoints in the thread | Thread page computations (`load_thread` + plan + timeline + table) |",
+        "|---|---|",
+    ]
     for r in long.values():
         out.append(f"| {r['info']['checkpoints']:,} | {cell(r)} |")
     rx, ry = list(long.values())[-2:]
-    out.append(f"| slope per checkpoint, {rx['info']['checkpoints']:,} → {ry['info']['checkpoints']:,} | "
-               f"{_per(rx, ry, ry['info']['checkpoints'] - rx['info']['checkpoints'])} |")
+    out.append(
+        f"| slope per checkpoint, {rx['info']['checkpoints']:,} → {ry['info']['checkpoints']:,} | "
+        f"{_per(rx, ry, ry['info']['checkpoints'] - rx['info']['checkpoints'])} |"
+    )
     return "\n".join(out) + "\n"

@@ -47,11 +47,16 @@ def main(db: str, rounds: int) -> None:
         f = floor(db)
         idx, screen = first_screen(db)
         got.append((f, idx, screen))
-        print(f"round {i + 1}: GROUP BY {f:.3f} s, thread_index {idx:.3f} s ({idx / f:.1f}x), "
-              f"first screen with table {screen:.3f} s ({screen / f:.1f}x)", flush=True)
+        print(
+            f"round {i + 1}: GROUP BY {f:.3f} s, thread_index {idx:.3f} s ({idx / f:.1f}x), "
+            f"first screen with table {screen:.3f} s ({screen / f:.1f}x)",
+            flush=True,
+        )
     f, idx, screen = (statistics.median(x[k] for x in got[1:] or got) for k in range(3))
-    print(f"median of rounds 2-{rounds}: GROUP BY {f:.3f} s, thread_index {idx:.3f} s ({idx / f:.1f}x), "
-          f"first screen {screen:.3f} s ({screen / f:.1f}x)")
+    print(
+        f"median of rounds 2-{rounds}: GROUP BY {f:.3f} s, thread_index {idx:.3f} s ({idx / f:.1f}x), "
+        f"first screen {screen:.3f} s ({screen / f:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ def _saver(db: str) -> Any:
 
 def main(db: str, seconds: float, thread: str | None = None) -> dict[str, float]:
     graph = linear().compile(checkpointer=_saver(db))
-    graph.invoke({"visited": []}, {"configurable": {"thread_id": thread or "first"}}, durability="sync")
+    graph.invoke(
+        {"visited": []}, {"configurable": {"thread_id": thread or "first"}}, durability="sync"
+    )
     print("ready", flush=True)
     locked = runs = 0
     started = time.perf_counter()

@@ -261,17 +261,30 @@ def failing() -> StateGraph:
 
 
 GRAPHS: dict[str, Any] = {
-    "linear": linear, "fanout": fanout, "loop": loop, "send": send,
-    "subgraph": subgraph, "payment": payment, "failing": failing,
+    "linear": linear,
+    "fanout": fanout,
+    "loop": loop,
+    "send": send,
+    "subgraph": subgraph,
+    "payment": payment,
+    "failing": failing,
 }
 INPUTS: dict[str, dict] = {
-    "linear": {"visited": []}, "fanout": {"visited": []}, "loop": {"visited": [], "calls": 0},
-    "send": {"items": []}, "subgraph": {"visited": []}, "payment": {"visited": []},
+    "linear": {"visited": []},
+    "fanout": {"visited": []},
+    "loop": {"visited": [], "calls": 0},
+    "send": {"items": []},
+    "subgraph": {"visited": []},
+    "payment": {"visited": []},
     "failing": {"visited": []},
 }
 # graph -> the start marker after which the killed child gets SIGKILL
 KILL_AT = {
-    "linear": "c", "fanout": "p3", "loop": "tool2", "send": "work3", "subgraph": "s2",
+    "linear": "c",
+    "fanout": "p3",
+    "loop": "tool2",
+    "send": "work3",
+    "subgraph": "s2",
     "payment": "charge",
 }
 
@@ -340,7 +353,12 @@ def resume_killed(db: Path, name: str, thread: str, markers: Path, work: Path) -
     for m in markers.iterdir():
         m.unlink()
     env = dict(os.environ, **{ENV_MARKERS: str(markers)})
-    subprocess.run([sys.executable, __file__, "resume", str(copy), name, thread], env=env, check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, __file__, "resume", str(copy), name, thread],
+        env=env,
+        check=True,
+        timeout=120,
+    )
     ran = sorted(m.name for m in markers.iterdir())
     for suffix in ("", "-wal", "-shm"):
         Path(f"{copy}{suffix}").unlink(missing_ok=True)
@@ -372,14 +390,18 @@ def snapshot_truth(graph: Any, thread: str, ns: str, cid: str) -> dict:
         return {"error": f"{exc.__class__.__name__}: {exc}"}
     tasks = []
     for t in snap.tasks:
-        tasks.append({
-            "id": t.id,
-            "name": t.name,
-            "path": [_plain(p) for p in getattr(t, "path", ())],
-            "error": repr(t.error) if getattr(t, "error", None) else None,
-            "interrupts": [_plain(getattr(i, "value", i)) for i in (getattr(t, "interrupts", ()) or ())],
-            "has_result": getattr(t, "result", None) is not None,
-        })
+        tasks.append(
+            {
+                "id": t.id,
+                "name": t.name,
+                "path": [_plain(p) for p in getattr(t, "path", ())],
+                "error": repr(t.error) if getattr(t, "error", None) else None,
+                "interrupts": [
+                    _plain(getattr(i, "value", i)) for i in (getattr(t, "interrupts", ()) or ())
+                ],
+                "has_result": getattr(t, "result", None) is not None,
+            }
+        )
     got = (snap.config or {}).get("configurable", {})
     return {
         "next": list(snap.next),
@@ -412,11 +434,15 @@ def record_truth(db: Path, name: str, runs: dict[str, dict]) -> dict:
     threads: dict[str, Any] = {}
     for thread, ns, cid in rows:
         entry = threads.setdefault(thread, {"checkpoints": [], **runs.get(thread, {})})
-        entry["checkpoints"].append({"checkpoint_ns": ns, "checkpoint_id": cid, **snapshot_truth(graph, thread, ns, cid)})
+        entry["checkpoints"].append(
+            {"checkpoint_ns": ns, "checkpoint_id": cid, **snapshot_truth(graph, thread, ns, cid)}
+        )
     for thread, entry in threads.items():
         latest = graph.get_state(_config(thread))
         entry["latest"] = {
-            "checkpoint_id": latest.config["configurable"].get("checkpoint_id") if latest.config else None,
+            "checkpoint_id": latest.config["configurable"].get("checkpoint_id")
+            if latest.config
+            else None,
             "next": list(latest.next),
         }
         root = [c for c in entry["checkpoints"] if c["checkpoint_ns"] == "" and "error" not in c]
@@ -457,7 +483,8 @@ def build(out: Path) -> None:
         truth["graphs"][name] = record_truth(db, name, runs)
         if runs.get("killed", {}).get("killed"):
             truth["graphs"][name]["threads"]["killed"]["resume_ran"] = resume_killed(
-                db, name, "killed", markers, out)
+                db, name, "killed", markers, out
+            )
         conn = sqlite3.connect(str(db))
         conn.execute("VACUUM")  # our own file, closed by every writer: keep the fixture small
         conn.close()

@@ -29,21 +29,57 @@ GRAPH_SCRIPT = ROOT / "scripts" / "compat_graphs.py"
 # so the databases have the schema those users have (no writes.task_path before
 # checkpoint-sqlite 3.1); langchain-core is held to the 0.3 line the old releases were built on.
 VERSIONS: dict[str, list[str]] = {
-    "0.2.28": ["langgraph==0.2.28", "langgraph-checkpoint==1.0.12", "langgraph-checkpoint-sqlite==1.0.4",
-               "langchain-core<0.4"],
-    "0.2.76": ["langgraph==0.2.76", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
-               "langchain-core<0.4"],
+    "0.2.28": [
+        "langgraph==0.2.28",
+        "langgraph-checkpoint==1.0.12",
+        "langgraph-checkpoint-sqlite==1.0.4",
+        "langchain-core<0.4",
+    ],
+    "0.2.76": [
+        "langgraph==0.2.76",
+        "langgraph-checkpoint==2.1.2",
+        "langgraph-checkpoint-sqlite==2.0.11",
+        "langchain-core<0.4",
+    ],
     # 0.3.0 to 0.3.23 still write v2 with the old channel names, 0.3.20 on with xxh3 ids
-    "0.3.20": ["langgraph==0.3.20", "langgraph-checkpoint==2.0.23", "langgraph-checkpoint-sqlite==2.0.6",
-               "langchain-core<0.4", "langgraph-prebuilt<0.2", "langgraph-sdk<0.2"],
-    "0.3.34": ["langgraph==0.3.34", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
-               "langchain-core<0.4", "langgraph-prebuilt<0.2"],
-    "0.4.10": ["langgraph==0.4.10", "langgraph-checkpoint==2.1.2", "langgraph-checkpoint-sqlite==2.0.11",
-               "langchain-core<0.4", "langgraph-prebuilt<0.3"],
-    "0.6.11": ["langgraph==0.6.11", "langgraph-checkpoint==3.0.1", "langgraph-checkpoint-sqlite==3.0.3",
-               "langgraph-prebuilt<0.7"],
-    "1.0.10": ["langgraph==1.0.10", "langgraph-checkpoint==4.3.2", "langgraph-checkpoint-sqlite==3.1.2"],
-    "1.2.24": ["langgraph==1.2.24", "langgraph-checkpoint==4.3.2", "langgraph-checkpoint-sqlite==3.1.2"],
+    "0.3.20": [
+        "langgraph==0.3.20",
+        "langgraph-checkpoint==2.0.23",
+        "langgraph-checkpoint-sqlite==2.0.6",
+        "langchain-core<0.4",
+        "langgraph-prebuilt<0.2",
+        "langgraph-sdk<0.2",
+    ],
+    "0.3.34": [
+        "langgraph==0.3.34",
+        "langgraph-checkpoint==2.1.2",
+        "langgraph-checkpoint-sqlite==2.0.11",
+        "langchain-core<0.4",
+        "langgraph-prebuilt<0.2",
+    ],
+    "0.4.10": [
+        "langgraph==0.4.10",
+        "langgraph-checkpoint==2.1.2",
+        "langgraph-checkpoint-sqlite==2.0.11",
+        "langchain-core<0.4",
+        "langgraph-prebuilt<0.3",
+    ],
+    "0.6.11": [
+        "langgraph==0.6.11",
+        "langgraph-checkpoint==3.0.1",
+        "langgraph-checkpoint-sqlite==3.0.3",
+        "langgraph-prebuilt<0.7",
+    ],
+    "1.0.10": [
+        "langgraph==1.0.10",
+        "langgraph-checkpoint==4.3.2",
+        "langgraph-checkpoint-sqlite==3.1.2",
+    ],
+    "1.2.24": [
+        "langgraph==1.2.24",
+        "langgraph-checkpoint==4.3.2",
+        "langgraph-checkpoint-sqlite==3.1.2",
+    ],
 }
 
 
@@ -66,8 +102,12 @@ def build(version: str) -> None:
     python = ensure_venv(version)
     out = CACHE / "out" / version
     shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, PYTHONWARNINGS="ignore")  # old releases warn about today's langchain-core
-    subprocess.run([str(python), str(GRAPH_SCRIPT), "build", str(out)], check=True, timeout=900, env=env)
+    env = dict(
+        os.environ, PYTHONWARNINGS="ignore"
+    )  # old releases warn about today's langchain-core
+    subprocess.run(
+        [str(python), str(GRAPH_SCRIPT), "build", str(out)], check=True, timeout=900, env=env
+    )
     dest = TARGET / version
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
@@ -75,7 +115,9 @@ def build(version: str) -> None:
         if f.suffix in (".sqlite", ".json"):
             shutil.copy2(f, dest / f.name)
     size = sum(f.stat().st_size for f in dest.iterdir())
-    print(f"{version}: {len(list(dest.iterdir()))} files, {size // 1024} KiB in {dest.relative_to(ROOT)}")
+    print(
+        f"{version}: {len(list(dest.iterdir()))} files, {size // 1024} KiB in {dest.relative_to(ROOT)}"
+    )
 
 
 def main(argv: list[str]) -> None:

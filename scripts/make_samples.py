@@ -34,15 +34,47 @@ LATENCIES = "0,0.25"
 # name -> killtest options (beyond GRAPH, --out, --modes, --put-latency, --sleep)
 CAMPAIGNS: dict[str, list[str]] = {
     "linear": ["--kill-at", "c", "--runs", "4", "--input", '{"visited": []}'],
-    "fanout": ["--kill-at", "p3", "--kill-delay", str(SLEEP * 0.6), "--runs", "4",
-               "--input", '{"visited": []}'],
-    "payment": ["--kill-at", "charge", "--runs", "1", "--resume-value", "true",
-                "--input", '{"invoice_id": "inv-0001", "visited": []}'],
+    "fanout": [
+        "--kill-at",
+        "p3",
+        "--kill-delay",
+        str(SLEEP * 0.6),
+        "--runs",
+        "4",
+        "--input",
+        '{"visited": []}',
+    ],
+    "payment": [
+        "--kill-at",
+        "charge",
+        "--runs",
+        "1",
+        "--resume-value",
+        "true",
+        "--input",
+        '{"invoice_id": "inv-0001", "visited": []}',
+    ],
     "send_map_reduce": ["--kill-at", "reduce", "--runs", "1", "--input", '{"items": []}'],
     # The async window as a curve: a throw-away Postgres, kills spread over c's 0.5 s.
-    "linear-postgres-spread": ["--pg-ephemeral", "--modes", "sync,async", "--put-latency", "0.25",
-                               "--sleep", "0.5", "--kill-at", "c", "--kill-delay", "0.05..0.45", "--seed", "4",
-                               "--runs", "8", "--input", '{"visited": []}'],
+    "linear-postgres-spread": [
+        "--pg-ephemeral",
+        "--modes",
+        "sync,async",
+        "--put-latency",
+        "0.25",
+        "--sleep",
+        "0.5",
+        "--kill-at",
+        "c",
+        "--kill-delay",
+        "0.05..0.45",
+        "--seed",
+        "4",
+        "--runs",
+        "8",
+        "--input",
+        '{"visited": []}',
+    ],
 }
 GRAPH_OF = {"linear-postgres-spread": "linear"}
 """Campaigns named other than their graph; later options override the shared ones."""
@@ -66,12 +98,27 @@ def run_campaigns(out: Path, names: list[str]) -> dict[str, float]:
             folder = out / name
             if folder.exists():
                 shutil.rmtree(folder)
-            cmd = [sys.executable, "-m", "replaylens.cli", "killtest", f"replaylens.examples.graphs:{GRAPH_OF.get(name, name)}",
-                   "--out", str(folder), "--modes", "sync,async,exit", "--put-latency", LATENCIES,
-                   "--sleep", str(SLEEP), *CAMPAIGNS[name]]
+            cmd = [
+                sys.executable,
+                "-m",
+                "replaylens.cli",
+                "killtest",
+                f"replaylens.examples.graphs:{GRAPH_OF.get(name, name)}",
+                "--out",
+                str(folder),
+                "--modes",
+                "sync,async,exit",
+                "--put-latency",
+                LATENCIES,
+                "--sleep",
+                str(SLEEP),
+                *CAMPAIGNS[name],
+            ]
             log = open(out / f".{name}.log", "wb")  # noqa: SIM115 - closed with the process
-            running[name] = (subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO),
-                             time.monotonic())
+            running[name] = (
+                subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO),
+                time.monotonic(),
+            )
         time.sleep(0.5)
         for name, (proc, started) in list(running.items()):
             if proc.poll() is not None:
@@ -83,8 +130,6 @@ def run_campaigns(out: Path, names: list[str]) -> dict[str, float]:
                 if proc.returncode != 0:
                     raise SystemExit(f"the {name} campaign failed")
     return took
-
-
 
 
 def make_plain_db(out: Path) -> None:
@@ -116,17 +161,25 @@ def make_plain_db(out: Path) -> None:
                 invoke(pay, Command(resume=True), f"invoice-approved-{mode}", mode)
             invoke(pay, {"invoice_id": "inv-0002", "visited": []}, "invoice-refused", "sync")
             invoke(pay, Command(resume=False), "invoice-refused", "sync")
-            invoke(pay, {"invoice_id": "inv-0003", "visited": []}, "invoice-awaiting-approval", "sync")
+            invoke(
+                pay, {"invoice_id": "inv-0003", "visited": []}, "invoice-awaiting-approval", "sync"
+            )
             with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="1"):
-                invoke(build_graph(failing, saver), DEFAULT_INPUTS["failing"], "batch-failed", "sync")
+                invoke(
+                    build_graph(failing, saver), DEFAULT_INPUTS["failing"], "batch-failed", "sync"
+                )
         finally:
             saver.conn.close()
 
 
 def main() -> int:
     """Regenerate the samples and print the time and size they took."""
-    parser = argparse.ArgumentParser(description="Regenerate the sample kill-test campaigns and databases.")
-    parser.add_argument("--out", default=str(REPO / "sample_dbs"), help="The folder to write (default sample_dbs/).")
+    parser = argparse.ArgumentParser(
+        description="Regenerate the sample kill-test campaigns and databases."
+    )
+    parser.add_argument(
+        "--out", default=str(REPO / "sample_dbs"), help="The folder to write (default sample_dbs/)."
+    )
     parser.add_argument("--only", help="Only these campaigns, separated by commas.")
     args = parser.parse_args()
     out = Path(args.out)
@@ -136,8 +189,15 @@ def main() -> int:
     make_plain_db(out)
     took = run_campaigns(out, names)
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
-    print(json.dumps({"seconds": round(time.monotonic() - started, 1), "campaign_seconds":
-                      {k: round(v, 1) for k, v in took.items()}, "bytes": size}))
+    print(
+        json.dumps(
+            {
+                "seconds": round(time.monotonic() - started, 1),
+                "campaign_seconds": {k: round(v, 1) for k, v in took.items()},
+                "bytes": size,
+            }
+        )
+    )
     return 0
 
 

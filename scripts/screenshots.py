@@ -84,7 +84,10 @@ def shots(base: str, chosen: dict[str, str]) -> list[tuple[str, str]]:
         ("threads", f"{base}/threads{q(db=chosen.get('threads_db') or crash['db'])}"),
         ("thread", f"{base}/thread{q(**fan, mode='async')}"),
         # The same kill redrawn under each durability mode (one model, analysis/durability.py).
-        *((f"thread-{m}", f"{base}/thread{q(**fan, mode=m, latency='250')}") for m in ("sync", "async", "exit")),
+        *(
+            (f"thread-{m}", f"{base}/thread{q(**fan, mode=m, latency='250')}")
+            for m in ("sync", "async", "exit")
+        ),
         ("thread-graph", f"{base}/thread{q(**fan, view='Graph')}"),
         ("thread-writes", f"{base}/thread{q(**fan, view='Writes')}"),
         ("thread-state", f"{base}/thread{q(**crash, view='State')}"),
@@ -93,14 +96,21 @@ def shots(base: str, chosen: dict[str, str]) -> list[tuple[str, str]]:
         ("incident", f"{base}/incident{q(db=crash['db'])}"),
         ("storage", f"{base}/storage{q(db=fan['db'])}"),
         ("thread-timetravel", f"{base}/thread{q(**crash, view='Time travel')}"),
-        ("learn", f"{base}/learn{q(db=chosen.get('learn_db', ''), thread=chosen.get('learn_thread', ''), step='2')}"),
+        (
+            "learn",
+            f"{base}/learn{q(db=chosen.get('learn_db', ''), thread=chosen.get('learn_thread', ''), step='2')}",
+        ),
     ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Photograph every page of the running app.")
-    parser.add_argument("folder", nargs="?", help="Folder to serve (default: sample_dbs/ or a demo folder).")
-    parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"), help="Where to write the PNGs.")
+    parser.add_argument(
+        "folder", nargs="?", help="Folder to serve (default: sample_dbs/ or a demo folder)."
+    )
+    parser.add_argument(
+        "--out", default=str(REPO / "docs" / "screenshots"), help="Where to write the PNGs."
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -111,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     server = start_server([folder], port)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
             page = browser.new_page(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
             for name, url in shots(f"http://127.0.0.1:{port}", chosen):
                 page.set_viewport_size({"width": 1440, "height": 1000})
@@ -123,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
                 height = page.evaluate(
                     "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
                 )
-                page.set_viewport_size({"width": 1440, "height": max(1000, min(int(height) + 40, 7000))})
+                page.set_viewport_size(
+                    {"width": 1440, "height": max(1000, min(int(height) + 40, 7000))}
+                )
                 wait_idle(page)
                 target = out / f"{name}.png"
                 page.screenshot(path=str(target), full_page=False)

@@ -25,6 +25,7 @@ COMPAT_DIR = Path(__file__).resolve().parent / "compat"
 
 def generations() -> list[str]:
     """The fixture versions, oldest first."""
+
     def key(v: str) -> tuple[int, ...]:
         return tuple(int(p) for p in v.split("."))
 
@@ -79,7 +80,9 @@ class Report:
     threads: list[ThreadOutcome] = field(default_factory=list)
 
 
-def derived_tasks(thread: Thread, ns: str, checkpoint_id: str) -> tuple[list[tuple[str, str]], bool]:
+def derived_tasks(
+    thread: Thread, ns: str, checkpoint_id: str
+) -> tuple[list[tuple[str, str]], bool]:
     cp = thread.find(checkpoint_id, ns)
     if cp is None:
         return [("(checkpoint missing)", checkpoint_id)], False
@@ -98,13 +101,30 @@ def compare(version: str) -> Report:
                 for c in entry["checkpoints"]:
                     expected = sorted((t["name"], t["id"]) for t in c["tasks"])
                     got, unknown = derived_tasks(thread, c["checkpoint_ns"], c["checkpoint_id"])
-                    report.checkpoints.append(Outcome(version, graph, thread_id, c["checkpoint_ns"],
-                                                      c["checkpoint_id"], expected, got, unknown))
-                report.threads.append(ThreadOutcome(
-                    version, graph, thread_id, entry.get("kind", "?"), bool(entry.get("killed")),
-                    entry["status"], thread_status(thread),
-                    thread.generation.label if thread.generation else "?",
-                ))
+                    report.checkpoints.append(
+                        Outcome(
+                            version,
+                            graph,
+                            thread_id,
+                            c["checkpoint_ns"],
+                            c["checkpoint_id"],
+                            expected,
+                            got,
+                            unknown,
+                        )
+                    )
+                report.threads.append(
+                    ThreadOutcome(
+                        version,
+                        graph,
+                        thread_id,
+                        entry.get("kind", "?"),
+                        bool(entry.get("killed")),
+                        entry["status"],
+                        thread_status(thread),
+                        thread.generation.label if thread.generation else "?",
+                    )
+                )
         finally:
             source.close()
     return report
@@ -117,16 +137,32 @@ def main() -> int:
         verdicts = Counter(o.verdict for o in rep.checkpoints)
         killed = [t for t in rep.threads if t.killed]
         gens = sorted({t.generation for t in rep.threads})
-        rows.append((version, len(rep.checkpoints), verdicts["match"], verdicts["unknown"], verdicts["mismatch"],
-                     len(killed), ", ".join(sorted(f"{t.graph}:{t.status}" for t in killed)), "; ".join(gens)))
+        rows.append(
+            (
+                version,
+                len(rep.checkpoints),
+                verdicts["match"],
+                verdicts["unknown"],
+                verdicts["mismatch"],
+                len(killed),
+                ", ".join(sorted(f"{t.graph}:{t.status}" for t in killed)),
+                "; ".join(gens),
+            )
+        )
         for o in rep.checkpoints:
             if o.verdict != "match":
-                print(f"  {version} {o.graph}/{o.thread} ns={o.checkpoint_ns[:14]!r} {o.checkpoint_id[-12:]}: "
-                      f"{o.verdict}: truth {o.truth} derived {o.derived}")
+                print(
+                    f"  {version} {o.graph}/{o.thread} ns={o.checkpoint_ns[:14]!r} {o.checkpoint_id[-12:]}: "
+                    f"{o.verdict}: truth {o.truth} derived {o.derived}"
+                )
         for t in rep.threads:
             if t.status != t.truth_status:
-                print(f"  {version} {t.graph}/{t.thread}: status {t.status}, LangGraph says {t.truth_status}")
-    print("version | checkpoints | match | unknown | mismatch | killed | killed statuses | generation")
+                print(
+                    f"  {version} {t.graph}/{t.thread}: status {t.status}, LangGraph says {t.truth_status}"
+                )
+    print(
+        "version | checkpoints | match | unknown | mismatch | killed | killed statuses | generation"
+    )
     for r in rows:
         print(" | ".join(str(x) for x in r))
     return 0

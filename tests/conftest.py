@@ -74,7 +74,9 @@ def pg_cluster() -> Iterator[PgServer]:
             f"`postgresql` package or set ${ENV_BINDIR}"
         )
         if os.environ.get("CI"):
-            pytest.fail(f"{reason} (CI is set, so the Postgres tests may not be skipped).", pytrace=False)
+            pytest.fail(
+                f"{reason} (CI is set, so the Postgres tests may not be skipped).", pytrace=False
+            )
         pytest.skip(reason)
     try:
         server = start_server()

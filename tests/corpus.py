@@ -103,7 +103,14 @@ def kill_scenarios() -> list[KillScenario]:
         for m in SLOW_PUT_MODES
     ]
     plan += [
-        KillScenario(f"{g}-{m}", g, m, 0.0, *PARALLEL_KILLS[g], "nested" if g == "nested_subgraph" else "parallel")
+        KillScenario(
+            f"{g}-{m}",
+            g,
+            m,
+            0.0,
+            *PARALLEL_KILLS[g],
+            "nested" if g == "nested_subgraph" else "parallel",
+        )
         for g in PARALLEL_KILLS
         for m in PARALLEL_MODES
     ]

@@ -42,8 +42,6 @@ _lock = threading.Lock()
 _built: dict[str, Path] = {}
 
 
-
-
 def _run_examples(out: Path) -> None:
     """Finished, interrupted, failed and forked threads, in-process (no kill needed)."""
     from langgraph.types import Command
@@ -65,7 +63,10 @@ def _run_examples(out: Path) -> None:
                         paused = {"configurable": {"thread_id": "payment-waiting-for-approval"}}
                         graph.invoke(DEFAULT_INPUTS[name], paused, durability="sync")
                 if name == "failing":
-                    with scoped_environ(REPLAYLENS_EXAMPLE_FAIL="1"), contextlib.suppress(RuntimeError):
+                    with (
+                        scoped_environ(REPLAYLENS_EXAMPLE_FAIL="1"),
+                        contextlib.suppress(RuntimeError),
+                    ):
                         failed = {"configurable": {"thread_id": "failing-b-raised"}}
                         graph.invoke(DEFAULT_INPUTS[name], failed, durability="sync")
                 if name == "linear":
@@ -98,7 +99,9 @@ class _Kill:
 KILL_POINTS = {"linear": ("c", 0.2), "fanout": ("p3", 0.3), "payment": ("charge", 0.2)}
 
 
-def _prepare(folder: Path, stem: str, graph: str, mode: str, latency: float) -> tuple[_Kill, ChildSpec]:
+def _prepare(
+    folder: Path, stem: str, graph: str, mode: str, latency: float
+) -> tuple[_Kill, ChildSpec]:
     from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -113,11 +116,24 @@ def _prepare(folder: Path, stem: str, graph: str, mode: str, latency: float) -> 
                 )
             finally:
                 saver.conn.close()
-        spec = ChildSpec("replaylens.examples.graphs:payment", db, thread, mode, resume=True, resume_value=True,
-                         put_latency=latency)
+        spec = ChildSpec(
+            "replaylens.examples.graphs:payment",
+            db,
+            thread,
+            mode,
+            resume=True,
+            resume_value=True,
+            put_latency=latency,
+        )
     else:
-        spec = ChildSpec(f"replaylens.examples.graphs:{graph}", db, thread, mode, DEFAULT_INPUTS[graph],
-                         put_latency=latency)
+        spec = ChildSpec(
+            f"replaylens.examples.graphs:{graph}",
+            db,
+            thread,
+            mode,
+            DEFAULT_INPUTS[graph],
+            put_latency=latency,
+        )
     node, delay = KILL_POINTS[graph]
     return _Kill(graph, mode, latency, db, log, thread, node, delay), spec
 
@@ -146,7 +162,9 @@ def _count_lines(path: Path) -> int:
     return sum(1 for line in path.read_text().splitlines() if line.strip()) if path.exists() else 0
 
 
-def _campaign(root: Path, jobs: list[tuple[_Kill, ChildSpec, dict[str, str]]], results: list[dict[str, Any]]) -> None:
+def _campaign(
+    root: Path, jobs: list[tuple[_Kill, ChildSpec, dict[str, str]]], results: list[dict[str, Any]]
+) -> None:
     runs = []
     for (job, _spec, _env), info in zip(jobs, results, strict=True):
         runs.append({
@@ -179,7 +197,9 @@ def _bad_inputs(out: Path, good_db: Path) -> None:
     # A real LangGraph schema with no rows (SqliteSaver.setup() on an empty file).
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    with contextlib.closing(sqlite3.connect(out / "no-threads.db", check_same_thread=False)) as conn:
+    with contextlib.closing(
+        sqlite3.connect(out / "no-threads.db", check_same_thread=False)
+    ) as conn:
         SqliteSaver(conn).setup()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     # A real database whose latest checkpoint blob of one thread was damaged afterwards
@@ -187,8 +207,12 @@ def _bad_inputs(out: Path, good_db: Path) -> None:
     corrupt = out / "corrupt-blob.db"
     snapshot_db(good_db, corrupt)
     with contextlib.closing(sqlite3.connect(corrupt)) as conn, conn:
-        cid = conn.execute("SELECT MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = ''").fetchone()[0]
-        conn.execute("UPDATE checkpoints SET checkpoint = X'DE0102' WHERE checkpoint_id = ?", (cid,))
+        cid = conn.execute(
+            "SELECT MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = ''"
+        ).fetchone()[0]
+        conn.execute(
+            "UPDATE checkpoints SET checkpoint = X'DE0102' WHERE checkpoint_id = ?", (cid,)
+        )
     log = good_db.with_name(good_db.stem + ".effects.jsonl")
     text = log.read_text() if log.exists() else ""
     (out / "corrupt-blob.effects.jsonl").write_text(
@@ -208,8 +232,11 @@ def _hostile(out: Path) -> None:
         try:
             graph = linear().compile(checkpointer=SqliteSaver(conn))
             tid = "<b>bold</b>[click](javascript:alert(1))"
-            graph.invoke({"visited": ["<script>alert(1)</script>", "x" * 30000]},
-                         {"configurable": {"thread_id": tid}}, durability="sync")
+            graph.invoke(
+                {"visited": ["<script>alert(1)</script>", "x" * 30000]},
+                {"configurable": {"thread_id": tid}},
+                durability="sync",
+            )
         finally:
             conn.close()
 
@@ -229,8 +256,14 @@ def build_demo(root: Path) -> Path:
     for mode in ("sync", "async", "exit"):
         for i in range(2):
             camp_jobs.append(_prepare(campaign / "runs", f"linear-{mode}-{i}", "linear", mode, 0.0))
-    jobs = [(j, s, child_env(j.log, {"REPLAYLENS_EXAMPLE_SLEEP": str(KILL_SLEEP)})) for j, s in crash_jobs]
-    cjobs = [(j, s, child_env(j.log, {"REPLAYLENS_EXAMPLE_SLEEP": str(KILL_SLEEP)})) for j, s in camp_jobs]
+    jobs = [
+        (j, s, child_env(j.log, {"REPLAYLENS_EXAMPLE_SLEEP": str(KILL_SLEEP)}))
+        for j, s in crash_jobs
+    ]
+    cjobs = [
+        (j, s, child_env(j.log, {"REPLAYLENS_EXAMPLE_SLEEP": str(KILL_SLEEP)}))
+        for j, s in camp_jobs
+    ]
     with ThreadPoolExecutor(max_workers=3) as pool:
         crash_f = [pool.submit(_kill, j, s, e, resume=False) for j, s, e in jobs]
         camp_f = [pool.submit(_kill, j, s, e, resume=True) for j, s, e in cjobs]
@@ -294,15 +327,21 @@ def start_server(
     cmd = [*(program or [sys.executable, "-m", "replaylens.cli"]), "serve", *map(str, paths), "--port", str(port),
            *(extra or [])]  # fmt: skip
     if env is None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lib"), os.environ.get("PYTHONPATH", "")])}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(REPO / "lib"), os.environ.get("PYTHONPATH", "")]),
+        }
         env.pop(  # the test process's own config must not leak into the server
-            "REPLAYLENS_SERVE_ARGS", None)
+            "REPLAYLENS_SERVE_ARGS", None
+        )
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)  # fmt: skip
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"replaylens serve exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+            raise RuntimeError(
+                f"replaylens serve exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
+            )
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
                 if r.status == 200:

@@ -24,12 +24,18 @@ def linear_db(path: Path, thread_ids: list[str], *, values: list[str] | None = N
     from replaylens.examples.graphs import linear
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(path.with_suffix(".effects.jsonl")), REPLAYLENS_EXAMPLE_SLEEP="0"):
+    with scoped_environ(
+        REPLAYLENS_EFFECTS_LOG=str(path.with_suffix(".effects.jsonl")), REPLAYLENS_EXAMPLE_SLEEP="0"
+    ):
         conn = sqlite3.connect(path, check_same_thread=False)
         try:
             graph = linear().compile(checkpointer=SqliteSaver(conn))
             for tid in thread_ids:
-                graph.invoke({"visited": list(values or [])}, {"configurable": {"thread_id": tid}}, durability="sync")
+                graph.invoke(
+                    {"visited": list(values or [])},
+                    {"configurable": {"thread_id": tid}},
+                    durability="sync",
+                )
         finally:
             conn.close()
     return path
@@ -72,7 +78,9 @@ BOMB_DEPTH = 45
 
 def bomb_bytes() -> bytes:
     """10 MB of msgpack: 10,000,000 nils in a list nested 45 deep (a 2,000x amplification)."""
-    return b"\x91" * (BOMB_DEPTH - 1) + b"\xdd" + BOMB_ITEMS.to_bytes(4, "big") + b"\xc0" * BOMB_ITEMS
+    return (
+        b"\x91" * (BOMB_DEPTH - 1) + b"\xdd" + BOMB_ITEMS.to_bytes(4, "big") + b"\xc0" * BOMB_ITEMS
+    )
 
 
 def bomb_db(path: Path) -> Path:

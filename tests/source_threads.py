@@ -11,7 +11,16 @@ from langgraph.types import Command
 
 from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 
-GRAPHS = ("linear", "fanout", "send_map_reduce", "subgraph", "payment", "failing", "loop", "functional")
+GRAPHS = (
+    "linear",
+    "fanout",
+    "send_map_reduce",
+    "subgraph",
+    "payment",
+    "failing",
+    "loop",
+    "functional",
+)
 ORPHAN_THREAD = "linear-orphan"
 ORPHAN_CHECKPOINT = "1f000000-0000-6000-8000-000000000000"  # a checkpoint that never landed
 
@@ -47,8 +56,18 @@ def write_threads(saver: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             threads.append("failing-failed")
     # Writes whose checkpoint never landed (what an async-durability crash leaves).
     run_sync(ALL["linear"]().compile(checkpointer=saver), DEFAULT_INPUTS["linear"], ORPHAN_THREAD)
-    config = {"configurable": {"thread_id": ORPHAN_THREAD, "checkpoint_ns": "",
-                               "checkpoint_id": ORPHAN_CHECKPOINT}}
-    saver.put_writes(config, [("visited", ["ghost"])], "00000000-0000-0000-0000-00000000beef", "~__pregel_pull, a")
+    config = {
+        "configurable": {
+            "thread_id": ORPHAN_THREAD,
+            "checkpoint_ns": "",
+            "checkpoint_id": ORPHAN_CHECKPOINT,
+        }
+    }
+    saver.put_writes(
+        config,
+        [("visited", ["ghost"])],
+        "00000000-0000-0000-0000-00000000beef",
+        "~__pregel_pull, a",
+    )
     threads.append(ORPHAN_THREAD)
     return threads

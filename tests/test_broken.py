@@ -43,12 +43,15 @@ def sql(*statements: str) -> Callable[[Path], None]:
         with sqlite3.connect(db) as conn:
             for s in statements:
                 conn.execute(s)
+
     return apply
 
 
 FIRST_CP = "(SELECT MIN(rowid) FROM checkpoints WHERE thread_id='t0')"
 LAST_CP = "(SELECT MAX(rowid) FROM checkpoints WHERE thread_id='t0')"
-MID_CP = "(SELECT rowid FROM checkpoints WHERE thread_id='t0' ORDER BY checkpoint_id LIMIT 1 OFFSET 3)"
+MID_CP = (
+    "(SELECT rowid FROM checkpoints WHERE thread_id='t0' ORDER BY checkpoint_id LIMIT 1 OFFSET 3)"
+)
 FIRST_W = "(SELECT rowid FROM writes WHERE thread_id='t0' ORDER BY length(value) DESC LIMIT 1)"
 
 # name -> (how to break a copy of a healthy db, what the sentence must mention, fatal?)
@@ -56,36 +59,99 @@ DB_CASES: dict[str, tuple[Callable[[Path], None], str, bool]] = {
     "not-sqlite": (lambda db: db.write_text("id,name\n1,alice\n"), "not a SQLite database", True),
     "zero-bytes": (lambda db: db.write_bytes(b""), "empty (0 bytes)", True),
     "truncated-header": (lambda db: db.write_bytes(db.read_bytes()[:60]), "truncated", True),
-    "truncated-pages": (lambda db: db.write_bytes(db.read_bytes()[:8192]), "truncated or damaged", True),
-    "other-application": (lambda db: (db.unlink(), sql("CREATE TABLE invoices (id INTEGER, total REAL)")(db)),
-                          "not a LangGraph checkpoint database", True),
-    "checkpoints-missing-columns": (sql("ALTER TABLE checkpoints DROP COLUMN metadata"), "lacks the column", True),
-    "writes-missing-columns": (sql("ALTER TABLE writes DROP COLUMN channel"), "lacks the column", True),
+    "truncated-pages": (
+        lambda db: db.write_bytes(db.read_bytes()[:8192]),
+        "truncated or damaged",
+        True,
+    ),
+    "other-application": (
+        lambda db: (db.unlink(), sql("CREATE TABLE invoices (id INTEGER, total REAL)")(db)),
+        "not a LangGraph checkpoint database",
+        True,
+    ),
+    "checkpoints-missing-columns": (
+        sql("ALTER TABLE checkpoints DROP COLUMN metadata"),
+        "lacks the column",
+        True,
+    ),
+    "writes-missing-columns": (
+        sql("ALTER TABLE writes DROP COLUMN channel"),
+        "lacks the column",
+        True,
+    ),
     "no-writes-table": (sql("DROP TABLE writes"), "no writes table", True),
-    "parent-missing": (sql(f"UPDATE checkpoints SET parent_checkpoint_id='ffffffff-0000' WHERE rowid={MID_CP}"),
-                       "not in the database", False),
-    "parent-cycle": (sql(f"UPDATE checkpoints SET parent_checkpoint_id=(SELECT checkpoint_id FROM checkpoints "
-                         f"WHERE rowid={LAST_CP}) WHERE rowid={FIRST_CP}"), "cycle", False),
-    "duplicate-steps": (sql(f"UPDATE checkpoints SET metadata=json_set(metadata, '$.step', 0) WHERE rowid={LAST_CP}"),
-                        "not after its parent", False),
-    "truncated-checkpoint-blob": (sql(f"UPDATE checkpoints SET checkpoint=substr(checkpoint, 1, 30) WHERE rowid={MID_CP}"),
-                                  "cannot be read", False),
-    "random-checkpoint-blob": (sql(f"UPDATE checkpoints SET checkpoint=randomblob(200) WHERE rowid={MID_CP}"),
-                               "cannot be read", False),
-    "null-checkpoint-blob": (sql(f"UPDATE checkpoints SET checkpoint=NULL WHERE rowid={MID_CP}"), "empty", False),
-    "unknown-checkpoint-type": (sql(f"UPDATE checkpoints SET type='protobuf' WHERE rowid={MID_CP}"),
-                                "unknown serialization type", False),
-    "pickle-checkpoint-type": (sql(f"UPDATE checkpoints SET type='pickle' WHERE rowid={MID_CP}"),
-                               "pickle", False),
-    "metadata-not-json": (sql(f"UPDATE checkpoints SET metadata=X'FFFE00' WHERE rowid={MID_CP}"),
-                          "metadata is not valid JSON", False),
-    "metadata-not-object": (sql(f"UPDATE checkpoints SET metadata='[1,2]' WHERE rowid={MID_CP}"),
-                            "not a JSON object", False),
-    "truncated-write-blob": (sql(f"UPDATE writes SET value=substr(value, 1, length(value) - 1), type='msgpack' WHERE rowid={FIRST_W}"),
-                             "corrupt", False),
-    "invalid-write-blob": (sql(f"UPDATE writes SET value=X'C1C1C1C1', type='msgpack' WHERE rowid={FIRST_W}"),
-                          "corrupt", False),
-    "unknown-write-type": (sql(f"UPDATE writes SET type='avro' WHERE rowid={FIRST_W}"), "unknown serialization type", False),
+    "parent-missing": (
+        sql(f"UPDATE checkpoints SET parent_checkpoint_id='ffffffff-0000' WHERE rowid={MID_CP}"),
+        "not in the database",
+        False,
+    ),
+    "parent-cycle": (
+        sql(
+            f"UPDATE checkpoints SET parent_checkpoint_id=(SELECT checkpoint_id FROM checkpoints "
+            f"WHERE rowid={LAST_CP}) WHERE rowid={FIRST_CP}"
+        ),
+        "cycle",
+        False,
+    ),
+    "duplicate-steps": (
+        sql(
+            f"UPDATE checkpoints SET metadata=json_set(metadata, '$.step', 0) WHERE rowid={LAST_CP}"
+        ),
+        "not after its parent",
+        False,
+    ),
+    "truncated-checkpoint-blob": (
+        sql(f"UPDATE checkpoints SET checkpoint=substr(checkpoint, 1, 30) WHERE rowid={MID_CP}"),
+        "cannot be read",
+        False,
+    ),
+    "random-checkpoint-blob": (
+        sql(f"UPDATE checkpoints SET checkpoint=randomblob(200) WHERE rowid={MID_CP}"),
+        "cannot be read",
+        False,
+    ),
+    "null-checkpoint-blob": (
+        sql(f"UPDATE checkpoints SET checkpoint=NULL WHERE rowid={MID_CP}"),
+        "empty",
+        False,
+    ),
+    "unknown-checkpoint-type": (
+        sql(f"UPDATE checkpoints SET type='protobuf' WHERE rowid={MID_CP}"),
+        "unknown serialization type",
+        False,
+    ),
+    "pickle-checkpoint-type": (
+        sql(f"UPDATE checkpoints SET type='pickle' WHERE rowid={MID_CP}"),
+        "pickle",
+        False,
+    ),
+    "metadata-not-json": (
+        sql(f"UPDATE checkpoints SET metadata=X'FFFE00' WHERE rowid={MID_CP}"),
+        "metadata is not valid JSON",
+        False,
+    ),
+    "metadata-not-object": (
+        sql(f"UPDATE checkpoints SET metadata='[1,2]' WHERE rowid={MID_CP}"),
+        "not a JSON object",
+        False,
+    ),
+    "truncated-write-blob": (
+        sql(
+            f"UPDATE writes SET value=substr(value, 1, length(value) - 1), type='msgpack' WHERE rowid={FIRST_W}"
+        ),
+        "corrupt",
+        False,
+    ),
+    "invalid-write-blob": (
+        sql(f"UPDATE writes SET value=X'C1C1C1C1', type='msgpack' WHERE rowid={FIRST_W}"),
+        "corrupt",
+        False,
+    ),
+    "unknown-write-type": (
+        sql(f"UPDATE writes SET type='avro' WHERE rowid={FIRST_W}"),
+        "unknown serialization type",
+        False,
+    ),
 }
 
 
@@ -138,7 +204,9 @@ def test_broken_database(case: str, healthy: Path, capsys: pytest.CaptureFixture
 def test_encrypted_without_key_and_with_wrong_key(tmp_path: Path) -> None:
     from replaylens.sources import open_source
 
-    db = real_db(tmp_path / "enc.db", serde=EncryptedSerializer.from_pycryptodome_aes(key=KEY), threads=1)
+    db = real_db(
+        tmp_path / "enc.db", serde=EncryptedSerializer.from_pycryptodome_aes(key=KEY), threads=1
+    )
     for key, needle in ((None, "set LANGGRAPH_AES_KEY"), (b"fedcba9876543210", "cannot decrypt")):
         summaries, problems = summarize_threads(open_source(db, aes_key=key))
         assert summaries[0].status == "unreadable"
@@ -150,27 +218,49 @@ def test_unknown_thread_is_one_sentence(healthy: Path, capsys: pytest.CaptureFix
     err = capsys.readouterr().err
     # One line, and it names thread ids that exist, so the next command can be typed.
     assert err.count("\n") == 1
-    assert err.startswith(f"replaylens: Thread 'nope' is not in {healthy.name}. It holds 't0', 't1';")
+    assert err.startswith(
+        f"replaylens: Thread 'nope' is not in {healthy.name}. It holds 't0', 't1';"
+    )
 
 
 EFFECT = {"thread_id": "t0", "node": "a", "phase": "start", "ts": 1_700_000_000.0}
 LOG_CASES: dict[str, tuple[list[str], str]] = {
     "not-json": (["{not json"], "line 2: is not valid JSON"),
-    "missing-keys": ([json.dumps({"thread_id": "t0", "node": "a"})], "line 2: missing required key(s) phase, ts"),
-    "node-not-string": ([json.dumps({**EFFECT, "node": 7})], "line 2: 'node' must be a non-empty string"),
-    "ts-garbage": ([json.dumps({**EFFECT, "ts": "half past"})], "line 2: 'ts' must be epoch seconds"),
+    "missing-keys": (
+        [json.dumps({"thread_id": "t0", "node": "a"})],
+        "line 2: missing required key(s) phase, ts",
+    ),
+    "node-not-string": (
+        [json.dumps({**EFFECT, "node": 7})],
+        "line 2: 'node' must be a non-empty string",
+    ),
+    "ts-garbage": (
+        [json.dumps({**EFFECT, "ts": "half past"})],
+        "line 2: 'ts' must be epoch seconds",
+    ),
     "ts-bool": ([json.dumps({**EFFECT, "ts": True})], "line 2: 'ts' must be epoch seconds"),
-    "ts-too-big-for-a-float": ([json.dumps({**EFFECT, "ts": 10**400})], "line 2: 'ts' must be epoch seconds"),
+    "ts-too-big-for-a-float": (
+        [json.dumps({**EFFECT, "ts": 10**400})],
+        "line 2: 'ts' must be epoch seconds",
+    ),
     "array-line": (["[1, 2, 3]"], "line 2: is not a JSON object"),
-    "binary-garbage": (["\x00\x01\x02\xff".encode("latin-1").decode("latin-1")], "line 2: is not valid JSON"),
+    "binary-garbage": (
+        ["\x00\x01\x02\xff".encode("latin-1").decode("latin-1")],
+        "line 2: is not valid JSON",
+    ),
     "future-ts": ([json.dumps({**EFFECT, "ts": 4_000_000_000.0})], "line 2: 'ts' is in the future"),
-    "out-of-order": ([json.dumps({**EFFECT, "ts": 1_600_000_000.0})], "line 2: 'ts' is earlier than line 1 of the same task"),
+    "out-of-order": (
+        [json.dumps({**EFFECT, "ts": 1_600_000_000.0})],
+        "line 2: 'ts' is earlier than line 1 of the same task",
+    ),
     "wrong-optional-type": ([json.dumps({**EFFECT, "step": "3"})], "line 2: 'step' should be int"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(LOG_CASES))
-def test_broken_effects_log(case: str, healthy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_effects_log(
+    case: str, healthy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad_lines, needle = LOG_CASES[case]
     log = tmp_path / "effects.jsonl"
     good_after = json.dumps({**EFFECT, "node": "b", "ts": EFFECT["ts"] + 5})
@@ -184,16 +274,22 @@ def test_broken_effects_log(case: str, healthy: Path, tmp_path: Path, capsys: py
     assert json.loads(captured.out)["effects"]
 
 
-def test_unknown_thread_in_log_is_a_restart_not_an_error(healthy: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_thread_in_log_is_a_restart_not_an_error(
+    healthy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = tmp_path / "effects.jsonl"
     log.write_text(json.dumps({**EFFECT, "thread_id": "ghost"}) + "\n")
     assert main(["replay", str(healthy), "--thread", "ghost", "--effects", str(log), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "needs_restart"
 
 
-def test_missing_and_folder_logs(healthy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for target, needle in ((tmp_path / "nope.jsonl", "no such effects log"), (tmp_path, "is a folder")):
+def test_missing_and_folder_logs(
+    healthy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for target, needle in (
+        (tmp_path / "nope.jsonl", "no such effects log"),
+        (tmp_path, "is a folder"),
+    ):
         assert main(["replay", str(healthy), "--thread", "t0", "--effects", str(target)]) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1
@@ -232,8 +328,9 @@ def test_healthy_corpus_reports_no_problems(corpus: Corpus) -> None:
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J<script>alert(1)</script>[x](javascript:alert(1))"
 
 
-def test_hostile_values_reach_the_terminal_and_report_as_inert_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_hostile_values_reach_the_terminal_and_report_as_inert_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Terminal escapes in a thread id, an effect name and a state value never reach the
     terminal raw, and the Markdown report shows HTML and links only inside code spans."""
     from replaylens import record_effect
@@ -243,16 +340,26 @@ def test_hostile_values_reach_the_terminal_and_report_as_inert_text(tmp_path: Pa
     db = tmp_path / "hostile.db"
     conn = sqlite3.connect(db, check_same_thread=False)
     graph = linear().compile(checkpointer=SqliteSaver(conn))
-    graph.invoke({"visited": [HOSTILE]}, {"configurable": {"thread_id": HOSTILE}}, durability="sync")
+    graph.invoke(
+        {"visited": [HOSTILE]}, {"configurable": {"thread_id": HOSTILE}}, durability="sync"
+    )
     conn.close()
     with open(log, "a") as fh:  # an effect named by a hostile log writer
-        fh.write(json.dumps({"thread_id": HOSTILE, "node": HOSTILE, "phase": "start", "ts": 2e9 - 1}) + "\n")
+        fh.write(
+            json.dumps({"thread_id": HOSTILE, "node": HOSTILE, "phase": "start", "ts": 2e9 - 1})
+            + "\n"
+        )
     record_effect.line("note", effect=HOSTILE, node="d", thread_id=HOSTILE)
-    for argv in (["threads", str(db)], ["thread", str(db), "--thread", HOSTILE],
-                 ["replay", str(db), "--thread", HOSTILE, "--effects", str(log)]):
+    for argv in (
+        ["threads", str(db)],
+        ["thread", str(db), "--thread", HOSTILE],
+        ["replay", str(db), "--thread", HOSTILE, "--effects", str(log)],
+    ):
         assert main(argv) == 0
         captured = capsys.readouterr()
-        assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out + captured.err
+        assert (
+            "\x1b" not in captured.out + captured.err and "\x07" not in captured.out + captured.err
+        )
         assert "\\x1b" in captured.out
     assert main(["report", str(db), "--thread", HOSTILE, "--effects", str(log)]) == 0
     report = capsys.readouterr().out

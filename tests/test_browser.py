@@ -90,12 +90,20 @@ def test_every_page_opens_from_the_navigation(page: Any, base_url: str, demo: Pa
         expect(page.get_by_text(seen).first).to_be_visible()
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         # The database chosen in the sidebar follows the reader from page to page.
-        expect(page.get_by_role("combobox", name="Database")).to_have_value(re.compile(r"fanout\.db"))
+        expect(page.get_by_role("combobox", name="Database")).to_have_value(
+            re.compile(r"fanout\.db")
+        )
 
 
-def test_every_page_has_its_own_url_without_a_not_found_notice(page: Any, base_url: str, demo: Path) -> None:
+def test_every_page_has_its_own_url_without_a_not_found_notice(
+    page: Any, base_url: str, demo: Path
+) -> None:
     db = str(demo / "examples" / "fanout.db")
-    for path, title, _ in [("threads", "Threads", None), ("thread", "Thread", None), ("", "Threads", None)]:
+    for path, title, _ in [
+        ("threads", "Threads", None),
+        ("thread", "Thread", None),
+        ("", "Threads", None),
+    ]:
         open_view(page, url(base_url, path, db=db))
         expect(page.locator('[data-testid="stMain"] h1').first).to_have_text(title)
         expect(page.get_by_text("Page not found")).to_have_count(0)
@@ -134,7 +142,9 @@ def test_changing_the_durability_mode(page: Any, base_url: str, demo: Path) -> N
                         thread="payment-sync-killed", mode="sync"))  # fmt: skip
     expect(page.get_by_text("▶ sync")).to_be_visible()
     expect(page.get_by_text("Under exit, a resume would start").first).to_be_visible()
-    page.get_by_role("radiogroup", name="Highlight mode").get_by_role("radio", name="exit", exact=True).click()
+    page.get_by_role("radiogroup", name="Highlight mode").get_by_role(
+        "radio", name="exit", exact=True
+    ).click()
     expect(page.get_by_text("▶ exit")).to_be_visible()
     wait_idle(page)
     expect(page.get_by_text("▶ sync")).to_have_count(0)
@@ -142,7 +152,9 @@ def test_changing_the_durability_mode(page: Any, base_url: str, demo: Path) -> N
     expect(page.get_by_text("Timeline under exit")).to_be_visible()
 
 
-def test_upload_a_database_with_its_effects_log(page: Any, base_url: str, demo: Path, tmp_path: Path) -> None:
+def test_upload_a_database_with_its_effects_log(
+    page: Any, base_url: str, demo: Path, tmp_path: Path
+) -> None:
     import sqlite3
 
     from replaylens.killtest._runner import snapshot_db
@@ -154,7 +166,9 @@ def test_upload_a_database_with_its_effects_log(page: Any, base_url: str, demo: 
     log.write_bytes((demo / "crashes" / "payment-sync.effects.jsonl").read_bytes())
     open_view(page, url(base_url, "thread"))
     page.get_by_text("Upload a database").click()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(copy), str(log)])
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        [str(copy), str(log)]
+    )
     expect(page.get_by_text("Resuming this thread will run").first).to_be_visible()
     wait_idle(page)
     expect(page.get_by_text("charge_card").first).to_be_visible()

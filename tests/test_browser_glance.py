@@ -83,29 +83,47 @@ def not_cut(locator: Any) -> bool:
     return bool(locator.evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
 
 
-def test_unknown_thread_shows_the_list_and_nothing_else(page: Any, base_url: str, demo: Path) -> None:
+def test_unknown_thread_shows_the_list_and_nothing_else(
+    page: Any, base_url: str, demo: Path
+) -> None:
     open_view(page, url(base_url, "thread", db=str(demo / "examples" / "linear.db"), thread="nope"))
     expect(page.get_by_text("is not in linear.db").first).to_be_visible()
     expect(page.get_by_text("Nothing is shown for it").first).to_be_visible()
     body = main_text(page)
     assert "linear-done" in body  # the threads that exist, to pick from
-    for other in ("Superstep timeline", "Resuming this thread", "checkpoints\n", "What happens again"):
+    for other in (
+        "Superstep timeline",
+        "Resuming this thread",
+        "checkpoints\n",
+        "What happens again",
+    ):
         assert other not in body, other
     expect(page.get_by_role("tab")).to_have_count(0)
     assert "thread=nope" in page.url  # not rewritten to another thread
 
 
-def test_failed_thread_shows_its_exception_and_next_move_at_the_top(page: Any, base_url: str, demo: Path) -> None:
-    open_view(page, url(base_url, "thread", db=str(demo / "examples" / "failing.db"), thread="failing-b-raised"))
+def test_failed_thread_shows_its_exception_and_next_move_at_the_top(
+    page: Any, base_url: str, demo: Path
+) -> None:
+    open_view(
+        page,
+        url(
+            base_url, "thread", db=str(demo / "examples" / "failing.db"), thread="failing-b-raised"
+        ),
+    )
     failed = page.get_by_text("failed with:").first
     expect(failed).to_be_visible()
     expect(page.get_by_text("RuntimeError").first).to_be_visible()
     expect(page.get_by_text("graph.invoke(None, config)").first).to_be_visible()
     timeline = page.get_by_text("Superstep timeline").first
-    assert failed.bounding_box()["y"] < timeline.bounding_box()["y"]  # above the chart, not on a tab
+    assert (
+        failed.bounding_box()["y"] < timeline.bounding_box()["y"]
+    )  # above the chart, not on a tab
 
 
-def test_interrupted_thread_shows_the_question_and_the_command(page: Any, base_url: str, demo: Path) -> None:
+def test_interrupted_thread_shows_the_question_and_the_command(
+    page: Any, base_url: str, demo: Path
+) -> None:
     open_view(page, url(base_url, "thread", db=str(demo / "examples" / "payment.db"),
                         thread="payment-waiting-for-approval"))  # fmt: skip
     expect(page.get_by_text("is waiting for an answer to:").first).to_be_visible()
@@ -113,7 +131,9 @@ def test_interrupted_thread_shows_the_question_and_the_command(page: Any, base_u
     expect(page.get_by_text(re.compile(r"graph\.invoke\(Command\(resume=")).first).to_be_visible()
 
 
-def test_what_happens_again_is_one_vocabulary_and_one_count(page: Any, base_url: str, demo: Path) -> None:
+def test_what_happens_again_is_one_vocabulary_and_one_count(
+    page: Any, base_url: str, demo: Path
+) -> None:
     open_view(page, url(base_url, "thread", db=str(demo / "crashes" / "payment-sync.db"),
                         thread="payment-sync-killed", mode="sync"))  # fmt: skip
     verdict = page.get_by_text(re.compile("Resuming this thread will run")).first
@@ -130,7 +150,15 @@ def test_what_happens_again_is_one_vocabulary_and_one_count(page: Any, base_url:
 
 
 def test_every_mode_button_fits_in_the_mode_control(page: Any, base_url: str, demo: Path) -> None:
-    open_view(page, url(base_url, "thread", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed"))
+    open_view(
+        page,
+        url(
+            base_url,
+            "thread",
+            db=str(demo / "crashes" / "payment-sync.db"),
+            thread="payment-sync-killed",
+        ),
+    )
     main = page.locator('[data-testid="stMain"]').bounding_box()
     group = page.get_by_role("radiogroup", name="Replay window shown for")
     for mode in ("sync", "async", "exit"):
@@ -149,7 +177,9 @@ def test_learn_buttons_keep_their_words(page: Any, base_url: str, demo: Path) ->
     assert "__start__" not in main_text(page)
 
 
-def test_campaign_databases_read_as_campaign_mode_run_and_moment(page: Any, base_url: str, demo: Path) -> None:
+def test_campaign_databases_read_as_campaign_mode_run_and_moment(
+    page: Any, base_url: str, demo: Path
+) -> None:
     import json
 
     manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
@@ -171,10 +201,14 @@ def test_a_status_tile_filters_the_table(page: Any, base_url: str, demo: Path) -
     expect(table).not_to_contain_text("failing-done")
 
 
-def test_cold_thread_page_loads_no_code_for_hidden_tabs(browser: Any, base_url: str, demo: Path) -> None:
+def test_cold_thread_page_loads_no_code_for_hidden_tabs(
+    browser: Any, base_url: str, demo: Path
+) -> None:
     """A fresh browser on a warm server: the chart is drawn, and no script is fetched for what
     the first view does not show (Graphviz for a plain chain, other tabs)."""
-    address = url(base_url, "thread", db=str(demo / "crashes" / "fanout-sync.db"), thread="fanout-sync-killed")
+    address = url(
+        base_url, "thread", db=str(demo / "crashes" / "fanout-sync.db"), thread="fanout-sync-killed"
+    )
     warm = browser.new_context()
     open_view(warm.new_page(), address)
     warm.close()
@@ -182,7 +216,10 @@ def test_cold_thread_page_loads_no_code_for_hidden_tabs(browser: Any, base_url: 
     try:
         p = context.new_page()
         scripts: list[str] = []
-        p.on("request", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith(".js") else None)
+        p.on(
+            "request",
+            lambda r: scripts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith(".js") else None,
+        )
         start = time.monotonic()
         open_view(p, address)
         p.locator(".js-plotly-plot").first.wait_for(state="visible", timeout=60_000)

@@ -58,10 +58,19 @@ def live(tmp_path: Path) -> Iterator[Live]:
     in the writer's own process would share its -shm mapping, and SQLite would record read
     marks in it through the writer's handle.)"""
     db, log = tmp_path / "live.db", tmp_path / "live.effects.jsonl"
-    env = dict(os.environ, REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0",
-               PYTHONPATH=os.pathsep.join([str(REPO / "lib"), str(REPO)]))
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    env = dict(
+        os.environ,
+        REPLAYLENS_EFFECTS_LOG=str(log),
+        REPLAYLENS_EXAMPLE_SLEEP="0",
+        PYTHONPATH=os.pathsep.join([str(REPO / "lib"), str(REPO)]),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         yield db, log, proc
@@ -71,8 +80,11 @@ def live(tmp_path: Path) -> Iterator[Live]:
 
 
 def _state(db: Path) -> dict[str, tuple[bytes, int]]:
-    return {s: (Path(f"{db}{s}").read_bytes(), Path(f"{db}{s}").stat().st_mtime_ns)
-            for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    return {
+        s: (Path(f"{db}{s}").read_bytes(), Path(f"{db}{s}").stat().st_mtime_ns)
+        for s in ("", "-wal", "-shm")
+        if Path(f"{db}{s}").exists()
+    }
 
 
 def _cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -80,7 +92,9 @@ def _cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, 
     return json.loads(capsys.readouterr().out)
 
 
-def test_export_matches_langgraph_history(live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_matches_langgraph_history(
+    live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, log, _writer = live
     doc = _cli_json(["export", str(db), "--thread", THREAD, "--effects", str(log)], capsys)
     assert doc["header"]["schema"] == "replaylens.history/1"
@@ -90,9 +104,15 @@ def test_export_matches_langgraph_history(live: Live, tmp_path: Path, capsys: py
         if Path(f"{db}{s}").exists():
             shutil.copy2(f"{db}{s}", f"{copy}{s}")
     with SqliteSaver.from_conn_string(str(copy)) as saver:
-        history = list(payment().compile(checkpointer=saver).get_state_history({"configurable": {"thread_id": THREAD}}))
+        history = list(
+            payment()
+            .compile(checkpointer=saver)
+            .get_state_history({"configurable": {"thread_id": THREAD}})
+        )
     ours = [c for c in doc["checkpoints"] if c["checkpoint_ns"] == ""]
-    assert sorted(c["checkpoint_id"] for c in ours) == sorted(s.config["configurable"]["checkpoint_id"] for s in history)
+    assert sorted(c["checkpoint_id"] for c in ours) == sorted(
+        s.config["configurable"]["checkpoint_id"] for s in history
+    )
     by_id = {s.config["configurable"]["checkpoint_id"]: s for s in history}
     for c in ours:
         snap = by_id[c["checkpoint_id"]]
@@ -116,16 +136,21 @@ def _ndjson(db: Path, log: Path, capsys: pytest.CaptureFixture[str]) -> list[str
     return capsys.readouterr().out.splitlines()
 
 
-def test_bundle_beside_a_live_writer_gives_the_same_answers(live: Live, tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_bundle_beside_a_live_writer_gives_the_same_answers(
+    live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, log, writer = live
     assert Path(f"{db}-wal").exists()
     before = _state(db)
     out = tmp_path / "incident.zip"
-    assert main(["bundle", str(db), "--thread", THREAD, "--effects", str(log), "--out", str(out)]) == 0
+    assert (
+        main(["bundle", str(db), "--thread", THREAD, "--effects", str(log), "--out", str(out)]) == 0
+    )
     capsys.readouterr()
     assert _state(db) == before  # not a byte, not a modification time
-    original = _cli_json(["replay", str(db), "--thread", THREAD, "--effects", str(log), "--json"], capsys)
+    original = _cli_json(
+        ["replay", str(db), "--thread", THREAD, "--effects", str(log), "--json"], capsys
+    )
     from_zip = _cli_json(["replay", str(out), "--thread", THREAD, "--json"], capsys)
     original.pop("backend"), from_zip.pop("backend")
     assert from_zip == original
@@ -140,12 +165,25 @@ def test_bundle_beside_a_live_writer_gives_the_same_answers(live: Live, tmp_path
     with zipfile.ZipFile(out) as zf:
         manifest = json.loads(zf.read("manifest.json"))
         names = set(zf.namelist())
-    assert {"raw/live.db", "raw/live.db-wal", "live.db", "live.effects.jsonl", "report.md", "plan.json",
-            "history.json"} <= set(manifest["files"]) == names - {"manifest.json"}
+    assert (
+        {
+            "raw/live.db",
+            "raw/live.db-wal",
+            "live.db",
+            "live.effects.jsonl",
+            "report.md",
+            "plan.json",
+            "history.json",
+        }
+        <= set(manifest["files"])
+        == names - {"manifest.json"}
+    )
     assert manifest["files"]["raw/live.db-wal"]["sha256"] != manifest["files"]["live.db"]["sha256"]
 
 
-def test_tampered_bundle_is_refused(live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampered_bundle_is_refused(
+    live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, log, _writer = live
     out = tmp_path / "b.zip"
     make_bundle(db, THREAD, log, out)
@@ -166,8 +204,9 @@ def test_tampered_bundle_is_refused(live: Live, tmp_path: Path, capsys: pytest.C
     assert "changed after it was made" in capsys.readouterr().err
 
 
-def test_bundle_opens_in_the_dashboard_with_the_same_sentence(live: Live, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bundle_opens_in_the_dashboard_with_the_same_sentence(
+    live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
@@ -213,7 +252,7 @@ def test_serve_reads_a_bundle_as_its_snapshot_and_log(live: Live, tmp_path: Path
     opened = open_bundles(args)
     try:
         cmd = build_command(args)
-        served = cmd[cmd.index("--") + 1:]
+        served = cmd[cmd.index("--") + 1 :]
         assert served[0].endswith("live.db") and served[0] != str(db)
         assert served[1:3] == ["--effects", str(opened[0].effects)]
         assert Path(served[0]).is_file()

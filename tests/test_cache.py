@@ -88,7 +88,9 @@ def test_a_thread_that_gained_a_checkpoint_is_derived_again(db: Path, tmp_path: 
     # t1 runs again to the end: a new latest checkpoint whose writes key ("0:", no writes)
     # equals the old one's, so only the checkpoint id says that the thread changed.
     conn = sqlite3.connect(db, check_same_thread=False)
-    linear_graph(SqliteSaver(conn)).invoke({"seen": []}, {"configurable": {"thread_id": "t1"}}, durability="sync")
+    linear_graph(SqliteSaver(conn)).invoke(
+        {"seen": []}, {"configurable": {"thread_id": "t1"}}, durability="sync"
+    )
     conn.close()
     with_cache = statuses(db, cache_for(db, folder))
     assert with_cache == statuses(db, None)
@@ -114,7 +116,9 @@ def test_a_write_without_a_new_checkpoint_changes_the_key(db: Path, tmp_path: Pa
     conn.close()
     assert seen_inside["t3"] == ("resumable", 1), seen_inside
     after = statuses(db, cache_for(db, folder))
-    assert after["t3"] == ("failed", 1), "the cached 'resumable' must not be shown after the error write"
+    assert after["t3"] == ("failed", 1), (
+        "the cached 'resumable' must not be shown after the error write"
+    )
     assert after == statuses(db, None)
 
 
@@ -152,7 +156,9 @@ def run_cli(*args: str, cache_dir: Path) -> subprocess.CompletedProcess[str]:
 def test_no_cache_neither_reads_nor_writes_the_cache(db: Path, tmp_path: Path) -> None:
     folder = tmp_path / "cache"
     run_cli("threads", str(db), "--json", "--no-cache", cache_dir=folder)
-    assert not folder.exists() or not list(folder.glob("statuses-*.json")), "--no-cache wrote a cache file"
+    assert not folder.exists() or not list(folder.glob("statuses-*.json")), (
+        "--no-cache wrote a cache file"
+    )
     # A cache that answers wrongly under the right keys: the default run trusts it (which
     # proves the CLI reads it), --no-cache does not.
     poison(cache_for(db, folder), db, "interrupted")
@@ -162,7 +168,9 @@ def test_no_cache_neither_reads_nor_writes_the_cache(db: Path, tmp_path: Path) -
     assert {t["thread_id"]: t["status"] for t in fresh} == {"t1": "completed", "t2": "completed"}
 
 
-def test_the_cache_is_never_written_next_to_the_database(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_is_never_written_next_to_the_database(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(status_cache.CACHE_ENV, str(db.parent))
     before = sorted(p.name for p in db.parent.iterdir())
     source = open_source(db)

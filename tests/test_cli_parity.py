@@ -31,17 +31,23 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def test_replay_reads_the_sibling_log_like_the_dashboard(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_reads_the_sibling_log_like_the_dashboard(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = demo / "crashes" / "payment-sync.db"
     code, out, err = run(capsys, "replay", str(db), "--thread", "payment-sync-killed", "--json")
     assert code == 0 and "payment-sync.effects.jsonl" in err
     doc = json.loads(out)
     assert doc["effects"], "the sibling log was not read"
-    code, out, _ = run(capsys, "replay", str(db), "--thread", "payment-sync-killed", "--json", "--no-effects")
+    code, out, _ = run(
+        capsys, "replay", str(db), "--thread", "payment-sync-killed", "--json", "--no-effects"
+    )
     assert json.loads(out)["effects"] is None
 
 
-def test_campaign_run_database_reads_its_manifest_log(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_campaign_run_database_reads_its_manifest_log(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
     run0 = manifest["runs"][0]
     db = demo / "campaign-linear" / run0["db_at_kill"]
@@ -49,7 +55,9 @@ def test_campaign_run_database_reads_its_manifest_log(demo: Path, capsys: pytest
     assert code == 0 and Path(run0["effects"]["at_kill"]).name in err
 
 
-def test_terminal_verdict_counts_executions_without_backticks(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_terminal_verdict_counts_executions_without_backticks(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = demo / "crashes" / "payment-sync.db"
     _, out, _ = run(capsys, "replay", str(db), "--thread", "payment-sync-killed")
     verdict = out.splitlines()[1]
@@ -59,18 +67,34 @@ def test_terminal_verdict_counts_executions_without_backticks(demo: Path, capsys
     assert "lines)" not in verdict
     assert "what happens again:" in out
     # Verdict rows are printed in the log's line order.
-    rows = [line.split()[0] for line in out.split("line  node")[1].splitlines()[1:] if line[:1].isdigit()]
+    rows = [
+        line.split()[0]
+        for line in out.split("line  node")[1].splitlines()[1:]
+        if line[:1].isdigit()
+    ]
     assert rows == sorted(rows, key=int) and rows
 
 
-def test_failed_thread_prints_its_exception_and_the_next_call(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "replay", str(demo / "examples" / "failing.db"), "--thread", "failing-b-raised")
+def test_failed_thread_prints_its_exception_and_the_next_call(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(
+        capsys, "replay", str(demo / "examples" / "failing.db"), "--thread", "failing-b-raised"
+    )
     assert "b failed with: RuntimeError(" in out
     assert "graph.invoke(None, config)" in out
 
 
-def test_interrupted_thread_prints_the_question_and_command(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "replay", str(demo / "examples" / "payment.db"), "--thread", "payment-waiting-for-approval")
+def test_interrupted_thread_prints_the_question_and_command(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(
+        capsys,
+        "replay",
+        str(demo / "examples" / "payment.db"),
+        "--thread",
+        "payment-waiting-for-approval",
+    )
     assert "approve asks: {" in out and '"invoice_id"' in out
     assert "graph.invoke(Command(resume=...), config)" in out
 
@@ -84,7 +108,9 @@ def test_log_without_a_line_for_the_thread_says_so(demo: Path, tmp_path: Path,
     assert "repeats no recorded side effect" not in out
 
 
-def test_threads_lists_effects_only_threads_as_needs_restart(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_threads_lists_effects_only_threads_as_needs_restart(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = demo / "crashes" / "linear-exit.db"
     _, out, _ = run(capsys, "threads", str(db), "--json")
     assert [t["status"] for t in json.loads(out)] == ["needs_restart"]

@@ -51,7 +51,9 @@ def test_next_tasks_equal_get_state(report: tuple[str, Report]) -> None:
     version, rep = report
     assert rep.checkpoints, f"{version}: no checkpoint compared"
     bad = [o for o in rep.checkpoints if o.verdict == "mismatch"]
-    assert not bad, "\n".join(f"{o.graph}/{o.thread} {o.checkpoint_id}: {o.truth} != {o.derived}" for o in bad)
+    assert not bad, "\n".join(
+        f"{o.graph}/{o.thread} {o.checkpoint_id}: {o.truth} != {o.derived}" for o in bad
+    )
     if not _legacy(version):  # from v3 on every trigger channel names its node: no guessing
         assert all(o.verdict == "match" for o in rep.checkpoints)
     named = {graph: _names_in_rows(version, graph) for graph in {o.graph for o in rep.checkpoints}}
@@ -62,7 +64,9 @@ def test_next_tasks_equal_get_state(report: tuple[str, Report]) -> None:
         # of a finished run looks like a node whose edge was never seen), or a due node is
         # named nowhere in the file (it never finished anywhere).
         missing = {name for name, _ in o.truth} - named[o.graph]
-        assert not o.truth or missing, f"{o.graph}/{o.thread} {o.checkpoint_id}: said unknown, rows name {o.truth}"
+        assert not o.truth or missing, (
+            f"{o.graph}/{o.thread} {o.checkpoint_id}: said unknown, rows name {o.truth}"
+        )
 
 
 def _names_in_rows(version: str, graph: str) -> set[str]:
@@ -89,7 +93,9 @@ def test_killed_threads_are_never_completed(report: tuple[str, Report]) -> None:
     assert len(killed) >= 5, f"{version}: the fixture lost its killed runs"
     for t in killed:
         assert t.status != "completed", f"{version} {t.graph}: killed thread called completed"
-        assert t.status == t.truth_status, f"{version} {t.graph}: {t.status} != LangGraph's {t.truth_status}"
+        assert t.status == t.truth_status, (
+            f"{version} {t.graph}: {t.status} != LangGraph's {t.truth_status}"
+        )
 
 
 def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> None:
@@ -100,7 +106,8 @@ def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> 
         if t.status == t.truth_status:
             continue
         assert _legacy(version) and t.truth_status == "completed" and t.status == "resumable", (
-            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}")
+            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}"
+        )
         source = open_source(str(COMPAT_DIR / version / f"{t.graph}.sqlite"))
         try:
             latest = load_thread(source, t.thread).root.latest
@@ -112,8 +119,12 @@ def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> 
 def _expected_generation(version: str) -> tuple[str, str]:
     minor = _minor(version)
     if minor == (0, 2):
-        return "LangGraph 0.2 (checkpoint v1)" if version == "0.2.28" else "LangGraph 0.2 to 0.3.18 (checkpoint v2)", (
-            "SHA-1 over only the triggers that fired")
+        return (
+            "LangGraph 0.2 (checkpoint v1)"
+            if version == "0.2.28"
+            else "LangGraph 0.2 to 0.3.18 (checkpoint v2)",
+            ("SHA-1 over only the triggers that fired"),
+        )
     if _legacy(version):
         return "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)", "xxh3 over all of a node's triggers"
     if minor in ((0, 3), (0, 4)):
@@ -133,7 +144,9 @@ def test_generation_is_detected(version: str) -> None:
                 gen = load_thread(source, thread_id).generation
                 assert gen is not None and gen.label.startswith(label), (graph, thread_id, gen)
                 assert gen.id_rule == rule, (graph, thread_id, gen.id_rule)
-                assert gen.sends == ("__pregel_tasks" if _minor(version) >= (0, 5) else "pending_sends")
+                assert gen.sends == (
+                    "__pregel_tasks" if _minor(version) >= (0, 5) else "pending_sends"
+                )
         finally:
             source.close()
 
@@ -180,7 +193,12 @@ def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Pat
 
     plan = plan_resume(thread, None, "killed")
     reused = {t.node for _, t in plan.reused}
-    assert {t["node"] for t in plan.to_json()["today_reruns"]} == reused == ran & reused == {"p1", "p2"}
+    assert (
+        {t["node"] for t in plan.to_json()["today_reruns"]}
+        == reused
+        == ran & reused
+        == {"p1", "p2"}
+    )
     from replaylens.report import incident_markdown
 
     report = incident_markdown(plan, database=db.name, effects_log=None)
@@ -227,8 +245,13 @@ def test_thread_list_agrees_with_thread_page(version: str) -> None:
             for row in summaries:
                 thread = load_thread(source, row.thread_id)
                 assert row.status == thread_status(thread), (graph, row.thread_id)
-                assert row.pending == tuple(t.node or t.label for t in thread.root.latest.pending_tasks), (graph, row.thread_id)
-                assert row.next_unknown == bool(thread.root.latest.next_unknown), (graph, row.thread_id)
+                assert row.pending == tuple(
+                    t.node or t.label for t in thread.root.latest.pending_tasks
+                ), (graph, row.thread_id)
+                assert row.next_unknown == bool(thread.root.latest.next_unknown), (
+                    graph,
+                    row.thread_id,
+                )
         finally:
             source.close()
 
@@ -307,8 +330,12 @@ def test_task_statuses_equal_langgraph_results(version: str) -> None:
     there every task of a step whose next checkpoint exists must be finished."""
     truth = load_truth(version)
     reports_results = any(
-        t["has_result"] for g in truth["graphs"].values() for th in g["threads"].values()
-        for c in th["checkpoints"] for t in c.get("tasks", []))
+        t["has_result"]
+        for g in truth["graphs"].values()
+        for th in g["threads"].values()
+        for c in th["checkpoints"]
+        for t in c.get("tasks", [])
+    )
     compared = 0
     for graph, doc in truth["graphs"].items():
         source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
@@ -318,15 +345,23 @@ def test_task_statuses_equal_langgraph_results(version: str) -> None:
                 for c in entry["checkpoints"]:
                     cp = thread.find(c["checkpoint_id"], c["checkpoint_ns"])
                     ns = thread.namespaces[c["checkpoint_ns"]]
-                    followed = any(ns.by_id[i].source == "loop" and ns.by_id[i].step == cp.step + 1
-                                   for i in cp.children if i in ns.by_id)
+                    followed = any(
+                        ns.by_id[i].source == "loop" and ns.by_id[i].step == cp.step + 1
+                        for i in cp.children
+                        if i in ns.by_id
+                    )
                     by_id = {t.task_id: t for t in cp.tasks}
                     for t in c["tasks"]:
                         if t["id"] not in by_id:
                             continue  # a task the rows cannot name (see test_next_tasks_equal_get_state)
                         finished = by_id[t["id"]].status == "finished"
                         if reports_results:
-                            assert finished == t["has_result"], (graph, thread_id, c["checkpoint_id"], t)
+                            assert finished == t["has_result"], (
+                                graph,
+                                thread_id,
+                                c["checkpoint_id"],
+                                t,
+                            )
                         elif followed:  # the step completed: every task of it finished
                             assert finished, (graph, thread_id, c["checkpoint_id"], t)
                         else:

@@ -63,7 +63,9 @@ def test_serve_builds_the_streamlit_command_with_pass_through_arguments(tmp_path
     from replaylens import _serve
     from replaylens.cli import build_parser
 
-    args = build_parser().parse_args(["serve", "a.db", "--effects", "e.jsonl", "--port", "9999", "--allow", "d"])
+    args = build_parser().parse_args(
+        ["serve", "a.db", "--effects", "e.jsonl", "--port", "9999", "--allow", "d"]
+    )
     assert isinstance(args, argparse.Namespace)
     cmd = _serve.build_command(args)
     assert cmd[1:4] == ["-m", "streamlit", "run"] and cmd[4].endswith("app.py")
@@ -71,7 +73,13 @@ def test_serve_builds_the_streamlit_command_with_pass_through_arguments(tmp_path
     assert cmd[cmd.index("--server.headless") + 1] == "true"
     assert cmd[cmd.index("--browser.gatherUsageStats") + 1] == "false"
     rest = cmd[cmd.index("--") + 1 :]
-    assert rest == [os.path.abspath("a.db"), "--effects", os.path.abspath("e.jsonl"), "--allow", os.path.abspath("d")]
+    assert rest == [
+        os.path.abspath("a.db"),
+        "--effects",
+        os.path.abspath("e.jsonl"),
+        "--allow",
+        os.path.abspath("d"),
+    ]
     assert config.parse(rest).effects == Path(os.path.abspath("e.jsonl"))
 
 
@@ -114,7 +122,9 @@ def test_thread_rows_put_attention_first_and_add_effect_only_threads(demo: Path)
     assert rows[0].effect_lines and rows[0].effect_lines > 0
     source = open_source(demo / "crashes" / "linear-exit.db")
     summaries, _ = summarize_threads(source)
-    rows = views.thread_rows(summaries, read_effects(demo / "crashes" / "linear-exit.effects.jsonl"))
+    rows = views.thread_rows(
+        summaries, read_effects(demo / "crashes" / "linear-exit.effects.jsonl")
+    )
     assert [(r.thread_id, r.status) for r in rows] == [("linear-exit-killed", "needs_restart")]
 
 
@@ -124,7 +134,9 @@ def test_writes_table_names_special_channels_in_words(demo: Path) -> None:
     assert latest is not None
     frame = views.writes_frame(latest)
     assert "error" in set(frame["channel"]) and "__error__" not in set(frame["channel"])
-    thread = load_thread(open_source(demo / "examples" / "payment.db"), "payment-waiting-for-approval")
+    thread = load_thread(
+        open_source(demo / "examples" / "payment.db"), "payment-waiting-for-approval"
+    )
     assert thread.root and thread.root.latest
     assert "interrupt" in set(views.writes_frame(thread.root.latest)["channel"])
 
@@ -160,12 +172,19 @@ def test_database_text_is_made_inert() -> None:
 def test_incident_report_has_plan_verdicts_windows_and_links(demo: Path) -> None:
     db = demo / "crashes" / "payment-sync.db"
     thread = load_thread(open_source(db), "payment-sync-killed")
-    plan = plan_resume(thread, read_effects(demo / "crashes" / "payment-sync.effects.jsonl"), "payment-sync-killed")
+    plan = plan_resume(
+        thread, read_effects(demo / "crashes" / "payment-sync.effects.jsonl"), "payment-sync-killed"
+    )
     plan.thread_id = "t[1](javascript:x)"
     report = incident_markdown(plan, database="crashes/payment-sync.db", effects_log="x.jsonl",
                                links={"Thread view": "http://h/thread?db=a&thread=b"})  # fmt: skip
     assert "`t[1](javascript:x)`" in report  # an inert code span
-    assert "charge_card" in report and "| sync |" in report and "| async |" in report and "| exit |" in report
+    assert (
+        "charge_card" in report
+        and "| sync |" in report
+        and "| async |" in report
+        and "| exit |" in report
+    )
     assert "→" in report and "(http://h/thread?db=a&thread=b)" in report
     # Inside a code span a name is shown as it is, never with Markdown escapes in it.
     assert "`charge_card`" in report and "charge\\_card" not in report
@@ -184,14 +203,23 @@ def test_cli_report_is_the_dashboard_report_byte_for_byte(tmp_path: Path) -> Non
 
     samples = Path(__file__).resolve().parents[1] / "sample_dbs"
     shutil.copy(samples / "payment-approved.db", tmp_path / "payment-approved.db")
-    shutil.copy(samples / "payment-approved.effects.jsonl", tmp_path / "payment-approved.effects.jsonl")
+    shutil.copy(
+        samples / "payment-approved.effects.jsonl", tmp_path / "payment-approved.effects.jsonl"
+    )
     thread_id = load_thread_ids(tmp_path / "payment-approved.db")[0]
     cli = subprocess.run([sys.executable, "-m", "replaylens.cli", "report", "payment-approved.db", "--thread", thread_id,
                           "--effects", "payment-approved.effects.jsonl"], cwd=tmp_path, capture_output=True, text=True,
                          check=True).stdout  # fmt: skip
-    item = DataItem("payment-approved.db", tmp_path / "payment-approved.db", tmp_path / "payment-approved.effects.jsonl")
-    plan = plan_resume(load_thread(open_source(item.path), thread_id), read_effects(item.effects), thread_id)
+    item = DataItem(
+        "payment-approved.db",
+        tmp_path / "payment-approved.db",
+        tmp_path / "payment-approved.effects.jsonl",
+    )
+    plan = plan_resume(
+        load_thread(open_source(item.path), thread_id), read_effects(item.effects), thread_id
+    )
     page = incident_markdown(plan, database=item.key, effects_log=effects_label(item))
+
     def undated(text: str) -> str:
         return re.sub(r"Generated by replaylens on .*", "", text)
 
@@ -201,7 +229,9 @@ def test_cli_report_is_the_dashboard_report_byte_for_byte(tmp_path: Path) -> Non
     from markdown_it import MarkdownIt
 
     html = MarkdownIt("commonmark").render(hostile)
-    assert "<img" not in html and "onerror=alert(1)" in html  # shown as text, escaped, not an element
+    assert (
+        "<img" not in html and "onerror=alert(1)" in html
+    )  # shown as text, escaped, not an element
 
 
 def load_thread_ids(db: Path) -> list[str]:
@@ -233,7 +263,9 @@ def test_repeated_lines_counts_a_second_start_of_the_same_task() -> None:
     assert repeated_lines(lines) == 1
 
 
-def test_each_session_gets_a_private_upload_folder_removed_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_session_gets_a_private_upload_folder_removed_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import gc
     import stat
 
@@ -272,7 +304,9 @@ def test_uploads_go_by_their_own_name_and_a_foreign_upload_says_so(tmp_path: Pat
         path = catalog.save_upload("payment incident.db", b"x", box.path)
         item = catalog.DataItem(str(path), path, None, None, "uploaded")
         assert catalog.place(item, catalog.Catalog(), []).label == "payment_incident.db (uploaded)"
-        assert catalog.looks_uploaded(str(path)) and not catalog.looks_uploaded(str(tmp_path / "x.db"))
+        assert catalog.looks_uploaded(str(path)) and not catalog.looks_uploaded(
+            str(tmp_path / "x.db")
+        )
     finally:
         box.cleanup()
 
@@ -282,7 +316,9 @@ def test_what_happens_again_rows_count_executions_and_judge_the_key(demo: Path) 
 
     db = demo / "crashes" / "payment-sync.db"
     thread = load_thread(open_source(db), "payment-sync-killed")
-    plan = plan_resume(thread, read_effects(db.with_name("payment-sync.effects.jsonl")), "payment-sync-killed")
+    plan = plan_resume(
+        thread, read_effects(db.with_name("payment-sync.effects.jsonl")), "payment-sync-killed"
+    )
     rows = again_rows(plan)
     charge = next(r for r in rows if r.node == "charge")
     assert charge.effect == "charge_card" and charge.times == 1 and len(charge.lines) >= 1

@@ -47,18 +47,37 @@ def _ext(code: int, *parts: object) -> bytes:
         lambda m: ("msgpack", _ext(3, "os", "system", f"touch {m}", "__call__")),
         lambda m: ("msgpack", _ext(5, "os", "system", {"command": f"touch {m}"})),
         lambda m: ("pickle", pickle.dumps(_Boom(m))),
-        lambda m: ("json", b'{"lc": 2, "type": "constructor", "id": ["os", "system"], "args": ["touch %s"]}'
-                   % m.encode()),
+        lambda m: (
+            "json",
+            b'{"lc": 2, "type": "constructor", "id": ["os", "system"], "args": ["touch %s"]}'
+            % m.encode(),
+        ),
     ],
-    ids=["ext-os.system", "ext-Popen", "ext-attacker-module", "ext-method", "ext-pydantic", "pickle", "json-lc"],
+    ids=[
+        "ext-os.system",
+        "ext-Popen",
+        "ext-attacker-module",
+        "ext-method",
+        "ext-pydantic",
+        "pickle",
+        "json-lc",
+    ],
 )
-def test_crafted_blobs_become_placeholders_and_run_nothing(blob_factory: Callable[[str], tuple[str, bytes]], tmp_path: Path) -> None:
+def test_crafted_blobs_become_placeholders_and_run_nothing(
+    blob_factory: Callable[[str], tuple[str, bytes]], tmp_path: Path
+) -> None:
     marker = tmp_path / "pwned"
     type_, blob = blob_factory(str(marker))
     result = decode_typed(type_, blob)
     assert not marker.exists(), "decoding ran code named by the blob"
     value = result.value
-    placeholder = value if isinstance(value, Placeholder) else value.get("__placeholder__") if isinstance(value, dict) else None
+    placeholder = (
+        value
+        if isinstance(value, Placeholder)
+        else value.get("__placeholder__")
+        if isinstance(value, dict)
+        else None
+    )
     assert isinstance(value, Placeholder), repr(value)
     assert placeholder.kind in {"blocked", "pickle"}
 
@@ -66,17 +85,25 @@ def test_crafted_blobs_become_placeholders_and_run_nothing(blob_factory: Callabl
 def test_hostile_database_opens_and_no_code_runs(tmp_path: Path) -> None:
     db = tmp_path / "hostile.db"
     conn = sqlite3.connect(db, check_same_thread=False)
-    linear().compile(checkpointer=SqliteSaver(conn)).invoke({"visited": []}, {"configurable": {"thread_id": "t"}})
+    linear().compile(checkpointer=SqliteSaver(conn)).invoke(
+        {"visited": []}, {"configurable": {"thread_id": "t"}}
+    )
     marker = tmp_path / "pwned"
-    conn.execute("UPDATE writes SET type='msgpack', value=? WHERE rowid = (SELECT MIN(rowid) FROM writes)",
-                 (_ext(1, "os", "system", [f"touch {marker}"]),))
-    conn.execute("UPDATE writes SET type='pickle', value=? WHERE rowid = (SELECT MAX(rowid) FROM writes)",
-                 (pickle.dumps(_Boom(str(marker))),))
+    conn.execute(
+        "UPDATE writes SET type='msgpack', value=? WHERE rowid = (SELECT MIN(rowid) FROM writes)",
+        (_ext(1, "os", "system", [f"touch {marker}"]),),
+    )
+    conn.execute(
+        "UPDATE writes SET type='pickle', value=? WHERE rowid = (SELECT MAX(rowid) FROM writes)",
+        (pickle.dumps(_Boom(str(marker))),),
+    )
     conn.commit()
     conn.close()
     source = open_source(db)
     thread = load_thread(source, "t")
-    values = [w.value for ns in thread.namespaces.values() for cp in ns.checkpoints for w in cp.writes]
+    values = [
+        w.value for ns in thread.namespaces.values() for cp in ns.checkpoints for w in cp.writes
+    ]
     assert sum(isinstance(v, Placeholder) for v in values) == 2
     assert not marker.exists()
 
@@ -85,7 +112,9 @@ def test_encrypted_blobs_need_the_key(tmp_path: Path) -> None:
     db = tmp_path / "enc.db"
     conn = sqlite3.connect(db, check_same_thread=False)
     saver = SqliteSaver(conn, serde=EncryptedSerializer.from_pycryptodome_aes(key=AES_KEY))
-    linear().compile(checkpointer=saver).invoke({"visited": []}, {"configurable": {"thread_id": "t"}})
+    linear().compile(checkpointer=saver).invoke(
+        {"visited": []}, {"configurable": {"thread_id": "t"}}
+    )
     conn.close()
     locked = open_source(db, aes_key=None)
     summaries, problems = summarize_threads(locked)
@@ -103,9 +132,13 @@ def test_encrypted_blobs_need_the_key(tmp_path: Path) -> None:
 def test_a_corrupt_checkpoint_blob_spoils_only_itself(tmp_path: Path) -> None:
     db = tmp_path / "corrupt.db"
     conn = sqlite3.connect(db, check_same_thread=False)
-    linear().compile(checkpointer=SqliteSaver(conn)).invoke({"visited": []}, {"configurable": {"thread_id": "t"}})
-    conn.execute("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 20) "
-                 "WHERE rowid = (SELECT MIN(rowid) FROM checkpoints)")
+    linear().compile(checkpointer=SqliteSaver(conn)).invoke(
+        {"visited": []}, {"configurable": {"thread_id": "t"}}
+    )
+    conn.execute(
+        "UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 20) "
+        "WHERE rowid = (SELECT MIN(rowid) FROM checkpoints)"
+    )
     conn.commit()
     conn.close()
     thread = load_thread(open_source(db), "t")
@@ -115,7 +148,10 @@ def test_a_corrupt_checkpoint_blob_spoils_only_itself(tmp_path: Path) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["msgpack", "json", "bytes", "pickle", "msgpack+aes", "weird", "null"]), st.binary(max_size=300))
+@given(
+    st.sampled_from(["msgpack", "json", "bytes", "pickle", "msgpack+aes", "weird", "null"]),
+    st.binary(max_size=300),
+)
 def test_decoder_never_raises(type_: str, blob: bytes) -> None:
     result = decode_typed(type_, blob, aes_key=AES_KEY)
     assert result.error is None or isinstance(result.error, str)
@@ -127,7 +163,9 @@ def test_shutil_is_only_used_for_copies(tmp_path: Path) -> None:
     # decoding must not need the writable original: a read-only copy works the same
     db = tmp_path / "ro.db"
     conn = sqlite3.connect(db, check_same_thread=False)
-    linear().compile(checkpointer=SqliteSaver(conn)).invoke({"visited": []}, {"configurable": {"thread_id": "t"}})
+    linear().compile(checkpointer=SqliteSaver(conn)).invoke(
+        {"visited": []}, {"configurable": {"thread_id": "t"}}
+    )
     conn.close()
     folder = tmp_path / "evidence"
     folder.mkdir()

@@ -71,7 +71,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     for i in range(TURNS):
         # the second turn re-sends an earlier message id: add_messages replaces it in place
         mid = "h-0" if i == 1 else f"h-{i}"
-        graph.invoke({"messages": [HumanMessage(content=f"hi {i}", id=mid)], "log": [f"in{i}"]}, cfg)
+        graph.invoke(
+            {"messages": [HumanMessage(content=f"hi {i}", id=mid)], "log": [f"in{i}"]}, cfg
+        )
     conn.close()
     yield path
 
@@ -94,18 +96,30 @@ def test_folded_values_equal_get_state_on_every_checkpoint(db: Path, tmp_path: P
     for cp in thread.root.checkpoints:
         if not delta_channels(cp):
             continue
-        want = graph.get_state({"configurable": {"thread_id": "chat", "checkpoint_ns": "",
-                                                 "checkpoint_id": cp.checkpoint_id}}).values
+        want = graph.get_state(
+            {
+                "configurable": {
+                    "thread_id": "chat",
+                    "checkpoint_ns": "",
+                    "checkpoint_id": cp.checkpoint_id,
+                }
+            }
+        ).values
         got = state_values(source, thread, cp)
         for channel in ("log", "messages"):
             if channel not in want and channel not in got:
                 continue
             result = got.get(channel)
-            assert result is not None and result.note and result.note.startswith("folded"), (cp.step, channel)
+            assert result is not None and result.note and result.note.startswith("folded"), (
+                cp.step,
+                channel,
+            )
             compared += 1
             folded_messages += channel == "messages" and "message id" in result.note
             if _plain(result.value) != _plain(want.get(channel, [])):
-                wrong.append(f"step {cp.step} {channel}: {_plain(result.value)} != {_plain(want.get(channel))}")
+                wrong.append(
+                    f"step {cp.step} {channel}: {_plain(result.value)} != {_plain(want.get(channel))}"
+                )
     source.close()
     conn.close()
     assert not wrong, "\n".join(wrong)
@@ -120,4 +134,3 @@ def test_latest_value_is_the_whole_conversation(db: Path) -> None:
     msgs = _plain(values["messages"].value)
     assert len(msgs) == 2 * TURNS - 1  # h-0 was sent twice and replaced, not appended
     assert msgs[0] == ("HumanMessage", "h-0", "hi 1")
-

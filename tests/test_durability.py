@@ -70,7 +70,9 @@ def test_mode_order_holds_on_every_corpus_thread(corpus: Corpus) -> None:
                     assert lines[0] <= lines[1] <= lines[2], (where, lines)
                     assert tasks[0] <= tasks[1] <= tasks[2], (where, tasks)
                     # The order must come from the model, not from the safety net that enforces it.
-                    clamped = [m for m in MODES if any("never keeps less" in x for x in w[m].assumed)]
+                    clamped = [
+                        m for m in MODES if any("never keeps less" in x for x in w[m].assumed)
+                    ]
                     assert not clamped, (where, clamped, [w[m].assumed for m in clamped])
                     checked += 1
     assert checked > 100
@@ -97,7 +99,10 @@ def test_recorded_mode_reproduces_the_recorded_verdict(corpus: Corpus) -> None:
             o = plan.what_if[entry.mode]
             assert o.as_recorded, (entry.name, tid)
             assert o.replayed_lines == plan.replayed_lines, (entry.name, tid)
-            assert o.checkpoints_kept == (thread.checkpoint_count if thread else 0), (entry.name, tid)
+            assert o.checkpoints_kept == (thread.checkpoint_count if thread else 0), (
+                entry.name,
+                tid,
+            )
             latest = plan.resume_checkpoint
             assert o.resume_checkpoint_id == (latest.checkpoint_id if latest else None)
             assert o.restart == (plan.status == "needs_restart")
@@ -125,7 +130,9 @@ def test_endings_are_returns_raises_and_pauses_not_kills(corpus: Corpus) -> None
                     assert "completed" in o.sentence, where
                 else:
                     due = {t.node for t in thread.root.latest.tasks if t.status != "finished"}
-                    assert {r["node"] for r in o.reruns} == due & {r["node"] for r in o.reruns} and o.reruns, where
+                    assert {r["node"] for r in o.reruns} == due & {
+                        r["node"] for r in o.reruns
+                    } and o.reruns, where
                     assert o.resume_step == thread.root.latest.step, where
             kinds[entry.kind] += 1
     assert all(kinds.values()), kinds
@@ -136,7 +143,7 @@ def test_async_recording_predicts_sync_keeps_more_on_a_slow_store(corpus: Corpus
     fanout kept only its input checkpoint; sync would have kept the three before p3."""
     entry = corpus.get("fanout-async-slowput-killed")
     sync_entry = corpus.get("fanout-sync-slowput-killed")
-    (_, _, plan), = _plans(entry, 0.25, Recording("async", 0.25, 0.3))
+    ((_, _, plan),) = _plans(entry, 0.25, Recording("async", 0.25, 0.3))
     real_sync = load_thread(open_source(sync_entry.db), sync_entry.thread_ids[0])
     assert plan.what_if["async"].as_recorded
     assert plan.what_if["sync"].checkpoints_kept == real_sync.checkpoint_count
@@ -147,8 +154,21 @@ def test_cli_rejects_bad_latency(corpus: Corpus) -> None:
     entry = corpus.get("linear-sync-killed")
     for bad in ("-1", "soon", "nan"):
         proc = subprocess.run(
-            [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db), "--thread", entry.thread_ids[0],
-             "--latency", bad, "--json"], capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "replaylens.cli",
+                "replay",
+                str(entry.db),
+                "--thread",
+                entry.thread_ids[0],
+                "--latency",
+                bad,
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert proc.returncode == 2 and "latency" in proc.stderr, (bad, proc.stderr)
 
@@ -166,9 +186,27 @@ def test_reduced_validation_matrix_predicts_inside_real_kills(tmp_path: Path) ->
 def test_replay_json_what_if_block(corpus: Corpus, mode: str) -> None:
     entry = corpus.get(f"linear-{mode}-killed")
     proc = subprocess.run(
-        [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db), "--thread", entry.thread_ids[0],
-         "--effects", str(entry.effects_log), "--json", "--recorded-mode", mode, "--recorded-latency", "0",
-         "--latency", "0"], capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "replaylens.cli",
+            "replay",
+            str(entry.db),
+            "--thread",
+            entry.thread_ids[0],
+            "--effects",
+            str(entry.effects_log),
+            "--json",
+            "--recorded-mode",
+            mode,
+            "--recorded-latency",
+            "0",
+            "--latency",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     import json
@@ -177,7 +215,13 @@ def test_replay_json_what_if_block(corpus: Corpus, mode: str) -> None:
     modes = doc["what_if"]["modes"]
     assert doc["what_if"]["recorded"]["mode"] == mode
     for m in MODES:
-        assert {"checkpoints_kept", "resume_checkpoint", "reruns", "replayed_lines", "assumptions"} <= set(modes[m])
+        assert {
+            "checkpoints_kept",
+            "resume_checkpoint",
+            "reruns",
+            "replayed_lines",
+            "assumptions",
+        } <= set(modes[m])
         assert set(modes[m]["assumptions"]) == {"used", "assumed"}
     assert modes[mode]["as_recorded"] is True
     assert [r["node"] for r in modes["sync"]["reruns"]] == ["c"]
@@ -189,7 +233,11 @@ def test_recorded_mode_comes_from_the_kill_test_manifest() -> None:
     from replaylens.recorded import recording_for
 
     root = Path(__file__).resolve().parents[1] / "sample_dbs"
-    rec = recording_for(root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "killtest-async-0.25s-1")
+    rec = recording_for(
+        root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "killtest-async-0.25s-1"
+    )
     assert (rec.mode, rec.latency, rec.kill_offset, rec.kill_node) == ("async", 0.25, 0.15, "p3")
-    assert not recording_for(root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "another-thread").known
+    assert not recording_for(
+        root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "another-thread"
+    ).known
     assert not recording_for(root / "payment-approved.db", "payment-approved").known

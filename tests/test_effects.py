@@ -44,7 +44,11 @@ def test_bad_lines_are_reported_by_number_and_good_lines_load(tmp_path: Path) ->
 def test_an_overlong_line_is_skipped_without_losing_the_next(tmp_path: Path) -> None:
     log = tmp_path / "effects.jsonl"
     with open(log, "w") as fh:
-        fh.write('{"thread_id": "t", "node": "' + "x" * (MAX_LINE_BYTES + 10) + '", "phase": "start", "ts": 1}\n')
+        fh.write(
+            '{"thread_id": "t", "node": "'
+            + "x" * (MAX_LINE_BYTES + 10)
+            + '", "phase": "start", "ts": 1}\n'
+        )
         fh.write(json.dumps({"thread_id": "t", "node": "b", "phase": "start", "ts": 2}) + "\n")
     parsed = read_effects(log)
     assert [(e.line, e.node) for e in parsed.lines] == [(2, "b")]
@@ -52,8 +56,13 @@ def test_an_overlong_line_is_skipped_without_losing_the_next(tmp_path: Path) -> 
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-                    lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=20))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+        lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
+        max_leaves=20,
+    )
+)
 def test_parse_record_never_raises(value: object) -> None:
     line, problems = parse_record(value, 1, "f line 1")
     assert (line is None) == bool(problems) or line is not None
@@ -84,12 +93,33 @@ def test_recorder_lines_stay_whole_across_threads_and_processes(tmp_path: Path) 
 
 def test_idempotency_mistakes_from_the_article_are_named(tmp_path: Path) -> None:
     path = str(tmp_path / "effects.jsonl")
-    base = {"thread_id": "t", "node": "charge", "step": 3, "task_id": "task-1", "effect": "charge_card"}
+    base = {
+        "thread_id": "t",
+        "node": "charge",
+        "step": 3,
+        "task_id": "task-1",
+        "effect": "charge_card",
+    }
     rows = [
         {**base, "phase": "start", "ts": 1, "pid": 100, "idempotency_key": "uuid-aaa"},
-        {**base, "phase": "start", "ts": 5, "pid": 200, "idempotency_key": "uuid-bbb"},  # regenerated
-        {"thread_id": "t", "node": "refund", "step": 4, "task_id": "task-2", "effect": "refund",
-         "phase": "start", "ts": 6, "pid": 200, "idempotency_key": "uuid-bbb"},  # shared by another operation
+        {
+            **base,
+            "phase": "start",
+            "ts": 5,
+            "pid": 200,
+            "idempotency_key": "uuid-bbb",
+        },  # regenerated
+        {
+            "thread_id": "t",
+            "node": "refund",
+            "step": 4,
+            "task_id": "task-2",
+            "effect": "refund",
+            "phase": "start",
+            "ts": 6,
+            "pid": 200,
+            "idempotency_key": "uuid-bbb",
+        },  # shared by another operation
     ]
     Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
     plan = plan_resume(None, read_effects(path), "t")
@@ -100,7 +130,9 @@ def test_idempotency_mistakes_from_the_article_are_named(tmp_path: Path) -> None
     assert {a.pid for a in plan.duplicates[0]} == {100, 200}
 
 
-def test_recorder_without_a_log_warns_and_never_breaks_the_node(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_recorder_without_a_log_warns_and_never_breaks_the_node(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import pytest
 
     monkeypatch.delenv("REPLAYLENS_EFFECTS_LOG", raising=False)
@@ -114,7 +146,19 @@ def test_lines_cannot_borrow_text_from_their_neighbours(tmp_path: Path) -> None:
     """Batched parsing must give the same answer as line-by-line parsing on crafted input."""
     good = json.dumps({"thread_id": "t", "node": "a", "phase": "start", "ts": 1})
     log = tmp_path / "effects.jsonl"
-    log.write_text("\n".join(['1,2', '[3', '4]', '{"thread_id": "t", "node": [', '"x"], "phase": "s", "ts": 1}', good]) + "\n")
+    log.write_text(
+        "\n".join(
+            [
+                "1,2",
+                "[3",
+                "4]",
+                '{"thread_id": "t", "node": [',
+                '"x"], "phase": "s", "ts": 1}',
+                good,
+            ]
+        )
+        + "\n"
+    )
     parsed = read_effects(log)
     assert [e.line for e in parsed.lines] == [6]
     assert parsed.bad_lines == 5
@@ -125,29 +169,44 @@ def _effect_row(i: int, **more: object) -> str:
     return json.dumps({"thread_id": "t", "node": f"n{i}", "phase": "start", "ts": i, **more})
 
 
-def test_block_boundaries_never_change_what_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_block_boundaries_never_change_what_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The file is read in blocks: wherever a block ends (inside a bad line, a blank one or
     one over the limit), every line keeps its number and its fields."""
     from replaylens.effects import parse
 
     monkeypatch.setattr(parse, "MAX_LINE_BYTES", 200)
     good = [_effect_row(i, seq=i) for i in range(40)]
-    rows = [*good[:10], "", "{broken", *good[10:20], '{"node": "' + "x" * 300 + '"}', *good[20:30], "  ", *good[30:]]
+    rows = [
+        *good[:10],
+        "",
+        "{broken",
+        *good[10:20],
+        '{"node": "' + "x" * 300 + '"}',
+        *good[20:30],
+        "  ",
+        *good[30:],
+    ]
     log = tmp_path / "effects.jsonl"
     log.write_text("\n".join(rows))  # the last line has no newline
     results = []
     for size in (1, 7, 64, 1000, 1 << 17):
         monkeypatch.setattr(parse, "READ_BYTES", size)
         parsed = read_effects(log)
-        results.append(([(e.line, e.node, e.extra) for e in parsed.lines], parsed.problems, parsed.bad_lines))
+        results.append(
+            ([(e.line, e.node, e.extra) for e in parsed.lines], parsed.problems, parsed.bad_lines)
+        )
     lines, problems, bad = results[0]
     numbers = [i for i, row in enumerate(rows, 1) if row.startswith('{"thread_id"')]
     assert [(n, node, extra) for n, node, extra in lines] == [
         (n, f"n{i}", {"seq": i}) for i, n in enumerate(numbers)
     ]
     assert numbers[-1] == 44 and bad == 2
-    assert problems == ["effects.jsonl line 12: is not valid JSON; skipped.",
-                        "effects.jsonl line 23: longer than 0 KiB; skipped."]
+    assert problems == [
+        "effects.jsonl line 12: is not valid JSON; skipped.",
+        "effects.jsonl line 23: longer than 0 KiB; skipped.",
+    ]
     assert all(result == results[0] for result in results[1:])
 
 
@@ -156,7 +215,9 @@ def test_one_bad_line_in_a_batch_is_named_and_its_neighbours_load(tmp_path: Path
     batch line by line, so it is still named by number and the lines around it still load."""
     rows = [_effect_row(i, z=1, a=2, m=3, b=4) for i in range(300)]
     rows[150] = rows[150][:-1]  # cut short: not JSON
-    rows[200] = _effect_row(200, z=1, a=2, m=3, b=4, ts="2026-01-01T00:00:00")  # only parse_record reads it
+    rows[200] = _effect_row(
+        200, z=1, a=2, m=3, b=4, ts="2026-01-01T00:00:00"
+    )  # only parse_record reads it
     rows[250] = _effect_row(250, node="")
     log = tmp_path / "effects.jsonl"
     log.write_text("\n".join(rows) + "\n")
@@ -164,14 +225,19 @@ def test_one_bad_line_in_a_batch_is_named_and_its_neighbours_load(tmp_path: Path
     assert [e.line for e in parsed.lines] == [n for n in range(1, 301) if n not in (151, 251)]
     assert parsed.bad_lines == 2 and len(parsed.problems) == 2
     assert parsed.problems[0] == "effects.jsonl line 151: is not valid JSON; skipped."
-    assert parsed.problems[1].startswith("effects.jsonl line 251: 'node' must be a non-empty string")
+    assert parsed.problems[1].startswith(
+        "effects.jsonl line 251: 'node' must be a non-empty string"
+    )
     assert parsed.lines[199].ts == datetime(2026, 1, 1, tzinfo=UTC).timestamp()
     assert all(list(e.extra) == ["z", "a", "m", "b"] for e in parsed.lines)  # file order
 
 
 def test_blank_lines_keep_the_numbers_of_the_lines_after_them(tmp_path: Path) -> None:
     log = tmp_path / "effects.jsonl"
-    log.write_text("\n".join([_effect_row(1), "", _effect_row(3), _effect_row(4), "", "", _effect_row(7)]) + "\n")
+    log.write_text(
+        "\n".join([_effect_row(1), "", _effect_row(3), _effect_row(4), "", "", _effect_row(7)])
+        + "\n"
+    )
     parsed = read_effects(log)
     assert [(e.line, e.node) for e in parsed.lines] == [(1, "n1"), (3, "n3"), (4, "n4"), (7, "n7")]
     assert parsed.problems == [] and parsed.bad_lines == 0
@@ -182,16 +248,35 @@ def test_times_going_back_are_found_after_a_stretch_in_order(tmp_path: Path) -> 
     task by task, but a task's lines before that still count as its earlier lines."""
 
     def row(task: str, ts: float) -> str:
-        return json.dumps({"thread_id": "t", "node": "n", "task_id": task, "phase": "start", "ts": ts})
+        return json.dumps(
+            {"thread_id": "t", "node": "n", "task_id": task, "phase": "start", "ts": ts}
+        )
 
     future = 4_000_000_000.0
     log = tmp_path / "effects.jsonl"
-    log.write_text("\n".join([row("a", 10), row("b", 20), row("c", 30), row("a", 15), row("b", 18),
-                              row("a", 12), row("c", future)]) + "\n")
+    log.write_text(
+        "\n".join(
+            [
+                row("a", 10),
+                row("b", 20),
+                row("c", 30),
+                row("a", 15),
+                row("b", 18),
+                row("a", 12),
+                row("c", future),
+            ]
+        )
+        + "\n"
+    )
     assert read_effects(log).problems == [
         "effects.jsonl line 5: 'ts' is earlier than line 2 of the same task; kept, ordered by line number.",
         "effects.jsonl line 6: 'ts' is earlier than line 4 of the same task; kept, ordered by line number.",
         "effects.jsonl line 7: 'ts' is in the future (4000000000); kept, ordered by line number.",
     ]
-    log.write_text("\n".join([row("a", 1), row("a", 2), row("a", future), row("a", future + 1)]) + "\n")
-    assert [p.split(":")[0] for p in read_effects(log).problems] == ["effects.jsonl line 3", "effects.jsonl line 4"]
+    log.write_text(
+        "\n".join([row("a", 1), row("a", 2), row("a", future), row("a", future + 1)]) + "\n"
+    )
+    assert [p.split(":")[0] for p in read_effects(log).problems] == [
+        "effects.jsonl line 3",
+        "effects.jsonl line 4",
+    ]

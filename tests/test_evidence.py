@@ -52,7 +52,9 @@ def fresh_caches() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("state", ["hot-wal", "clean-wal", "rollback"])
-def test_every_page_leaves_the_files_alone(state: str, evidence: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_every_page_leaves_the_files_alone(
+    state: str, evidence: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     db = evidence[state]
     log = db.parent / "effects.jsonl"
     before = fingerprint(db)
@@ -70,13 +72,17 @@ def test_every_page_leaves_the_files_alone(state: str, evidence: dict[str, Path]
 
 
 @pytest.mark.parametrize("state", ["hot-wal", "clean-wal", "rollback"])
-def test_every_cli_command_leaves_the_files_alone(state: str, evidence: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_cli_command_leaves_the_files_alone(
+    state: str, evidence: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     db = evidence[state]
     log = str(db.parent / "effects.jsonl")
     before = fingerprint(db)
     for argv in (
-        ["threads", str(db)], ["threads", str(db), "--json"],
-        ["thread", str(db), "--thread", "t0"], ["thread", str(db), "--thread", "t0", "--json", "--values"],
+        ["threads", str(db)],
+        ["threads", str(db), "--json"],
+        ["thread", str(db), "--thread", "t0"],
+        ["thread", str(db), "--thread", "t0", "--json", "--values"],
         ["replay", str(db), "--thread", "t0", "--effects", log, "--json"],
         ["report", str(db), "--thread", "t1", "--effects", log],
     ):

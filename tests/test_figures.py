@@ -32,7 +32,9 @@ def load(db: Path, thread_id: str, latency: float = 0.25):  # noqa: ANN201 - (th
     finally:
         source.close()
     log = db.with_name(db.stem + ".effects.jsonl")
-    plan = plan_resume(thread, read_effects(log) if log.exists() else None, thread_id, latency=latency)
+    plan = plan_resume(
+        thread, read_effects(log) if log.exists() else None, thread_id, latency=latency
+    )
     return thread, plan
 
 
@@ -110,7 +112,9 @@ def test_graph_of_a_killed_fanout_colours_what_a_resume_does(demo: Path) -> None
 
 def test_graph_shows_send_edges_and_subgraph_clusters(demo: Path) -> None:
     thread, plan = load(demo / "examples" / "send_map_reduce.db", "send_map_reduce-done")
-    assert "style=dashed label=Send" in graph_dot(thread, plan) or 'label=Send style=dashed' in graph_dot(thread, plan)
+    assert "style=dashed label=Send" in graph_dot(
+        thread, plan
+    ) or "label=Send style=dashed" in graph_dot(thread, plan)
     thread, plan = load(demo / "examples" / "subgraph.db", "subgraph-done")
     assert "subgraph cluster_sub" in graph_dot(thread, plan)
 
@@ -144,7 +148,9 @@ def test_runs_strip_has_a_point_per_run_and_row_numbers_for_clicks() -> None:
 
 def test_superstep_figure_marks_the_killed_task_and_lost_checkpoints(demo: Path) -> None:
     thread, plan = load(demo / "examples" / "fanout.db", "fanout-done")
-    lessons = [ls for ls in build_lesson(thread, plan) if any(t.node != "__start__" for t in ls.tasks)]
+    lessons = [
+        ls for ls in build_lesson(thread, plan) if any(t.node != "__start__" for t in ls.tasks)
+    ]
     index = next(i for i, ls in enumerate(lessons) if ls.parallel)
     fig = superstep_figure(lessons, index, "sync")
     names = {t.name for t in fig.data}

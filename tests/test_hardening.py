@@ -56,7 +56,9 @@ def _clean_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     st.cache_resource.clear()
 
 
-def run_page(monkeypatch: pytest.MonkeyPatch, served: list[Path], screen: str, **params: str) -> AppTest:
+def run_page(
+    monkeypatch: pytest.MonkeyPatch, served: list[Path], screen: str, **params: str
+) -> AppTest:
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(p) for p in served]))
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.query_params.update(params)
@@ -74,7 +76,9 @@ def shown_text(at: AppTest) -> str:
 
 
 def table_threads(at: AppTest) -> list[str]:
-    return [str(t) for df in (d.value for d in at.dataframe) if "thread" in df for t in df["thread"]]
+    return [
+        str(t) for df in (d.value for d in at.dataframe) if "thread" in df for t in df["thread"]
+    ]
 
 
 # -- 1. symbolic links -------------------------------------------------------------------
@@ -90,7 +94,9 @@ def test_links_pointing_outside_are_not_listed(data: Path, monkeypatch: pytest.M
 
 
 @pytest.mark.parametrize("name", ["link-out.db", "passwd.db", "environ.db"])
-def test_a_url_naming_a_link_out_is_refused(data: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+def test_a_url_naming_a_link_out_is_refused(
+    data: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     """By absolute path and by the key the catalogue used to list it under."""
     for asked in (str(data / "served" / name), name):
         at = run_page(monkeypatch, [data / "served"], "threads", db=asked)
@@ -100,7 +106,9 @@ def test_a_url_naming_a_link_out_is_refused(data: Path, monkeypatch: pytest.Monk
             assert any("refused" in e.value.replace("\\", "") for e in at.error), shown_text(at)
 
 
-def test_a_link_that_stays_inside_opens_as_its_target(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_link_that_stays_inside_opens_as_its_target(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     at = run_page(monkeypatch, [data / "served"], "threads", db=str(data / "served" / "link-in.db"))
     assert table_threads(at) == ["inside-thread"]
     assert str(at.query_params["db"]).endswith("served/real.db")
@@ -140,7 +148,9 @@ def test_cli_threads_loads_the_rest_beside_one_bad_row(data: Path) -> None:
     assert rows["good-1"]["latest_step"] == 4 and rows["huge"]["latest_step"] is None
     lines = out.stderr.strip().splitlines()
     assert any("thread deep" in line and "nested too deeply" in line for line in lines), out.stderr
-    assert any("thread huge" in line and f"{HUGE_DIGITS:,} digits" in line for line in lines), out.stderr
+    assert any("thread huge" in line and f"{HUGE_DIGITS:,} digits" in line for line in lines), (
+        out.stderr
+    )
 
 
 @pytest.mark.parametrize("thread", ["deep", "huge"])
@@ -151,25 +161,33 @@ def test_cli_thread_of_the_bad_row_loads(data: Path, thread: str) -> None:
 
 
 @pytest.mark.parametrize("page", ["threads", "thread", "resume"])
-def test_pages_load_the_rest_beside_one_bad_row(data: Path, monkeypatch: pytest.MonkeyPatch, page: str) -> None:
+def test_pages_load_the_rest_beside_one_bad_row(
+    data: Path, monkeypatch: pytest.MonkeyPatch, page: str
+) -> None:
     db = str(data / "bad" / "bad.db")
     for thread in ("good-1", "deep", "huge"):
         at = run_page(monkeypatch, [data / "bad"], page, db=db, thread=thread)
-        assert not [e.value for e in at.error if "could not be drawn" in e.value], [e.value for e in at.error]
+        assert not [e.value for e in at.error if "could not be drawn" in e.value], [
+            e.value for e in at.error
+        ]
         if page == "threads":
             assert set(table_threads(at)) == {"good-1", "deep", "huge", "good-2"}
             break
         assert at.selectbox(key="_sel_thread").value == thread
 
 
-json_leaf = hs.none() | hs.booleans() | hs.integers() | hs.floats(allow_nan=False) | hs.text(max_size=8)
+json_leaf = (
+    hs.none() | hs.booleans() | hs.integers() | hs.floats(allow_nan=False) | hs.text(max_size=8)
+)
 json_value = hs.recursive(json_leaf, lambda c: hs.lists(c, max_size=3) | hs.dictionaries(hs.text(max_size=4), c, max_size=3),
                           max_leaves=30)  # fmt: skip
 
 
 @settings(max_examples=200, deadline=None)
 @given(value=json_value, depth=hs.integers(0, 3 * MAX_METADATA_DEPTH), big=hs.integers(0, 4200))
-def test_parse_metadata_never_raises_and_output_serializes(value: object, depth: int, big: int) -> None:
+def test_parse_metadata_never_raises_and_output_serializes(
+    value: object, depth: int, big: int
+) -> None:
     """Whatever one row holds: a dict out, at most one sentence per problem, and output
     that orjson (the --json writer) and 64-bit columns accept."""
     wrapped: object = value
@@ -202,7 +220,9 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return many_threads_db(tmp_path_factory.mktemp("many") / "many.db", 30_000)
 
 
-def test_threads_page_with_30000_threads_pages_the_table(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_threads_page_with_30000_threads_pages_the_table(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from replaylens.dashboard.views import PAGE_ROWS
 
     at = run_page(monkeypatch, [many.parent], "threads", db=str(many))
@@ -219,23 +239,33 @@ def test_threads_page_with_30000_threads_pages_the_table(many: Path, monkeypatch
 # -- 7. smaller holes --------------------------------------------------------------------
 def test_cli_refuses_a_fifo_instead_of_blocking(data: Path) -> None:
     out = cli("threads", str(data / "served" / "fifo.db"), timeout=30)
-    assert out.returncode == 2 and "not a regular file" in out.stderr and "Traceback" not in out.stderr
+    assert (
+        out.returncode == 2 and "not a regular file" in out.stderr and "Traceback" not in out.stderr
+    )
 
 
-def test_a_safe_listed_regex_with_re_debug_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_safe_listed_regex_with_re_debug_prints_nothing(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     import ormsgpack
 
     from replaylens.decode import decode_typed
 
-    blob = ormsgpack.packb(ormsgpack.Ext(1, ormsgpack.packb(["re", "compile", ["a(b|c)*d", re.DEBUG]])))
+    blob = ormsgpack.packb(
+        ormsgpack.Ext(1, ormsgpack.packb(["re", "compile", ["a(b|c)*d", re.DEBUG]]))
+    )
     capfd.readouterr()
     value = decode_typed("msgpack", blob).value
     out, err = capfd.readouterr()
     assert out == "" and err == ""
-    assert isinstance(value, re.Pattern) and value.pattern == "a(b|c)*d" and not value.flags & re.DEBUG
+    assert (
+        isinstance(value, re.Pattern) and value.pattern == "a(b|c)*d" and not value.flags & re.DEBUG
+    )
 
 
-def test_a_100kb_thread_id_is_linked_by_its_digest(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_100kb_thread_id_is_linked_by_its_digest(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from replaylens.text import url_value
 
     long_id = "L" * 100_000
@@ -300,23 +330,38 @@ def test_cli_values_is_bounded(bomb: Path) -> None:
 
     source = open_source(bomb)
     thread = load_thread(source, "bomb")
-    out, cpu, peak = _bounded(lambda: orjson.dumps(thread_to_json(source, thread, with_values=True)))
+    out, cpu, peak = _bounded(
+        lambda: orjson.dumps(thread_to_json(source, thread, with_values=True))
+    )
     assert b"too large to decode" in out  # type: ignore[operator]
     assert cpu < 10.0 and peak < 80 * 2**20, (cpu, peak)
 
 
-def test_the_thread_page_decodes_state_only_when_its_tab_is_open(bomb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_thread_page_decodes_state_only_when_its_tab_is_open(
+    bomb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from replaylens.dashboard import common as ui
 
-    at = run_page(monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="Checkpoints")
+    at = run_page(
+        monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="Checkpoints"
+    )
     assert not [k for k in ui._store().items if k[0] == "values"]
     at = run_page(monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="State")
     assert [k for k in ui._store().items if k[0] == "values"]
-    problems = [p for df in (d.value for d in at.dataframe) if "problem" in df for p in df["problem"]]
+    problems = [
+        p for df in (d.value for d in at.dataframe) if "problem" in df for p in df["problem"]
+    ]
     assert any(str(p).startswith("too large to decode (") for p in problems), problems
 
 
-packable_leaf = hs.none() | hs.booleans() | hs.integers(-(2**63), 2**64 - 1) | hs.floats() | hs.text(max_size=40) | hs.binary(max_size=300)
+packable_leaf = (
+    hs.none()
+    | hs.booleans()
+    | hs.integers(-(2**63), 2**64 - 1)
+    | hs.floats()
+    | hs.text(max_size=40)
+    | hs.binary(max_size=300)
+)
 packable = hs.recursive(packable_leaf, lambda c: hs.lists(c, max_size=20) | hs.dictionaries(hs.text(max_size=4), c, max_size=5),
                         max_leaves=80)  # fmt: skip
 
@@ -336,7 +381,9 @@ def test_measure_counts_what_ormsgpack_builds(value: object) -> None:
             parts = [count(x, depth + 1) for x in v]
         else:
             return 1, depth
-        return 1 + sum(p[0] for p in parts), max([depth + 1 if parts else depth, *(p[1] for p in parts)])
+        return 1 + sum(p[0] for p in parts), max(
+            [depth + 1 if parts else depth, *(p[1] for p in parts)]
+        )
 
     size = measure(ormsgpack.packb(value))
     assert not size.over and (size.items, size.depth) == count(value)
@@ -372,7 +419,9 @@ def test_md_leaves_no_markdown_character_unescaped(text: str) -> None:
     from markdown_it import MarkdownIt
 
     rendered = MarkdownIt("commonmark").render(out)
-    assert not re.search(r"<(?!/?p>)", rendered), rendered  # one paragraph of text, no other element
+    assert not re.search(r"<(?!/?p>)", rendered), (
+        rendered
+    )  # one paragraph of text, no other element
 
 
 @settings(max_examples=400, deadline=None)

@@ -38,7 +38,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = linear_db(served / DB_NAME, [THREAD, "plain"])
     lines = [{"thread_id": THREAD, "node": NODE, "phase": p, "ts": 1_700_000_000 + i, "effect": MD}
              for i, p in enumerate(("start", "end"))]  # fmt: skip
-    db.with_name(db.name[:-3] + ".effects.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    db.with_name(db.name[:-3] + ".effects.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines)
+    )
     campaign = served / "campaign"
     campaign.mkdir()
     (campaign / "manifest.json").write_text(json.dumps({
@@ -97,8 +99,17 @@ def assert_inert(page: Any, base: str) -> None:
         })""",
         [EVIL, base],
     )
-    assert found == {"links": [], "images": [], "styled": 0, "bold": 0, "svgLinks": 0, "icons": 0}, found
-    outside = [u for u in page.requests_seen if not u.startswith((base, "data:", "blob:", "about:"))]
+    assert found == {
+        "links": [],
+        "images": [],
+        "styled": 0,
+        "bold": 0,
+        "svgLinks": 0,
+        "icons": 0,
+    }, found
+    outside = [
+        u for u in page.requests_seen if not u.startswith((base, "data:", "blob:", "about:"))
+    ]
     assert outside == [], outside
 
 
@@ -106,7 +117,9 @@ def key_of(hostile: Path) -> str:
     return DB_NAME  # served with the folder as working folder: keys are relative to it
 
 
-def test_threads_page_and_picker_keep_hostile_names_as_text(page: Any, app: tuple[str, Path]) -> None:
+def test_threads_page_and_picker_keep_hostile_names_as_text(
+    page: Any, app: tuple[str, Path]
+) -> None:
     base, hostile = app
     open_view(page, base, "threads", db=key_of(hostile))
     body = page.inner_text("body")
@@ -115,17 +128,25 @@ def test_threads_page_and_picker_keep_hostile_names_as_text(page: Any, app: tupl
 
 
 @pytest.mark.parametrize("view", ["Checkpoints", "Graph", "Effects", "Report"])
-def test_thread_page_tabs_keep_hostile_strings_as_text(page: Any, app: tuple[str, Path], view: str) -> None:
+def test_thread_page_tabs_keep_hostile_strings_as_text(
+    page: Any, app: tuple[str, Path], view: str
+) -> None:
     base, hostile = app
     open_view(page, base, "thread", db=key_of(hostile), thread=THREAD, view=view)
     assert_inert(page, base)
-    if view == "Checkpoints":  # the effect log's node is a lane of the timeline: drawn as its own text
-        texts = page.evaluate("() => [...document.querySelectorAll('svg text')].map(t => t.textContent)")
+    if (
+        view == "Checkpoints"
+    ):  # the effect log's node is a lane of the timeline: drawn as its own text
+        texts = page.evaluate(
+            "() => [...document.querySelectorAll('svg text')].map(t => t.textContent)"
+        )
         assert any("<b>B</b>" in t for t in texts), texts[:40]
 
 
 @pytest.mark.parametrize("path", ["resume", "learn"])
-def test_resume_and_learn_pages_keep_hostile_strings_as_text(page: Any, app: tuple[str, Path], path: str) -> None:
+def test_resume_and_learn_pages_keep_hostile_strings_as_text(
+    page: Any, app: tuple[str, Path], path: str
+) -> None:
     base, hostile = app
     open_view(page, base, path, db=key_of(hostile), thread=THREAD)
     assert_inert(page, base)
@@ -134,7 +155,9 @@ def test_resume_and_learn_pages_keep_hostile_strings_as_text(page: Any, app: tup
 def test_runs_page_keeps_manifest_name_and_mode_as_text(page: Any, app: tuple[str, Path]) -> None:
     base, _ = app
     open_view(page, base, "runs")
-    page.locator('[data-testid="stMain"] [data-testid="stTooltipIcon"]:visible').first.hover()  # the Campaigns help: manifest names
+    page.locator(
+        '[data-testid="stMain"] [data-testid="stTooltipIcon"]:visible'
+    ).first.hover()  # the Campaigns help: manifest names
     tip = page.locator('[data-testid="stTooltipContent"]')
     tip.wait_for()
     assert f"{EVIL}/i.png" in tip.inner_text()  # shown as text, not fetched as an image

@@ -46,7 +46,9 @@ def _plan_counts(db: Path, log: EffectsLog, thread_id: str) -> tuple[str, int]:
 
 
 @pytest.mark.parametrize("stripped", [False, True], ids=["with-task-ids", "hand-written-style"])
-def test_every_corpus_thread_agrees_with_plan_resume(corpus: Corpus, stripped: bool, tmp_path: Path) -> None:
+def test_every_corpus_thread_agrees_with_plan_resume(
+    corpus: Corpus, stripped: bool, tmp_path: Path
+) -> None:
     """Status and times_again of every thread equal plan_resume's, whichever route computed them."""
     routes: Counter[str] = Counter()
     compared = 0
@@ -66,7 +68,9 @@ def test_every_corpus_thread_agrees_with_plan_resume(corpus: Corpus, stripped: b
         for t in incident.threads:
             routes[t.route] += 1
             status, n = _plan_counts(entry.db, log, t.thread_id)
-            assert (t.status, t.times_again) == (status, n), f"{entry.name} {t.thread_id} via {t.route}"
+            assert (t.status, t.times_again) == (status, n), (
+                f"{entry.name} {t.thread_id} via {t.route}"
+            )
             compared += 1
     assert compared >= 40
     if stripped:
@@ -91,7 +95,9 @@ def test_impact_counts_the_attempts_of_every_thread(corpus: Corpus) -> None:
     doc = incident.to_json()
     assert set(doc) >= {"threads", "impact", "total_times_again"}
     assert doc["total_times_again"] == sum(t["times_again"] for t in doc["threads"]) == 1
-    assert doc["impact"] == [{"node": "charge", "effect": "charge_card", "times_again": 1, "threads": 1}]
+    assert doc["impact"] == [
+        {"node": "charge", "effect": "charge_card", "times_again": 1, "threads": 1}
+    ]
     assert "`charge_card` 1 time" in incident.sentence()
     keys = incident.keys()
     assert [(k.effect, k.verdict) for k in keys] == [("charge_card", "unproven")]
@@ -103,7 +109,7 @@ def test_impact_counts_the_attempts_of_every_thread(corpus: Corpus) -> None:
 def test_csv_and_markdown_neutralise_hostile_thread_ids(tmp_path: Path) -> None:
     """A thread id from the log is data: no spreadsheet formula, no Markdown table cell break."""
     log = tmp_path / "effects.jsonl"
-    tid = "=HYPERLINK(\"http://x\")|<b>"
+    tid = '=HYPERLINK("http://x")|<b>'
     log.write_text(json.dumps({"thread_id": tid, "node": "n", "phase": "start", "ts": 1.0}) + "\n")
     db = tmp_path / "empty.db"
     _empty_db(db)
@@ -112,7 +118,9 @@ def test_csv_and_markdown_neutralise_hostile_thread_ids(tmp_path: Path) -> None:
         incident = collect(source, read_effects(log))
     finally:
         source.close()
-    assert [(t.thread_id, t.status, t.times_again) for t in incident.threads] == [(tid, "needs_restart", 1)]
+    assert [(t.thread_id, t.status, t.times_again) for t in incident.threads] == [
+        (tid, "needs_restart", 1)
+    ]
     assert "'=HYPERLINK" in to_csv(incident)
     row = next(line for line in to_markdown(incident).splitlines() if "HYPERLINK" in line)
     assert row.count("|") - row.count("\\|") == 6  # five cells: the id's pipe is escaped
@@ -148,19 +156,32 @@ WORKER = textwrap.dedent(
 )
 
 
-def _run_worker(db: Path, log: Path, mode: str, n: int, phase: str, sleep: str) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP=sleep,
-               PYTHONPATH=os.pathsep.join([str(REPO / "lib"), str(REPO)]))
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(db), mode, str(n), phase], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _run_worker(
+    db: Path, log: Path, mode: str, n: int, phase: str, sleep: str
+) -> subprocess.Popen[bytes]:
+    env = dict(
+        os.environ,
+        REPLAYLENS_EFFECTS_LOG=str(log),
+        REPLAYLENS_EXAMPLE_SLEEP=sleep,
+        PYTHONPATH=os.pathsep.join([str(REPO / "lib"), str(REPO)]),
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(db), mode, str(n), phase],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _wait_for_starts(log: Path, node: str, n: int, timeout: float = 90.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if log.exists():
-            starts = sum(1 for raw in log.read_text().splitlines()
-                         if raw and json.loads(raw)["node"] == node and json.loads(raw)["phase"] == "start")
+            starts = sum(
+                1
+                for raw in log.read_text().splitlines()
+                if raw and json.loads(raw)["node"] == node and json.loads(raw)["phase"] == "start"
+            )
             if starts >= n:
                 return
         time.sleep(0.05)
@@ -168,7 +189,9 @@ def _wait_for_starts(log: Path, node: str, n: int, timeout: float = 90.0) -> Non
 
 
 @pytest.mark.parametrize("mode", ["sync", "exit"])
-def test_one_killed_worker_many_threads_predicted_equals_measured(tmp_path: Path, mode: str) -> None:
+def test_one_killed_worker_many_threads_predicted_equals_measured(
+    tmp_path: Path, mode: str
+) -> None:
     """The seed's scenario: one process runs several threads and is SIGKILLed mid-node.
     `incident --latest` at the kill predicts the start lines a resume of every thread
     performs again; a fresh process resumes them all and the log shows what really ran."""
@@ -192,7 +215,10 @@ def test_one_killed_worker_many_threads_predicted_equals_measured(tmp_path: Path
     with out.open("w") as fh:
         old, sys.stdout = sys.stdout, fh
         try:
-            assert main(["incident", str(snap / "w.db"), "--effects", str(log), "--latest", "--json"]) == 0
+            assert (
+                main(["incident", str(snap / "w.db"), "--effects", str(log), "--latest", "--json"])
+                == 0
+            )
         finally:
             sys.stdout = old
     doc = json.loads(out.read_text())
@@ -202,17 +228,22 @@ def test_one_killed_worker_many_threads_predicted_equals_measured(tmp_path: Path
     if mode == "exit":
         # Nothing was saved: invoke(None) raises EmptyInputError; the restart re-runs all.
         assert {t["status"] for t in doc["threads"]} == {"needs_restart"}
-        starts = Counter(json.loads(r)["thread_id"] for r in log.read_text().splitlines() if '"start"' in r)
+        starts = Counter(
+            json.loads(r)["thread_id"] for r in log.read_text().splitlines() if '"start"' in r
+        )
         assert predicted == dict(starts)
         return
     resume = _run_worker(db, log, mode, n, "resume", "0")
     assert resume.wait(timeout=120) == 0, resume.stderr.read() if resume.stderr else ""
     again = Counter(
-        json.loads(r)["thread_id"] for r in log.read_text().splitlines()[at_kill:] if json.loads(r)["phase"] == "start"
+        json.loads(r)["thread_id"]
+        for r in log.read_text().splitlines()[at_kill:]
+        if json.loads(r)["phase"] == "start"
     )
     # The resume runs c again and then d for the first time: only c was recorded before.
     first_time = Counter(
-        json.loads(r)["thread_id"] for r in log.read_text().splitlines()[at_kill:]
+        json.loads(r)["thread_id"]
+        for r in log.read_text().splitlines()[at_kill:]
         if json.loads(r)["phase"] == "start" and json.loads(r)["node"] == "d"
     )
     measured = {tid: again[tid] - first_time[tid] for tid in again}

@@ -28,7 +28,11 @@ def _killtest(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "lib"), str(REPO)])
     return subprocess.run(
         [sys.executable, "-m", "replaylens.cli", "killtest", *args],
-        capture_output=True, text=True, env=env, cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
     )
 
 
@@ -37,17 +41,33 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def campaign(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("killtest") / "campaign"
     proc = _killtest(
-        "replaylens.examples.graphs:linear", "--out", str(out), "--modes", "sync,exit", "--kill-at", "c",
-        "--runs", "1", "--sleep", "0.2", "--input", '{"visited": []}', cwd=REPO,
+        "replaylens.examples.graphs:linear",
+        "--out",
+        str(out),
+        "--modes",
+        "sync,exit",
+        "--kill-at",
+        "c",
+        "--runs",
+        "1",
+        "--sleep",
+        "0.2",
+        "--input",
+        '{"visited": []}',
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     return out, proc
 
 
-def test_manifest_matches_the_files(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_manifest_matches_the_files(
+    campaign: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     out, _ = campaign
     raw = json.loads((out / "manifest.json").read_text())
     assert raw["graph"] == "replaylens.examples.graphs:linear"
@@ -63,7 +83,11 @@ def test_manifest_matches_the_files(campaign: tuple[Path, subprocess.CompletedPr
         assert run["effect_lines_after_resume"] == len(after)
         assert after[: len(at_kill)] == at_kill  # the log only grows
         started = {(e["node"], e.get("step")) for e in at_kill if e["phase"] == "start"}
-        repeated = sum(1 for e in after[len(at_kill):] if e["phase"] == "start" and (e["node"], e.get("step")) in started)
+        repeated = sum(
+            1
+            for e in after[len(at_kill) :]
+            if e["phase"] == "start" and (e["node"], e.get("step")) in started
+        )
         assert run["lines_repeated"] == repeated
         # killed in c: c started and did not end
         assert [e["node"] for e in at_kill if e["phase"] == "start"] == ["a", "b", "c"]
@@ -80,7 +104,9 @@ def test_manifest_matches_the_files(campaign: tuple[Path, subprocess.CompletedPr
     assert exit_["effect_lines_after_resume"] == exit_["effect_lines_at_kill"]
 
 
-def test_snapshot_holds_the_checkpoints_it_reports(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_snapshot_holds_the_checkpoints_it_reports(
+    campaign: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     out, _ = campaign
     sync = json.loads((out / "manifest.json").read_text())["runs"][0]
     snapshot = out / sync["db_at_kill"]
@@ -91,19 +117,29 @@ def test_snapshot_holds_the_checkpoints_it_reports(campaign: tuple[Path, subproc
         if src.exists():
             Path(f"{copy}{suffix}").write_bytes(src.read_bytes())
     with sqlite3.connect(copy) as conn:
-        (n,) = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (sync["thread_id"],)).fetchone()
+        (n,) = conn.execute(
+            "SELECT count(*) FROM checkpoints WHERE thread_id = ?", (sync["thread_id"],)
+        ).fetchone()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{copy}{suffix}").unlink(missing_ok=True)
     assert n == sync["checkpoints_at_kill"]
 
 
-def test_summary_printed_and_reusable(campaign: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_summary_printed_and_reusable(
+    campaign: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     out, proc = campaign
     assert "[1/2] sync 0s run 1: killed in c" in proc.stderr
-    assert "[2/2] exit 0s run 1: killed in c +0.100s, 0 checkpoints, resume failed (EmptyInputError" in proc.stderr
+    assert (
+        "[2/2] exit 0s run 1: killed in c +0.100s, 0 checkpoints, resume failed (EmptyInputError"
+        in proc.stderr
+    )
     header = next(line for line in proc.stdout.splitlines() if line.startswith("backend"))
     assert "checkpoints" in header and "repeated" in header and "kill delay" in header
-    assert any(line.split()[:2] == ["sqlite", "exit"] and "EmptyInputError" in line for line in proc.stdout.splitlines())
+    assert any(
+        line.split()[:2] == ["sqlite", "exit"] and "EmptyInputError" in line
+        for line in proc.stdout.splitlines()
+    )
     manifest = read_manifest(out)
     assert Path(manifest["runs"][0]["db_at_kill"]).is_absolute()
     rows = summarize(manifest)
@@ -130,7 +166,9 @@ def test_read_manifest_refuses_a_missing_or_bad_manifest(tmp_path: Path) -> None
         ("replaylens.examples.graphs:linear", "zz", "has no node 'zz'"),
     ],
 )
-def test_errors_are_one_sentence_and_exit_2(tmp_path: Path, graph: str, kill_at: str, expected: str) -> None:
+def test_errors_are_one_sentence_and_exit_2(
+    tmp_path: Path, graph: str, kill_at: str, expected: str
+) -> None:
     proc = _killtest(graph, "--out", str(tmp_path / "out"), "--kill-at", kill_at, cwd=REPO)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -148,6 +186,7 @@ def test_older_manifests_read_through_the_model() -> None:
     manifest = load_manifest(REPO / "sample_dbs" / "fanout")
     assert manifest.backend == "sqlite" and len(manifest.runs) == len(raw["runs"])
     assert {(r.backend, r.kill_at, r.kill_delay, r.effects_source) for r in manifest.runs} == {
-        ("sqlite", raw["kill_at"], raw["kill_delay"], "recorder")}
+        ("sqlite", raw["kill_at"], raw["kill_delay"], "recorder")
+    }
     assert [r.lines_repeated for r in manifest.runs] == [r["lines_repeated"] for r in raw["runs"]]
     assert Manifest.from_dict(manifest.to_dict()) == manifest

@@ -35,7 +35,11 @@ def _killtest(*args: str) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "lib"), str(REPO)])
     return subprocess.run(
         [sys.executable, "-m", "replaylens.cli", "killtest", *args],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=240,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=240,
     )
 
 
@@ -45,12 +49,21 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 def _repeated(at_kill: list[dict[str, Any]], after: list[dict[str, Any]]) -> int:
     started = {(e["node"], e.get("step")) for e in at_kill if e["phase"] == "start"}
-    return sum(1 for e in after[len(at_kill):] if e["phase"] == "start" and (e["node"], e.get("step")) in started)
+    return sum(
+        1
+        for e in after[len(at_kill) :]
+        if e["phase"] == "start" and (e["node"], e.get("step")) in started
+    )
 
 
 def _lite_ids(db: Path, thread_id: str) -> set[str]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        return {r[0] for r in conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?", (thread_id,))}
+        return {
+            r[0]
+            for r in conn.execute(
+                "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?", (thread_id,)
+            )
+        }
 
 
 def _check_effects(out: Path, run: dict[str, Any]) -> None:
@@ -63,7 +76,9 @@ def _check_effects(out: Path, run: dict[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- your own server
 @pytest.fixture(scope="module")
-def pg_campaign(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Any]:
+def pg_campaign(
+    pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str, Any]:
     """A fault-point campaign on the session's server, next to a thread that was there before."""
     dsn = pg_cluster.create_database("killtest_own")
     with psycopg.connect(dsn, autocommit=True) as conn:  # someone else's data, in public
@@ -76,7 +91,9 @@ def pg_campaign(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) 
     return out, dsn, proc
 
 
-def test_postgres_campaign_counts_what_the_server_holds(pg_campaign: tuple[Path, str, Any], pg_cluster: PgServer) -> None:
+def test_postgres_campaign_counts_what_the_server_holds(
+    pg_campaign: tuple[Path, str, Any], pg_cluster: PgServer
+) -> None:
     out, dsn, _ = pg_campaign
     raw = json.loads((out / "manifest.json").read_text())
     assert raw["backend"] == "postgres" and raw["dsn"] == pg_cluster.dsn_label("killtest_own")
@@ -84,10 +101,13 @@ def test_postgres_campaign_counts_what_the_server_holds(pg_campaign: tuple[Path,
     assert [r["mode"] for r in raw["runs"]] == ["sync", "async"]
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT thread_id, note FROM public.checkpoints").fetchall() == [
-            ("their-thread", "must not change")]
+            ("their-thread", "must not change")
+        ]
         for run in raw["runs"]:
             assert run["backend"] == "postgres" and run["fault_point"] == "after-writes"
-            assert run["fault_reached"] is True and run["killed"] is True and run["kill_delay"] is None
+            assert (
+                run["fault_reached"] is True and run["killed"] is True and run["kill_delay"] is None
+            )
             assert run["kill_reason"].startswith("fault after-writes after put_writes of task")
             frozen = f'"{run["store"]}_at_kill"'
             ids = {r[0] for r in conn.execute(f"SELECT checkpoint_id FROM {frozen}.checkpoints WHERE thread_id = %s",
@@ -111,8 +131,9 @@ def test_postgres_campaign_counts_what_the_server_holds(pg_campaign: tuple[Path,
     assert sync["effects_source"] == "recorder"
 
 
-def test_postgres_output_and_manifest_never_carry_the_password(pg_campaign: tuple[Path, str, Any],
-                                                               pg_cluster: PgServer) -> None:
+def test_postgres_output_and_manifest_never_carry_the_password(
+    pg_campaign: tuple[Path, str, Any], pg_cluster: PgServer
+) -> None:
     out, _, proc = pg_campaign
     secret = pg_cluster.password
     assert secret not in proc.stdout and secret not in proc.stderr
@@ -141,7 +162,8 @@ def test_server_crash_reports_acknowledged_checkpoints_that_vanished(tmp_path: P
             assert run.acked_lost == []  # a commit that waited for its WAL flush survives the crash
     rows = summarize(manifest)
     assert {r["synchronous_commit"]: r["acked_lost"] for r in rows} == {
-        r.synchronous_commit: len(r.acked_lost or []) for r in manifest.runs}
+        r.synchronous_commit: len(r.acked_lost or []) for r in manifest.runs
+    }
     assert "acked lost" in proc.stdout and "with the server (synchronous_commit=off)" in proc.stderr
 
 
@@ -154,12 +176,22 @@ def test_callbacks_count_repeats_on_a_graph_without_recorder(tmp_path: Path) -> 
     raw = json.loads((out / "manifest.json").read_text())
     assert raw["seed"] == 7 and raw["kill_delay_range"] == [0.02, 0.08]
     rng = random.Random(7)
-    assert [r["kill_delay"] for r in raw["runs"]] == [round(rng.uniform(0.02, 0.08), 4) for _ in range(3)]
+    assert [r["kill_delay"] for r in raw["runs"]] == [
+        round(rng.uniform(0.02, 0.08), 4) for _ in range(3)
+    ]
     for run in raw["runs"]:
-        assert run["effects_source"] == "callbacks" and run["effects"].endswith("callbacks.effects.jsonl")
-        assert (out / Path(run["effects"]).parent / "effects.jsonl").read_text() == ""  # no recorder lines
+        assert run["effects_source"] == "callbacks" and run["effects"].endswith(
+            "callbacks.effects.jsonl"
+        )
+        assert (
+            out / Path(run["effects"]).parent / "effects.jsonl"
+        ).read_text() == ""  # no recorder lines
         at_kill = _lines(out / run["effects_at_kill"])
-        assert [(e["node"], e["phase"]) for e in at_kill] == [("a", "start"), ("a", "end"), ("b", "start")]
+        assert [(e["node"], e["phase"]) for e in at_kill] == [
+            ("a", "start"),
+            ("a", "end"),
+            ("b", "start"),
+        ]
         assert all(e["source"] == "callbacks" and e["task_id"] for e in at_kill)
         _check_effects(out, run)
         assert run["lines_repeated"] == 1  # b started again
@@ -173,7 +205,10 @@ def test_unreachable_server_is_one_sentence_without_the_password(tmp_path: Path)
     proc = _killtest(LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", dsn, "--kill-at", "c")
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Cannot connect to the Postgres checkpointer postgresql://someone@127.0.0.1" in lines[0]
+    assert (
+        len(lines) == 1
+        and "Cannot connect to the Postgres checkpointer postgresql://someone@127.0.0.1" in lines[0]
+    )
     assert "hunter2secret" not in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
 
 
@@ -183,10 +218,14 @@ def test_a_user_without_create_rights_is_one_sentence(pg_cluster: PgServer, tmp_
         conn.execute("DROP ROLE IF EXISTS kt_reader")
         conn.execute("CREATE ROLE kt_reader LOGIN PASSWORD 'readerpw9'")
     user_dsn = dsn.replace(f"postgres:{pg_cluster.password}@", "kt_reader:readerpw9@")
-    proc = _killtest(LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", user_dsn, "--kill-at", "c")
+    proc = _killtest(
+        LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", user_dsn, "--kill-at", "c"
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "The Postgres user 'kt_reader' may not create schemas" in lines[0], proc.stderr
+    assert len(lines) == 1 and "The Postgres user 'kt_reader' may not create schemas" in lines[0], (
+        proc.stderr
+    )
     assert "readerpw9" not in proc.stderr
 
 
@@ -197,7 +236,9 @@ def test_a_fault_point_never_reached_is_one_sentence_and_recorded(tmp_path: Path
                      "--sleep", "0.05", "--input", INPUT)  # fmt: skip
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert lines[-1].startswith("replaylens: The fault point after-writes was never reached in any run")
+    assert lines[-1].startswith(
+        "replaylens: The fault point after-writes was never reached in any run"
+    )
     assert "Traceback" not in proc.stderr
     (run,) = json.loads((out / "manifest.json").read_text())["runs"]
     assert run["killed"] is False and run["fault_reached"] is False

@@ -47,7 +47,14 @@ def live_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def start_writer(db: Path, seconds: float, thread: str | None = None) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}"}
-    args = [sys.executable, "-m", "examples.live_writer", str(db), str(seconds), *([thread] if thread else [])]
+    args = [
+        sys.executable,
+        "-m",
+        "examples.live_writer",
+        str(db),
+        str(seconds),
+        *([thread] if thread else []),
+    ]
     writer = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True, cwd=REPO)
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready"
@@ -86,9 +93,13 @@ def page(server: str) -> Iterator[Any]:
 
 def metric(page: Any, label: str) -> Any:
     """A metric's value; during a redraw the previous run's element is still there, marked stale."""
-    fresh = page.locator('[data-testid="stElementContainer"]:not([data-stale="true"]) [data-testid="stMetric"]')
+    fresh = page.locator(
+        '[data-testid="stElementContainer"]:not([data-stale="true"]) [data-testid="stMetric"]'
+    )
     # By its exact label: other metrics ("checkpoints kept" per mode) contain the word too.
-    named = page.locator('[data-testid="stMetricLabel"]').get_by_text(re.compile(rf"(^|\s){re.escape(label)}$"))
+    named = page.locator('[data-testid="stMetricLabel"]').get_by_text(
+        re.compile(rf"(^|\s){re.escape(label)}$")
+    )
     return fresh.filter(has=named).locator('[data-testid="stMetricValue"]')
 
 
@@ -118,7 +129,9 @@ def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Pa
     wait_idle(page)
     first = value(page, "completed")
     writer = start_writer(db, 6)
-    expect(metric(page, "completed")).not_to_have_text(shown_as(first), timeout=FOLLOW_LIMIT_MS + 4_000)
+    expect(metric(page, "completed")).not_to_have_text(
+        shown_as(first), timeout=FOLLOW_LIMIT_MS + 4_000
+    )
     report = finish(writer)
     source = open_source(db)
     threads = len(source.thread_index())
@@ -148,7 +161,11 @@ def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Pa
     # at thousands of checkpoints); the 2 s promise is the live caption above.
     expect(metric(page, "checkpoints")).to_have_text(shown_as(checkpoints), timeout=30_000)
     assert report["locked"] == 0, report
-    print(f"live caption caught up {caption_seconds:.2f} s after the writer's last commit was counted")
+    print(
+        f"live caption caught up {caption_seconds:.2f} s after the writer's last commit was counted"
+    )
     assert "Traceback" not in page.inner_text("body")
     # Nothing but the writer's own files next to the database (the status cache lives elsewhere).
-    assert folder_names(live_folder) <= {"live.db", "live.db-wal", "live.db-shm"}, folder_names(live_folder)
+    assert folder_names(live_folder) <= {"live.db", "live.db-wal", "live.db-shm"}, folder_names(
+        live_folder
+    )

@@ -51,7 +51,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheel = next(dist.glob("replaylens-*.whl"))
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True, cwd=root)
+    subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True, cwd=root
+    )
     return venv
 
 
@@ -68,7 +70,11 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_the_dashboard_and_no_checkout_path(installed: Path) -> None:
     site = next((installed / "lib").glob("python3*/site-packages"))
     dash = site / "replaylens" / "dashboard"
-    for name in ("app.py", "common.py", *(f"screens/{p}.py" for p in ("threads", "thread", "resume", "runs", "learn"))):
+    for name in (
+        "app.py",
+        "common.py",
+        *(f"screens/{p}.py" for p in ("threads", "thread", "resume", "runs", "learn")),
+    ):
         assert (dash / name).is_file(), name
     assert (site / "replaylens" / "examples" / "graphs.py").is_file()
 
@@ -92,7 +98,9 @@ def test_installed_wheel_serves_every_page(installed: Path, outside: Path) -> No
               "learn": "Learn supersteps"}  # fmt: skip
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(60_000)
             for name, address in views.items():
@@ -101,7 +109,9 @@ def test_installed_wheel_serves_every_page(installed: Path, outside: Path) -> No
                 expect(page.locator('[data-testid="stMain"] h1').first).to_have_text(titles[name])
                 expect(page.locator('[data-testid="stException"]')).to_have_count(0)
                 body = page.inner_text("body")
-                assert "Traceback" not in body and "missing from this installation" not in body, name
+                assert "Traceback" not in body and "missing from this installation" not in body, (
+                    name
+                )
             # The campaign copied next to the database is found and listed on the runs page.
             page.goto(views["runs"])
             wait_idle(page, timeout=60_000)

@@ -40,7 +40,9 @@ def open_page(page: str, **params: str) -> AppTest:
     """Run app.py with the query string, switch to `page`, run it; no exception allowed."""
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(params)
-    at.switch_page(f"screens/{page}.py")  # url_path == file name, so this works before the first run
+    at.switch_page(
+        f"screens/{page}.py"
+    )  # url_path == file name, so this works before the first run
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -49,7 +51,17 @@ def open_page(page: str, **params: str) -> AppTest:
 def texts(at: AppTest) -> str:
     """Everything a person reads on the page (markdown, captions, alerts, metric labels)."""
     parts: list[str] = []
-    for kind in ("markdown", "caption", "error", "warning", "info", "success", "title", "subheader", "text"):
+    for kind in (
+        "markdown",
+        "caption",
+        "error",
+        "warning",
+        "info",
+        "success",
+        "title",
+        "subheader",
+        "text",
+    ):
         parts += [str(e.value) for e in getattr(at, kind)]
     parts += [f"{m.label} {m.value}" for m in at.metric]
     return "\n".join(parts).replace("\\", "")
@@ -96,7 +108,12 @@ def test_threads_page_shows_threads_known_only_from_the_effects_log(demo: Path) 
 
 # -- Thread -----------------------------------------------------------------------------
 def test_thread_page_deep_link_shows_timeline_tables_and_report(demo: Path) -> None:
-    at = open_page("thread", db=str(demo / "crashes" / "fanout-sync.db"), thread="fanout-sync-killed", mode="sync")
+    at = open_page(
+        "thread",
+        db=str(demo / "crashes" / "fanout-sync.db"),
+        thread="fanout-sync-killed",
+        mode="sync",
+    )
     body = texts(at)
     assert "resumable" in body and "Resuming this thread will run `p3` again" in body
     assert at.selectbox(key="_sel_thread").value == "fanout-sync-killed"
@@ -108,12 +125,18 @@ def test_thread_page_deep_link_shows_timeline_tables_and_report(demo: Path) -> N
     # Only the open tab runs (a cold page loads no code for tabs nobody looks at).
     assert not [d for d in at.dataframe if "task status" in d.value.columns]
     assert not [b for b in at.get("download_button") if b.key in ("dl_report", "dl_json")]
-    params = {"db": str(demo / "crashes" / "fanout-sync.db"), "thread": "fanout-sync-killed", "mode": "sync"}
+    params = {
+        "db": str(demo / "crashes" / "fanout-sync.db"),
+        "thread": "fanout-sync-killed",
+        "mode": "sync",
+    }
     writes = frame_with(open_page("thread", **params, view="Writes"), "task status")
     assert {"p1", "p2"} <= set(writes["task"])
     at = open_page("thread", **params, view="Report")
     downloads = [b.proto.label for b in at.get("download_button")]
-    assert any("Markdown" in d for d in downloads) and any("JSON" in d for d in downloads), downloads
+    assert any("Markdown" in d for d in downloads) and any("JSON" in d for d in downloads), (
+        downloads
+    )
     report = "\n".join(c.value for c in at.code)
     assert "# Resume report for thread `fanout-sync-killed`" in report
     assert "./thread?" in report or "http" in report
@@ -145,7 +168,9 @@ def test_thread_page_unknown_thread_in_the_url_says_so(demo: Path) -> None:
 
 
 def test_thread_page_for_a_thread_without_checkpoints(demo: Path) -> None:
-    at = open_page("thread", db=str(demo / "crashes" / "linear-exit.db"), thread="linear-exit-killed")
+    at = open_page(
+        "thread", db=str(demo / "crashes" / "linear-exit.db"), thread="linear-exit-killed"
+    )
     body = texts(at)
     assert "needs restart" in body and "EmptyInputError" in body
 
@@ -154,7 +179,13 @@ def test_thread_page_subgraph_namespace(demo: Path) -> None:
     from replaylens.analysis.status import load_thread
     from replaylens.sources import open_source
 
-    sub = [n for n in load_thread(open_source(demo / "examples" / "subgraph.db"), "subgraph-done").namespaces if n][0]
+    sub = [
+        n
+        for n in load_thread(
+            open_source(demo / "examples" / "subgraph.db"), "subgraph-done"
+        ).namespaces
+        if n
+    ][0]
     at = open_page("thread", db=str(demo / "examples" / "subgraph.db"), thread="subgraph-done")
     options = at.selectbox(key="_sel_ns").options
     assert len(options) == 2 and "root graph" in options[0]
@@ -178,7 +209,9 @@ def test_thread_page_shows_database_strings_as_text(demo: Path) -> None:
 
 # -- Resume simulator -------------------------------------------------------------------
 def test_resume_page_compares_the_three_modes(demo: Path) -> None:
-    at = open_page("resume", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed")
+    at = open_page(
+        "resume", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed"
+    )
     body = texts(at)
     for mode in ("sync", "async", "exit"):
         assert f"Under {mode}, " in body
@@ -209,11 +242,14 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
     assert len(charts) == 6  # four strips (tasks re-run, lines again added) and two by kill moment
     # Repeats against the kill moment: one trace per backend and mode, x = each run's kill delay
     # as the manifest records it, y = the lines repeated counted from the run's own logs.
-    spec = json.loads(next(c for c in charts if c.key == "by_kill_moment_lines repeated").proto.spec)
+    spec = json.loads(
+        next(c for c in charts if c.key == "by_kill_moment_lines repeated").proto.spec
+    )
     manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
     delays: dict[str, list[float]] = {}
     for run in manifest["runs"]:
         delays.setdefault(f"sqlite · {run['mode']}", []).append(run["kill"]["delay"])
+
     def values(v: Any) -> list[float]:  # Plotly ships arrays as base64 typed arrays
         if isinstance(v, dict):
             import base64
@@ -235,7 +271,9 @@ def test_runs_page_recomputes_the_table(demo: Path) -> None:
     assert (killed["effect lines again"] == killed["effect lines again (predicted)"]).all()
 
 
-def test_runs_page_without_campaigns_says_what_to_do(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_page_without_campaigns_says_what_to_do(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo / "examples")]))
     at = open_page("runs")
     assert "No kill-test campaign found" in texts(at)
@@ -245,7 +283,9 @@ def test_runs_page_without_campaigns_says_what_to_do(demo: Path, monkeypatch: py
 def test_learn_page_walks_through_supersteps(demo: Path) -> None:
     at = open_page("learn", db=str(demo / "examples" / "fanout.db"), step="2")
     body = texts(at)
-    assert "3 tasks ran in parallel" in body and "If SIGKILL hit in the middle of superstep 2" in body
+    assert (
+        "3 tasks ran in parallel" in body and "If SIGKILL hit in the middle of superstep 2" in body
+    )
     assert "Reused (not run)" in body
     at.button(key="next").click().run()
     assert "superstep 3" in texts(at)
@@ -262,10 +302,15 @@ def test_learn_page_walks_through_supersteps(demo: Path) -> None:
         ("other-app.db", "not a LangGraph checkpoint database"),
     ],
 )
-def test_files_that_are_not_checkpoint_databases_get_a_sentence(demo: Path, name: str, message: str) -> None:
+def test_files_that_are_not_checkpoint_databases_get_a_sentence(
+    demo: Path, name: str, message: str
+) -> None:
     for page in ("threads", "thread", "resume", "learn"):
         at = open_page(page, db=str(demo / "bad" / name))
-        assert any(message in e.value.replace("\\", "") for e in at.error), (page, [e.value for e in at.error])
+        assert any(message in e.value.replace("\\", "") for e in at.error), (
+            page,
+            [e.value for e in at.error],
+        )
 
 
 def test_database_without_threads_says_what_to_do(demo: Path) -> None:
@@ -279,14 +324,18 @@ def test_corrupt_blob_and_bad_effect_lines_are_reported_and_the_rest_loads(demo:
     at = open_page("threads", db=str(demo / "bad" / "corrupt-blob.db"))
     assert list(frame(at)["status"]) == ["⚪ unreadable"]
     labels = " ".join(e.label for e in at.expander)
-    assert "bad line(s) in the effects log" in labels and "problem(s) reading the database" in labels
+    assert (
+        "bad line(s) in the effects log" in labels and "problem(s) reading the database" in labels
+    )
     at = open_page("thread", db=str(demo / "bad" / "corrupt-blob.db"), view="State")
     assert any("cannot be decoded" in e.value for e in at.error)
     at = open_page("thread", db=str(demo / "bad" / "corrupt-blob.db"), view="Timeline")
     assert not at.exception
 
 
-@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "examples/../examples/linear.db"])
+@pytest.mark.parametrize(
+    "path", ["../../etc/passwd", "/etc/passwd", "examples/../examples/linear.db"]
+)
 def test_paths_outside_the_allowed_folders_are_refused(path: str) -> None:
     at = open_page("threads", db=path)
     assert any("refused" in e.value for e in at.error)
@@ -294,7 +343,7 @@ def test_paths_outside_the_allowed_folders_are_refused(path: str) -> None:
 
 def test_upload_a_database_and_its_effects_log(demo: Path) -> None:
     at = open_page("threads")
-    db = (demo / "crashes" / "payment-sync.db")
+    db = demo / "crashes" / "payment-sync.db"
     from replaylens.killtest._runner import snapshot_db
 
     copy = snapshot_db(db, demo.parent / "upload-src" / "payment.db")
@@ -302,8 +351,14 @@ def test_upload_a_database_and_its_effects_log(demo: Path) -> None:
 
     with sqlite3.connect(copy) as conn:  # fold the WAL in, as an uploaded single file would be
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    files = [("payment.db", copy.read_bytes(), "application/octet-stream"),
-             ("payment.effects.jsonl", (demo / "crashes" / "payment-sync.effects.jsonl").read_bytes(), "text/plain")]
+    files = [
+        ("payment.db", copy.read_bytes(), "application/octet-stream"),
+        (
+            "payment.effects.jsonl",
+            (demo / "crashes" / "payment-sync.effects.jsonl").read_bytes(),
+            "text/plain",
+        ),
+    ]
     at.file_uploader(key="upload").set_value(files).run()
     assert not at.exception
     assert list(frame(at)["thread"]) == ["payment-sync-killed"]
@@ -312,6 +367,8 @@ def test_upload_a_database_and_its_effects_log(demo: Path) -> None:
 
 def test_upload_of_a_text_file_is_refused_politely(demo: Path) -> None:
     at = open_page("threads")
-    at.file_uploader(key="upload").set_value(("notes.db", b"hello, not sqlite", "application/octet-stream")).run()
+    at.file_uploader(key="upload").set_value(
+        ("notes.db", b"hello, not sqlite", "application/octet-stream")
+    ).run()
     assert not at.exception
     assert any("is not a SQLite database" in e.value.replace("\\", "") for e in at.error)

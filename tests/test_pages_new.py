@@ -41,7 +41,17 @@ def open_page(page: str, **params: str) -> AppTest:
 
 def texts(at: AppTest) -> str:
     parts: list[str] = []
-    for kind in ("markdown", "caption", "error", "warning", "info", "success", "title", "subheader", "text"):
+    for kind in (
+        "markdown",
+        "caption",
+        "error",
+        "warning",
+        "info",
+        "success",
+        "title",
+        "subheader",
+        "text",
+    ):
         parts += [str(e.value) for e in getattr(at, kind)]
     parts += [f"{m.label} {m.value}" for m in at.metric]
     return "\n".join(parts).replace("\\", "")
@@ -56,7 +66,9 @@ def test_incident_page_shows_the_newest_crash_and_its_impact(demo: Path) -> None
     assert list(threads["thread"]) == ["payment-sync-killed"]
     assert threads["open"].iloc[0].startswith("./thread?")
     impact = at.dataframe[0].value
-    assert impact.to_dict("records") == [{"effect": "charge_card", "node": "charge", "times again": 1, "threads": 1}]
+    assert impact.to_dict("records") == [
+        {"effect": "charge_card", "node": "charge", "times again": 1, "threads": 1}
+    ]
 
 
 def test_incident_page_filters_and_every_thread(demo: Path) -> None:
@@ -79,17 +91,30 @@ def test_incident_page_without_database() -> None:
 
 def test_storage_page_measures_without_writing(demo: Path) -> None:
     db = demo / "examples" / "payment.db"
-    before = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    before = {
+        s: Path(f"{db}{s}").stat().st_mtime_ns
+        for s in ("", "-wal", "-shm")
+        if Path(f"{db}{s}").exists()
+    }
     at = open_page("storage", db=str(db))
     text = texts(at)
     assert "would free" in text and "prune frees" in text
     assert "thread" in at.dataframe[0].value.columns and "open" in at.dataframe[0].value.columns
-    after = {s: Path(f"{db}{s}").stat().st_mtime_ns for s in ("", "-wal", "-shm") if Path(f"{db}{s}").exists()}
+    after = {
+        s: Path(f"{db}{s}").stat().st_mtime_ns
+        for s in ("", "-wal", "-shm")
+        if Path(f"{db}{s}").exists()
+    }
     assert before == after
 
 
 def test_thread_page_time_travel_tab(demo: Path) -> None:
-    at = open_page("thread", db=str(demo / "crashes" / "payment-sync.db"), thread="payment-sync-killed", view="Time travel")
+    at = open_page(
+        "thread",
+        db=str(demo / "crashes" / "payment-sync.db"),
+        thread="payment-sync-killed",
+        view="Time travel",
+    )
     text = texts(at)
     assert "Resuming from this checkpoint re-runs `charge`" in text, text
     code = "\n".join(str(c.value) for c in at.code)

@@ -25,17 +25,26 @@ pytestmark = pytest.mark.slow
 
 def parallel_pairs(corpus: Corpus) -> list[tuple[CorpusEntry, CorpusEntry]]:
     resumed = {e.name.removesuffix("-resumed"): e for e in corpus.of_kind("resumed_after_kill")}
-    return [(e, resumed[e.name.removesuffix("-killed")]) for e in corpus.of_kind("killed")
-            if e.variant == "parallel"]
+    return [
+        (e, resumed[e.name.removesuffix("-killed")])
+        for e in corpus.of_kind("killed")
+        if e.variant == "parallel"
+    ]
 
 
 def rerun_task_ids(at_kill: EffectsLog, after: EffectsLog) -> set[str]:
     """Task ids that started again in the resume (lines past the ones at the kill)."""
     n = len(at_kill.lines)
-    return {line.task_id for line in after.lines if line.line > n and line.phase == "start" and line.task_id}
+    return {
+        line.task_id
+        for line in after.lines
+        if line.line > n and line.phase == "start" and line.task_id
+    }
 
 
-def judge_against_truth(killed: CorpusEntry, resumed: CorpusEntry, keep: tuple[str, ...]) -> tuple[ResumePlan, list[str], int]:
+def judge_against_truth(
+    killed: CorpusEntry, resumed: CorpusEntry, keep: tuple[str, ...]
+) -> tuple[ResumePlan, list[str], int]:
     """(plan from the stripped log, mismatching lines in words, lines compared)."""
     at_kill = read_effects(killed.effects_log)
     rerun = rerun_task_ids(at_kill, read_effects(resumed.effects_log))
@@ -54,8 +63,10 @@ def judge_against_truth(killed: CorpusEntry, resumed: CorpusEntry, keep: tuple[s
             want = "replays" if full.task_id in rerun else "kept"
             compared += 1
             if attempt.verdict != want:
-                wrong.append(f"{killed.name} line {line.line} {full.node} item={full.extra.get('item')}: "
-                             f"{attempt.verdict} != {want} ({attempt.alignment}: {attempt.reason})")
+                wrong.append(
+                    f"{killed.name} line {line.line} {full.node} item={full.extra.get('item')}: "
+                    f"{attempt.verdict} != {want} ({attempt.alignment}: {attempt.reason})"
+                )
     return plan, wrong, compared
 
 
@@ -65,8 +76,9 @@ def test_the_kill_left_one_of_four_tasks_running(corpus: Corpus) -> None:
     for killed, resumed in pairs:
         at_kill = read_effects(killed.effects_log)
         rerun = rerun_task_ids(at_kill, read_effects(resumed.effects_log))
-        open_items = {e.extra.get("item") for e in at_kill.lines if e.node == "work" and e.phase == "start"} - {
-            e.extra.get("item") for e in at_kill.lines if e.node == "work" and e.phase == "end"}
+        open_items = {
+            e.extra.get("item") for e in at_kill.lines if e.node == "work" and e.phase == "start"
+        } - {e.extra.get("item") for e in at_kill.lines if e.node == "work" and e.phase == "end"}
         assert open_items == {4}, killed.name
         started = {e.task_id for e in at_kill.lines if e.node == "work" and e.phase == "start"}
         assert len(started) == 4 and len(rerun & started) == 1, (killed.name, rerun)
@@ -85,7 +97,9 @@ def test_hand_written_verdicts_equal_the_real_resume(corpus: Corpus) -> None:
         assert [a.lines[0].extra.get("item") for a in replayed] == [4], killed.name
         assert not any(a.ambiguous for a in plan.attempts), killed.name  # `item` tells them apart
     assert not wrong, "\n".join(wrong)
-    assert total >= 4 * (2 + 4 + 3), total  # 4 kills x (plan or load: 2 lines; work: 4 starts, 3 ends)
+    assert total >= 4 * (2 + 4 + 3), (
+        total
+    )  # 4 kills x (plan or load: 2 lines; work: 4 starts, 3 ends)
 
 
 def test_without_a_business_key_the_pairing_says_it_is_a_guess(corpus: Corpus) -> None:
@@ -95,22 +109,32 @@ def test_without_a_business_key_the_pairing_says_it_is_a_guess(corpus: Corpus) -
         plan, wrong, _ = judge_against_truth(killed, resumed, ())
         assert "`work`" in plan.verdict_sentence(), killed.name
         assert any(a.ambiguous for a in plan.attempts), killed.name
-        assert "cannot tell" in plan.verdict_sentence() or "guess" in plan.verdict_sentence(), plan.verdict_sentence()
+        assert "cannot tell" in plan.verdict_sentence() or "guess" in plan.verdict_sentence(), (
+            plan.verdict_sentence()
+        )
         flagged = {line.line for a in plan.attempts if a.ambiguous for line in a.lines}
         for message in wrong:  # a wrong line is always one the plan said it could not tell
             line_no = int(message.split(" line ")[1].split()[0])
             assert line_no in flagged, message
 
 
-def test_functional_next_is_the_entrypoint_and_calls_hang_under_it(corpus: Corpus, tmp_path: Path) -> None:
-    killed = next(k for k, _ in parallel_pairs(corpus) if k.graph == "functional_parallel" and k.mode == "sync")
+def test_functional_next_is_the_entrypoint_and_calls_hang_under_it(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    killed = next(
+        k
+        for k, _ in parallel_pairs(corpus)
+        if k.graph == "functional_parallel" and k.mode == "sync"
+    )
     tid = killed.thread_ids[0]
     source = open_source(killed.db)
     thread = load_thread(source, tid)
     latest = thread.root.latest
     assert [t.node for t in latest.tasks] == ["batch"]
     calls = latest.tasks[0].calls
-    assert [c.status for c in calls] == ["finished"] * 4  # load and items 1 to 3; item 4 never returned
+    assert [c.status for c in calls] == [
+        "finished"
+    ] * 4  # load and items 1 to 3; item 4 never returned
     assert all(c.reused_on_resume and not c.node for c in calls)  # no log given yet: names unknown
     plan = plan_resume(thread, strip_optional(read_effects(killed.effects_log), ("item",)), tid)
     source.close()

@@ -38,7 +38,9 @@ def pgdb(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) -> str:
     with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"), \
             PostgresSaver.from_conn_string(dsn) as saver:  # fmt: skip
         saver.setup()
-        linear().compile(checkpointer=saver).invoke({"visited": []}, {"configurable": {"thread_id": THREAD}})
+        linear().compile(checkpointer=saver).invoke(
+            {"visited": []}, {"configurable": {"thread_id": THREAD}}
+        )
     return dsn
 
 
@@ -70,7 +72,9 @@ def test_dsn_from_a_file_the_environment_pgpassfile_and_keyvalue_form(
     pgpass.write_text(f"127.0.0.1:{pg_cluster.port}:{db}:{SUPERUSER}:{password}\n")
     pgpass.chmod(0o600)
     no_password = f"postgresql://{SUPERUSER}@127.0.0.1:{pg_cluster.port}/{db}"
-    keyvalue = f"host=127.0.0.1 port={pg_cluster.port} user={SUPERUSER} password='{password}' dbname={db}"
+    keyvalue = (
+        f"host=127.0.0.1 port={pg_cluster.port} user={SUPERUSER} password='{password}' dbname={db}"
+    )
     cases = [
         (["threads", "--dsn-file", str(dsn_file)], {}),
         (["threads", "env:CHECKPOINT_DSN"], {"CHECKPOINT_DSN": pgdb}),
@@ -137,7 +141,9 @@ def test_the_served_page_lists_the_threads_and_never_the_password(
             page.set_default_timeout(60_000)
             page.goto(f"http://127.0.0.1:{port}/threads")
             wait_idle(page, 60_000)
-            page.get_by_text(THREAD).first.wait_for(state="attached")  # glide grid cells are drawn on a canvas
+            page.get_by_text(THREAD).first.wait_for(
+                state="attached"
+            )  # glide grid cells are drawn on a canvas
             assert_clean(page.content(), pg_cluster.password)
             assert_clean(page.url, pg_cluster.password)
         finally:
@@ -212,7 +218,11 @@ def test_the_app_lists_both_and_opens_the_right_one(pgdb: str, pg_cluster: PgSer
         assert len([o for o in options if "replaylens_secrets" in o]) == 2
         at.selectbox(key="_sel_db").set_value(options[1]).run()
         assert list(at.dataframe[0].value["thread"]) == [THREAD]
-        shown = " ".join(str(e.value) for kind in ("markdown", "caption", "error", "info") for e in getattr(at, kind))
+        shown = " ".join(
+            str(e.value)
+            for kind in ("markdown", "caption", "error", "info")
+            for e in getattr(at, kind)
+        )
         assert_clean(shown + json.dumps(dict(at.query_params)), pg_cluster.password)
     finally:
         st.cache_data.clear()
@@ -227,7 +237,9 @@ from hypothesis import strategies as hs  # noqa: E402
 @settings(max_examples=300, deadline=None)
 @given(password=hs.text(min_size=4, max_size=30).filter(lambda p: "\n" not in p and "\x00" not in p),
        encode=hs.booleans(), where=hs.sampled_from(["userinfo", "query", "keyvalue"]))  # fmt: skip
-def test_no_label_or_scrubbed_message_holds_the_password(password: str, encode: bool, where: str) -> None:
+def test_no_label_or_scrubbed_message_holds_the_password(
+    password: str, encode: bool, where: str
+) -> None:
     rest = "postgresql://reader@db.internal:5432/agents host port user dbname"
     assume(not any(form in rest for form in forms(password)))
     secret = quote(password, safe="") if encode else password
@@ -239,7 +251,9 @@ def test_no_label_or_scrubbed_message_holds_the_password(password: str, encode: 
         escaped = password.replace("\\", "\\\\").replace("'", "\\'")
         dsn = f"host=db.internal port=5432 user=reader password='{escaped}' dbname=agents"
     label = dsn_mod.redact(dsn)
-    message = dsn_mod.scrub(f"could not connect: {dsn} / {password} / {quote(password, safe='')}", dsn)
+    message = dsn_mod.scrub(
+        f"could not connect: {dsn} / {password} / {quote(password, safe='')}", dsn
+    )
     for text in (label, message):
         for form in forms(password):
             assert form not in text, (form, text)

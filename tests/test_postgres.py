@@ -41,7 +41,9 @@ from replaylens.sources._postgres import PostgresSource, redact_dsn
 
 
 @contextmanager
-def own_database(cluster: PgServer, name: str, tmp_path: Path) -> Iterator[tuple[str, PostgresSaver]]:
+def own_database(
+    cluster: PgServer, name: str, tmp_path: Path
+) -> Iterator[tuple[str, PostgresSaver]]:
     """A fresh database with the saver's tables, for a test that writes threads of its own."""
     dsn = cluster.create_database(name)
     with pytest.MonkeyPatch.context() as mp, PostgresSaver.from_conn_string(dsn) as saver:
@@ -93,7 +95,10 @@ def graph_of(thread_id: str) -> str:
 def summary_view(source: Any) -> list[tuple[Any, ...]]:
     summaries, problems = summarize_threads(source)
     assert not problems
-    return [(s.thread_id, s.checkpoints, s.namespaces, s.latest_step, s.status, s.pending) for s in summaries]
+    return [
+        (s.thread_id, s.checkpoints, s.namespaces, s.latest_step, s.status, s.pending)
+        for s in summaries
+    ]
 
 
 def thread_view(thread: Thread) -> dict[str, Any]:
@@ -101,8 +106,15 @@ def thread_view(thread: Thread) -> dict[str, Any]:
     namespaces = sorted(
         (
             ns.name.split(":", 1)[0],
-            [(cp.step, cp.source, sorted(cp.record.present_channels),
-              sorted((t.step, t.node, t.status) for t in cp.tasks)) for cp in ns.checkpoints],
+            [
+                (
+                    cp.step,
+                    cp.source,
+                    sorted(cp.record.present_channels),
+                    sorted((t.step, t.node, t.status) for t in cp.tasks),
+                )
+                for cp in ns.checkpoints
+            ],
         )
         for ns in thread.namespaces.values()
     )
@@ -121,7 +133,9 @@ def test_thread_list_matches_sqlite(pair: Pair) -> None:
     assert {row[4] for row in pg} == {"completed", "interrupted", "failed"}
 
 
-def test_thread_list_pages_by_keyset_and_agrees_with_sqlite(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thread_list_pages_by_keyset_and_agrees_with_sqlite(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Pages of 2 threads (keyset on thread_id) give the list one page gives, and the
     first screen's step, writes count and cache identity agree across backends."""
     from replaylens.sources import _postgres
@@ -131,15 +145,22 @@ def test_thread_list_pages_by_keyset_and_agrees_with_sqlite(pair: Pair, monkeypa
     paged = pair.pg.thread_index()
     assert paged == whole and len(whole) > 4, "several pages"
     lite = pair.lite.thread_index()
-    lite_keys = pair.lite.writes_keys({r.thread_id: r.latest_checkpoint_id for r in lite if r.latest_checkpoint_id})
-    pg_keys = pair.pg.writes_keys({r.thread_id: r.latest_checkpoint_id for r in paged if r.latest_checkpoint_id})
+    lite_keys = pair.lite.writes_keys(
+        {r.thread_id: r.latest_checkpoint_id for r in lite if r.latest_checkpoint_id}
+    )
+    pg_keys = pair.pg.writes_keys(
+        {r.thread_id: r.latest_checkpoint_id for r in paged if r.latest_checkpoint_id}
+    )
     assert all(pg_keys[r.thread_id] == r.writes_key for r in paged if r.latest_checkpoint_id)
     assert [(r.thread_id, r.checkpoints, r.latest_step, r.writes_key) for r in paged] == [
-        (r.thread_id, r.checkpoints, r.latest_step, lite_keys.get(r.thread_id, "").split(":")[0]) for r in lite
+        (r.thread_id, r.checkpoints, r.latest_step, lite_keys.get(r.thread_id, "").split(":")[0])
+        for r in lite
     ]
     assert pair.pg.cache_identity() != pair.lite.cache_identity()
     secret = _postgres.dsn_password(pair.dsn)
-    assert secret and secret not in pair.pg.cache_identity(), "the password never reaches the cache key"
+    assert secret and secret not in pair.pg.cache_identity(), (
+        "the password never reaches the cache key"
+    )
 
 
 def test_every_thread_matches_sqlite(pair: Pair) -> None:
@@ -151,9 +172,14 @@ def test_every_thread_matches_sqlite(pair: Pair) -> None:
     assert seen_orphans == 1, "the orphan write must be seen by both readers"
 
 
-def test_big_values_stay_on_the_server_until_asked_for(pg_cluster: PgServer, tmp_path: Path) -> None:
+def test_big_values_stay_on_the_server_until_asked_for(
+    pg_cluster: PgServer, tmp_path: Path
+) -> None:
     """A 2 MB inline string and a 2 MB blob: the skeleton rows stay small, the values load on demand."""
-    with own_database(pg_cluster, "replaylens_big", tmp_path) as (dsn, saver), PostgresSource(dsn) as source:
+    with (
+        own_database(pg_cluster, "replaylens_big", tmp_path) as (dsn, saver),
+        PostgresSource(dsn) as source,
+    ):
         _check_big_values(dsn, saver, source)
 
 
@@ -174,8 +200,16 @@ def _check_big_values(dsn: str, saver: PostgresSaver, source: PostgresSource) ->
     assert latest.record.blob_size > 2_000_000 // 100  # the sizes are counted (compressed)
     values = source.read_channel_values("big-payment", "", latest.checkpoint_id)
     assert values["invoice_id"].value == big and values["visited"].value[0] == big
-    config = {"configurable": {"thread_id": "big-payment", "checkpoint_ns": "", "checkpoint_id": latest.checkpoint_id}}
-    assert {k: r.value for k, r in values.items()} == saver.get_tuple(config).checkpoint["channel_values"]
+    config = {
+        "configurable": {
+            "thread_id": "big-payment",
+            "checkpoint_ns": "",
+            "checkpoint_id": latest.checkpoint_id,
+        }
+    }
+    assert {k: r.value for k, r in values.items()} == saver.get_tuple(config).checkpoint[
+        "channel_values"
+    ]
 
 
 def test_a_dropped_connection_is_reopened(pair: Pair) -> None:
@@ -193,10 +227,13 @@ def database_fingerprint(dsn: str) -> dict[str, Any]:
     """Tables, row counts and the newest row version (xmin) of every table in the database."""
     out: dict[str, Any] = {}
     with psycopg.connect(dsn) as conn:
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') "
-            "ORDER BY tablename"
-        )]
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') "
+                "ORDER BY tablename"
+            )
+        ]
         for table in tables:
             out[table] = conn.execute(
                 f'SELECT COUNT(*), MAX(xmin::text::bigint) FROM "{table}"'
@@ -219,7 +256,9 @@ def test_replaylens_never_writes(pair: Pair) -> None:
         with source._transaction() as cur:
             cur.execute("SHOW transaction_read_only")
             assert cur.fetchone()["transaction_read_only"] == "on"
-            cur.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+            cur.execute(
+                "SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+            )
             assert cur.fetchone()["application_name"] == "replaylens"
         with pytest.raises(SourceError, match="read-only transaction"):
             with source._transaction() as cur:
@@ -231,7 +270,10 @@ def test_replaylens_never_writes(pair: Pair) -> None:
 
 
 def test_server_settings_and_identity(pg_cluster: PgServer, tmp_path: Path) -> None:
-    with own_database(pg_cluster, "replaylens_identity", tmp_path) as (dsn, saver), PostgresSource(dsn) as source:
+    with (
+        own_database(pg_cluster, "replaylens_identity", tmp_path) as (dsn, saver),
+        PostgresSource(dsn) as source,
+    ):
         settings = source.server_settings()
         assert settings["synchronous_commit"] == "on"
         assert settings["server_version"][:2].isdigit()
@@ -258,7 +300,8 @@ def test_statement_timeout_gives_a_sentence(pair: Pair, monkeypatch: pytest.Monk
 
 # --------------------------------------------------------------------------- errors
 @pytest.mark.parametrize(
-    "bad", ["wrong_password", "refused", "no_database", "no_user", "no_tables", "other_app", "not_jsonb"]
+    "bad",
+    ["wrong_password", "refused", "no_database", "no_user", "no_tables", "other_app", "not_jsonb"],
 )
 def test_unopenable_databases_get_one_sentence(bad: str, pg_cluster: PgServer) -> None:
     secret = "s3cret-NOT-the-password"
@@ -309,8 +352,9 @@ def test_unopenable_databases_get_one_sentence(bad: str, pg_cluster: PgServer) -
     assert expected in message
 
 
-def test_a_database_without_task_path_opens(pg_cluster: PgServer, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_database_without_task_path_opens(
+    pg_cluster: PgServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Before migration 9 checkpoint_writes had no task_path: read it, say so, leave paths blank."""
     dsn = pg_cluster.create_database("replaylens_legacy")
     monkeypatch.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp_path / "e.jsonl"))
@@ -322,9 +366,13 @@ def test_a_database_without_task_path_opens(pg_cluster: PgServer, tmp_path: Path
     with PostgresSource(dsn) as source:
         assert any("task_path" in note for note in source.notes)
         summaries, problems = summarize_threads(source)
-        assert [(s.thread_id, s.status) for s in summaries] == [("old", "completed")] and not problems
+        assert [(s.thread_id, s.status) for s in summaries] == [
+            ("old", "completed")
+        ] and not problems
         thread = load_thread(source, "old")
-        writes = [w for ns in thread.namespaces.values() for cp in ns.checkpoints for w in cp.writes]
+        writes = [
+            w for ns in thread.namespaces.values() for cp in ns.checkpoints for w in cp.writes
+        ]
         assert writes and all(w.task_path == "" for w in writes)
 
 
@@ -358,7 +406,9 @@ def test_psycopg_is_imported_only_for_a_postgres_dsn(pair: Pair) -> None:
     )
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "lib"), str(root)])}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -405,7 +455,9 @@ def test_dashboard_opens_a_postgres_source_and_never_shows_the_password(
     password = urlsplit(pair.dsn).password
     assert password
     args = build_parser().parse_args(["serve", pair.dsn, "--port", "9999"])
-    assert all(password not in part for part in build_command(args)), "a password on argv shows in ps"
+    assert all(password not in part for part in build_command(args)), (
+        "a password on argv shows in ps"
+    )
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(tmp_path)]))
     monkeypatch.setenv("REPLAYLENS_SERVE_DSNS", json.dumps([pair.dsn]))
     monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
@@ -418,8 +470,11 @@ def test_dashboard_opens_a_postgres_source_and_never_shows_the_password(
         assert not at.exception, [e.value for e in at.exception]
         listed = set(at.dataframe[0].value["thread"])
         assert listed == {s.thread_id for s in summarize_threads(pair.lite)[0]}
-        shown = " ".join(str(e.value) for kind in ("markdown", "caption", "info", "error", "warning", "selectbox")
-                         for e in getattr(at, kind))
+        shown = " ".join(
+            str(e.value)
+            for kind in ("markdown", "caption", "info", "error", "warning", "selectbox")
+            for e in getattr(at, kind)
+        )
         assert password not in shown and password not in json.dumps(dict(at.query_params))
     finally:
         st.cache_data.clear()

@@ -64,7 +64,9 @@ def comparable_entries(corpus: Corpus) -> list[CorpusEntry]:
 def rows_in(db: Path, thread_id: str, tmp_path: Path) -> int:
     """Checkpoint rows of a thread, counted by SQLite itself on a private copy."""
     with sqlite3.connect(private_copy(db, tmp_path / "count.db")) as conn:
-        return conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+        return conn.execute(
+            "SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)
+        ).fetchone()[0]
 
 
 def test_next_tasks_match_get_state_on_every_checkpoint(corpus: Corpus, tmp_path: Path) -> None:
@@ -83,15 +85,24 @@ def test_next_tasks_match_get_state_on_every_checkpoint(corpus: Corpus, tmp_path
                 for ns in thread.namespaces.values():
                     namespaces_seen += bool(ns.name)
                     for cp in ns.checkpoints:
-                        config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name,
-                                                   "checkpoint_id": cp.checkpoint_id}}
+                        config = {
+                            "configurable": {
+                                "thread_id": tid,
+                                "checkpoint_ns": ns.name,
+                                "checkpoint_id": cp.checkpoint_id,
+                            }
+                        }
                         state = graph.get_state(config)
                         want = sorted((t.name, t.id, expected_status(t)) for t in state.tasks)
-                        got = sorted((t.node, t.task_id, t.status) for t in cp.tasks)  # derived or not
+                        got = sorted(
+                            (t.node, t.task_id, t.status) for t in cp.tasks
+                        )  # derived or not
                         compared += 1
                         kinds_seen.add(entry.kind)
                         if want != got:
-                            mismatches.append(f"{entry.name} {tid} ns={ns.name!r} step={cp.step}: {want} != {got}")
+                            mismatches.append(
+                                f"{entry.name} {tid} ns={ns.name!r} step={cp.step}: {want} != {got}"
+                            )
         source.close()
     assert not mismatches, "\n".join(mismatches[:10])
     assert compared == rows, "every checkpoint row of every thread must be compared"
@@ -110,7 +121,10 @@ def test_thread_index_matches_plain_sql_aggregates(corpus: Corpus, tmp_path: Pat
                 "GROUP BY thread_id ORDER BY thread_id"
             ).fetchall()
         source = open_source(entry.db)
-        got = [(r.thread_id, r.checkpoints, r.namespaces, r.latest_checkpoint_id) for r in source.thread_index()]
+        got = [
+            (r.thread_id, r.checkpoints, r.namespaces, r.latest_checkpoint_id)
+            for r in source.thread_index()
+        ]
         source.close()
         assert got == want, entry.name
         compared += len(got)
@@ -118,7 +132,9 @@ def test_thread_index_matches_plain_sql_aggregates(corpus: Corpus, tmp_path: Pat
     assert compared > 100 and nested > 0, (compared, nested)
 
 
-def test_first_screen_step_time_and_writes_key_agree_with_the_rows(corpus: Corpus, tmp_path: Path) -> None:
+def test_first_screen_step_time_and_writes_key_agree_with_the_rows(
+    corpus: Corpus, tmp_path: Path
+) -> None:
     """The SQL thread list reads the latest step and time from the checkpoint id (no row is
     read): they must equal the metadata's step and the blob's ts the derivation reads, and
     the writes key must count the latest checkpoint's writes."""
@@ -128,7 +144,9 @@ def test_first_screen_step_time_and_writes_key_agree_with_the_rows(corpus: Corpu
     for entry in corpus:
         source = open_source(entry.db)
         index = {r.thread_id: r for r in source.thread_index()}
-        keys = source.writes_keys({t: r.latest_checkpoint_id for t, r in index.items() if r.latest_checkpoint_id})
+        keys = source.writes_keys(
+            {t: r.latest_checkpoint_id for t, r in index.items() if r.latest_checkpoint_id}
+        )
         summaries = summarize_threads(source)[0]
         latest = {rec.thread_id: rec for rec in source.read_latest().checkpoints}
         writes = source.read_latest().writes
@@ -137,12 +155,28 @@ def test_first_screen_step_time_and_writes_key_agree_with_the_rows(corpus: Corpu
             row = index[s.thread_id]
             if row.latest_checkpoint_id is None:
                 continue
-            assert row.latest_step == s.latest_step == latest[s.thread_id].step, (entry.name, s.thread_id)
+            assert row.latest_step == s.latest_step == latest[s.thread_id].step, (
+                entry.name,
+                s.thread_id,
+            )
             ts, id_ts = iso_to_epoch(s.updated_at), iso_to_epoch(row.latest_ts)
-            assert ts is not None and id_ts is not None and abs(ts - id_ts) < 0.5, (entry.name, s.updated_at, row.latest_ts)
-            n = sum(1 for w in writes if w.thread_id == s.thread_id and w.checkpoint_id == row.latest_checkpoint_id)
+            assert ts is not None and id_ts is not None and abs(ts - id_ts) < 0.5, (
+                entry.name,
+                s.updated_at,
+                row.latest_ts,
+            )
+            n = sum(
+                1
+                for w in writes
+                if w.thread_id == s.thread_id and w.checkpoint_id == row.latest_checkpoint_id
+            )
             assert row.writes_key is None, "the SQLite list leaves the writes key to writes_keys"
-            assert keys[s.thread_id].split(":")[0] == str(n), (entry.name, s.thread_id, keys[s.thread_id], n)
+            assert keys[s.thread_id].split(":")[0] == str(n), (
+                entry.name,
+                s.thread_id,
+                keys[s.thread_id],
+                n,
+            )
             compared += 1
     assert compared > 100, compared
 
@@ -159,7 +193,9 @@ def test_thread_status_agrees_with_get_state(corpus: Corpus, tmp_path: Path) -> 
                     assert not state.tasks and state.values in ({}, None)
                     continue
                 status = thread_status(load_thread(source, tid))
-                assert summaries[tid].status == status, f"{entry.name} {tid}: list and detail disagree"
+                assert summaries[tid].status == status, (
+                    f"{entry.name} {tid}: list and detail disagree"
+                )
                 statuses = {expected_status(t) for t in state.tasks}
                 if not state.tasks:
                     want = "completed"
@@ -183,7 +219,12 @@ def test_functional_api_tasks_come_from_writes(corpus: Corpus) -> None:
     assert calls, "the @task calls must appear from their writes rows"
     # under the entrypoint that made them, not as tasks of `next` (get_state lists only it)
     assert all(t.kind == "call" and not t.derived and t.parent_task_id for t in calls)
-    assert not any(t.kind == "call" for ns in thread.namespaces.values() for cp in ns.checkpoints for t in cp.tasks)
+    assert not any(
+        t.kind == "call"
+        for ns in thread.namespaces.values()
+        for cp in ns.checkpoints
+        for t in cp.tasks
+    )
     assert all(t.status == "finished" and t.reused_on_resume for t in calls)
     assert all(any(w.channel == "__return__" for w in t.writes) for t in calls)
 
@@ -195,9 +236,13 @@ def test_forks_and_special_channels_are_reconstructed(corpus: Corpus) -> None:
     assert any(c.source == "update" for c in thread.root.checkpoints)
     payment = next(e for e in corpus if e.graph == "payment" and e.kind == "interrupted")
     source = open_source(payment.db)
-    channels = {w.channel for tid in payment.thread_ids
-                for ns in load_thread(source, tid).namespaces.values()
-                for cp in ns.checkpoints for w in cp.writes}
+    channels = {
+        w.channel
+        for tid in payment.thread_ids
+        for ns in load_thread(source, tid).namespaces.values()
+        for cp in ns.checkpoints
+        for w in cp.writes
+    }
     assert {"__interrupt__"} <= channels
 
 
@@ -220,7 +265,12 @@ def test_legacy_and_rollback_databases_open(corpus: Corpus) -> None:
         assert thread.checkpoint_count == summaries[0].checkpoints
         if variant == "legacy_no_task_path":
             assert any("task_path" in n for n in source.notes)
-            assert all(w.task_path == "" for ns in thread.namespaces.values() for c in ns.checkpoints for w in c.writes)
+            assert all(
+                w.task_path == ""
+                for ns in thread.namespaces.values()
+                for c in ns.checkpoints
+                for w in c.writes
+            )
 
 
 @pytest.mark.parametrize("bad", ["missing", "folder", "empty", "text", "other_app"])

@@ -32,14 +32,26 @@ def fingerprint(db: Path) -> dict[str, tuple[str, int, int]]:
         p = Path(f"{db}{suffix}")
         if p.exists():
             st = p.stat()
-            out[suffix or "db"] = (hashlib.sha256(p.read_bytes()).hexdigest(), st.st_size, st.st_mtime_ns)
+            out[suffix or "db"] = (
+                hashlib.sha256(p.read_bytes()).hexdigest(),
+                st.st_size,
+                st.st_mtime_ns,
+            )
     return out
 
 
-def run_python(code: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess:
+def run_python(
+    code: str, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}", **(env or {})}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full_env,
-                          capture_output=True, text=True, timeout=120, check=check)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=check,
+    )
 
 
 WRITE_AND_KILL = """
@@ -57,8 +69,11 @@ WRITE_AND_KILL = """
 def make_db(tmp_path: Path, *, kill: bool, threads: int = 2) -> Path:
     db = tmp_path / "evidence.db"
     tail = "os.kill(os.getpid(), signal.SIGKILL)" if kill else "conn.close()"
-    proc = run_python(WRITE_AND_KILL.format(db=str(db), threads=threads, tail=tail),
-                      env={"REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")}, check=False)
+    proc = run_python(
+        WRITE_AND_KILL.format(db=str(db), threads=threads, tail=tail),
+        env={"REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")},
+        check=False,
+    )
     assert proc.returncode == (-9 if kill else 0), proc.stderr
     return db
 
@@ -134,9 +149,17 @@ def test_rollback_journal_database_is_untouched(tmp_path: Path) -> None:
 def test_cli_commands_leave_the_files_alone(tmp_path: Path) -> None:
     db = make_db(tmp_path, kill=True)
     before = fingerprint(db)
-    for args in (["threads", str(db), "--json"], ["thread", str(db), "--thread", "t0", "--json", "--values"]):
-        proc = subprocess.run([sys.executable, "-m", "replaylens.cli", *args], capture_output=True,
-                              text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO / "lib")})
+    for args in (
+        ["threads", str(db), "--json"],
+        ["thread", str(db), "--thread", "t0", "--json", "--values"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "replaylens.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": str(REPO / "lib")},
+        )
         assert proc.returncode == 0, proc.stderr
         json.loads(proc.stdout)
     assert fingerprint(db) == before
@@ -145,10 +168,18 @@ def test_cli_commands_leave_the_files_alone(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_live_writer_is_not_blocked_and_new_checkpoints_are_seen(tmp_path: Path) -> None:
     db = tmp_path / "live.db"
-    env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}",
-           "REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")}
-    writer = subprocess.Popen([sys.executable, "-m", "examples.live_writer", str(db), "32"], env=env,
-                              stdout=subprocess.PIPE, text=True, cwd=REPO)
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{REPO}:{REPO / 'lib'}",
+        "REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl"),
+    }
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "examples.live_writer", str(db), "32"],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready"
     counts: list[int] = []
@@ -166,5 +197,7 @@ def test_live_writer_is_not_blocked_and_new_checkpoints_are_seen(tmp_path: Path)
     assert report["locked"] == 0
     assert report["runs"] > 5
     assert len(counts) >= 100
-    assert all(b >= a for a, b in zip(counts, counts[1:], strict=False)), "counts must never go back"
+    assert all(b >= a for a, b in zip(counts, counts[1:], strict=False)), (
+        "counts must never go back"
+    )
     assert counts[-1] > counts[0], "the reader must see checkpoints as they land"

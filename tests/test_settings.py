@@ -18,11 +18,17 @@ def _sources() -> dict[Path, str]:
 
 
 def test_every_environment_variable_in_the_code_is_declared() -> None:
-    used = {m for text in _sources().values() for m in re.findall(r"\b(?:REPLAYLENS|LANGGRAPH)_[A-Z_]*[A-Z]\b", text)}
+    used = {
+        m
+        for text in _sources().values()
+        for m in re.findall(r"\b(?:REPLAYLENS|LANGGRAPH)_[A-Z_]*[A-Z]\b", text)
+    }
     # Prefixes the kill-test runner strips from a child's environment are not variables.
     used -= {"REPLAYLENS_EXAMPLE_"}
     assert used, "the scan found no variable at all: the pattern is broken"
-    assert used <= set(settings.BY_NAME), f"read but not declared in replaylens.settings: {sorted(used - set(settings.BY_NAME))}"
+    assert used <= set(settings.BY_NAME), (
+        f"read but not declared in replaylens.settings: {sorted(used - set(settings.BY_NAME))}"
+    )
 
 
 def test_only_the_settings_module_reads_the_environment() -> None:

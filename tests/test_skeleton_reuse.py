@@ -56,8 +56,11 @@ def agent_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     builder.add_conditional_edges("agent", _again, ["agent", END])
     conn = sqlite3.connect(db, check_same_thread=False)
     graph = builder.compile(checkpointer=SqliteSaver(conn))
-    graph.invoke({"messages": [], "turns": 0}, {"configurable": {"thread_id": "t"}, "recursion_limit": 200},
-                 durability="sync")
+    graph.invoke(
+        {"messages": [], "turns": 0},
+        {"configurable": {"thread_id": "t"}, "recursion_limit": 200},
+        durability="sync",
+    )
     return db, graph
 
 
@@ -84,10 +87,20 @@ def test_reused_prefixes_give_the_same_skeleton_as_a_full_walk(agent_db: tuple[P
     reused = _skeletons(db, memo)
     plain = _skeletons(db, None)
     assert len(reused) == len(plain) == STEPS + 2  # the input checkpoint, __start__, one per turn
-    fields = ("v", "ts", "channel_versions", "versions_seen", "updated_channels", "present_channels",
-              "scheduling_values", "error")
+    fields = (
+        "v",
+        "ts",
+        "channel_versions",
+        "versions_seen",
+        "updated_channels",
+        "present_channels",
+        "scheduling_values",
+        "error",
+    )
     for a, b in zip(reused, plain, strict=True):
-        assert {f: getattr(a, f) for f in fields} == {f: getattr(b, f) for f in fields}, a.checkpoint_id
+        assert {f: getattr(a, f) for f in fields} == {f: getattr(b, f) for f in fields}, (
+            a.checkpoint_id
+        )
         assert a.error is None
     assert all("messages" in r.present_channels for r in reused[1:])  # all but the input checkpoint
     # The message list was skipped by reuse once it passed the threshold; the replaced
@@ -102,11 +115,17 @@ def test_a_prefix_that_differs_by_one_byte_is_not_reused() -> None:
     import ormsgpack
 
     def blob(items: list[str], extra: list[str]) -> bytes:
-        return ormsgpack.packb({
-            "v": 4, "ts": "2026-01-01T00:00:00+00:00", "id": "x",
-            "channel_values": {"big": items, "branch:to:n": None},
-            "channel_versions": {"big": "1", "branch:to:n": "1"}, "versions_seen": {}, "updated_channels": extra,
-        })
+        return ormsgpack.packb(
+            {
+                "v": 4,
+                "ts": "2026-01-01T00:00:00+00:00",
+                "id": "x",
+                "channel_values": {"big": items, "branch:to:n": None},
+                "channel_versions": {"big": "1", "branch:to:n": "1"},
+                "versions_seen": {},
+                "updated_channels": extra,
+            }
+        )
 
     first = ["a" * 1000] * 100
     changed = list(first)
@@ -130,7 +149,15 @@ def test_thread_tasks_match_get_state_with_reuse(agent_db: tuple[Path, Any]) -> 
     checkpoints = thread.namespaces[""].checkpoints
     assert len(checkpoints) == STEPS + 2
     for cp in checkpoints:
-        state = graph.get_state({"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": cp.checkpoint_id}})
+        state = graph.get_state(
+            {
+                "configurable": {
+                    "thread_id": "t",
+                    "checkpoint_ns": "",
+                    "checkpoint_id": cp.checkpoint_id,
+                }
+            }
+        )
         assert sorted((t.name, t.id) for t in state.tasks) == sorted(
             (t.node, t.task_id) for t in cp.tasks if t.derived
         ), cp.step
@@ -159,8 +186,16 @@ def test_a_without_rowid_table_reads_the_same(agent_db: tuple[Path, Any], tmp_pa
             s.close()
 
     def shape(thread: Any) -> list[tuple[Any, ...]]:
-        return [(cp.checkpoint_id, cp.step, cp.record.channel_versions, sorted(cp.record.present_channels),
-                 [(t.node, t.task_id, t.status) for t in cp.tasks]) for cp in thread.namespaces[""].checkpoints]
+        return [
+            (
+                cp.checkpoint_id,
+                cp.step,
+                cp.record.channel_versions,
+                sorted(cp.record.present_channels),
+                [(t.node, t.task_id, t.status) for t in cp.tasks],
+            )
+            for cp in thread.namespaces[""].checkpoints
+        ]
 
     assert shape(threads[0]) == shape(threads[1]) and len(shape(threads[0])) == STEPS + 2
 
@@ -181,6 +216,8 @@ def test_memory_mapping_can_be_turned_off_and_reads_the_same(
             thread = load_thread(source, "t")
         finally:
             source.close()
-        loaded[setting] = [(cp.checkpoint_id, [(t.node, t.task_id, t.status) for t in cp.tasks])
-                           for cp in thread.namespaces[""].checkpoints]
+        loaded[setting] = [
+            (cp.checkpoint_id, [(t.node, t.task_id, t.status) for t in cp.tasks])
+            for cp in thread.namespaces[""].checkpoints
+        ]
     assert loaded[""] == loaded["0"] and len(loaded[""]) == STEPS + 2

@@ -62,7 +62,9 @@ def _sqlite_backend(stack: ExitStack, tmp: Path, mp: pytest.MonkeyPatch) -> Back
     return Backend("sqlite", source, saver, threads, rows, lambda: _file_fingerprint(db))
 
 
-def _postgres_backend(stack: ExitStack, request: pytest.FixtureRequest, mp: pytest.MonkeyPatch) -> Backend:
+def _postgres_backend(
+    stack: ExitStack, request: pytest.FixtureRequest, mp: pytest.MonkeyPatch
+) -> Backend:
     from langgraph.checkpoint.postgres import PostgresSaver
     from test_postgres import database_fingerprint
 
@@ -82,7 +84,9 @@ def _postgres_backend(stack: ExitStack, request: pytest.FixtureRequest, mp: pyte
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+def backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
     tmp = tmp_path_factory.mktemp(f"conformance-{request.param}")
     with pytest.MonkeyPatch.context() as mp, ExitStack() as stack:
         mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
@@ -110,7 +114,9 @@ def test_derived_tasks_equal_get_state_on_every_checkpoint(backend: Backend) -> 
             for cp in ns.checkpoints:
                 config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name,
                                            "checkpoint_id": cp.checkpoint_id}}  # fmt: skip
-                want = sorted((t.name, t.id, expected_status(t)) for t in graph.get_state(config).tasks)
+                want = sorted(
+                    (t.name, t.id, expected_status(t)) for t in graph.get_state(config).tasks
+                )
                 got = sorted((t.node, t.task_id, t.status) for t in cp.tasks if t.derived)
                 compared += 1
                 if want != got:
@@ -129,7 +135,11 @@ def test_channel_values_equal_the_savers_own(backend: Backend) -> None:
                 want = backend.saver.get_tuple(config).checkpoint["channel_values"]
                 got = backend.source.read_channel_values(tid, ns.name, cp.checkpoint_id)
                 # Compared as data: replaylens rebuilds Send/Interrupt as plain records.
-                assert to_jsonable({k: r.value for k, r in got.items()}) == to_jsonable(want), (tid, ns.name, cp.step)
+                assert to_jsonable({k: r.value for k, r in got.items()}) == to_jsonable(want), (
+                    tid,
+                    ns.name,
+                    cp.step,
+                )
                 assert not any(r.error for r in got.values())
                 assert set(got) == cp.record.present_channels
                 compared += 1
@@ -146,8 +156,12 @@ def test_read_latest_can_be_limited_to_some_threads(backend: Backend) -> None:
 
 def test_orphan_writes_are_seen_and_not_applied(backend: Backend) -> None:
     thread = load_thread(backend.source, ORPHAN_THREAD)
-    assert [(w.checkpoint_id, w.channel) for w in thread.orphan_writes] == [(ORPHAN_CHECKPOINT, "visited")]
-    assert thread.root is not None and all(cp.checkpoint_id != ORPHAN_CHECKPOINT for cp in thread.root.checkpoints)
+    assert [(w.checkpoint_id, w.channel) for w in thread.orphan_writes] == [
+        (ORPHAN_CHECKPOINT, "visited")
+    ]
+    assert thread.root is not None and all(
+        cp.checkpoint_id != ORPHAN_CHECKPOINT for cp in thread.root.checkpoints
+    )
 
 
 def test_reading_everything_changes_nothing(backend: Backend) -> None:

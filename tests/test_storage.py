@@ -32,10 +32,15 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     g_sub = subgraph().compile(checkpointer=saver)
     g_loop = loop().compile(checkpointer=saver)
     for i in range(3):
-        g_sub.invoke({"visited": []}, {"configurable": {"thread_id": f"sub-{i}"}}, durability="sync")
+        g_sub.invoke(
+            {"visited": []}, {"configurable": {"thread_id": f"sub-{i}"}}, durability="sync"
+        )
     for i in range(2):
-        g_loop.invoke({"visited": [], "calls": i}, {"configurable": {"thread_id": f"loop-{i}"}},
-                      durability="sync")
+        g_loop.invoke(
+            {"visited": [], "calls": i},
+            {"configurable": {"thread_id": f"loop-{i}"}},
+            durability="sync",
+        )
     conn.close()
     if old is None:
         os.environ.pop("REPLAYLENS_EFFECTS_LOG")
@@ -70,7 +75,9 @@ def test_totals_equal_the_rows(db: Path, tmp_path: Path) -> None:
         if Path(f"{db}{suffix}").exists():
             shutil.copy2(f"{db}{suffix}", f"{copy}{suffix}")
     conn = sqlite3.connect(copy)
-    rows = conn.execute("SELECT thread_id, checkpoint_ns, checkpoint, metadata FROM checkpoints").fetchall()
+    rows = conn.execute(
+        "SELECT thread_id, checkpoint_ns, checkpoint, metadata FROM checkpoints"
+    ).fetchall()
     writes = conn.execute("SELECT thread_id, channel, value FROM writes").fetchall()
     conn.close()
     assert rep.checkpoints == len(rows) and rep.writes == len(writes)
@@ -81,7 +88,9 @@ def test_totals_equal_the_rows(db: Path, tmp_path: Path) -> None:
     assert per_thread["loop-1"] == sum(len(r[2]) + len(r[3]) for r in rows if r[0] == "loop-1")
     assert {ns for ns, _n, _b in rep.namespaces} == {"(root)", "sub"}
     assert dict((ns, n) for ns, n, _b in rep.namespaces)["sub"] == sum(1 for r in rows if r[1])
-    assert rep.largest[0].bytes == max([len(r[2]) for r in rows] + [len(w[2] or b"") for w in writes])
+    assert rep.largest[0].bytes == max(
+        [len(r[2]) for r in rows] + [len(w[2] or b"") for w in writes]
+    )
     assert rep.thread_count == 5
 
 
@@ -98,10 +107,18 @@ def test_prune_frees_what_a_real_prune_frees(db: Path, tmp_path: Path) -> None:
     keep = "SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) FROM checkpoints GROUP BY 1, 2"
     kept = set(conn.execute(keep).fetchall())
     dropped = 0
-    for t, ns, cid in conn.execute("SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints").fetchall():
+    for t, ns, cid in conn.execute(
+        "SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints"
+    ).fetchall():
         if (t, ns, cid) not in kept:
-            conn.execute("DELETE FROM checkpoints WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?", (t, ns, cid))
-            conn.execute("DELETE FROM writes WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?", (t, ns, cid))
+            conn.execute(
+                "DELETE FROM checkpoints WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?",
+                (t, ns, cid),
+            )
+            conn.execute(
+                "DELETE FROM writes WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?",
+                (t, ns, cid),
+            )
             dropped += 1
     conn.commit()
     conn.close()
@@ -117,7 +134,11 @@ def test_growth_buckets_follow_the_checkpoint_times(db: Path) -> None:
     assert rep.growth_note is None
     source = open_source(db)
     try:
-        ts = [iso_to_epoch(r.ts) for t in ("sub-0", "loop-1") for r in source.read_thread(t).checkpoints]
+        ts = [
+            iso_to_epoch(r.ts)
+            for t in ("sub-0", "loop-1")
+            for r in source.read_thread(t).checkpoints
+        ]
     finally:
         source.close()
     starts = [s for s, _n, _b in rep.growth]
@@ -131,8 +152,11 @@ def test_non_uuid6_ids_are_said_not_guessed(tmp_path: Path) -> None:
     with SqliteSaver.from_conn_string(str(path)) as saver:
         saver.setup()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, type, checkpoint, metadata) "
-                 "VALUES ('t', '', ?, 'msgpack', x'80', '{}')", (str(uuid.uuid4()),))
+    conn.execute(
+        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, type, checkpoint, metadata) "
+        "VALUES ('t', '', ?, 'msgpack', x'80', '{}')",
+        (str(uuid.uuid4()),),
+    )
     conn.commit()
     conn.close()
     rep = _report(path)
@@ -147,7 +171,9 @@ def test_ns_path_folds_task_ids() -> None:
 def test_cli_storage_json(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["storage", str(db), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["total_bytes"] == doc["checkpoint_bytes"] + doc["metadata_bytes"] + doc["write_bytes"]
+    assert (
+        doc["total_bytes"] == doc["checkpoint_bytes"] + doc["metadata_bytes"] + doc["write_bytes"]
+    )
     assert doc["prune_keep_latest"]["frees_bytes"] < doc["total_bytes"]
     assert main(["storage", str(db)]) == 0
     assert "would free" in capsys.readouterr().out

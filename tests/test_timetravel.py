@@ -45,7 +45,12 @@ def _env(log: Path) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def _record(folder: Path, builder: Callable[[], Any], payload: Any, then: Callable[[Any, SqliteSaver], None] | None = None) -> tuple[Path, Path]:
+def _record(
+    folder: Path,
+    builder: Callable[[], Any],
+    payload: Any,
+    then: Callable[[Any, SqliteSaver], None] | None = None,
+) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     db, log = folder / "g.db", folder / "g.effects.jsonl"
     with _env(log):
@@ -78,7 +83,13 @@ def _predicted(tt: TimeTravel) -> Counter[str]:
     return Counter(a.node for a, _how in tt.again)
 
 
-def _real(db: Path, log: Path, tmp: Path, builder: Callable[[], Any], config: Callable[[Any], dict[str, Any]]) -> Counter[str]:
+def _real(
+    db: Path,
+    log: Path,
+    tmp: Path,
+    builder: Callable[[], Any],
+    config: Callable[[Any], dict[str, Any]],
+) -> Counter[str]:
     """Run the resume for real on copies; the nodes whose start lines it appended."""
     tmp.mkdir(parents=True, exist_ok=True)
     cdb, clog = tmp / "g.db", tmp / "g.effects.jsonl"
@@ -103,26 +114,40 @@ def _real(db: Path, log: Path, tmp: Path, builder: Callable[[], Any], config: Ca
 def _root_ids(db: Path) -> list[str]:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return [r[0] for r in conn.execute(
-            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
-            (TID,))]
+        return [
+            r[0]
+            for r in conn.execute(
+                "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
+                (TID,),
+            )
+        ]
     finally:
         conn.close()
 
 
-@pytest.mark.parametrize(("name", "builder", "payload"), [
-    ("linear", linear, {"visited": []}),
-    ("fanout", fanout, {"visited": []}),
-    ("failing", failing, {"visited": []}),
-])
-def test_every_root_checkpoint_predicted_equals_real(tmp_path: Path, name: str, builder: Callable[[], Any], payload: Any) -> None:
+@pytest.mark.parametrize(
+    ("name", "builder", "payload"),
+    [
+        ("linear", linear, {"visited": []}),
+        ("fanout", fanout, {"visited": []}),
+        ("failing", failing, {"visited": []}),
+    ],
+)
+def test_every_root_checkpoint_predicted_equals_real(
+    tmp_path: Path, name: str, builder: Callable[[], Any], payload: Any
+) -> None:
     db, log = _record(tmp_path / "rec", builder, payload)
     ids = _root_ids(db)
     assert len(ids) >= 3
     for i, cid in enumerate(ids):
         tt = _preview(db, log, cid)
-        real = _real(db, log, tmp_path / f"run{i}", builder,
-                     lambda _g, c=cid: {"configurable": {"thread_id": TID, "checkpoint_id": c}})
+        real = _real(
+            db,
+            log,
+            tmp_path / f"run{i}",
+            builder,
+            lambda _g, c=cid: {"configurable": {"thread_id": TID, "checkpoint_id": c}},
+        )
         assert _predicted(tt) == real, (name, i, tt.sentence())
         # Certain: every task due at the checkpoint, finished ones too (their writes are ignored).
         assert Counter(a.node for a, how in tt.again if how == "certain") <= real
@@ -136,9 +161,16 @@ def test_latest_checkpoint_with_an_id_reruns_finished_tasks_too(tmp_path: Path) 
     tt = _preview(db, log, latest)
     statuses = {t.node: t.status for t in tt.reruns}
     assert "finished" in statuses.values() and "failed" in statuses.values(), statuses
-    with_id = _real(db, log, tmp_path / "a", failing,
-                    lambda _g: {"configurable": {"thread_id": TID, "checkpoint_id": latest}})
-    without = _real(db, log, tmp_path / "b", failing, lambda _g: {"configurable": {"thread_id": TID}})
+    with_id = _real(
+        db,
+        log,
+        tmp_path / "a",
+        failing,
+        lambda _g: {"configurable": {"thread_id": TID, "checkpoint_id": latest}},
+    )
+    without = _real(
+        db, log, tmp_path / "b", failing, lambda _g: {"configurable": {"thread_id": TID}}
+    )
     assert set(with_id) == set(statuses)
     assert set(without) == {n for n, s in statuses.items() if s != "finished"}
 
@@ -146,8 +178,10 @@ def test_latest_checkpoint_with_an_id_reruns_finished_tasks_too(tmp_path: Path) 
 def test_subgraph_checkpoint_reruns_the_whole_subgraph(tmp_path: Path) -> None:
     db, log = _record(tmp_path / "rec", subgraph, {"visited": []})
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    subs = conn.execute("SELECT checkpoint_ns, checkpoint_id, metadata FROM checkpoints WHERE checkpoint_ns != '' "
-                        "ORDER BY checkpoint_id").fetchall()
+    subs = conn.execute(
+        "SELECT checkpoint_ns, checkpoint_id, metadata FROM checkpoints WHERE checkpoint_ns != '' "
+        "ORDER BY checkpoint_id"
+    ).fetchall()
     conn.close()
     ns, cid, _meta = next(r for r in subs if json.loads(r[2]).get("step") == 1)  # s1 done, s2 due
     tt = _preview(db, log, cid, ns)
@@ -171,12 +205,23 @@ def test_update_state_fork(tmp_path: Path) -> None:
 
     db, log = _record(tmp_path / "rec", linear, {"visited": []}, then=fork)
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    cid = next(r[0] for r in conn.execute("SELECT checkpoint_id, metadata FROM checkpoints WHERE checkpoint_ns = ''")
-               if json.loads(r[1]).get("source") == "update")
+    cid = next(
+        r[0]
+        for r in conn.execute(
+            "SELECT checkpoint_id, metadata FROM checkpoints WHERE checkpoint_ns = ''"
+        )
+        if json.loads(r[1]).get("source") == "update"
+    )
     conn.close()
     tt = _preview(db, log, cid)
     assert [t.node for t in tt.reruns] == ["b"]
-    real = _real(db, log, tmp_path / "run", linear, lambda _g: {"configurable": {"thread_id": TID, "checkpoint_id": cid}})
+    real = _real(
+        db,
+        log,
+        tmp_path / "run",
+        linear,
+        lambda _g: {"configurable": {"thread_id": TID, "checkpoint_id": cid}},
+    )
     # The fork's own steps never ran before, so no recorded line is "again"; the real run
     # performs b, c and d for the first time on the new branch.
     assert _predicted(tt) == Counter()
@@ -188,8 +233,13 @@ def test_interrupt_is_asked_again_from_an_earlier_checkpoint(tmp_path: Path) -> 
     ids = _root_ids(db)
     tt = _preview(db, log, ids[-1])
     assert [t.node for t in tt.reruns] == ["approve"] and any("asks again" in n for n in tt.notes)
-    real = _real(db, log, tmp_path / "run", payment,
-                 lambda _g: {"configurable": {"thread_id": TID, "checkpoint_id": ids[-1]}})
+    real = _real(
+        db,
+        log,
+        tmp_path / "run",
+        payment,
+        lambda _g: {"configurable": {"thread_id": TID, "checkpoint_id": ids[-1]}},
+    )
     assert _predicted(tt) == real == Counter({"approve": 1})
 
 

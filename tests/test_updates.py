@@ -83,17 +83,27 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     forked = graph.update_state(before_c.config, {"visited": ["edited"]})
     forked = graph.update_state(forked, {"visited": ["as-a"]}, as_node="a")
     graph.invoke(None, forked)
-    graph.bulk_update_state(cfg, [[StateUpdate({"visited": ["as-b"]}, "b")],
-                                  [StateUpdate({"visited": ["as-c"]}, "c"), StateUpdate({"visited": ["as-d"]}, "d")]])
+    graph.bulk_update_state(
+        cfg,
+        [
+            [StateUpdate({"visited": ["as-b"]}, "b")],
+            [StateUpdate({"visited": ["as-c"]}, "c"), StateUpdate({"visited": ["as-d"]}, "d")],
+        ],
+    )
     functional_parallel(saver).invoke({"n": 4}, {"configurable": {"thread_id": "func"}})
-    nested().compile(checkpointer=saver).invoke({"trail": []}, {"configurable": {"thread_id": "nested"}})
+    nested().compile(checkpointer=saver).invoke(
+        {"trail": []}, {"configurable": {"thread_id": "nested"}}
+    )
     conn.close()
     yield path
 
 
 def graphs(saver: SqliteSaver) -> dict[str, Any]:
-    return {"upd": linear().compile(checkpointer=saver), "func": functional_parallel(saver),
-            "nested": nested().compile(checkpointer=saver)}
+    return {
+        "upd": linear().compile(checkpointer=saver),
+        "func": functional_parallel(saver),
+        "nested": nested().compile(checkpointer=saver),
+    }
 
 
 def test_next_equals_get_state_on_every_checkpoint(db: Path, tmp_path: Path) -> None:
@@ -108,16 +118,31 @@ def test_next_equals_get_state_on_every_checkpoint(db: Path, tmp_path: Path) -> 
         for ns in thread.namespaces.values():
             namespaces.add(ns.name.count("|"))
             for cp in ns.checkpoints:
-                config = {"configurable": {"thread_id": tid, "checkpoint_ns": ns.name, "checkpoint_id": cp.checkpoint_id}}
-                want = sorted((t.name, t.id, expected_status(t)) for t in graph.get_state(config).tasks)
-                got = sorted((t.node, t.task_id, t.status) for t in cp.tasks)  # every task, derived or not
+                config = {
+                    "configurable": {
+                        "thread_id": tid,
+                        "checkpoint_ns": ns.name,
+                        "checkpoint_id": cp.checkpoint_id,
+                    }
+                }
+                want = sorted(
+                    (t.name, t.id, expected_status(t)) for t in graph.get_state(config).tasks
+                )
+                got = sorted(
+                    (t.node, t.task_id, t.status) for t in cp.tasks
+                )  # every task, derived or not
                 compared += 1
                 if want != got:
-                    mismatches.append(f"{tid} ns={ns.name!r} step={cp.step} {cp.source}: {want} != {got}")
+                    mismatches.append(
+                        f"{tid} ns={ns.name!r} step={cp.step} {cp.source}: {want} != {got}"
+                    )
     source.close()
     conn.close()
     assert not mismatches, "\n".join(mismatches)
-    assert compared >= 20 and namespaces == {0, 1}, (compared, namespaces)  # root, mid and mid|inner
+    assert compared >= 20 and namespaces == {0, 1}, (
+        compared,
+        namespaces,
+    )  # root, mid and mid|inner
 
 
 def test_updates_are_state_updates_applied_as_their_node(db: Path) -> None:
@@ -127,7 +152,9 @@ def test_updates_are_state_updates_applied_as_their_node(db: Path) -> None:
     updates = [u for cp in thread.root.checkpoints for u in cp.updates]
     assert {u.as_node for u in updates} == UPDATES_AS
     assert all(u.label == f"state update applied as {u.as_node}" for u in updates)
-    phantom = {u.task_id for u in updates} - {t.task_id for cp in thread.root.checkpoints for t in cp.tasks}
+    phantom = {u.task_id for u in updates} - {
+        t.task_id for cp in thread.root.checkpoints for t in cp.tasks
+    }
     assert phantom, "the updates with generated ids must not be tasks of any checkpoint"
 
 
@@ -142,8 +169,12 @@ def test_functional_calls_hang_under_the_entrypoint(db: Path) -> None:
 
 
 def cli_json(*args: str) -> Any:
-    proc = subprocess.run([sys.executable, "-m", "replaylens.cli", *args, "--json"], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

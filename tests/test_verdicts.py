@@ -35,7 +35,9 @@ def killed_pairs(corpus: Corpus) -> list[tuple[CorpusEntry, CorpusEntry]]:
     return pairs
 
 
-def truth(at_kill: EffectsLog, after: EffectsLog) -> tuple[set[tuple[str, int | None, str | None]], int | None]:
+def truth(
+    at_kill: EffectsLog, after: EffectsLog
+) -> tuple[set[tuple[str, int | None, str | None]], int | None]:
     """(node, step, task id) of the tasks that started again after the kill, and the step
     where a resume paused again at interrupt() (tasks beyond it were not reached by that
     resume). The task id tells parallel tasks of one node and step apart (a Send fan-out)."""
@@ -44,8 +46,11 @@ def truth(at_kill: EffectsLog, after: EffectsLog) -> tuple[set[tuple[str, int | 
     parallel = Counter((line.node, line.step) for line in at_kill.lines if line.phase == "start")
     # A task re-run after the kill has a new id when the checkpoint it started from never
     # landed; only parallel tasks of one node and step need the id to be told apart.
-    rerun = {(line.node, line.step, line.task_id if parallel[(line.node, line.step)] > 1 else None)
-             for line in new if line.phase == "start"}
+    rerun = {
+        (line.node, line.step, line.task_id if parallel[(line.node, line.step)] > 1 else None)
+        for line in new
+        if line.phase == "start"
+    }
     paused = [line.step for line in new if line.phase == "interrupted" and line.step is not None]
     return rerun, min(paused) if paused else None
 
@@ -81,13 +86,19 @@ def test_verdicts_match_the_real_resume(corpus: Corpus, stripped: bool) -> None:
             elif paused_at is not None and first.step is not None and first.step > paused_at:
                 continue  # not reached: the resume stopped at interrupt() again
             else:
-                parallel = sum(1 for x in at_kill.lines if (x.node, x.step, x.phase) == (first.node, first.step, "start"))
+                parallel = sum(
+                    1
+                    for x in at_kill.lines
+                    if (x.node, x.step, x.phase) == (first.node, first.step, "start")
+                )
                 key = (first.node, first.step, first.task_id if parallel > 1 else None)
                 want = "replays" if key in rerun else "kept"
             checked[want] += len(attempt.lines)
             if attempt.verdict != want:
-                wrong.append(f"{killed.name} line {first.line} {first.node}: {attempt.verdict} != {want} "
-                             f"({attempt.alignment}: {attempt.reason})")
+                wrong.append(
+                    f"{killed.name} line {first.line} {first.node}: {attempt.verdict} != {want} "
+                    f"({attempt.alignment}: {attempt.reason})"
+                )
     assert not wrong, "\n".join(wrong)
     assert checked["replays"] > 0 and checked["kept"] > 0 and checked["restart"] > 0, checked
 
@@ -95,9 +106,21 @@ def test_verdicts_match_the_real_resume(corpus: Corpus, stripped: bool) -> None:
 def replay_json(entry: CorpusEntry) -> dict:
     """`replaylens replay --json` as a separate process, the way scripts call it."""
     proc = subprocess.run(
-        [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db), "--thread", entry.thread_ids[0],
-         "--effects", str(entry.effects_log), "--json"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "replaylens.cli",
+            "replay",
+            str(entry.db),
+            "--thread",
+            entry.thread_ids[0],
+            "--effects",
+            str(entry.effects_log),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -143,7 +166,9 @@ def test_exit_what_if_counts_one_checkpoint_per_finished_invocation(corpus: Corp
     sync_run = corpus.get("payment-sync-killed")
     exit_run = corpus.get("payment-exit-killed")
     tid = sync_run.thread_ids[0]
-    plan = plan_resume(load_thread(open_source(sync_run.db), tid), read_effects(sync_run.effects_log), tid)
+    plan = plan_resume(
+        load_thread(open_source(sync_run.db), tid), read_effects(sync_run.effects_log), tid
+    )
     real_exit = load_thread(open_source(exit_run.db), exit_run.thread_ids[0])
     assert plan.what_if["exit"].checkpoints_kept == real_exit.checkpoint_count == 1
     assert plan.what_if["exit"].resume_step == real_exit.root.latest.step

@@ -80,11 +80,15 @@ def run_serve(args: argparse.Namespace) -> int:
 
     for p in args.paths:
         if not ui_config.is_dsn(p) and not os.path.exists(p):
-            raise ReplaylensError(f"{p}: no such file or folder; give a database, a campaign folder or a folder of them.")
+            raise ReplaylensError(
+                f"{p}: no such file or folder; give a database, a campaign folder or a folder of them."
+            )
     if args.effects and not os.path.isfile(args.effects):
         raise ReplaylensError(f"{args.effects}: no such effects log.")
     if not app_path().is_file():
-        raise ReplaylensError(f"{app_path()}: the dashboard's app.py is missing from this installation.")
+        raise ReplaylensError(
+            f"{app_path()}: the dashboard's app.py is missing from this installation."
+        )
     host = args.host or LOCALHOST
     shown = f"[{host}]" if ":" in host else host
     print(f"replaylens: serving on http://{shown}:{args.port} (Ctrl+C stops it)", file=sys.stderr)

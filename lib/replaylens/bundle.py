@@ -66,7 +66,9 @@ def snapshot(source: Any, target: Path) -> None:
         src.backup(dst)
 
 
-def make_bundle(db: Path, thread_id: str, effects: Path | None, out: Path, *, latency: float = 0.25) -> dict[str, Any]:
+def make_bundle(
+    db: Path, thread_id: str, effects: Path | None, out: Path, *, latency: float = 0.25
+) -> dict[str, Any]:
     """Write the bundle zip at `out`; return its manifest."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
@@ -91,7 +93,9 @@ def make_bundle(db: Path, thread_id: str, effects: Path | None, out: Path, *, la
         source = open_source(db)
         try:
             if getattr(source, "kind", "") != "sqlite":
-                raise BundleError(f"{db}: a bundle copies a SQLite file; this source is {source.kind}.")
+                raise BundleError(
+                    f"{db}: a bundle copies a SQLite file; this source is {source.kind}."
+                )
             snapshot(source, work / f"{stem}.db")
             notes = list(source.notes)
         finally:
@@ -114,14 +118,21 @@ def make_bundle(db: Path, thread_id: str, effects: Path | None, out: Path, *, la
             doc = history(snap, thread, plan, f"{stem}.effects.jsonl" if log else None)
         finally:
             snap.close()
-        (work / "report.md").write_text(incident_markdown(
-            plan, database=f"{stem}.db (snapshot in this bundle)", effects_log=f"{stem}.effects.jsonl" if log else None))
+        (work / "report.md").write_text(
+            incident_markdown(
+                plan,
+                database=f"{stem}.db (snapshot in this bundle)",
+                effects_log=f"{stem}.effects.jsonl" if log else None,
+            )
+        )
         (work / "plan.json").write_bytes(to_json_bytes(plan.to_json()))
         (work / "history.json").write_bytes(to_json_bytes(doc))
         files += ["report.md", "plan.json", "history.json"]
         manifest = {
             "schema": BUNDLE_SCHEMA,
-            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "created_at": dt.datetime.now(dt.UTC)
+            .isoformat(timespec="seconds")
+            .replace("+00:00", "Z"),
             "thread_id": thread_id,
             "database": str(db.resolve()),
             "effects_log": str(Path(effects).resolve()) if effects else None,
@@ -130,11 +141,15 @@ def make_bundle(db: Path, thread_id: str, effects: Path | None, out: Path, *, la
             "sqlite_version": sqlite3.sqlite_version,
             "status": plan.status,
             "verdict": plan.verdict_sentence(),
-            "notes": notes + [
+            "notes": notes
+            + [
                 "raw/ holds the files as they stood, read with plain reads; a commit in flight can tear them. "
                 f"{stem}.db is a consistent snapshot made with SQLite's backup API from a read-only connection."
             ],
-            "files": {name: {"sha256": sha256_file(work / name), "bytes": (work / name).stat().st_size} for name in files},
+            "files": {
+                name: {"sha256": sha256_file(work / name), "bytes": (work / name).stat().st_size}
+                for name in files
+            },
         }
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
         out = Path(out)
@@ -187,7 +202,9 @@ def open_bundle(path: str | Path) -> OpenedBundle:
             try:
                 manifest = json.loads(zf.read(MANIFEST))
             except (KeyError, ValueError) as exc:
-                raise BundleError(f"{p}: has no readable {MANIFEST}; it is not a replaylens bundle.") from exc
+                raise BundleError(
+                    f"{p}: has no readable {MANIFEST}; it is not a replaylens bundle."
+                ) from exc
             listed = manifest.get("files") if isinstance(manifest, dict) else None
             if not isinstance(listed, dict):
                 raise BundleError(f"{p}: {MANIFEST} lists no files.")
@@ -200,7 +217,9 @@ def open_bundle(path: str | Path) -> OpenedBundle:
                     with zf.open(name) as fin, open(target, "wb") as fout:
                         shutil.copyfileobj(fin, fout, CHUNK)
                 except KeyError as exc:
-                    raise BundleError(f"{p}: {name} is in the manifest but not in the zip.") from exc
+                    raise BundleError(
+                        f"{p}: {name} is in the manifest but not in the zip."
+                    ) from exc
                 got = sha256_file(target)
                 if got != info.get("sha256"):
                     raise BundleError(

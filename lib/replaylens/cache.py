@@ -100,7 +100,9 @@ class StatusCache:
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            self.notes.append(f"The status cache {self.path} cannot be read ({exc.strerror}); statuses are derived.")
+            self.notes.append(
+                f"The status cache {self.path} cannot be read ({exc.strerror}); statuses are derived."
+            )
             return {}
         entries = _parse(raw)
         if entries is None:
@@ -112,7 +114,9 @@ class StatusCache:
             return {}
         return entries
 
-    def get(self, thread_id: str, checkpoint_id: str | None, writes_key: str) -> CachedStatus | None:
+    def get(
+        self, thread_id: str, checkpoint_id: str | None, writes_key: str
+    ) -> CachedStatus | None:
         """The stored status if the thread's latest checkpoint and writes are unchanged, else None."""
         if checkpoint_id is None:
             return None
@@ -129,7 +133,12 @@ class StatusCache:
     def put(self, thread_id: str, checkpoint_id: str, writes_key: str, value: CachedStatus) -> None:
         with self._lock:
             self._dirty[thread_id] = [
-                checkpoint_id, writes_key, value.status, value.latest_step, value.updated_at, list(value.pending),
+                checkpoint_id,
+                writes_key,
+                value.status,
+                value.latest_step,
+                value.updated_at,
+                list(value.pending),
             ]
 
     def save(self) -> None:
@@ -149,7 +158,9 @@ class StatusCache:
                     merged.update(self._dirty)
                     self._write_atomically(merged)
             except OSError as exc:
-                self.notes.append(f"The status cache {self.path} cannot be written ({exc.strerror or exc}).")
+                self.notes.append(
+                    f"The status cache {self.path} cannot be written ({exc.strerror or exc})."
+                )
                 return
             self._entries = merged
             self._dirty = {}
@@ -190,13 +201,21 @@ def _parse(raw: bytes) -> dict[str, list[Any]] | None:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("entries"), dict):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != FORMAT
+        or not isinstance(doc.get("entries"), dict)
+    ):
         return None
     entries = doc["entries"]
     for entry in entries.values():
         if not (
-            isinstance(entry, list) and len(entry) == 6 and isinstance(entry[0], str) and isinstance(entry[1], str)
-            and isinstance(entry[2], str) and isinstance(entry[5], list)
+            isinstance(entry, list)
+            and len(entry) == 6
+            and isinstance(entry[0], str)
+            and isinstance(entry[1], str)
+            and isinstance(entry[2], str)
+            and isinstance(entry[5], list)
         ):
             return None
     return entries

@@ -90,7 +90,9 @@ def _reexec_without_passwords() -> None:
         file=sys.stderr,
     )
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, "-m", "replaylens.cli", *argv], {**os.environ, **env})
+    os.execve(
+        sys.executable, [sys.executable, "-m", "replaylens.cli", *argv], {**os.environ, **env}
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -150,7 +152,9 @@ def cmd_threads(args: argparse.Namespace) -> int:
 
     source = _open(args.db)
     try:
-        summaries, problems = summarize_threads(source, cache=cache.for_source(source, enabled=not args.no_cache))
+        summaries, problems = summarize_threads(
+            source, cache=cache.for_source(source, enabled=not args.no_cache)
+        )
     finally:
         source.close()
     effects = _effects(args)
@@ -165,9 +169,15 @@ def cmd_threads(args: argparse.Namespace) -> int:
         _print_table(
             ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
             [
-                [s.thread_id, s.status, s.checkpoints, "-" if s.latest_step is None else s.latest_step,
-                 s.updated_at or "-",
-                 ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])]) or _due_note(s)]
+                [
+                    s.thread_id,
+                    s.status,
+                    s.checkpoints,
+                    "-" if s.latest_step is None else s.latest_step,
+                    s.updated_at or "-",
+                    ", ".join([*s.pending, *(["(unknown)"] if s.next_unknown else [])])
+                    or _due_note(s),
+                ]
                 for s in ordered
             ],
         )
@@ -223,11 +233,23 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
         ids = []
     if effects is not None:
         ids += sorted(set(effects.thread_ids) - set(ids))
-    where = db if "://" not in db else str(source.label)  # a connection string by its redacted label
-    shown = ", ".join(repr(i) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-    hint = f" It holds {shown}; 'replaylens threads {shlex.quote(where)}' lists them all." if ids else " It holds no thread."
-    return ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}" + (" or its effects log" if effects else "")
-                          + "." + hint)
+    where = (
+        db if "://" not in db else str(source.label)
+    )  # a connection string by its redacted label
+    shown = ", ".join(repr(i) for i in ids[:5]) + (
+        f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+    )
+    hint = (
+        f" It holds {shown}; 'replaylens threads {shlex.quote(where)}' lists them all."
+        if ids
+        else " It holds no thread."
+    )
+    return ThreadNotFound(
+        f"Thread {thread_id!r} is not in {source.label}"
+        + (" or its effects log" if effects else "")
+        + "."
+        + hint
+    )
 
 
 def plain(text: str) -> str:
@@ -255,12 +277,24 @@ def cmd_thread(args: argparse.Namespace) -> int:
         source.close()
     status = thread_status(thread)
     root = thread.root.latest if thread.root else None
-    unknown = ", next task unknown" if root is not None and root.next_unknown and status == "resumable" else ""
-    print(f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})")
+    unknown = (
+        ", next task unknown"
+        if root is not None and root.next_unknown and status == "resumable"
+        else ""
+    )
+    print(
+        f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})"
+    )
     if thread.generation is not None:
         gen = thread.generation
-        print(f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
-              + (f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)" if gen.ids_written else ""))
+        print(
+            f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
+            + (
+                f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)"
+                if gen.ids_written
+                else ""
+            )
+        )
         for note in gen.notes:
             print(f"  {safe(note)}")
     if unknown and root is not None:
@@ -269,16 +303,32 @@ def cmd_thread(args: argparse.Namespace) -> int:
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
         rows = []
         for cp in ns.checkpoints:
-            nxt = ", ".join(
-                f"{safe(t.label)}[{t.status}]" + (f" +{len(t.calls)} @task calls" if t.calls else "") for t in cp.tasks
-            ) or "-"
+            nxt = (
+                ", ".join(
+                    f"{safe(t.label)}[{t.status}]"
+                    + (f" +{len(t.calls)} @task calls" if t.calls else "")
+                    for t in cp.tasks
+                )
+                or "-"
+            )
             nxt += "".join(f"; {safe(u.label)}" for u in cp.updates)
-            rows.append([cp.step, cp.source, cp.ts, cp.checkpoint_id, nxt, len(cp.writes),
-                         "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else "")])
+            rows.append(
+                [
+                    cp.step,
+                    cp.source,
+                    cp.ts,
+                    cp.checkpoint_id,
+                    nxt,
+                    len(cp.writes),
+                    "UNREADABLE" if cp.unreadable else ("fork" if len(cp.children) > 1 else ""),
+                ]
+            )
         _print_table(["step", "source", "ts", "checkpoint_id", "next tasks", "writes", ""], rows)
     orphans = thread.orphan_writes
     if orphans:
-        print(f"\n{len(orphans)} orphan write(s): rows whose checkpoint never landed; a resume ignores them.")
+        print(
+            f"\n{len(orphans)} orphan write(s): rows whose checkpoint never landed; a resume ignores them."
+        )
         _print_table(
             ["checkpoint_id", "task_id", "channel"],
             [[w.checkpoint_id, w.task_id, channel_label(w.channel)] for w in orphans],
@@ -308,7 +358,9 @@ def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
         label = source.label
     finally:
         source.close()
-    plan = plan_resume(thread, effects, args.thread, latency=args.latency, recording=_recording(args))
+    plan = plan_resume(
+        thread, effects, args.thread, latency=args.latency, recording=_recording(args)
+    )
     plan.backend = {"kind": getattr(source, "kind", "?"), "database": label, **settings}
     return plan, thread
 
@@ -330,7 +382,9 @@ def _latency(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--latency takes a number of seconds, not {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"--latency takes a number of seconds, not {text!r}"
+        ) from None
     if value != value or value < 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"--latency cannot be negative or infinite, got {text!r}")
     return value
@@ -355,8 +409,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for line in move.code.splitlines():
             print(f"    {safe(line)}")
     if "synchronous_commit" in plan.backend:
-        print(f"Postgres synchronous_commit = {plan.backend['synchronous_commit']} "
-              "(the server's own durability, under LangGraph's durability mode)")
+        print(
+            f"Postgres synchronous_commit = {plan.backend['synchronous_commit']} "
+            "(the server's own durability, under LangGraph's durability mode)"
+        )
     cp = doc["resume_checkpoint"]
     if cp:
         print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
@@ -365,14 +421,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"  {label:14} {safe(t['label'])} ({t['status']}, task {safe(t['task_id'])})")
             for c in t.get("calls", []):
                 fate = "result reused" if c["reused_on_resume"] else "called again"
-                print(f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}")
+                print(
+                    f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}"
+                )
     gen = doc.get("generation")
     if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
         print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
     if doc.get("today_reruns"):
         names = ", ".join(sorted({safe(t["node"]) for t in doc["today_reruns"]}))
-        print(f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
-              "names and hashes other task ids, so their writes are not found")
+        print(
+            f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
+            "names and hashes other task ids, so their writes are not found"
+        )
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:
@@ -380,18 +440,41 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if rows:
             print("\nwhat happens again:")
             _print_table(
-                ["why", "node", "effect", "times again", "log lines", "idempotency key", "would the key dedupe"],
-                [[r.why, r.node, r.effect, r.times, ", ".join(map(str, r.lines)), ", ".join(r.keys) or "-",
-                  r.dedupe] for r in rows],
+                [
+                    "why",
+                    "node",
+                    "effect",
+                    "times again",
+                    "log lines",
+                    "idempotency key",
+                    "would the key dedupe",
+                ],
+                [
+                    [
+                        r.why,
+                        r.node,
+                        r.effect,
+                        r.times,
+                        ", ".join(map(str, r.lines)),
+                        ", ".join(r.keys) or "-",
+                        r.dedupe,
+                    ]
+                    for r in rows
+                ],
             )
         print()
-        lines = sorted(((line, a) for a in plan.attempts for line in a.lines), key=lambda p: p[0].line)
+        lines = sorted(
+            ((line, a) for a in plan.attempts for line in a.lines), key=lambda p: p[0].line
+        )
         if not lines:
             print("The effects log has no usable line for this thread.")
         else:
             _print_table(
                 ["line", "node", "effect", "phase", "attempt", "verdict", "why"],
-                [[line.line, a.node, line.label, line.phase, a.attempt, a.verdict, a.reason] for line, a in lines],
+                [
+                    [line.line, a.node, line.label, line.phase, a.attempt, a.verdict, a.reason]
+                    for line, a in lines
+                ],
             )
         for finding in plan.idempotency_findings:
             print(f"idempotency: {safe(plain(finding))}")
@@ -402,8 +485,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"\nwhat-if at write latency {plan.latency:g}s ({recorded}):")
         for o in plan.what_if.values():
             tag = "as recorded" if o.as_recorded else "model"
-            print(f"  {o.mode:5}  {tag:11}  kept {o.checkpoints_kept:3} checkpoint(s), {len(o.reruns):2} task(s) "
-                  f"re-run, {len(o.replayed_lines):3} effect line(s) again. {safe(plain(o.sentence))}")
+            print(
+                f"  {o.mode:5}  {tag:11}  kept {o.checkpoints_kept:3} checkpoint(s), {len(o.reruns):2} task(s) "
+                f"re-run, {len(o.replayed_lines):3} effect line(s) again. {safe(plain(o.sentence))}"
+            )
     return 0
 
 
@@ -413,7 +498,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     plan, _thread = _plan(args)
     # A file as the user typed it (relative stays relative); a Postgres source by its
     # redacted label, never the connection string.
-    database = args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
+    database = (
+        args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
+    )
     sys.stdout.write(incident_markdown(plan, database=database, effects_log=args.effects))
     return 0
 
@@ -422,20 +509,38 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
     _add_db(p)
     p.add_argument("--thread", required=True, help="The thread id to plan a resume for.")
     _add_effects_args(p)
-    p.add_argument("--latency", type=_latency, default=0.25,
-                   help="The checkpoint write latency in seconds for the what-if (default 0.25).")
-    p.add_argument("--recorded-mode", choices=("sync", "async", "exit"),
-                   help="The durability mode the run was recorded under (a kill-test manifest next to "
-                        "the database is read when this is not given).")
-    p.add_argument("--recorded-latency", type=_latency, metavar="SECONDS",
-                   help="The checkpoint write latency the run was recorded with.")
+    p.add_argument(
+        "--latency",
+        type=_latency,
+        default=0.25,
+        help="The checkpoint write latency in seconds for the what-if (default 0.25).",
+    )
+    p.add_argument(
+        "--recorded-mode",
+        choices=("sync", "async", "exit"),
+        help="The durability mode the run was recorded under (a kill-test manifest next to "
+        "the database is read when this is not given).",
+    )
+    p.add_argument(
+        "--recorded-latency",
+        type=_latency,
+        metavar="SECONDS",
+        help="The checkpoint write latency the run was recorded with.",
+    )
 
 
 def _add_effects_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints. "
-                   "Default: the log the dashboard pairs with the database (the campaign run's log, or "
-                   "<name>.effects.jsonl next to it).")
-    p.add_argument("--no-effects", action="store_true", help="Read no effects log, even one next to the database.")
+    p.add_argument(
+        "--effects",
+        help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints. "
+        "Default: the log the dashboard pairs with the database (the campaign run's log, or "
+        "<name>.effects.jsonl next to it).",
+    )
+    p.add_argument(
+        "--no-effects",
+        action="store_true",
+        help="Read no effects log, even one next to the database.",
+    )
 
 
 # -- incident -------------------------------------------------------------------------
@@ -466,8 +571,14 @@ def cmd_incident(args: argparse.Namespace) -> int:
         source.close()
     if effects_box:
         _warn(effects_box[0].problems, [])
-    incident = select(found, since=args.since, until=args.until, pid=args.pid, latest=args.latest,
-                      window=args.window)
+    incident = select(
+        found,
+        since=args.since,
+        until=args.until,
+        pid=args.pid,
+        latest=args.latest,
+        window=args.window,
+    )
     if args.json:
         _print_json(incident.to_json())
         return 0
@@ -476,25 +587,43 @@ def cmd_incident(args: argparse.Namespace) -> int:
     impact = incident.impact()
     if impact:
         print()
-        _print_table(["node", "effect", "times again", "threads"],
-                     [[r.node, r.effect, r.times_again, r.threads] for r in impact])
+        _print_table(
+            ["node", "effect", "times again", "threads"],
+            [[r.node, r.effect, r.times_again, r.threads] for r in impact],
+        )
     keys = incident.keys()
     if keys:
         print("\nidempotency keys of the repeated effects:")
-        _print_table(["node", "effect", "key", "times again", "threads", "example"],
-                     [[k.node, k.effect, k.verdict, k.times_again, k.threads, k.example_key or "-"] for k in keys])
+        _print_table(
+            ["node", "effect", "key", "times again", "threads", "example"],
+            [
+                [k.node, k.effect, k.verdict, k.times_again, k.threads, k.example_key or "-"]
+                for k in keys
+            ],
+        )
     rows = sorted(incident.threads, key=lambda t: (-t.times_again, t.thread_id))
     shown = rows if args.all else [t for t in rows if t.status != "completed" or t.times_again][:50]
     if shown:
         print()
-        _print_table(["thread_id", "status", "times again", "effects again", "re-runs"],
-                     [[t.thread_id, t.status, t.times_again,
-                       ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())), ", ".join(t.reruns)]
-                      for t in shown])
+        _print_table(
+            ["thread_id", "status", "times again", "effects again", "re-runs"],
+            [
+                [
+                    t.thread_id,
+                    t.status,
+                    t.times_again,
+                    ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())),
+                    ", ".join(t.reruns),
+                ]
+                for t in shown
+            ],
+        )
         hidden = len(incident.threads) - len(shown)
         if hidden:
-            print(f"... and {hidden:,} more (completed threads with nothing to repeat, or past the first 50); "
-                  "--all lists every thread, --json prints them all.")
+            print(
+                f"... and {hidden:,} more (completed threads with nothing to repeat, or past the first 50); "
+                "--all lists every thread, --json prints them all."
+            )
     _warn(incident.notes, source.notes)
     return 0
 
@@ -514,18 +643,35 @@ def cmd_storage(args: argparse.Namespace) -> int:
     for sentence in report.sentences():
         print(safe(sentence))
     print("\nlargest threads:")
-    _print_table(["thread_id", "checkpoints", "checkpoint bytes", "write bytes"],
-                 [[t, n, human(cb), human(wb)] for t, n, cb, wb in report.threads])
+    _print_table(
+        ["thread_id", "checkpoints", "checkpoint bytes", "write bytes"],
+        [[t, n, human(cb), human(wb)] for t, n, cb, wb in report.threads],
+    )
     print("\nper namespace (subgraph task ids folded):")
-    _print_table(["namespace", "checkpoints", "bytes"], [[ns, n, human(b)] for ns, n, b in report.namespaces])
+    _print_table(
+        ["namespace", "checkpoints", "bytes"], [[ns, n, human(b)] for ns, n, b in report.namespaces]
+    )
     print("\nwrites per channel:")
-    _print_table(["channel", "rows", "bytes"], [[c, n, human(b)] for c, n, b in report.write_channels[: args.top]])
+    _print_table(
+        ["channel", "rows", "bytes"],
+        [[c, n, human(b)] for c, n, b in report.write_channels[: args.top]],
+    )
     print("\nchannels of the latest checkpoints:")
-    _print_table(["channel", "bytes", "list"],
-                 [[c, human(b), "yes" if is_list else ""] for c, b, is_list in report.latest_channels[: args.top]])
+    _print_table(
+        ["channel", "bytes", "list"],
+        [
+            [c, human(b), "yes" if is_list else ""]
+            for c, b, is_list in report.latest_channels[: args.top]
+        ],
+    )
     print("\nlargest blobs:")
-    _print_table(["table", "thread_id", "checkpoint_id", "channel", "bytes"],
-                 [[b.table, b.thread_id, b.checkpoint_id, b.channel or "", human(b.bytes)] for b in report.largest])
+    _print_table(
+        ["table", "thread_id", "checkpoint_id", "channel", "bytes"],
+        [
+            [b.table, b.thread_id, b.checkpoint_id, b.channel or "", human(b.bytes)]
+            for b in report.largest
+        ],
+    )
     if report.growth_note:
         print(f"\nnote: {safe(report.growth_note)}")
     _warn(report.notes, source.notes)
@@ -580,11 +726,20 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     from replaylens.sources._postgres import is_postgres_dsn
 
     if is_postgres_dsn(args.db):
-        raise ReplaylensError("A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export.")
-    manifest = make_bundle(Path(args.db), args.thread, Path(args.effects) if args.effects else None,
-                           Path(args.out), latency=args.latency)
-    print(f"wrote {safe(args.out)}: {len(manifest['files'])} files, thread {safe(args.thread)} "
-          f"{manifest['status']}. {safe(manifest['verdict'])}")
+        raise ReplaylensError(
+            "A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export."
+        )
+    manifest = make_bundle(
+        Path(args.db),
+        args.thread,
+        Path(args.effects) if args.effects else None,
+        Path(args.out),
+        latency=args.latency,
+    )
+    print(
+        f"wrote {safe(args.out)}: {len(manifest['files'])} files, thread {safe(args.thread)} "
+        f"{manifest['status']}. {safe(manifest['verdict'])}"
+    )
     for name, info in manifest["files"].items():
         print(f"  {info['sha256']}  {info['bytes']:>12,}  {safe(name)}")
     return 0
@@ -637,7 +792,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_db(p)
     _add_effects_args(p)
-    p.add_argument("--json", action="store_true", help="Print JSON (one object per thread) instead of a table.")
+    p.add_argument(
+        "--json", action="store_true", help="Print JSON (one object per thread) instead of a table."
+    )
     p.add_argument(
         "--no-cache", action="store_true",
         help="Derive every status from the database, without reading or writing the status cache "
@@ -658,7 +815,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(p)
     p.add_argument("--thread", required=True, help="The thread id to show.")
     p.add_argument("--json", action="store_true", help="Print the thread as one JSON document.")
-    p.add_argument("--values", action="store_true", help="Include every channel value and write value (large).")
+    p.add_argument(
+        "--values", action="store_true", help="Include every channel value and write value (large)."
+    )
     p.set_defaults(func=cmd_thread)
 
     p = sub.add_parser(
@@ -700,14 +859,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("db", help=DB_HELP)
     p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
-    p.add_argument("--since", type=_when_arg, help="Only threads last active at or after this time (epoch or ISO-8601).")
-    p.add_argument("--until", type=_when_arg, help="Only threads last active at or before this time.")
-    p.add_argument("--pid", type=int, help="Only threads with an effect line written by this process id.")
-    p.add_argument("--latest", action="store_true",
-                   help="Only the newest crash: the unfinished threads last written by the same process as the "
-                        "newest unfinished thread (or, without pids in the log, last active within --window seconds).")
-    p.add_argument("--window", type=float, default=60.0, help="Seconds for --latest without pids (default 60).")
-    p.add_argument("--all", action="store_true", help="List every thread in the table, not the first 50 that matter.")
+    p.add_argument(
+        "--since",
+        type=_when_arg,
+        help="Only threads last active at or after this time (epoch or ISO-8601).",
+    )
+    p.add_argument(
+        "--until", type=_when_arg, help="Only threads last active at or before this time."
+    )
+    p.add_argument(
+        "--pid", type=int, help="Only threads with an effect line written by this process id."
+    )
+    p.add_argument(
+        "--latest",
+        action="store_true",
+        help="Only the newest crash: the unfinished threads last written by the same process as the "
+        "newest unfinished thread (or, without pids in the log, last active within --window seconds).",
+    )
+    p.add_argument(
+        "--window", type=float, default=60.0, help="Seconds for --latest without pids (default 60)."
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="List every thread in the table, not the first 50 that matter.",
+    )
     p.add_argument("--json", action="store_true", help="Print the incident as one JSON document.")
     p.set_defaults(func=cmd_incident)
 
@@ -736,7 +912,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_plan_args(p)
-    p.add_argument("--ndjson", action="store_true", help="One record per line instead of one JSON document.")
+    p.add_argument(
+        "--ndjson", action="store_true", help="One record per line instead of one JSON document."
+    )
     p.add_argument("--values", action="store_true", help="Include every write value (large).")
     p.add_argument("--out", "-o", help="Write to this file instead of standard output.")
     p.set_defaults(func=cmd_export)

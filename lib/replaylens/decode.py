@@ -88,7 +88,9 @@ class _Safety:
 def _safety() -> _Safety:
     from langgraph.checkpoint.serde import _msgpack as lg_msgpack
 
-    return _Safety(frozenset(lg_msgpack.SAFE_MSGPACK_TYPES), frozenset(lg_msgpack.SAFE_MSGPACK_METHODS))
+    return _Safety(
+        frozenset(lg_msgpack.SAFE_MSGPACK_TYPES), frozenset(lg_msgpack.SAFE_MSGPACK_METHODS)
+    )
 
 
 def _unpack(data: bytes) -> Any:
@@ -146,7 +148,9 @@ def measure(data: bytes, *, max_items: int = MAX_ITEMS, max_depth: int = MAX_DEP
             depth -= 1
             continue
         run = _ONE_BYTE.match(data, pos, pos + todo)
-        if run is not None:  # a run of one-byte items (nil, small ints, empty str/list/map): C speed
+        if (
+            run is not None
+        ):  # a run of one-byte items (nil, small ints, empty str/list/map): C speed
             length = run.end() - pos
             items += length
             todo -= length
@@ -177,11 +181,11 @@ def measure(data: bytes, *, max_items: int = MAX_ITEMS, max_depth: int = MAX_DEP
             continue
         elif b in _LEN:
             k = _LEN[b]
-            pos += k + int.from_bytes(data[pos:pos + k], "big")
+            pos += k + int.from_bytes(data[pos : pos + k], "big")
             continue
         elif b in _FIXEXT or b in _EXT:
             k = _EXT.get(b, 0)
-            size = _FIXEXT[b] if b in _FIXEXT else int.from_bytes(data[pos:pos + k], "big")
+            size = _FIXEXT[b] if b in _FIXEXT else int.from_bytes(data[pos : pos + k], "big")
             code = data[pos + k] if pos + k < n else -1
             pos += k + 1
             if code in _NESTED_EXT and size > 1:
@@ -191,7 +195,7 @@ def measure(data: bytes, *, max_items: int = MAX_ITEMS, max_depth: int = MAX_DEP
                 continue
         elif b in _ARRAY or b in _MAP:
             k = _ARRAY.get(b) or _MAP[b]
-            count = int.from_bytes(data[pos:pos + k], "big")
+            count = int.from_bytes(data[pos : pos + k], "big")
             pos += k
             children = count if b in _ARRAY else 2 * count
         else:
@@ -281,7 +285,11 @@ def _langgraph_value(code: int, name: str, args: Any) -> Any:
 def _regex(args: Any) -> Any:
     """`re.compile(pattern, flags)` as LangGraph rebuilds it, minus `re.DEBUG`: that flag
     makes the compiler print the pattern's parse tree to stdout, i.e. into the server log."""
-    pattern, flags = (args[0], args[1] if len(args) > 1 else 0) if isinstance(args, list | tuple) and args else (args, 0)
+    pattern, flags = (
+        (args[0], args[1] if len(args) > 1 else 0)
+        if isinstance(args, list | tuple) and args
+        else (args, 0)
+    )
     if not isinstance(pattern, str | bytes) or not isinstance(flags, int):
         return Placeholder("undecodable", "re.compile", "pattern or flags of the wrong type", args)
     try:
@@ -334,7 +342,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
             if (module, name, method) in _safety().methods:
                 cls = getattr(importlib.import_module(module), name)
                 return getattr(cls, method)(args)
-            return Placeholder("blocked", f"{module}.{name}.{method}", "not on LangGraph's safe list", args)
+            return Placeholder(
+                "blocked", f"{module}.{name}.{method}", "not on LangGraph's safe list", args
+            )
         if code in (
             _EXT_CONSTRUCTOR_SINGLE_ARG,
             _EXT_CONSTRUCTOR_POS_ARGS,
@@ -347,7 +357,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
             return Placeholder("blocked", f"{module}.{name}", "not on LangGraph's safe list", args)
         return Placeholder("undecodable", f"msgpack ext {code}", "unknown extension type")
     except Exception as exc:
-        return Placeholder("undecodable", f"msgpack ext {code}", f"{type(exc).__name__}: {exc}"[:200])
+        return Placeholder(
+            "undecodable", f"msgpack ext {code}", f"{type(exc).__name__}: {exc}"[:200]
+        )
 
 
 def _json_reviver(value: dict[str, Any]) -> Any:
@@ -401,7 +413,9 @@ def aes_key_from_env() -> bytes | None:
     return raw.encode() if raw else None
 
 
-def decrypt_if_needed(type_: str, data: bytes, key: bytes | None) -> tuple[str, bytes] | Placeholder:
+def decrypt_if_needed(
+    type_: str, data: bytes, key: bytes | None
+) -> tuple[str, bytes] | Placeholder:
     """Return (plain type, plain bytes), or a Placeholder saying why it stays encrypted."""
     if "+" not in type_:
         return type_, data
@@ -414,7 +428,9 @@ def decrypt_if_needed(type_: str, data: bytes, key: bytes | None) -> tuple[str, 
         return Placeholder("encrypted", type_, f"cannot decrypt with the given key ({exc})")
 
 
-def decode_typed(type_: str | None, data: bytes | None, *, aes_key: bytes | None = None) -> DecodeResult:
+def decode_typed(
+    type_: str | None, data: bytes | None, *, aes_key: bytes | None = None
+) -> DecodeResult:
     """Decode one `(type, blob)` pair from the checkpoint tables, never running blob code."""
     if type_ is None or data is None:
         return DecodeResult(None)
@@ -430,7 +446,11 @@ def decode_typed(type_: str | None, data: bytes | None, *, aes_key: bytes | None
     if type_ not in {"null", "bytes", "bytearray", "json", "msgpack"}:
         ph = Placeholder("undecodable", type_, "unknown serialization type")
         return DecodeResult(ph, f"unknown serialization type {type_!r}")
-    big = too_large(data, "json" if type_ == "json" else "msgpack") if type_ in ("msgpack", "json") else None
+    big = (
+        too_large(data, "json" if type_ == "json" else "msgpack")
+        if type_ in ("msgpack", "json")
+        else None
+    )
     if big is not None:
         return DecodeResult(big, big.detail)
     try:
@@ -472,7 +492,10 @@ def to_jsonable(value: Any, *, depth: int = 0) -> Any:
     if tname == "Send":
         return {"__send__": value.node, "arg": to_jsonable(value.arg, depth=depth + 1)}
     if tname == "Interrupt":
-        return {"__interrupt__": to_jsonable(value.value, depth=depth + 1), "id": getattr(value, "id", None)}
+        return {
+            "__interrupt__": to_jsonable(value.value, depth=depth + 1),
+            "id": getattr(value, "id", None),
+        }
     if tname == "Command":
         return {
             "__command__": {
@@ -483,7 +506,10 @@ def to_jsonable(value: Any, *, depth: int = 0) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         try:
-            return {"__type__": f"{type(value).__module__}.{tname}", **to_jsonable(dump(), depth=depth + 1)}
+            return {
+                "__type__": f"{type(value).__module__}.{tname}",
+                **to_jsonable(dump(), depth=depth + 1),
+            }
         except Exception:
             pass
     if hasattr(value, "isoformat"):

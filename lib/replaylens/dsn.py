@@ -32,7 +32,9 @@ _KEYWORDS = (
 _KV = re.compile(r"\s*(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)")
 _KV_START = re.compile(r"^\s*(" + "|".join(_KEYWORDS) + r")\s*=", re.IGNORECASE)
 _SECRET_KEYS = frozenset({"password"})
-_SHOWN_QUERY_KEYS = frozenset({"sslmode", "target_session_attrs", "options", "application_name", "service"})
+_SHOWN_QUERY_KEYS = frozenset(
+    {"sslmode", "target_session_attrs", "options", "application_name", "service"}
+)
 
 
 class DsnError(ValueError):
@@ -102,18 +104,31 @@ def passwords(dsn: str) -> list[str]:
         for info in (userinfo, _libpq_userinfo(dsn)):
             if ":" in info:
                 found.add(info.split(":", 1)[1])
-        for part in [*query.split("&"), *dsn.partition("?")[2].split("&")]:  # both readings of the '@'
+        for part in [
+            *query.split("&"),
+            *dsn.partition("?")[2].split("&"),
+        ]:  # both readings of the '@'
             key, eq, value = part.partition("=")
             if eq and _safe_unquote(key).lower() in _SECRET_KEYS:
                 found.add(value)
-        for greedy in re.finditer(r"password=(.*)$", query + "\n" + dsn.partition("?")[2], re.IGNORECASE | re.M):  # a password with an unencoded '&'
+        for greedy in re.finditer(
+            r"password=(.*)$", query + "\n" + dsn.partition("?")[2], re.IGNORECASE | re.M
+        ):  # a password with an unencoded '&'
             found.add(greedy.group(1))
     else:
         found.update(v for k, v in keyvalue_pairs(dsn) if k in _SECRET_KEYS)
-        found.update(m.group(1) for m in re.finditer(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", dsn, re.I))
+        found.update(
+            m.group(1) for m in re.finditer(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", dsn, re.I)
+        )
     forms: set[str] = set()
     for raw in found:
-        for form in (raw, _safe_unquote(raw), quote(_safe_unquote(raw), safe=""), quote(raw, safe=""), _unquote_kv(raw)):
+        for form in (
+            raw,
+            _safe_unquote(raw),
+            quote(_safe_unquote(raw), safe=""),
+            quote(raw, safe=""),
+            _unquote_kv(raw),
+        ):
             if form:
                 forms.add(form)
     return sorted(forms, key=len, reverse=True)
@@ -186,14 +201,16 @@ def check_syntax(dsn: str) -> None:
 # -- where a DSN comes from ------------------------------------------------------------------
 def from_env(spec: str) -> str:
     """`env:NAME` -> the DSN in environment variable NAME."""
-    name = spec[len(ENV_PREFIX):]
+    name = spec[len(ENV_PREFIX) :]
     from replaylens import settings
 
     value = settings.named(name)
     if not value:
         raise DsnError(f"{spec}: the environment variable {name} is not set or empty.")
     if not is_dsn(value):
-        raise DsnError(f"{spec}: the environment variable {name} does not hold a Postgres connection string.")
+        raise DsnError(
+            f"{spec}: the environment variable {name} does not hold a Postgres connection string."
+        )
     return value
 
 

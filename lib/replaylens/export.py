@@ -32,12 +32,17 @@ import orjson
 SCHEMA = "replaylens.history/1"
 
 
-def history(source: Any, thread: Any, plan: Any, effects_path: str | None, *, values: bool = False) -> dict[str, Any]:
+def history(
+    source: Any, thread: Any, plan: Any, effects_path: str | None, *, values: bool = False
+) -> dict[str, Any]:
     """The history document of one thread (thread None: known only from the effects log)."""
     from replaylens import __version__
 
-    doc = thread_to_json(source, thread, with_values=values) if thread is not None else {
-        "checkpoints": [], "orphan_writes": [], "namespaces": [], "problems": []}
+    doc = (
+        thread_to_json(source, thread, with_values=values)
+        if thread is not None
+        else {"checkpoints": [], "orphan_writes": [], "namespaces": [], "problems": []}
+    )
     checkpoints = []
     for cp in doc["checkpoints"]:
         by_task: dict[str, list[dict[str, Any]]] = {}
@@ -45,19 +50,28 @@ def history(source: Any, thread: Any, plan: Any, effects_path: str | None, *, va
             by_task.setdefault(w.pop("task_id"), []).append(w)
         cp["writes_by_task"] = by_task
         checkpoints.append(cp)
-    verdicts = {line.line: (a.verdict, a.attempt, a.reason) for a in plan.attempts for line in a.lines}
+    verdicts = {
+        line.line: (a.verdict, a.attempt, a.reason) for a in plan.attempts for line in a.lines
+    }
     effects = []
     for a in plan.attempts:
         for line in a.lines:
             verdict, attempt, reason = verdicts[line.line]
-            effects.append({**line.to_json(), "verdict": verdict, "attempt": attempt, "reason": reason})
+            effects.append(
+                {**line.to_json(), "verdict": verdict, "attempt": attempt, "reason": reason}
+            )
     effects.sort(key=lambda e: e["line"])
     return {
         "header": {
-            "schema": SCHEMA, "thread_id": plan.thread_id, "database": getattr(source, "label", ""),
+            "schema": SCHEMA,
+            "thread_id": plan.thread_id,
+            "database": getattr(source, "label", ""),
             "effects_log": effects_path,
-            "exported_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "status": plan.status, "replaylens": __version__,
+            "exported_at": dt.datetime.now(dt.UTC)
+            .isoformat(timespec="seconds")
+            .replace("+00:00", "Z"),
+            "status": plan.status,
+            "replaylens": __version__,
         },
         "checkpoints": checkpoints,
         "orphan_writes": doc["orphan_writes"],
@@ -130,14 +144,23 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 "updated_channels": cp.record.updated_channels,
                 "children": cp.children,
                 "next": [
-                    {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status, "kind": t.kind,
-                     "derived": t.derived, **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
-                     **({"calls": [c.call_json() for c in t.calls]} if t.calls else {})}
+                    {
+                        "node": t.node,
+                        "label": t.label,
+                        "task_id": t.task_id,
+                        "status": t.status,
+                        "kind": t.kind,
+                        "derived": t.derived,
+                        **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
+                        **({"calls": [c.call_json() for c in t.calls]} if t.calls else {}),
+                    }
                     for t in cp.tasks
                 ],
                 "next_unknown": cp.next_unknown,
                 "updates": [u.to_json() for u in cp.updates],
-                "writes": [{**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes],
+                "writes": [
+                    {**_write_json(w, with_values), "writer": cp.writer_of(w)[0]} for w in cp.writes
+                ],
             }
             if cp.unreadable:
                 item["unreadable"] = cp.unreadable
@@ -149,7 +172,9 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                 if notes := {k: v.note for k, v in values.items() if v.note}:
                     item["value_notes"] = notes  # folded DeltaChannel values: how they were rebuilt
             checkpoints.append(item)
-    checkpoints.sort(key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"]))
+    checkpoints.sort(
+        key=lambda c: (c["checkpoint_ns"].count("|"), c["checkpoint_ns"], c["checkpoint_id"])
+    )
     return {
         "thread_id": thread.thread_id,
         "status": thread_status(thread),
@@ -157,7 +182,11 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
         "namespaces": list(thread.namespaces),
         "checkpoints": checkpoints,
         "orphan_writes": [
-            {"checkpoint_ns": w.checkpoint_ns, "checkpoint_id": w.checkpoint_id, **_write_json(w, with_values)}
+            {
+                "checkpoint_ns": w.checkpoint_ns,
+                "checkpoint_id": w.checkpoint_id,
+                **_write_json(w, with_values),
+            }
             for w in thread.orphan_writes
         ],
         "problems": thread.problems,

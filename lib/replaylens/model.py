@@ -71,7 +71,9 @@ class Task:
     calls: list[Task] = field(default_factory=list)  # functional @task calls this task made
     parent_task_id: str | None = None  # for a call: the task that made it
     call_index: int | None = None  # for a call: its place among its parent's calls
-    name_source: str = ""  # how `node` is known, for calls ("its task id, with the name the effects log gives")
+    name_source: str = (
+        ""  # how `node` is known, for calls ("its task id, with the name the effects log gives")
+    )
 
     @property
     def label(self) -> str:
@@ -92,9 +94,13 @@ class Task:
 
     def call_json(self) -> dict[str, Any]:
         return {
-            "task_id": self.task_id, "name": self.node or None, "label": self.label,
-            "name_source": self.name_source or None, "status": self.status,
-            "reused_on_resume": self.reused_on_resume, "call_index": self.call_index,
+            "task_id": self.task_id,
+            "name": self.node or None,
+            "label": self.label,
+            "name_source": self.name_source or None,
+            "status": self.status,
+            "reused_on_resume": self.reused_on_resume,
+            "call_index": self.call_index,
         }
 
     @property
@@ -157,8 +163,14 @@ class StateUpdate:
         return "state update applied as a node the database does not name"
 
     def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "index": self.index, "as_node": self.as_node, "how": self.how,
-                "label": self.label, "channels": self.channels}
+        return {
+            "task_id": self.task_id,
+            "index": self.index,
+            "as_node": self.as_node,
+            "how": self.how,
+            "label": self.label,
+            "channels": self.channels,
+        }
 
 
 @dataclass
@@ -187,7 +199,9 @@ class Checkpoint:
         if write.task_id == NULL_TASK_ID:
             return "(update / resume command)", ""
         for update in self.updates:
-            if update.task_id == write.task_id and (update.as_node is None or write.task_path.startswith(UPDATE_PATH)):
+            if update.task_id == write.task_id and (
+                update.as_node is None or write.task_path.startswith(UPDATE_PATH)
+            ):
                 return update.label, "applied"
         for task in self.tasks:
             if task.task_id == write.task_id:
@@ -255,7 +269,11 @@ class Namespace:
 
     @property
     def missing_parents(self) -> list[Checkpoint]:
-        return [c for c in self.checkpoints if c.parent_checkpoint_id and c.parent_checkpoint_id not in self.by_id]
+        return [
+            c
+            for c in self.checkpoints
+            if c.parent_checkpoint_id and c.parent_checkpoint_id not in self.by_id
+        ]
 
     def lineage(self, checkpoint_id: str) -> list[Checkpoint]:
         """The chain from the root to `checkpoint_id`, following parent links (cycle-safe)."""
@@ -321,7 +339,11 @@ class Thread:
         return [w for ns in self.namespaces.values() for w in ns.orphan_writes]
 
     def find(self, checkpoint_id: str, checkpoint_ns: str | None = None) -> Checkpoint | None:
-        spaces = [self.namespaces[checkpoint_ns]] if checkpoint_ns in self.namespaces else self.namespaces.values()
+        spaces = (
+            [self.namespaces[checkpoint_ns]]
+            if checkpoint_ns in self.namespaces
+            else self.namespaces.values()
+        )
         for ns in spaces:
             if checkpoint_id in ns.by_id:
                 return ns.by_id[checkpoint_id]
@@ -360,7 +382,9 @@ def build_thread(thread_id: str, rows: ThreadRows) -> Thread:
                 "which is not in the database."
             )
         if _has_cycle(ns):
-            problems.append(f"The parent links in {label} form a cycle; the chain is cut where it repeats.")
+            problems.append(
+                f"The parent links in {label} form a cycle; the chain is cut where it repeats."
+            )
         problems.extend(_duplicate_steps(ns, label))
         namespaces[ns_name] = ns
     return Thread(thread_id, namespaces, problems)
@@ -386,7 +410,12 @@ def _duplicate_steps(ns: Namespace, label: str) -> list[str]:
     out: list[str] = []
     for cp in ns.checkpoints:
         parent = ns.parent(cp)
-        if parent is not None and cp.step is not None and parent.step is not None and cp.step <= parent.step:
+        if (
+            parent is not None
+            and cp.step is not None
+            and parent.step is not None
+            and cp.step <= parent.step
+        ):
             if cp.source in ("update", "fork"):
                 continue  # update_state writes a checkpoint at the same step by design
             out.append(

@@ -38,7 +38,9 @@ class AllowList:
     base: Path
 
     @classmethod
-    def build(cls, folders: Iterable[str | os.PathLike[str]], base: str | os.PathLike[str] | None = None) -> AllowList:
+    def build(
+        cls, folders: Iterable[str | os.PathLike[str]], base: str | os.PathLike[str] | None = None
+    ) -> AllowList:
         """Resolve each folder once, relative to `base` (default: the working folder)."""
         base_path = Path(base or os.getcwd()).resolve()
         roots: list[Path] = []
@@ -63,7 +65,9 @@ class AllowList:
         """The resolved path if it may be read; PathRefused (one sentence) otherwise."""
         raw = os.fspath(path)
         if not raw or "\x00" in raw:
-            raise PathRefused("An empty or malformed path was given; pick a database from the list instead.")
+            raise PathRefused(
+                "An empty or malformed path was given; pick a database from the list instead."
+            )
         given = Path(raw)
         allowed = _describe(self.roots)
         if ".." in given.parts:

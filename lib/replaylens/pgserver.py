@@ -151,9 +151,19 @@ class PgServer:
         pwfile.write_text(self.password + "\n")
         self._chown(self.root, pwfile)
         cmd = [
-            str(self.bindir / "initdb"), "-D", str(self.root / "data"), "-U", SUPERUSER,
-            "--pwfile", str(pwfile), "--auth-local=trust", "--auth-host=scram-sha-256",
-            "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
+            str(self.bindir / "initdb"),
+            "-D",
+            str(self.root / "data"),
+            "-U",
+            SUPERUSER,
+            "--pwfile",
+            str(pwfile),
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
         ]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False, **self._as_server())
         pwfile.unlink()
@@ -163,10 +173,23 @@ class PgServer:
     def start(self) -> None:
         """Run `postgres` in the foreground (as a child we can signal) and wait until it accepts logins."""
         cmd = [
-            str(self.bindir / "postgres"), "-D", str(self.root / "data"), "-p", str(self.port),
-            "-k", str(self.root), "-c", "listen_addresses=127.0.0.1",
-            "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=40",
-            "-c", "shared_buffers=16MB",
+            str(self.bindir / "postgres"),
+            "-D",
+            str(self.root / "data"),
+            "-p",
+            str(self.port),
+            "-k",
+            str(self.root),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "fsync=off",
+            "-c",
+            "full_page_writes=off",
+            "-c",
+            "max_connections=40",
+            "-c",
+            "shared_buffers=16MB",
         ]
         for name, value in self.settings.items():
             cmd += ["-c", f"{name}={value}"]
@@ -187,10 +210,14 @@ class PgServer:
         """
         proc = self.process
         if proc is None or proc.poll() is not None:
-            raise PgUnavailable("the PostgreSQL server to crash is not running (it was never started or has exited).")
+            raise PgUnavailable(
+                "the PostgreSQL server to crash is not running (it was never started or has exited)."
+            )
         group = proc.pid
         if os.getpgid(group) != group:
-            raise PgUnavailable(f"the PostgreSQL server (pid {group}) is not the leader of its own process group.")
+            raise PgUnavailable(
+                f"the PostgreSQL server (pid {group}) is not the leader of its own process group."
+            )
         os.killpg(group, signal.SIGKILL)
         proc.wait(timeout=10)
         self.process = None
@@ -211,7 +238,9 @@ class PgServer:
     def restart(self) -> None:
         """Start the server again on the same data folder and port (crash recovery runs)."""
         if self.process is not None and self.process.poll() is None:
-            raise PgUnavailable("the PostgreSQL server is still running; crash() or stop() it first.")
+            raise PgUnavailable(
+                "the PostgreSQL server is still running; crash() or stop() it first."
+            )
         self.start()
 
     def _wait_ready(self) -> None:
@@ -228,7 +257,9 @@ class PgServer:
             except psycopg.OperationalError as exc:
                 last = exc
                 time.sleep(0.1)
-        raise PgUnavailable(f"postgres did not accept connections in {START_TIMEOUT:.0f}s ({last}).")
+        raise PgUnavailable(
+            f"postgres did not accept connections in {START_TIMEOUT:.0f}s ({last})."
+        )
 
     def log_tail(self, chars: int = 800) -> str:
         return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else "(no log)"
@@ -246,7 +277,9 @@ class PgServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
     # -- connecting -----------------------------------------------------------------
-    def dsn(self, dbname: str = "postgres", *, password: str | None = None, port: int | None = None) -> str:
+    def dsn(
+        self, dbname: str = "postgres", *, password: str | None = None, port: int | None = None
+    ) -> str:
         """A libpq URI over TCP; `password`/`port` override the real ones (for the error tests)."""
         pw = self.password if password is None else password
         return f"postgresql://{SUPERUSER}:{pw}@127.0.0.1:{port or self.port}/{dbname}"
@@ -276,7 +309,14 @@ def start_server(settings: dict[str, str] | None = None) -> PgServer:
         )
     account = _server_account()
     root = Path(tempfile.mkdtemp(prefix="replaylens-pg-"))
-    server = PgServer(bindir, root, _free_port(), secrets.token_urlsafe(18), account, settings=dict(settings or {}))
+    server = PgServer(
+        bindir,
+        root,
+        _free_port(),
+        secrets.token_urlsafe(18),
+        account,
+        settings=dict(settings or {}),
+    )
     try:
         server.init()
         for attempt in range(3):  # another process may take the free port before postgres does

@@ -30,16 +30,23 @@ def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:
             return Recording()
         runs = data.get("runs") if isinstance(data, dict) else None
         for run in runs if isinstance(runs, list) else []:
-            if not isinstance(run, dict) or run.get("thread_id") != thread_id or run.get("mode") not in MODES:
+            if (
+                not isinstance(run, dict)
+                or run.get("thread_id") != thread_id
+                or run.get("mode") not in MODES
+            ):
                 continue
             for key in ("db_at_kill", "db_after_resume"):
                 named = run.get(key)
                 if isinstance(named, str) and (folder / named).resolve() == path.resolve():
-                    delay = run.get("kill_delay", data.get("kill_delay"))  # newer manifests: per run
+                    delay = run.get(
+                        "kill_delay", data.get("kill_delay")
+                    )  # newer manifests: per run
                     delay = delay if key == "db_at_kill" and run.get("killed") else None
                     kill_at = run.get("kill_at") or data.get("kill_at")
                     return Recording(
-                        run["mode"], float(run.get("put_latency") or 0.0),
+                        run["mode"],
+                        float(run.get("put_latency") or 0.0),
                         float(delay) if isinstance(delay, int | float) else None,
                         f"kill-test manifest {manifest}",
                         kill_at.rpartition(":")[0] or kill_at if isinstance(kill_at, str) else None,

@@ -43,7 +43,9 @@ def _cell(sentence: str) -> str:
     return md_ticks(sentence).replace("|", "\\|")
 
 
-def _header(plan: ResumePlan, database: str, effects_log: str | None, generated: dt.datetime | None) -> list[str]:
+def _header(
+    plan: ResumePlan, database: str, effects_log: str | None, generated: dt.datetime | None
+) -> list[str]:
     now = (generated or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     status = plan.status
     out = [
@@ -81,10 +83,15 @@ def _resume_section(plan: ResumePlan) -> list[str]:
             f"{md_code(cp.checkpoint_ns or '(root)')}, written {md_code(cp.ts)})."
         )
     for sub in plan.subgraph_resumes:
-        out.append(f"- It re-enters subgraph {md_code(sub.checkpoint_ns)} at its checkpoint after step {sub.step}.")
+        out.append(
+            f"- It re-enters subgraph {md_code(sub.checkpoint_ns)} at its checkpoint after step {sub.step}."
+        )
     out.append("")
     if plan.reruns or plan.reused:
-        out += ["| task | task id | namespace | status | on resume |", "| --- | --- | --- | --- | --- |"]
+        out += [
+            "| task | task id | namespace | status | on resume |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for ns, t in plan.reruns:
             out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
                        "runs again from its first line |")  # fmt: skip
@@ -95,7 +102,10 @@ def _resume_section(plan: ResumePlan) -> list[str]:
         out.append("")
     gen = plan.generation
     if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
-        out += [f"Written by {md_code(gen['label'])}: the plan above is a resume with that version.", ""]
+        out += [
+            f"Written by {md_code(gen['label'])}: the plan above is a resume with that version.",
+            "",
+        ]
     if plan.today_reruns:
         names = ", ".join(md_code(n) for n in sorted({t.node for _, t in plan.today_reruns}))
         out += [f"With today's LangGraph, {names} run again too: it migrates these checkpoints' channel "
@@ -138,12 +148,15 @@ def _effects_section(plan: ResumePlan) -> list[str]:
         out += ["### Replays that already happened", ""]
         for group in plan.duplicates:
             desc = ", ".join(
-                f"attempt {a.attempt} (pid {a.pid}, {a.outcome}{', its writes won' if a.won else ''})" for a in group
+                f"attempt {a.attempt} (pid {a.pid}, {a.outcome}{', its writes won' if a.won else ''})"
+                for a in group
             )
             out.append(f"- {md_code(group[0].node)} ran {len(group)} times: {desc}.")
         out.append("")
     if plan.idempotency_findings:
-        out += ["### Idempotency", ""] + [f"- {md_ticks(f)}" for f in plan.idempotency_findings] + [""]
+        out += (
+            ["### Idempotency", ""] + [f"- {md_ticks(f)}" for f in plan.idempotency_findings] + [""]
+        )
     return out
 
 
@@ -154,7 +167,11 @@ def _what_if_section(plan: ResumePlan) -> list[str]:
         "## What each durability mode would have kept",
         "",
         f"{md(WHAT_IF_NOTE)} Checkpoint write latency {plan.latency * 1000:.0f} ms; "
-        + (f"recorded under {plan.recording.mode}." if plan.recording.mode else "the recorded mode is not known."),
+        + (
+            f"recorded under {plan.recording.mode}."
+            if plan.recording.mode
+            else "the recorded mode is not known."
+        ),
         "",
         "| mode | rule | source | checkpoints kept | resume after step | replay window | tasks re-run "
         "| lines repeated | verdict |",
@@ -175,7 +192,13 @@ def _links_section(links: dict[str, str]) -> list[str]:
         return []
     out = ["## Links", ""]
     for name, url in links.items():
-        target = url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E").replace("(", "%28").replace(")", "%29")
+        target = (
+            url.replace(" ", "%20")
+            .replace("<", "%3C")
+            .replace(">", "%3E")
+            .replace("(", "%28")
+            .replace(")", "%29")
+        )
         out.append(f"- {md(name)}: [{md(url)}]({target})")
     return out + [""]
 
@@ -209,7 +232,13 @@ def _call_rows(ns: str, parent: Task) -> list[str]:
     """A functional entrypoint's @task calls, under it: a saved result is reused on resume."""
     rows = []
     for call in parent.calls:
-        fate = "result reused, not called again" if call.reused_on_resume else "called again when its parent re-runs"
-        rows.append(f"| ↳ {md_cell(call.label)} | {md_cell(call.task_id)} | {md_cell(ns or '(root)')} | "
-                    f"{call.status} | {fate} |")
+        fate = (
+            "result reused, not called again"
+            if call.reused_on_resume
+            else "called again when its parent re-runs"
+        )
+        rows.append(
+            f"| ↳ {md_cell(call.label)} | {md_cell(call.task_id)} | {md_cell(ns or '(root)')} | "
+            f"{call.status} | {fate} |"
+        )
     return rows

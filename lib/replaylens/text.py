@@ -24,7 +24,12 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 def visible(text: str) -> str:
     """Control characters as `\\xNN`, so an ANSI escape shows instead of acting."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) <= 0xFF else f"\\u{ord(m.group()):04x}", text)
+    return _CONTROL.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) <= 0xFF else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )
 
 
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=www)(\.)|(@)(?=[a-z0-9])")
@@ -53,7 +58,9 @@ def truncate(text: str, limit: int = MAX_CHARS) -> tuple[str, str | None]:
     """(text cut to `limit` characters, a note saying how much was left out, or None)."""
     if len(text) <= limit:
         return text, None
-    return text[:limit], f"Showing the first {limit:,} of {len(text):,} characters; the rest is left out."
+    return text[
+        :limit
+    ], f"Showing the first {limit:,} of {len(text):,} characters; the rest is left out."
 
 
 def as_json_text(value: Any, *, indent: int | None = 1) -> str:
@@ -103,7 +110,11 @@ def url_value(value: str) -> str:
 
 def from_url_value(given: str | None, options: list[str]) -> str | None:
     """The option a URL value names: itself, or the long option whose digest it is."""
-    if given is None or not given.startswith(DIGEST_PREFIX) or len(given) != len(DIGEST_PREFIX) + 64:
+    if (
+        given is None
+        or not given.startswith(DIGEST_PREFIX)
+        or len(given) != len(DIGEST_PREFIX) + 64
+    ):
         return given
     return next((o for o in options if len(o) > MAX_URL_VALUE and url_value(o) == given), given)
 

@@ -52,7 +52,12 @@ def checkpoint_id_step(checkpoint_id: str | None, checkpoints: int) -> int | Non
     16383). A thread with fewer than 16,383 checkpoints cannot have reached a step that
     wraps, so the step is exact there; otherwise, or for an id that is not a v6 UUID, None.
     """
-    if not checkpoint_id or len(checkpoint_id) != 36 or checkpoint_id[14] != "6" or checkpoints >= _CLOCK_SEQ_MASK:
+    if (
+        not checkpoint_id
+        or len(checkpoint_id) != 36
+        or checkpoint_id[14] != "6"
+        or checkpoints >= _CLOCK_SEQ_MASK
+    ):
         return None
     try:
         seq = int(checkpoint_id[19:23], 16) & _CLOCK_SEQ_MASK

@@ -58,15 +58,23 @@ def _pt(graph: str, node: str, delay: float, **kw: Any) -> KillPoint:
 
 
 FULL_MATRIX: tuple[KillPoint, ...] = (
-    _pt("linear", "c", 0.25), _pt("fanout", "p3", 0.3), _pt("send_map_reduce", "reduce", 0.25),
-    _pt("loop", "tool", 0.25), _pt("subgraph", "s2", 0.25),
+    _pt("linear", "c", 0.25),
+    _pt("fanout", "p3", 0.3),
+    _pt("send_map_reduce", "reduce", 0.25),
+    _pt("loop", "tool", 0.25),
+    _pt("subgraph", "s2", 0.25),
     _pt("payment", "charge", 0.25, resume_value=True, has_resume_value=True),
     # `killtest` aims only at graph nodes: the functional calls are reached from the
     # entrypoint's start (fetch_record runs 0-0.5 s into it, store_record 0.5-1 s).
-    _pt("failing", "b", 0.25), _pt("functional", "pipeline", 0.75),
+    _pt("failing", "b", 0.25),
+    _pt("functional", "pipeline", 0.75),
     # second kill moments: early in a node, early or late in the run
-    _pt("linear", "b", 0.05), _pt("subgraph", "finish", 0.1), _pt("fanout", "join", 0.1),
-    _pt("send_map_reduce", "work", 0.1), _pt("loop", "agent", 0.1, count=2), _pt("functional", "pipeline", 0.2),
+    _pt("linear", "b", 0.05),
+    _pt("subgraph", "finish", 0.1),
+    _pt("fanout", "join", 0.1),
+    _pt("send_map_reduce", "work", 0.1),
+    _pt("loop", "agent", 0.1, count=2),
+    _pt("functional", "pipeline", 0.2),
 )
 """Every example graph, then a second kill moment (early in a node) for most of them."""
 
@@ -91,7 +99,9 @@ class Row:
     source: Mode
     target: Mode
     predicted: list[tuple[int, int, int]] = field(default_factory=list)  # one per source run
-    races: list[tuple[tuple[int, int], ...] | None] = field(default_factory=list)  # the race's spans, if any
+    races: list[tuple[tuple[int, int], ...] | None] = field(
+        default_factory=list
+    )  # the race's spans, if any
     measured: list[tuple[int, int, int]] = field(default_factory=list)  # one per target run
 
     def span(self, i: int) -> tuple[int, int] | None:
@@ -118,7 +128,11 @@ class Row:
 
 # --------------------------------------------------------------------------- measuring
 def _ns(line: EffectLine) -> str:
-    return "|".join(part.split(":")[0] for part in (line.checkpoint_ns or "").split("|")) if line.checkpoint_ns else ""
+    return (
+        "|".join(part.split(":")[0] for part in (line.checkpoint_ns or "").split("|"))
+        if line.checkpoint_ns
+        else ""
+    )
 
 
 def _task_of(a: Attempt) -> tuple[str, str, int | None]:
@@ -140,7 +154,7 @@ def measure(entry: dict[str, Any]) -> Measured:
     finally:
         source.close()
     before = read_effects(entry["effects_at_kill"]).for_thread(tid)
-    after = read_effects(entry["effects"]).for_thread(tid)[len(before):]
+    after = read_effects(entry["effects"]).for_thread(tid)[len(before) :]
     pre = group_attempts(before)
     error = str((entry.get("resume") or {}).get("error") or "")
     if "EmptyInputError" in error:
@@ -168,8 +182,9 @@ def _finished_first(attempts: list[Attempt], task_id: str | None) -> int:
     return 0 if all(a.outcome != "finished" for a in attempts if a.task_id == task_id) else 1
 
 
-def predict(entry: dict[str, Any], kill_delay: float,
-            kill_node: str | None = None) -> dict[str, tuple[tuple[int, int, int], Any]]:
+def predict(
+    entry: dict[str, Any], kill_delay: float, kill_node: str | None = None
+) -> dict[str, tuple[tuple[int, int, int], Any]]:
     """Every mode's prediction from one recording, told how it was recorded."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
@@ -185,12 +200,18 @@ def predict(entry: dict[str, Any], kill_delay: float,
             thread = None
         latency = float(entry["put_latency"])
         rec = Recording(entry["mode"], latency, kill_delay, "kill-test manifest", kill_node)
-        plan = plan_resume(thread, read_effects(entry["effects_at_kill"]), tid, latency=latency, recording=rec)
+        plan = plan_resume(
+            thread, read_effects(entry["effects_at_kill"]), tid, latency=latency, recording=rec
+        )
     finally:
         source.close()
     return {
-        m: ((o.checkpoints_kept, len(o.reruns), len(o.replayed_lines)),
-            tuple(tuple(o.race[k]) for k in ("checkpoints_kept", "reruns", "replayed_lines")) if o.race else None)
+        m: (
+            (o.checkpoints_kept, len(o.reruns), len(o.replayed_lines)),
+            tuple(tuple(o.race[k]) for k in ("checkpoints_kept", "reruns", "replayed_lines"))
+            if o.race
+            else None,
+        )
         for m, o in plan.what_if.items()
     }
 
@@ -209,12 +230,17 @@ def compare(manifest: dict[str, Any], point: str) -> list[Row]:
         for src in MODES:
             for tgt in MODES:
                 row = Row(point, lat, src, tgt)
-                mine = [preds[id(e)][tgt] for e in killed if e["mode"] == src and e["put_latency"] == lat]
+                mine = [
+                    preds[id(e)][tgt]
+                    for e in killed
+                    if e["mode"] == src and e["put_latency"] == lat
+                ]
                 row.predicted = [p[0] for p in mine]
                 row.races = [p[1] for p in mine]
                 row.measured = [
                     (m.checkpoints, m.reruns, m.lines)
-                    for e in killed if e["mode"] == tgt and e["put_latency"] == lat
+                    for e in killed
+                    if e["mode"] == tgt and e["put_latency"] == lat
                     for m in [measured[id(e)]]
                 ]
                 if row.predicted:
@@ -248,25 +274,35 @@ def run_matrix(
                 rows += _rows_of(manifest, folder, point, progress)
                 continue
         manifest = run_campaign(
-            f"replaylens.examples.graphs:{point.graph}", folder,
-            input_value=point.input if point.input is not None else DEFAULT_INPUTS.get(point.graph, {}),
-            kill_at=(point.node, point.count), kill_delay=point.delay, runs=runs,
-            put_latencies=latencies, resume_value=point.resume_value, has_resume_value=point.has_resume_value,
+            f"replaylens.examples.graphs:{point.graph}",
+            folder,
+            input_value=point.input
+            if point.input is not None
+            else DEFAULT_INPUTS.get(point.graph, {}),
+            kill_at=(point.node, point.count),
+            kill_delay=point.delay,
+            runs=runs,
+            put_latencies=latencies,
+            resume_value=point.resume_value,
+            has_resume_value=point.has_resume_value,
             sleep=sleep,
         )
         rows += _rows_of(manifest, folder, point, progress)
     return rows
 
 
-def _rows_of(manifest: dict[str, Any], folder: Path, point: KillPoint,
-             progress: Callable[[str], None] | None) -> list[Row]:
+def _rows_of(
+    manifest: dict[str, Any], folder: Path, point: KillPoint, progress: Callable[[str], None] | None
+) -> list[Row]:
     for entry in manifest["runs"]:
         for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
             entry[key] = str(folder / entry[key])
     found = compare(manifest, point.label)
     if progress:
         bad = sum(1 for r in found if r.source != r.target for ok in r.inside() if not ok)
-        progress(f"{point.label}: {len(manifest['runs'])} runs, {bad} cross-mode predictions outside")
+        progress(
+            f"{point.label}: {len(manifest['runs'])} runs, {bad} cross-mode predictions outside"
+        )
     return found
 
 
@@ -299,8 +335,13 @@ def table(rows: Sequence[Row]) -> str:
     cross = [ok for r in rows if r.source != r.target and r.measured for ok in r.inside()]
     same = [ok for r in rows if r.source == r.target and r.measured for ok in r.inside()]
     raced = sum(r.raced() for r in rows if r.source != r.target and r.measured)
-    wide = [r for r in rows if r.source != r.target and r.measured
-            and any((s := r.span(i)) is not None and s[0] != s[1] for i in range(3))]
+    wide = [
+        r
+        for r in rows
+        if r.source != r.target
+        and r.measured
+        and any((s := r.span(i)) is not None and s[0] != s[1] for i in range(3))
+    ]
     out += [
         "",
         f"Cross-mode predictions inside the measured range: {sum(cross)} of {len(cross)} "
@@ -314,16 +355,25 @@ def table(rows: Sequence[Row]) -> str:
 
 def summary(rows: Sequence[Row]) -> str:
     """Per kill point: cross-mode predictions inside / outside, races, measured ranges wider than one value."""
-    out = ["| kill point | latencies | cross-mode predictions | inside | outside | called a race "
-           "| measured range not one value |", "|---|---|---|---|---|---|---|"]
+    out = [
+        "| kill point | latencies | cross-mode predictions | inside | outside | called a race "
+        "| measured range not one value |",
+        "|---|---|---|---|---|---|---|",
+    ]
     points = list(dict.fromkeys(r.point for r in rows))
     for point in points:
         mine = [r for r in rows if r.point == point and r.source != r.target and r.measured]
         verdicts = [ok for r in mine for ok in r.inside()]
-        wide = sum(1 for r in mine if any((sp := r.span(i)) is not None and sp[0] != sp[1] for i in range(3)))
+        wide = sum(
+            1
+            for r in mine
+            if any((sp := r.span(i)) is not None and sp[0] != sp[1] for i in range(3))
+        )
         lats = ", ".join(f"{lat:g}" for lat in sorted({r.latency for r in mine}))
-        out.append(f"| {point} | {lats} s | {len(verdicts)} | {sum(verdicts)} | {len(verdicts) - sum(verdicts)} "
-                   f"| {sum(r.raced() for r in mine)} | {wide} rows |")
+        out.append(
+            f"| {point} | {lats} s | {len(verdicts)} | {sum(verdicts)} | {len(verdicts) - sum(verdicts)} "
+            f"| {sum(r.raced() for r in mine)} | {wide} rows |"
+        )
     return "\n".join(out)
 
 
@@ -335,8 +385,10 @@ def outside(rows: Sequence[Row]) -> list[str]:
             continue
         for p, ok in zip(r.predicted, r.inside(), strict=True):
             if not ok:
-                bad.append(f"{r.point} {r.latency:g}s {r.source}->{r.target}: predicted {p}, measured "
-                           f"{[r.span(i) for i in range(3)]}")
+                bad.append(
+                    f"{r.point} {r.latency:g}s {r.source}->{r.target}: predicted {p}, measured "
+                    f"{[r.span(i) for i in range(3)]}"
+                )
     return bad
 
 
@@ -346,10 +398,21 @@ def cmd_validate(args: Any) -> int:
     if args.graphs:
         wanted = {g.strip() for g in args.graphs.split(",")}
         points = tuple(p for p in points if p.graph in wanted)
-    latencies = REDUCED_LATENCIES if args.reduced and args.latency is None else (args.latency or FULL_LATENCIES)
+    latencies = (
+        REDUCED_LATENCIES
+        if args.reduced and args.latency is None
+        else (args.latency or FULL_LATENCIES)
+    )
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="replaylens-validate-"))
-    rows = run_matrix(points, latencies, args.runs, out, sleep=args.sleep, reuse=args.reuse,
-                      progress=lambda line: print(line, file=sys.stderr, flush=True))
+    rows = run_matrix(
+        points,
+        latencies,
+        args.runs,
+        out,
+        sleep=args.sleep,
+        reuse=args.reuse,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
     print(summary(rows))
     print()
     print(table(rows))
@@ -368,14 +431,22 @@ def register_validate(sub: Any) -> None:
         description=__doc__.split("\n\n")[1] if __doc__ else None,
     )
     p.add_argument("--runs", type=int, default=3, help="Runs per mode and latency (default 3).")
-    p.add_argument("--latency", type=_float_list, default=None, metavar="SECONDS",
-                   help="Checkpoint write latencies, separated by commas (default 0,0.25,1).")
+    p.add_argument(
+        "--latency",
+        type=_float_list,
+        default=None,
+        metavar="SECONDS",
+        help="Checkpoint write latencies, separated by commas (default 0,0.25,1).",
+    )
     p.add_argument("--graphs", default="", help="Only these example graphs, separated by commas.")
     p.add_argument("--reduced", action="store_true", help="The small matrix `make test` runs.")
     p.add_argument("--sleep", type=float, default=0.5, help="Seconds each example node stays open.")
     p.add_argument("--out", default="", metavar="DIR", help="Keep the campaigns in DIR.")
     p.add_argument("--keep", action="store_true", help="Keep the temporary campaigns folder.")
-    p.add_argument("--reuse", action="store_true",
-                   help="With --out: re-judge campaigns already in DIR instead of running them again "
-                        "(the model changes, the evidence does not).")
+    p.add_argument(
+        "--reuse",
+        action="store_true",
+        help="With --out: re-judge campaigns already in DIR instead of running them again "
+        "(the model changes, the evidence does not).",
+    )
     p.set_defaults(func=cmd_validate)

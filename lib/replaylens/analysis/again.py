@@ -20,10 +20,16 @@ if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
     from replaylens.model import Thread
 
-Why = Literal["re-run in the resume step", "step whose checkpoint was lost", "restart from the input"]
+Why = Literal[
+    "re-run in the resume step", "step whose checkpoint was lost", "restart from the input"
+]
 """Why an execution happens again: its task is due at the checkpoint a resume loads, its
 superstep finished but the checkpoint after it never landed, or no checkpoint exists."""
-WHY_ORDER: tuple[Why, ...] = ("re-run in the resume step", "step whose checkpoint was lost", "restart from the input")
+WHY_ORDER: tuple[Why, ...] = (
+    "re-run in the resume step",
+    "step whose checkpoint was lost",
+    "restart from the input",
+)
 
 
 @dataclass(frozen=True)
@@ -39,8 +45,15 @@ class AgainRow:
     dedupe: str  # would the idempotency key deduplicate the repeat, in words
 
     def to_json(self) -> dict[str, Any]:
-        return {"why": self.why, "node": self.node, "effect": self.effect, "times_again": self.times,
-                "lines": list(self.lines), "idempotency_keys": list(self.keys), "key_dedupes": self.dedupe}
+        return {
+            "why": self.why,
+            "node": self.node,
+            "effect": self.effect,
+            "times_again": self.times,
+            "lines": list(self.lines),
+            "idempotency_keys": list(self.keys),
+            "key_dedupes": self.dedupe,
+        }
 
 
 def why_again(a: Attempt) -> Why:
@@ -91,7 +104,9 @@ def again_rows(plan: ResumePlan) -> list[AgainRow]:
     for (why, node, effect), group in groups.items():
         lines = tuple(sorted(line.line for a in group for line in a.lines if line.label == effect))
         keys, dedupe = _dedupe(effect, group, plan.attempts)
-        rows.append(AgainRow(why, node, effect, len({_task(a) for a in group}), lines, keys, dedupe))
+        rows.append(
+            AgainRow(why, node, effect, len({_task(a) for a in group}), lines, keys, dedupe)
+        )
     return sorted(rows, key=lambda r: (WHY_ORDER.index(r.why), r.lines[0] if r.lines else 0))
 
 
@@ -150,11 +165,23 @@ def next_moves(plan: ResumePlan, thread: Thread | None) -> list[NextMove]:
     for ns, task in plan.reruns:
         if task.status == "failed":
             code = f"{config}\ngraph.invoke(None, config)  # after fixing the cause: re-runs {task.node} from its first line"
-            moves.append(NextMove("failed", task.node if not ns else f"{ns} / {task.node}", task.error or "", code))
+            moves.append(
+                NextMove(
+                    "failed", task.node if not ns else f"{ns} / {task.node}", task.error or "", code
+                )
+            )
         elif task.status == "interrupted":
             for question in task.interrupts or [None]:
-                payload = json.dumps(_payload(question), ensure_ascii=False, indent=None, default=str)
-                code = (f"from langgraph.types import Command\n\n{config}\n# {task.node} asked: {payload}\n"
-                        "graph.invoke(Command(resume=...), config)  # your answer becomes interrupt()'s return value")
-                moves.append(NextMove("interrupted", task.node if not ns else f"{ns} / {task.node}", payload, code))
+                payload = json.dumps(
+                    _payload(question), ensure_ascii=False, indent=None, default=str
+                )
+                code = (
+                    f"from langgraph.types import Command\n\n{config}\n# {task.node} asked: {payload}\n"
+                    "graph.invoke(Command(resume=...), config)  # your answer becomes interrupt()'s return value"
+                )
+                moves.append(
+                    NextMove(
+                        "interrupted", task.node if not ns else f"{ns} / {task.node}", payload, code
+                    )
+                )
     return moves

@@ -67,7 +67,9 @@ def _name_call(task: Task, node: str, idx: _Index, source: str = "") -> None:
     line that ran it names it."""
     if task.kind == "call" and not task.node:
         task.node = node
-        task.name_source = source or "the effects log line aligned with it by order (not proven by its id)"
+        task.name_source = (
+            source or "the effects log line aligned with it by order (not proven by its id)"
+        )
         idx.all_nodes.add(node)
 
 
@@ -83,7 +85,9 @@ def _named_calls(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
             if call.node == node:
                 out.append(call)
             elif not call.node and call_id_matches(cp, parent, call, node):
-                _name_call(call, node, idx, "its task id, recomputed with the name the effects log gives")
+                _name_call(
+                    call, node, idx, "its task id, recomputed with the name the effects log gives"
+                )
                 out.append(call)
     return out
 
@@ -101,7 +105,12 @@ def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     return calls[used]
 
 
-_OUTCOME_STATUS = {"finished": "finished", "failed": "failed", "interrupted": "interrupted", "in flight": "pending"}
+_OUTCOME_STATUS = {
+    "finished": "finished",
+    "failed": "failed",
+    "interrupted": "interrupted",
+    "in flight": "pending",
+}
 
 
 def _send_arg(cp: Checkpoint, task: Task) -> Any:
@@ -145,7 +154,9 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
         return node_tasks[0] if len(node_tasks) == 1 else None
     by_key = [t for t in pool if _key_fit(a, cp, t) == 1]
     want = _OUTCOME_STATUS.get(a.outcome)
-    fitting = [t for t in pool if (t.status == want) or (want == "pending" and t.status != "finished")]
+    fitting = [
+        t for t in pool if (t.status == want) or (want == "pending" and t.status != "finished")
+    ]
     if not by_key and not fitting and want != "finished" and all(t.kind == "call" for t in pool):
         return None  # a call is saved only when it returns: this one has no record
     if by_key:
@@ -155,8 +166,10 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
     else:
         chosen = pool[0]
         if len(node_tasks) > 1:
-            a.flag(f"its log shows it {a.outcome}, but no remaining `{a.node}` task of that step is {want}; "
-                   f"taken to be the task {chosen.task_id} ({chosen.status})")
+            a.flag(
+                f"its log shows it {a.outcome}, but no remaining `{a.node}` task of that step is {want}; "
+                f"taken to be the task {chosen.task_id} ({chosen.status})"
+            )
     taken.add(chosen.task_id)
     return chosen
 
@@ -167,11 +180,14 @@ def _align_step(a: Attempt, idx: _Index) -> bool:
     if ns is None or a.step is None:
         return False
     candidates = [
-        (c, t) for c in ns.checkpoints if c.step is not None and c.step + 1 == a.step
-        for t in c.tasks if t.node == a.node
+        (c, t)
+        for c in ns.checkpoints
+        if c.step is not None and c.step + 1 == a.step
+        for t in c.tasks
+        if t.node == a.node
     ]
     on_lineage = [(c, t) for c, t in candidates if c.checkpoint_id in idx.lineage_ids[ns.name]]
-    chosen = (on_lineage or candidates)
+    chosen = on_lineage or candidates
     if not chosen:
         latest = ns.latest
         if latest is not None and latest.step is not None and a.step > latest.step:
@@ -237,8 +253,12 @@ def _tasks_of(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
 
 def _nodes_of(thread: Thread, *, exclude_root: bool) -> set[str]:
     return {
-        t.node for ns in thread.namespaces.values() if not (exclude_root and ns.name == "")
-        for c in ns.checkpoints for t in [*c.tasks, *c.calls] if t.node
+        t.node
+        for ns in thread.namespaces.values()
+        if not (exclude_root and ns.name == "")
+        for c in ns.checkpoints
+        for t in [*c.tasks, *c.calls]
+        if t.node
     }
 
 
@@ -259,7 +279,12 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
             # A task id no saved checkpoint knows: either the checkpoint it started from was
             # never saved but a later one was (exit mode), or its step never got one.
             latest = thread.root.latest if thread.root else None
-            if a.step is not None and latest is not None and latest.step is not None and a.step <= latest.step:
+            if (
+                a.step is not None
+                and latest is not None
+                and latest.step is not None
+                and a.step <= latest.step
+            ):
                 a.alignment = "before-saved"
             else:
                 a.alignment = "after-latest"

@@ -17,7 +17,15 @@ from replaylens.model import Checkpoint, Task
 Verdict = Literal["kept", "replays", "restart", ""]
 """What a resume does with an attempt's effects ("" before it is judged)."""
 Alignment = Literal[
-    "exact", "step", "time", "parent", "after-latest", "before-saved", "orphaned", "call-unsaved", "none"
+    "exact",
+    "step",
+    "time",
+    "parent",
+    "after-latest",
+    "before-saved",
+    "orphaned",
+    "call-unsaved",
+    "none",
 ]
 """How an attempt was matched with the checkpoint chain."""
 Pairing = Literal["task_id", "single", "key", "order", "unpaired"]
@@ -51,7 +59,9 @@ class Attempt:
     duplicate: bool = False
     won: bool | None = None
     pairing: Pairing = "single"
-    ambiguous: bool = False  # pairing or alignment was chosen among candidates the log cannot tell apart
+    ambiguous: bool = (
+        False  # pairing or alignment was chosen among candidates the log cannot tell apart
+    )
     ambiguity: str = ""  # why, in words
 
     def flag(self, why: str) -> None:
@@ -63,7 +73,9 @@ class Attempt:
     def keys(self) -> dict[str, Any]:
         """Business keys of its start line (any extra key, the effect name, the idempotency key)."""
         first = self.lines[0]
-        out = {k: v for k, v in first.extra.items() if k not in PAIRING_KEYS_IGNORED and _hashable(v)}
+        out = {
+            k: v for k, v in first.extra.items() if k not in PAIRING_KEYS_IGNORED and _hashable(v)
+        }
         if first.effect is not None:
             out["effect"] = first.effect
         if first.idempotency_key is not None:
@@ -136,7 +148,9 @@ def effect_counts(attempts: list[Attempt]) -> dict[str, dict[str, int]]:
         who = a.key or ("attempt", id(a))
         for label in dict.fromkeys(line.label for line in a.lines):
             tasks.setdefault(a.node, {}).setdefault(label, set()).add(who)
-    return {node: {label: len(ids) for label, ids in effects.items()} for node, effects in tasks.items()}
+    return {
+        node: {label: len(ids) for label, ids in effects.items()} for node, effects in tasks.items()
+    }
 
 
 def effect_list(attempts: list[Attempt]) -> str:
@@ -155,7 +169,9 @@ def effect_list(attempts: list[Attempt]) -> str:
         if not named:
             parts.append(f"{tick(node)} again ({times(max(effects.values()))})")
         else:
-            parts.append(f"{tick(node)} again ({', '.join(f'{tick(label)} {times(n)}' for label, n in named)})")
+            parts.append(
+                f"{tick(node)} again ({', '.join(f'{tick(label)} {times(n)}' for label, n in named)})"
+            )
     return "run " + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
@@ -194,7 +210,9 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
     for line in sorted(lines, key=lambda e: e.line):
         key = (line.checkpoint_ns or "", line.node, line.task_id or "", line.pid, line.step)
         if line.phase == "start":
-            current = Attempt(line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid)
+            current = Attempt(
+                line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid
+            )
             current.pairing = "task_id" if line.task_id else "single"
             current.lines.append(line)
             attempts.append(current)
@@ -205,7 +223,9 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
         if current is None and key in last_by_key and _fits(last_by_key[key], _line_keys(line))[0]:
             current = last_by_key[key]
         if current is None:
-            current = Attempt(line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid)
+            current = Attempt(
+                line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid
+            )
             current.pairing = "unpaired"
             attempts.append(current)
             last_by_key[key] = current
@@ -233,8 +253,10 @@ def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
         chosen.pairing = "order"
         starts = ", ".join(str(a.lines[0].line) for a in pool)
         for a in pool:  # the ones left open are as much a guess as the one chosen
-            a.flag(f"line {line.line} ({line.phase}) was paired with the oldest of the open `{line.node}` starts "
-                   f"(lines {starts}): the log has no key that tells them apart")
+            a.flag(
+                f"line {line.line} ({line.phase}) was paired with the oldest of the open `{line.node}` starts "
+                f"(lines {starts}): the log has no key that tells them apart"
+            )
     return chosen
 
 

@@ -40,7 +40,8 @@ def idempotency_findings(attempts: list[Attempt]) -> list[str]:
         by_task[a.key or ("task", a.task_id, a.node, a.step)].append(a)
     for group in by_task.values():
         keys_per_attempt = [
-            {(line.label, line.idempotency_key) for line in a.lines if line.idempotency_key} for a in group
+            {(line.label, line.idempotency_key) for line in a.lines if line.idempotency_key}
+            for a in group
         ]
         if len(group) > 1:
             by_effect: dict[str, set[str]] = defaultdict(set)
@@ -49,7 +50,9 @@ def idempotency_findings(attempts: list[Attempt]) -> list[str]:
                     by_effect[effect].add(key)
             for effect, keys in sorted(by_effect.items()):
                 if len(keys) > 1:
-                    lines = sorted(line.line for a in group for line in a.lines if line.label == effect)
+                    lines = sorted(
+                        line.line for a in group for line in a.lines if line.label == effect
+                    )
                     findings.append(
                         f"`{effect}` used {len(keys)} different idempotency keys across {len(group)} attempts "
                         f"of one task (lines {', '.join(map(str, lines))}): the key is generated inside the "
@@ -62,7 +65,9 @@ def idempotency_findings(attempts: list[Attempt]) -> list[str]:
         op_task = a.key or (a.node, a.step)
         for line in a.lines:
             if line.idempotency_key:
-                operations[line.idempotency_key].add((line.label, op_task[1:] if a.key else op_task))
+                operations[line.idempotency_key].add(
+                    (line.label, op_task[1:] if a.key else op_task)
+                )
                 where[line.idempotency_key].append(line.line)
     for key, ops in sorted(operations.items()):
         labels = {op[0] for op in ops}

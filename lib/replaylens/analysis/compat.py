@@ -32,7 +32,11 @@ def _label(versions: tuple[int, ...], rule: IdRule, legacy: bool, evidence: bool
     if oldest == 2 and legacy:
         if not evidence:
             return "LangGraph 0.2 to 0.3.23 (checkpoint v2; the writes cannot tell which)"
-        return "LangGraph 0.2 to 0.3.18 (checkpoint v2)" if rule.hash == "sha1" else "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)"
+        return (
+            "LangGraph 0.2 to 0.3.18 (checkpoint v2)"
+            if rule.hash == "sha1"
+            else "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)"
+        )
     if oldest == 3:
         return "LangGraph 0.3.24 to 0.4 (checkpoint v3)"
     return f"LangGraph 0.5 or later (checkpoint v{oldest})"
@@ -61,7 +65,9 @@ def describe_generation(
             "ran in this thread cannot be foreseen from them."
         )
     if hint_threads:
-        notes.append(f"Edges this thread never used were learnt from {hint_threads} other thread(s) of this database.")
+        notes.append(
+            f"Edges this thread never used were learnt from {hint_threads} other thread(s) of this database."
+        )
     unknown = sum(1 for cp in cps if cp.next_unknown)
     if unknown:
         notes.append(f"At {unknown} checkpoint(s) the next task cannot be known from the rows.")
@@ -71,12 +77,17 @@ def describe_generation(
             "the others belong to tasks this thread's checkpoints do not let us foresee."
         )
     if today_differs:
-        reused = sum(1 for cp in cps for t in cp.tasks if t.today_task_id and t.status == "finished")
+        reused = sum(
+            1 for cp in cps for t in cp.tasks if t.today_task_id and t.status == "finished"
+        )
         notes.append(
             "A resume with today's LangGraph migrates these checkpoints' channel names and hashes other "
             "task ids than the version that wrote them"
-            + (f": the writes of {reused} finished task(s) would not be found, so they would run again."
-               if reused else ".")
+            + (
+                f": the writes of {reused} finished task(s) would not be found, so they would run again."
+                if reused
+                else "."
+            )
         )
     return Generation(
         label=_label(versions, rule, legacy, bool(written)),

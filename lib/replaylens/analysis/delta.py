@@ -83,8 +83,10 @@ def _recognise(base: Any, writes: list[Any]) -> Fold:
     if not all(isinstance(v, list) for v in writes) or not isinstance(base, list):
         return "history"
     items = [item for v in values for item in v]
-    if items and all(_message_id(item) is not None for item in items) and any(
-        not isinstance(item, str | int | float) for item in items
+    if (
+        items
+        and all(_message_id(item) is not None for item in items)
+        and any(not isinstance(item, str | int | float) for item in items)
     ):
         return "messages"
     return "concat"
@@ -108,25 +110,49 @@ def fold_channel(ns: Namespace, cp: Checkpoint, channel: str, read: Any) -> Fold
     history: list[dict[str, Any]] = []
     writes: list[Any] = []
     for anc in lineage[start:-1]:
-        rows = sorted((w for w in anc.writes if w.channel == channel), key=lambda w: (w.task_path, w.task_id, w.idx))
+        rows = sorted(
+            (w for w in anc.writes if w.channel == channel),
+            key=lambda w: (w.task_path, w.task_id, w.idx),
+        )
         for w in rows:
             writes.append(w.value)
-            history.append({"checkpoint_id": anc.checkpoint_id, "step": anc.step, "writer": anc.writer_of(w)[0],
-                            "value": w.value})
+            history.append(
+                {
+                    "checkpoint_id": anc.checkpoint_id,
+                    "step": anc.step,
+                    "writer": anc.writer_of(w)[0],
+                    "value": w.value,
+                }
+            )
     fold = _recognise(base, writes)
     counted = f"{len(writes)} write(s) {where}"
     if fold == "messages":
-        return FoldedValue(channel, fold, _fold_messages(base, writes),
-                           f"folded ({counted}) by message id, as add_messages does: the reducer is not stored", history)
+        return FoldedValue(
+            channel,
+            fold,
+            _fold_messages(base, writes),
+            f"folded ({counted}) by message id, as add_messages does: the reducer is not stored",
+            history,
+        )
     if fold == "concat":
         value = list(base)
         for batch in writes:
             value.extend(batch)
-        return FoldedValue(channel, fold, value,
-                           f"folded ({counted}) by list concatenation, assumed: the reducer is not stored", history)
-    return FoldedValue(channel, fold, None,
-                       f"not folded: its writes are not lists, so the reducer cannot be recognised; "
-                       f"{counted}, shown as its write history", history)
+        return FoldedValue(
+            channel,
+            fold,
+            value,
+            f"folded ({counted}) by list concatenation, assumed: the reducer is not stored",
+            history,
+        )
+    return FoldedValue(
+        channel,
+        fold,
+        None,
+        f"not folded: its writes are not lists, so the reducer cannot be recognised; "
+        f"{counted}, shown as its write history",
+        history,
+    )
 
 
 def state_values(source: Any, thread: Thread, cp: Checkpoint) -> dict[str, DecodeResult]:
@@ -135,17 +161,27 @@ def state_values(source: Any, thread: Thread, cp: Checkpoint) -> dict[str, Decod
 
     def read(c: Checkpoint) -> dict[str, DecodeResult]:
         if c.checkpoint_id not in cache:
-            cache[c.checkpoint_id] = source.read_channel_values(thread.thread_id, c.checkpoint_ns, c.checkpoint_id)
+            cache[c.checkpoint_id] = source.read_channel_values(
+                thread.thread_id, c.checkpoint_ns, c.checkpoint_id
+            )
         return cache[c.checkpoint_id]
 
     values = dict(read(cp))
     ns = thread.namespaces.get(cp.checkpoint_ns)
     if ns is None:
         return values
-    snapshots = {k for k, v in values.items() if isinstance(v.value, Placeholder) and v.value.kind == "delta"}
+    snapshots = {
+        k for k, v in values.items() if isinstance(v.value, Placeholder) and v.value.kind == "delta"
+    }
     for channel in sorted(delta_channels(cp) | snapshots):
         folded = fold_channel(ns, cp, channel, read)
-        shown = folded.value if folded.fold != "history" else [
-            {"step": h["step"], "writer": h["writer"], "value": h["value"]} for h in folded.history]
+        shown = (
+            folded.value
+            if folded.fold != "history"
+            else [
+                {"step": h["step"], "writer": h["writer"], "value": h["value"]}
+                for h in folded.history
+            ]
+        )
         values[channel] = DecodeResult(shown, None, folded.note)
     return values

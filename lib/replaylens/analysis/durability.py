@@ -171,7 +171,9 @@ class ModeOutcome:
     lost_checkpoint_ids: list[str] = field(default_factory=list)
     used: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
-    race: dict[str, Any] = field(default_factory=dict)  # min/max of each count when the race decides
+    race: dict[str, Any] = field(
+        default_factory=dict
+    )  # min/max of each count when the race decides
 
     @property
     def assumptions(self) -> dict[str, list[str]]:
@@ -185,7 +187,9 @@ class ModeOutcome:
             "ending": self.ending,
             "checkpoints_kept": self.checkpoints_kept,
             "resume_checkpoint": (
-                None if self.restart else {"checkpoint_id": self.resume_checkpoint_id, "step": self.resume_step}
+                None
+                if self.restart
+                else {"checkpoint_id": self.resume_checkpoint_id, "step": self.resume_step}
             ),
             "resume_checkpoint_id": self.resume_checkpoint_id,
             "resume_step": self.resume_step,
@@ -300,14 +304,18 @@ def _invocations(attempts: list[Attempt]) -> list[list[Attempt]]:
     return groups
 
 
-def gather(thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording) -> _Evidence:
+def gather(
+    thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording
+) -> _Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
     groups = _invocations(attempts)
     if attempts:
-        used.append(f"effects log: {sum(len(a.lines) for a in attempts)} lines in {len(attempts)} task attempts")
+        used.append(
+            f"effects log: {sum(len(a.lines) for a in attempts)} lines in {len(attempts)} task attempts"
+        )
     else:
         assumed.append("no effects log lines: task timings come from checkpoint times only")
     if db_cps:
@@ -322,7 +330,9 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
         else:
             prev_end = max(x.end_ts for x in groups[i - 1]) if groups[i - 1] else float("-inf")
             bounds.append(min(prev_end + 0.05, g[0].start_ts))
-    stamps = {c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps}
+    stamps = {
+        c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
+    }
 
     def inv_of(ts: float) -> int:
         return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
@@ -344,7 +354,9 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
             if step is None:
                 step = last_step.get(ns, -1) + 1
                 if "steps" not in " ".join(assumed):
-                    assumed.append("some effect lines carry no step: taken as the next step in log order")
+                    assumed.append(
+                        "some effect lines carry no step: taken as the next step in log order"
+                    )
             last_step[ns] = max(step, last_step.get(ns, step))
             key = (ns, inv, step)
             step_att.setdefault(key, []).append(a)
@@ -357,7 +369,9 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
     orphan_times: dict[tuple[str, int, int], float] = {}
     orphans = thread.orphan_writes if thread else []
     if orphans:
-        used.append(f"{len(orphans)} orphan writes: their checkpoint ids date steps whose checkpoints never landed")
+        used.append(
+            f"{len(orphans)} orphan writes: their checkpoint ids date steps whose checkpoints never landed"
+        )
     for w in orphans:
         t = uuid6_time(w.checkpoint_id)
         owner = next((a for a in attempts if a.task_id and a.task_id == w.task_id), None)
@@ -366,15 +380,22 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
         ns, inv, step = step_of[id(owner)]
         orphan_times.setdefault((ns, inv, step - 1), t)
 
-    containers = _place_nested(step_att, step_of, cp_at, stamps, {_strip_ns(c.checkpoint_ns) for c in db_cps})
-    namespaces = sorted({k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n))
+    containers = _place_nested(
+        step_att, step_of, cp_at, stamps, {_strip_ns(c.checkpoint_ns) for c in db_cps}
+    )
+    namespaces = sorted(
+        {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
+    )
     steps: list[_Step] = []
     puts: list[_Put] = []
     container: dict[tuple[str, int], int] = {}
     for inv in range(len(groups)):
         for ns in namespaces:
-            keys = [k for k in set(step_att) | set(cp_at) | set(orphan_times) | containers
-                    if k[0] == ns and k[1] == inv]
+            keys = [
+                k
+                for k in set(step_att) | set(cp_at) | set(orphan_times) | containers
+                if k[0] == ns and k[1] == inv
+            ]
             if not keys:
                 continue
             lo, hi = min(k[2] for k in keys), max(k[2] for k in keys)
@@ -391,7 +412,11 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
                 if atts:
                     start = min(a.start_ts for a in atts)
                     # A step with a failed, paused or killed task never completes: no put follows it.
-                    end = max(a.end_ts for a in atts) if all(a.outcome == "finished" for a in atts) else None
+                    end = (
+                        max(a.end_ts for a in atts)
+                        if all(a.outcome == "finished" for a in atts)
+                        else None
+                    )
                     if end is not None and known_end is not None:
                         end = max(end, min(known_end, end + 0.05))
                 elif known_end is not None:
@@ -400,22 +425,49 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
                     if inner:  # a step that ran a subgraph starts when the subgraph does
                         start = max(start, min(inner) - TICK)
                 else:
-                    nxt = [a.start_ts for k, v in step_att.items() if k[0] == ns and k[1] == inv and k[2] > s for a in v]
+                    nxt = [
+                        a.start_ts
+                        for k, v in step_att.items()
+                        if k[0] == ns and k[1] == inv and k[2] > s
+                        for a in v
+                    ]
                     base = prev_end if prev_end is not None else (min(nxt) if nxt else 0.0)
                     start = base
-                    if s == -1 or s == 0 and ns == "" or not _has_nested(step_att, ns, inv, base, nxt):
+                    if (
+                        s == -1
+                        or s == 0
+                        and ns == ""
+                        or not _has_nested(step_att, ns, inv, base, nxt)
+                    ):
                         end = base  # a step without effects, e.g. __start__: it ends at once
                     else:  # a step that ran a subgraph: it starts when the subgraph does
                         end = min(nxt) if nxt else None
-                        inner = [a.start_ts for k, v in step_att.items() if k[0].startswith(ns + "|" if ns else "")
-                                 and k[0] != ns and k[1] == inv for a in v if a.start_ts >= base]
-                        inner += [stamps[c.checkpoint_id] for k, c in cp_at.items()
-                                  if k[0] != ns and k[0].startswith(ns) and k[1] == inv
-                                  and stamps[c.checkpoint_id] >= base]
+                        inner = [
+                            a.start_ts
+                            for k, v in step_att.items()
+                            if k[0].startswith(ns + "|" if ns else "")
+                            and k[0] != ns
+                            and k[1] == inv
+                            for a in v
+                            if a.start_ts >= base
+                        ]
+                        inner += [
+                            stamps[c.checkpoint_id]
+                            for k, c in cp_at.items()
+                            if k[0] != ns
+                            and k[0].startswith(ns)
+                            and k[1] == inv
+                            and stamps[c.checkpoint_id] >= base
+                        ]
                         if inner:
                             start = max(base, min(inner) - TICK)
                 if s == -1 and atts == []:
-                    first_att = [a.start_ts for k, v in step_att.items() if k[0] == ns and k[1] == inv for a in v]
+                    first_att = [
+                        a.start_ts
+                        for k, v in step_att.items()
+                        if k[0] == ns and k[1] == inv
+                        for a in v
+                    ]
                     if cp is None and first_att:
                         start = end = min(first_att) - _recorded_lead(recording, hi)
                 steps.append(_Step(ns, inv, s, start, end, atts, cp))
@@ -428,8 +480,14 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
     roots = [s for s in steps if s.ns == ""]
     for s in steps:
         if s.ns and (s.ns, s.inv) not in container:
-            holder = [r for r in roots if r.inv == s.inv and r.start <= s.start + 1e-6
-                      and (r.end is None or s.start <= r.end + 1e-6) and not r.attempts]
+            holder = [
+                r
+                for r in roots
+                if r.inv == s.inv
+                and r.start <= s.start + 1e-6
+                and (r.end is None or s.start <= r.end + 1e-6)
+                and not r.attempts
+            ]
             if holder:
                 container[(s.ns, s.inv)] = holder[-1].step
     last = groups[-1]
@@ -440,12 +498,19 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
     kill_offset: float | None = None
     if ending == "killed" and kill_attempt is not None:
-        if recording.kill_offset is not None and recording.kill_node not in (None, kill_attempt.node):
-            assumed.append(f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
-                           f"which logs no effect; the kill moment is taken from the log instead")
+        if recording.kill_offset is not None and recording.kill_node not in (
+            None,
+            kill_attempt.node,
+        ):
+            assumed.append(
+                f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
+                f"which logs no effect; the kill moment is taken from the log instead"
+            )
         if recording.kill_offset is not None and recording.kill_node in (None, kill_attempt.node):
             kill_offset = recording.kill_offset
-            used.append(f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})")
+            used.append(
+                f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
+            )
             crash = max(crash or 0.0, kill_attempt.start_ts + kill_offset)
         else:
             kill_offset = (crash or kill_attempt.start_ts) - kill_attempt.start_ts
@@ -456,28 +521,72 @@ def gather(thread: Thread | None, attempts: list[Attempt], status: str, recordin
     if recording.mode is not None:
         used.append(
             f"recorded mode: {recording.mode}"
-            + (f" at {recording.latency:g} s per checkpoint write" if recording.latency is not None else "")
+            + (
+                f" at {recording.latency:g} s per checkpoint write"
+                if recording.latency is not None
+                else ""
+            )
             + (f" ({recording.origin})" if recording.origin else "")
         )
     else:
-        assumed.append("recorded mode unknown: the gaps between steps are taken as recorded (no write waits removed)")
-    assumed.append("put_writes land as soon as a task ends (they are not delayed, chained or waited for)")
+        assumed.append(
+            "recorded mode unknown: the gaps between steps are taken as recorded (no write waits removed)"
+        )
+    assumed.append(
+        "put_writes land as soon as a task ends (they are not delayed, chained or waited for)"
+    )
     assumed.append(f"a checkpoint write takes {WRITE_COST * 1000:g} ms beyond the latency")
-    killed_earlier = {i for i, g in enumerate(groups[:-1]) if any(a.outcome == "in flight" for a in g)}
+    killed_earlier = {
+        i for i, g in enumerate(groups[:-1]) if any(a.outcome == "in flight" for a in g)
+    }
     if killed_earlier:
-        assumed.append("an earlier invocation was killed: what it left is taken from the database as it stands")
-    return _Evidence(steps, puts, attempts, len(groups), ending, kill_attempt, crash, kill_offset,
-                     used, assumed, db_cps, step_of, container, killed_earlier)
+        assumed.append(
+            "an earlier invocation was killed: what it left is taken from the database as it stands"
+        )
+    return _Evidence(
+        steps,
+        puts,
+        attempts,
+        len(groups),
+        ending,
+        kill_attempt,
+        crash,
+        kill_offset,
+        used,
+        assumed,
+        db_cps,
+        step_of,
+        container,
+        killed_earlier,
+    )
 
 
-def _nested_starts(step_att: dict[tuple[str, int, int], list[Attempt]], cp_at: dict[tuple[str, int, int], Checkpoint],
-                   stamps: dict[str, float], ns: str, inv: int, lo: float, hi: float) -> list[float]:
+def _nested_starts(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    ns: str,
+    inv: int,
+    lo: float,
+    hi: float,
+) -> list[float]:
     """When work of namespaces below `ns` began between `lo` and `hi` (attempts, checkpoints)."""
     below = (ns + "|") if ns else ""
-    out = [a.start_ts for k, v in step_att.items() if k[0] != ns and k[0].startswith(below) and k[1] == inv
-           for a in v if lo <= a.start_ts <= hi]
-    out += [stamps[c.checkpoint_id] for k, c in cp_at.items() if k[0] != ns and k[0].startswith(below)
-            and k[1] == inv and lo <= stamps[c.checkpoint_id] <= hi]
+    out = [
+        a.start_ts
+        for k, v in step_att.items()
+        if k[0] != ns and k[0].startswith(below) and k[1] == inv
+        for a in v
+        if lo <= a.start_ts <= hi
+    ]
+    out += [
+        stamps[c.checkpoint_id]
+        for k, c in cp_at.items()
+        if k[0] != ns
+        and k[0].startswith(below)
+        and k[1] == inv
+        and lo <= stamps[c.checkpoint_id] <= hi
+    ]
     return out
 
 
@@ -503,10 +612,18 @@ def _place_nested(
     for (ns, inv), keys in groups.items():
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
-        done = [k[2] for k, v in step_att.items() if k[0] == parent and k[1] == inv
-                and all(a.outcome == "finished" and a.end_ts <= first for a in v)]
-        done += [k[2] for k, c in cp_at.items() if k[0] == parent and k[1] == inv
-                 and stamps.get(c.checkpoint_id, float("inf")) <= first]
+        done = [
+            k[2]
+            for k, v in step_att.items()
+            if k[0] == parent
+            and k[1] == inv
+            and all(a.outcome == "finished" and a.end_ts <= first for a in v)
+        ]
+        done += [
+            k[2]
+            for k, c in cp_at.items()
+            if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= first
+        ]
         holder = max(done, default=-1) + 1
         if ns not in db_namespaces and all(k[2] == holder for k in keys):
             for k in keys:  # calls of the parent task: they belong to the parent's step
@@ -519,11 +636,21 @@ def _place_nested(
     return containers
 
 
-def _has_nested(step_att: dict[tuple[str, int, int], list[Attempt]], ns: str, inv: int, lo: float,
-                nxt: list[float]) -> bool:
+def _has_nested(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    ns: str,
+    inv: int,
+    lo: float,
+    nxt: list[float],
+) -> bool:
     hi = min(nxt) if nxt else float("inf")
-    return any(k[0].startswith(ns + "|" if ns else "") and k[0] != ns and k[1] == inv
-               and any(lo - 1e-6 <= a.start_ts <= hi for a in v) for k, v in step_att.items())
+    return any(
+        k[0].startswith(ns + "|" if ns else "")
+        and k[0] != ns
+        and k[1] == inv
+        and any(lo - 1e-6 <= a.start_ts <= hi for a in v)
+        for k, v in step_att.items()
+    )
 
 
 def _recorded_lead(recording: Recording, _hi: int) -> float:
@@ -556,7 +683,7 @@ def _gaps(ev: _Evidence) -> list[tuple[float, float, _Put]]:
             holder = ev.container.get((p.ns, p.inv))
             nxt = ends.get((parent, p.inv, holder)) if holder is not None else None
             if nxt is None:
-                later = every[bisect.bisect_right(every, p.submit):]
+                later = every[bisect.bisect_right(every, p.submit) :]
                 nxt = later[0] if later else None
         out.append((p.submit, nxt if nxt is not None else float("inf"), p))
     return sorted(out, key=lambda g: g[0])
@@ -567,7 +694,9 @@ def _ends_nested(ev: _Evidence, p: _Put) -> bool:
     if not p.ns:
         return False
     mine = [s for s in ev.steps if s.ns == p.ns and s.inv == p.inv]
-    return bool(mine) and max(s.step for s in mine) == p.step and all(s.end is not None for s in mine)
+    return (
+        bool(mine) and max(s.step for s in mine) == p.step and all(s.end is not None for s in mine)
+    )
 
 
 def _waited(mode: Mode | None, p: _Put, nxt: float, ev: _Evidence) -> bool:
@@ -610,7 +739,9 @@ class _Clock:
         return self.total[i - 1] + min(self.size[i - 1], t - self.at[i - 1])
 
 
-def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, slack: float = 0.0) -> _Schedule:
+def _schedule(
+    ev: _Evidence, mode: Mode, latency: float, recording: Recording, slack: float = 0.0
+) -> _Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress."""
     gaps = _gaps(ev)
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
@@ -619,7 +750,9 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, s
     if recording.mode in ("sync", "async") and (recording.latency or 0.0) > 0:
         land_rec: dict[tuple[str, int], float] = {}
         for sub, nxt, p in gaps:
-            lands = max(sub, land_rec.get((p.ns, p.inv), float("-inf"))) + float(recording.latency or 0.0)
+            lands = max(sub, land_rec.get((p.ns, p.inv), float("-inf"))) + float(
+                recording.latency or 0.0
+            )
             land_rec[(p.ns, p.inv)] = lands
             if lands > sub and _waited(recording.mode, p, nxt, ev):
                 # The loop waited for this put: all of the gap but the loop's own tick was the wait
@@ -654,7 +787,9 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, s
     if ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
         crash = target(ev.kill_attempt.start_ts) + ev.kill_offset + slack
     elif ev.ending == "killed" and ev.kill_time is not None:
-        crash = target(ev.kill_time) + slack  # no task in flight is known: the moment itself, re-timed
+        crash = (
+            target(ev.kill_time) + slack
+        )  # no task in flight is known: the moment itself, re-timed
     landed: set[tuple[str, int, int]] = set()
     written: set[int] = set()
     if mode == "exit":
@@ -664,7 +799,9 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, s
             key = (p.ns, p.inv, p.step)
             ended = p.inv < last_inv or ev.ending != "killed"
             if p.inv in ev.killed_earlier:
-                if p.checkpoint is not None:  # an earlier kill: what landed is what the database holds
+                if (
+                    p.checkpoint is not None
+                ):  # an earlier kill: what landed is what the database holds
                     landed.add(key)
             elif ended or (crash is not None and landing.get(key, float("inf")) <= crash + 1e-9):
                 landed.add(key)
@@ -673,7 +810,12 @@ def _schedule(ev: _Evidence, mode: Mode, latency: float, recording: Recording, s
             continue
         inv = ev.step_of[id(a)][1]
         ended = (inv < last_inv or ev.ending != "killed") and inv not in ev.killed_earlier
-        if inv in ev.killed_earlier and mode != "exit" and a.task is not None and a.task.status == "finished":
+        if (
+            inv in ev.killed_earlier
+            and mode != "exit"
+            and a.task is not None
+            and a.task.status == "finished"
+        ):
             written.add(id(a))
         elif ended or (mode != "exit" and crash is not None and target(a.end_ts) <= crash + 1e-9):
             written.add(id(a))
@@ -716,8 +858,16 @@ def _reruns(ev: _Evidence, sched: _Schedule) -> list[Attempt]:
     return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
 
 
-def _runs_again(ev: _Evidence, sched: _Schedule, resume: dict[str, int], a: Attempt,
-                ns: str, inv: int, step: int, r: int) -> bool:
+def _runs_again(
+    ev: _Evidence,
+    sched: _Schedule,
+    resume: dict[str, int],
+    a: Attempt,
+    ns: str,
+    inv: int,
+    step: int,
+    r: int,
+) -> bool:
     if ns == "":
         return step > r + 1 or (step == r + 1 and id(a) not in sched.written)
     holder = ev.container.get((ns, inv))
@@ -742,13 +892,29 @@ def _rerun_list(replayed: Iterable[Attempt], ev: _Evidence) -> list[dict[str, An
     for a in sorted(replayed, key=lambda x: x.start_ts):
         key = _task_key(a, ev)
         if key not in seen:
-            seen[key] = {"node": a.node, "step": key[2], "checkpoint_ns": key[0], "task_id": key[3] or None}
+            seen[key] = {
+                "node": a.node,
+                "step": key[2],
+                "checkpoint_ns": key[0],
+                "task_id": key[3] or None,
+            }
     return list(seen.values())
 
 
-def _outcome(mode: Mode, latency: float, ev: _Evidence, replayed: list[Attempt], kept_ids: list[str],
-             count: int, resume_cp: Checkpoint | None, resume_step: int | None, restart: bool,
-             as_recorded: bool, used: list[str], assumed: list[str]) -> ModeOutcome:
+def _outcome(
+    mode: Mode,
+    latency: float,
+    ev: _Evidence,
+    replayed: list[Attempt],
+    kept_ids: list[str],
+    count: int,
+    resume_cp: Checkpoint | None,
+    resume_step: int | None,
+    restart: bool,
+    as_recorded: bool,
+    used: list[str],
+    assumed: list[str],
+) -> ModeOutcome:
     lines = sorted(line.line for a in replayed for line in a.lines)
     effects = Counter(label for a in replayed for label in a.effects)
     window = [line.ts for a in replayed for line in a.lines]
@@ -765,7 +931,9 @@ def _outcome(mode: Mode, latency: float, ev: _Evidence, replayed: list[Attempt],
         window_start=min(window) if window and ev.ending == "killed" else None,
         window_end=(ev.crash_ts if window and ev.ending == "killed" else None),
         restart=restart,
-        sentence=mode_sentence(mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts)),
+        sentence=mode_sentence(
+            mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts)
+        ),
         as_recorded=as_recorded,
         ending=ev.ending,
         kept_checkpoint_ids=kept_ids,
@@ -775,29 +943,48 @@ def _outcome(mode: Mode, latency: float, ev: _Evidence, replayed: list[Attempt],
     )
 
 
-def _modelled(mode: Mode, latency: float, ev: _Evidence, recording: Recording) -> tuple[ModeOutcome, _Schedule]:
+def _modelled(
+    mode: Mode, latency: float, ev: _Evidence, recording: Recording
+) -> tuple[ModeOutcome, _Schedule]:
     sched = _schedule(ev, mode, latency, recording)
     replayed = _reruns(ev, sched)
     resume = _resume_steps(sched.landed)
     restart = "" not in resume
     step = resume.get("")
     cps = {(_strip_ns(c.checkpoint_ns), c.step): c for c in ev.db_checkpoints}
-    kept_ids = [p.checkpoint.checkpoint_id for p in ev.puts
-                if (p.ns, p.inv, p.step) in sched.landed and p.checkpoint is not None]
+    kept_ids = [
+        p.checkpoint.checkpoint_id
+        for p in ev.puts
+        if (p.ns, p.inv, p.step) in sched.landed and p.checkpoint is not None
+    ]
     resume_cp = None if restart else cps.get(("", step))
     assumed = list(ev.assumed)
     if mode != "exit" and latency > 0:
         assumed.append(f"every checkpoint write takes {latency:g} s")
     used = list(ev.used)
-    out = _outcome(mode, latency, ev, replayed, kept_ids, len(sched.landed), resume_cp, step, restart,
-                   False, used, assumed)
+    out = _outcome(
+        mode,
+        latency,
+        ev,
+        replayed,
+        kept_ids,
+        len(sched.landed),
+        resume_cp,
+        step,
+        restart,
+        False,
+        used,
+        assumed,
+    )
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:
         out.assumed.append(out.race["note"])
     return out, sched
 
 
-def _race(ev: _Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome) -> dict[str, Any]:
+def _race(
+    ev: _Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome
+) -> dict[str, Any]:
     """When a write lands within RACE seconds of the kill, the race decides: say both outcomes."""
     if mode == "exit" or ev.ending != "killed":
         return {}
@@ -805,27 +992,47 @@ def _race(ev: _Evidence, mode: Mode, latency: float, recording: Recording, nomin
     for slack in (-RACE, RACE):
         sched = _schedule(ev, mode, latency, recording, slack)
         again = _reruns(ev, sched)
-        seen.append((len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again)))
+        seen.append(
+            (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
+        )
     if len(set(seen)) == 1:
         return {}
-    spans = {key: [min(v[i] for v in seen), max(v[i] for v in seen)]
-             for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))}
-    return {**spans, "note": (
-        f"a write lands within {RACE * 1000:g} ms of the kill: the race decides between "
-        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
-        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
-    )}
+    spans = {
+        key: [min(v[i] for v in seen), max(v[i] for v in seen)]
+        for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
+    }
+    return {
+        **spans,
+        "note": (
+            f"a write lands within {RACE * 1000:g} ms of the kill: the race decides between "
+            f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
+            f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+        ),
+    }
 
 
-def _recorded(mode: Mode, latency: float, ev: _Evidence, thread: Thread | None,
-              attempts: list[Attempt]) -> ModeOutcome:
+def _recorded(
+    mode: Mode, latency: float, ev: _Evidence, thread: Thread | None, attempts: list[Attempt]
+) -> ModeOutcome:
     """The recorded mode at the recorded latency: the database and the verdicts as they are."""
     replayed = [a for a in attempts if a.verdict in ("replays", "restart")]
     root = thread.root if thread else None
     latest = root.latest if root else None
     ids = [c.checkpoint_id for c in ev.db_checkpoints]
-    return _outcome(mode, latency, ev, replayed, ids, len(ids), latest, latest.step if latest else None,
-                    latest is None, True, ev.used + ["the recorded database and the verdicts, as they stand"], [])
+    return _outcome(
+        mode,
+        latency,
+        ev,
+        replayed,
+        ids,
+        len(ids),
+        latest,
+        latest.step if latest else None,
+        latest is None,
+        True,
+        ev.used + ["the recorded database and the verdicts, as they stand"],
+        [],
+    )
 
 
 def _clamp(outcomes: dict[str, ModeOutcome]) -> None:
@@ -838,26 +1045,44 @@ def _clamp(outcomes: dict[str, ModeOutcome]) -> None:
     """
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
         s, w = outcomes[stronger], outcomes[weaker]
-        if s.checkpoints_kept >= w.checkpoints_kept and len(s.replayed_lines) <= len(w.replayed_lines) \
-                and len(s.reruns) <= len(w.reruns):
+        if (
+            s.checkpoints_kept >= w.checkpoints_kept
+            and len(s.replayed_lines) <= len(w.replayed_lines)
+            and len(s.reruns) <= len(w.reruns)
+        ):
             continue
-        note = (f"{stronger} never keeps less than {weaker} at the same point of progress: "
-                f"the {{src}} outcome is taken for {{dst}}")
+        note = (
+            f"{stronger} never keeps less than {weaker} at the same point of progress: "
+            f"the {{src}} outcome is taken for {{dst}}"
+        )
         if s.as_recorded:  # the recording wins over the model of the other mode
             outcomes[weaker] = _copy_as(s, w.mode, w.latency, note.format(src=stronger, dst=weaker))
         else:
-            outcomes[stronger] = _copy_as(w, s.mode, s.latency, note.format(src=weaker, dst=stronger))
+            outcomes[stronger] = _copy_as(
+                w, s.mode, s.latency, note.format(src=weaker, dst=stronger)
+            )
 
 
 def _copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOutcome:
     return ModeOutcome(
-        mode=mode, latency=latency, checkpoints_kept=src.checkpoints_kept,
-        resume_checkpoint_id=src.resume_checkpoint_id, resume_step=src.resume_step, reruns=list(src.reruns),
-        replayed_lines=list(src.replayed_lines), replayed_effects=dict(src.replayed_effects),
-        window_start=src.window_start, window_end=src.window_end, restart=src.restart,
+        mode=mode,
+        latency=latency,
+        checkpoints_kept=src.checkpoints_kept,
+        resume_checkpoint_id=src.resume_checkpoint_id,
+        resume_step=src.resume_step,
+        reruns=list(src.reruns),
+        replayed_lines=list(src.replayed_lines),
+        replayed_effects=dict(src.replayed_effects),
+        window_start=src.window_start,
+        window_end=src.window_end,
+        restart=src.restart,
         sentence=src.sentence.replace(f"Under {src.mode},", f"Under {mode},", 1),
-        as_recorded=False, ending=src.ending, kept_checkpoint_ids=list(src.kept_checkpoint_ids),
-        lost_checkpoint_ids=list(src.lost_checkpoint_ids), used=list(src.used), assumed=[*src.assumed, note],
+        as_recorded=False,
+        ending=src.ending,
+        kept_checkpoint_ids=list(src.kept_checkpoint_ids),
+        lost_checkpoint_ids=list(src.lost_checkpoint_ids),
+        used=list(src.used),
+        assumed=[*src.assumed, note],
         race=dict(src.race),
     )
 
@@ -886,17 +1111,25 @@ def what_if(
     ev = gather(thread, attempts, status, rec)
     outcomes: dict[str, ModeOutcome] = {}
     for mode in MODES:
-        if is_recorded(rec, mode, latency) or (latency == 0 and mode in ("sync", "async")
-                                               and rec.mode in ("sync", "async") and is_recorded(rec, rec.mode, 0.0)):
+        if is_recorded(rec, mode, latency) or (
+            latency == 0
+            and mode in ("sync", "async")
+            and rec.mode in ("sync", "async")
+            and is_recorded(rec, rec.mode, 0.0)
+        ):
             outcomes[mode] = _recorded(mode, latency, ev, thread, attempts)
         else:
             outcomes[mode] = _modelled(mode, latency, ev, rec)[0]
     if latency == 0 and not outcomes["sync"].as_recorded and not outcomes["async"].as_recorded:
-        outcomes["async"] = _copy_as(outcomes["sync"], "async", 0.0, "with writes taking no time async is sync")
+        outcomes["async"] = _copy_as(
+            outcomes["sync"], "async", 0.0, "with writes taking no time async is sync"
+        )
     if latency == 0 and outcomes["sync"].as_recorded != outcomes["async"].as_recorded:
         src = "sync" if outcomes["sync"].as_recorded else "async"
         other: Mode = "async" if src == "sync" else "sync"
-        outcomes[other] = _copy_as(outcomes[src], other, 0.0, "with writes taking no time async is sync")
+        outcomes[other] = _copy_as(
+            outcomes[src], other, 0.0, "with writes taking no time async is sync"
+        )
     _clamp(outcomes)
     return outcomes, ev.crash_ts
 
@@ -926,7 +1159,12 @@ def what_if_at(
             kept = [c for c in ns.checkpoints if (iso_to_epoch(c.ts) or 0.0) <= at]
             spaces[name] = Namespace(name, kept, {c.checkpoint_id: c for c in kept})
         cut_thread = Thread(thread.thread_id, spaces)
-    ev = gather(cut_thread, cut, "resumable", Recording(rec.mode, rec.latency, None, rec.origin, rec.kill_node))
+    ev = gather(
+        cut_thread,
+        cut,
+        "resumable",
+        Recording(rec.mode, rec.latency, None, rec.origin, rec.kill_node),
+    )
     ev.kill_time = at
     ev.ending = "killed"
     if ev.kill_attempt is not None:
@@ -936,13 +1174,22 @@ def what_if_at(
         ev.used.append(f"kill moment: chosen, {ev.kill_offset:.2f} s into {ev.kill_attempt.node}")
     outcomes: dict[str, ModeOutcome] = {m: _modelled(m, latency, ev, rec)[0] for m in MODES}
     if latency == 0:
-        outcomes["async"] = _copy_as(outcomes["sync"], "async", 0.0, "with writes taking no time async is sync")
+        outcomes["async"] = _copy_as(
+            outcomes["sync"], "async", 0.0, "with writes taking no time async is sync"
+        )
     _clamp(outcomes)
     return outcomes
 
 
-def mode_sentence(mode: str, resume_step: int | None, replayed: list[Attempt], restart: bool,
-                  ending: Ending = "killed", *, logged: bool = True) -> str:
+def mode_sentence(
+    mode: str,
+    resume_step: int | None,
+    replayed: list[Attempt],
+    restart: bool,
+    ending: Ending = "killed",
+    *,
+    logged: bool = True,
+) -> str:
     """The one sentence per mode that every page prints.
 
     `logged`: the effects log has lines for this thread. Without them the sentence says
@@ -953,7 +1200,9 @@ def mode_sentence(mode: str, resume_step: int | None, replayed: list[Attempt], r
     if restart:
         start = "no checkpoint would exist: only a restart from the input, which"
     else:
-        start = f"a resume would start after step {resume_step if resume_step is not None else '?'} and"
+        start = (
+            f"a resume would start after step {resume_step if resume_step is not None else '?'} and"
+        )
     if not what and not logged:
         return f"Under {mode}, {start} may repeat side effects: no effects-log line of this thread shows which."
     if not what:

@@ -63,9 +63,13 @@ class ThreadImpact:
     status: str
     replayed: list[Attempt]
     route: Route
-    last_activity: float | None  # epoch seconds: the later of its latest checkpoint and its last effect line
+    last_activity: (
+        float | None
+    )  # epoch seconds: the later of its latest checkpoint and its last effect line
     latest_step: int | None = None
-    reruns: tuple[str, ...] = ()  # nodes a resume re-runs (unfinished tasks of the latest checkpoint)
+    reruns: tuple[
+        str, ...
+    ] = ()  # nodes a resume re-runs (unfinished tasks of the latest checkpoint)
     error: str | None = None
     pids: frozenset[int] = frozenset()
     last_pid: int | None = None
@@ -91,7 +95,12 @@ class ImpactRow:
     threads: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "effect": self.effect, "times_again": self.times_again, "threads": self.threads}
+        return {
+            "node": self.node,
+            "effect": self.effect,
+            "times_again": self.times_again,
+            "threads": self.threads,
+        }
 
 
 @dataclass(frozen=True)
@@ -145,7 +154,14 @@ class Incident:
                     if key and k not in example:
                         example[k] = key
         return [
-            KeyRow(node, effect, verdict, n, len(threads[(node, effect, verdict)]), example.get((node, effect, verdict)))
+            KeyRow(
+                node,
+                effect,
+                verdict,
+                n,
+                len(threads[(node, effect, verdict)]),
+                example.get((node, effect, verdict)),
+            )
             for (node, effect, verdict), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         ]
 
@@ -166,12 +182,17 @@ class Incident:
             per_effect[row.effect] += row.times_again
         if not per_effect:
             return f"Resuming {these} would repeat no recorded side effect."
-        parts = [f"`{name.replace('`', chr(39))}` {k:,} time{'s' if k != 1 else ''}"
-                 for name, k in sorted(per_effect.items(), key=lambda kv: (-kv[1], kv[0]))]
+        parts = [
+            f"`{name.replace('`', chr(39))}` {k:,} time{'s' if k != 1 else ''}"
+            for name, k in sorted(per_effect.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
         listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
         restart = sum(1 for t in self.threads if t.status == "needs_restart")
-        tail = (f" ({restart:,} of them have no checkpoint and can only restart from the input)"
-                if restart else "")
+        tail = (
+            f" ({restart:,} of them have no checkpoint and can only restart from the input)"
+            if restart
+            else ""
+        )
         return f"Resuming {these} would run {listed}{tail}."
 
     def to_json(self) -> dict[str, Any]:
@@ -184,15 +205,23 @@ class Incident:
             "selection": self.selection,
             "sentence": self.sentence(),
             "idempotency": [
-                {"node": k.node, "effect": k.effect, "verdict": k.verdict, "times_again": k.times_again,
-                 "threads": k.threads, "example_key": k.example_key}
+                {
+                    "node": k.node,
+                    "effect": k.effect,
+                    "verdict": k.verdict,
+                    "times_again": k.times_again,
+                    "threads": k.threads,
+                    "example_key": k.example_key,
+                }
                 for k in self.keys()
             ],
         }
 
 
 # -- idempotency ---------------------------------------------------------------------------
-def _key_verdicts(replayed: list[Attempt]) -> list[tuple[Attempt, dict[str, tuple[KeyVerdict, str | None]]]]:
+def _key_verdicts(
+    replayed: list[Attempt],
+) -> list[tuple[Attempt, dict[str, tuple[KeyVerdict, str | None]]]]:
     """For each repeated attempt and effect label: what its key would do (see KeyVerdict).
     The attempts of one task are compared with each other: the log's only evidence of how
     the node makes its key."""
@@ -225,7 +254,9 @@ def _key_verdicts(replayed: list[Attempt]) -> list[tuple[Attempt, dict[str, tupl
 
 
 # -- the shortcut -----------------------------------------------------------------------------
-def fast_verdicts(lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: set[str]) -> list[Attempt] | None:
+def fast_verdicts(
+    lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: set[str]
+) -> list[Attempt] | None:
     """The attempts `plan_resume` would mark `replays`, without loading the thread, or None
     when this route cannot decide (then plan_resume must run).
 
@@ -255,7 +286,12 @@ def fast_verdicts(lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: 
             if not completed:
                 hot.add(tid)
             continue
-        if line.checkpoint_ns or line.step is None or latest_step is None or line.step > latest_step:
+        if (
+            line.checkpoint_ns
+            or line.step is None
+            or latest_step is None
+            or line.step > latest_step
+        ):
             return None
     if not hot:
         return []
@@ -264,7 +300,8 @@ def fast_verdicts(lines: list[EffectLine], latest: Checkpoint, orphan_task_ids: 
         task = tasks.get(a.task_id or "")
         a.verdict = "replays"
         a.reason = (
-            "its writes are orphaned: the checkpoint they hang off never landed" if task is None
+            "its writes are orphaned: the checkpoint they hang off never landed"
+            if task is None
             else f"its task is {task.status} at the checkpoint a resume loads; it runs again from its first line"
         )
         if task is not None:
@@ -283,7 +320,9 @@ def _latest_checkpoints(source: CheckpointSource) -> dict[str, _Latest]:
     """Every thread's latest root checkpoint with its tasks annotated, as summarize_threads
     derives them (two bulk queries, no values)."""
     index = source.thread_index()
-    latest = source.read_latest(known={r.thread_id: r.latest_checkpoint_id for r in index if r.latest_checkpoint_id})
+    latest = source.read_latest(
+        known={r.thread_id: r.latest_checkpoint_id for r in index if r.latest_checkpoint_id}
+    )
     writes: dict[str, list[WriteRecord]] = defaultdict(list)
     for w in latest.writes:
         writes[w.thread_id].append(w)
@@ -294,7 +333,10 @@ def _latest_checkpoints(source: CheckpointSource) -> dict[str, _Latest]:
         rec = records.get(row.thread_id)
         cp = None
         if rec is not None:
-            cp = Checkpoint(rec, [w for w in writes.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
+            cp = Checkpoint(
+                rec,
+                [w for w in writes.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id],
+            )
             annotate_checkpoint(cp, triggers.for_checkpoint(cp))
         out[row.thread_id] = _Latest(cp, row.namespaces)
     return out
@@ -321,7 +363,9 @@ def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]] | None:
 
 
 # -- assembling ------------------------------------------------------------------------------
-def _full_plan(source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool) -> tuple[str, list[Attempt], Checkpoint | None]:
+def _full_plan(
+    source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool
+) -> tuple[str, list[Attempt], Checkpoint | None]:
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
 
@@ -376,17 +420,25 @@ def collect(source: CheckpointSource, effects: EffectsLog | None, *, parse: Any 
     orphans: dict[str, set[str]] | None = orphans_box.get("value")
     notes: list[str] = []
     if "error" in orphans_box:
-        notes.append(f"The orphan-write scan failed ({orphans_box['error']}); every thread was planned in full.")
+        notes.append(
+            f"The orphan-write scan failed ({orphans_box['error']}); every thread was planned in full."
+        )
     by_thread = effects._index() if effects is not None else {}
     out: list[ThreadImpact] = []
     for tid in sorted(set(latest) | set(by_thread)):
-        out.append(_impact_of(source, effects, tid, latest.get(tid), by_thread.get(tid, []), orphans))
+        out.append(
+            _impact_of(source, effects, tid, latest.get(tid), by_thread.get(tid, []), orphans)
+        )
     return Incident(out, effects is not None, notes=notes)
 
 
 def _impact_of(
-    source: CheckpointSource, effects: EffectsLog | None, tid: str, info: _Latest | None,
-    lines: list[EffectLine], orphans: dict[str, set[str]] | None,
+    source: CheckpointSource,
+    effects: EffectsLog | None,
+    tid: str,
+    info: _Latest | None,
+    lines: list[EffectLine],
+    orphans: dict[str, set[str]] | None,
 ) -> ThreadImpact:
     cp = info.checkpoint if info else None
     replayed: list[Attempt] | None
@@ -411,18 +463,29 @@ def _impact_of(
     pids = frozenset(line.pid for line in lines if line.pid is not None)
     last_pid = next((line.pid for line in reversed(lines) if line.pid is not None), None)
     return ThreadImpact(
-        thread_id=tid, status=status, replayed=replayed, route=route,
+        thread_id=tid,
+        status=status,
+        replayed=replayed,
+        route=route,
         last_activity=max(known_ts) if known_ts else None,
         latest_step=cp.step if cp else None,
         reruns=tuple(t.node for t in cp.pending_tasks) if cp else (),
-        error=_error_of(cp), pids=pids, last_pid=last_pid, lines=len(lines),
+        error=_error_of(cp),
+        pids=pids,
+        last_pid=last_pid,
+        lines=len(lines),
     )
 
 
 # -- choosing the crash ------------------------------------------------------------------------
 def select(
-    incident: Incident, *, since: float | None = None, until: float | None = None, pid: int | None = None,
-    latest: bool = False, window: float = DEFAULT_WINDOW,
+    incident: Incident,
+    *,
+    since: float | None = None,
+    until: float | None = None,
+    pid: int | None = None,
+    latest: bool = False,
+    window: float = DEFAULT_WINDOW,
 ) -> Incident:
     """The threads of one crash. Filters combine: a time window on the last activity, a
     process id of the effects log, and `latest`: the newest crash, i.e. the unfinished
@@ -447,7 +510,9 @@ def select(
     return Incident(chosen, incident.effects_given, label, list(incident.notes))
 
 
-def newest_crash(threads: Iterable[ThreadImpact], window: float = DEFAULT_WINDOW) -> tuple[list[ThreadImpact], str]:
+def newest_crash(
+    threads: Iterable[ThreadImpact], window: float = DEFAULT_WINDOW
+) -> tuple[list[ThreadImpact], str]:
     """The threads the newest crash left unfinished (see `select`) and how they were chosen."""
     left = [t for t in threads if t.status in UNFINISHED and t.last_activity is not None]
     if not left:
@@ -455,10 +520,16 @@ def newest_crash(threads: Iterable[ThreadImpact], window: float = DEFAULT_WINDOW
     newest = max(left, key=lambda t: (t.last_activity or 0.0, t.thread_id))
     if newest.last_pid is not None:
         same = [t for t in left if t.last_pid == newest.last_pid]
-        return same, f"the newest crash: unfinished threads last written by process {newest.last_pid}"
+        return (
+            same,
+            f"the newest crash: unfinished threads last written by process {newest.last_pid}",
+        )
     top = newest.last_activity or 0.0
     near = [t for t in left if (t.last_activity or 0.0) >= top - window]
-    return near, f"the newest crash: unfinished threads last active within {window:g} s of {_fmt(top)}"
+    return (
+        near,
+        f"the newest crash: unfinished threads last active within {window:g} s of {_fmt(top)}",
+    )
 
 
 def _fmt(ts: float) -> str:
@@ -475,10 +546,14 @@ def thread_table(incident: Incident) -> list[dict[str, Any]]:
     """One row per thread, as the page, the CSV and the Markdown show it."""
     return [
         {
-            "thread_id": t.thread_id, "status": t.status, "times_again": t.times_again,
+            "thread_id": t.thread_id,
+            "status": t.status,
+            "times_again": t.times_again,
             "effects_again": ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())),
-            "reruns": ", ".join(t.reruns), "last_activity": _fmt(t.last_activity) if t.last_activity else "",
-            "latest_step": t.latest_step, "error": (t.error or "")[:200],
+            "reruns": ", ".join(t.reruns),
+            "last_activity": _fmt(t.last_activity) if t.last_activity else "",
+            "latest_step": t.latest_step,
+            "error": (t.error or "")[:200],
             "pids": ", ".join(str(p) for p in sorted(t.pids)),
         }
         for t in incident.threads
@@ -488,11 +563,15 @@ def thread_table(incident: Incident) -> list[dict[str, Any]]:
 def to_csv(incident: Incident) -> str:
     rows = thread_table(incident)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["thread_id", "status", "times_again"])
+    writer = csv.DictWriter(
+        buf, fieldnames=list(rows[0]) if rows else ["thread_id", "status", "times_again"]
+    )
     writer.writeheader()
     for row in rows:
         # A cell starting with = + - @ is a formula to a spreadsheet: quote it as text.
-        writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()})
+        writer.writerow(
+            {k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()}
+        )
     return buf.getvalue()
 
 
@@ -504,15 +583,30 @@ def to_markdown(incident: Incident) -> str:
     impact = incident.impact()
     if impact:
         out += ["| node | effect | times again | threads |", "|---|---|---|---|"]
-        out += [f"| {md_cell(r.node)} | {md_cell(r.effect)} | {r.times_again} | {r.threads} |" for r in impact]
+        out += [
+            f"| {md_cell(r.node)} | {md_cell(r.effect)} | {r.times_again} | {r.threads} |"
+            for r in impact
+        ]
         out.append("")
     keys = incident.keys()
     if keys:
-        out += ["## Idempotency keys of the repeated effects", "",
-                "| node | effect | key | times again | threads |", "|---|---|---|---|---|"]
-        out += [f"| {md_cell(k.node)} | {md_cell(k.effect)} | {k.verdict} | {k.times_again} | {k.threads} |" for k in keys]
+        out += [
+            "## Idempotency keys of the repeated effects",
+            "",
+            "| node | effect | key | times again | threads |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {md_cell(k.node)} | {md_cell(k.effect)} | {k.verdict} | {k.times_again} | {k.threads} |"
+            for k in keys
+        ]
         out.append("")
-    out += ["## Threads", "", "| thread | status | times again | effects again | last active |", "|---|---|---|---|---|"]
+    out += [
+        "## Threads",
+        "",
+        "| thread | status | times again | effects again | last active |",
+        "|---|---|---|---|---|",
+    ]
     out += [
         f"| {md_cell(r['thread_id'])} | {r['status']} | {r['times_again']} | {md_cell(r['effects_again'])} | "
         f"{r['last_activity']} |"

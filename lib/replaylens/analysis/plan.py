@@ -32,7 +32,9 @@ class ResumePlan:
     what_if: dict[str, ModeOutcome] = field(default_factory=dict)
     latency: float = DEFAULT_LATENCY
     crash_ts: float | None = None
-    backend: dict[str, Any] = field(default_factory=dict)  # kind, label, Postgres synchronous_commit
+    backend: dict[str, Any] = field(
+        default_factory=dict
+    )  # kind, label, Postgres synchronous_commit
     recording: Recording = field(default_factory=Recording)
     # Finished tasks that today's LangGraph would run again anyway: it migrates a pre-v3
     # checkpoint's channel names, hashes other task ids and so finds none of their writes.
@@ -44,14 +46,24 @@ class ResumePlan:
     @property
     def ambiguities(self) -> list[str]:
         """What the plan could not tell from the log, in words (pairing and alignment guesses)."""
-        return [f"lines {', '.join(str(line.line) for line in a.lines)} ({a.node}): {a.ambiguity}"
-                for a in self.attempts if a.ambiguous] + self.unmatched_reruns
+        return [
+            f"lines {', '.join(str(line.line) for line in a.lines)} ({a.node}): {a.ambiguity}"
+            for a in self.attempts
+            if a.ambiguous
+        ] + self.unmatched_reruns
 
     @property
     def effects(self) -> list[dict[str, Any]]:
         rows = [
-            {"line": line.line, "node": line.node, "phase": line.phase, "verdict": a.verdict,
-             "effect": line.effect, "attempt": a.attempt, "ts": line.ts}
+            {
+                "line": line.line,
+                "node": line.node,
+                "phase": line.phase,
+                "verdict": a.verdict,
+                "effect": line.effect,
+                "attempt": a.attempt,
+                "ts": line.ts,
+            }
             for a in self.attempts
             for line in a.lines
         ]
@@ -59,7 +71,12 @@ class ResumePlan:
 
     @property
     def replayed_lines(self) -> list[int]:
-        return sorted(line.line for a in self.attempts if a.verdict in ("replays", "restart") for line in a.lines)
+        return sorted(
+            line.line
+            for a in self.attempts
+            if a.verdict in ("replays", "restart")
+            for line in a.lines
+        )
 
     def verdict_sentence(self) -> str:
         """One plain sentence for the incident channel: node, the effect it performed, how many times."""
@@ -77,8 +94,10 @@ class ResumePlan:
             names = ", ".join(f"`{n}`" for n in rerun)
             runs = f"re-runs {names}" if names else "re-runs no task of the step it resumes"
             if self.effects_given:
-                return (f"Resuming this thread {runs}; the effects log has no usable line for this thread, so "
-                        "it cannot tell which side effects repeat.")
+                return (
+                    f"Resuming this thread {runs}; the effects log has no usable line for this thread, so "
+                    "it cannot tell which side effects repeat."
+                )
             return f"Resuming this thread {runs}; give an effects log to see which side effects repeat."
         doubt = self._doubt()
         if not replay:
@@ -97,6 +116,7 @@ class ResumePlan:
             if kind == "~__pregel_pull" and node and not node.startswith("__"):
                 out.add(node)
         return out
+
     def _doubt(self) -> str:
         guessed = [a for a in self.attempts if a.ambiguous]
         if not guessed and not self.unmatched_reruns:
@@ -104,8 +124,10 @@ class ResumePlan:
         nodes = ", ".join(f"`{n}`" for n in sorted({a.node for a in guessed}))
         parts = []
         if guessed:
-            parts.append(f"The log cannot tell some lines of {nodes} apart, so which of them repeat is a guess "
-                         f"({len(guessed)} attempt{'s' if len(guessed) > 1 else ''} marked ambiguous).")
+            parts.append(
+                f"The log cannot tell some lines of {nodes} apart, so which of them repeat is a guess "
+                f"({len(guessed)} attempt{'s' if len(guessed) > 1 else ''} marked ambiguous)."
+            )
         parts += self.unmatched_reruns
         return " " + " ".join(parts)
 
@@ -117,8 +139,13 @@ class ResumePlan:
             "status_explained": STATUS_EXPLAINED.get(self.status, ""),
             "verdict": self.verdict_sentence(),
             "resume_checkpoint": (
-                {"checkpoint_id": cp.checkpoint_id, "step": cp.step, "checkpoint_ns": cp.checkpoint_ns}
-                if cp else None
+                {
+                    "checkpoint_id": cp.checkpoint_id,
+                    "step": cp.step,
+                    "checkpoint_ns": cp.checkpoint_ns,
+                }
+                if cp
+                else None
             ),
             "subgraph_resumes": [
                 {"checkpoint_id": c.checkpoint_id, "step": c.step, "checkpoint_ns": c.checkpoint_ns}
@@ -127,13 +154,20 @@ class ResumePlan:
             "reruns": [task_json(ns, t) for ns, t in self.reruns],
             "reused": [task_json(ns, t) for ns, t in self.reused],
             "orphan_writes": [
-                {"checkpoint_ns": w.checkpoint_ns, "checkpoint_id": w.checkpoint_id, "task_id": w.task_id,
-                 "task_path": w.task_path, "channel": w.channel}
+                {
+                    "checkpoint_ns": w.checkpoint_ns,
+                    "checkpoint_id": w.checkpoint_id,
+                    "task_id": w.task_id,
+                    "task_path": w.task_path,
+                    "channel": w.channel,
+                }
                 for w in self.orphan_writes
             ],
             "effects": [
                 {k: r[k] for k in ("line", "node", "phase", "verdict")} for r in self.effects
-            ] if self.effects_given else None,
+            ]
+            if self.effects_given
+            else None,
             "attempts": [a.to_json() for a in self.attempts],
             "again": [r.to_json() for r in again_rows(self)] if self.effects_given else None,
             "duplicates": [[a.to_json() for a in group] for group in self.duplicates],
@@ -143,23 +177,32 @@ class ResumePlan:
             "backend": self.backend,
             "generation": self.generation,
             "today_reruns": [
-                {**task_json(ns, t), "today_task_id": t.today_task_id} for ns, t in self.today_reruns
+                {**task_json(ns, t), "today_task_id": t.today_task_id}
+                for ns, t in self.today_reruns
             ],
             "what_if": {
                 "latency_seconds": self.latency,
                 "note": WHAT_IF_NOTE,
-                "recorded": {"mode": self.recording.mode, "latency_seconds": self.recording.latency,
-                             "kill_offset_seconds": self.recording.kill_offset,
-                             "origin": self.recording.origin or None},
+                "recorded": {
+                    "mode": self.recording.mode,
+                    "latency_seconds": self.recording.latency,
+                    "kill_offset_seconds": self.recording.kill_offset,
+                    "origin": self.recording.origin or None,
+                },
                 "modes": {m: o.to_json() for m, o in self.what_if.items()},
             },
         }
 
 
-
 def task_json(ns: str, t: Task) -> dict[str, Any]:
-    out: dict[str, Any] = {"node": t.node, "label": t.label, "task_id": t.task_id, "status": t.status,
-                           "checkpoint_ns": ns, "kind": t.kind}
+    out: dict[str, Any] = {
+        "node": t.node,
+        "label": t.label,
+        "task_id": t.task_id,
+        "status": t.status,
+        "checkpoint_ns": ns,
+        "kind": t.kind,
+    }
     if t.calls:
         out["calls"] = [c.call_json() for c in t.calls]
     return out

@@ -34,24 +34,45 @@ def plan_resume(
     else:
         lines = [e for e in effects if e.thread_id == thread_id]
     attempts = group_attempts(lines)
-    has_checkpoint = thread is not None and thread.root is not None and thread.root.latest is not None
+    has_checkpoint = (
+        thread is not None and thread.root is not None and thread.root.latest is not None
+    )
     if not has_checkpoint:
         for a in attempts:
             a.verdict = "restart"
             a.reason = "no checkpoint exists: invoke(None) raises EmptyInputError; a restart repeats everything"
         number_attempts(attempts)
-        outcomes, crash = what_if(thread or Thread(thread_id, {}), attempts, latency,
-                                  status="needs_restart", recording=recording)
+        outcomes, crash = what_if(
+            thread or Thread(thread_id, {}),
+            attempts,
+            latency,
+            status="needs_restart",
+            recording=recording,
+        )
         return ResumePlan(
-            thread_id, "needs_restart", None, [], [], [], thread.orphan_writes if thread else [], attempts,
-            effects is not None, find_duplicates(attempts), idempotency_findings(attempts), outcomes, latency, crash,
+            thread_id,
+            "needs_restart",
+            None,
+            [],
+            [],
+            [],
+            thread.orphan_writes if thread else [],
+            attempts,
+            effects is not None,
+            find_duplicates(attempts),
+            idempotency_findings(attempts),
+            outcomes,
+            latency,
+            crash,
             recording=recording or Recording(),
         )
     assert thread is not None and thread.root is not None
     align(attempts, thread)
     resumed = resumed_namespaces(thread)
     lineage_ids = {
-        ns.name: {c.checkpoint_id for c in ns.lineage(ns.latest.checkpoint_id)} if ns.latest else set()
+        ns.name: {c.checkpoint_id for c in ns.lineage(ns.latest.checkpoint_id)}
+        if ns.latest
+        else set()
         for ns in thread.namespaces.values()
     }
     for a in attempts:
@@ -87,13 +108,19 @@ def unmatched_reruns(reruns: list[tuple[str, Task]], attempts: list[Attempt]) ->
     """Tasks a resume re-runs that no attempt was given, although the log shows their node
     started and judged every such start kept: the reassuring answer would be a guess."""
     out: list[str] = []
-    given = {a.task.task_id for a in attempts if a.task is not None and a.verdict in ("replays", "restart")}
+    given = {
+        a.task.task_id
+        for a in attempts
+        if a.task is not None and a.verdict in ("replays", "restart")
+    }
     for _, task in reruns:
         if task.task_id in given or not task.node:
             continue
         kept = [a for a in attempts if a.node == task.node and a.verdict == "kept"]
         if kept and not any(a.task is task for a in attempts):
             lines = ", ".join(str(a.lines[0].line) for a in kept)
-            out.append(f"`{task.node}` runs again (task {task.task_id}), and the log shows `{task.node}` starting "
-                       f"(lines {lines}) but cannot tell which start belongs to it.")
+            out.append(
+                f"`{task.node}` runs again (task {task.task_id}), and the log shows `{task.node}` starting "
+                f"(lines {lines}) but cannot tell which start belongs to it."
+            )
     return out

@@ -45,7 +45,7 @@ def update_index(path: str) -> int | None:
     """`~__interrupt__, 0000000001` -> 1: the i-th update of one `bulk_update_state` superstep."""
     if not path.startswith(UPDATE_PATH):
         return None
-    tail = path[len(UPDATE_PATH):].lstrip(", ").strip()
+    tail = path[len(UPDATE_PATH) :].lstrip(", ").strip()
     try:
         return int(tail) if tail else 0
     except ValueError:
@@ -65,21 +65,40 @@ def arrange(cp: Checkpoint, derived: list[Task], extra: list[Task]) -> list[Task
     """`next` as LangGraph lists it: calls go under their parent task, updates to `cp.updates`."""
     cp.updates = []
     for task in derived:
-        idx = next((update_index(w.task_path) for w in task.writes if update_index(w.task_path) is not None), None)
+        idx = next(
+            (
+                update_index(w.task_path)
+                for w in task.writes
+                if update_index(w.task_path) is not None
+            ),
+            None,
+        )
         if idx is not None:
             # update_state reused the id of the task due for this node, as LangGraph does to
             # show the update as that task's result in the state history.
-            cp.updates.append(StateUpdate(task.task_id, idx, list(task.writes), task.node,
-                                          f"its id is the one of the task due for {task.node}"))
-            task.note = f"its writes are a state update applied as {task.node} (update_state), not a run"
+            cp.updates.append(
+                StateUpdate(
+                    task.task_id,
+                    idx,
+                    list(task.writes),
+                    task.node,
+                    f"its id is the one of the task due for {task.node}",
+                )
+            )
+            task.note = (
+                f"its writes are a state update applied as {task.node} (update_state), not a run"
+            )
     by_path = {t.path: t for t in [*derived, *extra] if t.path}
     tasks = list(derived)
     for task in extra:
         idx = update_index(task.path)
         if idx is not None:
             generated = generated_update_id(cp.checkpoint_id, idx) == task.task_id
-            how = ("update_state gave it a generated id (uuid5 of the checkpoint id), which does not name the node"
-                   if generated else "update_state saved it under an id that names no due task")
+            how = (
+                "update_state gave it a generated id (uuid5 of the checkpoint id), which does not name the node"
+                if generated
+                else "update_state saved it under an id that names no due task"
+            )
             cp.updates.append(StateUpdate(task.task_id, idx, list(task.writes), None, how))
             continue
         parsed = call_path(task.path)
@@ -101,14 +120,18 @@ def arrange(cp: Checkpoint, derived: list[Task], extra: list[Task]) -> list[Task
 def _run_channels(thread: Thread) -> dict[str, dict[str, set[frozenset[str]]]]:
     """Namespace -> node -> the channel sets its real runs wrote (updates excluded)."""
     out: dict[str, dict[str, set[frozenset[str]]]] = {}
-    update_ids = {u.task_id for ns in thread.namespaces.values() for cp in ns.checkpoints for u in cp.updates}
+    update_ids = {
+        u.task_id for ns in thread.namespaces.values() for cp in ns.checkpoints for u in cp.updates
+    }
     for ns in thread.namespaces.values():
         per_node = out.setdefault(ns.name, {})
         for cp in ns.checkpoints:
             for task in cp.tasks:
                 if task.task_id in update_ids or not task.node or task.kind == "call":
                     continue
-                chans = frozenset(w.channel for w in task.writes if w.channel not in CONTROL_CHANNELS)
+                chans = frozenset(
+                    w.channel for w in task.writes if w.channel not in CONTROL_CHANNELS
+                )
                 if chans:
                     per_node.setdefault(task.node, set()).add(chans)
     return out
@@ -136,8 +159,10 @@ def name_updates(thread: Thread) -> None:
                 matches = sorted(n for n, sets in runs.get(ns.name, {}).items() if wrote in sets)
                 if len(matches) == 1:
                     update.as_node = matches[0]
-                    update.how = (f"inferred: it wrote the same channels ({', '.join(sorted(wrote))}) as the runs of "
-                                  f"{matches[0]}, and no other node's runs did; {update.how}")
+                    update.how = (
+                        f"inferred: it wrote the same channels ({', '.join(sorted(wrote))}) as the runs of "
+                        f"{matches[0]}, and no other node's runs did; {update.how}"
+                    )
                 elif matches:
                     update.how += f"; the channels it wrote fit {', '.join(matches)} alike"
 
@@ -169,6 +194,14 @@ def call_id_matches(cp: Checkpoint, parent: Task, call: Task, name: str) -> bool
     parent_path, index = parsed
     own = f"{parent.node}:{parent.task_id}"
     parent_ns = f"{cp.checkpoint_ns}|{own}" if cp.checkpoint_ns else own
-    tid = task_id(cp.record.v, cp.checkpoint_id, f"{parent_ns}|{name}", str(cp.step + 1), name, PUSH,
-                  parent_path, str(index))
+    tid = task_id(
+        cp.record.v,
+        cp.checkpoint_id,
+        f"{parent_ns}|{name}",
+        str(cp.step + 1),
+        name,
+        PUSH,
+        parent_path,
+        str(index),
+    )
     return tid == call.task_id

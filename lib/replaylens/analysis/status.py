@@ -21,7 +21,9 @@ from replaylens.cache import CachedStatus, StatusCache
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
 from replaylens.sources import CheckpointSource, ThreadIndexRow, ThreadRows, WriteRecord
 
-ThreadStatus = Literal["failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"]
+ThreadStatus = Literal[
+    "failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"
+]
 """A thread's state as a resume would see it (see the README's status table)."""
 STATUSES: tuple[ThreadStatus, ...] = typing.get_args(ThreadStatus)
 # What needs attention first: a failed run before a paused one before a finished one.
@@ -79,7 +81,11 @@ HINT_MAX_CHECKPOINTS = 500
 
 def hint_threads(source: CheckpointSource, exclude: str | None = None) -> list[Thread]:
     """Up to HINT_THREADS short threads of the database, arranged (not annotated)."""
-    ids = [r.thread_id for r in source.thread_index() if r.thread_id != exclude and r.checkpoints <= HINT_MAX_CHECKPOINTS]
+    ids = [
+        r.thread_id
+        for r in source.thread_index()
+        if r.thread_id != exclude and r.checkpoints <= HINT_MAX_CHECKPOINTS
+    ]
     return [build_thread(tid, source.read_thread(tid)) for tid in ids[:HINT_THREADS]]
 
 
@@ -144,7 +150,9 @@ class _TriggerCache:
         found = self._maps.get(shape)
         if found is None:
             starts = frozenset(ch for ch in rec.channel_versions if ch.startswith("start:"))
-            found = self._maps[shape] = TriggerMap(Namespace("", [cp], {cp.checkpoint_id: cp}), self._hints.get(starts))
+            found = self._maps[shape] = TriggerMap(
+                Namespace("", [cp], {cp.checkpoint_id: cp}), self._hints.get(starts)
+            )
         return found
 
 
@@ -163,31 +171,48 @@ class StatusBatch:
 
 
 def _summary(
-    row: ThreadIndexRow, status: ThreadStatus, step: int | None, ts: str | None, pending: tuple[str, ...],
+    row: ThreadIndexRow,
+    status: ThreadStatus,
+    step: int | None,
+    ts: str | None,
+    pending: tuple[str, ...],
     next_unknown: bool = False,
 ) -> ThreadSummary:
     return ThreadSummary(
-        thread_id=row.thread_id, checkpoints=row.checkpoints, namespaces=row.namespaces,
-        latest_checkpoint_id=row.latest_checkpoint_id, latest_step=step, status=status,
-        updated_at=ts, pending=pending, next_unknown=next_unknown,
+        thread_id=row.thread_id,
+        checkpoints=row.checkpoints,
+        namespaces=row.namespaces,
+        latest_checkpoint_id=row.latest_checkpoint_id,
+        latest_step=step,
+        status=status,
+        updated_at=ts,
+        pending=pending,
+        next_unknown=next_unknown,
     )
 
 
-def _derive(source: CheckpointSource, rows: list[ThreadIndexRow]) -> tuple[list[ThreadSummary], list[str], set[str]]:
+def _derive(
+    source: CheckpointSource, rows: list[ThreadIndexRow]
+) -> tuple[list[ThreadSummary], list[str], set[str]]:
     """Read and derive the latest root checkpoint of `rows`; also the ids safe to cache.
 
     Pre-v3 checkpoints get the edges the batch's other latest checkpoints prove (pooled by
     start edges) and, where the next task stays unknown, the whole chain as the thread
     page reads it; such threads are never cached (the cache keeps no `next_unknown`)."""
     latest = source.read_latest(
-        [r.thread_id for r in rows], known={r.thread_id: r.latest_checkpoint_id for r in rows if r.latest_checkpoint_id}
+        [r.thread_id for r in rows],
+        known={r.thread_id: r.latest_checkpoint_id for r in rows if r.latest_checkpoint_id},
     )
     writes_by_thread: dict[str, list[WriteRecord]] = {}
     for w in latest.writes:
         writes_by_thread.setdefault(w.thread_id, []).append(w)
     latest_by_thread = {rec.thread_id: rec for rec in latest.checkpoints}
     legacy = [rec for rec in latest.checkpoints if rec.v is not None and rec.v < 3]
-    hints = hints_by_start([build_thread(rec.thread_id, ThreadRows([rec], [])) for rec in legacy]) if legacy else None
+    hints = (
+        hints_by_start([build_thread(rec.thread_id, ThreadRows([rec], [])) for rec in legacy])
+        if legacy
+        else None
+    )
     triggers = _TriggerCache(hints)
     pool: list[Thread] | None = None
     out: list[ThreadSummary] = []
@@ -198,7 +223,14 @@ def _derive(source: CheckpointSource, rows: list[ThreadIndexRow]) -> tuple[list[
             out.append(_summary(row, "needs_restart", None, None, ()))
             continue
         # One checkpoint per thread: no chain to arrange, so no build_thread.
-        cp = Checkpoint(rec, [w for w in writes_by_thread.get(row.thread_id, ()) if w.checkpoint_id == rec.checkpoint_id])
+        cp = Checkpoint(
+            rec,
+            [
+                w
+                for w in writes_by_thread.get(row.thread_id, ())
+                if w.checkpoint_id == rec.checkpoint_id
+            ],
+        )
         annotate_checkpoint(cp, triggers.for_checkpoint(cp))
         if cp.next_unknown:
             pool = pool if pool is not None else hint_threads(source)
@@ -206,11 +238,18 @@ def _derive(source: CheckpointSource, rows: list[ThreadIndexRow]) -> tuple[list[
             full = reannotate_with_hints(source, full, pool)
             cp = full.root.latest if full.root and full.root.latest else cp
         pending = tuple(t.node or t.label for t in cp.pending_tasks)
-        out.append(_summary(row, checkpoint_status(cp), cp.step, cp.ts, pending, bool(cp.next_unknown)))
+        out.append(
+            _summary(row, checkpoint_status(cp), cp.step, cp.ts, pending, bool(cp.next_unknown))
+        )
         # Cached under the thread list's key only if the rows read are the ones it named
         # (a live writer may have moved on in between) and nothing about them was wrong.
         same_writes = (row.writes_key or "").split(":")[0] == str(len(cp.writes))
-        if rec.checkpoint_id == row.latest_checkpoint_id and rec.error is None and same_writes and not cp.next_unknown:
+        if (
+            rec.checkpoint_id == row.latest_checkpoint_id
+            and rec.error is None
+            and same_writes
+            and not cp.next_unknown
+        ):
             cacheable.add(row.thread_id)
     for problem in latest.problems:
         cacheable = {t for t in cacheable if f"(thread {t}, " not in problem}
@@ -236,11 +275,17 @@ def derive_statuses(
         todo: list[ThreadIndexRow] = []
         cached: list[ThreadSummary] = []
         for row in rows:
-            hit = cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key or "") if cache is not None else None
+            hit = (
+                cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key or "")
+                if cache is not None
+                else None
+            )
             if hit is None:
                 todo.append(row)
             else:
-                status = typing.cast(ThreadStatus, hit.status)  # written below, format-checked on load
+                status = typing.cast(
+                    ThreadStatus, hit.status
+                )  # written below, format-checked on load
                 cached.append(_summary(row, status, hit.latest_step, hit.updated_at, hit.pending))
         if cached:
             yield StatusBatch(cached, [], True)
@@ -263,11 +308,18 @@ def derive_statuses(
 
 def _with_writes_keys(source: CheckpointSource, rows: list[ThreadIndexRow]) -> list[ThreadIndexRow]:
     """The rows with their writes keys, asked of the source for those the thread list left out."""
-    missing = {r.thread_id: r.latest_checkpoint_id for r in rows if r.writes_key is None and r.latest_checkpoint_id}
+    missing = {
+        r.thread_id: r.latest_checkpoint_id
+        for r in rows
+        if r.writes_key is None and r.latest_checkpoint_id
+    }
     if not missing:
         return rows
     keys = source.writes_keys(missing)
-    return [dataclasses.replace(r, writes_key=keys.get(r.thread_id, "")) if r.writes_key is None else r for r in rows]
+    return [
+        dataclasses.replace(r, writes_key=keys.get(r.thread_id, "")) if r.writes_key is None else r
+        for r in rows
+    ]
 
 
 def summarize_threads(

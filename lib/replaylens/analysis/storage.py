@@ -57,7 +57,9 @@ class StorageReport:
     checkpoint_bytes: int
     metadata_bytes: int
     write_bytes: int
-    threads: list[tuple[str, int, int, int]]  # (thread id, checkpoints, checkpoint+metadata bytes, write bytes), largest first
+    threads: list[
+        tuple[str, int, int, int]
+    ]  # (thread id, checkpoints, checkpoint+metadata bytes, write bytes), largest first
     thread_count: int
     namespaces: list[tuple[str, int, int]]  # (namespace path, checkpoints, bytes)
     write_channels: list[tuple[str, int, int]]  # (channel, rows, bytes)
@@ -67,7 +69,9 @@ class StorageReport:
     prune_checkpoint_bytes: int
     prune_write_bytes: int
     prune_checkpoints: int
-    latest_channels: list[tuple[str, int, bool]]  # (channel, bytes in latest blobs, is a list) largest first
+    latest_channels: list[
+        tuple[str, int, bool]
+    ]  # (channel, bytes in latest blobs, is a list) largest first
     latest_blob_bytes: int
     notes: list[str] = field(default_factory=list)
 
@@ -102,7 +106,8 @@ class StorageReport:
         out = [
             f"{human(total)} of checkpoint data in {self.checkpoints:,} checkpoints and {self.writes:,} writes "
             f"of {self.thread_count:,} threads (file {human(self.file_bytes)}"
-            + (f", WAL {human(self.wal_bytes)}" if self.wal_bytes else "") + ")."
+            + (f", WAL {human(self.wal_bytes)}" if self.wal_bytes else "")
+            + ")."
         ]
         if total:
             out.append(
@@ -126,24 +131,46 @@ class StorageReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "file_bytes": self.file_bytes, "wal_bytes": self.wal_bytes, "page_size": self.page_size,
-            "free_pages": self.free_pages, "threads": self.thread_count, "checkpoints": self.checkpoints,
-            "writes": self.writes, "checkpoint_bytes": self.checkpoint_bytes, "metadata_bytes": self.metadata_bytes,
-            "write_bytes": self.write_bytes, "total_bytes": self.total_bytes,
-            "largest_threads": [{"thread_id": t, "checkpoints": n, "checkpoint_bytes": cb, "write_bytes": wb}
-                                for t, n, cb, wb in self.threads],
-            "namespaces": [{"namespace": ns, "checkpoints": n, "bytes": b} for ns, n, b in self.namespaces],
-            "write_channels": [{"channel": c, "rows": n, "bytes": b} for c, n, b in self.write_channels],
+            "file_bytes": self.file_bytes,
+            "wal_bytes": self.wal_bytes,
+            "page_size": self.page_size,
+            "free_pages": self.free_pages,
+            "threads": self.thread_count,
+            "checkpoints": self.checkpoints,
+            "writes": self.writes,
+            "checkpoint_bytes": self.checkpoint_bytes,
+            "metadata_bytes": self.metadata_bytes,
+            "write_bytes": self.write_bytes,
+            "total_bytes": self.total_bytes,
+            "largest_threads": [
+                {"thread_id": t, "checkpoints": n, "checkpoint_bytes": cb, "write_bytes": wb}
+                for t, n, cb, wb in self.threads
+            ],
+            "namespaces": [
+                {"namespace": ns, "checkpoints": n, "bytes": b} for ns, n, b in self.namespaces
+            ],
+            "write_channels": [
+                {"channel": c, "rows": n, "bytes": b} for c, n, b in self.write_channels
+            ],
             "largest_blobs": [b.__dict__ for b in self.largest],
-            "growth": {"bucket_seconds": BUCKET_SECONDS, "note": self.growth_note,
-                       "buckets": [{"start": s, "checkpoints": n, "bytes": b} for s, n, b in self.growth]},
+            "growth": {
+                "bucket_seconds": BUCKET_SECONDS,
+                "note": self.growth_note,
+                "buckets": [{"start": s, "checkpoints": n, "bytes": b} for s, n, b in self.growth],
+            },
             "pregel_tasks_bytes": self.pregel_tasks_bytes,
-            "latest_checkpoint_channels": [{"channel": c, "bytes": b, "list": is_list}
-                                           for c, b, is_list in self.latest_channels],
+            "latest_checkpoint_channels": [
+                {"channel": c, "bytes": b, "list": is_list}
+                for c, b, is_list in self.latest_channels
+            ],
             "repeated_lists_estimate_bytes": self.repeated_lists_estimate,
-            "prune_keep_latest": {"frees_bytes": self.prune_bytes, "checkpoint_bytes": self.prune_checkpoint_bytes,
-                                  "write_bytes": self.prune_write_bytes, "checkpoints_dropped": self.prune_checkpoints,
-                                  "note": "computed only; nothing was pruned; SQLite frees file space only on VACUUM"},
+            "prune_keep_latest": {
+                "frees_bytes": self.prune_bytes,
+                "checkpoint_bytes": self.prune_checkpoint_bytes,
+                "write_bytes": self.prune_write_bytes,
+                "checkpoints_dropped": self.prune_checkpoints,
+                "note": "computed only; nothing was pruned; SQLite frees file space only on VACUUM",
+            },
             "sentences": self.sentences(),
             "notes": self.notes,
         }
@@ -258,21 +285,33 @@ def storage_report(source: Any, *, top: int = TOP) -> StorageReport:
             acc[1] += b
         channels = sorted(((c, v[0], v[1]) for c, v in per_channel.items()), key=lambda r: -r[2])
         buckets = [(k, v[0], v[1], v[2]) for k, v in sorted(bucket_acc.items())]
-        largest = [Blob("checkpoints", t, ns, cid, b) for t, ns, cid, b in q(
-            "SELECT thread_id, checkpoint_ns, checkpoint_id, length(checkpoint) AS b FROM checkpoints "
-            "ORDER BY b DESC LIMIT ?", (top,))]
-        largest += [Blob("writes", t, ns, cid, b, ch, task) for t, ns, cid, task, ch, b in q(
-            "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, channel, length(value) AS b FROM writes "
-            "ORDER BY b DESC LIMIT ?", (top,))]
+        largest = [
+            Blob("checkpoints", t, ns, cid, b)
+            for t, ns, cid, b in q(
+                "SELECT thread_id, checkpoint_ns, checkpoint_id, length(checkpoint) AS b FROM checkpoints "
+                "ORDER BY b DESC LIMIT ?",
+                (top,),
+            )
+        ]
+        largest += [
+            Blob("writes", t, ns, cid, b, ch, task)
+            for t, ns, cid, task, ch, b in q(
+                "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, channel, length(value) AS b FROM writes "
+                "ORDER BY b DESC LIMIT ?",
+                (top,),
+            )
+        ]
         largest.sort(key=lambda b: -b.bytes)
         kept_cp = q(
             "SELECT COUNT(*), COALESCE(SUM(length(c.checkpoint)) + SUM(length(c.metadata)), 0) FROM checkpoints c "
             "JOIN (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS m FROM checkpoints GROUP BY 1, 2) k "
-            "ON c.thread_id = k.thread_id AND c.checkpoint_ns = k.checkpoint_ns AND c.checkpoint_id = k.m").fetchone()
+            "ON c.thread_id = k.thread_id AND c.checkpoint_ns = k.checkpoint_ns AND c.checkpoint_id = k.m"
+        ).fetchone()
         kept_w = q(
             "SELECT COALESCE(SUM(length(w.value)), 0) FROM writes w "
             "JOIN (SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) AS m FROM checkpoints GROUP BY 1, 2) k "
-            "ON w.thread_id = k.thread_id AND w.checkpoint_ns = k.checkpoint_ns AND w.checkpoint_id = k.m").fetchone()[0]
+            "ON w.thread_id = k.thread_id AND w.checkpoint_ns = k.checkpoint_ns AND w.checkpoint_id = k.m"
+        ).fetchone()[0]
     latest_channels, latest_bytes = _latest_channels(source)
     n_cp = sum(v[0] for v in per_thread_cp.values())
     cp_bytes = sum(v[1] for v in per_thread_cp.values())
@@ -284,14 +323,27 @@ def storage_report(source: Any, *, top: int = TOP) -> StorageReport:
     )
     growth, growth_note = _growth(buckets)
     return StorageReport(
-        file_bytes=path.stat().st_size, wal_bytes=wal.stat().st_size if wal.exists() else 0,
-        page_size=page_size, free_pages=free_pages, checkpoints=n_cp, writes=sum(v[0] for v in per_channel.values()),
-        checkpoint_bytes=cp_bytes, metadata_bytes=meta_bytes, write_bytes=w_bytes,
-        threads=threads[:top], thread_count=len(set(per_thread_cp) | set(per_thread_w)),
+        file_bytes=path.stat().st_size,
+        wal_bytes=wal.stat().st_size if wal.exists() else 0,
+        page_size=page_size,
+        free_pages=free_pages,
+        checkpoints=n_cp,
+        writes=sum(v[0] for v in per_channel.values()),
+        checkpoint_bytes=cp_bytes,
+        metadata_bytes=meta_bytes,
+        write_bytes=w_bytes,
+        threads=threads[:top],
+        thread_count=len(set(per_thread_cp) | set(per_thread_w)),
         namespaces=sorted(((k, v[0], v[1]) for k, v in per_ns.items()), key=lambda r: -r[2]),
-        write_channels=channels, largest=largest[:top], growth=growth, growth_note=growth_note,
-        prune_checkpoint_bytes=cp_bytes + meta_bytes - kept_cp[1], prune_write_bytes=w_bytes - kept_w,
-        prune_checkpoints=n_cp - kept_cp[0], latest_channels=latest_channels, latest_blob_bytes=latest_bytes,
+        write_channels=channels,
+        largest=largest[:top],
+        growth=growth,
+        growth_note=growth_note,
+        prune_checkpoint_bytes=cp_bytes + meta_bytes - kept_cp[1],
+        prune_write_bytes=w_bytes - kept_w,
+        prune_checkpoints=n_cp - kept_cp[0],
+        latest_channels=latest_channels,
+        latest_blob_bytes=latest_bytes,
         notes=notes,
     )
 
@@ -303,7 +355,9 @@ def _pragma(conn: sqlite3.Connection, name: str) -> int:
         return 0
 
 
-def _growth(buckets: list[tuple[str, int, int, int]]) -> tuple[list[tuple[float, int, int]], str | None]:
+def _growth(
+    buckets: list[tuple[str, int, int, int]],
+) -> tuple[list[tuple[float, int, int]], str | None]:
     """Buckets of 26.8 s from UUID v6 ids, as (start epoch, checkpoints, bytes)."""
     out: list[tuple[float, int, int]] = []
     not_v6 = 0
@@ -315,6 +369,8 @@ def _growth(buckets: list[tuple[str, int, int, int]]) -> tuple[list[tuple[float,
         out.append((start, n, b))
     note = None
     if not_v6:
-        note = (f"{not_v6:,} checkpoint id(s) are not UUID v6 (LangGraph's format), so their time is unknown; "
-                "they are left out of the growth chart.")
+        note = (
+            f"{not_v6:,} checkpoint id(s) are not UUID v6 (LangGraph's format), so their time is unknown; "
+            "they are left out of the growth chart."
+        )
     return out, note

@@ -65,7 +65,9 @@ class IdRule:
 
     @property
     def label(self) -> str:
-        which = "all of a node's triggers" if self.triggers == "all" else "only the triggers that fired"
+        which = (
+            "all of a node's triggers" if self.triggers == "all" else "only the triggers that fired"
+        )
         return f"{'xxh3' if self.hash == 'xxh3' else 'SHA-1'} over {which}"
 
 
@@ -102,7 +104,11 @@ def legacy_target(channel: str) -> str | None:
     """The node a pre-v3 trigger channel names: `start:b` -> b, `branch:a:cond:b` -> b."""
     if channel.startswith("start:"):
         return channel[len("start:") :] or None
-    if channel.startswith("branch:") and not channel.startswith("branch:to:") and channel.count(":") == 3:
+    if (
+        channel.startswith("branch:")
+        and not channel.startswith("branch:to:")
+        and channel.count(":") == 3
+    ):
         end = channel.rsplit(":", 1)[1]
         return end or None  # `branch:a:cond::then` (a `then` barrier) names no node
     return None
@@ -168,14 +174,21 @@ class LegacyHints:
 
     seen: dict[str, dict[str, set[str]]]  # namespace key -> node -> trigger channels
     threads: int  # how many threads contributed
-    unread: dict[str, set[str]] = field(default_factory=dict)  # namespace key -> channels proven unread
+    unread: dict[str, set[str]] = field(
+        default_factory=dict
+    )  # namespace key -> channels proven unread
 
 
 def _start_channels(thread: Thread) -> frozenset[str]:
     root = thread.root
     if root is None:
         return frozenset()
-    return frozenset(ch for cp in root.checkpoints for ch in cp.record.channel_versions if ch.startswith("start:"))
+    return frozenset(
+        ch
+        for cp in root.checkpoints
+        for ch in cp.record.channel_versions
+        if ch.startswith("start:")
+    )
 
 
 def hints_by_start(threads: list[Thread]) -> dict[frozenset[str], LegacyHints]:
@@ -208,8 +221,11 @@ def proven_unread(checkpoints: list[Checkpoint], ns: Namespace) -> set[str]:
     for cp in checkpoints:
         if not is_legacy(cp) or cp.step is None:
             continue
-        children = [c for c in (ns.by_id.get(i) for i in cp.children)
-                    if c is not None and c.source == "loop" and c.step == cp.step + 1]
+        children = [
+            c
+            for c in (ns.by_id.get(i) for i in cp.children)
+            if c is not None and c.source == "loop" and c.step == cp.step + 1
+        ]
         if not children:
             continue
         child = children[0]
@@ -249,7 +265,9 @@ class TriggerMap:
         self.legacy = any(is_legacy(cp) for cp in namespace.checkpoints)
         self.nodes: set[str] = set()
         # Channels proven to lead nowhere (`proven_unread`), here or in the hint threads.
-        self.unread: set[str] = proven_unread(namespace.checkpoints, namespace) if self.legacy else set()
+        self.unread: set[str] = (
+            proven_unread(namespace.checkpoints, namespace) if self.legacy else set()
+        )
         if self.legacy and hints is not None:
             self.unread |= hints.unread.get(namespace_key(namespace.name), set())
         if self.legacy and hints is not None:
@@ -271,7 +289,10 @@ class TriggerMap:
         # StateGraph threads follow graph/state.py's naming; functional-API entrypoints are
         # triggered by __start__ itself and have no branch channels.
         pulled: set[str] = set()
-        for w in [*(w for cp in namespace.checkpoints for w in cp.writes), *namespace.orphan_writes]:
+        for w in [
+            *(w for cp in namespace.checkpoints for w in cp.writes),
+            *namespace.orphan_writes,
+        ]:
             parts = w.task_path.split(", ")
             if parts[0] == f"~{PULL}" and len(parts) == 2:
                 pulled.add(parts[1])  # a node's own writes
@@ -283,7 +304,11 @@ class TriggerMap:
             or any(ch.startswith("branch:to:") for ch in channels)
             or not (seen_by_node or pulled)  # no evidence either way: the common case
         )
-        if not state_graph and START in channels and not any(START in t for t in seen_by_node.values()):
+        if (
+            not state_graph
+            and START in channels
+            and not any(START in t for t in seen_by_node.values())
+        ):
             for node in pulled:  # a functional entrypoint that wrote before any checkpoint saw it
                 seen_by_node.setdefault(node, set()).add(START)
         self.triggers: dict[str, set[str]] = {n: set(t) for n, t in seen_by_node.items() if t}
@@ -384,7 +409,9 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
     if null_version is None:
         return tasks
     if rec.updated_channels is not None:
-        candidates = sorted({n for ch in rec.updated_channels for n in triggers.by_channel.get(ch, [])})
+        candidates = sorted(
+            {n for ch in rec.updated_channels for n in triggers.by_channel.get(ch, [])}
+        )
     else:
         candidates = sorted(triggers.triggers)
     legacy = is_legacy(cp)
@@ -392,9 +419,15 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
         node_triggers = triggers.triggers.get(node, set())
         seen = rec.versions_seen.get(node)
         fired = sorted(
-            ch for ch in node_triggers
+            ch
+            for ch in node_triggers
             if channel_available(cp, ch)
-            and (seen is None or _versions_newer(rec.channel_versions.get(ch, null_version), seen.get(ch, null_version)))
+            and (
+                seen is None
+                or _versions_newer(
+                    rec.channel_versions.get(ch, null_version), seen.get(ch, null_version)
+                )
+            )
         )
         if not fired:
             continue
@@ -403,8 +436,15 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
         tid = hash_id(rule.hash, rec.checkpoint_id, task_ns, str(step), node, PULL, *hashed)
         task = Task(node, tid, "pull", step, f"~{PULL}, {node}")
         if legacy and node != START:
-            today = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PULL,
-                            *today_triggers(node, node_triggers))
+            today = task_id(
+                rec.v,
+                rec.checkpoint_id,
+                task_ns,
+                str(step),
+                node,
+                PULL,
+                *today_triggers(node, node_triggers),
+            )
             task.today_task_id = today if today != tid else None
         tasks.append(task)
     if legacy:
@@ -420,8 +460,11 @@ def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | N
     an edge to a node that never ran look the same."""
     rec = cp.record
     dangling = sorted(
-        ch for ch in rec.present_channels
-        if ch in triggers.nodes and ch not in triggers.by_channel and ch in rec.channel_versions
+        ch
+        for ch in rec.present_channels
+        if ch in triggers.nodes
+        and ch not in triggers.by_channel
+        and ch in rec.channel_versions
         and ch not in triggers.unread
     )
     if not dangling:
@@ -453,7 +496,12 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
         if w.task_id == NULL_TASK_ID:
             continue
         task = by_id.get(w.task_id)
-        if task is None and w.task_path and w.task_path in by_path and not by_path[w.task_path].writes:
+        if (
+            task is None
+            and w.task_path
+            and w.task_path in by_path
+            and not by_path[w.task_path].writes
+        ):
             # The rule produced another id for the same task path (a trigger channel that
             # this thread never wrote): trust the crashed run's own id.
             task = by_path[w.task_path]
@@ -467,8 +515,15 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
             task = extra.get(w.task_id)
             if task is None:
                 kind, node = _node_from_path(w.task_path)
-                task = Task(node, w.task_id, kind, (cp.step or 0) + 1, w.task_path, derived=False,
-                            note="known from its writes only (functional @task call or run-time task)")
+                task = Task(
+                    node,
+                    w.task_id,
+                    kind,
+                    (cp.step or 0) + 1,
+                    w.task_path,
+                    derived=False,
+                    note="known from its writes only (functional @task call or run-time task)",
+                )
                 extra[w.task_id] = task
         task.writes.append(w)
     return arrange(cp, derived, list(extra.values()))
@@ -502,14 +557,18 @@ def task_evidence(thread: Thread) -> Evidence:
 
 
 def _candidate_names(cp: Checkpoint, triggers: TriggerMap, tid: str, hint: str | None) -> list[str]:
-    names = set(triggers.nodes) | {ch for ch in cp.record.present_channels if not ch.startswith("__")}
+    names = set(triggers.nodes) | {
+        ch for ch in cp.record.present_channels if not ch.startswith("__")
+    }
     names |= {w.channel for w in cp.writes if w.task_id == tid and not w.channel.startswith("__")}
     if hint:
         return [hint, *sorted(names - {hint})]
     return sorted(names)
 
 
-def identify_task(cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, hint: str | None) -> tuple[str, list[str]] | None:
+def identify_task(
+    cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, hint: str | None
+) -> tuple[str, list[str]] | None:
     """(node, triggers) whose id under `rule` is `tid`, tried over the names and channels
     this checkpoint knows; None when nothing reproduces it. A match is proof: the id is a
     128-bit hash of exactly these parts."""
@@ -517,7 +576,9 @@ def identify_task(cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, 
     if rec.step is None:
         return None
     step = str(rec.step + 1)
-    channels = sorted(ch for ch in rec.present_channels if ch in rec.channel_versions and not ch.startswith("__"))
+    channels = sorted(
+        ch for ch in rec.present_channels if ch in rec.channel_versions and not ch.startswith("__")
+    )
     for node in _candidate_names(cp, triggers, tid, hint):
         task_ns = f"{rec.checkpoint_ns}|{node}" if rec.checkpoint_ns else node
         known = triggers.triggers.get(node, set())
@@ -528,7 +589,9 @@ def identify_task(cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, 
     return None
 
 
-def learn_from_evidence(pairs: list[tuple[Checkpoint, TriggerMap]], rule: IdRule, evidence: Evidence) -> int:
+def learn_from_evidence(
+    pairs: list[tuple[Checkpoint, TriggerMap]], rule: IdRule, evidence: Evidence
+) -> int:
     """Teach each pre-v3 namespace's TriggerMap the edges its written task ids prove;
     returns how many ids were explained that way."""
     learned = 0
@@ -579,7 +642,10 @@ def choose_id_rule(
     formats are decided by their writes, and by the format when no write can tell. The
     winning rule's learnt edges are kept in the TriggerMaps."""
     if evidence is None:
-        evidence = {cp.checkpoint_id: {w.task_id: None for w in cp.writes if w.task_id != NULL_TASK_ID} for cp, _ in cps}
+        evidence = {
+            cp.checkpoint_id: {w.task_id: None for w in cp.writes if w.task_id != NULL_TASK_ID}
+            for cp, _ in cps
+        }
     written = sum(len(evidence.get(cp.checkpoint_id, {})) for cp, _ in cps)
     if not any(cp.record.pending_sends is not None or is_legacy(cp) for cp, _ in cps):
         return CURRENT_RULE, 0, written  # format v4: one rule, nothing to decide
@@ -622,9 +688,13 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
             _finished_by_next_step(ns, cp)
         if ns.checkpoints:  # a namespace of writes rows only has no checkpoint to match
             last = ns.checkpoints[-1]
-            matched += len({t.task_id for t in last.tasks if t.derived} & set(evidence.get(last.checkpoint_id, {})))
-    thread.generation = describe_generation([cp for cp, _ in pairs], rule, matched, written,
-                                            hints.threads if hints else 0)
+            matched += len(
+                {t.task_id for t in last.tasks if t.derived}
+                & set(evidence.get(last.checkpoint_id, {}))
+            )
+    thread.generation = describe_generation(
+        [cp for cp, _ in pairs], rule, matched, written, hints.threads if hints else 0
+    )
     name_updates(thread)
     return thread
 
@@ -635,8 +705,11 @@ def _finished_by_next_step(ns: Namespace, cp: Checkpoint) -> None:
     for the last task to finish in a step (0.2.28: every single-task step)."""
     if not is_legacy(cp) or cp.step is None:
         return
-    nxt = [c for c in (ns.by_id.get(i) for i in cp.children)
-           if c is not None and c.source == "loop" and c.step == cp.step + 1]
+    nxt = [
+        c
+        for c in (ns.by_id.get(i) for i in cp.children)
+        if c is not None and c.source == "loop" and c.step == cp.step + 1
+    ]
     if not nxt:
         return
     for task in cp.tasks:

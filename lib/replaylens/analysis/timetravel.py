@@ -41,7 +41,9 @@ Move = Literal["resume", "resume_from", "answer_interrupt", "fork"]
 class TimeTravel:
     thread_id: str
     target: Checkpoint  # the checkpoint the user picked
-    anchor: Checkpoint  # the root checkpoint LangGraph replays from (== target in the root namespace)
+    anchor: (
+        Checkpoint  # the root checkpoint LangGraph replays from (== target in the root namespace)
+    )
     reruns: list[Task]  # tasks due at the anchor: all run again
     ignored_writes: int  # writes saved against the anchor that are not applied
     abandoned: list[Checkpoint]  # the anchor's descendants in the root namespace (the old branch)
@@ -58,26 +60,50 @@ class TimeTravel:
 
     def sentence(self) -> str:
         nodes = ", ".join(f"`{t.node}`" for t in self.reruns) or "nothing"
-        where = "" if self.target is self.anchor else (
-            f" (a subgraph checkpoint: LangGraph replays the root from checkpoint {self.anchor.checkpoint_id}, "
-            "so the whole subgraph runs again)")
+        where = (
+            ""
+            if self.target is self.anchor
+            else (
+                f" (a subgraph checkpoint: LangGraph replays the root from checkpoint {self.anchor.checkpoint_id}, "
+                "so the whole subgraph runs again)"
+            )
+        )
         certain = {label for a, how in self.again if how == "certain" for label in a.effects}
-        likely = {label for a, how in self.again if how == "likely" for label in a.effects} - certain
-        parts = [f"Resuming from this checkpoint re-runs {nodes}{where}, ignoring their saved writes, and starts a new "
-                 "branch from it."]
+        likely = {
+            label for a, how in self.again if how == "likely" for label in a.effects
+        } - certain
+        parts = [
+            f"Resuming from this checkpoint re-runs {nodes}{where}, ignoring their saved writes, and starts a new "
+            "branch from it."
+        ]
         if certain:
-            parts.append("These recorded effects happen again: " + ", ".join(f"`{x}`" for x in sorted(certain)) + ".")
+            parts.append(
+                "These recorded effects happen again: "
+                + ", ".join(f"`{x}`" for x in sorted(certain))
+                + "."
+            )
         if likely:
-            parts.append("If the graph takes the same route, so do " + ", ".join(f"`{x}`" for x in sorted(likely)) + ".")
+            parts.append(
+                "If the graph takes the same route, so do "
+                + ", ".join(f"`{x}`" for x in sorted(likely))
+                + "."
+            )
         return " ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "thread_id": self.thread_id,
-            "checkpoint": {"checkpoint_id": self.target.checkpoint_id, "checkpoint_ns": self.target.checkpoint_ns,
-                           "step": self.target.step, "source": self.target.source},
+            "checkpoint": {
+                "checkpoint_id": self.target.checkpoint_id,
+                "checkpoint_ns": self.target.checkpoint_ns,
+                "step": self.target.step,
+                "source": self.target.source,
+            },
             "replays_from": {"checkpoint_id": self.anchor.checkpoint_id, "step": self.anchor.step},
-            "reruns": [{"node": t.node, "task_id": t.task_id, "status_before": t.status} for t in self.reruns],
+            "reruns": [
+                {"node": t.node, "task_id": t.task_id, "status_before": t.status}
+                for t in self.reruns
+            ],
             "ignored_writes": self.ignored_writes,
             "abandoned_branch": [c.checkpoint_id for c in self.abandoned],
             "effects_again": {"certain": self.certain_lines, "likely": self.likely_lines},
@@ -113,7 +139,9 @@ def _descendants(thread: Thread, anchor: Checkpoint) -> list[Checkpoint]:
     return sorted(out, key=lambda c: c.checkpoint_id)
 
 
-def preview(thread: Thread, attempts: list[Attempt], checkpoint_id: str, checkpoint_ns: str = "") -> TimeTravel | None:
+def preview(
+    thread: Thread, attempts: list[Attempt], checkpoint_id: str, checkpoint_ns: str = ""
+) -> TimeTravel | None:
     """What resuming from `checkpoint_id` (in `checkpoint_ns`) would do; None if unknown.
 
     `attempts` are a plan's aligned attempts (`plan_resume(...).attempts`)."""
@@ -124,8 +152,10 @@ def preview(thread: Thread, attempts: list[Attempt], checkpoint_id: str, checkpo
     anchor = _anchor(thread, target)
     notes: list[str] = []
     if anchor is None:
-        notes.append("This subgraph checkpoint names no root checkpoint in metadata.parents; LangGraph "
-                      "would replay from the one it names, which is not in this database.")
+        notes.append(
+            "This subgraph checkpoint names no root checkpoint in metadata.parents; LangGraph "
+            "would replay from the one it names, which is not in this database."
+        )
         return TimeTravel(thread.thread_id, target, target, [], 0, [], [], notes)
     abandoned = _descendants(thread, anchor)
     after_ids = {c.checkpoint_id for c in abandoned}
@@ -147,43 +177,66 @@ def preview(thread: Thread, attempts: list[Attempt], checkpoint_id: str, checkpo
             elif any(t.task_id == parent_tid for c in abandoned for t in c.tasks):
                 again.append((a, "likely"))
     if any(t.kind == "call" for t in anchor.tasks):
-        notes.append("Functional-API @task calls run again in the order the entrypoint makes them; their "
-                     "results saved on the old branch are not reused.")
+        notes.append(
+            "Functional-API @task calls run again in the order the entrypoint makes them; their "
+            "results saved on the old branch are not reused."
+        )
     if any(t.status == "interrupted" for t in anchor.tasks):
         notes.append("interrupt() asks again: the answers given on the old branch are dropped.")
-    return TimeTravel(thread.thread_id, target, anchor, list(anchor.tasks), len(anchor.writes), abandoned, again, notes)
+    return TimeTravel(
+        thread.thread_id,
+        target,
+        anchor,
+        list(anchor.tasks),
+        len(anchor.writes),
+        abandoned,
+        again,
+        notes,
+    )
 
 
-def snippet(move: Move, thread_id: str, checkpoint_id: str | None = None, checkpoint_ns: str = "",
-            graph_name: str = "graph") -> str:
+def snippet(
+    move: Move,
+    thread_id: str,
+    checkpoint_id: str | None = None,
+    checkpoint_ns: str = "",
+    graph_name: str = "graph",
+) -> str:
     """The Python for a move, to copy (never run here). Ids are JSON-quoted, so no value from
     the database can break out of the string literal."""
     tid = json.dumps(thread_id)
     lines: list[str]
     if move == "resume":
-        lines = [f"config = {{\"configurable\": {{\"thread_id\": {tid}}}}}",
-                 f"{graph_name}.invoke(None, config)  # re-runs the unfinished tasks of the latest checkpoint"]
+        lines = [
+            f'config = {{"configurable": {{"thread_id": {tid}}}}}',
+            f"{graph_name}.invoke(None, config)  # re-runs the unfinished tasks of the latest checkpoint",
+        ]
     elif move == "resume_from":
         if checkpoint_ns:
             lines = [
                 "# A subgraph checkpoint: take its config from the history (it carries the checkpoint_map).",
-                f"history = {graph_name}.get_state_history({{\"configurable\": {{\"thread_id\": {tid}, "
-                f"\"checkpoint_ns\": {json.dumps(checkpoint_ns)}}}}})",
-                f"config = next(s.config for s in history if s.config[\"configurable\"][\"checkpoint_id\"] == "
+                f'history = {graph_name}.get_state_history({{"configurable": {{"thread_id": {tid}, '
+                f'"checkpoint_ns": {json.dumps(checkpoint_ns)}}}}})',
+                f'config = next(s.config for s in history if s.config["configurable"]["checkpoint_id"] == '
                 f"{json.dumps(checkpoint_id)})",
                 f"{graph_name}.invoke(None, config)  # replays the root from the checkpoint the subgraph ran under",
             ]
         else:
-            lines = [f"config = {{\"configurable\": {{\"thread_id\": {tid}, \"checkpoint_id\": {json.dumps(checkpoint_id)}}}}}",
-                     f"{graph_name}.invoke(None, config)  # time travel: re-runs every task due at it, on a new branch"]
+            lines = [
+                f'config = {{"configurable": {{"thread_id": {tid}, "checkpoint_id": {json.dumps(checkpoint_id)}}}}}',
+                f"{graph_name}.invoke(None, config)  # time travel: re-runs every task due at it, on a new branch",
+            ]
     elif move == "answer_interrupt":
-        lines = ["from langgraph.types import Command", "",
-                 f"config = {{\"configurable\": {{\"thread_id\": {tid}}}}}",
-                 f"{graph_name}.invoke(Command(resume=...), config)  # your answer to interrupt(); the node re-runs from its first line"]
+        lines = [
+            "from langgraph.types import Command",
+            "",
+            f'config = {{"configurable": {{"thread_id": {tid}}}}}',
+            f"{graph_name}.invoke(Command(resume=...), config)  # your answer to interrupt(); the node re-runs from its first line",
+        ]
     else:
         lines = [
-            f"config = {{\"configurable\": {{\"thread_id\": {tid}, \"checkpoint_id\": {json.dumps(checkpoint_id)}}}}}",
-            f"fork = {graph_name}.update_state(config, {{...}})  # a new checkpoint (source \"update\") branching from it",
+            f'config = {{"configurable": {{"thread_id": {tid}, "checkpoint_id": {json.dumps(checkpoint_id)}}}}}',
+            f'fork = {graph_name}.update_state(config, {{...}})  # a new checkpoint (source "update") branching from it',
             f"{graph_name}.invoke(None, fork)  # runs the tasks due after your update, on the new branch",
         ]
     return "\n".join(lines)

@@ -31,34 +31,55 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
         for task in latest.tasks:
             if task.status == "finished":
                 continue
-            child = f"{ns.name}|{task.node}:{task.task_id}" if ns.name else f"{task.node}:{task.task_id}"
+            child = (
+                f"{ns.name}|{task.node}:{task.task_id}"
+                if ns.name
+                else f"{task.node}:{task.task_id}"
+            )
             if child in thread.namespaces:
                 frontier.append(thread.namespaces[child])
     return out
 
 
-def judge(a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineage: dict[str, set[str]]) -> None:
+def judge(
+    a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineage: dict[str, set[str]]
+) -> None:
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":
-        a.verdict, a.reason = "kept", (
-            "its step's checkpoint never landed, but the step ran again later and the thread completed"
+        a.verdict, a.reason = (
+            "kept",
+            (
+                "its step's checkpoint never landed, but the step ran again later and the thread completed"
+            ),
         )
         return
     if a.alignment == "orphaned":
-        a.verdict, a.reason = "replays", "its writes are orphaned: the checkpoint they hang off never landed"
+        a.verdict, a.reason = (
+            "replays",
+            "its writes are orphaned: the checkpoint they hang off never landed",
+        )
         return
     if a.alignment == "after-latest":
-        a.verdict, a.reason = "replays", "its superstep's checkpoint never landed, so the step runs again"
+        a.verdict, a.reason = (
+            "replays",
+            "its superstep's checkpoint never landed, so the step runs again",
+        )
         return
     if a.alignment == "before-saved":
-        a.verdict, a.reason = "kept", (
-            "its superstep completed: the checkpoint it started from was not saved, but a later one holds its result"
+        a.verdict, a.reason = (
+            "kept",
+            (
+                "its superstep completed: the checkpoint it started from was not saved, but a later one holds its result"
+            ),
         )
         return
     if a.alignment == "call-unsaved" and a.checkpoint is not None:
         resumed_here = resumed.get(a.namespace or "")
         if resumed_here is not None and resumed_here.checkpoint_id == a.checkpoint.checkpoint_id:
-            a.verdict, a.reason = "replays", (
-                "an @task call with no saved result (it was in flight): its parent task re-runs and calls it again"
+            a.verdict, a.reason = (
+                "replays",
+                (
+                    "an @task call with no saved result (it was in flight): its parent task re-runs and calls it again"
+                ),
             )
         else:
             a.verdict, a.reason = "kept", "an @task call of a step that completed"
@@ -83,13 +104,22 @@ def judge(a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineag
             a.reason = "the task that called it runs again and this call has no saved result"
             return
         if status == "finished":
-            a.verdict, a.reason = "kept", "its writes are saved against the checkpoint a resume loads, and reused"
+            a.verdict, a.reason = (
+                "kept",
+                "its writes are saved against the checkpoint a resume loads, and reused",
+            )
         else:
-            words = {"failed": "it failed", "interrupted": "it stopped at interrupt() and re-runs to get its answer",
-                     "pending": "it was in flight when the process died"}[status]
+            words = {
+                "failed": "it failed",
+                "interrupted": "it stopped at interrupt() and re-runs to get its answer",
+                "pending": "it was in flight when the process died",
+            }[status]
             a.verdict, a.reason = "replays", f"{words}; its task runs again from its first line"
         return
     if a.checkpoint.checkpoint_id in idx_lineage.get(ns, set()):
-        a.verdict, a.reason = "kept", "its superstep completed and a later checkpoint holds its result"
+        a.verdict, a.reason = (
+            "kept",
+            "its superstep completed and a later checkpoint holds its result",
+        )
         return
     a.verdict, a.reason = "kept", "it ran on a branch (fork) that the resume does not follow"

@@ -42,7 +42,14 @@ def repeated_lines(lines: list[Any]) -> int:
     seen: Counter[tuple[Any, ...]] = Counter()
     repeats = 0
     for line in sorted(lines, key=lambda e: e.line):
-        key = (line.checkpoint_ns or "", line.node, line.step, line.task_id, line.phase, line.effect)
+        key = (
+            line.checkpoint_ns or "",
+            line.node,
+            line.step,
+            line.task_id,
+            line.phase,
+            line.effect,
+        )
         if seen[key]:
             repeats += 1
         seen[key] += 1
@@ -57,7 +64,11 @@ def _repeated(run: CampaignRun, after: list[Any]) -> int:
         return repeated_lines(after)
     if run.effects_at_kill is None or run.effects_after_resume is None:
         return repeated_lines(after)
-    return int(count_effects(run.effects_at_kill, run.effects_after_resume, run.thread_id)["lines_repeated"])
+    return int(
+        count_effects(run.effects_at_kill, run.effects_after_resume, run.thread_id)[
+            "lines_repeated"
+        ]
+    )
 
 
 def _lines(path: Any, thread_id: str) -> list[Any] | None:
@@ -109,8 +120,12 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
 
                 log = EffectsLog(str(run.effects_at_kill), at_kill)
                 rec = recording_for(run.db_at_kill, run.thread_id)
-                plan = plan_resume(thread, log, run.thread_id, latency=run.put_latency, recording=rec)
-                row["_predicted"] = {m: (len(o.reruns), len(o.replayed_lines)) for m, o in plan.what_if.items()}
+                plan = plan_resume(
+                    thread, log, run.thread_id, latency=run.put_latency, recording=rec
+                )
+                row["_predicted"] = {
+                    m: (len(o.reruns), len(o.replayed_lines)) for m, o in plan.what_if.items()
+                }
                 own = plan.what_if.get(run.mode)
                 if own is not None:
                     row["tasks re-run (predicted)"] = len(own.reruns)
@@ -119,12 +134,25 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
             row["resume error"] = row["resume error"] or f"unreadable at kill: {exc}"
         finally:
             source.close()
-    if run.db_at_kill is not None and run.effects_at_kill is not None and run.effects_after_resume is not None \
-            and run.db_at_kill.exists() and run.effects_at_kill.exists() and run.effects_after_resume.exists():
+    if (
+        run.db_at_kill is not None
+        and run.effects_at_kill is not None
+        and run.effects_after_resume is not None
+        and run.db_at_kill.exists()
+        and run.effects_at_kill.exists()
+        and run.effects_after_resume.exists()
+    ):
         from replaylens.validate import measure
 
-        got = measure({"thread_id": run.thread_id, "db_at_kill": run.db_at_kill, "effects_at_kill": run.effects_at_kill,
-                       "effects": run.effects_after_resume, "resume": {"error": run.resume_error}})
+        got = measure(
+            {
+                "thread_id": run.thread_id,
+                "db_at_kill": run.db_at_kill,
+                "effects_at_kill": run.effects_at_kill,
+                "effects": run.effects_after_resume,
+                "resume": {"error": run.resume_error},
+            }
+        )
         row["tasks re-run"], row["effect lines again"] = got.reruns, got.lines
     return row
 
@@ -132,9 +160,15 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
 def _cross(rows: list[dict[str, Any]]) -> None:
     """Fill in what the other modes' runs of the same campaign and latency predict for each run."""
     for row in rows:
-        preds = [r["_predicted"][row["mode"]] for r in rows
-                 if r is not row and r["campaign"] == row["campaign"] and r["latency (ms)"] == row["latency (ms)"]
-                 and r["mode"] != row["mode"] and row["mode"] in r["_predicted"]]
+        preds = [
+            r["_predicted"][row["mode"]]
+            for r in rows
+            if r is not row
+            and r["campaign"] == row["campaign"]
+            and r["latency (ms)"] == row["latency (ms)"]
+            and r["mode"] != row["mode"]
+            and row["mode"] in r["_predicted"]
+        ]
         if preds:
             tasks = sorted({p[0] for p in preds})
             lines = sorted({p[1] for p in preds})
@@ -183,8 +217,13 @@ def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
                 "latency (ms)": latency,
                 "kill at": kill_at,
                 "fault point": fault,
-                "kill delay (s)": "—" if not delays else (
-                    f"{min(delays):.3f}" if min(delays) == max(delays) else f"{min(delays):.3f}–{max(delays):.3f}"),
+                "kill delay (s)": "—"
+                if not delays
+                else (
+                    f"{min(delays):.3f}"
+                    if min(delays) == max(delays)
+                    else f"{min(delays):.3f}–{max(delays):.3f}"
+                ),
                 "runs": len(group),
                 "checkpoints kept": _span(group["checkpoints kept"]),
                 "effect lines after resume": _span(group["effect lines after resume"]),

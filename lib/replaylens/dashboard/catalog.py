@@ -50,8 +50,10 @@ def postgres_items(dsns: Iterable[str], effects: Path | None = None) -> list[Dat
     from replaylens import dsn as dsn_mod
 
     given = list(dict.fromkeys(dsns))
-    return [postgres_item(d, effects, label) for d, label in zip(given, dsn_mod.unique_labels(given), strict=True)]
-
+    return [
+        postgres_item(d, effects, label)
+        for d, label in zip(given, dsn_mod.unique_labels(given), strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ def read_campaign(folder: Path, key: str, allow: AllowList) -> Campaign:
         return Campaign(key, folder, folder.name, (), None, (str(exc),))
     runs: list[CampaignRun] = []
     for i, run in enumerate(manifest.runs):
+
         def checked(value: str | None, i: int = i) -> Path | None:
             if not value:
                 return None
@@ -232,13 +235,17 @@ def discover(
         refused = 0
         for f in _walk(folder):
             try:
-                f = allow.check(f)  # a link is listed by what it points at, and only if that is inside
+                f = allow.check(
+                    f
+                )  # a link is listed by what it points at, and only if that is inside
             except PathRefused:
                 refused += 1
                 continue
             files.append(f)
             if len(files) > MAX_FILES:
-                cat.problems.append(f"More than {MAX_FILES} files under {folder}; the rest are not listed.")
+                cat.problems.append(
+                    f"More than {MAX_FILES} files under {folder}; the rest are not listed."
+                )
                 break
         if refused:
             cat.problems.append(
@@ -271,7 +278,9 @@ def discover(
 class Placed:
     """Where a database sits in the sidebar: its group and its own words."""
 
-    group: tuple[Any, ...]  # sort key: Postgres sources, loose files, then campaign, mode, latency, run, moment
+    group: tuple[
+        Any, ...
+    ]  # sort key: Postgres sources, loose files, then campaign, mode, latency, run, moment
     label: str
 
 
@@ -290,10 +299,15 @@ def place(item: DataItem, catalog: Catalog, roots: Iterable[Path]) -> Placed:
     camp = catalog.campaign(item.campaign) if item.campaign else None
     if camp is not None:
         for run in camp.runs:
-            for moment, path, order in (("at kill", run.db_at_kill, 0), ("resumed", run.db_after_resume, 1)):
+            for moment, path, order in (
+                ("at kill", run.db_at_kill, 0),
+                ("resumed", run.db_after_resume, 1),
+            ):
                 if path is not None and path == item.path:
                     label = f"{camp.name} › {run.mode} {_latency(run.put_latency)} › run {run.index} › {moment}"
-                    return Placed((1, camp.name, run.mode, run.put_latency, run.index, order), label)
+                    return Placed(
+                        (1, camp.name, run.mode, run.put_latency, run.index, order), label
+                    )
     shown = item.key
     for root in roots:
         if item.path.is_relative_to(root):

@@ -60,7 +60,8 @@ GLOSSARY = {
     "superstep's checkpoint. A resume reuses it instead of running the task again.",
     "orphan write": "A saved task output whose checkpoint never reached the database. A resume ignores "
     "it, so that task runs again.",
-    "durability": "When LangGraph saves checkpoints: " + "; ".join(f"{m}: {r}" for m, r in MODE_RULES.items())
+    "durability": "When LangGraph saves checkpoints: "
+    + "; ".join(f"{m}: {r}" for m, r in MODE_RULES.items())
     + " (async is the default).",
     "replay window": "The stretch of time whose side effects a resume would perform a second time.",
     "effects log": "A JSON Lines file in which each node records 'start' and 'end' around its side "
@@ -293,7 +294,12 @@ def page_started() -> None:
 
 def threads_token(identity: Any, progress: Any) -> Any:
     """The Threads page's change token: the database version it read, how far its statuses were."""
-    return ("threads", identity, progress.done if progress else None, progress.finished if progress else None)
+    return (
+        "threads",
+        identity,
+        progress.done if progress else None,
+        progress.finished if progress else None,
+    )
 
 
 def change_token(item: cat.DataItem, thread_id: str | None = None) -> Any:
@@ -309,12 +315,16 @@ def change_token(item: cat.DataItem, thread_id: str | None = None) -> Any:
         shared = _shared()
         with shared["lock"]:
             found = shared["jobs"].get(source.cache_identity())
-        return threads_token(ident, found[1].progress() if found is not None and found[0] == ident else None)
+        return threads_token(
+            ident, found[1].progress() if found is not None and found[0] == ident else None
+        )
     except ReplaylensError as exc:
         return ("error", str(exc))
 
 
-def follow(item: cat.DataItem, seen: Any, thread_id: str | None = None, shown: str | None = None) -> None:
+def follow(
+    item: cat.DataItem, seen: Any, thread_id: str | None = None, shown: str | None = None
+) -> None:
     """Rerun the page when what it shows changed: a fragment polling every POLL_SECONDS.
 
     `seen` is `change_token` taken before the page read anything, so a commit that lands
@@ -373,7 +383,9 @@ def effects_label(item: cat.DataItem) -> str | None:
     if item.effects is None:
         return None
     if item.dsn is None and item.effects.parent == item.path.parent:
-        return str(Path(item.key).parent / item.effects.name) if "/" in item.key else item.effects.name
+        return (
+            str(Path(item.key).parent / item.effects.name) if "/" in item.key else item.effects.name
+        )
     return item.effects.name
 
 
@@ -427,22 +439,32 @@ def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) ->
     hit = _store().get(key)
     if hit is not None and hit[0] is thread_obj:
         return hit[1]
-    return _store().put(key, (thread_obj, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec)))[1]
+    return _store().put(
+        key, (thread_obj, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec))
+    )[1]
 
 
-def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], latency: float) -> dict[str, int]:
+def replay_counts(
+    item: cat.DataItem, thread_ids: list[str], known: set[str], latency: float
+) -> dict[str, int]:
     log_, _ = effects(item)
     if log_ is None:
         return {}
     source = open_item(item)
-    key = ("replays", source.identity(), file_identity(item.effects) if item.effects else None, round(latency, 3))
+    key = (
+        "replays",
+        source.identity(),
+        file_identity(item.effects) if item.effects else None,
+        round(latency, 3),
+    )
     hit = _store().get(key)
     if hit is not None:
         return hit
     # A thread's version in the list; without its writes key (SQLite leaves it out of the
     # list), the database's version stands in, so no memo outlives a write.
     versions = {
-        r.thread_id: (r.latest_checkpoint_id, r.writes_key, r.checkpoints) if r.writes_key is not None
+        r.thread_id: (r.latest_checkpoint_id, r.writes_key, r.checkpoints)
+        if r.writes_key is not None
         else (r.latest_checkpoint_id, source.identity())
         for r in thread_index(item)
     }
@@ -451,7 +473,9 @@ def replay_counts(item: cat.DataItem, thread_ids: list[str], known: set[str], la
         memo = shared["replays"].setdefault((source.cache_identity(), key[2]), {})
     bar, report = _bar("Planning resumes…")
     try:
-        counts = loading.replay_counts(source, thread_ids, known, log_, latency, report, memo=memo, versions=versions)
+        counts = loading.replay_counts(
+            source, thread_ids, known, log_, latency, report, memo=memo, versions=versions
+        )
         return _store().put(key, counts)
     finally:
         bar.empty()
@@ -504,7 +528,9 @@ def _placed(items: dict[str, cat.DataItem]) -> dict[str, cat.Placed]:
     return {key: cat.place(item, catalog_, roots) for key, item in items.items()}
 
 
-def _label_for(placed: dict[str, cat.Placed], items: dict[str, cat.DataItem]) -> Callable[[str], str]:
+def _label_for(
+    placed: dict[str, cat.Placed], items: dict[str, cat.DataItem]
+) -> Callable[[str], str]:
     def label(key: str) -> str:
         where = placed.get(key)
         item = items.get(key)
@@ -548,19 +574,28 @@ def sidebar() -> None:
         try:
             path = allow_list().check(raw)
             if not path.is_file():
-                raise PathRefused(f"{raw}: no such database file; pick one from the list in the sidebar.")
+                raise PathRefused(
+                    f"{raw}: no such database file; pick one from the list in the sidebar."
+                )
             key = allow_list().key(path)
-            if key not in items:  # a database outside the listed folders but inside the allowed ones
+            if (
+                key not in items
+            ):  # a database outside the listed folders but inside the allowed ones
                 items[key] = cat.DataItem(key, path, cat.sibling_effects(path) or config().effects)
             st.session_state["_canonical_db"] = key  # the same file under its canonical name
         except PathRefused as exc:
             st.session_state["_item_error"] = (
-                cat.UPLOADED_ELSEWHERE.format(name=Path(raw).name) if cat.looks_uploaded(raw) else str(exc))
+                cat.UPLOADED_ELSEWHERE.format(name=Path(raw).name)
+                if cat.looks_uploaded(raw)
+                else str(exc)
+            )
     pending = st.session_state.pop("_pending_log", None)
     chosen = st.session_state.get("_sel_db") or raw
     if pending and chosen in items:
         base = items[chosen]
-        items[chosen] = cat.DataItem(base.key, base.path, Path(pending), base.campaign, "uploaded log")
+        items[chosen] = cat.DataItem(
+            base.key, base.path, Path(pending), base.campaign, "uploaded log"
+        )
         st.session_state["_uploads"] = [*(u for u in _uploads() if u.key != chosen), items[chosen]]
     with picker:
         if not items:
@@ -660,7 +695,9 @@ def need_database() -> cat.DataItem | None:
     return item
 
 
-def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any = None) -> str | None:
+def thread_picker(
+    item: cat.DataItem, *, label: str = "Thread", container: Any = None
+) -> str | None:
     """A thread selector bound to `?thread=`; an unknown id in the URL gets a sentence."""
     summaries_, _ = summaries(item)
     log_, _ = effects(item)
@@ -680,10 +717,18 @@ def thread_picker(item: cat.DataItem, *, label: str = "Thread", container: Any =
         unknown_thread_list(item, ids)
         return None
     if not ids:
-        st.info(f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database.")
+        st.info(
+            f"{md(item.path.name)} holds no threads yet. Run a graph with a SqliteSaver on it, or pick another database."
+        )
         return None
-    return synced_selectbox(label, ids, "thread", container=where, format_func=option_text,
-                            help="A thread is one conversation or run of the graph (its thread_id).")
+    return synced_selectbox(
+        label,
+        ids,
+        "thread",
+        container=where,
+        format_func=option_text,
+        help="A thread is one conversation or run of the graph (its thread_id).",
+    )
 
 
 def unknown_thread_list(item: cat.DataItem, ids: list[str]) -> None:
@@ -695,7 +740,9 @@ def unknown_thread_list(item: cat.DataItem, ids: list[str]) -> None:
     shown = ids[:MAX_LISTED_THREADS]
     st.markdown("\n".join(f"- [{md(t)}]({link(page_name, db=item.key, thread=t)})" for t in shown))
     if len(ids) > len(shown):
-        st.caption(f"The first {len(shown)} of {len(ids)} threads; the Threads page searches them all.")
+        st.caption(
+            f"The first {len(shown)} of {len(ids)} threads; the Threads page searches them all."
+        )
 
 
 MAX_LISTED_THREADS = 50
@@ -724,12 +771,18 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
         with st.container(border=True, key=f"next_move_{move.kind}"):
             if move.kind == "failed":
                 st.markdown(f":red[**{md_code(move.node)} failed with:**]")
-                st.code(move.detail or "(no exception text was saved)", language="text", wrap_lines=True)
-                st.markdown("**Next move**, once the cause is fixed (re-runs the failed task from its first line):")
+                st.code(
+                    move.detail or "(no exception text was saved)", language="text", wrap_lines=True
+                )
+                st.markdown(
+                    "**Next move**, once the cause is fixed (re-runs the failed task from its first line):"
+                )
             else:
                 st.markdown(f":violet[**{md_code(move.node)} is waiting for an answer to:**]")
                 st.code(move.detail, language="json", wrap_lines=True)
-                st.markdown("**Next move**: answer it (the value you pass becomes interrupt()'s return value):")
+                st.markdown(
+                    "**Next move**: answer it (the value you pass becomes interrupt()'s return value):"
+                )
             st.code(move.code, language="python", wrap_lines=True)
     if frames:
         st.markdown("**What happens again**")
@@ -760,8 +813,11 @@ def campaign_banner(item: cat.DataItem) -> None:
         return
     where = cat.place(item, catalog(), [])
     with st.container(horizontal=True, vertical_alignment="center", key="campaign_banner"):
-        st.info(f"Kill-test run: {md(where.label)} (the mode and latency it was recorded with).",
-                icon=":material/science:", width="stretch")
+        st.info(
+            f"Kill-test run: {md(where.label)} (the mode and latency it was recorded with).",
+            icon=":material/science:",
+            width="stretch",
+        )
         st.page_link(page("runs"), label="Back to its campaign", icon=":material/arrow_back:",
                      query_params={"campaign": item.campaign})  # fmt: skip
 
@@ -778,7 +834,9 @@ def md_quote(text: str) -> str:
     return "“" + md(text[:200]) + "”"
 
 
-def mode_picker(container: Any = None, *, label: str = "Durability mode", default: str | None = "async") -> str | None:
+def mode_picker(
+    container: Any = None, *, label: str = "Durability mode", default: str | None = "async"
+) -> str | None:
     """The durability mode to show; None while nobody has picked one and none was recorded."""
     where = container or st
     return where.segmented_control(
@@ -826,7 +884,10 @@ def _home() -> None:
 
 def navigation_pages() -> list[Any]:
     """The pages `st.navigation` routes between: the `/` redirect, then every page."""
-    return [st.Page(_home, title="replaylens", url_path="home", default=True), *(page(n) for n in PAGES)]
+    return [
+        st.Page(_home, title="replaylens", url_path="home", default=True),
+        *(page(n) for n in PAGES),
+    ]
 
 
 def navigation_links() -> None:
@@ -867,7 +928,9 @@ def synced_selectbox(
     value is written back explicitly, so a copied URL names it even when it is the default.
     """
     key = f"_sel_{param}"
-    wanted = st.session_state.pop(f"_canonical_{param}", None) or from_url_value(st.query_params.get(param), options)
+    wanted = st.session_state.pop(f"_canonical_{param}", None) or from_url_value(
+        st.query_params.get(param), options
+    )
     if wanted in options and st.session_state.get(key) != wanted:
         st.session_state[key] = wanted
     elif st.session_state.get(key) not in options:
@@ -879,13 +942,17 @@ def synced_selectbox(
             st.session_state["_db_switched"] = True
 
     where = container or st
-    value = where.selectbox(label, options, key=key, format_func=format_func, on_change=sync, help=help)
+    value = where.selectbox(
+        label, options, key=key, format_func=format_func, on_change=sync, help=help
+    )
     if st.query_params.get(param) != url_value(value):
         st.query_params[param] = url_value(value)
     return value
 
 
-def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str | None, float, list[Any]]:
+def thread_header(
+    item: cat.DataItem, mode_label: str
+) -> tuple[str | None, str | None, float, list[Any]]:
     """The row every per-thread page starts with: thread, durability mode, write latency.
 
     The mode defaults to the recorded one when a kill-test manifest names it; otherwise
@@ -901,11 +968,15 @@ def thread_header(item: cat.DataItem, mode_label: str) -> tuple[str | None, str 
     mode = mode_picker(below[0], label=mode_label, default=rec.mode)
     latency = latency_picker(below[1])
     if rec.known:
-        below[0].caption(f"Recorded under **{rec.mode}**"
-                         + (f" at {rec.latency * 1000:g} ms per checkpoint write" if rec.latency else "")
-                         + " (kill-test manifest).")
+        below[0].caption(
+            f"Recorded under **{rec.mode}**"
+            + (f" at {rec.latency * 1000:g} ms per checkpoint write" if rec.latency else "")
+            + " (kill-test manifest)."
+        )
     elif mode is None:
-        st.info("The durability mode this thread ran under was not recorded (no kill-test manifest names it). "
-                "Pick the mode your run used above to see what it left and what a resume would replay.")
+        st.info(
+            "The durability mode this thread ran under was not recorded (no kill-test manifest names it). "
+            "Pick the mode your run used above to see what it left and what a resume would replay."
+        )
     summaries_, _ = summaries(item)
     return thread_id, mode, latency, summaries_

@@ -93,7 +93,9 @@ def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> Se
     allowed = [*DEFAULT_ALLOWED, *args.allow, *(str(p) for p in paths)]
     if effects is not None:
         allowed.append(str(effects))
-    return ServeConfig(paths, effects, AllowList.build(allowed, base_path), dsns, no_cache=bool(args.no_cache))
+    return ServeConfig(
+        paths, effects, AllowList.build(allowed, base_path), dsns, no_cache=bool(args.no_cache)
+    )
 
 
 ENV_DSNS = "REPLAYLENS_SERVE_DSNS"
@@ -123,7 +125,11 @@ def _env_dsns() -> list[str]:
         value = json.loads(settings.get(ENV_DSNS) or "[]")
     except ValueError:
         return []
-    return [str(v) for v in value if isinstance(v, str) and is_dsn(v)] if isinstance(value, list) else []
+    return (
+        [str(v) for v in value if isinstance(v, str) and is_dsn(v)]
+        if isinstance(value, list)
+        else []
+    )
 
 
 def from_environment(argv: Sequence[str], *, under_test: bool) -> ServeConfig:

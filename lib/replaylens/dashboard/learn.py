@@ -43,7 +43,9 @@ class ModeLesson:
     repeated_effects: list[str]
     restart: bool = False
     sentence: str = ""
-    fates: dict[tuple[int, int], str] = field(default_factory=dict)  # (step, task index) -> kept|reused|reruns|killed|not started
+    fates: dict[tuple[int, int], str] = field(
+        default_factory=dict
+    )  # (step, task index) -> kept|reused|reruns|killed|not started
     checkpoints: dict[int, str] = field(default_factory=dict)  # step -> saved|lost|not yet
 
 
@@ -60,13 +62,18 @@ class StepLesson:
         return len(self.tasks) > 1
 
 
-def _task_runs(cp: Checkpoint, attempts_by_task: dict[str, list[Any]], finished: bool) -> list[TaskRun]:
+def _task_runs(
+    cp: Checkpoint, attempts_by_task: dict[str, list[Any]], finished: bool
+) -> list[TaskRun]:
     runs = []
     for t in cp.tasks:
         attempts = attempts_by_task.get(t.task_id, [])
         status = "finished" if finished else t.status
-        channels = sorted({channel_label(w.channel) for w in t.writes if w.channel not in CONTROL_CHANNELS}) or (
-            [channel_label(w.channel) for w in t.writes][:3]
+        channels = (
+            sorted(
+                {channel_label(w.channel) for w in t.writes if w.channel not in CONTROL_CHANNELS}
+            )
+            or ([channel_label(w.channel) for w in t.writes][:3])
         )
         runs.append(
             TaskRun(
@@ -90,7 +97,9 @@ def after(step: int | None) -> str:
     return "the input checkpoint" if step is None or step < 0 else f"step {step}"
 
 
-def build_lesson(thread: Thread, plan: ResumePlan | None = None, latency: float = DEFAULT_LATENCY) -> list[StepLesson]:
+def build_lesson(
+    thread: Thread, plan: ResumePlan | None = None, latency: float = DEFAULT_LATENCY
+) -> list[StepLesson]:
     """One lesson per superstep of the root chain that ran (or was running) a task."""
     root = thread.root
     if root is None or root.latest is None:
@@ -113,8 +122,12 @@ def build_lesson(thread: Thread, plan: ResumePlan | None = None, latency: float 
         steps.append(runs)
         step = (cp.step if cp.step is not None else i - 1) + 1
         at = _kill_moment(runs, cp, after_cp)
-        outcomes = what_if_at(thread, attempts, latency, at, recording=recording) if at is not None else {}
-        lessons.append(StepLesson(step, cp, after_cp, runs, _modes(outcomes, runs, steps, chain, i)))
+        outcomes = (
+            what_if_at(thread, attempts, latency, at, recording=recording) if at is not None else {}
+        )
+        lessons.append(
+            StepLesson(step, cp, after_cp, runs, _modes(outcomes, runs, steps, chain, i))
+        )
     return lessons
 
 
@@ -128,13 +141,20 @@ def _kill_moment(runs: list[TaskRun], cp: Checkpoint, after_cp: Checkpoint | Non
     return iso_to_epoch(cp.ts)
 
 
-def _modes(outcomes: dict[str, ModeOutcome], runs: list[TaskRun], steps: list[list[TaskRun]],
-           chain: list[Checkpoint], i: int) -> dict[str, ModeLesson]:
+def _modes(
+    outcomes: dict[str, ModeOutcome],
+    runs: list[TaskRun],
+    steps: list[list[TaskRun]],
+    chain: list[Checkpoint],
+    i: int,
+) -> dict[str, ModeLesson]:
     """The model's outcome per mode (analysis.durability), in the lesson's words and fates."""
     cp = chain[i]
     step = (cp.step if cp.step is not None else 0) + 1
     victim = _last_to_finish(runs)
-    step_numbers = [(c.step if c.step is not None else j - 1) + 1 for j, c in enumerate(chain) if c.tasks][: len(steps)]
+    step_numbers = [
+        (c.step if c.step is not None else j - 1) + 1 for j, c in enumerate(chain) if c.tasks
+    ][: len(steps)]
     out: dict[str, ModeLesson] = {}
     for mode in MODES:
         o = outcomes.get(mode)
@@ -143,10 +163,13 @@ def _modes(outcomes: dict[str, ModeOutcome], runs: list[TaskRun], steps: list[li
         again = {(r["node"], r["step"]) for r in o.reruns if not r["checkpoint_ns"]}
         done = [r for j, r in enumerate(runs) if j != victim and (r.node, step) not in again]
         lesson = ModeLesson(
-            holds=f"{o.checkpoints_kept} checkpoint(s)" + (
-                ", none of this run" if o.restart else f", the newest {after(o.resume_step)}"),
-            resume=("nowhere: invoke(None) raises EmptyInputError; only a restart from the input is possible"
-                    if o.restart else f"from {after(o.resume_step)}"),
+            holds=f"{o.checkpoints_kept} checkpoint(s)"
+            + (", none of this run" if o.restart else f", the newest {after(o.resume_step)}"),
+            resume=(
+                "nowhere: invoke(None) raises EmptyInputError; only a restart from the input is possible"
+                if o.restart
+                else f"from {after(o.resume_step)}"
+            ),
             reruns=[f"{r['node']} (step {r['step']})" for r in o.reruns],
             reused=[f"{r.node} (step {step})" for r in done],
             repeated_effects=[f"{k} ×{v}" if v > 1 else k for k, v in o.replayed_effects.items()],

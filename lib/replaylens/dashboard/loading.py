@@ -34,12 +34,17 @@ def load_thread_staged(source: Any, thread_id: str, progress: Progress | None = 
     rows = source.read_thread(thread_id)
     if not rows.checkpoints and not rows.writes:
         raise ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}.")
-    report(0.55, f"Arranging {len(rows.checkpoints)} checkpoints and {len(rows.writes)} writes into chains…")
+    report(
+        0.55,
+        f"Arranging {len(rows.checkpoints)} checkpoints and {len(rows.writes)} writes into chains…",
+    )
     thread = build_thread(thread_id, rows)
     report(0.8, "Working out which tasks were due after each checkpoint…")
     annotate_thread(thread)
     if needs_hints(thread):
-        report(0.9, "Learning the graph's edges from the other threads (checkpoint format before v3)…")
+        report(
+            0.9, "Learning the graph's edges from the other threads (checkpoint format before v3)…"
+        )
         reannotate_with_hints(source, thread)
     report(1.0, "Loaded.")
     return thread

@@ -36,7 +36,9 @@ class Progress:
 class StatusJob:
     """Derives the statuses of one thread list in a daemon thread; read its results any time."""
 
-    def __init__(self, source: CheckpointSource, index: list[ThreadIndexRow], cache: StatusCache | None) -> None:
+    def __init__(
+        self, source: CheckpointSource, index: list[ThreadIndexRow], cache: StatusCache | None
+    ) -> None:
         self.index = index
         self.started = time.perf_counter()
         self.seconds: float | None = None

@@ -117,21 +117,32 @@ def thread_rows(
         seen.add(s.thread_id)
         rows.append(
             ThreadRow(
-                s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at, ", ".join(s.pending),
+                s.thread_id,
+                s.status,
+                s.checkpoints,
+                s.latest_step,
+                s.updated_at,
+                ", ".join(s.pending),
                 counts.get(s.thread_id, 0) if effects is not None else None,
                 replay_counts.get(s.thread_id),
             )
         )
     for tid in sorted(set(counts) - seen):
-        rows.append(ThreadRow(tid, "needs_restart", 0, None, None, "", counts[tid], replay_counts.get(tid)))
-    rows.sort(key=lambda r: (ATTENTION_ORDER.get(r.status, 99), -(r.replay_lines or 0), r.thread_id))
+        rows.append(
+            ThreadRow(tid, "needs_restart", 0, None, None, "", counts[tid], replay_counts.get(tid))
+        )
+    rows.sort(
+        key=lambda r: (ATTENTION_ORDER.get(r.status, 99), -(r.replay_lines or 0), r.thread_id)
+    )
     return rows
 
 
 DERIVING = "deriving"
 
 
-def index_summaries(index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadSummary]) -> list[ThreadSummary]:
+def index_summaries(
+    index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadSummary]
+) -> list[ThreadSummary]:
     """The thread list with the statuses derived so far; the others read `deriving`, with
     the latest step and time the SQL thread list already knows."""
     from replaylens.analysis.status import ThreadSummary
@@ -224,9 +235,14 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
                 "time (UTC)": _short_ts(cp.ts),
                 "next tasks": ", ".join(
                     f"{TASK_STATUS_ICON.get(t.status, '')} {visible(t.label)} ({t.status})"
-                    + (f" · {len(t.calls)} @task call{'s' if len(t.calls) != 1 else ''}" if t.calls else "")
+                    + (
+                        f" · {len(t.calls)} @task call{'s' if len(t.calls) != 1 else ''}"
+                        if t.calls
+                        else ""
+                    )
                     for t in cp.tasks
-                ) or "— (nothing due)",
+                )
+                or "— (nothing due)",
                 "writes": len(cp.writes),
                 "checkpoint id": cp.checkpoint_id,
                 "parent": cp.parent_checkpoint_id or "",
@@ -296,7 +312,8 @@ def state_frame(values: Mapping[str, DecodeResult]) -> pd.DataFrame:
                 "value": preview(text, 300),
                 "characters": len(text),
                 # A DeltaChannel's value is rebuilt, not stored: say how beside it.
-                "problem": result.error or (f"DeltaChannel value {result.note}" if result.note else ""),
+                "problem": result.error
+                or (f"DeltaChannel value {result.note}" if result.note else ""),
                 "internal": _is_internal(name),
             }
         )
@@ -347,9 +364,11 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                 "after checkpoint": _after_checkpoint(a),
                 "attempt": a.attempt,
                 "outcome": a.outcome,
-                "resume": {"kept": "kept", "replays": "runs again", "restart": "runs again (restart)"}.get(
-                    a.verdict, a.verdict
-                ),
+                "resume": {
+                    "kept": "kept",
+                    "replays": "runs again",
+                    "restart": "runs again (restart)",
+                }.get(a.verdict, a.verdict),
                 "why": a.reason,
                 "effects": ", ".join(visible(e) for e in a.effects),
                 "log lines": ", ".join(map(str, lines)),
@@ -369,7 +388,14 @@ def _after_checkpoint(a: Any) -> int | None:
     return None if step is None else int(step) - 1
 
 
-AGAIN_COLUMNS = ["node", "effect", "times again", "log lines", "idempotency key", "would the key dedupe"]
+AGAIN_COLUMNS = [
+    "node",
+    "effect",
+    "times again",
+    "log lines",
+    "idempotency key",
+    "would the key dedupe",
+]
 
 
 def again_frames(plan: Any) -> dict[str, pd.DataFrame]:

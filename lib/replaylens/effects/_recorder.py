@@ -170,5 +170,3 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
 def _is_graph_interrupt(exc: BaseException) -> bool:
     """`interrupt()` raises GraphInterrupt: the node paused, it did not fail."""
     return type(exc).__name__ in {"GraphInterrupt", "NodeInterrupt", "ParentCommand"}
-
-

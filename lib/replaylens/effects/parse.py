@@ -29,7 +29,18 @@ from replaylens.times import iso_to_epoch
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a line longer than this is not an effect record
 KNOWN_KEYS = frozenset(
-    {"thread_id", "node", "phase", "ts", "step", "task_id", "checkpoint_ns", "pid", "idempotency_key", "effect"}
+    {
+        "thread_id",
+        "node",
+        "phase",
+        "ts",
+        "step",
+        "task_id",
+        "checkpoint_ns",
+        "pid",
+        "idempotency_key",
+        "effect",
+    }
 )
 MAX_PROBLEMS_LISTED = 200
 READ_BYTES = 1 << 17  # the file is read in blocks this big: a batch of lines stays in the CPU cache
@@ -57,7 +68,10 @@ class EffectLine:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "line": self.line, "thread_id": self.thread_id, "node": self.node, "phase": self.phase,
+            "line": self.line,
+            "thread_id": self.thread_id,
+            "node": self.node,
+            "phase": self.phase,
             "ts": self.ts,
         }
         for key in ("step", "task_id", "checkpoint_ns", "pid", "idempotency_key", "effect"):
@@ -159,12 +173,16 @@ def _rest_after_line(fh: IO[bytes]) -> bytes:
     return b""
 
 
-def _opt(obj: dict[str, Any], key: str, types: tuple[type, ...], where: str, problems: list[str]) -> Any:
+def _opt(
+    obj: dict[str, Any], key: str, types: tuple[type, ...], where: str, problems: list[str]
+) -> Any:
     value = obj.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, types):
-        problems.append(f"{where}: '{key}' should be {types[0].__name__}, got {type(value).__name__}; ignored.")
+        problems.append(
+            f"{where}: '{key}' should be {types[0].__name__}, got {type(value).__name__}; ignored."
+        )
         return None
     return value
 
@@ -182,15 +200,24 @@ def parse_record(obj: Any, number: int, where: str) -> tuple[EffectLine | None, 
         thread_id = str(thread_id)
     for key, value in (("thread_id", thread_id), ("node", node), ("phase", phase)):
         if not isinstance(value, str) or not value:
-            return None, [f"{where}: '{key}' must be a non-empty string, got {json.dumps(value)[:60]}."]
+            return None, [
+                f"{where}: '{key}' must be a non-empty string, got {json.dumps(value)[:60]}."
+            ]
     ts = parse_ts(obj["ts"])
     if ts is None:
-        return None, [f"{where}: 'ts' must be epoch seconds or an ISO-8601 time, got {json.dumps(obj['ts'])[:60]}."]
+        return None, [
+            f"{where}: 'ts' must be epoch seconds or an ISO-8601 time, got {json.dumps(obj['ts'])[:60]}."
+        ]
     step = _opt(obj, "step", (int,), where, problems)
     pid = _opt(obj, "pid", (int,), where, problems)
     key = obj.get("idempotency_key")
     line = EffectLine(
-        line=number, thread_id=thread_id, node=node, phase=phase, ts=ts, step=step,
+        line=number,
+        thread_id=thread_id,
+        node=node,
+        phase=phase,
+        ts=ts,
+        step=step,
         task_id=_opt(obj, "task_id", (str,), where, problems),
         checkpoint_ns=_opt(obj, "checkpoint_ns", (str,), where, problems),
         pid=pid,
@@ -222,7 +249,9 @@ def _timestamp_problems(lines: list[EffectLine], name: str) -> list[str]:
     rest = lines[start:]
     for e, key in zip(rest, map(_TASK, rest), strict=True):
         if e.ts > limit:
-            out.append(f"{name} line {e.line}: 'ts' is in the future ({e.ts:.0f}); kept, ordered by line number.")
+            out.append(
+                f"{name} line {e.line}: 'ts' is in the future ({e.ts:.0f}); kept, ordered by line number."
+            )
         prev = last.get(key)
         if prev is not None and e.ts < prev.ts:
             out.append(
@@ -254,12 +283,19 @@ def _fast_line(obj: Any, number: int) -> EffectLine | None:
         return None
     get = obj.get
     tid, node, phase, ts = get("thread_id"), get("node"), get("phase"), get("ts")
-    if not (type(tid) is str and tid and type(node) is str and node and type(phase) is str and phase):
+    if not (
+        type(tid) is str and tid and type(node) is str and node and type(phase) is str and phase
+    ):
         return None
     if type(ts) is not float and type(ts) is not int:
         return None
     step, task_id, ns, pid, effect, key = (
-        get("step"), get("task_id"), get("checkpoint_ns"), get("pid"), get("effect"), get("idempotency_key")
+        get("step"),
+        get("task_id"),
+        get("checkpoint_ns"),
+        get("pid"),
+        get("effect"),
+        get("idempotency_key"),
     )
     if (
         (step is not None and type(step) is not int)
@@ -270,8 +306,15 @@ def _fast_line(obj: Any, number: int) -> EffectLine | None:
         or (key is not None and type(key) is not str)
     ):
         return None
-    known = 4 + (step is not None) + (task_id is not None) + (ns is not None) + (pid is not None) + (
-        effect is not None) + (key is not None)
+    known = (
+        4
+        + (step is not None)
+        + (task_id is not None)
+        + (ns is not None)
+        + (pid is not None)
+        + (effect is not None)
+        + (key is not None)
+    )
     extra: dict[str, Any] = {}
     if len(obj) != known:  # extra keys (or explicit nulls), in file order as parse_record has them
         extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
@@ -283,9 +326,35 @@ def _fast_line(obj: Any, number: int) -> EffectLine | None:
 
 
 # The fields of EffectLine after `line`, and the types the fast path takes for each.
-_FIELDS = ("thread_id", "node", "phase", "ts", "step", "task_id", "checkpoint_ns", "pid", "idempotency_key", "effect")
-_STR, _OPT_STR, _OPT_INT = frozenset({str}), frozenset({str, type(None)}), frozenset({int, type(None)})
-_TYPES = (_STR, _STR, _STR, frozenset({float, int}), _OPT_INT, _OPT_STR, _OPT_STR, _OPT_INT, _OPT_STR, _OPT_STR)
+_FIELDS = (
+    "thread_id",
+    "node",
+    "phase",
+    "ts",
+    "step",
+    "task_id",
+    "checkpoint_ns",
+    "pid",
+    "idempotency_key",
+    "effect",
+)
+_STR, _OPT_STR, _OPT_INT = (
+    frozenset({str}),
+    frozenset({str, type(None)}),
+    frozenset({int, type(None)}),
+)
+_TYPES = (
+    _STR,
+    _STR,
+    _STR,
+    frozenset({float, int}),
+    _OPT_INT,
+    _OPT_STR,
+    _OPT_STR,
+    _OPT_INT,
+    _OPT_STR,
+    _OPT_STR,
+)
 _DICT = frozenset({dict})
 
 
@@ -327,7 +396,9 @@ def _all_of(types: frozenset[type], column: list[Any]) -> bool:
     return types.issuperset(map(type, column))
 
 
-def _read_batch(number: int, raws: list[bytes], name: str, lines: list[EffectLine], problems: list[str]) -> int:
+def _read_batch(
+    number: int, raws: list[bytes], name: str, lines: list[EffectLine], problems: list[str]
+) -> int:
     """Decode and build one batch of lines onto `lines`; return how many were bad. One
     orjson call per line, all from map (C), then _fast_batch. When a line fails either, the
     batch goes line by line, so that the bad line is named and the others still load."""
@@ -340,16 +411,22 @@ def _read_batch(number: int, raws: list[bytes], name: str, lines: list[EffectLin
     try:
         objs = list(map(orjson.loads, raws))
     except (ValueError, RecursionError):
-        return sum(_read_one(raw, n, name, lines, problems) for n, raw in zip(numbers, raws, strict=True))
+        return sum(
+            _read_one(raw, n, name, lines, problems) for n, raw in zip(numbers, raws, strict=True)
+        )
     built = _fast_batch(numbers, objs)
     if built is None:
         objs = list(map(orjson.loads, raws))  # afresh: _fast_batch has taken the dicts apart
-        return sum(_build_one(obj, n, name, lines, problems) for n, obj in zip(numbers, objs, strict=True))
+        return sum(
+            _build_one(obj, n, name, lines, problems) for n, obj in zip(numbers, objs, strict=True)
+        )
     lines.extend(built)
     return 0
 
 
-def _read_one(raw: bytes, number: int, name: str, lines: list[EffectLine], problems: list[str]) -> int:
+def _read_one(
+    raw: bytes, number: int, name: str, lines: list[EffectLine], problems: list[str]
+) -> int:
     """One line, exactly as read (newline included), onto `lines`: 1 if it is bad, else 0."""
     try:
         obj = _loads(raw)
@@ -361,7 +438,9 @@ def _read_one(raw: bytes, number: int, name: str, lines: list[EffectLine], probl
     return _build_one(obj, number, name, lines, problems)
 
 
-def _build_one(obj: Any, number: int, name: str, lines: list[EffectLine], problems: list[str]) -> int:
+def _build_one(
+    obj: Any, number: int, name: str, lines: list[EffectLine], problems: list[str]
+) -> int:
     """One decoded line onto `lines`: 1 if it is not an effect record, else 0."""
     line = _fast_line(obj, number)
     if line is None:
@@ -434,7 +513,9 @@ def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
         for number, raws in _line_batches(fh):
             if raws is None:
                 bad += 1
-                problems.append(f"{p.name} line {number}: longer than {MAX_LINE_BYTES // 1024} KiB; skipped.")
+                problems.append(
+                    f"{p.name} line {number}: longer than {MAX_LINE_BYTES // 1024} KiB; skipped."
+                )
                 continue
             bad += _read_batch(number, raws, p.name, lines, problems)
         problems.extend(_timestamp_problems(lines, p.name))  # still inside the GC pause
@@ -450,8 +531,15 @@ def strip_optional(log: EffectsLog, keep: tuple[str, ...] = ()) -> EffectsLog:
     return EffectsLog(
         log.path,
         [
-            EffectLine(e.line, e.thread_id, e.node, e.phase, e.ts, pid=e.pid,
-                       extra={k: e.extra[k] for k in keep if k in e.extra})
+            EffectLine(
+                e.line,
+                e.thread_id,
+                e.node,
+                e.phase,
+                e.ts,
+                pid=e.pid,
+                extra={k: e.extra[k] for k in keep if k in e.extra},
+            )
             for e in log.lines
         ],
         list(log.problems),

@@ -478,6 +478,7 @@ def quiet_linear() -> StateGraph:
     builder.add_edge(previous, END)
     return builder
 
+
 def functional_parallel(checkpointer: Any) -> Any:
     """@entrypoint `batch`: @task `load` then four parallel @task `work` calls, item 4 slow.
 

@@ -20,7 +20,11 @@ VERDICT = {
     "restart": "#D55E00",
     "": "#999999",
 }
-VERDICT_WORDS = {"kept": "kept (not run again)", "replays": "runs again on resume", "restart": "runs again (restart)"}
+VERDICT_WORDS = {
+    "kept": "kept (not run again)",
+    "replays": "runs again on resume",
+    "restart": "runs again (restart)",
+}
 REUSED = "#7FCDB8"
 """Kept, and specifically finished in the resume step with its writes re-applied: a light shade
 of the timeline's "kept" green, so the graph and the Learn page tell it apart without a new hue."""

@@ -124,7 +124,9 @@ def _add_lost_steps(shape: GraphShape, thread: Thread, plan: ResumePlan | None,
             finished.add(key)
 
 
-def _plan_sets(thread: Thread, plan: ResumePlan | None) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+def _plan_sets(
+    thread: Thread, plan: ResumePlan | None
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     if plan is not None and hasattr(plan, "reruns"):
         again = {(ns_prefix(a.namespace if a.namespace is not None else (a.logged_ns or "")), a.node)
                  for a in getattr(plan, "attempts", []) if a.verdict in ("replays", "restart")}  # fmt: skip
@@ -163,7 +165,11 @@ def graph_dot(thread: Thread, plan: ResumePlan | None = None) -> str:
         sub: graphviz.Digraph | None = None
         if prefix:
             sub = graphviz.Digraph(name=graphviz.nohtml(f"cluster_{dot_text(prefix)}"))
-            sub.attr(label=graphviz.nohtml(f"subgraph {dot_text(prefix)}"), style="dashed", color="#999999")
+            sub.attr(
+                label=graphviz.nohtml(f"subgraph {dot_text(prefix)}"),
+                style="dashed",
+                color="#999999",
+            )
             target = sub
         for key in sorted(by_prefix[prefix]):
             state = shape.nodes[key]
@@ -181,19 +187,29 @@ def graph_dot(thread: Thread, plan: ResumePlan | None = None) -> str:
         if sub is not None:
             dot.subgraph(sub)
     for src, dst, kind in sorted(shape.edges):
-        attrs = {"style": "dashed", "label": "Send"} if kind == "Send" else {"label": "join"} if kind == "join" else {}
+        attrs = (
+            {"style": "dashed", "label": "Send"}
+            if kind == "Send"
+            else {"label": "join"}
+            if kind == "join"
+            else {}
+        )
         dot.edge(ids[src], ids[dst], **attrs)
     return dot.source
 
 
-def lineage_dot(ns: Namespace, *, resume_id: str | None = None, selected_id: str | None = None) -> str:
+def lineage_dot(
+    ns: Namespace, *, resume_id: str | None = None, selected_id: str | None = None
+) -> str:
     """The checkpoint tree of one namespace: a chain, with branches where forks happened."""
     dot = graphviz.Digraph("checkpoints", graph_attr={"rankdir": "LR", "bgcolor": "transparent"},
                            node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica",
                                       "fontsize": "10", "fillcolor": "#F0F4F8"})  # fmt: skip
     cps = ns.checkpoints
     if len(cps) > MAX_TREE_NODES:
-        keep = {c.checkpoint_id for c in cps[-MAX_TREE_NODES:]} | {c.checkpoint_id for c in ns.forks}
+        keep = {c.checkpoint_id for c in cps[-MAX_TREE_NODES:]} | {
+            c.checkpoint_id for c in ns.forks
+        }
         cps = [c for c in cps if c.checkpoint_id in keep]
         dot.node("more", f"… {len(ns.checkpoints) - len(cps)} older checkpoints", shape="plaintext")
     shown = {c.checkpoint_id for c in cps}
@@ -210,7 +226,9 @@ def lineage_dot(ns: Namespace, *, resume_id: str | None = None, selected_id: str
             attrs.update(penwidth="3", color=colors.VERDICT["replays"])
         extra = "\nresume here" if cp.checkpoint_id == resume_id else ""
         fork = f"\nfork: {len(cp.children)} branches" if len(cp.children) > 1 else ""
-        label = f"step {cp.step} · {dot_text(cp.source or '?')}\n…{cp.checkpoint_id[-6:]}{fork}{extra}"
+        label = (
+            f"step {cp.step} · {dot_text(cp.source or '?')}\n…{cp.checkpoint_id[-6:]}{fork}{extra}"
+        )
         dot.node(ids[cp.checkpoint_id], graphviz.nohtml(label), **attrs)
     for cp in cps:
         parent = cp.parent_checkpoint_id

@@ -16,7 +16,10 @@ METRICS = {
     "tasks re-run": "Tasks re-run by the resume (measured)",
     "effect lines again": "Effect lines of those tasks (measured)",
 }
-PREDICTED = {"tasks re-run": "tasks re-run (predicted)", "effect lines again": "effect lines again (predicted)"}
+PREDICTED = {
+    "tasks re-run": "tasks re-run (predicted)",
+    "effect lines again": "effect lines again (predicted)",
+}
 """The model's answer for a measured column, drawn next to each measured point."""
 
 
@@ -27,17 +30,28 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
     """
     fig = go.Figure()
     if runs.empty or metric not in runs:
-        fig.add_annotation(text="No runs to show", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+        fig.add_annotation(
+            text="No runs to show", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper"
+        )
         return fig
-    modes = [m for m in MODE_ORDER if m in set(runs["mode"])] + sorted(set(runs["mode"]) - set(MODE_ORDER))
+    modes = [m for m in MODE_ORDER if m in set(runs["mode"])] + sorted(
+        set(runs["mode"]) - set(MODE_ORDER)
+    )
     latencies = sorted(set(runs["latency (ms)"]))
     campaigns = sorted(set(runs["campaign"])) if "campaign" in runs else []
     several = len(campaigns) > 1  # then each campaign gets its own marker shape and legend entry
     palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
     width = 0.6 / max(len(latencies), 1)
-    groups = [(li, latency, camp) for li, latency in enumerate(latencies) for camp in (campaigns if several else [None])]
+    groups = [
+        (li, latency, camp)
+        for li, latency in enumerate(latencies)
+        for camp in (campaigns if several else [None])
+    ]
     for li, latency, camp in groups:
-        part = runs[(runs["latency (ms)"] == latency) & ((runs["campaign"] == camp) if camp is not None else True)]
+        part = runs[
+            (runs["latency (ms)"] == latency)
+            & ((runs["campaign"] == camp) if camp is not None else True)
+        ]
         part = part.reset_index().rename(columns={"index": "row"})
         if part.empty:
             continue
@@ -49,15 +63,23 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
                 x=xs,
                 y=part[metric],
                 mode="markers",
-                marker={"size": 12, "color": palette[li % len(palette)], "line": {"width": 1, "color": "white"},
-                        "symbol": CAMPAIGN_SYMBOLS[campaigns.index(camp) % len(CAMPAIGN_SYMBOLS)] if camp else "circle"},
+                marker={
+                    "size": 12,
+                    "color": palette[li % len(palette)],
+                    "line": {"width": 1, "color": "white"},
+                    "symbol": CAMPAIGN_SYMBOLS[campaigns.index(camp) % len(CAMPAIGN_SYMBOLS)]
+                    if camp
+                    else "circle",
+                },
                 name=(f"{plotly_text(camp)} · " if camp else "") + f"{latency} ms write latency",
                 customdata=part["row"],
                 hovertext=[
                     (f"{plotly_text(camp)} · " if camp else "")
                     + f"run {r} · {plotly_text(m)} · {latency} ms<br>{plotly_text(metric)}: {v}"
                     f"<br>thread {plotly_text(t)}<br>click to open it on the Thread page"
-                    for r, m, v, t in zip(part["run"], part["mode"], part[metric], part["thread"], strict=True)
+                    for r, m, v, t in zip(
+                        part["run"], part["mode"], part[metric], part["thread"], strict=True
+                    )
                 ],
                 hoverinfo="text",
             )
@@ -66,11 +88,20 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
         if predicted in part:
             fig.add_trace(
                 go.Scatter(
-                    x=[x + width / 4 for x in xs], y=part[predicted], mode="markers",
-                    marker={"size": 12, "symbol": "x-thin-open", "line": {"width": 2, "color": palette[li % len(palette)]}},
-                    name=f"{latency} ms: predicted", hoverinfo="text",
-                    hovertext=[f"run {r} · {plotly_text(m)} · {latency} ms<br>predicted {plotly_text(metric)}: {v}"
-                               for r, m, v in zip(part["run"], part["mode"], part[predicted], strict=True)],
+                    x=[x + width / 4 for x in xs],
+                    y=part[predicted],
+                    mode="markers",
+                    marker={
+                        "size": 12,
+                        "symbol": "x-thin-open",
+                        "line": {"width": 2, "color": palette[li % len(palette)]},
+                    },
+                    name=f"{latency} ms: predicted",
+                    hoverinfo="text",
+                    hovertext=[
+                        f"run {r} · {plotly_text(m)} · {latency} ms<br>predicted {plotly_text(metric)}: {v}"
+                        for r, m, v in zip(part["run"], part["mode"], part[predicted], strict=True)
+                    ],
                 )
             )
     fig.update_xaxes(tickvals=list(range(len(modes))), ticktext=[plotly_text(m) for m in modes], range=[-0.6, len(modes) - 0.4],
@@ -149,7 +180,9 @@ def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -
             )
         )  # fmt: skip
     fig.update_xaxes(title="kill moment: seconds after the node started", rangemode="tozero")
-    fig.update_yaxes(title=metric, rangemode="tozero", tickformat="d", **_whole_ticks(timed[metric]))
+    fig.update_yaxes(
+        title=metric, rangemode="tozero", tickformat="d", **_whole_ticks(timed[metric])
+    )
     fig.update_layout(title={"text": _wrap(f"{metric.capitalize()} against the kill moment, per backend and mode", 44),
                              "font": {"size": 14}}, height=440,
                       margin={"l": 10, "r": 10, "t": 70, "b": 110},

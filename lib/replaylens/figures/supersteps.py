@@ -84,11 +84,32 @@ def superstep_figure(lessons: list[Any], selected: int, mode: str) -> go.Figure:
             hoverinfo="text",
         ))  # fmt: skip
     kill_step = lessons[selected].step
-    fig.add_shape(type="rect", xref="x", yref="paper", x0=kill_step - 0.4, x1=kill_step + 0.4, y0=0, y1=1,
-                  fillcolor="rgba(213,94,0,0.08)", line={"color": "#D55E00", "width": 1, "dash": "dot"})
-    fig.add_annotation(x=kill_step, y=1, xref="x", yref="paper", text="SIGKILL here", showarrow=False,
-                       yanchor="bottom", font={"color": "#D55E00"})
-    fig.update_xaxes(tickvals=steps, ticktext=[f"superstep {s}" for s in steps], range=[min(steps) - 0.6, max(steps) + 0.9])
+    fig.add_shape(
+        type="rect",
+        xref="x",
+        yref="paper",
+        x0=kill_step - 0.4,
+        x1=kill_step + 0.4,
+        y0=0,
+        y1=1,
+        fillcolor="rgba(213,94,0,0.08)",
+        line={"color": "#D55E00", "width": 1, "dash": "dot"},
+    )
+    fig.add_annotation(
+        x=kill_step,
+        y=1,
+        xref="x",
+        yref="paper",
+        text="SIGKILL here",
+        showarrow=False,
+        yanchor="bottom",
+        font={"color": "#D55E00"},
+    )
+    fig.update_xaxes(
+        tickvals=steps,
+        ticktext=[f"superstep {s}" for s in steps],
+        range=[min(steps) - 0.6, max(steps) + 0.9],
+    )
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes)))
     fig.update_layout(height=max(240, 110 + 48 * len(lanes)), margin={"l": 10, "r": 10, "t": 30, "b": 30},
                       legend={"orientation": "h", "y": -0.2}, title=None)  # fmt: skip

@@ -26,7 +26,11 @@ if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
 
 MIN_BAR_SECONDS = 0.004
-ENDING_LINE = {"killed": "crash (last record)", "raised": "failed here", "paused": "paused for an answer"}
+ENDING_LINE = {
+    "killed": "crash (last record)",
+    "raised": "failed here",
+    "paused": "paused for an answer",
+}
 
 
 @dataclass(frozen=True)
@@ -69,9 +73,6 @@ class TimelineData:
         return lane
 
 
-
-
-
 def _e(text: Any) -> str:
     """Database text inside Plotly's pseudo-HTML: escaped, so tags and links stay text."""
     return plotly_text(text)
@@ -92,7 +93,9 @@ def checkpoint_lane(ns: str) -> str:
     return plotly_text(f"checkpoints ({ns_prefix(ns)})") if ns else "checkpoints"
 
 
-def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None, mode: str | None = None) -> TimelineData:
+def build_timeline_data(
+    thread: Thread | None, plan: ResumePlan | None = None, mode: str | None = None
+) -> TimelineData:
     """Lay out one thread (and its resume plan, when there is one) on lanes and times.
 
     With `mode`, the thread is drawn as that durability mode would have left it (the
@@ -118,9 +121,15 @@ def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None, m
     if outcome is not None:
         kept = set(outcome.kept_checkpoint_ids)
         data.marks = [
-            Mark(m.lane, m.ts, "lost", m.hover.replace("<b>checkpoint,", f"<b>lost under {_e(mode)}: checkpoint,", 1),
-                 m.text)
-            if m.kind == "checkpoint" and m.checkpoint_id not in kept else m
+            Mark(
+                m.lane,
+                m.ts,
+                "lost",
+                m.hover.replace("<b>checkpoint,", f"<b>lost under {_e(mode)}: checkpoint,", 1),
+                m.text,
+            )
+            if m.kind == "checkpoint" and m.checkpoint_id not in kept
+            else m
             for m in data.marks
         ]
     again = set(outcome.replayed_lines) if outcome is not None else None
@@ -142,11 +151,32 @@ def build_timeline_data(thread: Thread | None, plan: ResumePlan | None = None, m
             f"on resume: {_e(word)}<br>{_e(a.reason)}<br>effects: {_e(', '.join(a.effects))}"
             f"<br>log lines {lines} · pid {a.pid}"
         )
-        data.bars.append(Bar(lane, a.start_ts, end, word, colors.VERDICT.get(verdict, "#999999"), hover, in_flight))
+        data.bars.append(
+            Bar(
+                lane,
+                a.start_ts,
+                end,
+                word,
+                colors.VERDICT.get(verdict, "#999999"),
+                hover,
+                in_flight,
+            )
+        )
         if in_flight:  # a bar this short can vanish on a long time axis; the marker cannot
-            data.marks.append(Mark(lane, a.start_ts, "killed", f"<b>{_e(a.node)}</b> was still running here (started, never ended)"))
+            data.marks.append(
+                Mark(
+                    lane,
+                    a.start_ts,
+                    "killed",
+                    f"<b>{_e(a.node)}</b> was still running here (started, never ended)",
+                )
+            )
     for name, o in (getattr(plan, "what_if", None) or {}).items():
-        if o.window_start is not None and o.window_end is not None and (mode is None or name == mode):
+        if (
+            o.window_start is not None
+            and o.window_end is not None
+            and (mode is None or name == mode)
+        ):
             data.windows[name] = (o.window_start, o.window_end)
     data.bars = stack_parallel(data.bars)
     return data
@@ -185,7 +215,9 @@ def stack_parallel(bars: list[Bar]) -> list[Bar]:
     return out
 
 
-def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: dict[str, Any], crash: float | None) -> None:
+def _lay_out_checkpoints(
+    data: TimelineData, thread: Thread, attempt_by_task: dict[str, Any], crash: float | None
+) -> None:
     for ns in thread.namespaces.values():
         cp_lane = data.add_lane(checkpoint_lane(ns.name))
         for cp in ns.checkpoints:
@@ -194,11 +226,19 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
                 continue
             tasks = ", ".join(f"{t.label} ({t.status})" for t in cp.tasks) or "nothing"
             data.marks.append(
-                Mark(cp_lane, ts, "checkpoint",
-                     f"<b>checkpoint, step {cp.step}</b> ({_e(cp.source)})<br>{_e(cp.checkpoint_id)}"
-                     f"<br>due next: {_e(tasks)}", f"{cp.step}", cp.checkpoint_id)  # fmt: skip
+                Mark(
+                    cp_lane,
+                    ts,
+                    "checkpoint",
+                    f"<b>checkpoint, step {cp.step}</b> ({_e(cp.source)})<br>{_e(cp.checkpoint_id)}"
+                    f"<br>due next: {_e(tasks)}",
+                    f"{cp.step}",
+                    cp.checkpoint_id,
+                )  # fmt: skip
             )
-            child_ts = [t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t]
+            child_ts = [
+                t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children if c in ns.by_id) if t
+            ]
             next_ts = min(child_ts) if child_ts else None
             for task in [*cp.tasks, *cp.calls]:  # calls on their own lanes, not as tasks of `next`
                 lane = data.add_lane(lane_for(ns.name, task.node or "unnamed @task calls"))
@@ -209,42 +249,74 @@ def _lay_out_checkpoints(data: TimelineData, thread: Thread, attempt_by_task: di
                         running = task.status != "finished" and crash is not None and crash > ts
                         end = crash if running and crash is not None else ts + MIN_BAR_SECONDS
                     data.bars.append(
-                        Bar(lane, ts, end, "task (from checkpoints, no effects log)", "#BBBBBB",
+                        Bar(
+                            lane,
+                            ts,
+                            end,
+                            "task (from checkpoints, no effects log)",
+                            "#BBBBBB",
                             f"<b>{_e(task.label)}</b> step {task.step}: {_e(task.status)}<br>drawn from the "
-                            "checkpoint it started at to the next one (no effects log line for it)")  # fmt: skip
+                            "checkpoint it started at to the next one (no effects log line for it)",
+                        )  # fmt: skip
                     )
                 writes = [w for w in cp.writes if w.task_id == task.task_id]
                 if writes:
                     at = attempt.end_ts if attempt is not None else (next_ts or ts)
                     chans = ", ".join(sorted({channel_label(w.channel) for w in writes}))
                     data.marks.append(
-                        Mark(lane, at, "write",
-                             f"<b>{len(writes)} write(s) of {_e(task.label)}</b><br>{_e(chans)}<br>saved against "
-                             f"step {cp.step}'s checkpoint (time approximate: writes rows carry no timestamp)")  # fmt: skip
+                        Mark(
+                            lane,
+                            at,
+                            "write",
+                            f"<b>{len(writes)} write(s) of {_e(task.label)}</b><br>{_e(chans)}<br>saved against "
+                            f"step {cp.step}'s checkpoint (time approximate: writes rows carry no timestamp)",
+                        )  # fmt: skip
                     )
-            update_ts = [t for t in (iso_to_epoch(ns.by_id[c].ts) for c in cp.children
-                                     if c in ns.by_id and ns.by_id[c].source == "update") if t]
+            update_ts = [
+                t
+                for t in (
+                    iso_to_epoch(ns.by_id[c].ts)
+                    for c in cp.children
+                    if c in ns.by_id and ns.by_id[c].source == "update"
+                )
+                if t
+            ]
             for update in cp.updates:
                 data.marks.append(
-                    Mark(cp_lane, min(update_ts) if update_ts else ts, "write",
-                         f"<b>{_e(update.label)}</b> (update_state, not a task)<br>{_e(', '.join(update.channels))}"
-                         f"<br>{_e(update.how)}")
+                    Mark(
+                        cp_lane,
+                        min(update_ts) if update_ts else ts,
+                        "write",
+                        f"<b>{_e(update.label)}</b> (update_state, not a task)<br>{_e(', '.join(update.channels))}"
+                        f"<br>{_e(update.how)}",
+                    )
                 )
             nulls = [w for w in cp.writes if w.task_id == NULL_TASK_ID]
             if nulls:
                 data.marks.append(
-                    Mark(cp_lane, ts, "write", f"{len(nulls)} write(s) of an update or resume command")
+                    Mark(
+                        cp_lane,
+                        ts,
+                        "write",
+                        f"{len(nulls)} write(s) of an update or resume command",
+                    )
                 )
     for w in thread.orphan_writes:
         attempt = attempt_by_task.get(w.task_id)
-        lane = data.add_lane(lane_for(w.checkpoint_ns, attempt.node) if attempt else "orphan writes")
+        lane = data.add_lane(
+            lane_for(w.checkpoint_ns, attempt.node) if attempt else "orphan writes"
+        )
         at = attempt.end_ts if attempt is not None else crash
         if at is None:
             continue
         data.marks.append(
-            Mark(lane, at, "orphan",
-                 f"<b>orphan write</b>: {_e(channel_label(w.channel))}<br>its checkpoint {_e(w.checkpoint_id)} "
-                 "never landed, so a resume ignores it and the task runs again")  # fmt: skip
+            Mark(
+                lane,
+                at,
+                "orphan",
+                f"<b>orphan write</b>: {_e(channel_label(w.channel))}<br>its checkpoint {_e(w.checkpoint_id)} "
+                "never landed, so a resume ignores it and the task runs again",
+            )  # fmt: skip
         )
 
 
@@ -255,7 +327,9 @@ def _when(ts: float) -> dt.datetime:
 def _dates(stamps: list[float]) -> np.ndarray:
     """Epoch seconds as UTC datetime64[us]: Plotly takes a NumPy array whole, while a list
     of datetimes is checked item by item."""
-    return np.round(np.asarray(stamps, dtype="float64") * 1e6).astype("int64").astype("datetime64[us]")
+    return (
+        np.round(np.asarray(stamps, dtype="float64") * 1e6).astype("int64").astype("datetime64[us]")
+    )
 
 
 def _texts(values: list[str]) -> np.ndarray:
@@ -263,11 +337,26 @@ def _texts(values: list[str]) -> np.ndarray:
 
 
 MARK_STYLE = {
-    "checkpoint": {"symbol": "diamond", "size": 13, "color": colors.CHECKPOINT, "name": "checkpoint landed"},
-    "lost": {"symbol": "diamond-open", "size": 13, "color": colors.LOST, "name": "checkpoint lost under this mode"},
+    "checkpoint": {
+        "symbol": "diamond",
+        "size": 13,
+        "color": colors.CHECKPOINT,
+        "name": "checkpoint landed",
+    },
+    "lost": {
+        "symbol": "diamond-open",
+        "size": 13,
+        "color": colors.LOST,
+        "name": "checkpoint lost under this mode",
+    },
     "write": {"symbol": "line-ns-open", "size": 16, "color": colors.WRITE, "name": "writes saved"},
     "orphan": {"symbol": "x", "size": 14, "color": colors.ORPHAN, "name": "orphan write"},
-    "killed": {"symbol": "star", "size": 15, "color": colors.CRASH, "name": "started, never finished"},
+    "killed": {
+        "symbol": "star",
+        "size": 15,
+        "color": colors.CRASH,
+        "name": "started, never finished",
+    },
 }
 
 
@@ -328,64 +417,118 @@ def _label_positions(marks: list[Mark]) -> list[str]:
     return out
 
 
-def timeline_figure(data: TimelineData, *, mode: str | None = None, title: str | None = None) -> go.Figure:
+def timeline_figure(
+    data: TimelineData, *, mode: str | None = None, title: str | None = None
+) -> go.Figure:
     """Draw `data`; the replay window of `mode` (sync, async or exit) is shaded."""
     traces: list[dict[str, Any]] = []
     by_category: dict[str, list[Bar]] = {}
     for bar in data.bars:
         by_category.setdefault(bar.category, []).append(bar)
     for category, bars in by_category.items():
-        traces.append({
-            "type": "bar",
-            "orientation": "h",
-            "y": _texts([b.lane for b in bars]),
-            "base": _dates([b.start for b in bars]),
-            "x": np.asarray([max(b.end - b.start, MIN_BAR_SECONDS) * 1000 for b in bars], dtype="float64"),
-            "marker": {
-                "color": _uniform([b.color for b in bars]),
-                "pattern": {"shape": _uniform(["/" if b.in_flight else "" for b in bars]), "fgcolor": "#7a4d00",
-                            "bgcolor": _uniform([b.color for b in bars]), "solidity": 0.25},
-                "line": {"width": 0},
-            },
-            "opacity": 0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
-            "name": category,
-            "hovertext": _texts([b.hover for b in bars]),
-            "hoverinfo": "text",
-            **_slot_geometry(bars),
-        })
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": _texts([b.lane for b in bars]),
+                "base": _dates([b.start for b in bars]),
+                "x": np.asarray(
+                    [max(b.end - b.start, MIN_BAR_SECONDS) * 1000 for b in bars], dtype="float64"
+                ),
+                "marker": {
+                    "color": _uniform([b.color for b in bars]),
+                    "pattern": {
+                        "shape": _uniform(["/" if b.in_flight else "" for b in bars]),
+                        "fgcolor": "#7a4d00",
+                        "bgcolor": _uniform([b.color for b in bars]),
+                        "solidity": 0.25,
+                    },
+                    "line": {"width": 0},
+                },
+                "opacity": 0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
+                "name": category,
+                "hovertext": _texts([b.hover for b in bars]),
+                "hoverinfo": "text",
+                **_slot_geometry(bars),
+            }
+        )
     for kind, style in MARK_STYLE.items():
         marks = [m for m in data.marks if m.kind == kind]
         if not marks:
             continue
-        traces.append({
-            "type": "scatter",
-            "x": _dates([m.ts for m in marks]),
-            "y": _texts([m.lane for m in marks]),
-            "mode": "markers+text" if kind in ("checkpoint", "lost") else "markers",
-            "text": _texts([m.text for m in marks]) if kind in ("checkpoint", "lost") else None,
-            "textposition": _texts(_label_positions(marks)) if kind in ("checkpoint", "lost") else "top center",
-            "textfont": {"size": 10, "color": style["color"]},
-            "marker": {"symbol": style["symbol"], "size": style["size"], "color": style["color"],
-                       "line": {"width": 2, "color": style["color"]}},
-            "name": style["name"],
-            "hovertext": _texts([m.hover for m in marks]),
-            "hoverinfo": "text",
-        })
+        traces.append(
+            {
+                "type": "scatter",
+                "x": _dates([m.ts for m in marks]),
+                "y": _texts([m.lane for m in marks]),
+                "mode": "markers+text" if kind in ("checkpoint", "lost") else "markers",
+                "text": _texts([m.text for m in marks]) if kind in ("checkpoint", "lost") else None,
+                "textposition": _texts(_label_positions(marks))
+                if kind in ("checkpoint", "lost")
+                else "top center",
+                "textfont": {"size": 10, "color": style["color"]},
+                "marker": {
+                    "symbol": style["symbol"],
+                    "size": style["size"],
+                    "color": style["color"],
+                    "line": {"width": 2, "color": style["color"]},
+                },
+                "name": style["name"],
+                "hovertext": _texts([m.hover for m in marks]),
+                "hoverinfo": "text",
+            }
+        )
     # One Figure built from plain dicts: add_trace() would deep-copy every array again.
     fig = go.Figure(data=traces)
     if mode and mode in data.windows:
         start, end = data.windows[mode]
-        fig.add_shape(type="rect", xref="x", yref="paper", x0=_when(start), x1=_when(max(end, start + MIN_BAR_SECONDS)),
-                      y0=0, y1=1, fillcolor=colors.WINDOW, line={"width": 0}, layer="below")
-        fig.add_annotation(x=_when(start), y=1.0, xref="x", yref="paper", text=f"replay window under {_e(mode)}",
-                           showarrow=False, xanchor="left", yanchor="bottom", yshift=14,
-                           font={"color": "#9a6700", "size": 11})
+        fig.add_shape(
+            type="rect",
+            xref="x",
+            yref="paper",
+            x0=_when(start),
+            x1=_when(max(end, start + MIN_BAR_SECONDS)),
+            y0=0,
+            y1=1,
+            fillcolor=colors.WINDOW,
+            line={"width": 0},
+            layer="below",
+        )
+        fig.add_annotation(
+            x=_when(start),
+            y=1.0,
+            xref="x",
+            yref="paper",
+            text=f"replay window under {_e(mode)}",
+            showarrow=False,
+            xanchor="left",
+            yanchor="bottom",
+            yshift=14,
+            font={"color": "#9a6700", "size": 11},
+        )
     if data.crash_ts is not None:
-        fig.add_shape(type="line", xref="x", yref="paper", x0=_when(data.crash_ts), x1=_when(data.crash_ts),
-                      y0=0, y1=1, line={"color": colors.CRASH, "width": 2, "dash": "dash"})
+        fig.add_shape(
+            type="line",
+            xref="x",
+            yref="paper",
+            x0=_when(data.crash_ts),
+            x1=_when(data.crash_ts),
+            y0=0,
+            y1=1,
+            line={"color": colors.CRASH, "width": 2, "dash": "dash"},
+        )
         label = ENDING_LINE.get(data.ending, "crash (last record)")
-        fig.add_annotation(x=_when(data.crash_ts), y=1.0, xref="x", yref="paper", text=label,
-                           showarrow=False, xanchor="right", yanchor="bottom", font={"color": colors.CRASH, "size": 11})
+        fig.add_annotation(
+            x=_when(data.crash_ts),
+            y=1.0,
+            xref="x",
+            yref="paper",
+            text=label,
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            font={"color": colors.CRASH, "size": 11},
+        )
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(data.lanes)), title=None)
     fig.update_xaxes(title={"text": "time (UTC)", "standoff": 6}, type="date")
     zoom = focus_range(data, mode)

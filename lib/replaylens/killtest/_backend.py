@@ -62,7 +62,13 @@ class SqliteBackend:
 
     def prepare(self, run_dir: Path, rel: Path, run_name: str) -> RunStore:
         db = run_dir / "checkpoints.db"
-        return RunStore("sqlite", {"kind": "sqlite", "path": str(db)}, str(rel / db.name), db, run_dir / "at-kill.db")
+        return RunStore(
+            "sqlite",
+            {"kind": "sqlite", "path": str(db)},
+            str(rel / db.name),
+            db,
+            run_dir / "at-kill.db",
+        )
 
     def snapshot(self, store: RunStore) -> None:
         if not store.db_after_resume.exists():  # the child died before SqliteSaver created the file
@@ -86,7 +92,11 @@ class SqliteBackend:
                 rows = source.read_thread(thread_id)
             except ThreadNotFound:
                 return 0, 0, set()
-            return len(rows.checkpoints), len(rows.writes), {c.checkpoint_id for c in rows.checkpoints}
+            return (
+                len(rows.checkpoints),
+                len(rows.writes),
+                {c.checkpoint_id for c in rows.checkpoints},
+            )
         finally:
             source.close()
 
@@ -127,7 +137,9 @@ class PostgresBackend:
         try:
             import psycopg
         except ImportError:
-            raise BackendError("--checkpointer postgresql://… needs psycopg (pip install 'psycopg[binary]').") from None
+            raise BackendError(
+                "--checkpointer postgresql://… needs psycopg (pip install 'psycopg[binary]')."
+            ) from None
         from replaylens.sources._postgres import dsn_password
 
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S}
@@ -140,7 +152,9 @@ class PostgresBackend:
             text = " ".join(str(exc).split())
             if secret:
                 text = text.replace(secret, "***")
-            raise BackendError(f"Cannot connect to the Postgres checkpointer {self.label}: {text}") from None
+            raise BackendError(
+                f"Cannot connect to the Postgres checkpointer {self.label}: {text}"
+            ) from None
         try:
             yield conn
         finally:
@@ -162,13 +176,17 @@ class PostgresBackend:
                     "run in a fresh schema of its own (GRANT CREATE ON DATABASE … TO that user, or use --pg-ephemeral)."
                 ) from None
             except psycopg.Error as exc:
-                raise BackendError(f"{self.label}: cannot create a schema ({' '.join(str(exc).split())}).") from None
+                raise BackendError(
+                    f"{self.label}: cannot create a schema ({' '.join(str(exc).split())})."
+                ) from None
 
     def env(self) -> dict[str, str]:
         return {DSN_ENV: self.dsn}
 
     # -- one run --------------------------------------------------------------------
-    def prepare(self, run_dir: Path, rel: Path, run_name: str, synchronous_commit: str | None = None) -> RunStore:
+    def prepare(
+        self, run_dir: Path, rel: Path, run_name: str, synchronous_commit: str | None = None
+    ) -> RunStore:
         """CREATE SCHEMA for the run and run PostgresSaver.setup() in it (our own, empty schema)."""
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
@@ -182,7 +200,9 @@ class PostgresBackend:
             conn.prepare_threshold = 0
             PostgresSaver(conn).setup()
         spec = {"kind": "postgres", "schema": schema, "synchronous_commit": synchronous_commit}
-        return RunStore("postgres", spec, schema, run_dir / "checkpoints.db", run_dir / "at-kill.db")
+        return RunStore(
+            "postgres", spec, schema, run_dir / "checkpoints.db", run_dir / "at-kill.db"
+        )
 
     def snapshot(self, store: RunStore) -> None:
         """Freeze the run's schema into `<schema>_at_kill`, then export that to the at-kill file."""
@@ -190,7 +210,9 @@ class PostgresBackend:
         with self._connect() as conn:
             conn.execute(f"CREATE SCHEMA {_ident(frozen)}")
             for table in PG_TABLES:
-                conn.execute(f"CREATE TABLE {_ident(frozen)}.{table} AS TABLE {_ident(store.name)}.{table}")
+                conn.execute(
+                    f"CREATE TABLE {_ident(frozen)}.{table} AS TABLE {_ident(store.name)}.{table}"
+                )
         self.export(frozen, store.db_at_kill)
 
     def finish(self, store: RunStore) -> None:
@@ -204,7 +226,8 @@ class PostgresBackend:
             ids = {r[0] for r in conn.execute(
                 f"SELECT checkpoint_id FROM {frozen}.checkpoints WHERE thread_id = %s", (thread_id,))}  # fmt: skip
             (writes,) = conn.execute(
-                f"SELECT count(*) FROM {frozen}.checkpoint_writes WHERE thread_id = %s", (thread_id,)
+                f"SELECT count(*) FROM {frozen}.checkpoint_writes WHERE thread_id = %s",
+                (thread_id,),
             ).fetchone()
         return len(ids), int(writes), ids
 
@@ -244,7 +267,9 @@ class PostgresBackend:
                     [(w["thread_id"], w["checkpoint_ns"], w["checkpoint_id"], w["task_id"], w["idx"], w["channel"],
                       w["type"], bytes(w["blob"]) if w["blob"] is not None else None) for w in writes],
                 )  # fmt: skip
-            lite_conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # our own new file: fold its WAL in
+            lite_conn.execute(
+                "PRAGMA wal_checkpoint(TRUNCATE)"
+            )  # our own new file: fold its WAL in
         finally:
             lite_conn.close()
         for suffix in ("-wal", "-shm"):
@@ -268,4 +293,3 @@ def ephemeral_backend(settings: dict[str, str] | None = None) -> PostgresBackend
         server.stop()
         raise
     return backend
-

@@ -169,13 +169,17 @@ class WriteHooks:
         with self._lock:
             self.puts += 1
             first = self.puts == 1
-            fire_in_flight = self.fault == "put-in-flight" and not self.fired and self._is_target(metadata)
+            fire_in_flight = (
+                self.fault == "put-in-flight" and not self.fired and self._is_target(metadata)
+            )
             self.fired = self.fired or fire_in_flight
         if self.fault == "before-first-checkpoint" and first:
             self._die(f"put #1 (step {step}) entered, nothing saved yet")
         if fire_in_flight:
             time.sleep(self.hold)
-            self._die(f"put #{self.puts} (step {step}) held {self.hold:g}s in flight, not completed")
+            self._die(
+                f"put #{self.puts} (step {step}) held {self.hold:g}s in flight, not completed"
+            )
         return self.put_latency
 
     def _is_target(self, metadata: Any) -> bool:
@@ -183,7 +187,10 @@ class WriteHooks:
         meta = metadata or {}
         if self.fault_node is None:
             return meta.get("source") == "loop"
-        return self.fault_node in self.node_steps and meta.get("step") == self.node_steps[self.fault_node]
+        return (
+            self.fault_node in self.node_steps
+            and meta.get("step") == self.node_steps[self.fault_node]
+        )
 
     def after_put(self, saved: Any, metadata: Any) -> None:
         if self.acks:
@@ -239,7 +246,9 @@ def pg_options(schema: str, synchronous_commit: str | None = None) -> str:
     return opts
 
 
-def make_saver(db: str | dict[str, Any], put_latency: float = 0.0, hooks: WriteHooks | None = None) -> Any:
+def make_saver(
+    db: str | dict[str, Any], put_latency: float = 0.0, hooks: WriteHooks | None = None
+) -> Any:
     """LangGraph's real saver for the store, with `hooks` around its writes.
 
     `db` is a SQLite path or a store spec: ``{"kind": "sqlite", "path"}`` or
@@ -265,13 +274,17 @@ def make_saver(db: str | dict[str, Any], put_latency: float = 0.0, hooks: WriteH
     else:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        saver = instrumented(SqliteSaver)(sqlite3.connect(str(store["path"]), check_same_thread=False))
+        saver = instrumented(SqliteSaver)(
+            sqlite3.connect(str(store["path"]), check_same_thread=False)
+        )
     saver.hooks = hooks
     return saver
 
 
 def node_start_handler(
-    task_nodes: dict[str, str] | None = None, callbacks_log: str | None = None, thread_id: str = "",
+    task_nodes: dict[str, str] | None = None,
+    callbacks_log: str | None = None,
+    thread_id: str = "",
     node_steps: dict[str, int] | None = None,
 ) -> Any:
     """A LangChain callback handler that emits one NODE_START line per task.
@@ -345,7 +358,9 @@ def node_start_handler(
             if task is not None:
                 self._line("end", task)
 
-        def on_chain_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
+        def on_chain_error(
+            self, error: BaseException, *, run_id: Any = None, **kwargs: Any
+        ) -> None:
             with self._lock:
                 task = self._runs.pop(run_id, None)
             if task is not None:
@@ -375,7 +390,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         )  # fmt: skip
         saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
-        handler = node_start_handler(task_nodes, spec.get("callbacks_log"), str(spec["thread_id"]), hooks.node_steps)
+        handler = node_start_handler(
+            task_nodes, spec.get("callbacks_log"), str(spec["thread_id"]), hooks.node_steps
+        )
         config: dict[str, Any] = {
             "configurable": {"thread_id": str(spec["thread_id"])},
             "callbacks": [handler],

@@ -39,7 +39,9 @@ def _float_list(text: str) -> list[float]:
     try:
         return [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--put-latency takes seconds separated by commas, not {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"--put-latency takes seconds separated by commas, not {text!r}"
+        ) from None
 
 
 def cmd_killtest(args: argparse.Namespace) -> int:
@@ -79,8 +81,10 @@ def cmd_killtest(args: argparse.Namespace) -> int:
     saver = (f"langgraph-checkpoint-postgres {manifest['langgraph_checkpoint_postgres']}, PostgreSQL "
              f"{manifest['server_version']} at {manifest['dsn']}" if manifest["backend"] == "postgres"
              else f"langgraph-checkpoint-sqlite {manifest['langgraph_checkpoint_sqlite']}")  # fmt: skip
-    print(f"kill test of {manifest['graph']} (langgraph {manifest['langgraph']}, {saver}, "
-          f"Python {manifest['python']}); manifest in {args.out}/manifest.json")
+    print(
+        f"kill test of {manifest['graph']} (langgraph {manifest['langgraph']}, {saver}, "
+        f"Python {manifest['python']}); manifest in {args.out}/manifest.json"
+    )
     print(summary_table(manifest))
     missed = unreached_faults(manifest)
     if missed:
@@ -106,59 +110,129 @@ def register_killtest(sub: Any) -> None:
         help="Kill a graph mid-node many times and record what a resume re-runs.",
         description=_DESCRIPTION,
     )
-    p.add_argument("graph", metavar="GRAPH",
-                   help="The graph as package.module:attr: a compiled graph, a StateGraph, or a "
-                        "function returning one (it may take the checkpointer as its argument).")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="The folder that receives runs/ and manifest.json; it is created if missing.")
-    p.add_argument("--input", type=_json_arg("--input"), default={}, metavar="JSON",
-                   help="The first input of every run, as JSON (default: an empty object).")
-    p.add_argument("--modes", default=",".join(MODES),
-                   help="The durability modes to test, separated by commas (default: sync,async,exit).")
-    p.add_argument("--kill-at", metavar="NODE[:N]", action="append",
-                   help="Kill the child at the Nth start of NODE (N defaults to 1), plus --kill-delay. Give "
-                        "several (separated by commas, or the option again) to run the matrix once per node; "
-                        "with --fault, the node whose writes arm the fault point.")
-    p.add_argument("--kill-delay", metavar="SECONDS|LOW..HIGH",
-                   help="How long after that node start the kill lands (default: half of --sleep, so the node "
-                        "is half done). LOW..HIGH (e.g. 0.05..0.45) draws each run's delay uniformly from the "
-                        "range, since the async window is a race; the seed is recorded.")
-    p.add_argument("--seed", type=int, metavar="N",
-                   help="The seed of the --kill-delay draws (default: a random one, printed in the summary).")
-    p.add_argument("--fault", metavar="POINT[,POINT]",
-                   help="Kill inside the write path instead of by the clock: after-writes (after a task's "
-                        "put_writes, before its step's put), before-first-checkpoint, put-in-flight (a put "
-                        "held open for --put-latency or 0.2 s, then killed). The child kills itself there.")
-    p.add_argument("--checkpointer", metavar="postgresql://…",
-                   help="Run against this Postgres database: each run in a fresh schema the command creates "
-                        "(named in the manifest, kept as evidence with a frozen <schema>_at_kill copy). The "
-                        "password is never printed or stored. Default: a fresh SQLite file per run.")
-    p.add_argument("--pg-ephemeral", action="store_true",
-                   help="Run against a throw-away local PostgreSQL cluster (Debian's postgresql binaries), "
-                        "removed at the end; every run's store is exported to SQLite files in the run folder.")
-    p.add_argument("--server-crash", action="store_true",
-                   help="With --pg-ephemeral: at the kill moment SIGKILL the server this command started too, "
-                        "restart it, and report acknowledged checkpoints that vanished.")
-    p.add_argument("--synchronous-commit", default="on,off", metavar="on,off",
-                   help="With --server-crash: the synchronous_commit settings of the child's sessions to compare "
-                        "(default on,off).")
-    p.add_argument("--effects-source", choices=("auto", "recorder", "callbacks"), default="auto",
-                   help="Count repeats from the record_effect log, or from task starts and ends seen through "
-                        "LangGraph's callbacks (for nodes that do not record); auto picks the recorder when "
-                        "the graph wrote any line (default).")
-    p.add_argument("--kill-after", type=float, metavar="SECONDS",
-                   help="Kill the child this many seconds after it starts; the earlier kill wins "
-                        "when --kill-at is given too.")
-    p.add_argument("--runs", type=int, default=1, metavar="N",
-                   help="How many runs per mode and latency, since one kill is one sample of a "
-                        "distribution (default 1).")
-    p.add_argument("--put-latency", type=_float_list, default=[0.0], metavar="SECONDS",
-                   help="Seconds every checkpoint write waits, imitating a networked backend; give "
-                        "several separated by commas to compare (default 0, a local SQLite file).")
-    p.add_argument("--resume-value", type=_json_arg("--resume-value"), default=_UNSET, metavar="JSON",
-                   help="Answer an interrupt with Command(resume=JSON), both to get past it before "
-                        "the kill and when the thread is interrupted at resume time.")
-    p.add_argument("--sleep", type=float, default=0.5, metavar="SECONDS",
-                   help="REPLAYLENS_EXAMPLE_SLEEP for the children: how long each example node "
-                        "stays open (default 0.5).")
+    p.add_argument(
+        "graph",
+        metavar="GRAPH",
+        help="The graph as package.module:attr: a compiled graph, a StateGraph, or a "
+        "function returning one (it may take the checkpointer as its argument).",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="The folder that receives runs/ and manifest.json; it is created if missing.",
+    )
+    p.add_argument(
+        "--input",
+        type=_json_arg("--input"),
+        default={},
+        metavar="JSON",
+        help="The first input of every run, as JSON (default: an empty object).",
+    )
+    p.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="The durability modes to test, separated by commas (default: sync,async,exit).",
+    )
+    p.add_argument(
+        "--kill-at",
+        metavar="NODE[:N]",
+        action="append",
+        help="Kill the child at the Nth start of NODE (N defaults to 1), plus --kill-delay. Give "
+        "several (separated by commas, or the option again) to run the matrix once per node; "
+        "with --fault, the node whose writes arm the fault point.",
+    )
+    p.add_argument(
+        "--kill-delay",
+        metavar="SECONDS|LOW..HIGH",
+        help="How long after that node start the kill lands (default: half of --sleep, so the node "
+        "is half done). LOW..HIGH (e.g. 0.05..0.45) draws each run's delay uniformly from the "
+        "range, since the async window is a race; the seed is recorded.",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="The seed of the --kill-delay draws (default: a random one, printed in the summary).",
+    )
+    p.add_argument(
+        "--fault",
+        metavar="POINT[,POINT]",
+        help="Kill inside the write path instead of by the clock: after-writes (after a task's "
+        "put_writes, before its step's put), before-first-checkpoint, put-in-flight (a put "
+        "held open for --put-latency or 0.2 s, then killed). The child kills itself there.",
+    )
+    p.add_argument(
+        "--checkpointer",
+        metavar="postgresql://…",
+        help="Run against this Postgres database: each run in a fresh schema the command creates "
+        "(named in the manifest, kept as evidence with a frozen <schema>_at_kill copy). The "
+        "password is never printed or stored. Default: a fresh SQLite file per run.",
+    )
+    p.add_argument(
+        "--pg-ephemeral",
+        action="store_true",
+        help="Run against a throw-away local PostgreSQL cluster (Debian's postgresql binaries), "
+        "removed at the end; every run's store is exported to SQLite files in the run folder.",
+    )
+    p.add_argument(
+        "--server-crash",
+        action="store_true",
+        help="With --pg-ephemeral: at the kill moment SIGKILL the server this command started too, "
+        "restart it, and report acknowledged checkpoints that vanished.",
+    )
+    p.add_argument(
+        "--synchronous-commit",
+        default="on,off",
+        metavar="on,off",
+        help="With --server-crash: the synchronous_commit settings of the child's sessions to compare "
+        "(default on,off).",
+    )
+    p.add_argument(
+        "--effects-source",
+        choices=("auto", "recorder", "callbacks"),
+        default="auto",
+        help="Count repeats from the record_effect log, or from task starts and ends seen through "
+        "LangGraph's callbacks (for nodes that do not record); auto picks the recorder when "
+        "the graph wrote any line (default).",
+    )
+    p.add_argument(
+        "--kill-after",
+        type=float,
+        metavar="SECONDS",
+        help="Kill the child this many seconds after it starts; the earlier kill wins "
+        "when --kill-at is given too.",
+    )
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="How many runs per mode and latency, since one kill is one sample of a "
+        "distribution (default 1).",
+    )
+    p.add_argument(
+        "--put-latency",
+        type=_float_list,
+        default=[0.0],
+        metavar="SECONDS",
+        help="Seconds every checkpoint write waits, imitating a networked backend; give "
+        "several separated by commas to compare (default 0, a local SQLite file).",
+    )
+    p.add_argument(
+        "--resume-value",
+        type=_json_arg("--resume-value"),
+        default=_UNSET,
+        metavar="JSON",
+        help="Answer an interrupt with Command(resume=JSON), both to get past it before "
+        "the kill and when the thread is interrupted at resume time.",
+    )
+    p.add_argument(
+        "--sleep",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="REPLAYLENS_EXAMPLE_SLEEP for the children: how long each example node "
+        "stays open (default 0.5).",
+    )
     p.set_defaults(func=cmd_killtest)

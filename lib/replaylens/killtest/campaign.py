@@ -64,9 +64,22 @@ EffectsChoice = Literal["auto", "recorder", "callbacks"]
 SYNCHRONOUS_COMMIT = ("on", "off")
 
 _RUN_KEYS = (
-    "mode", "put_latency", "run", "thread_id", "db_at_kill", "db_after_resume", "effects",
-    "effects_at_kill", "checkpoints_at_kill", "writes_at_kill", "effect_lines_at_kill",
-    "effect_lines_after_resume", "lines_repeated", "killed", "kill_reason", "resume",
+    "mode",
+    "put_latency",
+    "run",
+    "thread_id",
+    "db_at_kill",
+    "db_after_resume",
+    "effects",
+    "effects_at_kill",
+    "checkpoints_at_kill",
+    "writes_at_kill",
+    "effect_lines_at_kill",
+    "effect_lines_after_resume",
+    "lines_repeated",
+    "killed",
+    "kill_reason",
+    "resume",
 )
 _PATH_KEYS = ("db_at_kill", "db_after_resume", "effects", "effects_at_kill")
 
@@ -158,7 +171,11 @@ class RunRecord:
         kill = raw.get("kill") if isinstance(raw.get("kill"), dict) else {}
         resume = raw.get("resume") if isinstance(raw.get("resume"), dict) else {}
         backend = raw.get("backend") if raw.get("backend") in ("sqlite", "postgres") else "sqlite"
-        source = raw.get("effects_source") if raw.get("effects_source") in ("recorder", "callbacks") else "recorder"
+        source = (
+            raw.get("effects_source")
+            if raw.get("effects_source") in ("recorder", "callbacks")
+            else "recorder"
+        )
         lost = raw.get("acked_lost")
         killed = raw.get("killed", kill.get("killed"))
         return cls(
@@ -183,7 +200,9 @@ class RunRecord:
             kill_at=_opt_str(raw.get("kill_at", kill.get("node"))),
             kill_delay=_opt_float(raw.get("kill_delay", kill.get("delay"))),
             fault_point=_opt_str(raw.get("fault_point")),
-            fault_reached=raw.get("fault_reached") if isinstance(raw.get("fault_reached"), bool) else None,
+            fault_reached=raw.get("fault_reached")
+            if isinstance(raw.get("fault_reached"), bool)
+            else None,
             effects_source=source,
             synchronous_commit=_opt_str(raw.get("synchronous_commit")),
             server_crash=bool(raw.get("server_crash")),
@@ -257,18 +276,30 @@ class Manifest:
         return cls(
             graph=str(raw.get("graph") or "?"),
             runs=runs,
-            backend=raw.get("backend") if raw.get("backend") in ("sqlite", "postgres") else "sqlite",
+            backend=raw.get("backend")
+            if raw.get("backend") in ("sqlite", "postgres")
+            else "sqlite",
             dsn=_opt_str(raw.get("dsn")),
             pg_ephemeral=bool(raw.get("pg_ephemeral")),
             seed=_opt_int(raw.get("seed")),
-            kill_delay_range=(float(rng[0]), float(rng[1])) if isinstance(rng, list | tuple) and len(rng) == 2 else None,
+            kill_delay_range=(float(rng[0]), float(rng[1]))
+            if isinstance(rng, list | tuple) and len(rng) == 2
+            else None,
             modes=[str(m) for m in raw.get("modes") or MODES],
-            kill_at=[kill_at] if isinstance(kill_at, str) else (list(kill_at) if isinstance(kill_at, list) else None),
+            kill_at=[kill_at]
+            if isinstance(kill_at, str)
+            else (list(kill_at) if isinstance(kill_at, list) else None),
             kill_delay=_opt_float(raw.get("kill_delay")),
             kill_after=_opt_float(raw.get("kill_after")),
-            fault_points=list(raw["fault_points"]) if isinstance(raw.get("fault_points"), list) else None,
-            put_latency=[float(x) for x in raw.get("put_latency") or [0.0] if isinstance(x, int | float)],
-            synchronous_commit=raw.get("synchronous_commit") if isinstance(raw.get("synchronous_commit"), list) else None,
+            fault_points=list(raw["fault_points"])
+            if isinstance(raw.get("fault_points"), list)
+            else None,
+            put_latency=[
+                float(x) for x in raw.get("put_latency") or [0.0] if isinstance(x, int | float)
+            ],
+            synchronous_commit=raw.get("synchronous_commit")
+            if isinstance(raw.get("synchronous_commit"), list)
+            else None,
             server_crash=bool(raw.get("server_crash")),
             effects_source=str(raw.get("effects_source") or "auto"),
             input=raw.get("input"),
@@ -295,7 +326,9 @@ class Manifest:
         return data
 
     def write(self, folder: Path) -> None:
-        (folder / MANIFEST).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n", encoding="utf-8")
+        (folder / MANIFEST).write_text(
+            json.dumps(self.to_dict(), indent=1, default=str) + "\n", encoding="utf-8"
+        )
 
 
 # --------------------------------------------------------------------------- checks
@@ -323,7 +356,9 @@ def load_graph_nodes(graph: str) -> list[str]:
     try:
         target = load_target(graph)
     except ImportError as exc:
-        raise KilltestError(f"Cannot import module {module_name!r} for graph {graph!r}: {exc}.") from None
+        raise KilltestError(
+            f"Cannot import module {module_name!r} for graph {graph!r}: {exc}."
+        ) from None
     except AttributeError:
         raise KilltestError(f"Module {module_name!r} has no attribute {attr!r}.") from None
     try:
@@ -331,7 +366,9 @@ def load_graph_nodes(graph: str) -> list[str]:
 
         compiled = build_graph(target, InMemorySaver())
     except Exception as exc:  # noqa: BLE001 - any failure here means "not a graph"
-        raise KilltestError(f"{graph!r} does not give a LangGraph graph ({type(exc).__name__}: {exc}).") from None
+        raise KilltestError(
+            f"{graph!r} does not give a LangGraph graph ({type(exc).__name__}: {exc})."
+        ) from None
     names: list[str] = list(getattr(compiled, "nodes", {}))
     try:  # nodes of subgraphs can be kill points too (their starts are announced)
         for _ns, subgraph in compiled.get_subgraphs(recurse=True):
@@ -349,7 +386,9 @@ def parse_kill_at(value: str | None) -> tuple[str, int] | None:
     if not sep:
         return value, 1
     if not count.isdigit() or int(count) < 1 or not node:
-        raise KilltestError(f"--kill-at must be NODE or NODE:N with N a positive whole number, not {value!r}.")
+        raise KilltestError(
+            f"--kill-at must be NODE or NODE:N with N a positive whole number, not {value!r}."
+        )
     return node, int(count)
 
 
@@ -369,7 +408,7 @@ def count_effects(at_kill: Path, after: Path, thread_id: str) -> dict[str, int]:
     before = read_effects(at_kill).for_thread(thread_id) if at_kill.exists() else []
     total = read_effects(after).for_thread(thread_id) if after.exists() else []
     seen = set(_starts(before))
-    repeated = sum(1 for key in _starts(total[len(before):]) if key in seen)
+    repeated = sum(1 for key in _starts(total[len(before) :]) if key in seen)
     return {
         "effect_lines_at_kill": len(before),
         "effect_lines_after_resume": len(total),
@@ -438,7 +477,9 @@ class KillDelay:
         except ValueError:
             low = high = -1.0
         if low < 0 or high < low:
-            raise KilltestError(f"--kill-delay takes SECONDS or LOW..HIGH (e.g. 0.05..0.45), not {text!r}.")
+            raise KilltestError(
+                f"--kill-delay takes SECONDS or LOW..HIGH (e.g. 0.05..0.45), not {text!r}."
+            )
         return cls(low, high)
 
     @property
@@ -503,7 +544,11 @@ def _read_acks(path: Path) -> list[dict[str, Any]]:
 def _lines_for(path: Path, thread_id: str) -> int:
     from replaylens.effects.parse import read_effects
 
-    return len(read_effects(path).for_thread(thread_id)) if path.exists() and path.stat().st_size else 0
+    return (
+        len(read_effects(path).for_thread(thread_id))
+        if path.exists() and path.stat().st_size
+        else 0
+    )
 
 
 def _choose_source(choice: EffectsChoice, recorder_log: Path, thread_id: str) -> EffectsSource:
@@ -532,7 +577,9 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
     thread_id = f"killtest-{plan.name}"
     store = (ctx.backend.prepare(run_dir, rel, plan.name, plan.synchronous_commit) if ctx.backend.kind == "postgres"
              else ctx.backend.prepare(run_dir, rel, plan.name))  # fmt: skip
-    env = child_env(recorder_log, {"REPLAYLENS_EXAMPLE_SLEEP": f"{ctx.sleep:g}", **ctx.backend.env()})
+    env = child_env(
+        recorder_log, {"REPLAYLENS_EXAMPLE_SLEEP": f"{ctx.sleep:g}", **ctx.backend.env()}
+    )
     fault = None
     if plan.fault:
         fault = {"point": plan.fault, "node": plan.kill_at[0] if plan.kill_at else None,
@@ -552,7 +599,9 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
         ctx.backend.server.restart()  # crash recovery runs here; what it keeps is the measurement
 
     ctx.backend.snapshot(store)
-    at_kill = {name: run_dir / f"at-kill.{name}" for name in ("effects.jsonl", "callbacks.effects.jsonl")}
+    at_kill = {
+        name: run_dir / f"at-kill.{name}" for name in ("effects.jsonl", "callbacks.effects.jsonl")
+    }
     _copy_or_touch(recorder_log, at_kill["effects.jsonl"])
     _copy_or_touch(callbacks_log, at_kill["callbacks.effects.jsonl"])
     checkpoints, writes, present = ctx.backend.counts(store, thread_id)
@@ -568,7 +617,11 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
             again = _answer_interrupts(again, again_spec, ctx.resume_value, env)
         resume = {"ok": bool(again.result and again.result.get("ok")), "error": _error_of(again)}
     elif plan.fault:
-        resume = {"ok": None, "error": None, "skipped": f"the fault point {plan.fault} was never reached"}
+        resume = {
+            "ok": None,
+            "error": None,
+            "skipped": f"the fault point {plan.fault} was never reached",
+        }
     else:
         resume = {"ok": None, "error": None, "skipped": "the graph finished before the kill point"}
     ctx.backend.finish(store)
@@ -578,7 +631,9 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
 
     source = _choose_source(ctx.effects_choice, recorder_log, thread_id)
     after_log = recorder_log if source == "recorder" else callbacks_log
-    kill_log = at_kill["effects.jsonl"] if source == "recorder" else at_kill["callbacks.effects.jsonl"]
+    kill_log = (
+        at_kill["effects.jsonl"] if source == "recorder" else at_kill["callbacks.effects.jsonl"]
+    )
     record = RunRecord(
         mode=plan.mode, put_latency=plan.put_latency, run=plan.run, thread_id=thread_id,
         db_at_kill=str(rel / store.db_at_kill.name), db_after_resume=str(rel / store.db_after_resume.name),
@@ -627,12 +682,20 @@ def progress_line(index: int, total: int, rec: RunRecord) -> str:
 
 # --------------------------------------------------------------------------- campaign
 def _validate(
-    modes: Sequence[str], runs: int, put_latencies: Sequence[float], targets: list[tuple[str, int]],
-    kill_after: float | None, faults: Sequence[str], server_crash: bool, pg_ephemeral: bool,
+    modes: Sequence[str],
+    runs: int,
+    put_latencies: Sequence[float],
+    targets: list[tuple[str, int]],
+    kill_after: float | None,
+    faults: Sequence[str],
+    server_crash: bool,
+    pg_ephemeral: bool,
 ) -> None:
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:
-        raise KilltestError(f"--modes takes sync, async and exit, not {','.join(bad) or 'nothing'}.")
+        raise KilltestError(
+            f"--modes takes sync, async and exit, not {','.join(bad) or 'nothing'}."
+        )
     if runs < 1:
         raise KilltestError("--runs must be at least 1.")
     if any(lat < 0 for lat in put_latencies):
@@ -641,18 +704,32 @@ def _validate(
     if unknown:
         raise KilltestError(f"--fault takes {', '.join(FAULT_POINTS)}, not {', '.join(unknown)}.")
     if not targets and kill_after is None and not faults:
-        raise KilltestError("Give a kill point with --kill-at NODE[:N], --kill-after SECONDS or --fault POINT.")
+        raise KilltestError(
+            "Give a kill point with --kill-at NODE[:N], --kill-after SECONDS or --fault POINT."
+        )
     if server_crash and not targets:
-        raise KilltestError("--server-crash needs --kill-at NODE: the server dies at that moment, with the child.")
+        raise KilltestError(
+            "--server-crash needs --kill-at NODE: the server dies at that moment, with the child."
+        )
     if server_crash and faults:
-        raise KilltestError("--server-crash kills the server at the --kill-at moment; it cannot be combined with --fault.")
+        raise KilltestError(
+            "--server-crash kills the server at the --kill-at moment; it cannot be combined with --fault."
+        )
     if server_crash and not pg_ephemeral:
-        raise KilltestError("--server-crash needs --pg-ephemeral: it only ever kills a server this command started.")
+        raise KilltestError(
+            "--server-crash needs --pg-ephemeral: it only ever kills a server this command started."
+        )
 
 
 def _plan(
-    modes: Sequence[str], runs: int, put_latencies: Sequence[float], targets: list[tuple[str, int]],
-    faults: Sequence[str], sync_commits: Sequence[str | None], delay: KillDelay | None, rng: random.Random,
+    modes: Sequence[str],
+    runs: int,
+    put_latencies: Sequence[float],
+    targets: list[tuple[str, int]],
+    faults: Sequence[str],
+    sync_commits: Sequence[str | None],
+    delay: KillDelay | None,
+    rng: random.Random,
 ) -> list[RunPlan]:
     """Every run in order; each draws its own kill delay (in plan order, so a seed replays)."""
     out = []
@@ -664,7 +741,11 @@ def _plan(
                         for n in range(1, runs + 1):
                             drawn = None
                             if delay is not None and not fault:
-                                drawn = round(rng.uniform(delay.low, delay.high), 4) if delay.is_range else delay.low
+                                drawn = (
+                                    round(rng.uniform(delay.low, delay.high), 4)
+                                    if delay.is_range
+                                    else delay.low
+                                )
                             out.append(RunPlan(mode, latency, n, target, fault, sc, drawn))
     return out
 
@@ -712,9 +793,13 @@ def run_campaign(
     targets = _parse_targets(kill_at)
     faults = [f for f in faults if f]
     if checkpointer and pg_ephemeral:
-        raise KilltestError("Give either --checkpointer postgresql://… or --pg-ephemeral, not both.")
+        raise KilltestError(
+            "Give either --checkpointer postgresql://… or --pg-ephemeral, not both."
+        )
     if checkpointer and not checkpointer.lower().startswith(("postgresql://", "postgres://")):
-        raise KilltestError("--checkpointer takes a postgresql://… DSN (SQLite, the default, needs no option).")
+        raise KilltestError(
+            "--checkpointer takes a postgresql://… DSN (SQLite, the default, needs no option)."
+        )
     _validate(modes, runs, put_latencies, targets, kill_after, faults, server_crash, pg_ephemeral)
     bad_sc = [v for v in synchronous_commit if v not in SYNCHRONOUS_COMMIT]
     if bad_sc:
@@ -761,7 +846,9 @@ def run_campaign(
                 manifest.write(folder)
                 raise
             manifest.runs.append(record)
-            manifest.write(folder)  # after every run: an interrupted campaign keeps what it measured
+            manifest.write(
+                folder
+            )  # after every run: an interrupted campaign keeps what it measured
             if progress is not None:
                 progress(progress_line(index, len(plan), record))
     finally:
@@ -808,13 +895,21 @@ def load_manifest(folder: str | os.PathLike[str], *, strict: bool = True) -> Man
     if path.is_dir():
         path = path / MANIFEST
     if not path.is_file():
-        raise ManifestError(f"{path} does not exist; a kill-test campaign folder holds a {MANIFEST}.")
+        raise ManifestError(
+            f"{path} does not exist; a kill-test campaign folder holds a {MANIFEST}."
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"{path} is not readable JSON ({exc}).") from None
-    if not isinstance(data, dict) or not isinstance(data.get("runs"), list) or (strict and "graph" not in data):
-        raise ManifestError(f"{path} is not a kill-test manifest: it needs 'graph' and a 'runs' list.")
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("runs"), list)
+        or (strict and "graph" not in data)
+    ):
+        raise ManifestError(
+            f"{path} is not a kill-test manifest: it needs 'graph' and a 'runs' list."
+        )
     root = path.parent
     if strict:
         for i, entry in enumerate(data["runs"], 1):
@@ -829,7 +924,9 @@ def load_manifest(folder: str | os.PathLike[str], *, strict: bool = True) -> Man
                 continue
             file = (root / value).resolve()
             if strict and not file.exists():
-                raise ManifestError(f"Run {i} of {path} names {value} as {key}, and that file is missing.")
+                raise ManifestError(
+                    f"Run {i} of {path} names {value} as {key}, and that file is missing."
+                )
             setattr(rec, key, str(file))
     manifest.folder = str(root.resolve())
     return manifest
@@ -848,7 +945,14 @@ def _stats(values: list[float]) -> tuple[float | None, float | None, float | Non
 
 
 def _group_key(r: RunRecord) -> tuple[Any, ...]:
-    return (r.backend, r.put_latency, r.kill_at or "", r.fault_point or "", r.synchronous_commit or "", r.mode)
+    return (
+        r.backend,
+        r.put_latency,
+        r.kill_at or "",
+        r.fault_point or "",
+        r.synchronous_commit or "",
+        r.mode,
+    )
 
 
 def summarize(manifest: dict[str, Any] | Manifest) -> list[dict[str, Any]]:
@@ -885,8 +989,14 @@ def summarize(manifest: dict[str, Any] | Manifest) -> list[dict[str, Any]]:
             "acked_lost": (None if all(r.acked_lost is None for r in killed)
                            else sum(len(r.acked_lost or []) for r in killed)),
         }  # fmt: skip
-        for name in ("checkpoints_at_kill", "writes_at_kill", "effect_lines_at_kill",
-                     "effect_lines_after_resume", "lines_repeated", "kill_delay"):
+        for name in (
+            "checkpoints_at_kill",
+            "writes_at_kill",
+            "effect_lines_at_kill",
+            "effect_lines_after_resume",
+            "lines_repeated",
+            "kill_delay",
+        ):
             values = [getattr(r, name) for r in killed if getattr(r, name) is not None]
             lo, med, hi = _stats(values)
             row[f"{name}_min"], row[f"{name}_median"], row[f"{name}_max"] = lo, med, hi
@@ -910,7 +1020,9 @@ def summary_table(manifest: dict[str, Any] | Manifest) -> str:
         where = r["fault_point"] or r["kill_at"] or "-"
         if r["fault_point"] and r["kill_at"]:
             where = f"{r['fault_point']} ({r['kill_at']})"
-        backend = r["backend"] + (f" sc={r['synchronous_commit']} crash" if r["synchronous_commit"] else "")
+        backend = r["backend"] + (
+            f" sc={r['synchronous_commit']} crash" if r["synchronous_commit"] else ""
+        )
         dist = " ".join(f"{k}:{v}" for k, v in r["repeated_distribution"].items()) or "-"
         cells.append([
             backend, r["mode"], _latency_label(r["put_latency"]), where, _span(r, "kill_delay", "{:.3f}"),
@@ -921,7 +1033,9 @@ def summary_table(manifest: dict[str, Any] | Manifest) -> str:
         ])  # fmt: skip
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
     out = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    out += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
     sources = sorted({s for r in rows for s in r["effects_source"]})
     out.append("(min/median/max over the killed runs; 'repeated' counts start lines of a (node, step) that had "
                "already started before the kill; 'repeats: runs' is how many runs repeated that many; "

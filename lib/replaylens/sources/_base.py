@@ -20,7 +20,9 @@ from replaylens.decode import DecodeResult, decode_typed
 
 # Channels whose values the task derivation needs; everything else is decoded lazily.
 def is_scheduling_channel(name: str) -> bool:
-    return name == "__pregel_tasks" or name.startswith(("branch:to:", "join:")) or name == "__start__"
+    return (
+        name == "__pregel_tasks" or name.startswith(("branch:to:", "join:")) or name == "__start__"
+    )
 
 
 @dataclass
@@ -98,7 +100,9 @@ class ThreadIndexRow:
     latest_metadata: dict[str, Any]  # may be left empty: the latest checkpoint's rows carry it
     latest_step: int | None = None  # metadata.step of the latest root checkpoint, read in SQL
     latest_ts: str | None = None  # when the latest root checkpoint was written, if SQL can tell
-    writes_key: str | None = ""  # the latest checkpoint's writes: count (and largest rowid on SQLite);
+    writes_key: str | None = (
+        ""  # the latest checkpoint's writes: count (and largest rowid on SQLite);
+    )
     # None: not read yet (the SQLite thread list leaves it to `writes_keys`)
 
 
@@ -220,7 +224,9 @@ def _sane(value: Any, depth: int, where: str, problems: list[str]) -> Any:
     if isinstance(value, int):
         if -INT64 <= value < INT64:
             return value
-        problems.append(f"{where}: metadata holds an integer of {_digits(value):,} digits; it is not used.")
+        problems.append(
+            f"{where}: metadata holds an integer of {_digits(value):,} digits; it is not used."
+        )
         return f"<integer of {_digits(value):,} digits>"
     if isinstance(value, dict):
         return {k: _sane(v, depth + 1, where, problems) for k, v in value.items()}
@@ -237,12 +243,16 @@ def parse_metadata(raw: Any, where: str, problems: list[str]) -> dict[str, Any]:
     if raw is None:
         return {}
     if isinstance(raw, TooDeepJson):
-        problems.append(f"{where}: metadata is nested too deeply to read; it is left out, the rest loads.")
+        problems.append(
+            f"{where}: metadata is nested too deeply to read; it is left out, the rest loads."
+        )
         return {}
     try:
         value = raw if isinstance(raw, dict) else _loads_json(raw)
     except RecursionError:
-        problems.append(f"{where}: metadata is nested too deeply to read; it is left out, the rest loads.")
+        problems.append(
+            f"{where}: metadata is nested too deeply to read; it is left out, the rest loads."
+        )
         return {}
     except (ValueError, UnicodeDecodeError) as exc:
         problems.append(f"{where}: metadata is not valid JSON ({exc.__class__.__name__}).")
@@ -260,6 +270,8 @@ def parse_metadata(raw: Any, where: str, problems: list[str]) -> dict[str, Any]:
     step = meta.get("step")
     if step is not None and (not isinstance(step, int) or isinstance(step, bool)):
         if not (isinstance(step, str) and step.startswith("<integer of")):  # already said
-            problems.append(f"{where}: its step is a {type(step).__name__}, not a superstep number; it is not used.")
+            problems.append(
+                f"{where}: its step is a {type(step).__name__}, not a superstep number; it is not used."
+            )
         meta.pop("step")
     return meta

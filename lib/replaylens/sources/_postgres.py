@@ -51,9 +51,25 @@ STATEMENT_TIMEOUT_MS = 15_000
 CONNECT_TIMEOUT_S = 10
 APPLICATION_NAME = "replaylens"
 REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "checkpoints": ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "checkpoint", "metadata"),
+    "checkpoints": (
+        "thread_id",
+        "checkpoint_ns",
+        "checkpoint_id",
+        "parent_checkpoint_id",
+        "checkpoint",
+        "metadata",
+    ),
     "checkpoint_blobs": ("thread_id", "checkpoint_ns", "channel", "version", "type", "blob"),
-    "checkpoint_writes": ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "blob"),
+    "checkpoint_writes": (
+        "thread_id",
+        "checkpoint_ns",
+        "checkpoint_id",
+        "task_id",
+        "idx",
+        "channel",
+        "type",
+        "blob",
+    ),
 }
 """What this reader needs; `checkpoint_writes.task_path` (migration 9) is optional."""
 T = TypeVar("T")
@@ -106,7 +122,7 @@ SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
        c.checkpoint - 'channel_values' AS skeleton, c.metadata,
        ARRAY(SELECT jsonb_object_keys({_VALUES})) AS inline_keys,
        (SELECT jsonb_object_agg(iv.key, iv.value) FROM jsonb_each({_VALUES}) AS iv
-         WHERE {_is_scheduling_sql('iv.key')}) AS inline_sched,
+         WHERE {_is_scheduling_sql("iv.key")}) AS inline_sched,
        pg_column_size(c.checkpoint) AS checkpoint_bytes,
        b.channels, b.bytes, b.sched_channels, b.sched_types, b.sched_blobs
 FROM checkpoints c
@@ -124,7 +140,9 @@ LEFT JOIN LATERAL (
 """
 
 WRITE_COLUMNS = "w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, {path}, w.idx, w.channel, w.type, w.blob"
-WRITE_ORDER = 'w.checkpoint_ns COLLATE "C", w.checkpoint_id COLLATE "C", w.task_id COLLATE "C", w.idx'
+WRITE_ORDER = (
+    'w.checkpoint_ns COLLATE "C", w.checkpoint_id COLLATE "C", w.task_id COLLATE "C", w.idx'
+)
 
 # The latest root checkpoint of each thread, as the saver's get_tuple picks it
 # (ORDER BY checkpoint_id DESC, in the database's collation).
@@ -204,7 +222,9 @@ def _decode_scheduling(rec: CheckpointRecord, row: dict[str, Any], aes_key: byte
     inline = row["inline_sched"] if isinstance(row["inline_sched"], dict) else {}
     rec.scheduling_values = dict(inline)
     channels = row["sched_channels"] or []
-    for name, type_, blob in zip(channels, row["sched_types"] or [], row["sched_blobs"] or [], strict=False):
+    for name, type_, blob in zip(
+        channels, row["sched_types"] or [], row["sched_blobs"] or [], strict=False
+    ):
         result = decode_typed(type_, blob, aes_key=aes_key)
         if result.error and rec.error is None:
             rec.error = f"its {name} channel cannot be decoded ({result.error})"
@@ -248,7 +268,9 @@ def channel_values_from_row(row: dict[str, Any], aes_key: bytes | None) -> dict[
     out: dict[str, DecodeResult] = {
         str(k): DecodeResult(v) for k, v in (row["inline_values"] or {}).items()
     }
-    for name, type_, blob in zip(row["channels"] or [], row["types"] or [], row["blobs"] or [], strict=False):
+    for name, type_, blob in zip(
+        row["channels"] or [], row["types"] or [], row["blobs"] or [], strict=False
+    ):
         out[str(name)] = decode_typed(type_, blob, aes_key=aes_key)
     return out
 
@@ -256,14 +278,21 @@ def channel_values_from_row(row: dict[str, Any], aes_key: bytes | None) -> dict[
 # -- errors -----------------------------------------------------------------------------
 # libpq's connection failures carry no SQLSTATE, only English text: matched in order.
 _CONNECT_REASONS: tuple[tuple[str, str], ...] = (
-    (r"password authentication failed|no password supplied|authentication failed",
-     "the server rejected the user name or password"),
+    (
+        r"password authentication failed|no password supplied|authentication failed",
+        "the server rejected the user name or password",
+    ),
     (r'role ".*" does not exist', "the server has no such user"),
     (r'database ".*" does not exist', "the database {db} does not exist on the server"),
-    (r"connection refused", "nothing accepts connections at that host and port (connection refused)"),
+    (
+        r"connection refused",
+        "nothing accepts connections at that host and port (connection refused)",
+    ),
     (r"timeout expired|timed out", "the server did not answer within {timeout} s"),
-    (r"could not translate host name|failed to resolve host|name or service not known",
-     "the host name cannot be resolved"),
+    (
+        r"could not translate host name|failed to resolve host|name or service not known",
+        "the host name cannot be resolved",
+    ),
     (r"no pg_hba\.conf entry", "the server does not allow this client to connect (pg_hba.conf)"),
     (r"too many clients|remaining connection slots", "the server has no free connection slots"),
 )
@@ -360,7 +389,9 @@ class PostgresSource:
                 f"{self.label}: a query took longer than {STATEMENT_TIMEOUT_MS // 1000} s and was cancelled."
             )
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-            return SourceError(f"{self.label}: the user may not read the checkpoint tables ({_one_line(str(exc), self._dsn)}).")
+            return SourceError(
+                f"{self.label}: the user may not read the checkpoint tables ({_one_line(str(exc), self._dsn)})."
+            )
         return SourceError(
             f"{self.label}: the database cannot be read ({_one_line(str(exc), self._dsn)})."
         )
@@ -412,7 +443,9 @@ class PostgresSource:
         for table, needed in REQUIRED_COLUMNS.items():
             lacking = sorted(set(needed) - set(found[table]))
             if lacking:
-                raise SourceError(f"{self.label}: the {table} table lacks the column(s) {', '.join(lacking)}.")
+                raise SourceError(
+                    f"{self.label}: the {table} table lacks the column(s) {', '.join(lacking)}."
+                )
         for column in ("checkpoint", "metadata"):
             if found["checkpoints"][column] != "jsonb":
                 raise SourceError(
@@ -421,7 +454,9 @@ class PostgresSource:
                 )
         self.has_task_path = "task_path" in found["checkpoint_writes"]
         if not self.has_task_path:
-            self.notes.append("This database predates the checkpoint_writes.task_path column; task paths are blank.")
+            self.notes.append(
+                "This database predates the checkpoint_writes.task_path column; task paths are blank."
+            )
 
     # -- the protocol --------------------------------------------------------------
     def cache_identity(self) -> str:
@@ -468,7 +503,10 @@ class PostgresSource:
             rows: list[dict[str, Any]] = []
             after: str | None = None
             while True:
-                cur.execute(THREAD_INDEX_SQL, {"first": after is None, "after": after or "", "limit": THREAD_PAGE})
+                cur.execute(
+                    THREAD_INDEX_SQL,
+                    {"first": after is None, "after": after or "", "limit": THREAD_PAGE},
+                )
                 page = list(cur.fetchall())
                 rows += page
                 if len(page) < THREAD_PAGE:
@@ -484,7 +522,9 @@ class PostgresSource:
                 namespaces=int(r["nns"]),
                 latest_checkpoint_id=r["latest"],
                 latest_metadata={},
-                latest_step=r["step"] if isinstance(r["step"], int) and not isinstance(r["step"], bool) else None,
+                latest_step=r["step"]
+                if isinstance(r["step"], int) and not isinstance(r["step"], bool)
+                else None,
                 latest_ts=r["ts"] if isinstance(r["ts"], str) else None,
                 writes_key=str(r["writes"]) if r["latest"] is not None else "",
             )
@@ -496,7 +536,10 @@ class PostgresSource:
         sql = ("SELECT k.t AS thread_id, COUNT(w.thread_id) AS n FROM unnest(%s::text[], %s::text[]) AS k(t, c) "
                "LEFT JOIN checkpoint_writes w ON w.thread_id = k.t AND w.checkpoint_ns = '' AND w.checkpoint_id = k.c "
                "GROUP BY k.t")  # fmt: skip
-        return {str(r["thread_id"]): str(r["n"]) for r in self._fetch(sql, (list(latest), list(latest.values())))}
+        return {
+            str(r["thread_id"]): str(r["n"])
+            for r in self._fetch(sql, (list(latest), list(latest.values())))
+        }
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
         """The thread's checkpoint count and latest id, its writes count, and last the latest root
@@ -506,7 +549,9 @@ class PostgresSource:
             cur.execute("SELECT COUNT(*) AS n, MAX(checkpoint_id) AS latest FROM checkpoints WHERE thread_id = %s",
                         (thread_id,))  # fmt: skip
             cps = cur.fetchone()
-            cur.execute("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = %s", (thread_id,))
+            cur.execute(
+                "SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = %s", (thread_id,)
+            )
             writes = cur.fetchone()["n"]
             cur.execute("SELECT metadata -> 'step' AS step FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
                         "ORDER BY checkpoint_id DESC LIMIT 1", (thread_id,))  # fmt: skip
@@ -529,10 +574,15 @@ class PostgresSource:
     def _writes(self, rows: list[dict[str, Any]]) -> list[WriteRecord]:
         return [
             WriteRecord(
-                thread_id=str(r["thread_id"]), checkpoint_ns=str(r["checkpoint_ns"] or ""),
-                checkpoint_id=str(r["checkpoint_id"]), task_id=str(r["task_id"]),
-                task_path=str(r["task_path"] or ""), idx=int(r["idx"]), channel=str(r["channel"]),
-                type=r["type"], raw=bytes(r["blob"]) if r["blob"] is not None else None,
+                thread_id=str(r["thread_id"]),
+                checkpoint_ns=str(r["checkpoint_ns"] or ""),
+                checkpoint_id=str(r["checkpoint_id"]),
+                task_id=str(r["task_id"]),
+                task_path=str(r["task_path"] or ""),
+                idx=int(r["idx"]),
+                channel=str(r["channel"]),
+                type=r["type"],
+                raw=bytes(r["blob"]) if r["blob"] is not None else None,
                 aes_key=self.aes_key,
             )
             for r in rows
@@ -563,7 +613,9 @@ class PostgresSource:
         """The latest root checkpoint of every thread (DISTINCT ON) and its writes, one snapshot.
 
         `known` is not needed here: DISTINCT ON finds the latest ids within the same query."""
-        extra, params = ("AND thread_id = ANY(%s)", (list(thread_ids),)) if thread_ids is not None else ("", ())
+        extra, params = (
+            ("AND thread_id = ANY(%s)", (list(thread_ids),)) if thread_ids is not None else ("", ())
+        )
         cte = LATEST_CTE.format(extra=extra)
 
         def work(cur: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

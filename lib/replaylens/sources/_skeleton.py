@@ -70,7 +70,11 @@ class _Cursor:
             return
         self._stream.seek(offset)
         self.up = msgpack.Unpacker(
-            self._stream, raw=False, strict_map_key=False, read_size=self.READ_SIZE, max_buffer_size=limit
+            self._stream,
+            raw=False,
+            strict_map_key=False,
+            read_size=self.READ_SIZE,
+            max_buffer_size=limit,
         )
 
     def tell(self) -> int:
@@ -168,7 +172,10 @@ def _versions_seen(value: dict[Any, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _channel_values(
-    cur: _Cursor, rec: CheckpointRecord, offsets: dict[str, tuple[int, int]] | None, memo: PrefixMemo | None
+    cur: _Cursor,
+    rec: CheckpointRecord,
+    offsets: dict[str, tuple[int, int]] | None,
+    memo: PrefixMemo | None,
 ) -> list[str]:
     """Walk the channel_values map: names kept, scheduling values decoded, the rest skipped."""
     present: list[str] = []
@@ -207,7 +214,10 @@ def _skeleton_from_dict(value: dict[str, Any], rec: CheckpointRecord) -> None:
 
 
 def fill_skeleton(
-    rec: CheckpointRecord, type_: str | None, blob: bytes | None, aes_key: bytes | None,
+    rec: CheckpointRecord,
+    type_: str | None,
+    blob: bytes | None,
+    aes_key: bytes | None,
     memo: PrefixMemo | None = None,
 ) -> None:
     """Fill `rec` from its blob, or set `rec.error` to one sentence saying why not.
@@ -267,5 +277,7 @@ def channel_values_from_blob(
         return out
     result = decode_typed(ptype, pblob)
     if isinstance(result.value, dict):
-        return {str(k): DecodeResult(v) for k, v in (result.value.get("channel_values") or {}).items()}
+        return {
+            str(k): DecodeResult(v) for k, v in (result.value.get("channel_values") or {}).items()
+        }
     return {"(unreadable)": result}

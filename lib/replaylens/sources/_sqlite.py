@@ -46,9 +46,24 @@ from replaylens.times import checkpoint_id_step, checkpoint_id_time
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CHECKPOINT_COLUMNS = {
-    "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata",
+    "thread_id",
+    "checkpoint_ns",
+    "checkpoint_id",
+    "parent_checkpoint_id",
+    "type",
+    "checkpoint",
+    "metadata",
 }
-WRITE_COLUMNS = {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"}
+WRITE_COLUMNS = {
+    "thread_id",
+    "checkpoint_ns",
+    "checkpoint_id",
+    "task_id",
+    "idx",
+    "channel",
+    "type",
+    "value",
+}
 # SQLite's default compile-time ceiling for memory-mapped reads (SQLITE_MAX_MMAP_SIZE).
 MMAP_BYTES = 0x7FFF0000
 MMAP_ENV = "REPLAYLENS_SQLITE_MMAP_MB"
@@ -72,7 +87,9 @@ def _read_header(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SourceError(f"{path}: is not a regular file (a FIFO, socket or device), not a SQLite database.")
+            raise SourceError(
+                f"{path}: is not a regular file (a FIFO, socket or device), not a SQLite database."
+            )
         return os.read(fd, 100)
     finally:
         os.close(fd)
@@ -120,7 +137,9 @@ class SqliteSource:
         if path.is_dir():
             raise SourceError(f"{path}: is a folder, not a SQLite database file.")
         if not path.is_file():  # a FIFO would block the reader forever; a device is no database
-            raise SourceError(f"{path}: is not a regular file (a FIFO, socket or device), not a SQLite database.")
+            raise SourceError(
+                f"{path}: is not a regular file (a FIFO, socket or device), not a SQLite database."
+            )
         try:
             header = _read_header(path)
         except OSError as exc:
@@ -148,7 +167,7 @@ class SqliteSource:
         target = Path(self._tmpdir.name) / self.path.name
         shutil.copy2(self.path, target)
         for extra in extras:
-            shutil.copy2(extra, Path(f"{target}{extra.name[len(self.path.name):]}"))
+            shutil.copy2(extra, Path(f"{target}{extra.name[len(self.path.name) :]}"))
         self.notes.append(
             f"Opened a private copy of {self.path.name} because {why}; the original files "
             "were only read."
@@ -188,7 +207,9 @@ class SqliteSource:
             raise SourceError(f"{self.path}: the database cannot be read ({exc}).") from exc
 
     @staticmethod
-    def _stream(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    def _stream(
+        conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
+    ) -> Iterator[tuple[Any, ...]]:
         """Rows one at a time, so a gigabyte of checkpoint blobs is never held at once."""
         cursor = conn.execute(sql, params)
         cursor.arraysize = 64
@@ -197,7 +218,9 @@ class SqliteSource:
 
     def _check_schema(self) -> None:
         try:
-            tables = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='table'")}
+            tables = {
+                r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='table'")
+            }
         except SourceError as exc:
             reason = exc.message.rsplit("(", 1)[-1].rstrip(").")
             raise SourceError(
@@ -221,7 +244,9 @@ class SqliteSource:
         self.has_rowid = self._has_rowid("checkpoints")  # WITHOUT ROWID: blobs come with their rows
         self.writes_rowid = self._has_rowid("writes")
         if not self.has_task_path:
-            self.notes.append("This database predates the writes.task_path column; task paths are blank.")
+            self.notes.append(
+                "This database predates the writes.task_path column; task paths are blank."
+            )
 
     def _has_rowid(self, table: str) -> bool:
         try:
@@ -262,29 +287,41 @@ class SqliteSource:
         than one namespace (subgraphs) need their namespaces counted.
         """
         with self._snapshot(mapped=False) as conn:
-            rows = list(self._stream(
-                conn,
-                "WITH g AS MATERIALIZED (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id) "
-                "SELECT g.thread_id, g.n, "
-                "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = g.thread_id "
-                "AND c.checkpoint_ns = '') AS latest, "
-                "(SELECT MAX(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) AS last_ns "
-                "FROM g ORDER BY g.thread_id",
-            ))
+            rows = list(
+                self._stream(
+                    conn,
+                    "WITH g AS MATERIALIZED (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id) "
+                    "SELECT g.thread_id, g.n, "
+                    "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = g.thread_id "
+                    "AND c.checkpoint_ns = '') AS latest, "
+                    "(SELECT MAX(c.checkpoint_ns) FROM checkpoints c WHERE c.thread_id = g.thread_id) AS last_ns "
+                    "FROM g ORDER BY g.thread_id",
+                )
+            )
             # '' sorts first, so a thread has a namespace besides the root's iff its largest isn't ''.
             nested = [r[0] for r in rows if r[3]]
-            namespaces = dict(self._stream(
-                conn,
-                "SELECT x.thread_id, COUNT(DISTINCT x.checkpoint_ns) FROM json_each(?) AS k "
-                "CROSS JOIN checkpoints AS x ON x.thread_id = k.value GROUP BY x.thread_id",
-                (json.dumps(nested),),
-            )) if nested else {}
+            namespaces = (
+                dict(
+                    self._stream(
+                        conn,
+                        "SELECT x.thread_id, COUNT(DISTINCT x.checkpoint_ns) FROM json_each(?) AS k "
+                        "CROSS JOIN checkpoints AS x ON x.thread_id = k.value GROUP BY x.thread_id",
+                        (json.dumps(nested),),
+                    )
+                )
+                if nested
+                else {}
+            )
         return [
             ThreadIndexRow(
-                thread_id=str(tid), checkpoints=int(n), namespaces=int(namespaces.get(tid, 1)),
-                latest_checkpoint_id=latest, latest_metadata={},
+                thread_id=str(tid),
+                checkpoints=int(n),
+                namespaces=int(namespaces.get(tid, 1)),
+                latest_checkpoint_id=latest,
+                latest_metadata={},
                 latest_step=checkpoint_id_step(latest, int(n)),
-                latest_ts=checkpoint_id_time(latest), writes_key=None if latest else "",
+                latest_ts=checkpoint_id_time(latest),
+                writes_key=None if latest else "",
             )
             for tid, n, latest, _last_ns in rows
         ]
@@ -295,7 +332,8 @@ class SqliteSource:
         pairs = json.dumps([[t, c] for t, c in latest.items()])
         with self._snapshot(mapped=False) as conn:
             return {
-                str(tid): str(key) for tid, key in self._stream(
+                str(tid): str(key)
+                for tid, key in self._stream(
                     conn,
                     f"SELECT json_extract(k.value, '$[0]'), COUNT(w.thread_id) || ':' || {wmax} "
                     "FROM json_each(?) AS k LEFT JOIN writes AS w ON w.thread_id = json_extract(k.value, '$[0]') "
@@ -310,9 +348,12 @@ class SqliteSource:
         wmax = ", MAX(rowid)" if self.writes_rowid else ""
         with self._snapshot(mapped=False) as conn:
             cps = conn.execute(
-                "SELECT COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?", (thread_id,)
+                "SELECT COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?",
+                (thread_id,),
             ).fetchone()
-            writes = conn.execute(f"SELECT COUNT(*){wmax} FROM writes WHERE thread_id = ?", (thread_id,)).fetchone()
+            writes = conn.execute(
+                f"SELECT COUNT(*){wmax} FROM writes WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
             step = conn.execute(
                 "SELECT CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN json_extract(CAST(metadata AS TEXT), "
                 "'$.step') END FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
@@ -345,9 +386,16 @@ class SqliteSource:
     def _writes(self, rows: list[tuple[Any, ...]]) -> list[WriteRecord]:
         return [
             WriteRecord(
-                thread_id=str(tid), checkpoint_ns=str(ns or ""), checkpoint_id=str(cid),
-                task_id=str(task_id), task_path=str(path or ""), idx=int(idx), channel=str(channel),
-                type=type_, raw=bytes(value) if value is not None else None, aes_key=self.aes_key,
+                thread_id=str(tid),
+                checkpoint_ns=str(ns or ""),
+                checkpoint_id=str(cid),
+                task_id=str(task_id),
+                task_path=str(path or ""),
+                idx=int(idx),
+                channel=str(channel),
+                type=type_,
+                raw=bytes(value) if value is not None else None,
+                aes_key=self.aes_key,
             )
             for tid, ns, cid, task_id, path, idx, channel, type_, value in rows
         ]
@@ -356,7 +404,9 @@ class SqliteSource:
     def _task_path_col(self) -> str:
         return "task_path" if self.has_task_path else "''"
 
-    def _thread_checkpoint_rows(self, conn: sqlite3.Connection, thread_id: str) -> Iterator[tuple[Any, ...]]:
+    def _thread_checkpoint_rows(
+        self, conn: sqlite3.Connection, thread_id: str
+    ) -> Iterator[tuple[Any, ...]]:
         """A thread's checkpoint rows in order, each blob read with SQLite's incremental blob
         I/O: one copy from the page cache into the bytes object, where a SELECT of the
         column makes two (0.1 s against 0.4 s for the 1 GB thread)."""
@@ -378,13 +428,17 @@ class SqliteSource:
                 with conn.blobopen("checkpoints", "checkpoint", rowid, readonly=True) as handle:
                     blob = handle.read()
             else:  # NULL or text where a blob belongs: let the skeleton say what is wrong
-                (blob,) = conn.execute("SELECT checkpoint FROM checkpoints WHERE rowid = ?", (rowid,)).fetchone()
+                (blob,) = conn.execute(
+                    "SELECT checkpoint FROM checkpoints WHERE rowid = ?", (rowid,)
+                ).fetchone()
             yield tid, ns, cid, parent, type_, blob, meta
 
     def read_thread(self, thread_id: str) -> ThreadRows:
         problems: list[str] = []
         with self._snapshot() as conn:
-            records = self._records(self._thread_checkpoint_rows(conn, thread_id), problems, one_thread=True)
+            records = self._records(
+                self._thread_checkpoint_rows(conn, thread_id), problems, one_thread=True
+            )
             writes = self._writes(
                 self._stream(
                     conn,
@@ -409,7 +463,8 @@ class SqliteSource:
         with self._snapshot() as conn:
             if known is None:
                 known = {
-                    tid: cid for tid, cid in self._stream(
+                    tid: cid
+                    for tid, cid in self._stream(
                         conn,
                         "SELECT thread_id, MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = '' "
                         "GROUP BY thread_id",

@@ -64,23 +64,33 @@ def _choose(found: Incident) -> Incident:
         return select(found, latest=True)
     if how == "A process id":
         if not pids:
-            st.info("The effects log records no process ids (`pid`), so threads cannot be chosen by process.")
+            st.info(
+                "The effects log records no process ids (`pid`), so threads cannot be chosen by process."
+            )
             return select(found, pid=-1)
-        pid = st.selectbox("Process id (from the effects log)", pids, index=len(pids) - 1, key="pid")
+        pid = st.selectbox(
+            "Process id (from the effects log)", pids, index=len(pids) - 1, key="pid"
+        )
         return select(found, pid=int(pid))
     times = [t.last_activity for t in found.threads if t.last_activity is not None]
     if not times:
         st.info("No thread has a timestamp, so threads cannot be chosen by time.")
         return found
     lo = dt.datetime.fromtimestamp(min(times), dt.UTC).replace(tzinfo=None)
-    hi = dt.datetime.fromtimestamp(max(times), dt.UTC).replace(tzinfo=None) + dt.timedelta(seconds=1)
+    hi = dt.datetime.fromtimestamp(max(times), dt.UTC).replace(tzinfo=None) + dt.timedelta(
+        seconds=1
+    )
     if hi - lo < dt.timedelta(seconds=2):
         lo -= dt.timedelta(seconds=1)
     start, end = st.slider(
         "Last activity between (UTC)", min_value=lo, max_value=hi, value=(lo, hi), format="YYYY-MM-DD HH:mm:ss",
         key="window", help="A thread's last activity is its newest checkpoint or its last effect line, whichever is later.",
     )  # fmt: skip
-    return select(found, since=start.replace(tzinfo=dt.UTC).timestamp(), until=end.replace(tzinfo=dt.UTC).timestamp())
+    return select(
+        found,
+        since=start.replace(tzinfo=dt.UTC).timestamp(),
+        until=end.replace(tzinfo=dt.UTC).timestamp(),
+    )
 
 
 def _impact(chosen: Incident) -> None:
@@ -89,8 +99,15 @@ def _impact(chosen: Incident) -> None:
         return
     st.subheader("What would happen again")
     frame = pd.DataFrame(
-        [{"effect": visible(r.effect), "node": visible(r.node), "times again": r.times_again, "threads": r.threads}
-         for r in rows]
+        [
+            {
+                "effect": visible(r.effect),
+                "node": visible(r.node),
+                "times again": r.times_again,
+                "threads": r.threads,
+            }
+            for r in rows
+        ]
     )
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
         "times again": st.column_config.NumberColumn(help="Task executions a resume of every listed thread performs again."),
@@ -98,7 +115,9 @@ def _impact(chosen: Incident) -> None:
     })  # fmt: skip
     keys = chosen.keys()
     if keys:
-        st.markdown("**Would the downstream service drop the repeats?** By the idempotency keys the log recorded:")
+        st.markdown(
+            "**Would the downstream service drop the repeats?** By the idempotency keys the log recorded:"
+        )
         st.dataframe(
             pd.DataFrame([
                 {"effect": visible(k.effect), "node": visible(k.node), "key": k.verdict, "times again": k.times_again,
@@ -113,7 +132,11 @@ def _threads(item: Any, chosen: Incident) -> None:
     st.subheader(f"Threads ({len(chosen.threads):,})")
     table = thread_table(chosen)
     for row, t in zip(table, chosen.threads, strict=True):
-        row["age"] = None if t.last_activity is None else round(dt.datetime.now(dt.UTC).timestamp() - t.last_activity)
+        row["age"] = (
+            None
+            if t.last_activity is None
+            else round(dt.datetime.now(dt.UTC).timestamp() - t.last_activity)
+        )
     present = sorted({r["status"] for r in table}, key=lambda s: ATTENTION_ORDER.get(s, 99))
     effects_present = sorted({label for t in chosen.threads for label in t.effects_again})
     c1, c2, c3, c4 = st.columns([2, 2, 2, 2])
@@ -121,8 +144,12 @@ def _threads(item: Any, chosen: Incident) -> None:
                               help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in present))  # fmt: skip
     effect = c2.multiselect("Repeats effect", effects_present, default=[], key="inc_effect", placeholder="any effect",
                             format_func=visible)  # fmt: skip
-    text = c3.text_input("Search", key="inc_text", placeholder="node, error, thread id",
-                         help="Keeps the threads whose id, re-run nodes, repeated effects or error text contain it.")
+    text = c3.text_input(
+        "Search",
+        key="inc_text",
+        placeholder="node, error, thread id",
+        help="Keeps the threads whose id, re-run nodes, repeated effects or error text contain it.",
+    )
     order = c4.selectbox("Sort by", ["times again", "newest activity", "oldest activity", "status", "thread id"],
                          key="inc_sort")  # fmt: skip
     shown = []
@@ -132,7 +159,9 @@ def _threads(item: Any, chosen: Incident) -> None:
         if effect and not set(effect) & set(t.effects_again):
             continue
         if text:
-            hay = " ".join([t.thread_id, row["reruns"], row["effects_again"], t.error or ""]).lower()
+            hay = " ".join(
+                [t.thread_id, row["reruns"], row["effects_again"], t.error or ""]
+            ).lower()
             if text.lower() not in hay:
                 continue
         shown.append((row, t))
@@ -147,14 +176,22 @@ def _threads(item: Any, chosen: Incident) -> None:
     if not shown:
         st.info("No thread matches these filters. Clear the status, effect or text filter above.")
         return
-    frame = pd.DataFrame([
-        {"status": views.status_label(r["status"]), "thread": visible(r["thread_id"]),
-         "open": ui.link("thread", db=item.key, thread=r["thread_id"]), "times again": r["times_again"],
-         "effects again": visible(r["effects_again"]), "re-runs": visible(r["reruns"]),
-         "last activity": r["last_activity"].replace("T", " ").replace("Z", ""), "age (s)": r["age"],
-         "error": visible(r["error"])}
-        for r, _t in shown
-    ])
+    frame = pd.DataFrame(
+        [
+            {
+                "status": views.status_label(r["status"]),
+                "thread": visible(r["thread_id"]),
+                "open": ui.link("thread", db=item.key, thread=r["thread_id"]),
+                "times again": r["times_again"],
+                "effects again": visible(r["effects_again"]),
+                "re-runs": visible(r["reruns"]),
+                "last activity": r["last_activity"].replace("T", " ").replace("Z", ""),
+                "age (s)": r["age"],
+                "error": visible(r["error"]),
+            }
+            for r, _t in shown
+        ]
+    )
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
         "times again": st.column_config.NumberColumn(help="Task executions (start lines) of this thread a resume performs again."),
         "re-runs": st.column_config.TextColumn(help="Tasks due after the newest checkpoint that have not finished."),
@@ -195,7 +232,9 @@ if item is not None:
                 "repeat is unknown; the counts below are tasks only. Upload the log in the sidebar."
             )
         chosen = _choose(found)
-        st.caption(f"Showing {len(chosen.threads):,} of {len(found.threads):,} threads: {md(chosen.selection)}.")
+        st.caption(
+            f"Showing {len(chosen.threads):,} of {len(found.threads):,} threads: {md(chosen.selection)}."
+        )
         if chosen.threads:
             st.markdown(f"#### {md_ticks(chosen.sentence())}")
             counts = {s: sum(t.status == s for t in chosen.threads) for s in ATTENTION_ORDER}
@@ -203,7 +242,9 @@ if item is not None:
             cols[0].metric("threads", f"{len(chosen.threads):,}")
             cols[1].metric("times again", f"{chosen.total_times_again:,}",
                            help="Task executions a resume of every listed thread performs again (verdict replays or restart).")  # fmt: skip
-            for col, (status, n) in zip(cols[2:], ((s, n) for s, n in counts.items() if n), strict=True):
+            for col, (status, n) in zip(
+                cols[2:], ((s, n) for s, n in counts.items() if n), strict=True
+            ):
                 col.metric(views.status_md(status), f"{n:,}", help=STATUS_EXPLAINED.get(status))
             _impact(chosen)
             _threads(item, chosen)

@@ -53,7 +53,13 @@ def _fanout_example() -> tuple[str, str, int] | None:
     """(database, thread, step) of a fan-out run that finished: a loose example first, else a
     kill-test run's database after the resume (at the kill it may not have run a step yet)."""
     candidates = [d for d in ui.catalog().databases if "fanout" in d.key and d.effects]
-    candidates.sort(key=lambda d: (d.campaign is not None, "after" not in d.key and "checkpoints" not in d.key, d.key))
+    candidates.sort(
+        key=lambda d: (
+            d.campaign is not None,
+            "after" not in d.key and "checkpoints" not in d.key,
+            d.key,
+        )
+    )
     for d in candidates[:6]:
         try:
             summaries, _ = ui.summaries(d)
@@ -100,19 +106,43 @@ if item is not None:
                     options = [ls.step for ls in lessons]
                     st.markdown("**Pick the superstep in which the kill lands:**")
                     # Buttons keep their words at any width: they size to their label, the slider takes the rest.
-                    with st.container(horizontal=True, vertical_alignment="center", key="learn_nav"):
-                        st.button("Previous", on_click=_step, args=(-1, options), key="prev", width="content",
-                                  icon=":material/chevron_left:")
-                        chosen = st.select_slider("Superstep", options, key="step", bind="query-params",
-                                                  label_visibility="collapsed", width="stretch")
-                        st.button("Next", on_click=_step, args=(1, options), key="next", width="content",
-                                  icon=":material/chevron_right:")
-                    mode = ui.mode_picker(label="Durability mode", default=plan.recording.mode or "async")
+                    with st.container(
+                        horizontal=True, vertical_alignment="center", key="learn_nav"
+                    ):
+                        st.button(
+                            "Previous",
+                            on_click=_step,
+                            args=(-1, options),
+                            key="prev",
+                            width="content",
+                            icon=":material/chevron_left:",
+                        )
+                        chosen = st.select_slider(
+                            "Superstep",
+                            options,
+                            key="step",
+                            bind="query-params",
+                            label_visibility="collapsed",
+                            width="stretch",
+                        )
+                        st.button(
+                            "Next",
+                            on_click=_step,
+                            args=(1, options),
+                            key="next",
+                            width="content",
+                            icon=":material/chevron_right:",
+                        )
+                    mode = ui.mode_picker(
+                        label="Durability mode", default=plan.recording.mode or "async"
+                    )
                     mode = mode or "async"
                     index = options.index(chosen) if chosen in options else 0
                     lesson = lessons[index]
 
-                    st.plotly_chart(superstep_figure(lessons, index, mode), width="stretch", key="learn_fig")
+                    st.plotly_chart(
+                        superstep_figure(lessons, index, mode), width="stretch", key="learn_fig"
+                    )
                     st.caption("Each column is a superstep, each box a task, each diamond the checkpoint saved after "
                                "the step. Colours: what a kill in the outlined superstep leaves under "
                                f"{mode} at {latency * 1000:g} ms per checkpoint write.")  # fmt: skip
@@ -126,9 +156,15 @@ if item is not None:
                                         "None of them sees the others' output until the step ends.")  # fmt: skip
                         else:
                             st.markdown(f"**One task ran:** {names}.")
-                        st.markdown(f"They started from the checkpoint of {md(after(lesson.before.step))}.")
+                        st.markdown(
+                            f"They started from the checkpoint of {md(after(lesson.before.step))}."
+                        )
                         for t in lesson.tasks:
-                            when = (f" (ran {_fmt_time(t.start)} → {_fmt_time(t.end)} UTC)" if t.start else "")
+                            when = (
+                                f" (ran {_fmt_time(t.start)} → {_fmt_time(t.end)} UTC)"
+                                if t.start
+                                else ""
+                            )
                             wrote = ", ".join(md_code(c) for c in t.channels) or "nothing"
                             st.markdown(f"- {_name(t.node)}{when}: its pending writes ({wrote}) were saved as soon "
                                         "as it finished.")  # fmt: skip
@@ -141,20 +177,32 @@ if item is not None:
                                      "(the process crashed, paused or failed in this superstep).")  # fmt: skip
                     with right:
                         st.subheader(f"If SIGKILL hit in the middle of superstep {lesson.step}")
-                        st.caption("The kill lands just before the step's last task finishes: its siblings are done.")
+                        st.caption(
+                            "The kill lands just before the step's last task finishes: its siblings are done."
+                        )
                         for m in ui.MODES:
                             ml = lesson.modes.get(m)
                             if ml is None:
                                 continue
                             with st.container(border=True):
-                                st.markdown(f"**{'▶ ' if m == mode else ''}{m}**: the database holds {md(ml.holds)}.")
+                                st.markdown(
+                                    f"**{'▶ ' if m == mode else ''}{m}**: the database holds {md(ml.holds)}."
+                                )
                                 st.markdown(f"A resume starts {md(ml.resume)}.")
                                 if ml.reruns:
-                                    st.markdown("Runs again: " + ", ".join(_name(r) for r in ml.reruns))
+                                    st.markdown(
+                                        "Runs again: " + ", ".join(_name(r) for r in ml.reruns)
+                                    )
                                 if ml.reused:
-                                    st.markdown("Reused (not run): " + ", ".join(_name(r) for r in ml.reused))
+                                    st.markdown(
+                                        "Reused (not run): "
+                                        + ", ".join(_name(r) for r in ml.reused)
+                                    )
                                 if ml.repeated_effects:
-                                    st.markdown("Happens twice: " + ", ".join(md_code(e) for e in ml.repeated_effects))
+                                    st.markdown(
+                                        "Happens twice: "
+                                        + ", ".join(md_code(e) for e in ml.repeated_effects)
+                                    )
                                 st.caption(md(ml.sentence))
 
                     with st.expander("Three rules to remember", expanded=index == len(lessons) - 1):

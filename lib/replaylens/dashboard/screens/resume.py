@@ -26,7 +26,11 @@ if item is not None:
     with ui.friendly_errors():
         thread_id, mode, latency, summaries = ui.thread_header(item, "Highlight mode")
         if thread_id:
-            thread = ui.thread(item, thread_id) if thread_id in {s.thread_id for s in summaries} else None
+            thread = (
+                ui.thread(item, thread_id)
+                if thread_id in {s.thread_id for s in summaries}
+                else None
+            )
             plan = ui.plan(item, thread_id, thread, latency)
             log, _ = ui.effects(item)
 
@@ -45,11 +49,16 @@ if item is not None:
                  "Saved outputs whose checkpoint never landed; a resume ignores them."),
             ], key="resume_metrics")  # fmt: skip
             if plan.reruns:
-                st.markdown("**Re-run in the resume step:** " + ", ".join(md_code(t.label) for _, t in plan.reruns))
+                st.markdown(
+                    "**Re-run in the resume step:** "
+                    + ", ".join(md_code(t.label) for _, t in plan.reruns)
+                )
                 for _, t in plan.reruns:
                     for call in t.calls:
                         fate = "result reused" if call.reused_on_resume else "called again"
-                        st.markdown(f"- {md_code(t.label)} called {md_code(call.label)} ({call.status}): {fate}")
+                        st.markdown(
+                            f"- {md_code(t.label)} called {md_code(call.label)} ({call.status}): {fate}"
+                        )
             for text in plan.ambiguities:
                 st.warning(f"The effects log cannot tell: {md(text)}")
 
@@ -69,17 +78,29 @@ if item is not None:
                     if outcome is None:
                         st.info("Not modelled for this thread.")
                         continue
-                    st.caption("as recorded" if outcome.as_recorded else f"model at {latency * 1000:g} ms per write")
+                    st.caption(
+                        "as recorded"
+                        if outcome.as_recorded
+                        else f"model at {latency * 1000:g} ms per write"
+                    )
                     a, b, c = st.columns(3)
-                    a.metric("checkpoints kept", outcome.checkpoints_kept,
-                             help="Checkpoints in the database at the crash under this mode.")
-                    b.metric("tasks re-run", len(outcome.reruns),
-                             help="Tasks that had started and would run again from their first line.")
+                    a.metric(
+                        "checkpoints kept",
+                        outcome.checkpoints_kept,
+                        help="Checkpoints in the database at the crash under this mode.",
+                    )
+                    b.metric(
+                        "tasks re-run",
+                        len(outcome.reruns),
+                        help="Tasks that had started and would run again from their first line.",
+                    )
                     c.metric("lines repeated", len(outcome.replayed_lines),
                              help="Effect-log lines whose tasks would run again.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
-                    (st.warning if outcome.replayed_lines else st.success)(md_ticks(outcome.sentence))
+                    (st.warning if outcome.replayed_lines else st.success)(
+                        md_ticks(outcome.sentence)
+                    )
                     if outcome.replayed_effects:
                         st.dataframe(
                             pd.DataFrame([{"effect": k, "times again": v} for k, v in outcome.replayed_effects.items()]),
@@ -97,7 +118,9 @@ if item is not None:
                 for finding in plan.idempotency_findings:
                     st.warning(md_ticks(finding))
             if plan.duplicates:
-                st.caption(f"{len(plan.duplicates)} task(s) already ran more than once in the recording.")
+                st.caption(
+                    f"{len(plan.duplicates)} task(s) already ran more than once in the recording."
+                )
 
             st.subheader("Export")
             picked = {"mode": mode} if mode else {}
@@ -105,10 +128,23 @@ if item is not None:
             links = {"Resume simulator": ui.absolute(ui.link("resume", **params)),
                      "Thread view": ui.absolute(ui.link("thread", db=item.key, thread=thread_id, **picked))}  # fmt: skip
             effects_log = ui.effects_label(item)
-            report = incident_markdown(plan, database=item.key, effects_log=effects_log, links=links)
+            report = incident_markdown(
+                plan, database=item.key, effects_log=effects_log, links=links
+            )
             e1, e2 = st.columns(2)
-            e1.download_button("Plan and verdicts (Markdown)", report, file_name=ui.download_name(item, thread_id, ".md"),
-                               mime="text/markdown", key="rs_md", icon=":material/description:")
-            e2.download_button("Plan and verdicts (JSON)", plan_json(plan, database=item.key, effects_log=ui.effects_label(item)),
-                               file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="rs_json")
+            e1.download_button(
+                "Plan and verdicts (Markdown)",
+                report,
+                file_name=ui.download_name(item, thread_id, ".md"),
+                mime="text/markdown",
+                key="rs_md",
+                icon=":material/description:",
+            )
+            e2.download_button(
+                "Plan and verdicts (JSON)",
+                plan_json(plan, database=item.key, effects_log=ui.effects_label(item)),
+                file_name=ui.download_name(item, thread_id, ".json"),
+                mime="application/json",
+                key="rs_json",
+            )
             st.caption("Link to this view: " + md(links["Resume simulator"]))  # fmt: skip

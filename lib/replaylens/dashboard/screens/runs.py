@@ -65,27 +65,48 @@ with ui.friendly_errors():
                         picked = points[0].get("customdata")
                 if runs["kill delay (s)"].notna().any():
                     st.subheader("Against the kill moment (the async window as a curve)")
-                    for col, metric in zip(st.columns(2), ("lines repeated", "checkpoints kept"), strict=True):
+                    for col, metric in zip(
+                        st.columns(2), ("lines repeated", "checkpoints kept"), strict=True
+                    ):
                         event = col.plotly_chart(repeats_by_kill_moment(runs, metric), width="stretch",
                                                  on_select="rerun", selection_mode="points",
                                                  key=f"by_kill_moment_{metric}")  # fmt: skip
-                        points = (event or {}).get("selection", {}).get("points", []) if event else []
+                        points = (
+                            (event or {}).get("selection", {}).get("points", []) if event else []
+                        )
                         if points and picked is None:
                             picked = points[0].get("customdata")
-                st.caption("Click a point to open that run, as it stood at the kill, on the Thread page.")
+                st.caption(
+                    "Click a point to open that run, as it stood at the kill, on the Thread page."
+                )
                 if isinstance(picked, list):
                     picked = picked[0] if picked else None
                 if picked is not None:
                     row = runs.iloc[int(picked)]
-                    st.switch_page(ui.page("thread"), query_params={"db": row["db"], "thread": url_value(row["thread"])})
+                    st.switch_page(
+                        ui.page("thread"),
+                        query_params={"db": row["db"], "thread": url_value(row["thread"])},
+                    )
 
                 st.subheader("Summary (the “what durability modes lose” table, recomputed)")
                 summary = summary_frame(runs)
-                lead = ["graph", "mode", "latency (ms)", "runs", "lines repeated", "resumed", "errors"]
-                summary = summary[[c for c in lead if c in summary] + [c for c in summary if c not in lead]]
+                lead = [
+                    "graph",
+                    "mode",
+                    "latency (ms)",
+                    "runs",
+                    "lines repeated",
+                    "resumed",
+                    "errors",
+                ]
+                summary = summary[
+                    [c for c in lead if c in summary] + [c for c in summary if c not in lead]
+                ]
                 st.dataframe(summary, hide_index=True, width="stretch",
                              column_config={"errors": st.column_config.TextColumn(width="large")})  # fmt: skip
-                baseline = {c.name: c.baseline_effect_lines for c in campaigns if c.baseline_effect_lines}
+                baseline = {
+                    c.name: c.baseline_effect_lines for c in campaigns if c.baseline_effect_lines
+                }
                 if baseline:
                     st.caption("Effect lines of a clean run (no kill): "
                                + ", ".join(f"{md(k)}: {v}" for k, v in baseline.items()))  # fmt: skip
@@ -99,9 +120,22 @@ with ui.friendly_errors():
 
                 st.subheader("Every run")
                 frame = runs.copy()
-                frame["open"] = [ui.link("thread", db=d, thread=t) for d, t in zip(frame["db"], frame["thread"], strict=True)]
-                first = ["campaign", "run", "mode", "latency (ms)", "lines repeated", "predicted repeats", "open"]
-                frame = frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
+                frame["open"] = [
+                    ui.link("thread", db=d, thread=t)
+                    for d, t in zip(frame["db"], frame["thread"], strict=True)
+                ]
+                first = [
+                    "campaign",
+                    "run",
+                    "mode",
+                    "latency (ms)",
+                    "lines repeated",
+                    "predicted repeats",
+                    "open",
+                ]
+                frame = frame[
+                    [c for c in first if c in frame] + [c for c in frame if c not in first]
+                ]
                 st.dataframe(frame, hide_index=True, width="stretch", column_config={
                     "resume error": st.column_config.TextColumn(width="large"),
                     "open": st.column_config.LinkColumn("open", display_text="open ›"),

@@ -20,7 +20,9 @@ def _report(item: Any) -> StorageReport:
     source = ui.open_item(item)
 
     def compute() -> StorageReport:
-        with st.spinner("Measuring the database with SQL length() aggregates (no blob is decoded)…"):
+        with st.spinner(
+            "Measuring the database with SQL length() aggregates (no blob is decoded)…"
+        ):
             return storage_report(source)
 
     return ui.cached("storage", item, compute)
@@ -51,8 +53,11 @@ def _growth_figure(rep: StorageReport) -> go.Figure | None:
                 hovertemplate="%{x}<br>%{y:.2f} MB in %{customdata:,} checkpoints<extra></extra>")  # fmt: skip
     fig.add_scatter(x=xs, y=cumulative, name="total (MB)", yaxis="y2", mode="lines")
     fig.update_layout(
-        height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": 1.15},
-        yaxis={"title": "MB added"}, yaxis2={"title": "MB in total", "overlaying": "y", "side": "right", "rangemode": "tozero"},
+        height=300,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        legend={"orientation": "h", "y": 1.15},
+        yaxis={"title": "MB added"},
+        yaxis2={"title": "MB in total", "overlaying": "y", "side": "right", "rangemode": "tozero"},
     )
     return fig
 
@@ -69,25 +74,36 @@ if item is not None:
     with ui.friendly_errors():
         rep = _report(item)
         cols = st.columns(4)
-        cols[0].metric("data", human(rep.total_bytes), help="Checkpoint blobs, their metadata and the writes.")
+        cols[0].metric(
+            "data", human(rep.total_bytes), help="Checkpoint blobs, their metadata and the writes."
+        )
         cols[1].metric("file + WAL", human(rep.file_bytes + rep.wal_bytes),
                        help="The database file plus its -wal: pages, indexes and free space included.")  # fmt: skip
         cols[2].metric("prune frees", human(rep.prune_bytes),
                        f"{rep.prune_bytes / rep.total_bytes:.0%} of the data" if rep.total_bytes else None,
                        delta_color="off", help="A prune keeping only each thread's latest checkpoint per namespace. Computed "
                        "only; SQLite returns the space to the disk only after a VACUUM.")  # fmt: skip
-        cols[3].metric("threads", f"{rep.thread_count:,}", f"{rep.checkpoints:,} checkpoints", delta_color="off")
+        cols[3].metric(
+            "threads",
+            f"{rep.thread_count:,}",
+            f"{rep.checkpoints:,} checkpoints",
+            delta_color="off",
+        )
         for sentence in rep.sentences():
             st.markdown(f"- {md_ticks(sentence)}")
         fig = _growth_figure(rep)
         st.subheader("Growth over time")
         if fig is not None:
             st.plotly_chart(fig, width="stretch", key="growth")
-            st.caption("Times come from the checkpoint ids (UUID v6 carry their creation time), in 27-second steps.")
+            st.caption(
+                "Times come from the checkpoint ids (UUID v6 carry their creation time), in 27-second steps."
+            )
         else:
             if rep.growth:
-                st.caption("Every checkpoint was written within a few 27-second steps (times from the UUID v6 "
-                           "checkpoint ids), so there is no growth to chart.")
+                st.caption(
+                    "Every checkpoint was written within a few 27-second steps (times from the UUID v6 "
+                    "checkpoint ids), so there is no growth to chart."
+                )
         if rep.growth_note:
             st.info(md(rep.growth_note))
         left, right = st.columns(2)
@@ -102,10 +118,14 @@ if item is not None:
             st.subheader("Per namespace")
             st.dataframe(pd.DataFrame([{"namespace": visible(ns), "checkpoints": n, "KB": round(b / 1e3, 1)}
                                        for ns, n, b in rep.namespaces]), hide_index=True, width="stretch")  # fmt: skip
-            st.caption("Subgraph namespaces are folded by node path: `sub:<task id>` of every call counts as `sub`.")
+            st.caption(
+                "Subgraph namespaces are folded by node path: `sub:<task id>` of every call counts as `sub`."
+            )
         with right:
             st.subheader("Channels")
-            st.markdown("**Inside the latest checkpoints** (exact; list values such as message lists marked)")
+            st.markdown(
+                "**Inside the latest checkpoints** (exact; list values such as message lists marked)"
+            )
             st.dataframe(pd.DataFrame([{"channel": visible(c), "KB": round(b / 1e3, 1), "list": is_list}
                                        for c, b, is_list in rep.latest_channels[:20]]),
                          hide_index=True, width="stretch")  # fmt: skip

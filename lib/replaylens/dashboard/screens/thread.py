@@ -23,14 +23,23 @@ st.title("Thread")
 def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001, ANN202 - page-local helper
     """Channel values of one checkpoint, cached like everything else the page reads."""
     source = ui.open_item(item)
-    key = ("values", source.cache_identity(), thread_id, ns, checkpoint_id)  # a checkpoint row never changes
+    key = (
+        "values",
+        source.cache_identity(),
+        thread_id,
+        ns,
+        checkpoint_id,
+    )  # a checkpoint row never changes
     hit = ui._store().get(key)
     if hit is None:
         with st.spinner("Decoding the state at this checkpoint…"):
             thread = ui.thread(item, thread_id)
             cp = thread.find(checkpoint_id, ns) if thread is not None else None
-            values = (state_values(source, thread, cp) if cp is not None
-                      else source.read_channel_values(thread_id, ns, checkpoint_id))
+            values = (
+                state_values(source, thread, cp)
+                if cp is not None
+                else source.read_channel_values(thread_id, ns, checkpoint_id)
+            )
             hit = ui._store().put(key, values)
     return hit
 
@@ -54,7 +63,9 @@ if item is not None:
         thread_id, mode, latency, summaries = ui.thread_header(item, "Replay window shown for")
         if thread_id:
             in_db = thread_id in {s.thread_id for s in summaries}
-            seen = ui.change_token(item, thread_id)  # before reading: a commit meanwhile is seen next poll
+            seen = ui.change_token(
+                item, thread_id
+            )  # before reading: a commit meanwhile is seen next poll
             thread = None
             if in_db:
                 try:
@@ -72,11 +83,15 @@ if item is not None:
             if log_error:
                 st.warning(f"The effects log could not be read: {md(log_error)}")
             elif log is not None and log.problems:
-                with st.expander(f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"):
+                with st.expander(
+                    f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"
+                ):
                     for p in log.problems[:50]:
                         st.text(p)
             if thread is not None and thread.problems:
-                with st.expander(f":material/warning: {len(thread.problems)} problem(s) in this thread's rows (the rest loaded)"):
+                with st.expander(
+                    f":material/warning: {len(thread.problems)} problem(s) in this thread's rows (the rest loaded)"
+                ):
                     for p in thread.problems[:50]:
                         st.text(p)
             gen = thread.generation if thread is not None else None
@@ -88,7 +103,9 @@ if item is not None:
                     lines.append(md(latest.next_unknown))
                 if plan.today_reruns:
                     names = ", ".join(sorted({md(t.node) for _, t in plan.today_reruns}))
-                    lines.append(f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids.")
+                    lines.append(
+                        f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids."
+                    )
                 st.info("\n\n".join(lines), icon=":material/history:")
 
             ui.metric_row([
@@ -109,20 +126,32 @@ if item is not None:
 
             st.subheader("Superstep timeline" + (f" under {mode}" if mode else ", as recorded"))
             if outcome is not None:
-                tag = "as recorded" if outcome.as_recorded else f"model at {latency * 1000:g} ms per checkpoint write"
+                tag = (
+                    "as recorded"
+                    if outcome.as_recorded
+                    else f"model at {latency * 1000:g} ms per checkpoint write"
+                )
                 (st.warning if outcome.replayed_lines or outcome.restart else st.success)(
-                    md_ticks(outcome.sentence) + f" ({tag}: {outcome.checkpoints_kept} checkpoint(s) kept, "
-                    f"{len(outcome.reruns)} task(s) re-run, {len(outcome.replayed_lines)} effect line(s) again.)")
+                    md_ticks(outcome.sentence)
+                    + f" ({tag}: {outcome.checkpoints_kept} checkpoint(s) kept, "
+                    f"{len(outcome.reruns)} task(s) re-run, {len(outcome.replayed_lines)} effect line(s) again.)"
+                )
             data = build_timeline_data(thread, plan, mode)
             st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key="timeline")
             if focus_range(data, mode) is not None:
-                st.caption("Zoomed to the moments before the crash; double-click the chart to see the whole thread.")
+                st.caption(
+                    "Zoomed to the moments before the crash; double-click the chart to see the whole thread."
+                )
             window = {
                 "returned": "The run completed: there is no replay window.",
                 "raised": "The run raised where the line says “failed here”: a resume re-runs the failed task.",
                 "paused": "The run paused at interrupt() (“paused for an answer”): a resume re-runs that task.",
-            }.get(data.ending, f"The dashed line is the crash; the shaded area is what {mode} would run again."
-                  if mode else "The dashed line is the crash.")
+            }.get(
+                data.ending,
+                f"The dashed line is the crash; the shaded area is what {mode} would run again."
+                if mode
+                else "The dashed line is the crash.",
+            )
             st.caption(
                 "One lane per node. Bars: each attempt of a task, from the effects log (green: kept; amber: runs "
                 "again on resume; striped: still running at the crash; grey: no log line, drawn from checkpoint "
@@ -131,8 +160,11 @@ if item is not None:
             )
             if outcome is not None and outcome.assumed:
                 with st.expander("What this prediction used and assumed"):
-                    st.markdown("\n".join(f"- used: {md(u)}" for u in outcome.used)
-                                + "\n" + "\n".join(f"- assumed: {md(a)}" for a in outcome.assumed))
+                    st.markdown(
+                        "\n".join(f"- used: {md(u)}" for u in outcome.used)
+                        + "\n"
+                        + "\n".join(f"- assumed: {md(a)}" for a in outcome.assumed)
+                    )
 
             cp = None
             ns_name = ""
@@ -147,7 +179,9 @@ if item is not None:
                 cp_ids = [c.checkpoint_id for c in ns.checkpoints]
                 raw_cp = st.query_params.get("checkpoint")
                 if raw_cp and raw_cp not in cp_ids:
-                    st.error(f"Checkpoint {md_code(raw_cp)} is not in this namespace; showing the latest one.")
+                    st.error(
+                        f"Checkpoint {md_code(raw_cp)} is not in this namespace; showing the latest one."
+                    )
                 if cp_ids:
                     chosen = ui.synced_selectbox(
                         "Checkpoint to inspect", cp_ids, "checkpoint", container=sel[1], default_index=len(cp_ids) - 1,
@@ -157,9 +191,16 @@ if item is not None:
                     )  # fmt: skip
                     cp = ns.by_id.get(chosen or cp_ids[-1])
 
-            tab_names = ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report", "Time travel"]
+            tab_names = [
+                "Checkpoints",
+                "Writes",
+                "State",
+                "Graph",
+                "Effects",
+                "Report",
+                "Time travel",
+            ]
             tabs = st.tabs(tab_names, key="view", bind="query-params")
-
 
             for _ in ui.open_tab(tabs[0]):
                 if thread is None:
@@ -167,7 +208,11 @@ if item is not None:
                             "Only a restart from the original input is possible; see the Effects tab.")  # fmt: skip
                 else:
                     ns = thread.namespaces[ns_name]
-                    resume_id = plan.resume_checkpoint.checkpoint_id if plan.resume_checkpoint and status != "completed" else None
+                    resume_id = (
+                        plan.resume_checkpoint.checkpoint_id
+                        if plan.resume_checkpoint and status != "completed"
+                        else None
+                    )
                     st.dataframe(views.checkpoints_frame(ns, resume_id), hide_index=True, width="stretch",
                                  column_config={"next tasks": st.column_config.TextColumn(
                                      width="large", help="Tasks due after this checkpoint and their status.")})  # fmt: skip
@@ -179,7 +224,9 @@ if item is not None:
                         st.graphviz_chart(lineage_dot(ns, resume_id=resume_id,
                                                       selected_id=cp.checkpoint_id if cp else None))  # fmt: skip
                     else:
-                        st.caption("One chain of checkpoints, no fork (no update_state or time travel).")
+                        st.caption(
+                            "One chain of checkpoints, no fork (no update_state or time travel)."
+                        )
 
             for _ in ui.open_tab(tabs[1]):
                 if cp is None:
@@ -207,14 +254,19 @@ if item is not None:
                 if cp is None:
                     st.info("Pick a thread with checkpoints to see its state.")
                 elif cp.unreadable:
-                    st.error(f"This checkpoint cannot be decoded: {md(cp.unreadable)}. Pick another one above.")
+                    st.error(
+                        f"This checkpoint cannot be decoded: {md(cp.unreadable)}. Pick another one above."
+                    )
                 else:
                     values = _values(item, thread_id, ns_name, cp.checkpoint_id)
                     parent = thread.namespaces[ns_name].parent(cp) if thread else None
                     parent_values = (_values(item, thread_id, ns_name, parent.checkpoint_id)
                                      if parent is not None and not parent.unreadable else None)  # fmt: skip
-                    internal = st.toggle("Show LangGraph's internal channels", key="internal",
-                                         help="branch:to:*, join:* and __*__ channels that schedule the next tasks.")
+                    internal = st.toggle(
+                        "Show LangGraph's internal channels",
+                        key="internal",
+                        help="branch:to:*, join:* and __*__ channels that schedule the next tasks.",
+                    )
                     left, right = st.columns(2)
                     with left:
                         st.markdown("**State at this checkpoint**")
@@ -228,22 +280,33 @@ if item is not None:
                         if frame.empty:
                             st.caption("No state channel holds a value yet.")
                         else:
-                            st.dataframe(frame.drop(columns=["internal"]), hide_index=True, width="stretch")
+                            st.dataframe(
+                                frame.drop(columns=["internal"]), hide_index=True, width="stretch"
+                            )
                     with right:
-                        st.markdown("**Changed since the parent checkpoint**" if parent else "**No parent checkpoint**")
+                        st.markdown(
+                            "**Changed since the parent checkpoint**"
+                            if parent
+                            else "**No parent checkpoint**"
+                        )
                         diff = views.diff_frame(parent_values, values)
                         if not internal:
                             diff = diff[~diff["internal"]]
                         if diff.empty:
-                            st.caption("Nothing changed." if parent else "This is the first checkpoint.")
+                            st.caption(
+                                "Nothing changed." if parent else "This is the first checkpoint."
+                            )
                         else:
-                            st.dataframe(diff.drop(columns=["internal"]), hide_index=True, width="stretch")
+                            st.dataframe(
+                                diff.drop(columns=["internal"]), hide_index=True, width="stretch"
+                            )
                     # The picker offers what the tables show: internal channels only when asked for,
                     # and never an internal `branch:to:b` (null) as the default.
                     names = sorted(values, key=lambda n: (views.is_internal(n), n))
                     if not internal:
                         names = [n for n in names if not views.is_internal(n)] or (
-                            ["__start__"] if "__start__" in values else [])
+                            ["__start__"] if "__start__" in values else []
+                        )
                     if names:
                         pick = st.selectbox("Full value of channel", names, key="channel")
                         _show_value(pick, values[pick])
@@ -269,7 +332,9 @@ if item is not None:
                     if frame.empty:
                         st.info("The effects log has no lines for this thread.")
                     else:
-                        st.caption("Each attempt is one execution of one task in one process, as the log saw it.")
+                        st.caption(
+                            "Each attempt is one execution of one task in one process, as the log saw it."
+                        )
                         st.dataframe(frame, hide_index=True, width="stretch")
                     for finding in plan.idempotency_findings:
                         st.warning(md_ticks(finding))
@@ -278,12 +343,23 @@ if item is not None:
                 params = {"db": item.key, "thread": thread_id, **({"mode": mode} if mode else {})}
                 links = {
                     "Thread view": ui.absolute(ui.link("thread", **params)),
-                    "Resume simulator": ui.absolute(ui.link("resume", **params, latency=int(latency * 1000))),
+                    "Resume simulator": ui.absolute(
+                        ui.link("resume", **params, latency=int(latency * 1000))
+                    ),
                 }
                 if cp is not None:
                     links["Checkpoint inspected"] = ui.absolute(
-                        ui.link("thread", **params, ns=ns_name, checkpoint=cp.checkpoint_id, view="State"))
-                report = incident_markdown(plan, database=item.key, effects_log=ui.effects_label(item), links=links)
+                        ui.link(
+                            "thread",
+                            **params,
+                            ns=ns_name,
+                            checkpoint=cp.checkpoint_id,
+                            view="State",
+                        )
+                    )
+                report = incident_markdown(
+                    plan, database=item.key, effects_log=ui.effects_label(item), links=links
+                )
                 c1, c2 = st.columns(2)
                 c1.download_button("Download the incident report (Markdown)", report, file_name=ui.download_name(item, thread_id, ".md"),
                                    mime="text/markdown", key="dl_report", icon=":material/description:")  # fmt: skip
@@ -297,4 +373,6 @@ if item is not None:
                 timetravel_block.draw(item, thread, plan, ns_name, cp)
             # A live agent's new checkpoint shows without a reload.
             drawn = thread.checkpoint_count if thread is not None else 0
-            ui.follow(item, seen, thread_id, shown=f"the page below shows {drawn:,} and redraws when idle")
+            ui.follow(
+                item, seen, thread_id, shown=f"the page below shows {drawn:,} and redraws when idle"
+            )

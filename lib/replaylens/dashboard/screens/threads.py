@@ -18,7 +18,6 @@ st.caption(
 )
 
 
-
 def _only(status: str) -> None:
     """A status tile's button: filter the table to that status (the Status box shows it too)."""
     st.session_state["status"] = [status]
@@ -60,11 +59,15 @@ if item is not None:
                 "unknown. Upload one in the sidebar to see which lines a resume would repeat."
             )
         elif log.problems:
-            with st.expander(f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"):
+            with st.expander(
+                f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"
+            ):
                 for p in log.problems[:50]:
                     st.text(p)
         if problems:
-            with st.expander(f":material/warning: {len(problems)} problem(s) reading the database (the rest loaded)"):
+            with st.expander(
+                f":material/warning: {len(problems)} problem(s) reading the database (the rest loaded)"
+            ):
                 for p in problems[:50]:
                     st.text(p)
 
@@ -82,7 +85,12 @@ if item is not None:
                 "Status", present, default=[], key="status", placeholder="all statuses",
                 bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in present),
             )  # fmt: skip
-            shown = [r for r in rows if (not chosen or r.status in chosen) and (not query or query.lower() in r.thread_id.lower())]
+            shown = [
+                r
+                for r in rows
+                if (not chosen or r.status in chosen)
+                and (not query or query.lower() in r.thread_id.lower())
+            ]
             cols = st.columns(len(present))
             for col, status in zip(cols, present, strict=True):
                 col.metric(views.status_md(status), sum(r.status == status for r in rows),
@@ -90,7 +98,9 @@ if item is not None:
                 col.button(f"show only {views.STATUS_WORDS.get(status, status)}", key=f"only_{status}",
                            on_click=_only, args=(status,), type="tertiary", icon=":material/filter_alt:")  # fmt: skip
             if not shown:
-                st.info("No thread matches the search and status filter. Clear the search box or the status filter.")
+                st.info(
+                    "No thread matches the search and status filter. Clear the search box or the status filter."
+                )
             else:
                 pages = views.page_count(len(shown))
                 number = 1
@@ -101,9 +111,13 @@ if item is not None:
                     ))  # fmt: skip
                 part = views.page_slice(len(shown), number)
                 if pages > 1:
-                    st.caption(f"Threads {part.start + 1:,}-{part.stop:,} of {len(shown):,} matching.")
+                    st.caption(
+                        f"Threads {part.start + 1:,}-{part.stop:,} of {len(shown):,} matching."
+                    )
                 shown = shown[part]
-                frame = views.threads_frame(shown, link=lambda tid: ui.link("thread", db=item.key, thread=tid))
+                frame = views.threads_frame(
+                    shown, link=lambda tid: ui.link("thread", db=item.key, thread=tid)
+                )
                 event = st.dataframe(
                     frame,
                     hide_index=True,
@@ -128,12 +142,22 @@ if item is not None:
                                                             help="Open the thread's timeline."),
                     },
                 )  # fmt: skip
-                st.caption("Select a row to open the thread, or use the link at the end of the row.")
+                st.caption(
+                    "Select a row to open the thread, or use the link at the end of the row."
+                )
                 selected = event.selection.rows if event is not None else []
                 if selected:
-                    st.switch_page(ui.page("thread"), query_params={"db": item.key, "thread": url_value(shown[selected[0]].thread_id)})
+                    st.switch_page(
+                        ui.page("thread"),
+                        query_params={
+                            "db": item.key,
+                            "thread": url_value(shown[selected[0]].thread_id),
+                        },
+                    )
         ui.follow(item, seen)
         if rows and progress.finished:
             if len(ids) > len(counts) and log is not None and any(r.replay_lines is None and r.effect_lines
                                                                    for r in rows):  # fmt: skip
-                st.caption("“would replay” is computed for the first 300 threads with effect lines only.")
+                st.caption(
+                    "“would replay” is computed for the first 300 threads with effect lines only."
+                )
