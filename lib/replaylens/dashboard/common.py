@@ -268,7 +268,7 @@ def _follow(item: cat.DataItem, thread_id: str | None, seen: Any, shown: str | N
     if thread_id is not None and now_token[0] == "thread":
         count, step = now_token[1][0], now_token[1][-1]
         st.caption(f":material/sensors: live: {count:,} checkpoints in the database, latest step "
-                   f"{step if step is not None else '—'} (polled every {POLL_SECONDS:g} s)"
+                   f"{step if step is not None else '—'} (polled every {poll_interval(item) or POLL_SECONDS:g} s)"
                    + (f"; {shown}" if now_token != seen and shown else ""))  # fmt: skip
     if now_token == seen:
         return
