@@ -8,7 +8,7 @@ from replaylens.dashboard import common as ui
 from replaylens.dashboard.catalog import DataItem
 from replaylens.dashboard.learn import after, build_lesson
 from replaylens.figures.supersteps import superstep_figure
-from replaylens.text import md, md_code
+from replaylens.text import md, md_code, md_ticks
 from replaylens.times import iso_to_epoch
 
 ui.ensure_navigation()
@@ -191,19 +191,20 @@ if item is not None:
                                 st.markdown(f"A resume starts {md(ml.resume)}.")
                                 if ml.reruns:
                                     st.markdown(
-                                        "Runs again: " + ", ".join(_name(r) for r in ml.reruns)
+                                        "Runs again: "
+                                        + ", ".join(dict.fromkeys(_name(r) for r in ml.reruns))
                                     )
                                 if ml.reused:
                                     st.markdown(
                                         "Reused (not run): "
-                                        + ", ".join(_name(r) for r in ml.reused)
+                                        + ", ".join(dict.fromkeys(_name(r) for r in ml.reused))
                                     )
                                 if ml.repeated_effects:
                                     st.markdown(
                                         "Happens twice: "
                                         + ", ".join(md_code(e) for e in ml.repeated_effects)
                                     )
-                                st.caption(md(ml.sentence))
+                                st.caption(md_ticks(ml.sentence))
 
                     with st.expander("Three rules to remember", expanded=index == len(lessons) - 1):
                         st.markdown(
