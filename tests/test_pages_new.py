@@ -10,6 +10,7 @@ import pytest
 import streamlit as st
 from dashboard_data import demo_folder
 from streamlit.testing.v1 import AppTest
+from test_pages import open_page, texts
 
 from replaylens.dashboard import APP
 
@@ -28,33 +29,6 @@ def served(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
-
-
-def open_page(page: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update(params)
-    at.switch_page(f"screens/{page}.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def texts(at: AppTest) -> str:
-    parts: list[str] = []
-    for kind in (
-        "markdown",
-        "caption",
-        "error",
-        "warning",
-        "info",
-        "success",
-        "title",
-        "subheader",
-        "text",
-    ):
-        parts += [str(e.value) for e in getattr(at, kind)]
-    parts += [f"{m.label} {m.value}" for m in at.metric]
-    return "\n".join(parts).replace("\\", "")
 
 
 def test_incident_page_shows_the_newest_crash_and_its_impact(demo: Path) -> None:
