@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_verdicts import replay_json
 
 from corpus import Corpus, CorpusEntry
 from replaylens.analysis.durability import MODES, Recording
@@ -185,33 +186,7 @@ def test_reduced_validation_matrix_predicts_inside_real_kills(tmp_path: Path) ->
 @pytest.mark.parametrize("mode", MODES)
 def test_replay_json_what_if_block(corpus: Corpus, mode: str) -> None:
     entry = corpus.get(f"linear-{mode}-killed")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "replaylens.cli",
-            "replay",
-            str(entry.db),
-            "--thread",
-            entry.thread_ids[0],
-            "--effects",
-            str(entry.effects_log),
-            "--json",
-            "--recorded-mode",
-            mode,
-            "--recorded-latency",
-            "0",
-            "--latency",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    import json
-
-    doc = json.loads(proc.stdout)
+    doc = replay_json(entry, "--recorded-mode", mode, "--recorded-latency", "0", "--latency", "0")
     modes = doc["what_if"]["modes"]
     assert doc["what_if"]["recorded"]["mode"] == mode
     for m in MODES:

@@ -103,8 +103,8 @@ def test_verdicts_match_the_real_resume(corpus: Corpus, stripped: bool) -> None:
     assert checked["replays"] > 0 and checked["kept"] > 0 and checked["restart"] > 0, checked
 
 
-def replay_json(entry: CorpusEntry) -> dict:
-    """`replaylens replay --json` as a separate process, the way scripts call it."""
+def replay_json(entry: CorpusEntry, *extra: str) -> dict:
+    """`replaylens replay --json [extra …]` as a separate process, the way scripts call it."""
     proc = subprocess.run(
         [
             sys.executable,
@@ -117,6 +117,7 @@ def replay_json(entry: CorpusEntry) -> dict:
             "--effects",
             str(entry.effects_log),
             "--json",
+            *extra,
         ],
         capture_output=True,
         text=True,
