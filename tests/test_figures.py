@@ -204,3 +204,31 @@ def test_graph_colours_tasks_of_a_lost_step_as_re_running(demo: Path) -> None:
     # One meaning, one colour: the graph's "re-runs" is the timeline's "runs again on resume".
     assert colors.GRAPH_STATE["reruns"] == colors.VERDICT["replays"]
     assert colors.GRAPH_STATE["done"] == colors.VERDICT["kept"]
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_dbs"
+
+
+@pytest.mark.parametrize("graph_name", ["fanout", "send_map_reduce"])
+def test_graph_of_a_lost_step_has_every_edge_langgraph_draws(graph_name: str) -> None:
+    """Killed under async with a 250 ms store: the fan-out step's checkpoint never landed, so
+    its writes are orphans. `p3` (killed) never wrote, but the barrier `join:p1+p2+p3:join`
+    that p1 and p2 wrote names it; the `Send` tasks' paths hold only a packet index. Every edge
+    of LangGraph's own drawing of the graph (but the edge to END, which no write records)
+    must be there, with or without the effects log."""
+    from replaylens.examples import graphs
+
+    db = SAMPLES / graph_name / "runs" / "async-0.25s-1" / "at-kill.db"
+    source = open_source(db)
+    try:
+        (row,) = source.thread_index()
+        thread = load_thread(source, row.thread_id)
+    finally:
+        source.close()
+    assert thread.orphan_writes  # the step really was lost
+    real = {(e.source, e.target) for e in getattr(graphs, graph_name)().compile().get_graph().edges
+            if e.target != "__end__"}  # fmt: skip
+    log = db.with_name("at-kill.effects.jsonl")
+    for plan in (None, plan_resume(thread, read_effects(log), row.thread_id, latency=0.25)):
+        drawn = {(a[1], b[1]) for a, b, _ in infer_graph(thread, plan).edges}
+        assert drawn >= real, sorted(real - drawn)

@@ -16,6 +16,7 @@ import graphviz
 from replaylens.figures import colors
 from replaylens.figures.timeline import ns_prefix
 from replaylens.model import NULL_TASK_ID, Namespace, Thread
+from replaylens.sources import WriteRecord
 from replaylens.text import dot_text
 
 if TYPE_CHECKING:
@@ -67,26 +68,8 @@ def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
                 if w.task_id == NULL_TASK_ID:
                     continue
                 writer = by_id.get(w.task_id)
-                if writer is None:
-                    continue
-                src = (prefix, writer.node)
-                target = _targets(w.channel)
-                if target is not None:
-                    dst = (prefix, target[0])
-                    shape.nodes.setdefault(dst, "not reached")
-                    shape.edges.add((src, dst, target[1]))
-                    # A barrier names all its inputs: `join:p1+p2+p3:join` also implies p3 -> join.
-                    for other in _barrier_sources(w.channel):
-                        shape.nodes.setdefault((prefix, other), "not reached")
-                        shape.edges.add(((prefix, other), dst, "join"))
-                elif w.channel == "__pregel_tasks":
-                    value = w.value
-                    for packet in value if isinstance(value, list | tuple) else [value]:
-                        node = getattr(packet, "node", None)
-                        if isinstance(node, str):
-                            dst = (prefix, node)
-                            shape.nodes.setdefault(dst, "not reached")
-                            shape.edges.add((src, dst, "Send"))
+                if writer is not None:
+                    _add_write_edges(shape, (prefix, writer.node), w)
     _add_lost_steps(shape, thread, plan, finished)
     reruns, reused = _plan_sets(thread, plan)
     for key in shape.nodes:
@@ -105,23 +88,76 @@ def _add_lost_steps(shape: GraphShape, thread: Thread, plan: ResumePlan | None,
     name their writer and its edges, and the effects log names the tasks that ran there
     (a `reduce` after three `Send` tasks, say). Without this, what a resume re-runs would
     be drawn grey, as if never reached."""
-    for w in thread.orphan_writes:
-        kind, _, node = (w.task_path or "").partition(", ")
-        if kind != "~__pregel_pull" or not node:
-            continue
-        src = (ns_prefix(w.checkpoint_ns), node)
-        shape.nodes.setdefault(src, "not reached")
-        target = _targets(w.channel)
-        if target is not None:
-            dst = (src[0], target[0])
-            shape.nodes.setdefault(dst, "not reached")
-            shape.edges.add((src, dst, target[1]))
+    attempt_nodes = {a.task_id: a.node for a in getattr(plan, "attempts", None) or [] if a.task_id}
+    for ns in thread.namespaces.values():
+        prefix = ns_prefix(ns.name)
+        for w in ns.orphan_writes:
+            if w.task_id == NULL_TASK_ID:
+                continue
+            node = _orphan_writer(ns, w) or attempt_nodes.get(w.task_id)
+            if node:
+                src = (prefix, node)
+                shape.nodes.setdefault(src, "not reached")
+                _add_write_edges(shape, src, w)
     for a in getattr(plan, "attempts", None) or []:
         ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
         key = (ns_prefix(ns), a.node)
         shape.nodes.setdefault(key, "not reached")
         if a.verdict == "kept" and a.outcome == "finished":
             finished.add(key)
+
+
+def _add_write_edges(shape: GraphShape, src: tuple[str, str], w: WriteRecord) -> None:
+    """The edges one write reveals, the same for a landed step's writes and a lost one's.
+
+    `branch:to:B` is an edge to B; `join:A+B+C:D` feeds the barrier in front of D and names
+    all its inputs, so it also implies A, B and C -> D even when one of them (the task the
+    kill stopped) never wrote; a `__pregel_tasks` write holds `Send` packets, one task each."""
+    target = _targets(w.channel)
+    if target is not None:
+        dst = (src[0], target[0])
+        shape.nodes.setdefault(dst, "not reached")
+        shape.edges.add((src, dst, target[1]))
+        for other in _barrier_sources(w.channel):
+            shape.nodes.setdefault((src[0], other), "not reached")
+            shape.edges.add(((src[0], other), dst, "join"))
+    elif w.channel == "__pregel_tasks":
+        for node in _packet_nodes(w.value):
+            dst = (src[0], node)
+            shape.nodes.setdefault(dst, "not reached")
+            shape.edges.add((src, dst, "Send"))
+
+
+def _packet_nodes(value: object) -> list[str]:
+    """Target node of each `Send` packet in a `__pregel_tasks` write (one packet or a list)."""
+    packets = value if isinstance(value, list | tuple) else [value]
+    return [n for n in (getattr(p, "node", None) for p in packets) if isinstance(n, str)]
+
+
+def _orphan_writer(ns: Namespace, w: WriteRecord) -> str | None:
+    """The node of the task that made an orphan write (its step's checkpoint never landed).
+
+    A PULL task's path names its node (`~__pregel_pull, p1`). A `Send` task's path holds only
+    an index (`~__pregel_push, 0000000002, ...`) into the packets its step started from: the
+    `__pregel_tasks` writes made in the step before, in the order LangGraph applies them
+    (`writes_sort_key`: task path, task id, write index). That step is the latest checkpoint,
+    landed or lost, whose id (time-ordered uuid6) is older than the orphan's."""
+    parts = [p.strip() for p in w.task_path.split(",")]
+    if len(parts) >= 2 and parts[0] == "~__pregel_pull":
+        return parts[1] or None
+    if len(parts) < 2 or parts[0] != "~__pregel_push" or not parts[1].isdigit():
+        return None  # a functional-API call or an unknown path: its node is not written anywhere
+    writes = [x for cp in ns.checkpoints for x in cp.writes] + ns.orphan_writes
+    older = [x.checkpoint_id for x in writes if x.checkpoint_id < w.checkpoint_id]
+    older += [cp.checkpoint_id for cp in ns.checkpoints if cp.checkpoint_id < w.checkpoint_id]
+    if not older:
+        return None
+    parent = max(older)
+    sends = sorted((x for x in writes if x.checkpoint_id == parent and x.channel == "__pregel_tasks"),
+                   key=lambda x: (x.task_path, x.task_id, x.idx))  # fmt: skip
+    nodes = [n for x in sends for n in _packet_nodes(x.value)]
+    index = int(parts[1])
+    return nodes[index] if index < len(nodes) else None
 
 
 def _plan_sets(
