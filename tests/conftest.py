@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,58 @@ def _effects_log_for_graph_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
     if not os.environ.get("REPLAYLENS_EFFECTS_LOG"):
         monkeypatch.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp_path / "effects.jsonl"))
+
+
+# --------------------------------------------------------------------------- the dashboard
+@pytest.fixture(scope="session")
+def demo() -> Path:
+    """The demo folder (tests/dashboard_data.py): real graphs, real kills, built once per process."""
+    from dashboard_data import demo_folder
+
+    return demo_folder()
+
+
+@pytest.fixture(scope="module")
+def base_url(demo: Path) -> Iterator[str]:
+    """`replaylens serve` on the demo folder, one server per test module (its caches are the
+    module's own, as a fresh server's would be)."""
+    from dashboard_data import free_port, stop_server
+    from dashboard_data import start_server as serve_app
+
+    port = free_port()
+    server = serve_app([demo], port)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium (Playwright cannot download browsers here), one per module."""
+    from dashboard_data import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def apptest_env(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """What `replaylens serve DEMO` gives the app, for streamlit.testing's AppTest (which cannot
+    pass argv): the served paths through REPLAYLENS_SERVE_ARGS, a private upload folder, and
+    Streamlit's caches cleared before and after so that no test sees another's data.
+    Not autouse: a module asks for it with `pytestmark = pytest.mark.usefixtures("apptest_env")`."""
+    import json
+
+    import streamlit as st
+
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo)]))
+    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()

@@ -13,42 +13,11 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    demo_folder,
-    free_port,
-    start_server,
-    stop_server,
-    wait_idle,
-)
+from dashboard_data import wait_idle
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
 expect = playwright.expect
-
-
-@pytest.fixture(scope="module")
-def demo() -> Path:
-    return demo_folder()
-
-
-@pytest.fixture(scope="module")
-def base_url(demo: Path) -> Iterator[str]:
-    port = free_port()
-    server = start_server([demo], port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(server)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-from dashboard_data import demo_folder
 
 from replaylens.analysis.again import again_rows
 from replaylens.analysis.resume import plan_resume
@@ -18,11 +17,6 @@ from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.cli import main
 from replaylens.effects.parse import read_effects
 from replaylens.sources import open_source
-
-
-@pytest.fixture(scope="module")
-def demo() -> Path:
-    return demo_folder()
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from dashboard_data import demo_folder
 
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread, summarize_threads
@@ -18,11 +17,6 @@ from replaylens.paths import AllowList, PathRefused
 from replaylens.report import incident_markdown
 from replaylens.sources import open_source
 from replaylens.text import md, md_cell, md_ticks, safe_filename, truncate, visible
-
-
-@pytest.fixture(scope="module")
-def demo() -> Path:
-    return demo_folder()
 
 
 # -- paths ------------------------------------------------------------------------------

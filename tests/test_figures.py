@@ -7,7 +7,6 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from dashboard_data import demo_folder
 
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
@@ -18,11 +17,6 @@ from replaylens.figures.runs import runs_strip
 from replaylens.figures.supersteps import superstep_figure
 from replaylens.figures.timeline import TimelineData, build_timeline_data, lanes_of, timeline_figure
 from replaylens.sources import open_source
-
-
-@pytest.fixture(scope="module")
-def demo() -> Path:
-    return demo_folder()
 
 
 def load(db: Path, thread_id: str, latency: float = 0.25):  # noqa: ANN201 - (thread, plan)

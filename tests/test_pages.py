@@ -8,32 +8,15 @@ another's data.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import streamlit as st
-from dashboard_data import demo_folder
 from streamlit.testing.v1 import AppTest
 
 from replaylens.dashboard import APP
 
-
-@pytest.fixture(scope="module")
-def demo() -> Path:
-    return demo_folder()
-
-
-@pytest.fixture(autouse=True)
-def served(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo)]))
-    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("apptest_env")
 
 
 def open_page(page: str, **params: str) -> AppTest:

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import streamlit as st
-from dashboard_data import demo_folder
 from streamlit.testing.v1 import AppTest
 from test_pages import open_page, texts
 
 from replaylens.dashboard import APP
 
-
-@pytest.fixture(scope="module")
-def demo() -> Path:
-    return demo_folder()
-
-
-@pytest.fixture(autouse=True)
-def served(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo)]))
-    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("apptest_env")
 
 
 def test_incident_page_shows_the_newest_crash_and_its_impact(demo: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
+from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, STATUSES
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.text import md, url_value
@@ -81,9 +81,12 @@ if item is not None:
             left, right = st.columns([2, 3])
             query = left.text_input("Search thread id", key="q", bind="query-params",
                                     placeholder="part of a thread id")  # fmt: skip
+            # Every status is an option, not only those present: Streamlit drops a URL value
+            # that is not an option, so a shared `?status=failed` link would lose its filter
+            # while the statuses are still being worked out, or on a database without one.
             chosen = right.multiselect(
-                "Status", present, default=[], key="status", placeholder="all statuses",
-                bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in present),
+                "Status", list(STATUSES), default=[], key="status", placeholder="all statuses",
+                bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in STATUSES),
             )  # fmt: skip
             shown = [
                 r
