@@ -159,6 +159,16 @@ def test_campaign_databases_read_as_campaign_mode_run_and_moment(
     expect(page.get_by_text("Kill-test run: campaign-linear").first).to_be_visible()
     expect(page.get_by_role("link", name="Back to its campaign")).to_be_visible()
     expect(picker).to_have_value(re.compile(r"^campaign-linear › \w+ \d+ ms › run \d+ › at kill$"))
+    # The select cuts a name this long in the 300 px sidebar: the whole name stands under it,
+    # wrapped, never cut (its box is as wide as its text needs).
+    label = picker.input_value()
+    whole = page.locator(
+        '[data-testid="stSidebar"] [data-testid="stCaptionContainer"]', has_text=label
+    )
+    expect(whole).to_be_visible()
+    assert (
+        whole.first.evaluate("e => e.scrollWidth <= e.clientWidth && e.innerText.trim()") == label
+    )
 
 
 def test_a_status_tile_filters_the_table_and_the_url_is_a_deep_link(

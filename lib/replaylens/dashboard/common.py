@@ -528,6 +528,10 @@ def _placed(items: dict[str, cat.DataItem]) -> dict[str, cat.Placed]:
     return {key: cat.place(item, catalog_, roots) for key, item in items.items()}
 
 
+SELECT_FITS_CHARS = 30
+"""About how many characters the sidebar's select shows (300 px) before it cuts the name."""
+
+
 def _label_for(
     placed: dict[str, cat.Placed], items: dict[str, cat.DataItem]
 ) -> Callable[[str], str]:
@@ -616,6 +620,11 @@ def sidebar() -> None:
             "at kill or resumed (after the resume); uploads go by their own file name. A database's effects "
             "log is the file next to it named <name>.effects.jsonl.",
         )
+        chosen_label = _label_for(placed, items)(key) if key else ""
+        if len(chosen_label) > SELECT_FITS_CHARS:
+            # The sidebar's select cuts a long name (`fanout › async 250 ms › run 2 › at k…`):
+            # "at kill" and "resumed" differ only at the end, so the whole name goes below it.
+            st.caption(md(chosen_label))
         if st.session_state.pop("_db_switched", False):
             # The reader switched databases here (picker or upload): the old thread, namespace and
             # checkpoint belong to the other file. A URL (pasted, or a link from another page)
