@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
 
-.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench validate compat-fixtures clean
+.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench first-paint validate compat-fixtures clean
 
 # The dashboard and CLI alone (make run): runtime dependencies only, with pip's progress.
 $(RUN_STAMP): pyproject.toml
@@ -64,8 +64,12 @@ validate: $(STAMP)
 	$(BIN)/replaylens validate --runs 2
 
 # Benchmarks against LangGraph's own API on large fixtures (built once, cached in bench/.cache).
-bench: $(STAMP)
+bench: $(STAMP) first-paint
 	$(BIN)/python bench/run.py
+
+# The cold first draw of the Thread page in 5 fresh headless Chromiums on a warm server (about 30 s).
+first-paint: $(STAMP) system-deps
+	$(BIN)/python bench/first_paint.py
 
 # Rebuild tests/compat/<version>/: one throw-away venv per LangGraph generation (in
 # .cache/compat, not committed) runs the example graphs, kills some, records get_state.
