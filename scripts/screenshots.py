@@ -111,6 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", default=str(REPO / "docs" / "screenshots"), help="Where to write the PNGs."
     )
+    parser.add_argument(
+        "--width",
+        type=int,
+        default=1440,
+        help="Window width in pixels (default 1440, the README's).",
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -124,9 +130,11 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(
                 executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
             )
-            page = browser.new_page(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
+            page = browser.new_page(
+                viewport={"width": args.width, "height": 1000}, device_scale_factor=1
+            )
             for name, url in shots(f"http://127.0.0.1:{port}", chosen):
-                page.set_viewport_size({"width": 1440, "height": 1000})
+                page.set_viewport_size({"width": args.width, "height": 1000})
                 page.goto(url)
                 wait_idle(page)
                 if page.locator(".js-plotly-plot").count():
@@ -136,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                     "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
                 )
                 page.set_viewport_size(
-                    {"width": 1440, "height": max(1000, min(int(height) + 40, 7000))}
+                    {"width": args.width, "height": max(1000, min(int(height) + 40, 7000))}
                 )
                 wait_idle(page)
                 target = out / f"{name}.png"

@@ -110,6 +110,26 @@ def test_what_happens_again_is_one_vocabulary_and_one_count(
     assert "lines)" not in verdict.inner_text()
     expect(page.get_by_text("What happens again").first).to_be_visible()
     expect(page.get_by_text("Tasks re-run in the resume step").first).to_be_visible()
+    # Every row's answer to "would the key dedupe" is read whole, wrapped, at both widths.
+    from replaylens.analysis.again import again_rows
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.effects.parse import read_effects
+    from replaylens.sources import open_source
+
+    db = demo / "crashes" / "payment-sync.db"
+    source = open_source(db)
+    try:
+        thread = load_thread(source, "payment-sync-killed")
+    finally:
+        source.close()
+    log = read_effects(db.with_name("payment-sync.effects.jsonl"))
+    rows = again_rows(plan_resume(thread, log, "payment-sync-killed", latency=0.25))
+    tables = page.locator('[data-testid="stTable"]')
+    shown = " ".join(" ".join(t.inner_text().split()) for t in tables.all())
+    assert rows and all(r.dedupe in shown for r in rows), (shown, [r.dedupe for r in rows])
+    for table in tables.all():
+        assert table.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), table.inner_text()
     tasks = page.locator('[data-testid="stMetric"]').filter(has_text="tasks again")
     effects = page.locator('[data-testid="stMetric"]').filter(has_text="effects again")
     assert tasks.locator('[data-testid="stMetricValue"]').inner_text().strip() != "0"

@@ -55,8 +55,9 @@ def frame(at: AppTest, index: int = 0) -> Any:
 
 
 def frame_with(at: AppTest, column: str) -> Any:
-    """The first table with `column`: tables above it (what happens again) come and go by thread."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    """The first table (data grid or static) with `column`: tables above it (what happens again)
+    come and go by thread."""
+    return next(d.value for d in [*at.dataframe, *at.table] if column in d.value.columns)
 
 
 # -- Threads ----------------------------------------------------------------------------

@@ -794,13 +794,16 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
                 )
             st.code(move.code, language="python", wrap_lines=True)
     if frames:
-        st.markdown("**What happens again**")
+        st.markdown(
+            "**What happens again**",
+            help="times again: executions of the node that repeat this effect (tasks, not log lines).",
+        )
         for why, frame in frames.items():
             st.caption(WHY_CAPTION.get(why, why))
-            st.dataframe(frame, hide_index=True, width="stretch", key=f"again_{why}",
-                         column_config={"times again": st.column_config.NumberColumn(
-                             help="Executions of the node that repeat this effect (tasks, not log lines)."),
-                             "would the key dedupe": st.column_config.TextColumn(width="large")})  # fmt: skip
+            # A static table, not a data grid: its few rows wrap their sentences ("would the key
+            # dedupe") instead of cutting them at 1000 px. Its cells are Markdown: escape them.
+            st.table(frame.map(lambda v: md(v) if isinstance(v, str) else v), hide_index=True,
+                     border="horizontal")  # fmt: skip
 
 
 def open_tab(tab: Any) -> Iterator[None]:
