@@ -256,3 +256,27 @@ def test_cold_thread_page_loads_no_code_for_hidden_tabs(
         assert not [s for s in scripts if s.startswith("GraphVizChart")], scripts
     finally:
         context.close()
+
+
+def test_kill_test_charts_show_their_titles_axes_and_legends_whole(
+    page: Any, base_url: str, demo: Path
+) -> None:
+    """Every chart of the Kill-test runs page keeps its title, axis titles, mode names and legend
+    inside its own box (Plotly clips what sticks out of the SVG), at 1400 and 1000 px."""
+    open_view(page, url(base_url, "runs"))
+    charts = page.locator('[data-testid="stMain"] .js-plotly-plot')
+    expect(charts.first).to_be_visible()
+    assert charts.count() >= 4
+    for chart in charts.all():
+        chart.scroll_into_view_if_needed()
+        outside = chart.evaluate(
+            """e => {
+                const box = e.getBoundingClientRect();
+                return [...e.querySelectorAll('.gtitle, .xtitle, .ytitle, .xtick text, .legendtext')]
+                    .filter(t => t.textContent.trim())
+                    .filter(t => { const b = t.getBoundingClientRect();
+                                   return b.left < box.left - 1 || b.right > box.right + 1; })
+                    .map(t => t.textContent);
+            }"""
+        )
+        assert not outside, outside

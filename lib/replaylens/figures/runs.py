@@ -179,11 +179,11 @@ def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -
                 hoverinfo="text",
             )
         )  # fmt: skip
-    fig.update_xaxes(title="kill moment: seconds after the node started", rangemode="tozero")
+    fig.update_xaxes(title="kill moment (s into the node)", rangemode="tozero")
     fig.update_yaxes(
         title=metric, rangemode="tozero", tickformat="d", **_whole_ticks(timed[metric])
     )
-    fig.update_layout(title={"text": _wrap(f"{metric.capitalize()} against the kill moment, per backend and mode", 44),
+    fig.update_layout(title={"text": _wrap(f"{metric.capitalize()} against the kill moment, per backend and mode", 30),
                              "font": {"size": 14}}, height=440,
                       margin={"l": 10, "r": 10, "t": 70, "b": 110},
                       legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0},
