@@ -216,3 +216,37 @@ def test_recorded_mode_comes_from_the_kill_test_manifest() -> None:
         root / "fanout" / "runs" / "async-0.25s-1" / "at-kill.db", "another-thread"
     ).known
     assert not recording_for(root / "payment-approved.db", "payment-approved").known
+
+
+def test_each_modes_effect_counts_are_the_counts_its_sentence_says() -> None:
+    """One truth: the Resume page's per-mode table (`replayed_effects`) and the mode's sentence
+    count the same thing, executions. The bundled payment runs hold an interrupted `approve`
+    whose two attempts are one task: counting attempts said 2 beside a sentence saying once."""
+    import re
+
+    samples = Path(__file__).resolve().parent.parent / "sample_dbs" / "payment" / "runs"
+    checked = 0
+    for db in sorted(samples.glob("*/at-kill.db")):
+        source = open_source(db)
+        try:
+            rows = source.thread_index()
+            threads = [(r.thread_id, load_thread(source, r.thread_id)) for r in rows]
+        finally:
+            source.close()
+        log = read_effects(db.with_name("at-kill.effects.jsonl"))
+        for thread_id, thread in threads:
+            plan = plan_resume(thread, log, thread_id, latency=0.25)
+            for mode, outcome in plan.what_if.items():
+                said: dict[str, int] = {}
+                for label, count in re.findall(r"`([^`]+)` (once|\d+ times)", outcome.sentence):
+                    said[label] = said.get(label, 0) + (
+                        1 if count == "once" else int(count.split()[0])
+                    )
+                named = {k: v for k, v in outcome.replayed_effects.items() if k in said}
+                assert named == {k: said[k] for k in named}, (
+                    db.parent.name,
+                    mode,
+                    outcome.sentence,
+                )
+                checked += len(named)
+    assert checked

@@ -73,7 +73,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.analysis.attempts import Attempt, effect_list
+from replaylens.analysis.attempts import Attempt, effect_counts, effect_list
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
@@ -916,7 +916,11 @@ def _outcome(
     assumed: list[str],
 ) -> ModeOutcome:
     lines = sorted(line.line for a in replayed for line in a.lines)
-    effects = Counter(label for a in replayed for label in a.effects)
+    # Executions, as the sentence counts them (`effect_counts`): two attempts of one task in
+    # the log (an interrupted node asked again) are one execution, not two.
+    effects: Counter[str] = Counter()
+    for per_node in effect_counts(replayed).values():
+        effects.update(per_node)
     window = [line.ts for a in replayed for line in a.lines]
     all_ids = [c.checkpoint_id for c in ev.db_checkpoints]
     return ModeOutcome(

@@ -83,28 +83,35 @@ if item is not None:
                         if outcome.as_recorded
                         else f"model at {latency * 1000:g} ms per write"
                     )
-                    a, b, c = st.columns(3)
-                    a.metric(
-                        "checkpoints kept",
-                        outcome.checkpoints_kept,
-                        help="Checkpoints in the database at the crash under this mode.",
-                    )
-                    b.metric(
-                        "tasks re-run",
-                        len(outcome.reruns),
-                        help="Tasks that had started and would run again from their first line.",
-                    )
-                    c.metric("lines repeated", len(outcome.replayed_lines),
-                             help="Effect-log lines whose tasks would run again.")  # fmt: skip
+                    # Side by side when they fit, one under another in a narrow box: three columns in
+                    # a third of the page cut the labels to "c…", "t…", "l…" at 1000 px.
+                    with st.container(
+                        horizontal=True, wrap=True, gap="small", key=f"mode_metrics_{m}"
+                    ):
+                        st.metric(
+                            "checkpoints kept",
+                            outcome.checkpoints_kept,
+                            width="content",
+                            help="Checkpoints in the database at the crash under this mode.",
+                        )
+                        st.metric(
+                            "tasks re-run",
+                            len(outcome.reruns),
+                            width="content",
+                            help="Tasks that had started and would run again from their first line.",
+                        )
+                        st.metric("lines repeated", len(outcome.replayed_lines), width="content",
+                                  help="Effect-log lines whose tasks would run again.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
                     (st.warning if outcome.replayed_lines else st.success)(
                         md_ticks(outcome.sentence)
                     )
                     if outcome.replayed_effects:
-                        st.dataframe(
-                            pd.DataFrame([{"effect": k, "times again": v} for k, v in outcome.replayed_effects.items()]),
-                            hide_index=True, width="stretch",
+                        # A static table (Markdown cells, escaped): it wraps in a narrow box, a grid cuts.
+                        st.table(
+                            pd.DataFrame([{"effect": md(k), "times again": v} for k, v in outcome.replayed_effects.items()]),
+                            hide_index=True, border="horizontal",
                         )  # fmt: skip
                         st.caption("Log lines: " + ", ".join(map(str, outcome.replayed_lines[:60])))
 
