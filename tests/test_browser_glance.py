@@ -48,8 +48,11 @@ def main_text(page: Any) -> str:
 
 
 def not_cut(locator: Any) -> bool:
-    """The element shows all of its text: no ellipsis, no overflow hidden past its box."""
-    return bool(locator.evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
+    """The element shows all of its text: no ellipsis, no overflow hidden past its box, in it
+    or in any box nested in it (Streamlit cuts a metric's label in an inner one)."""
+    return not locator.evaluate(
+        "e => [e, ...e.querySelectorAll('*')].some(x => x.scrollWidth > x.clientWidth + 1)"
+    )
 
 
 def test_unknown_thread_shows_the_list_and_nothing_else(
@@ -280,3 +283,13 @@ def test_kill_test_charts_show_their_titles_axes_and_legends_whole(
             }"""
         )
         assert not outside, outside
+
+
+def test_resume_simulator_mode_boxes_cut_no_label(page: Any, base_url: str, demo: Path) -> None:
+    """Each mode's box is a third of the page: its metrics wrap rather than read "c…"."""
+    open_view(page, url(base_url, "resume", db=str(demo / "crashes" / "payment-sync.db"),
+                        thread="payment-sync-killed", mode="sync"))  # fmt: skip
+    labels = page.locator('[data-testid="stMain"] [data-testid="stMetricLabel"]')
+    expect(labels.filter(has_text="checkpoints kept")).to_have_count(3)
+    for label in labels.all():
+        assert not_cut(label), label.inner_text()
