@@ -149,8 +149,10 @@ def w_rl_threads(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def w_rl_first_screen(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    """The Threads page's first screen (issue 17): the SQL thread list (ids, counts, latest
-    step and time) and its table (pandas), before any status is derived."""
+    """The Threads page's first screen (issue 17), as the page builds it: the SQL thread list
+    (ids, counts, latest step and checkpoint id), every thread's row sorted by attention, and
+    the first page's table (pandas, 1,000 rows, their times from the checkpoint ids), before
+    any status is derived."""
     from replaylens.dashboard import views
     from replaylens.sources import open_source
 
@@ -160,7 +162,7 @@ def w_rl_first_screen(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             index = source.thread_index()
         finally:
             source.close()
-        frame = views.threads_frame(views.thread_rows(views.index_summaries(index, {}), None))
+        frame = views.table_page(views.listing_rows(index, {}), 1)[1]
         return {
             "threads": len(index),
             "checkpoints": sum(r.checkpoints for r in index),
