@@ -149,8 +149,10 @@ def w_rl_threads(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def w_rl_first_screen(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    """The Threads page's first screen (issue 17): the SQL thread list (ids, counts, latest
-    step and time) and its table (pandas), before any status is derived."""
+    """The Threads page's first screen (issue 17), as the page builds it: the SQL thread list
+    (ids, counts, latest step and checkpoint id), every thread's row sorted by attention, and
+    the first page's table (pandas, 1,000 rows, their times from the checkpoint ids), before
+    any status is derived."""
     from replaylens.dashboard import views
     from replaylens.sources import open_source
 
@@ -160,7 +162,7 @@ def w_rl_first_screen(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             index = source.thread_index()
         finally:
             source.close()
-        frame = views.threads_frame(views.thread_rows(views.index_summaries(index, {}), None))
+        frame = views.table_page(views.listing_rows(index, {}), 1)[1]
         return {
             "threads": len(index),
             "checkpoints": sum(r.checkpoints for r in index),
@@ -225,16 +227,23 @@ def w_rl_statuses_cold_cache(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 def w_rl_statuses_warm_cache(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     """Every status with a warm cache in which a share of the threads (p["changed"]) no longer
-    match: their stored checkpoint id is replaced, exactly what the thread list shows for a
-    thread that gained a checkpoint, so they are read and derived again. The cache is filled
-    once before timing; each repetition restores it, invalidates a different share (not
-    timed) and times `summarize_threads` from opening the source to the saved cache."""
+    match: their stored checkpoint id is replaced, what the thread list shows for a thread
+    that gained a checkpoint, so their writes keys are asked and they are read and derived
+    again (the change marks, kept, name no thread: the fixture does not change). The cache
+    is filled once before timing; each repetition restores it, invalidates a different share
+    (not timed) and times, with p["phase"]:
+
+    - "whole": `replaylens threads` in a process already started: open the source, the
+      thread list, every status, the saved cache file;
+    - "statuses": what the Threads page waits for after its first screen, the status job
+      given the thread list in hand: `derive_statuses` to the saved cache file.
+    """
     import shutil
     import tempfile
 
     import orjson
 
-    from replaylens.analysis.status import summarize_threads
+    from replaylens.analysis.status import derive_statuses, summarize_threads
     from replaylens.cache import StatusCache
     from replaylens.sources import open_source
 
@@ -250,7 +259,7 @@ def w_rl_statuses_warm_cache(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     rep = [0]
 
     def run() -> dict[str, Any]:
-        doc = {"format": pristine["format"], "entries": dict(pristine["entries"])}
+        doc = {**pristine, "entries": dict(pristine["entries"])}
         changed = ids[rep[0] % every :: every]
         rep[0] += 1
         for tid in changed:
@@ -259,17 +268,23 @@ def w_rl_statuses_warm_cache(p: dict[str, Any]) -> Callable[[], dict[str, Any]]:
         t0 = time.perf_counter()
         src = open_source(p["db"])
         try:
-            summaries, _ = summarize_threads(src, cache=StatusCache(key, folder))
+            index = src.thread_index()
+            t1 = time.perf_counter()
+            found = {}
+            for part in derive_statuses(src, index, StatusCache(key, folder)):
+                found.update((s.thread_id, s) for s in part.summaries)
+            summaries = [found[r.thread_id] for r in index]
         finally:
             src.close()
-        elapsed = time.perf_counter() - t0
+        t2 = time.perf_counter()
         if rep[0] == p["repeat"]:
             shutil.rmtree(folder, ignore_errors=True)
         return {
-            "elapsed": elapsed,
+            "elapsed": t2 - (t0 if p.get("phase", "whole") == "whole" else t1),
             "threads": len(summaries),
             "statuses": _status_counts(summaries),
             "changed": len(changed),
+            "marks": pristine.get("marks") is not None,
         }
 
     return run

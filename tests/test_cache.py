@@ -195,3 +195,70 @@ def test_two_processes_saving_at_once_leave_a_whole_file(tmp_path: Path) -> None
     c = status_cache.StatusCache("db", tmp_path)
     assert len(c) == 80 and not c.notes, "every entry of both processes survives, the file parses"
     assert not list(tmp_path.glob(".statuses-*.tmp")), "no temporary file is left behind"
+
+
+def latest_tuple(saver: SqliteSaver, thread_id: str, back: int = 0) -> Any:
+    """The saver's own tuple of a thread's latest checkpoint, or of one `back` steps before."""
+    return list(saver.list({"configurable": {"thread_id": thread_id}}))[back]
+
+
+def test_a_checkpoint_put_again_under_its_id_is_derived_again(db: Path, tmp_path: Path) -> None:
+    """`SqliteSaver.put` is INSERT OR REPLACE: putting an existing checkpoint id again (a
+    descendant's config, as LangGraph's delta-channel note warns) changes what the latest
+    checkpoint says without a new id or a new write. The change marks see the replaced row."""
+    folder = tmp_path / "cache"
+    assert statuses(db, cache_for(db, folder))["t1"] == ("completed", 2)
+    conn = sqlite3.connect(db, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    latest, before_b = latest_tuple(saver, "t1"), latest_tuple(saver, "t1", back=1)
+    checkpoint = {**before_b.checkpoint, "id": latest.checkpoint["id"]}  # b due again
+    saver.put(before_b.parent_config, checkpoint, before_b.metadata, {})
+    conn.close()
+    assert statuses(db, None)["t1"] == ("resumable", 1), "the replaced row says b is due"
+    assert statuses(db, cache_for(db, folder)) == statuses(db, None)
+
+
+def test_marks_that_no_longer_hold_mean_every_key_is_checked(db: Path, tmp_path: Path) -> None:
+    """The marks point at the newest rows. Deleting the thread that holds them lets SQLite
+    hand the same rowids out again, so a write after the delete may sit below the mark:
+    the cache must notice the marked row is gone and check every thread's writes key.
+
+    Inside node b of t3 (its checkpoint before b has landed): thread x runs to the end
+    (its rows are now the newest), the statuses are cached (t3 resumable), x is deleted,
+    then b raises: the error write takes a rowid below the mark, and thread y's rows climb
+    past it."""
+    folder = tmp_path / "cache"
+
+    def inside_b() -> None:
+        other = sqlite3.connect(db, check_same_thread=False)
+        saver = SqliteSaver(other)
+        linear_graph(saver).invoke(
+            {"seen": []}, {"configurable": {"thread_id": "x"}}, durability="sync"
+        )
+        assert statuses(db, cache_for(db, folder))["t3"] == ("resumable", 1)
+        saver.delete_thread("x")
+        other.close()
+        raise RuntimeError("card declined")
+
+    conn = sqlite3.connect(db, check_same_thread=False)
+    with pytest.raises(RuntimeError):
+        linear_graph(SqliteSaver(conn), hook=inside_b).invoke(
+            {"seen": []}, {"configurable": {"thread_id": "t3"}}, durability="sync"
+        )
+    (error_rowid,) = conn.execute("SELECT MAX(rowid) FROM writes").fetchone()
+    # Thread y then runs: the rowids climb past the mark again, so only the marked row's
+    # key (gone) tells that the rows below the mark are not the ones the cache saw.
+    linear_graph(SqliteSaver(conn)).invoke(
+        {"seen": []}, {"configurable": {"thread_id": "y"}}, durability="sync"
+    )
+    (top,) = conn.execute("SELECT MAX(rowid) FROM writes").fetchone()
+    conn.close()
+    marks = cache_for(db, folder).marks
+    assert marks is not None and error_rowid <= marks["writes"][0] < top, (
+        "a reused rowid below the mark"
+    )
+    after = statuses(db, cache_for(db, folder))
+    assert after["t3"] == ("failed", 1), (
+        "the cached 'resumable' must not be shown after the error write"
+    )
+    assert after == statuses(db, None)

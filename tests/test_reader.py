@@ -159,11 +159,11 @@ def test_first_screen_step_time_and_writes_key_agree_with_the_rows(
                 entry.name,
                 s.thread_id,
             )
-            ts, id_ts = iso_to_epoch(s.updated_at), iso_to_epoch(row.latest_ts)
+            ts, id_ts = iso_to_epoch(s.updated_at), iso_to_epoch(row.updated_at)
             assert ts is not None and id_ts is not None and abs(ts - id_ts) < 0.5, (
                 entry.name,
                 s.updated_at,
-                row.latest_ts,
+                row.updated_at,
             )
             n = sum(
                 1
@@ -179,6 +179,35 @@ def test_first_screen_step_time_and_writes_key_agree_with_the_rows(
             )
             compared += 1
     assert compared > 100, compared
+
+
+def test_the_time_in_a_checkpoint_id_is_written_as_datetime_writes_it() -> None:
+    """The thread list's times come from the ids, put together from integers for speed: they
+    must be the very text `datetime.isoformat()` gives (whole seconds drop the fraction)."""
+    import datetime as dt
+    import random
+
+    from langgraph.checkpoint.base.id import uuid6
+
+    from replaylens.times import checkpoint_id_time
+
+    rng = random.Random(7)
+    ids = [str(uuid6(clock_seq=rng.randrange(16384))) for _ in range(500)]
+    for _ in range(500):  # across the whole range of a v6 id, a third on whole seconds
+        digits = f"{rng.getrandbits(60):015x}"
+        ids.append(f"{digits[:8]}-{digits[8:12]}-6{digits[12:15]}-8000-000000000000")
+    whole = dt.datetime(2026, 12, 1, 12, 0, 0, tzinfo=dt.UTC) - dt.datetime(
+        1582, 10, 15, tzinfo=dt.UTC
+    )
+    stamp = f"{int(whole.total_seconds()) * 10_000_000:015x}"
+    ids.append(f"{stamp[:8]}-{stamp[8:12]}-6{stamp[12:15]}-8000-000000000000")
+    for cid in ids:
+        h = cid.replace("-", "")
+        ticks = int(h[:12] + h[13:16], 16)  # 100 ns since the Gregorian epoch
+        when = dt.datetime(1582, 10, 15, tzinfo=dt.UTC) + dt.timedelta(microseconds=ticks // 10)
+        want = when.isoformat() if when.year >= 1970 else None
+        assert checkpoint_id_time(cid) == want, cid
+    assert checkpoint_id_time(ids[-1]) == "2026-12-01T12:00:00+00:00"
 
 
 def test_thread_status_agrees_with_get_state(corpus: Corpus, tmp_path: Path) -> None:

@@ -174,3 +174,37 @@ def test_reading_everything_changes_nothing(backend: Backend) -> None:
                 backend.source.read_channel_values(tid, ns.name, ns.latest.checkpoint_id)
     backend.source.identity()
     assert backend.fingerprint() == before
+
+
+def test_a_status_cache_sees_every_change(backend: Backend, tmp_path: Path) -> None:
+    """The status cache's fast path: a source's change marks name exactly the threads that
+    gained rows since they were taken (or the source says it cannot tell, and every key is
+    checked), and statuses from a cache after the change equal freshly derived ones.
+    Writes: runs last for each backend."""
+    from source_threads import run_sync
+
+    from replaylens.cache import StatusCache
+    from replaylens.examples.graphs import DEFAULT_INPUTS
+
+    key = backend.source.cache_identity()
+    before = {
+        s.thread_id: s
+        for s in summarize_threads(backend.source, cache=StatusCache(key, tmp_path))[0]
+    }
+    marks = backend.source.change_marks()
+    assert (marks is None) == (backend.name == "postgres"), (
+        "SQLite has rowids to mark, Postgres none"
+    )
+    if marks is None:
+        assert backend.source.changed_since({}) is None
+    run_sync(
+        backend.graph("linear"), DEFAULT_INPUTS["linear"], "linear"
+    )  # new checkpoints and writes
+    if marks is not None:
+        assert backend.source.changed_since(marks) == {"linear"}
+    cached = summarize_threads(backend.source, cache=StatusCache(key, tmp_path))[0]
+    fresh = summarize_threads(backend.source)[0]
+    assert [s.to_json() for s in cached] == [s.to_json() for s in fresh]
+    after = {s.thread_id: s for s in cached}
+    assert after["linear"].checkpoints > before["linear"].checkpoints
+    assert after["linear"].latest_checkpoint_id != before["linear"].latest_checkpoint_id

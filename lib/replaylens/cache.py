@@ -12,7 +12,14 @@ checkpoint's pending writes change, so a status is stored with exactly that key:
 - per thread, the latest root checkpoint id and the *writes key* (how many writes that
   checkpoint has, and on SQLite the largest rowid among them, which moves when LangGraph
   replaces an error write in place); a thread whose key differs is derived again, so a
-  stale status is never shown.
+  stale status is never shown;
+- the source's *change marks* when it has them (SQLite: where each table's rowids ended
+  when the statuses were saved). With them the next run asks the database which threads
+  gained or replaced a row since, one short range read, instead of reading 100,000
+  threads' writes keys; the entries of those threads are dropped before anything else, so
+  even a run cut short never leaves a changed thread's old status under marks that would
+  hide the change. Marks that no longer hold (a marked row deleted) mean every key is
+  checked again, as without marks.
 
 The file lives in `REPLAYLENS_CACHE_DIR` (default the platform's user cache folder,
 `~/.cache/replaylens` on Linux), never next to the database and never inside it. It is
@@ -28,17 +35,20 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
 from replaylens import settings
+from replaylens._bulk import collector_paused
+
+if TYPE_CHECKING:
+    from replaylens.sources import ThreadIndexRow
 
 CACHE_ENV = "REPLAYLENS_CACHE_DIR"
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever the stored fields or their meaning change."""
 
 
@@ -59,8 +69,11 @@ def cache_dir() -> Path:
     return Path(raw).expanduser() if raw else default_cache_dir()
 
 
-@dataclass(frozen=True)
-class CachedStatus:
+Entry = tuple[Any, ...]
+"""(checkpoint id, writes key, status, latest step, time, pending tasks) of one thread."""
+
+
+class CachedStatus(NamedTuple):
     """What the Threads page shows of a thread once its latest checkpoint is derived."""
 
     status: str
@@ -83,45 +96,102 @@ class StatusCache:
         digest = hashlib.sha256(f"{FORMAT}\0{_version()}\0{database_key}".encode()).hexdigest()[:32]
         self.path = self.directory / f"statuses-{digest}.json"
         self.notes: list[str] = []
-        self._entries: dict[str, list[Any]] | None = None
-        self._dirty: dict[str, list[Any]] = {}
+        self._entries: dict[str, Entry] | None = None
+        self._marks: dict[str, list[Any]] | None = None
+        self._stamp: tuple[int, int, int] | None = None  # the file as loaded: skip re-reading it
+        self._dirty: dict[str, Entry | None] = {}  # None: the entry is dropped
         self._lock = threading.RLock()  # the dashboard's background job and its pages share one
 
     # -- reading ---------------------------------------------------------------------
-    def _load(self) -> dict[str, list[Any]]:
+    def _load(self) -> dict[str, Entry]:
         with self._lock:
             if self._entries is None:
-                self._entries = self._read_file()
+                self._entries, self._marks, self._stamp = self._read_file()
             return self._entries
 
-    def _read_file(self) -> dict[str, list[Any]]:
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _read_file(
+        self,
+    ) -> tuple[dict[str, Entry], dict[str, list[Any]] | None, tuple[int, int, int] | None]:
+        """The entries, the change marks and the file's stamp (inode, size, mtime)."""
+        stamp = self._file_stamp()
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return {}
+            return {}, None, None
         except OSError as exc:
             self.notes.append(
                 f"The status cache {self.path} cannot be read ({exc.strerror}); statuses are derived."
             )
-            return {}
-        entries = _parse(raw)
-        if entries is None:
+            return {}, None, None
+        with collector_paused():  # a list per thread, no cycles (see replaylens._bulk)
+            parsed = _parse(raw)
+        if parsed is None:
             self.notes.append(
                 f"The status cache {self.path} was damaged and has been discarded; every status is derived again."
             )
             with contextlib.suppress(OSError):
                 self.path.unlink()
-            return {}
-        return entries
+            return {}, None, None
+        return parsed[0], parsed[1], stamp
+
+    @property
+    def marks(self) -> dict[str, list[Any]] | None:
+        """The change marks the file was saved with (None: every key must be checked)."""
+        self._load()
+        return self._marks
+
+    def drop(self, thread_ids: Iterable[str]) -> None:
+        """Forget these threads' statuses (they changed): gone from the file at the next save."""
+        with self._lock:
+            for tid in thread_ids:
+                self._dirty[tid] = None
+
+    def matching(
+        self, threads: Iterable[ThreadIndexRow], keys: dict[str, str], trusted: set[str] | None
+    ) -> tuple[dict[str, Entry], list[ThreadIndexRow]]:
+        """Split the thread list's rows into those whose stored status still holds (their
+        entries, by thread id) and the others, in order.
+
+        A stored status holds when the row's latest checkpoint id is the stored one and so
+        is its writes key: the row's own, else `keys`' for it. For a thread outside
+        `trusted` (the threads that changed since the cache's marks; None: no marks, trust
+        nothing) without a key of its own, the stored key is taken as its key."""
+        with self._lock:
+            entries, dirty = self._load(), self._dirty
+            hits: dict[str, Entry] = {}
+            rest: list[ThreadIndexRow] = []
+            for r in threads:
+                tid = r.thread_id
+                entry = dirty[tid] if tid in dirty else entries.get(tid)
+                if (
+                    entry is None
+                    or r.latest_checkpoint_id is None
+                    or entry[0] != r.latest_checkpoint_id
+                ):
+                    rest.append(r)
+                    continue
+                key = r.writes_key if r.writes_key is not None else keys.get(tid)
+                if key is None and trusted is not None and tid not in trusted:
+                    key = entry[1]  # no row of the thread was added or replaced since the marks
+                if key == entry[1]:
+                    hits[tid] = entry
+                else:
+                    rest.append(r)
+            return hits, rest
 
     def get(
         self, thread_id: str, checkpoint_id: str | None, writes_key: str
     ) -> CachedStatus | None:
         """The stored status if the thread's latest checkpoint and writes are unchanged, else None."""
-        if checkpoint_id is None:
-            return None
         with self._lock:
-            entry = self._dirty.get(thread_id) or self._load().get(thread_id)
+            entry = self._dirty.get(thread_id, self._load().get(thread_id))
         if entry is None or entry[0] != checkpoint_id or entry[1] != writes_key:
             return None
         return CachedStatus(entry[2], entry[3], entry[4], tuple(entry[5]))
@@ -132,37 +202,49 @@ class StatusCache:
     # -- writing ---------------------------------------------------------------------
     def put(self, thread_id: str, checkpoint_id: str, writes_key: str, value: CachedStatus) -> None:
         with self._lock:
-            self._dirty[thread_id] = [
+            self._dirty[thread_id] = (
                 checkpoint_id,
                 writes_key,
                 value.status,
                 value.latest_step,
                 value.updated_at,
-                list(value.pending),
-            ]
+                tuple(value.pending),
+            )
 
-    def save(self) -> None:
+    def save(self, marks: dict[str, list[Any]] | None = None) -> None:
         """Merge the new entries into the file: temporary file + rename, under a lock.
 
-        Another process may have saved meanwhile; its entries are kept unless this one has
-        a newer answer for the same thread. A cache that cannot be written is a note, not
-        an error: the statuses shown are right either way.
+        `marks` are the source's change marks taken before this run read anything; they are
+        stored only if every entry kept is right as of them (the caller's promise), and two
+        processes' marks merge to the older of each, so a row neither has seen is always
+        after both. Another process may have saved meanwhile; its entries are kept unless
+        this one has a newer answer for the same thread. A cache that cannot be written is
+        a note, not an error: the statuses shown are right either way.
         """
         with self._lock:
-            if not self._dirty:
+            if not self._dirty and marks == self.marks:
                 return
             try:
                 self.directory.mkdir(parents=True, exist_ok=True)
                 with self._locked():
-                    merged = self._read_file()
-                    merged.update(self._dirty)
-                    self._write_atomically(merged)
+                    self._load()
+                    if self._stamp == self._file_stamp():  # nobody saved since this one loaded
+                        merged, kept = self._entries or {}, marks
+                    else:
+                        merged, on_disk, _stamp = self._read_file()
+                        kept = _older_marks(marks, on_disk)
+                    for tid, entry in self._dirty.items():
+                        if entry is None:
+                            merged.pop(tid, None)
+                        else:
+                            merged[tid] = entry
+                    self._write_atomically(merged, kept)
             except OSError as exc:
                 self.notes.append(
                     f"The status cache {self.path} cannot be written ({exc.strerror or exc})."
                 )
                 return
-            self._entries = merged
+            self._entries, self._marks, self._stamp = merged, kept, self._file_stamp()
             self._dirty = {}
 
     @contextlib.contextmanager
@@ -180,8 +262,10 @@ class StatusCache:
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
-    def _write_atomically(self, entries: dict[str, list[Any]]) -> None:
-        data = orjson.dumps({"format": FORMAT, "entries": entries})
+    def _write_atomically(
+        self, entries: dict[str, Entry], marks: dict[str, list[Any]] | None
+    ) -> None:
+        data = orjson.dumps({"format": FORMAT, "entries": entries, "marks": marks})
         fd, tmp = tempfile.mkstemp(prefix=".statuses-", suffix=".tmp", dir=self.directory)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -195,8 +279,19 @@ class StatusCache:
             raise
 
 
-def _parse(raw: bytes) -> dict[str, list[Any]] | None:
-    """The entries of a cache file, or None when it is not one this version wrote."""
+def _older_marks(
+    ours: dict[str, list[Any]] | None, theirs: dict[str, list[Any]] | None
+) -> dict[str, list[Any]] | None:
+    """Marks right for both processes' entries: per table the smaller rowid (None if either
+    has none, or they name different tables)."""
+    if ours is None or theirs is None or set(ours) != set(theirs):
+        return None
+    return {t: min(ours[t], theirs[t], key=lambda m: m[0] if m and isinstance(m[0], int) else -1)
+            for t in ours}  # fmt: skip
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Entry], dict[str, list[Any]] | None] | None:
+    """The entries and marks of a cache file, or None when it is not one this version wrote."""
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -208,17 +303,20 @@ def _parse(raw: bytes) -> dict[str, list[Any]] | None:
     ):
         return None
     entries = doc["entries"]
-    for entry in entries.values():
-        if not (
-            isinstance(entry, list)
-            and len(entry) == 6
-            and isinstance(entry[0], str)
-            and isinstance(entry[1], str)
-            and isinstance(entry[2], str)
-            and isinstance(entry[5], list)
-        ):
-            return None
-    return entries
+    if not all(
+        type(e) is list and len(e) == 6 and type(e[0]) is str and type(e[1]) is str
+        and type(e[2]) is str and type(e[5]) is list
+        for e in entries.values()
+    ):  # fmt: skip
+        return None
+    marks = doc.get("marks")
+    if marks is not None and not (
+        isinstance(marks, dict) and all(isinstance(m, list) and m for m in marks.values())
+    ):
+        return None
+    # Tuples of plain values: the cycle collector stops tracking them at its first look,
+    # where 100,000 lists would be walked by every full collection while the page runs.
+    return {k: (e[0], e[1], e[2], e[3], e[4], tuple(e[5])) for k, e in entries.items()}, marks
 
 
 def for_source(source: Any, *, enabled: bool = True) -> StatusCache | None:

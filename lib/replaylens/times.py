@@ -24,23 +24,44 @@ _UUID_EPOCH_OFFSET = 0x01B21DD213814000  # 100-ns intervals from 1582-10-15 to 1
 
 def checkpoint_id_time(checkpoint_id: str | None) -> str | None:
     """The time inside a LangGraph checkpoint id (a UUID v6, `uuid6()` in langgraph.checkpoint),
-    as ISO-8601 UTC; None when the id is not a v6 UUID.
+    as ISO-8601 UTC exactly as `datetime.isoformat()` writes it; None when the id is not a
+    v6 UUID.
 
     LangGraph takes the id's time a few microseconds after the checkpoint's `ts`, so the
-    thread list can show when each thread last changed before any blob is read.
+    thread list can show when each thread last changed before any blob is read. The text is
+    put together from integers (the date from a per-day table) because the thread list
+    converts one id per thread: 100,000 `datetime` objects cost a fifth of a second.
     """
     if not checkpoint_id or len(checkpoint_id) != 36 or checkpoint_id[14] != "6":
         return None
-    digits = checkpoint_id.replace("-", "")
     try:
-        stamp = (int(digits[:12], 16) << 12) | int(digits[13:16], 16)
+        stamp = (int(checkpoint_id[:8] + checkpoint_id[9:13], 16) << 12) | int(
+            checkpoint_id[15:18], 16
+        )
     except ValueError:
         return None
     micros = (stamp - _UUID_EPOCH_OFFSET) // 10
     if micros < 0:
         return None
-    when = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=micros)
-    return when.isoformat()
+    return _iso_utc(micros)
+
+
+_DAY_MICROS = 86_400_000_000
+_DATES: dict[int, str] = {}  # a uuid6 time ends in the year 5236: the table stays small
+
+
+def _iso_utc(micros: int) -> str:
+    """Microseconds since the epoch as `datetime.isoformat()` of an aware UTC time."""
+    day, rest = divmod(micros, _DAY_MICROS)
+    date = _DATES.get(day)
+    if date is None:
+        date = _DATES[day] = (dt.date(1970, 1, 1) + dt.timedelta(days=day)).isoformat()
+    seconds, us = divmod(rest, 1_000_000)
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    if us:
+        return f"{date}T{hours:02d}:{minutes:02d}:{seconds:02d}.{us:06d}+00:00"
+    return f"{date}T{hours:02d}:{minutes:02d}:{seconds:02d}+00:00"
 
 
 _CLOCK_SEQ_MASK = 0x3FFF  # uuid6 keeps 14 bits of clock_seq

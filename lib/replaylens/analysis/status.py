@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
+from replaylens._bulk import collector_paused
 from replaylens.analysis.tasks import (
     LegacyHints,
     TriggerMap,
@@ -19,7 +19,13 @@ from replaylens.analysis.tasks import (
 )
 from replaylens.cache import CachedStatus, StatusCache
 from replaylens.model import Checkpoint, Namespace, Thread, build_thread
-from replaylens.sources import CheckpointSource, ThreadIndexRow, ThreadRows, WriteRecord
+from replaylens.sources import (
+    ChangeMarks,
+    CheckpointSource,
+    ThreadIndexRow,
+    ThreadRows,
+    WriteRecord,
+)
 
 ThreadStatus = Literal[
     "failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"
@@ -103,8 +109,10 @@ def reannotate_with_hints(
     return annotate_thread(thread, hints)
 
 
-@dataclass(frozen=True)
-class ThreadSummary:
+class ThreadSummary(NamedTuple):
+    """What the Threads page and `replaylens threads` show of a thread (a tuple: one per
+    thread, 100,000 on a production database)."""
+
     thread_id: str
     checkpoints: int
     namespaces: int
@@ -263,63 +271,114 @@ def derive_statuses(
     *,
     batch: int = DERIVE_BATCH,
 ) -> Iterator[StatusBatch]:
-    """Every thread's summary, batch by batch of the thread list: the cached ones of a
-    batch, then its derived ones.
+    """Every thread's summary: first the cached ones, batch by batch of the thread list,
+    then the others, derived from their latest checkpoints in batches.
 
     A thread is taken from `cache` only when its latest root checkpoint id and writes key
-    equal the stored ones; every derived status is stored. The cache file is saved after
-    the last batch (and also every few batches, so an interrupted run keeps its work).
+    equal the stored ones; every derived status is stored. When the cache holds change
+    marks the source still honours, only the threads that changed since are asked for
+    their writes keys (the others keep the stored key: no row of theirs was added or
+    replaced), and their stored statuses are dropped at once. Without a cache no writes
+    key is read at all. The cache file is saved after the last batch (and also every few
+    batches, so an interrupted run keeps its work), with the marks taken before this run
+    read anything.
     """
+    marks, changed = _changes(source, cache)
+    todo: list[ThreadIndexRow] = []
     for i in range(0, len(index), batch):
-        rows = _with_writes_keys(source, index[i : i + batch])
-        todo: list[ThreadIndexRow] = []
-        cached: list[ThreadSummary] = []
-        for row in rows:
-            hit = (
-                cache.get(row.thread_id, row.latest_checkpoint_id, row.writes_key or "")
-                if cache is not None
-                else None
-            )
-            if hit is None:
-                todo.append(row)
-            else:
-                status = typing.cast(
-                    ThreadStatus, hit.status
-                )  # written below, format-checked on load
-                cached.append(_summary(row, status, hit.latest_step, hit.updated_at, hit.pending))
+        rows = index[i : i + batch]
+        if cache is None:
+            todo += rows
+            continue
+        with collector_paused():  # a summary per thread, no cycles (see replaylens._bulk)
+            cached, rest = _from_cache(source, rows, cache, changed)
+        todo += rest
         if cached:
             yield StatusBatch(cached, [], True)
-        if not todo:
-            continue
-        summaries, problems, cacheable = _derive(source, todo)
+    for n, j in enumerate(range(0, len(todo), batch)):
+        part = todo[j : j + batch]
+        summaries, problems, cacheable = _derive(source, part)
         if cache is not None:
-            by_id = {r.thread_id: r for r in todo}
+            cache.drop(r.thread_id for r in part)  # what was stored for them no longer holds
+            by_id = {r.thread_id: r for r in part}
             for s in summaries:
                 row = by_id[s.thread_id]
                 if s.thread_id in cacheable and row.latest_checkpoint_id is not None:
                     cache.put(s.thread_id, row.latest_checkpoint_id, row.writes_key or "",
                               CachedStatus(s.status, s.latest_step, s.updated_at, s.pending))  # fmt: skip
-            if (i // batch) % 10 == 9:
-                cache.save()
+            if n % 10 == 9:
+                # Midway, the marks hold only if the threads not reached yet were vouched for
+                # by them (their changed ones dropped); without marks every key is checked.
+                cache.save(marks if changed is not None else None)
         yield StatusBatch(summaries, problems, False)
     if cache is not None:
-        cache.save()
+        cache.save(marks)
 
 
-def _with_writes_keys(source: CheckpointSource, rows: list[ThreadIndexRow]) -> list[ThreadIndexRow]:
-    """The rows with their writes keys, asked of the source for those the thread list left out."""
+def _from_cache(
+    source: CheckpointSource,
+    rows: list[ThreadIndexRow],
+    cache: StatusCache,
+    changed: set[str] | None,
+) -> tuple[list[ThreadSummary], list[ThreadIndexRow]]:
+    """The summaries of the rows whose stored status holds, and the other rows with their
+    writes keys (to be derived, then stored under that key)."""
+    keys = _writes_keys(source, rows, changed)
+    hits, rest = cache.matching(rows, keys, changed)
+    cached = [
+        ThreadSummary(
+            r.thread_id,
+            r.checkpoints,
+            r.namespaces,
+            r.latest_checkpoint_id,
+            hit[3],
+            hit[2],
+            hit[4],
+            tuple(hit[5]),
+        )
+        for r in rows
+        if (hit := hits.get(r.thread_id)) is not None
+    ]  # fmt: skip  (the status was written by _derive and format-checked on load)
+    unkeyed = {r.thread_id: r.latest_checkpoint_id for r in rest
+               if r.writes_key is None and r.latest_checkpoint_id and r.thread_id not in keys}  # fmt: skip
+    if unkeyed:
+        keys.update(source.writes_keys(unkeyed))
+    return cached, [
+        r if r.writes_key is not None else r._replace(writes_key=keys.get(r.thread_id, ""))
+        for r in rest
+    ]
+
+
+def _changes(
+    source: CheckpointSource, cache: StatusCache | None
+) -> tuple[ChangeMarks | None, set[str] | None]:
+    """The source's marks now, and the threads changed since the cache's marks (None: not
+    known, every writes key is asked). The changed threads' stored statuses are dropped
+    before anything is derived, so no later save can keep them under newer marks."""
+    if cache is None:
+        return None, None
+    marks = source.change_marks()
+    stored = cache.marks
+    changed = source.changed_since(stored) if marks is not None and stored is not None else None
+    if changed is not None:
+        cache.drop(changed)
+    return marks, changed
+
+
+def _writes_keys(
+    source: CheckpointSource, rows: list[ThreadIndexRow], changed: set[str] | None
+) -> dict[str, str]:
+    """The writes keys the cache needs that the thread list left out: every such row's
+    without change marks (`changed` None), else only the changed threads' (the others keep
+    their stored key: no row of theirs was added or replaced since)."""
     missing = {
         r.thread_id: r.latest_checkpoint_id
         for r in rows
-        if r.writes_key is None and r.latest_checkpoint_id
+        if r.writes_key is None
+        and r.latest_checkpoint_id
+        and (changed is None or r.thread_id in changed)
     }
-    if not missing:
-        return rows
-    keys = source.writes_keys(missing)
-    return [
-        dataclasses.replace(r, writes_key=keys.get(r.thread_id, "")) if r.writes_key is None else r
-        for r in rows
-    ]
+    return source.writes_keys(missing) if missing else {}
 
 
 def summarize_threads(
@@ -334,8 +393,10 @@ def summarize_threads(
     found: dict[str, ThreadSummary] = {}
     problems: list[str] = []
     for part in derive_statuses(source, index, cache):
-        found.update((s.thread_id, s) for s in part.summaries)
+        with collector_paused():
+            found.update((s.thread_id, s) for s in part.summaries)
         problems += part.problems
     if cache is not None:
         problems += cache.notes
-    return [found[r.thread_id] for r in index], problems
+    with collector_paused():
+        return [found[r.thread_id] for r in index], problems

@@ -8,19 +8,20 @@ incident would use: special channels are named (`error`, `interrupt`, `resume an
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
+from replaylens._bulk import collector_paused
 from replaylens.analysis.durability import MODE_RULES
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
+from replaylens.times import checkpoint_id_time
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
-    from replaylens.analysis.status import ThreadStatus, ThreadSummary
+    from replaylens.analysis.status import ThreadSummary
     from replaylens.decode import DecodeResult
     from replaylens.effects.parse import EffectsLog
     from replaylens.sources._base import ThreadIndexRow
@@ -86,9 +87,9 @@ def explain_status(status: str) -> str:
     return STATUS_EXPLAINED.get(status, "")
 
 
-@dataclass(frozen=True)
-class ThreadRow:
-    """One thread of the Threads page (a plain record, so it can be cached and tested)."""
+class ThreadRow(NamedTuple):
+    """One thread of the Threads page (a plain record, so it can be cached and tested; a
+    tuple because the page makes one per thread, 100,000 on a production database)."""
 
     thread_id: str
     status: str
@@ -98,35 +99,36 @@ class ThreadRow:
     due_next: str
     effect_lines: int | None
     replay_lines: int | None
+    checkpoint_id: str | None = None  # the time comes from it when `updated_at` is not known
+
+    @property
+    def when(self) -> str | None:
+        """When the thread last changed: the derived time, else the one in the checkpoint id
+        (worked out here, for the rows a page shows, not for every thread of the list)."""
+        return (
+            self.updated_at
+            if self.updated_at is not None
+            else checkpoint_id_time(self.checkpoint_id)
+        )
 
 
-def thread_rows(
-    summaries: Iterable[ThreadSummary],
-    effects: EffectsLog | None,
-    replay_counts: Mapping[str, int] | None = None,
-) -> list[ThreadRow]:
-    """Threads in the database, plus threads known only from the effects log (no checkpoint)."""
+def _line_counts(effects: EffectsLog | None) -> dict[str, int]:
     counts: dict[str, int] = {}
     if effects is not None:
         for line in effects.lines:
             counts[line.thread_id] = counts.get(line.thread_id, 0) + 1
-    replay_counts = replay_counts or {}
-    rows: list[ThreadRow] = []
-    seen: set[str] = set()
-    for s in summaries:
-        seen.add(s.thread_id)
-        rows.append(
-            ThreadRow(
-                s.thread_id,
-                s.status,
-                s.checkpoints,
-                s.latest_step,
-                s.updated_at,
-                ", ".join(s.pending),
-                counts.get(s.thread_id, 0) if effects is not None else None,
-                replay_counts.get(s.thread_id),
-            )
-        )
+    return counts
+
+
+def _summary_row(s: ThreadSummary, lines: int | None, replay: int | None) -> ThreadRow:
+    return ThreadRow(s.thread_id, s.status, s.checkpoints, s.latest_step, s.updated_at,
+                     ", ".join(s.pending), lines, replay, s.latest_checkpoint_id)  # fmt: skip
+
+
+def _finish_rows(
+    rows: list[ThreadRow], seen: set[str], counts: dict[str, int], replay_counts: Mapping[str, int]
+) -> list[ThreadRow]:
+    """Add the threads known only from the effects log (no checkpoint), attention first."""
     for tid in sorted(set(counts) - seen):
         rows.append(
             ThreadRow(tid, "needs_restart", 0, None, None, "", counts[tid], replay_counts.get(tid))
@@ -137,26 +139,67 @@ def thread_rows(
     return rows
 
 
+def thread_rows(
+    summaries: Iterable[ThreadSummary],
+    effects: EffectsLog | None,
+    replay_counts: Mapping[str, int] | None = None,
+) -> list[ThreadRow]:
+    """Threads in the database, plus threads known only from the effects log (no checkpoint)."""
+    counts = _line_counts(effects)
+    replay_counts = replay_counts or {}
+    rows: list[ThreadRow] = []
+    seen: set[str] = set()
+    for s in summaries:
+        seen.add(s.thread_id)
+        lines = counts.get(s.thread_id, 0) if effects is not None else None
+        rows.append(_summary_row(s, lines, replay_counts.get(s.thread_id)))
+    return _finish_rows(rows, seen, counts, replay_counts)
+
+
 DERIVING = "deriving"
 
 
-def index_summaries(
-    index: Iterable[ThreadIndexRow], found: Mapping[str, ThreadSummary]
-) -> list[ThreadSummary]:
-    """The thread list with the statuses derived so far; the others read `deriving`, with
-    the latest step and time the SQL thread list already knows."""
-    from replaylens.analysis.status import ThreadSummary
+def listing_rows(
+    index: Iterable[ThreadIndexRow],
+    found: Mapping[str, ThreadSummary],
+    effects: EffectsLog | None = None,
+    replay_counts: Mapping[str, int] | None = None,
+) -> list[ThreadRow]:
+    """The Threads page's rows while statuses arrive: a derived summary where there is one,
+    else `deriving` with the latest step and checkpoint id the SQL thread list knows.
 
-    out: list[ThreadSummary] = []
-    for r in index:
-        s = found.get(r.thread_id)
-        out.append(s if s is not None else ThreadSummary(
-            thread_id=r.thread_id, checkpoints=r.checkpoints, namespaces=r.namespaces,
-            latest_checkpoint_id=r.latest_checkpoint_id, latest_step=r.latest_step,
-            status=cast("ThreadStatus", DERIVING),  # a page-only marker: never leaves the view model
-            updated_at=r.latest_ts,
-        ))  # fmt: skip
-    return out
+    The same rows as `thread_rows` once every status is in; built straight from the thread
+    list (no summary object per undecided thread), because this is the first screen."""
+    counts = _line_counts(effects)
+    replay_counts = replay_counts or {}
+    rows: list[ThreadRow] = []
+    seen: set[str] = set()
+    has_log = effects is not None
+    with collector_paused():  # a row per thread, no cycles (see replaylens._bulk)
+        for r in index:
+            tid = r.thread_id
+            seen.add(tid)
+            lines = counts.get(tid, 0) if has_log else None
+            s = found.get(tid)
+            if s is not None:
+                rows.append(_summary_row(s, lines, replay_counts.get(tid)))
+            else:
+                rows.append(ThreadRow(tid, DERIVING, r.checkpoints, r.latest_step, r.latest_ts, "", lines,
+                                      replay_counts.get(tid), r.latest_checkpoint_id))  # fmt: skip
+        return _finish_rows(rows, seen, counts, replay_counts)
+
+
+def filter_rows(rows: list[ThreadRow], statuses: Iterable[str], query: str) -> list[ThreadRow]:
+    """The rows the status filter and the thread-id search keep (none chosen keeps all)."""
+    chosen = set(statuses)
+    needle = query.lower()
+    if not chosen and not needle:
+        return rows
+    return [
+        r
+        for r in rows
+        if (not chosen or r.status in chosen) and (not needle or needle in r.thread_id.lower())
+    ]
 
 
 def due_next(status: str, latest_step: int | None, pending: str) -> str:
@@ -183,7 +226,7 @@ def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
         "thread": [visible(r.thread_id) for r in rows],
         "checkpoints": [r.checkpoints for r in rows],
         "latest step": ["—" if r.latest_step is None else str(r.latest_step) for r in rows],
-        "last update (UTC)": [_short_ts(r.updated_at) for r in rows],
+        "last update (UTC)": [_short_ts(r.when) for r in rows],
         "due next": [visible(due_next(r.status, r.latest_step, r.due_next)) for r in rows],
         "effect lines": [r.effect_lines for r in rows],
         "would replay": [r.replay_lines for r in rows],
@@ -191,6 +234,13 @@ def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
     if link:
         data["open"] = [link(r.thread_id) for r in rows]
     return pd.DataFrame(data)
+
+
+def table_page(rows: list[ThreadRow], page: int, link: Any = None) -> tuple[slice, pd.DataFrame]:
+    """Page `page` of the Threads table: which rows it holds, and its table (only those rows
+    are turned into cells: the browser gets one page, and so does pandas)."""
+    part = page_slice(len(rows), page)
+    return part, threads_frame(rows[part], link)
 
 
 def _short_ts(ts: str | None) -> str:

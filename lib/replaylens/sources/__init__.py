@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from replaylens.sources._base import (
+    ChangeMarks,
     CheckpointRecord,
     CheckpointSource,
     ThreadIndexRow,
@@ -14,6 +15,7 @@ from replaylens.sources._base import (
 
 __all__ = [
     "file_identity",
+    "ChangeMarks",
     "CheckpointRecord",
     "CheckpointSource",
     "ThreadIndexRow",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
@@ -89,9 +89,9 @@ class WriteRecord:
         return len(self.raw) if self.raw is not None else 0
 
 
-@dataclass(frozen=True)
-class ThreadIndexRow:
-    """What the thread list shows before anything is decoded."""
+class ThreadIndexRow(NamedTuple):
+    """What the thread list shows before anything is decoded (a tuple: the list makes one
+    per thread, and a frozen dataclass costs four times as much to build)."""
 
     thread_id: str
     checkpoints: int
@@ -99,11 +99,24 @@ class ThreadIndexRow:
     latest_checkpoint_id: str | None
     latest_metadata: dict[str, Any]  # may be left empty: the latest checkpoint's rows carry it
     latest_step: int | None = None  # metadata.step of the latest root checkpoint, read in SQL
-    latest_ts: str | None = None  # when the latest root checkpoint was written, if SQL can tell
+    latest_ts: str | None = None  # when the latest root checkpoint was written, if SQL read it
     writes_key: str | None = (
         ""  # the latest checkpoint's writes: count (and largest rowid on SQLite);
     )
     # None: not read yet (the SQLite thread list leaves it to `writes_keys`)
+
+    @property
+    def updated_at(self) -> str | None:
+        """When the latest root checkpoint was written: as read, else the time inside its id."""
+        if self.latest_ts is not None:
+            return self.latest_ts
+        from replaylens.times import checkpoint_id_time
+
+        return checkpoint_id_time(self.latest_checkpoint_id)
+
+
+ChangeMarks = dict[str, list[Any]]
+"""Per table, the largest rowid and that row's key (see `SqliteSource.change_marks`)."""
 
 
 @dataclass
@@ -132,6 +145,17 @@ class CheckpointSource(Protocol):
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
         """Changes when the thread gains a checkpoint or a write: what a live page polls."""
+        ...
+
+    def change_marks(self) -> ChangeMarks | None:
+        """Where the tables' rows end now, for `changed_since` in a later run (JSON-able);
+        None when this source cannot tell which threads changed."""
+        ...
+
+    def changed_since(self, marks: ChangeMarks) -> set[str] | None:
+        """The threads with a row added or replaced since `marks` were taken; None when the
+        marks no longer hold (rows deleted or renumbered, another file) or so much changed
+        that asking every thread is cheaper: the caller then checks every thread."""
         ...
 
     def thread_index(self) -> list[ThreadIndexRow]: ...

@@ -37,6 +37,7 @@ from replaylens import dsn as dsn_mod
 from replaylens.decode import DecodeResult, aes_key_from_env, decode_typed
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
+    ChangeMarks,
     CheckpointRecord,
     ThreadIndexRow,
     ThreadRows,
@@ -540,6 +541,14 @@ class PostgresSource:
             str(r["thread_id"]): str(r["n"])
             for r in self._fetch(sql, (list(latest), list(latest.values())))
         }
+
+    def change_marks(self) -> ChangeMarks | None:
+        """None: Postgres rows carry no insertion order a reader may rely on (no rowid; `xmin`
+        wraps and is not indexed), and `thread_index` reads each thread's writes count anyway."""
+        return None
+
+    def changed_since(self, marks: ChangeMarks) -> set[str] | None:
+        return None
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
         """The thread's checkpoint count and latest id, its writes count, and last the latest root

@@ -34,13 +34,12 @@ if item is not None:
         progress = job.progress()
         found, problems = job.results()
         seen = ui.threads_token(identity, progress)
-        summaries = views.index_summaries(index, found)
         log, log_error = ui.effects(item)
-        known = {s.thread_id for s in summaries}
-        ids = [s.thread_id for s in summaries] + sorted(set(log.thread_ids if log else []) - known)
+        known = {r.thread_id for r in index}
+        ids = [r.thread_id for r in index] + sorted(set(log.thread_ids if log else []) - known)
         # "would replay" loads whole threads: only once every status is in.
         counts = ui.replay_counts(item, ids, known, latency=0.25) if progress.finished else {}
-        rows = views.thread_rows(summaries, log, counts)
+        rows = views.listing_rows(index, found, log, counts)
 
         if progress.error:
             st.error(md(progress.error))
@@ -88,12 +87,7 @@ if item is not None:
                 "Status", list(STATUSES), default=[], key="status", placeholder="all statuses",
                 bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in STATUSES),
             )  # fmt: skip
-            shown = [
-                r
-                for r in rows
-                if (not chosen or r.status in chosen)
-                and (not query or query.lower() in r.thread_id.lower())
-            ]
+            shown = views.filter_rows(rows, chosen, query)
             cols = st.columns(len(present))
             for col, status in zip(cols, present, strict=True):
                 col.metric(views.status_md(status), sum(r.status == status for r in rows),
@@ -112,15 +106,14 @@ if item is not None:
                         f"Page (of {pages:,}; {views.PAGE_ROWS:,} threads each)", min_value=1, max_value=pages,
                         value=1, step=1, key="page", bind="query-params",
                     ))  # fmt: skip
-                part = views.page_slice(len(shown), number)
+                part, frame = views.table_page(
+                    shown, number, link=lambda tid: ui.link("thread", db=item.key, thread=tid)
+                )
                 if pages > 1:
                     st.caption(
                         f"Threads {part.start + 1:,}-{part.stop:,} of {len(shown):,} matching."
                     )
                 shown = shown[part]
-                frame = views.threads_frame(
-                    shown, link=lambda tid: ui.link("thread", db=item.key, thread=tid)
-                )
                 event = st.dataframe(
                     frame,
                     hide_index=True,
