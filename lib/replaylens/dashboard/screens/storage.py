@@ -81,13 +81,14 @@ if item is not None:
                        help="The database file plus its -wal: pages, indexes and free space included.")  # fmt: skip
         cols[2].metric("prune frees", human(rep.prune_bytes),
                        f"{rep.prune_bytes / rep.total_bytes:.0%} of the data" if rep.total_bytes else None,
-                       delta_color="off", help="A prune keeping only each thread's latest checkpoint per namespace. Computed "
+                       delta_color="off", delta_arrow="off", help="A prune keeping only each thread's latest checkpoint per namespace. Computed "
                        "only; SQLite returns the space to the disk only after a VACUUM.")  # fmt: skip
         cols[3].metric(
             "threads",
             f"{rep.thread_count:,}",
             f"{rep.checkpoints:,} checkpoints",
             delta_color="off",
+            delta_arrow="off",  # a count beside the number, not a rise: no arrow
         )
         for sentence in rep.sentences():
             st.markdown(f"- {md_ticks(sentence)}")
@@ -96,13 +97,13 @@ if item is not None:
         if fig is not None:
             st.plotly_chart(fig, width="stretch", key="growth")
             st.caption(
-                "Times come from the checkpoint ids (UUID v6 carry their creation time), in 27-second steps."
+                "Times come from the checkpoint ids (a UUID v6 carries its creation time), read to about 27 seconds."
             )
         else:
             if rep.growth:
                 st.caption(
-                    "Every checkpoint was written within a few 27-second steps (times from the UUID v6 "
-                    "checkpoint ids), so there is no growth to chart."
+                    "Every checkpoint was written within the same 27 seconds (the finest time the UUID v6 "
+                    "checkpoint ids give here), so there is no growth to chart."
                 )
         if rep.growth_note:
             st.info(md(rep.growth_note))
