@@ -20,6 +20,10 @@ ui.page_started()
 st.title("Thread")
 
 
+ORPHAN_COLUMNS_FIRST = ["task path", "channel", "value", "bytes"]
+"""What a reader of the orphan writes looks for first: the task, the channel, the value."""
+
+
 def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001, ANN202 - page-local helper
     """Channel values of one checkpoint, cached like everything else the page reads."""
     source = ui.open_item(item)
@@ -247,8 +251,10 @@ if item is not None:
                         f"{len(thread.orphan_writes)} orphan write(s): task outputs saved against a checkpoint that "
                         "never landed. A resume ignores them, so these tasks run again."
                     )
+                    # Who wrote what first: at 1000 px the long ids pushed the task and channel off-screen.
                     st.dataframe(views.orphans_frame(thread).style.set_properties(**{"background-color": "#fde2d8"}),
-                                 hide_index=True, width="stretch")  # fmt: skip
+                                 hide_index=True, width="stretch", key="orphans",
+                                 column_order=ORPHAN_COLUMNS_FIRST + ["namespace", "missing checkpoint", "task id"])  # fmt: skip
 
             for _ in ui.open_tab(tabs[2]):
                 if cp is None:
