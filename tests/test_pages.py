@@ -356,3 +356,17 @@ def test_upload_of_a_text_file_is_refused_politely(demo: Path) -> None:
     ).run()
     assert not at.exception
     assert any("is not a SQLite database" in e.value.replace("\\", "") for e in at.error)
+
+
+def test_a_kill_test_run_opens_at_its_recorded_latency(demo: Path) -> None:
+    """A run recorded at 0 ms per checkpoint write opens with the model at 0 ms, so the recorded
+    mode reads "as recorded", not "model at 250 ms" beside the recording's own mode."""
+    manifest = json.loads((demo / "campaign-linear" / "manifest.json").read_text())
+    run = manifest["runs"][0]
+    at = open_page(
+        "thread", db=str(demo / "campaign-linear" / run["db_at_kill"]), thread=run["thread_id"]
+    )
+    assert at.slider(key="latency").value == round(run["put_latency"] * 1000)
+    assert run["put_latency"] * 1000 != 250  # else the old default would pass too
+    body = texts(at)
+    assert f"Under {run['mode']}, " in body and "(as recorded:" in body, body

@@ -865,10 +865,17 @@ def recording(item: cat.DataItem, thread_id: str) -> Recording:
     return recording_for(path, thread_id) if path is not None else Recording()
 
 
-def latency_picker(container: Any = None) -> float:
+LATENCY_DEFAULT_MS = 250
+
+
+def latency_picker(container: Any = None, recorded: float | None = None) -> float:
+    """The write latency the durability model uses, in seconds. It starts at the recorded one
+    when a kill-test manifest names it: a run recorded at 0 ms read "model at 250 ms" beside
+    its own recorded mode, where a reader expects the recording."""
     where = container or st
+    start = LATENCY_DEFAULT_MS if recorded is None else min(1000, round(recorded * 1000 / 50) * 50)
     ms = where.slider(
-        "Checkpoint write latency (ms)", 0, 1000, 250, step=50, key="latency",
+        "Checkpoint write latency (ms)", 0, 1000, start, step=50, key="latency",
         bind="query-params",
         help="How long one checkpoint takes to reach the database. Local SQLite: a few ms; a networked "
         "Postgres or hosted service: 50-500 ms. Under async, a crash loses the checkpoints still on their way.",
@@ -978,7 +985,7 @@ def thread_header(
     rec = recording(item, thread_id)
     below = st.columns([1, 1])
     mode = mode_picker(below[0], label=mode_label, default=rec.mode)
-    latency = latency_picker(below[1])
+    latency = latency_picker(below[1], rec.latency if rec.known else None)
     if rec.known:
         below[0].caption(
             f"Recorded under **{rec.mode}**"
