@@ -75,6 +75,9 @@ def test_thread_page_time_travel_tab(demo: Path) -> None:
     assert "Resuming from this checkpoint re-runs `charge`" in text, text
     code = "\n".join(str(c.value) for c in at.code)
     assert '"checkpoint_id"' in code and "invoke(None, config)" in code
+    # The latest checkpoint has no later steps, so no "likely" lines: no "+0 likely" under the count.
+    (again,) = [m for m in at.metric if m.label == "lines again"]
+    assert not again.delta, again.delta
     at.segmented_control(key="tt_move").set_value("fork").run()
     assert not at.exception
     assert "update_state" in "\n".join(str(c.value) for c in at.code)

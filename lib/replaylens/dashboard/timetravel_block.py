@@ -50,7 +50,8 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
                 tt.ignored_writes,
                 help="Writes saved against it: time travel does not hand them back to their tasks.",
             )
-            m[2].metric("lines again", len(tt.certain_lines), f"+{len(tt.likely_lines)} likely", delta_color="off",
+            m[2].metric("lines again", len(tt.certain_lines), f"+{len(tt.likely_lines)} likely" if tt.likely_lines else None,
+                        delta_color="off", delta_arrow="off",
                         help="Certain: lines of the tasks due at the checkpoint. Likely: lines of the steps that "
                         "followed on the old branch, if the graph takes the same route.")  # fmt: skip
             m[3].metric(
