@@ -117,15 +117,10 @@ def demo() -> Path:
 def base_url(demo: Path) -> Iterator[str]:
     """`replaylens serve` on the demo folder, one server per test module (its caches are the
     module's own, as a fresh server's would be)."""
-    from dashboard_data import free_port, stop_server
-    from dashboard_data import start_server as serve_app
+    from dashboard_data import serving
 
-    port = free_port()
-    server = serve_app([demo], port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(server)
+    with serving([demo]) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -141,19 +136,24 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def apptest_env(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """What `replaylens serve DEMO` gives the app, for streamlit.testing's AppTest (which cannot
-    pass argv): the served paths through REPLAYLENS_SERVE_ARGS, a private upload folder, and
-    Streamlit's caches cleared before and after so that no test sees another's data.
-    Not autouse: a module asks for it with `pytestmark = pytest.mark.usefixtures("apptest_env")`."""
-    import json
-
+def fresh_streamlit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A private upload folder and Streamlit's caches cleared before and after the test, so that
+    no AppTest sees another's data. Not autouse: `pytest.mark.usefixtures("fresh_streamlit")`."""
     import streamlit as st
 
-    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo)]))
     monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
     st.cache_data.clear()
     st.cache_resource.clear()
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture
+def apptest_env(demo: Path, fresh_streamlit: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `replaylens serve DEMO` gives the app, for streamlit.testing's AppTest (which cannot
+    pass argv): the served paths through REPLAYLENS_SERVE_ARGS, on a fresh Streamlit.
+    Not autouse: a module asks for it with `pytestmark = pytest.mark.usefixtures("apptest_env")`."""
+    import json
+
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(demo)]))

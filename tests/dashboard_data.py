@@ -25,6 +25,7 @@ import sqlite3
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -350,6 +351,17 @@ def start_server(
             time.sleep(0.2)
     stop_server(proc)
     raise RuntimeError("replaylens serve did not answer in time")
+
+
+@contextlib.contextmanager
+def serving(paths: list[Path], **kwargs: Any) -> Iterator[str]:
+    """`replaylens serve PATHS` on a free port for the block: yields its base URL, stops it after."""
+    port = free_port()
+    server = start_server(paths, port, **kwargs)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(server)
 
 
 def stop_server(proc: Any) -> None:

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -27,6 +26,9 @@ from replaylens.dashboard import APP
 from replaylens.sources._base import INT64, MAX_METADATA_DEPTH, parse_metadata
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+pytestmark = pytest.mark.usefixtures("fresh_streamlit")
 
 
 @pytest.fixture(scope="module")
@@ -44,16 +46,6 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bad_rows_db(root / "bad" / "bad.db")
     linear_db(root / "long" / "long.db", ["L" * 100_000, "short"])
     return root
-
-
-@pytest.fixture(autouse=True)
-def _clean_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "uploads"))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 def run_page(

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_idle
+from dashboard_data import CHROMIUM, CHROMIUM_ARGS, serving, wait_idle
 from hardening_data import linear_db
 
 pytestmark = pytest.mark.browser
@@ -56,12 +56,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def app(hostile: Path) -> Iterator[tuple[str, Path]]:
-    port = free_port()
-    server = start_server([hostile], port, cwd=hostile)
-    try:
-        yield f"http://127.0.0.1:{port}", hostile
-    finally:
-        stop_server(server)
+    with serving([hostile], cwd=hostile) as url:
+        yield url, hostile
 
 
 @pytest.fixture(scope="module")

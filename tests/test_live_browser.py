@@ -21,15 +21,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    REPO,
-    free_port,
-    start_server,
-    stop_server,
-    wait_idle,
-)
+from dashboard_data import REPO, serving, wait_idle
 
 from replaylens.sources import open_source
 
@@ -73,22 +65,17 @@ def server(live_folder: Path) -> Iterator[str]:
     # The first writer run creates the database, so the server lists it from the start.
     finish(start_writer(live_folder / "live.db", 0))
     finish(start_writer(live_folder / "live.db", 0, "grows"))
-    port = free_port()
-    proc = start_server([live_folder], port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    with serving([live_folder]) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        p = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        p.set_default_timeout(30_000)
-        yield p
-        browser.close()
+def page(server: str, browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    p = context.new_page()
+    p.set_default_timeout(30_000)
+    yield p
+    context.close()
 
 
 def metric(page: Any, label: str) -> Any:
