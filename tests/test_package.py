@@ -196,3 +196,30 @@ def test_sigterm_stops_serve_and_its_streamlit_child(served: tuple[Any, int]) ->
     while any(_alive(c) for c in children) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(c) for c in children), "the Streamlit child outlived replaylens serve"
+
+
+def test_no_page_script_holds_a_floating_string() -> None:
+    """Streamlit's magic writes every bare string statement of a page script onto the page
+    (a "docstring" under a constant appeared under the Thread page's title): only the real
+    docstrings (the first statement of the module, a function or a class) may stand alone."""
+    import ast
+
+    from replaylens.dashboard import APP
+
+    scripts = [APP, *sorted((APP.parent / "screens").glob("*.py"))]
+    found = []
+    for path in scripts:
+        tree = ast.parse(path.read_text())
+        owners = [
+            tree,
+            *(
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            ),
+        ]
+        docstrings = {id(o.body[0]) for o in owners if o.body}
+        found += [f"{path.name}:{n.lineno}" for n in ast.walk(tree)
+                  if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                  and id(n) not in docstrings]  # fmt: skip
+    assert len(scripts) > 5 and not found, found

@@ -20,8 +20,9 @@ ui.page_started()
 st.title("Thread")
 
 
+# What a reader of the orphan writes looks for first: the task, the channel, the value. (A comment,
+# not a docstring: Streamlit's magic would print a bare string of a page script.)
 ORPHAN_COLUMNS_FIRST = ["task path", "channel", "value", "bytes"]
-"""What a reader of the orphan writes looks for first: the task, the channel, the value."""
 
 
 def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001, ANN202 - page-local helper
