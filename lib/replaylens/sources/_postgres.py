@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from replaylens import dsn as dsn_mod
+from replaylens._bulk import collector_paused
 from replaylens.decode import DecodeResult, aes_key_from_env, decode_typed
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
@@ -46,6 +47,7 @@ from replaylens.sources._base import (
     parse_metadata,
     tolerant_json_loads,
 )
+from replaylens.times import checkpoint_id_step
 
 DSN_SCHEMES = ("postgresql://", "postgres://")
 STATEMENT_TIMEOUT_MS = 15_000
@@ -157,25 +159,28 @@ WITH latest AS (
 
 # The thread list, one keyset page at a time: the GROUP BY walks the primary key from the
 # last thread id of the previous page and stops after LIMIT threads; the latest root
-# checkpoint of each comes from a lateral index seek (the saver's get_tuple order:
-# checkpoint_id DESC in the database's collation), with its step, timestamp and the
-# count of its writes, so no blob is read.
+# checkpoint of each comes from a lateral seek in the same index (the saver's get_tuple
+# order: checkpoint_id DESC in the database's collation). Index-only: no row is read,
+# so the step and time come from the checkpoint id, as on SQLite, and the writes count
+# is left to `writes_keys`, asked batch by batch while the statuses are worked out.
 THREAD_PAGE = 5000
 THREAD_INDEX_SQL = """
 WITH page AS (
-    SELECT thread_id, COUNT(*) AS n, COUNT(DISTINCT checkpoint_ns) AS nns
+    SELECT thread_id, COUNT(*) AS n, bool_or(checkpoint_ns <> '') AS nested
     FROM checkpoints WHERE %(first)s OR thread_id > %(after)s
     GROUP BY thread_id ORDER BY thread_id LIMIT %(limit)s
 )
-SELECT p.thread_id, p.n, p.nns, l.checkpoint_id AS latest, l.step, l.ts,
-       (SELECT COUNT(*) FROM checkpoint_writes w WHERE w.thread_id = p.thread_id
-         AND w.checkpoint_ns = '' AND w.checkpoint_id = l.checkpoint_id) AS writes
+SELECT p.thread_id, p.n, p.nested, l.checkpoint_id AS latest
 FROM page p LEFT JOIN LATERAL (
-    SELECT c.checkpoint_id, c.metadata -> 'step' AS step, c.checkpoint ->> 'ts' AS ts
-    FROM checkpoints c WHERE c.thread_id = p.thread_id AND c.checkpoint_ns = ''
+    SELECT c.checkpoint_id FROM checkpoints c WHERE c.thread_id = p.thread_id AND c.checkpoint_ns = ''
     ORDER BY c.checkpoint_id DESC LIMIT 1
 ) AS l ON true
 ORDER BY p.thread_id
+"""
+# Only threads with subgraphs have more than one namespace to count.
+NAMESPACES_SQL = """
+SELECT thread_id, COUNT(DISTINCT checkpoint_ns) AS nns FROM checkpoints
+WHERE thread_id = ANY(%s) GROUP BY thread_id
 """
 
 _ALL_BLOBS = "bl.type <> 'empty'"
@@ -497,10 +502,10 @@ class PostgresSource:
 
     # -- reading -------------------------------------------------------------------
     def thread_index(self) -> list[ThreadIndexRow]:
-        """Every thread's counts, latest root checkpoint, step, time and writes count: keyset
-        pages of THREAD_PAGE threads, all in one read-only snapshot."""
+        """Every thread's counts, latest root checkpoint, and its step and time from the id:
+        keyset pages of THREAD_PAGE threads, all in one read-only snapshot, index-only."""
 
-        def work(cur: Any) -> list[dict[str, Any]]:
+        def work(cur: Any) -> tuple[list[dict[str, Any]], dict[str, int]]:
             rows: list[dict[str, Any]] = []
             after: str | None = None
             while True:
@@ -511,29 +516,28 @@ class PostgresSource:
                 page = list(cur.fetchall())
                 rows += page
                 if len(page) < THREAD_PAGE:
-                    return rows
+                    break
                 after = page[-1]["thread_id"]
+            nested = [r["thread_id"] for r in rows if r["nested"]]
+            spaces: dict[str, int] = {}
+            if nested:
+                cur.execute(NAMESPACES_SQL, (nested,))
+                spaces = {str(r["thread_id"]): int(r["nns"]) for r in cur.fetchall()}
+            return rows, spaces
 
-        rows = self._run(work)
-        rows.sort(key=lambda r: str(r["thread_id"]))  # code-point order, as on SQLite
-        return [
-            ThreadIndexRow(
-                thread_id=str(r["thread_id"]),
-                checkpoints=int(r["n"]),
-                namespaces=int(r["nns"]),
-                latest_checkpoint_id=r["latest"],
-                latest_metadata={},
-                latest_step=r["step"]
-                if isinstance(r["step"], int) and not isinstance(r["step"], bool)
-                else None,
-                latest_ts=r["ts"] if isinstance(r["ts"], str) else None,
-                writes_key=str(r["writes"]) if r["latest"] is not None else "",
-            )
-            for r in rows
-        ]
+        rows, spaces = self._run(work)
+        with collector_paused():  # 100,000 tuples, no cycles (see replaylens._bulk)
+            rows.sort(key=lambda r: str(r["thread_id"]))  # code-point order, as on SQLite
+            return [
+                ThreadIndexRow(
+                    str(r["thread_id"]), int(r["n"]), spaces.get(str(r["thread_id"]), 1), r["latest"], {},
+                    checkpoint_id_step(r["latest"], int(r["n"])), None, None if r["latest"] else "",
+                )
+                for r in rows
+            ]  # fmt: skip
 
     def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
-        """The writes count of each (thread id -> latest checkpoint id) (thread_index has them too)."""
+        """The writes count of each (thread id -> latest checkpoint id)."""
         sql = ("SELECT k.t AS thread_id, COUNT(w.thread_id) AS n FROM unnest(%s::text[], %s::text[]) AS k(t, c) "
                "LEFT JOIN checkpoint_writes w ON w.thread_id = k.t AND w.checkpoint_ns = '' AND w.checkpoint_id = k.c "
                "GROUP BY k.t")  # fmt: skip
