@@ -157,6 +157,14 @@ WITH latest AS (
 )
 """
 
+# The same, for (thread id, checkpoint id) pairs the thread list already found.
+PAIRS_CTE = """
+WITH latest AS (
+    SELECT k.thread_id, ''::text AS checkpoint_ns, k.checkpoint_id
+    FROM unnest(%s::text[], %s::text[]) AS k(thread_id, checkpoint_id)
+)
+"""
+
 # The thread list, one keyset page at a time: the GROUP BY walks the primary key from the
 # last thread id of the previous page and stops after LIMIT threads; the latest root
 # checkpoint of each comes from a lateral seek in the same index (the saver's get_tuple
@@ -304,6 +312,16 @@ _CONNECT_REASONS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _turn_off_jit(conn: Any, psycopg: Any) -> None:
+    """Every query here is index seeks over a few thousand rows; the JIT compiler would spend
+    30-60 ms on each (the status job asks two a batch: 5 s on 100,000 threads). A server
+    without the setting (before PostgreSQL 11) keeps its default."""
+    try:
+        conn.execute("SET jit = off")
+    except psycopg.Error:
+        pass
+
+
 def _one_line(text: str, dsn: str | None) -> str:
     """The first line of a driver message, without any form of the password, without a final period."""
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else "unknown error"
@@ -380,6 +398,7 @@ class PostgresSource:
         try:
             conn.execute("SET default_transaction_read_only = on")
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+            _turn_off_jit(conn, psycopg)
             conn.autocommit = False
             conn.read_only = True
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
@@ -623,13 +642,23 @@ class PostgresSource:
     def read_latest(
         self, thread_ids: list[str] | None = None, *, known: dict[str, str] | None = None
     ) -> ThreadRows:
-        """The latest root checkpoint of every thread (DISTINCT ON) and its writes, one snapshot.
+        """The latest root checkpoint of every thread and its writes, in one snapshot.
 
-        `known` is not needed here: DISTINCT ON finds the latest ids within the same query."""
-        extra, params = (
-            ("AND thread_id = ANY(%s)", (list(thread_ids),)) if thread_ids is not None else ("", ())
-        )
-        cte = LATEST_CTE.format(extra=extra)
+        With `known` (thread id -> latest checkpoint id, from thread_index) both queries are
+        driven by those pairs, one primary-key seek each; otherwise DISTINCT ON finds the
+        latest ids (a join against it let the planner scan every write: 2 s a batch)."""
+        if known is not None:
+            wanted = None if thread_ids is None else set(thread_ids)
+            pairs = {t: c for t, c in known.items() if wanted is None or t in wanted}
+            cte = PAIRS_CTE
+            params: tuple[Any, ...] = (list(pairs), list(pairs.values()))
+        else:
+            extra, params = (
+                ("AND thread_id = ANY(%s)", (list(thread_ids),))
+                if thread_ids is not None
+                else ("", ())
+            )
+            cte = LATEST_CTE.format(extra=extra)
 
         def work(cur: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             cur.execute(
@@ -640,7 +669,7 @@ class PostgresSource:
             )
             cps = list(cur.fetchall())
             cur.execute(
-                f"{cte}SELECT {self._write_columns} FROM checkpoint_writes w JOIN latest l "
+                f"{cte}SELECT {self._write_columns} FROM latest l JOIN checkpoint_writes w "
                 "ON w.thread_id = l.thread_id AND w.checkpoint_ns = l.checkpoint_ns "
                 f'AND w.checkpoint_id = l.checkpoint_id ORDER BY w.thread_id COLLATE "C", {WRITE_ORDER}',
                 params,
