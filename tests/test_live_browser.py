@@ -109,10 +109,12 @@ def folder_names(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir()}
 
 
-def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Path) -> None:
-    db = live_folder / "live.db"
+def follow_a_live_writer(page: Any, server: str, db: str, url_db: dict[str, str]) -> float:
+    """The Threads page, then the Thread page, open while a real writer commits to `db`: each
+    shows the new checkpoints without a reload, the last within FOLLOW_LIMIT_MS of the
+    writer's last commit; returns how long the Thread page's live caption took."""
     # -- the Threads page, while the writer adds one thread per run
-    page.goto(f"{server}/threads?{urlencode({'db': str(db)}, quote_via=quote)}")
+    page.goto(f"{server}/threads?{urlencode(url_db, quote_via=quote)}")
     wait_idle(page)
     first = value(page, "completed")
     writer = start_writer(db, 6)
@@ -130,7 +132,7 @@ def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Pa
     # -- the Thread page, while the writer keeps adding checkpoints to that same thread
     # The live caption follows every poll; the page below redraws when it has been idle as
     # long as it took to draw (a writer that never pauses must not keep it busy for good).
-    page.goto(f"{server}/thread?{urlencode({'db': str(db), 'thread': 'grows'}, quote_via=quote)}")
+    page.goto(f"{server}/thread?{urlencode({**url_db, 'thread': 'grows'}, quote_via=quote)}")
     wait_idle(page)
     live = page.get_by_text(re.compile(r"live: [\d,]+ checkpoints"))
     expect(live).to_be_visible()
@@ -148,11 +150,41 @@ def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Pa
     # at thousands of checkpoints); the 2 s promise is the live caption above.
     expect(metric(page, "checkpoints")).to_have_text(shown_as(checkpoints), timeout=30_000)
     assert report["locked"] == 0, report
+    assert "Traceback" not in page.inner_text("body")
+    return caption_seconds
+
+
+def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Path) -> None:
+    db = live_folder / "live.db"
+    caption_seconds = follow_a_live_writer(page, server, str(db), {"db": str(db)})
     print(
         f"live caption caught up {caption_seconds:.2f} s after the writer's last commit was counted"
     )
-    assert "Traceback" not in page.inner_text("body")
     # Nothing but the writer's own files next to the database (the status cache lives elsewhere).
     assert folder_names(live_folder) <= {"live.db", "live.db-wal", "live.db-shm"}, folder_names(
         live_folder
     )
+
+
+def test_open_pages_follow_a_live_writer_on_postgres(pg_cluster: Any) -> None:
+    """The same on Postgres: a PostgresSaver writer in another process, the dashboard
+    serving the DSN (its reads are read-only transactions, so the writer is never blocked)."""
+    dsn = pg_cluster.create_database("replaylens_live")
+    finish(start_writer(dsn, 0))  # the writer owns the database: its setup() makes the tables
+    finish(start_writer(dsn, 0, "grows"))
+    port = free_port()
+    proc = start_server([dsn], port)  # type: ignore[list-item]
+    try:
+        with playwright.sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
+            try:
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                page.set_default_timeout(30_000)
+                seconds = follow_a_live_writer(page, f"http://127.0.0.1:{port}", dsn, {})
+            finally:
+                browser.close()
+    finally:
+        stop_server(proc)
+    print(f"postgres: live caption caught up {seconds:.2f} s after the writer's last commit")

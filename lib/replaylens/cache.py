@@ -154,15 +154,15 @@ class StatusCache:
                 self._dirty[tid] = None
 
     def matching(
-        self, threads: Iterable[ThreadIndexRow], keys: dict[str, str], trusted: set[str] | None
+        self, threads: Iterable[ThreadIndexRow], keys: dict[str, str]
     ) -> tuple[dict[str, Entry], list[ThreadIndexRow]]:
         """Split the thread list's rows into those whose stored status still holds (their
         entries, by thread id) and the others, in order.
 
         A stored status holds when the row's latest checkpoint id is the stored one and so
-        is its writes key: the row's own, else `keys`' for it. For a thread outside
-        `trusted` (the threads that changed since the cache's marks; None: no marks, trust
-        nothing) without a key of its own, the stored key is taken as its key."""
+        is its writes key: the row's own, else `keys`' for it. A thread in neither keeps its
+        stored key: the caller asked the keys of every thread that may have changed (all
+        of them without change marks; with marks, the threads with rows since)."""
         with self._lock:
             entries, dirty = self._load(), self._dirty
             hits: dict[str, Entry] = {}
@@ -177,9 +177,7 @@ class StatusCache:
                 ):
                     rest.append(r)
                     continue
-                key = r.writes_key if r.writes_key is not None else keys.get(tid)
-                if key is None and trusted is not None and tid not in trusted:
-                    key = entry[1]  # no row of the thread was added or replaced since the marks
+                key = r.writes_key if r.writes_key is not None else keys.get(tid, entry[1])
                 if key == entry[1]:
                     hits[tid] = entry
                 else:

@@ -169,6 +169,10 @@ DERIVE_BATCH = 2000
 dashboard shows progress, large enough that each query's overhead is noise."""
 
 
+WRITES_KEYS_CHUNK = 25_000
+"""Writes keys asked per query: few round trips, each a fraction of a second."""
+
+
 @dataclass
 class StatusBatch:
     """Some threads' summaries, as `derive_statuses` produces them."""
@@ -284,6 +288,9 @@ def derive_statuses(
     read anything.
     """
     marks, changed = _changes(source, cache)
+    # The writes keys in one query, not one per batch: on Postgres each round trip costs
+    # as much as a thousand seeks.
+    keys = _writes_keys(source, index, changed) if cache is not None else {}
     todo: list[ThreadIndexRow] = []
     for i in range(0, len(index), batch):
         rows = index[i : i + batch]
@@ -291,7 +298,7 @@ def derive_statuses(
             todo += rows
             continue
         with collector_paused():  # a summary per thread, no cycles (see replaylens._bulk)
-            cached, rest = _from_cache(source, rows, cache, changed)
+            cached, rest = _from_cache(source, rows, cache, keys)
         todo += rest
         if cached:
             yield StatusBatch(cached, [], True)
@@ -319,12 +326,12 @@ def _from_cache(
     source: CheckpointSource,
     rows: list[ThreadIndexRow],
     cache: StatusCache,
-    changed: set[str] | None,
+    keys: dict[str, str],
 ) -> tuple[list[ThreadSummary], list[ThreadIndexRow]]:
     """The summaries of the rows whose stored status holds, and the other rows with their
-    writes keys (to be derived, then stored under that key)."""
-    keys = _writes_keys(source, rows, changed)
-    hits, rest = cache.matching(rows, keys, changed)
+    writes keys (to be derived, then stored under that key). `keys`: the writes keys asked
+    so far (see `_writes_keys`); the others are the stored ones."""
+    hits, rest = cache.matching(rows, keys)
     cached = [
         ThreadSummary(
             r.thread_id,
@@ -378,7 +385,13 @@ def _writes_keys(
         and r.latest_checkpoint_id
         and (changed is None or r.thread_id in changed)
     }
-    return source.writes_keys(missing) if missing else {}
+    keys: dict[str, str] = {}
+    pairs = list(missing.items())
+    for i in range(
+        0, len(pairs), WRITES_KEYS_CHUNK
+    ):  # each query well inside the statement timeout
+        keys.update(source.writes_keys(dict(pairs[i : i + WRITES_KEYS_CHUNK])))
+    return keys
 
 
 def summarize_threads(

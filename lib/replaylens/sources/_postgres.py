@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from replaylens import dsn as dsn_mod
+from replaylens._bulk import collector_paused
 from replaylens.decode import DecodeResult, aes_key_from_env, decode_typed
 from replaylens.errors import SourceError
 from replaylens.sources._base import (
@@ -46,6 +47,7 @@ from replaylens.sources._base import (
     parse_metadata,
     tolerant_json_loads,
 )
+from replaylens.times import checkpoint_id_step
 
 DSN_SCHEMES = ("postgresql://", "postgres://")
 STATEMENT_TIMEOUT_MS = 15_000
@@ -155,27 +157,38 @@ WITH latest AS (
 )
 """
 
+# The same, for (thread id, checkpoint id) pairs the thread list already found.
+PAIRS_CTE = """
+WITH latest AS (
+    SELECT k.thread_id, ''::text AS checkpoint_ns, k.checkpoint_id
+    FROM unnest(%s::text[], %s::text[]) AS k(thread_id, checkpoint_id)
+)
+"""
+
 # The thread list, one keyset page at a time: the GROUP BY walks the primary key from the
 # last thread id of the previous page and stops after LIMIT threads; the latest root
-# checkpoint of each comes from a lateral index seek (the saver's get_tuple order:
-# checkpoint_id DESC in the database's collation), with its step, timestamp and the
-# count of its writes, so no blob is read.
+# checkpoint of each comes from a lateral seek in the same index (the saver's get_tuple
+# order: checkpoint_id DESC in the database's collation). Index-only: no row is read,
+# so the step and time come from the checkpoint id, as on SQLite, and the writes count
+# is left to `writes_keys`, asked batch by batch while the statuses are worked out.
 THREAD_PAGE = 5000
 THREAD_INDEX_SQL = """
 WITH page AS (
-    SELECT thread_id, COUNT(*) AS n, COUNT(DISTINCT checkpoint_ns) AS nns
+    SELECT thread_id, COUNT(*) AS n, bool_or(checkpoint_ns <> '') AS nested
     FROM checkpoints WHERE %(first)s OR thread_id > %(after)s
     GROUP BY thread_id ORDER BY thread_id LIMIT %(limit)s
 )
-SELECT p.thread_id, p.n, p.nns, l.checkpoint_id AS latest, l.step, l.ts,
-       (SELECT COUNT(*) FROM checkpoint_writes w WHERE w.thread_id = p.thread_id
-         AND w.checkpoint_ns = '' AND w.checkpoint_id = l.checkpoint_id) AS writes
+SELECT p.thread_id, p.n, p.nested, l.checkpoint_id AS latest
 FROM page p LEFT JOIN LATERAL (
-    SELECT c.checkpoint_id, c.metadata -> 'step' AS step, c.checkpoint ->> 'ts' AS ts
-    FROM checkpoints c WHERE c.thread_id = p.thread_id AND c.checkpoint_ns = ''
+    SELECT c.checkpoint_id FROM checkpoints c WHERE c.thread_id = p.thread_id AND c.checkpoint_ns = ''
     ORDER BY c.checkpoint_id DESC LIMIT 1
 ) AS l ON true
 ORDER BY p.thread_id
+"""
+# Only threads with subgraphs have more than one namespace to count.
+NAMESPACES_SQL = """
+SELECT thread_id, COUNT(DISTINCT checkpoint_ns) AS nns FROM checkpoints
+WHERE thread_id = ANY(%s) GROUP BY thread_id
 """
 
 _ALL_BLOBS = "bl.type <> 'empty'"
@@ -299,6 +312,16 @@ _CONNECT_REASONS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _turn_off_jit(conn: Any, psycopg: Any) -> None:
+    """Every query here is index seeks over a few thousand rows; the JIT compiler would spend
+    30-60 ms on each (the status job asks two a batch: 5 s on 100,000 threads). A server
+    without the setting (before PostgreSQL 11) keeps its default."""
+    try:
+        conn.execute("SET jit = off")
+    except psycopg.Error:
+        pass
+
+
 def _one_line(text: str, dsn: str | None) -> str:
     """The first line of a driver message, without any form of the password, without a final period."""
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else "unknown error"
@@ -375,6 +398,7 @@ class PostgresSource:
         try:
             conn.execute("SET default_transaction_read_only = on")
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+            _turn_off_jit(conn, psycopg)
             conn.autocommit = False
             conn.read_only = True
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
@@ -497,10 +521,10 @@ class PostgresSource:
 
     # -- reading -------------------------------------------------------------------
     def thread_index(self) -> list[ThreadIndexRow]:
-        """Every thread's counts, latest root checkpoint, step, time and writes count: keyset
-        pages of THREAD_PAGE threads, all in one read-only snapshot."""
+        """Every thread's counts, latest root checkpoint, and its step and time from the id:
+        keyset pages of THREAD_PAGE threads, all in one read-only snapshot, index-only."""
 
-        def work(cur: Any) -> list[dict[str, Any]]:
+        def work(cur: Any) -> tuple[list[dict[str, Any]], dict[str, int]]:
             rows: list[dict[str, Any]] = []
             after: str | None = None
             while True:
@@ -511,29 +535,28 @@ class PostgresSource:
                 page = list(cur.fetchall())
                 rows += page
                 if len(page) < THREAD_PAGE:
-                    return rows
+                    break
                 after = page[-1]["thread_id"]
+            nested = [r["thread_id"] for r in rows if r["nested"]]
+            spaces: dict[str, int] = {}
+            if nested:
+                cur.execute(NAMESPACES_SQL, (nested,))
+                spaces = {str(r["thread_id"]): int(r["nns"]) for r in cur.fetchall()}
+            return rows, spaces
 
-        rows = self._run(work)
-        rows.sort(key=lambda r: str(r["thread_id"]))  # code-point order, as on SQLite
-        return [
-            ThreadIndexRow(
-                thread_id=str(r["thread_id"]),
-                checkpoints=int(r["n"]),
-                namespaces=int(r["nns"]),
-                latest_checkpoint_id=r["latest"],
-                latest_metadata={},
-                latest_step=r["step"]
-                if isinstance(r["step"], int) and not isinstance(r["step"], bool)
-                else None,
-                latest_ts=r["ts"] if isinstance(r["ts"], str) else None,
-                writes_key=str(r["writes"]) if r["latest"] is not None else "",
-            )
-            for r in rows
-        ]
+        rows, spaces = self._run(work)
+        with collector_paused():  # 100,000 tuples, no cycles (see replaylens._bulk)
+            rows.sort(key=lambda r: str(r["thread_id"]))  # code-point order, as on SQLite
+            return [
+                ThreadIndexRow(
+                    str(r["thread_id"]), int(r["n"]), spaces.get(str(r["thread_id"]), 1), r["latest"], {},
+                    checkpoint_id_step(r["latest"], int(r["n"])), None, None if r["latest"] else "",
+                )
+                for r in rows
+            ]  # fmt: skip
 
     def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
-        """The writes count of each (thread id -> latest checkpoint id) (thread_index has them too)."""
+        """The writes count of each (thread id -> latest checkpoint id)."""
         sql = ("SELECT k.t AS thread_id, COUNT(w.thread_id) AS n FROM unnest(%s::text[], %s::text[]) AS k(t, c) "
                "LEFT JOIN checkpoint_writes w ON w.thread_id = k.t AND w.checkpoint_ns = '' AND w.checkpoint_id = k.c "
                "GROUP BY k.t")  # fmt: skip
@@ -619,13 +642,23 @@ class PostgresSource:
     def read_latest(
         self, thread_ids: list[str] | None = None, *, known: dict[str, str] | None = None
     ) -> ThreadRows:
-        """The latest root checkpoint of every thread (DISTINCT ON) and its writes, one snapshot.
+        """The latest root checkpoint of every thread and its writes, in one snapshot.
 
-        `known` is not needed here: DISTINCT ON finds the latest ids within the same query."""
-        extra, params = (
-            ("AND thread_id = ANY(%s)", (list(thread_ids),)) if thread_ids is not None else ("", ())
-        )
-        cte = LATEST_CTE.format(extra=extra)
+        With `known` (thread id -> latest checkpoint id, from thread_index) both queries are
+        driven by those pairs, one primary-key seek each; otherwise DISTINCT ON finds the
+        latest ids (a join against it let the planner scan every write: 2 s a batch)."""
+        if known is not None:
+            wanted = None if thread_ids is None else set(thread_ids)
+            pairs = {t: c for t, c in known.items() if wanted is None or t in wanted}
+            cte = PAIRS_CTE
+            params: tuple[Any, ...] = (list(pairs), list(pairs.values()))
+        else:
+            extra, params = (
+                ("AND thread_id = ANY(%s)", (list(thread_ids),))
+                if thread_ids is not None
+                else ("", ())
+            )
+            cte = LATEST_CTE.format(extra=extra)
 
         def work(cur: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             cur.execute(
@@ -636,7 +669,7 @@ class PostgresSource:
             )
             cps = list(cur.fetchall())
             cur.execute(
-                f"{cte}SELECT {self._write_columns} FROM checkpoint_writes w JOIN latest l "
+                f"{cte}SELECT {self._write_columns} FROM latest l JOIN checkpoint_writes w "
                 "ON w.thread_id = l.thread_id AND w.checkpoint_ns = l.checkpoint_ns "
                 f'AND w.checkpoint_id = l.checkpoint_id ORDER BY w.thread_id COLLATE "C", {WRITE_ORDER}',
                 params,
