@@ -166,25 +166,18 @@ def test_open_pages_follow_a_live_writer(page: Any, server: str, live_folder: Pa
     )
 
 
-def test_open_pages_follow_a_live_writer_on_postgres(pg_cluster: Any) -> None:
+def test_open_pages_follow_a_live_writer_on_postgres(pg_cluster: Any, browser: Any) -> None:
     """The same on Postgres: a PostgresSaver writer in another process, the dashboard
     serving the DSN (its reads are read-only transactions, so the writer is never blocked)."""
     dsn = pg_cluster.create_database("replaylens_live")
     finish(start_writer(dsn, 0))  # the writer owns the database: its setup() makes the tables
     finish(start_writer(dsn, 0, "grows"))
-    port = free_port()
-    proc = start_server([dsn], port)  # type: ignore[list-item]
-    try:
-        with playwright.sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-            )
-            try:
-                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-                page.set_default_timeout(30_000)
-                seconds = follow_a_live_writer(page, f"http://127.0.0.1:{port}", dsn, {})
-            finally:
-                browser.close()
-    finally:
-        stop_server(proc)
+    with serving([dsn]) as url:  # type: ignore[list-item]
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            seconds = follow_a_live_writer(page, url, dsn, {})
+        finally:
+            context.close()
     print(f"postgres: live caption caught up {seconds:.2f} s after the writer's last commit")
