@@ -262,3 +262,41 @@ def test_marks_that_no_longer_hold_mean_every_key_is_checked(db: Path, tmp_path:
         "the cached 'resumable' must not be shown after the error write"
     )
     assert after == statuses(db, None)
+
+
+def test_statuses_derived_in_a_second_process_equal_those_derived_in_one(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past PARALLEL_MIN_THREADS the second half of the threads is derived by a second
+    process (`_derive_worker`, JSON both ways). Lowered to 1 here: the statuses are those
+    one process derives, the child really ran, and a child that cannot open the database
+    (it exits with an error) leaves the parent to derive its half."""
+    from replaylens.analysis import status
+
+    conn = sqlite3.connect(db, check_same_thread=False)
+    graph = linear_graph(SqliteSaver(conn))
+    for i in range(6):
+        config = {"configurable": {"thread_id": f"p{i}"}}
+        if i % 2:
+            graph.invoke({"seen": []}, config, durability="sync", interrupt_before=["b"])
+        else:
+            graph.invoke({"seen": []}, config, durability="sync")
+    conn.close()
+    one = statuses(db, None)
+    assert set(one.values()) == {("completed", 2), ("resumable", 1)}
+
+    children: list[Any] = []
+    started = status._start_helper
+    monkeypatch.setattr(status, "PARALLEL_MIN_THREADS", 1)
+    monkeypatch.setattr(
+        status, "_start_helper", lambda *a: children.append(started(*a)) or children[-1]
+    )
+    two = statuses(db, None)
+    assert two == one
+    assert len(children) == 1 and children[0] is not None and children[0].proc.returncode == 0
+
+    from replaylens.sources._sqlite import SqliteSource
+
+    monkeypatch.setattr(SqliteSource, "reopen_spec", lambda self: (str(tmp_path / "gone.db"), None))
+    assert statuses(db, None) == one
+    assert children[-1].proc.returncode != 0, "the child failed, and the parent derived its half"

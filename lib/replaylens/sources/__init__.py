@@ -8,6 +8,7 @@ from replaylens.sources._base import (
     ChangeMarks,
     CheckpointRecord,
     CheckpointSource,
+    ReopenSpec,
     ThreadIndexRow,
     ThreadRows,
     WriteRecord,
@@ -16,6 +17,7 @@ from replaylens.sources._base import (
 __all__ = [
     "file_identity",
     "ChangeMarks",
+    "ReopenSpec",
     "CheckpointRecord",
     "CheckpointSource",
     "ThreadIndexRow",

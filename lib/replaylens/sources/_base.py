@@ -115,6 +115,10 @@ class ThreadIndexRow(NamedTuple):
         return checkpoint_id_time(self.latest_checkpoint_id)
 
 
+ReopenSpec = tuple[str, bytes | None]
+"""What `open_source` needs to open the same database in another process: the path or
+DSN, and the decryption key (handed over through a pipe, never a command line)."""
+
 ChangeMarks = dict[str, list[Any]]
 """Per table, the largest rowid and that row's key (see `SqliteSource.change_marks`)."""
 
@@ -145,6 +149,11 @@ class CheckpointSource(Protocol):
 
     def thread_version(self, thread_id: str) -> tuple[Any, ...]:
         """Changes when the thread gains a checkpoint or a write: what a live page polls."""
+        ...
+
+    def reopen_spec(self) -> ReopenSpec | None:
+        """How another process opens this same database (None: it cannot, e.g. a private
+        copy that lives in this process's temporary folder)."""
         ...
 
     def change_marks(self) -> ChangeMarks | None:

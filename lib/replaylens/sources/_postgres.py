@@ -40,6 +40,7 @@ from replaylens.errors import SourceError
 from replaylens.sources._base import (
     ChangeMarks,
     CheckpointRecord,
+    ReopenSpec,
     ThreadIndexRow,
     ThreadRows,
     WriteRecord,
@@ -564,6 +565,10 @@ class PostgresSource:
             str(r["thread_id"]): str(r["n"])
             for r in self._fetch(sql, (list(latest), list(latest.values())))
         }
+
+    def reopen_spec(self) -> ReopenSpec | None:
+        """The DSN (with its password: it goes to the other process through a pipe) and key."""
+        return (self._dsn, self.aes_key)
 
     def change_marks(self) -> ChangeMarks | None:
         """None: Postgres rows carry no insertion order a reader may rely on (no rowid; `xmin`
