@@ -309,3 +309,20 @@ def test_orphan_writes_show_their_task_and_channel_first(
     expect(headers.first).to_have_text("task path")
     # The grid draws on a canvas; its hidden accessible table gives the columns' order.
     assert headers.all_inner_texts()[:4] == ["task path", "channel", "value", "bytes"]
+
+
+def test_incident_key_table_reads_whole_at_both_widths(
+    page: Any, base_url: str, demo: Path
+) -> None:
+    """The incident's "would the downstream service drop the repeats" table: each row's
+    "what it means" sentence is shown whole (wrapped), not cut by a data grid at 1000 px."""
+    from replaylens.analysis.incident import KEY_VERDICT_WORDS
+
+    open_view(page, url(base_url, "incident", db=str(demo / "crashes" / "payment-sync.db")))
+    expect(page.get_by_text("Would the downstream service drop the repeats?")).to_be_visible()
+    tables = page.locator('[data-testid="stTable"]')
+    shown = " ".join(" ".join(t.inner_text().split()) for t in tables.all())
+    meant = [words for words in KEY_VERDICT_WORDS.values() if words in shown]
+    assert meant, shown
+    for table in tables.all():
+        assert table.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), table.inner_text()

@@ -15,7 +15,13 @@ from replaylens.effects.parse import read_effects
 from replaylens.figures.graph import graph_dot, infer_graph, lineage_dot
 from replaylens.figures.runs import runs_strip
 from replaylens.figures.supersteps import superstep_figure
-from replaylens.figures.timeline import TimelineData, build_timeline_data, lanes_of, timeline_figure
+from replaylens.figures.timeline import (
+    CHECKPOINT_TASK,
+    TimelineData,
+    build_timeline_data,
+    lanes_of,
+    timeline_figure,
+)
 from replaylens.sources import open_source
 
 
@@ -71,7 +77,7 @@ def test_timeline_without_an_effects_log_draws_tasks_between_checkpoints(demo: P
     thread = load_thread(source, "linear-done")
     data = build_timeline_data(thread, plan_resume(thread, None, "linear-done"))
     assert {b.lane for b in data.bars} >= {"a", "b", "c", "d"}
-    assert all(b.category.startswith("task (from checkpoints") for b in data.bars)
+    assert all(b.category == CHECKPOINT_TASK for b in data.bars)
 
 
 def test_timeline_hover_text_escapes_names_from_the_database() -> None:

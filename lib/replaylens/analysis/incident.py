@@ -49,6 +49,13 @@ KeyVerdict = Literal["dedupes", "changes", "missing", "unproven"]
 - `missing`: the effect sends no key: nothing can drop the repeat;
 - `unproven`: one attempt sent a key; the repeat dedupes only if the node derives the same
   key again (from the thread id, step and a business id), which the log cannot show."""
+KEY_VERDICT_WORDS: dict[str, str] = {
+    "dedupes": "same key on every recorded attempt: a service that honours keys drops the repeat",
+    "changes": "attempts sent different keys (or none): the repeat is a new operation",
+    "missing": "no key sent: nothing can drop the repeat",
+    "unproven": "one attempt with a key: the repeat dedupes only if the node derives the same key again",
+}
+"""Each key verdict in one sentence, for the incident page's table."""
 REPLAYING = ("replays", "restart")
 UNFINISHED = ("resumable", "failed", "needs_restart")
 """Statuses a crash leaves behind (interrupted threads wait for a person, not a resume)."""

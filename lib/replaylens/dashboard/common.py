@@ -800,10 +800,15 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
         )
         for why, frame in frames.items():
             st.caption(WHY_CAPTION.get(why, why))
-            # A static table, not a data grid: its few rows wrap their sentences ("would the key
-            # dedupe") instead of cutting them at 1000 px. Its cells are Markdown: escape them.
-            st.table(frame.map(lambda v: md(v) if isinstance(v, str) else v), hide_index=True,
-                     border="horizontal")  # fmt: skip
+            wrapping_table(frame)
+
+
+def wrapping_table(frame: Any) -> None:
+    """A static table, not a data grid: its few rows wrap their sentences ("would the key
+    dedupe", "what it means") instead of cutting them at 1000 px. Its cells are Markdown,
+    so every string is escaped."""
+    st.table(frame.map(lambda v: md(v) if isinstance(v, str) else v), hide_index=True,
+             border="horizontal")  # fmt: skip
 
 
 def open_tab(tab: Any) -> Iterator[None]:

@@ -32,13 +32,17 @@ ENDING_LINE = {
     "paused": "paused for an answer",
 }
 
+CHECKPOINT_TASK = "task with no log line (drawn from checkpoints)"
+"""The legend name of a task the effects log has no line for: drawn from the checkpoint it
+started at to the next one (every task, when there is no log)."""
+
 
 @dataclass(frozen=True)
 class Bar:
     lane: str
     start: float
     end: float
-    category: str  # legend entry: a verdict word, or "task (from checkpoints)"
+    category: str  # legend entry: a verdict word, or CHECKPOINT_TASK
     color: str
     hover: str
     in_flight: bool = False
@@ -253,7 +257,7 @@ def _lay_out_checkpoints(
                             lane,
                             ts,
                             end,
-                            "task (from checkpoints, no effects log)",
+                            CHECKPOINT_TASK,
                             "#BBBBBB",
                             f"<b>{_e(task.label)}</b> step {task.step}: {_e(task.status)}<br>drawn from the "
                             "checkpoint it started at to the next one (no effects log line for it)",
@@ -445,7 +449,7 @@ def timeline_figure(
                     },
                     "line": {"width": 0},
                 },
-                "opacity": 0.9 if category != "task (from checkpoints, no effects log)" else 0.5,
+                "opacity": 0.9 if category != CHECKPOINT_TASK else 0.5,
                 "name": category,
                 "hovertext": _texts([b.hover for b in bars]),
                 "hoverinfo": "text",

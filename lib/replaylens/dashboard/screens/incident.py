@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from replaylens.analysis.incident import (
+    KEY_VERDICT_WORDS,
     Incident,
     collect,
     select,
@@ -21,13 +22,6 @@ from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
 from replaylens.text import md, md_ticks, safe_filename, visible
-
-KEY_WORDS = {
-    "dedupes": "same key on every recorded attempt: a service that honours keys drops the repeat",
-    "changes": "attempts sent different keys (or none): the repeat is a new operation",
-    "missing": "no key sent: nothing can drop the repeat",
-    "unproven": "one attempt with a key: the repeat dedupes only if the node derives the same key again",
-}
 
 
 def _collected(item: Any) -> Incident:
@@ -118,13 +112,12 @@ def _impact(chosen: Incident) -> None:
         st.markdown(
             "**Would the downstream service drop the repeats?** By the idempotency keys the log recorded:"
         )
-        st.dataframe(
+        ui.wrapping_table(  # its sentences wrap at 1000 px; a data grid cut them
             pd.DataFrame([
                 {"effect": visible(k.effect), "node": visible(k.node), "key": k.verdict, "times again": k.times_again,
-                 "threads": k.threads, "what it means": KEY_WORDS[k.verdict], "example key": visible(k.example_key or "")}
+                 "threads": k.threads, "what it means": KEY_VERDICT_WORDS[k.verdict], "example key": visible(k.example_key or "")}
                 for k in keys
-            ]),
-            hide_index=True, width="stretch",
+            ])
         )  # fmt: skip
 
 
