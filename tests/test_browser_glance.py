@@ -326,3 +326,23 @@ def test_incident_key_table_reads_whole_at_both_widths(
     assert meant, shown
     for table in tables.all():
         assert table.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), table.inner_text()
+
+
+def test_storage_largest_threads_table_spans_the_page(page: Any, base_url: str, demo: Path) -> None:
+    """Thread ids are long: in half the page at 1000 px the size and the open link were cut
+    off, so the largest-threads table takes the whole width."""
+    open_view(page, url(base_url, "storage", db=str(demo / "crashes" / "payment-sync.db")))
+    heading = page.get_by_role("heading", name="Largest threads")
+    expect(heading).to_be_visible()
+    grid = page.locator(
+        '[data-testid="stElementContainer"]', has=page.locator('[data-testid="stDataFrame"]')
+    )
+    # The page's content width: the title's box spans it.
+    content = page.locator(
+        '[data-testid="stElementContainer"]', has=page.get_by_role("heading", name="Storage")
+    )
+    full = content.first.bounding_box()
+    below = [g.bounding_box() for g in grid.all()]
+    top = heading.bounding_box()["y"]
+    first = min((b for b in below if b and b["y"] > top), key=lambda b: b["y"])
+    assert first["width"] >= 0.9 * full["width"], (first, full)

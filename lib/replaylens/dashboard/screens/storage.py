@@ -107,15 +107,17 @@ if item is not None:
                 )
         if rep.growth_note:
             st.info(md(rep.growth_note))
+        # Full width: thread ids are long, and in half a 1000 px page the size and the link
+        # were cut off (seen in the screenshot).
+        st.subheader("Largest threads")
+        st.dataframe(pd.DataFrame([
+            {"thread": visible(t), "checkpoints": n, "KB": round((cb + wb) / 1e3, 1),
+             "open": ui.link("thread", db=item.key, thread=t)}
+            for t, n, cb, wb in rep.threads
+        ]), hide_index=True, width="stretch", column_config={
+            "open": st.column_config.LinkColumn("open", display_text="open ›")})  # fmt: skip
         left, right = st.columns(2)
         with left:
-            st.subheader("Largest threads")
-            st.dataframe(pd.DataFrame([
-                {"thread": visible(t), "checkpoints": n, "KB": round((cb + wb) / 1e3, 1),
-                 "open": ui.link("thread", db=item.key, thread=t)}
-                for t, n, cb, wb in rep.threads
-            ]), hide_index=True, width="stretch", column_config={
-                "open": st.column_config.LinkColumn("open", display_text="open ›")})  # fmt: skip
             st.subheader("Per namespace")
             st.dataframe(pd.DataFrame([{"namespace": visible(ns), "checkpoints": n, "KB": round(b / 1e3, 1)}
                                        for ns, n, b in rep.namespaces]), hide_index=True, width="stretch")  # fmt: skip
