@@ -1,6 +1,7 @@
 """The second process of a large status derivation (see `status._derived`).
 
-Run as `python -m replaylens.analysis._derive_worker`: reads one JSON document on stdin
+Started by `status._start_helper` (`main()` with this copy's folder first on the path):
+reads one JSON document on stdin
 (the database to open, the decryption key, the thread list rows, the batch size), opens
 the database read-only itself, derives the rows' statuses batch by batch and writes one
 JSON document on stdout. JSON both ways, never pickle: nothing read back can name code to

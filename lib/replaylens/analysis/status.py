@@ -364,7 +364,7 @@ def _derived(
 
 
 class _Helper:
-    """A `python -m replaylens.analysis._derive_worker` child, fed its rows by a thread."""
+    """A `replaylens.analysis._derive_worker` child, fed its rows by a thread."""
 
     def __init__(self, proc: subprocess.Popen[bytes], payload: bytes) -> None:
         self.proc = proc
@@ -394,6 +394,12 @@ class _Helper:
             return None
 
 
+_WORKER_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from replaylens.analysis._derive_worker import main; sys.exit(main())"
+)
+
+
 def _start_helper(spec: ReopenSpec, rows: list[ThreadIndexRow], batch: int) -> _Helper | None:
     """Start the second process (None if it cannot be: rows that are no JSON, no python)."""
     import replaylens
@@ -403,13 +409,13 @@ def _start_helper(spec: ReopenSpec, rows: list[ThreadIndexRow], batch: int) -> _
                                 "rows": [list(r) for r in rows], "batch": batch})  # fmt: skip
     except TypeError:
         return None
+    # The child imports this very copy of replaylens (a checkout or an install): its folder
+    # goes first on the child's path, by argument (not a secret), the environment unchanged.
     package_root = str(Path(replaylens.__file__).resolve().parents[1])
-    paths = [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "replaylens.analysis._derive_worker"],
+            [sys.executable, "-c", _WORKER_BOOT, package_root],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
         )  # fmt: skip
     except OSError:
         return None
