@@ -502,14 +502,16 @@ def summarize_threads(
     Bulk queries, no channel values; with a `cache`, only threads whose latest checkpoint
     or writes changed since it was saved are read and derived.
     """
-    index = source.thread_index()
-    found: dict[str, ThreadSummary] = {}
-    problems: list[str] = []
-    for part in derive_statuses(source, index, cache):
-        with collector_paused():
-            found.update((s.thread_id, s) for s in part.summaries)
-        problems += part.problems
-    if cache is not None:
-        problems += cache.notes
+    # The whole run without the cycle collector: it builds records by the hundred thousand
+    # and no cycle (measured: 0 unreachable objects after 10,240 statuses or 200 whole
+    # threads), and each full collection would walk them all again (0.2-0.3 s at 100k).
     with collector_paused():
+        index = source.thread_index()
+        found: dict[str, ThreadSummary] = {}
+        problems: list[str] = []
+        for part in derive_statuses(source, index, cache):
+            found.update((s.thread_id, s) for s in part.summaries)
+            problems += part.problems
+        if cache is not None:
+            problems += cache.notes
         return [found[r.thread_id] for r in index], problems

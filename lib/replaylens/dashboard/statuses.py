@@ -13,6 +13,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from replaylens._bulk import collector_paused
 from replaylens.analysis.status import ThreadSummary, derive_statuses
 from replaylens.cache import StatusCache
 from replaylens.errors import ReplaylensError
@@ -54,10 +55,8 @@ class StatusJob:
 
     def _run(self) -> None:
         try:
-            for part in derive_statuses(self._source, self.index, self._cache):
-                with self._lock:
-                    self._found.update((s.thread_id, s) for s in part.summaries)
-                    self._problems += part.problems
+            with collector_paused():  # see summarize_threads: no cycles, 100,000 records
+                self._derive_all()
         except ReplaylensError as exc:
             with self._lock:
                 self._error = str(exc)
@@ -67,6 +66,12 @@ class StatusJob:
                     self._problems += self._cache.notes
                 self._finished = True
                 self.seconds = time.perf_counter() - self.started
+
+    def _derive_all(self) -> None:
+        for part in derive_statuses(self._source, self.index, self._cache):
+            with self._lock:
+                self._found.update((s.thread_id, s) for s in part.summaries)
+                self._problems += part.problems
 
     def progress(self) -> Progress:
         with self._lock:
