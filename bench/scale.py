@@ -73,7 +73,7 @@ def run_scale(b: Bench, repeat: int, lg_repeat: int, rows: list[Row], checks: li
                     warm, lg_100k, "< 1 s; ≥ 20x", min_ratio=20, max_seconds=1,
                     lg_label="same, extrapolated"))  # fmt: skip
     rows.append(Row("scale", "same, the Threads page's wait after its first screen: the status job given the "
-                    "thread list (`derive_statuses` to the saved cache)",
+                    "thread list (`StatusJob` to the saved cache)",
                     big["warm_statuses"], lg_100k, "< 1 s; ≥ 20x", min_ratio=20, max_seconds=1,
                     lg_label="same, extrapolated"))  # fmt: skip
     rows.append(Row("scale", "every status, no cache (`summarize_threads`, what `--no-cache` does)",
