@@ -572,7 +572,7 @@ BREAKDOWNS: dict[str, list[tuple[str, str, str]]] = {
         (
             "replaylens.sources._sqlite",
             "SqliteSource.thread_index",
-            "SqliteSource.thread_index (GROUP BY + latest metadata)",
+            "SqliteSource.thread_index (GROUP BY + one seek per thread)",
         ),
         (
             "replaylens.sources._sqlite",

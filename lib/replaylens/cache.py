@@ -184,16 +184,6 @@ class StatusCache:
                     rest.append(r)
             return hits, rest
 
-    def get(
-        self, thread_id: str, checkpoint_id: str | None, writes_key: str
-    ) -> CachedStatus | None:
-        """The stored status if the thread's latest checkpoint and writes are unchanged, else None."""
-        with self._lock:
-            entry = self._dirty.get(thread_id, self._load().get(thread_id))
-        if entry is None or entry[0] != checkpoint_id or entry[1] != writes_key:
-            return None
-        return CachedStatus(entry[2], entry[3], entry[4], tuple(entry[5]))
-
     def __len__(self) -> int:
         return len(self._load())
 

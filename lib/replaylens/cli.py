@@ -391,7 +391,7 @@ def _latency(text: str) -> float:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from replaylens.analysis.again import again_rows, next_moves
+    from replaylens.analysis.again import AGAIN_COLUMNS, again_rows, next_moves
 
     plan, thread = _plan(args)
     if args.json:
@@ -440,15 +440,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if rows:
             print("\nwhat happens again:")
             _print_table(
-                [
-                    "why",
-                    "node",
-                    "effect",
-                    "times again",
-                    "log lines",
-                    "idempotency key",
-                    "would the key dedupe",
-                ],
+                ["why", *AGAIN_COLUMNS],
                 [
                     [
                         r.why,

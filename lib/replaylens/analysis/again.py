@@ -32,6 +32,18 @@ WHY_ORDER: tuple[Why, ...] = (
 )
 
 
+AGAIN_COLUMNS = (
+    "node",
+    "effect",
+    "times again",
+    "log lines",
+    "idempotency key",
+    "would the key dedupe",
+)
+"""The headings of the "what happens again" table (an AgainRow without its reason), in the
+dashboard and the terminal alike."""
+
+
 @dataclass(frozen=True)
 class AgainRow:
     """One node and one effect it performed, as a resume would repeat it."""

@@ -438,21 +438,11 @@ def _after_checkpoint(a: Any) -> int | None:
     return None if step is None else int(step) - 1
 
 
-AGAIN_COLUMNS = [
-    "node",
-    "effect",
-    "times again",
-    "log lines",
-    "idempotency key",
-    "would the key dedupe",
-]
-
-
 def again_frames(plan: Any) -> dict[str, pd.DataFrame]:
     """The "what happens again" table, one frame per reason (resume step, lost checkpoint, restart).
 
     Counts are executions (tasks), the same numbers the verdict sentence says."""
-    from replaylens.analysis.again import again_rows
+    from replaylens.analysis.again import AGAIN_COLUMNS, again_rows
 
     out: dict[str, list[dict[str, Any]]] = {}
     for r in again_rows(plan):
@@ -464,7 +454,7 @@ def again_frames(plan: Any) -> dict[str, pd.DataFrame]:
             "idempotency key": ", ".join(visible(k) for k in r.keys) or "—",
             "would the key dedupe": r.dedupe,
         })  # fmt: skip
-    return {why: pd.DataFrame(rows, columns=AGAIN_COLUMNS) for why, rows in out.items()}
+    return {why: pd.DataFrame(rows, columns=list(AGAIN_COLUMNS)) for why, rows in out.items()}
 
 
 MODE_EXPLAINED = MODE_RULES

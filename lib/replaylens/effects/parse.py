@@ -28,20 +28,6 @@ from replaylens.errors import EffectsLogError
 from replaylens.times import iso_to_epoch
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a line longer than this is not an effect record
-KNOWN_KEYS = frozenset(
-    {
-        "thread_id",
-        "node",
-        "phase",
-        "ts",
-        "step",
-        "task_id",
-        "checkpoint_ns",
-        "pid",
-        "idempotency_key",
-        "effect",
-    }
-)
 MAX_PROBLEMS_LISTED = 200
 READ_BYTES = 1 << 17  # the file is read in blocks this big: a batch of lines stays in the CPU cache
 
@@ -338,6 +324,8 @@ _FIELDS = (
     "idempotency_key",
     "effect",
 )
+KNOWN_KEYS = frozenset(_FIELDS)
+"""The keys an effect line may carry besides extras: the fields of EffectLine."""
 _STR, _OPT_STR, _OPT_INT = (
     frozenset({str}),
     frozenset({str, type(None)}),

@@ -292,6 +292,7 @@ class SqliteSource:
         rows shown (`ThreadIndexRow.updated_at`); the statuses, derived next, carry the
         step and time from the metadata.
         """
+        # 100,000 tuples, no cycles: built without the cycle collector (see replaylens._bulk)
         with collector_paused(), self._snapshot(mapped=False) as conn:
             rows = conn.execute(
                 "WITH g AS MATERIALIZED (SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id) "
@@ -312,7 +313,6 @@ class SqliteSource:
                         (json.dumps(nested),),
                     )
                 }
-        with collector_paused():  # 100,000 tuples, no cycles (see replaylens._bulk)
             return self._index_rows(rows, roots)
 
     @staticmethod
