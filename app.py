@@ -2,6 +2,6 @@
 (`replaylens.dashboard`), so an installed wheel serves the same pages; this file and
 `pages/` are entry points over it, not copies."""
 
-from replaylens.dashboard.app import main
+from replaylens.dashboard.ui.app import main
 
 main()

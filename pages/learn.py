@@ -1,4 +1,4 @@
-"""Entry point for the learn page; the page itself is `replaylens/dashboard/screens/learn.py`."""
+"""Entry point for the learn page; the page itself is `replaylens/dashboard/ui/screens/learn.py`."""
 
 from replaylens.dashboard import run_screen
 

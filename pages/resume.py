@@ -1,4 +1,4 @@
-"""Entry point for the resume page; the page itself is `replaylens/dashboard/screens/resume.py`."""
+"""Entry point for the resume page; the page itself is `replaylens/dashboard/ui/screens/resume.py`."""
 
 from replaylens.dashboard import run_screen
 

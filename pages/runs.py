@@ -1,4 +1,4 @@
-"""Entry point for the runs page; the page itself is `replaylens/dashboard/screens/runs.py`."""
+"""Entry point for the runs page; the page itself is `replaylens/dashboard/ui/screens/runs.py`."""
 
 from replaylens.dashboard import run_screen
 

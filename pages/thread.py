@@ -1,4 +1,4 @@
-"""Entry point for the thread page; the page itself is `replaylens/dashboard/screens/thread.py`."""
+"""Entry point for the thread page; the page itself is `replaylens/dashboard/ui/screens/thread.py`."""
 
 from replaylens.dashboard import run_screen
 

@@ -1,4 +1,4 @@
-"""Entry point for the threads page; the page itself is `replaylens/dashboard/screens/threads.py`."""
+"""Entry point for the threads page; the page itself is `replaylens/dashboard/ui/screens/threads.py`."""
 
 from replaylens.dashboard import run_screen
 

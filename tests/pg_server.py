@@ -1,7 +1,7 @@
-"""The throw-away PostgreSQL server of the tests: `replaylens.pgserver`, which `replaylens
+"""The throw-away PostgreSQL server of the tests: `replaylens.killtest.pgserver`, which `replaylens
 killtest --pg-ephemeral` uses too (one implementation for both)."""
 
-from replaylens.pgserver import (  # noqa: F401 - re-exported for the tests
+from replaylens.killtest.pgserver import (  # noqa: F401 - re-exported for the tests
     ENV_BINDIR,
     PgServer,
     PgUnavailable,

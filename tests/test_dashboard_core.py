@@ -193,7 +193,7 @@ def test_cli_report_is_the_dashboard_report_byte_for_byte(tmp_path: Path) -> Non
     import sys
 
     from replaylens.dashboard.catalog import DataItem
-    from replaylens.dashboard.common import effects_label
+    from replaylens.dashboard.ui.common import effects_label
 
     samples = Path(__file__).resolve().parents[1] / "sample_dbs"
     shutil.copy(samples / "payment-approved.db", tmp_path / "payment-approved.db")

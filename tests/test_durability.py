@@ -23,9 +23,9 @@ from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
 from replaylens.effects.parse import read_effects
 from replaylens.errors import ThreadNotFound
+from replaylens.killtest.validate import REDUCED_MATRIX, outside, run_matrix, table
 from replaylens.model import Thread
 from replaylens.sources import open_source
-from replaylens.validate import REDUCED_MATRIX, outside, run_matrix, table
 
 LATENCIES = (0.0, 0.25, 1.0)
 
@@ -205,7 +205,7 @@ def test_replay_json_what_if_block(corpus: Corpus, mode: str) -> None:
 
 def test_recorded_mode_comes_from_the_kill_test_manifest() -> None:
     """A campaign's run says how it was recorded; a database outside a campaign does not."""
-    from replaylens.recorded import recording_for
+    from replaylens.killtest.recorded import recording_for
 
     root = Path(__file__).resolve().parents[1] / "sample_dbs"
     rec = recording_for(

@@ -332,7 +332,7 @@ def test_cli_values_is_bounded(bomb: Path) -> None:
 def test_the_thread_page_decodes_state_only_when_its_tab_is_open(
     bomb: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replaylens.dashboard import common as ui
+    from replaylens.dashboard.ui import common as ui
 
     at = run_page(
         monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="Checkpoints"

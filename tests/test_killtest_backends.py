@@ -248,7 +248,7 @@ def test_a_fault_point_never_reached_is_one_sentence_and_recorded(tmp_path: Path
 
 def test_crash_refuses_a_server_this_object_did_not_start(tmp_path: Path) -> None:
     """`crash()` signals only a process group it started itself: with none, it says so."""
-    from replaylens.pgserver import PgUnavailable
+    from replaylens.killtest.pgserver import PgUnavailable
 
     server = PgServer(Path("/nonexistent"), tmp_path, _free_port(), "pw", None)
     with pytest.raises(PgUnavailable, match="not running"):

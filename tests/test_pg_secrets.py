@@ -19,7 +19,7 @@ from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, sto
 from pg_server import PgServer
 
 from replaylens import dsn as dsn_mod
-from replaylens.pgserver import SUPERUSER
+from replaylens.killtest.pgserver import SUPERUSER
 
 REPO = Path(__file__).resolve().parents[1]
 THREAD = "pg-secret-thread"

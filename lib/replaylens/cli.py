@@ -368,7 +368,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
 def _recording(args: argparse.Namespace) -> Any:
     """The recorded mode: given on the command line, else from a kill-test manifest, else unknown."""
     from replaylens.analysis.durability import Recording
-    from replaylens.recorded import recording_for
+    from replaylens.killtest.recorded import recording_for
 
     found = recording_for(args.db, args.thread) if "://" not in str(args.db) else Recording()
     if args.recorded_mode is None:
@@ -930,7 +930,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_killtest(sub)
 
-    from replaylens.validate import register_validate
+    from replaylens.killtest.validate import register_validate
 
     register_validate(sub)
 

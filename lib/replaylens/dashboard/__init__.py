@@ -2,9 +2,9 @@
 
 Two layers live here, and only the first imports Streamlit:
 
-- `app.py` (the entry script `replaylens serve` hands to Streamlit), `common.py` (the
-  glue every page shares: configuration, the data picker, caching, errors) and
-  `screens/` (one script per page: read widgets, call the core, draw).
+- `ui/`: `ui/app.py` (the entry script `replaylens serve` hands to Streamlit),
+  `ui/common.py` (the glue every page shares) and `ui/screens/` (one script per page:
+  read widgets, call the core, draw). A test fails if Streamlit is imported elsewhere.
 - Everything the pages show is computed without Streamlit, in plain modules tested as
   functions: `catalog` (what can be opened), `config` (the `serve` arguments), `views`
   (tables), `campaigns` (kill-test comparisons), `learn` (the superstep lesson),
@@ -18,9 +18,9 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
-APP = Path(__file__).with_name("app.py")
+APP = Path(__file__).parent / "ui" / "app.py"
 """The Streamlit entry script, wherever the package is installed."""
-SCREENS = Path(__file__).with_name("screens")
+SCREENS = Path(__file__).parent / "ui" / "screens"
 """One Streamlit script per page."""
 
 

@@ -27,7 +27,7 @@ RUN_COLUMNS = [
     "tasks re-run", "tasks re-run (predicted)", "effect lines again", "effect lines again (predicted)",
     "predicted from the other modes' runs", "acknowledged lost", "effects source", "resumed", "resume error", "db",
 ]  # fmt: skip
-"""`tasks re-run` and `effect lines again` are measured (`replaylens.validate.measure`); the
+"""`tasks re-run` and `effect lines again` are measured (`replaylens.killtest.validate.measure`); the
 `(predicted)` columns are the model's answer from this run's own evidence; the last
 prediction column is what the runs of the other modes, at the same latency, predict for
 this run's mode (`analysis.durability`, the one model)."""
@@ -116,7 +116,7 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
             thread = load_thread(source, run.thread_id) if found else None
             if at_kill is not None:
                 from replaylens.effects.parse import EffectsLog
-                from replaylens.recorded import recording_for
+                from replaylens.killtest.recorded import recording_for
 
                 log = EffectsLog(str(run.effects_at_kill), at_kill)
                 rec = recording_for(run.db_at_kill, run.thread_id)
@@ -142,7 +142,7 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
         and run.effects_at_kill.exists()
         and run.effects_after_resume.exists()
     ):
-        from replaylens.validate import measure
+        from replaylens.killtest.validate import measure
 
         got = measure(
             {

@@ -283,7 +283,7 @@ class PostgresBackend:
 
 def ephemeral_backend(settings: dict[str, str] | None = None) -> PostgresBackend:
     """Start a throw-away local cluster (Debian's postgresql) and a database on it."""
-    from replaylens.pgserver import start_server
+    from replaylens.killtest.pgserver import start_server
 
     server = start_server(settings)
     try:

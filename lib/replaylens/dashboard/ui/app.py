@@ -1,7 +1,7 @@
 """replaylens dashboard: `replaylens serve [PATH ...]` runs `streamlit run` on this file.
 
 The entry point only sets up navigation and the sidebar; every page lives in
-`replaylens/dashboard/screens/` and draws what the `replaylens` library computes.
+`replaylens/dashboard/ui/screens/` and draws what the `replaylens` library computes.
 The repository's top-level `app.py` calls `main()` too, for `streamlit run app.py`.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from replaylens.dashboard import common as ui
+from replaylens.dashboard.ui import common as ui
 
 
 def page_icon() -> Any:

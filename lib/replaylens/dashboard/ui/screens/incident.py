@@ -19,8 +19,8 @@ from replaylens.analysis.incident import (
     to_markdown,
 )
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
-from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
+from replaylens.dashboard.ui import common as ui
 from replaylens.text import md, md_ticks, safe_filename, visible
 
 

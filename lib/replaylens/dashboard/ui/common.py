@@ -864,7 +864,7 @@ def mode_picker(
 
 def recording(item: cat.DataItem, thread_id: str) -> Recording:
     """How this thread was recorded, when a kill-test manifest next to the database says so."""
-    from replaylens.recorded import recording_for
+    from replaylens.killtest.recorded import recording_for
 
     path = getattr(item, "path", None)
     return recording_for(path, thread_id) if path is not None else Recording()

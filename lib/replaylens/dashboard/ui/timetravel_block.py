@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from replaylens.analysis.timetravel import preview, snippet
-from replaylens.dashboard import common as ui
+from replaylens.dashboard.ui import common as ui
 from replaylens.text import md, md_code, md_ticks, safe_filename, visible
 
 MOVES = {

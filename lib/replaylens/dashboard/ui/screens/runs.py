@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.dashboard import common as ui
 from replaylens.dashboard.campaigns import runs_frame, summary_frame
+from replaylens.dashboard.ui import common as ui
 from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
 from replaylens.text import md, option_text, url_value
 

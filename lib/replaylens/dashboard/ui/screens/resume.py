@@ -7,8 +7,8 @@ import streamlit as st
 
 from replaylens.analysis.again import tasks_again
 from replaylens.analysis.durability import WHAT_IF_NOTE
-from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
+from replaylens.dashboard.ui import common as ui
 from replaylens.figures.timeline import build_timeline_data, timeline_figure
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import md, md_code, md_ticks

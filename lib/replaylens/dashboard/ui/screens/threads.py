@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, STATUSES
-from replaylens.dashboard import common as ui
 from replaylens.dashboard import views
+from replaylens.dashboard.ui import common as ui
 from replaylens.text import md, url_value
 
 ui.ensure_navigation()

@@ -1,6 +1,6 @@
 """Benchmark rows of issue 18 (incident view, storage forensics), kept apart from run.py.
 
-`.venv/bin/python bench/issue18.py [--repeat N] [--verify N] [--only ROW,...]` builds the
+`.venv/bin/python bench/incident_storage.py [--repeat N] [--verify N] [--only ROW,...]` builds the
 fixtures of `bench/fixtures.py` when missing and prints one Markdown row per measurement,
 with the load average beside it (the machine is shared; a loaded machine stretches wall
 times, CPU seconds less so). Rows:

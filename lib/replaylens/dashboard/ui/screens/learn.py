@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.dashboard import common as ui
 from replaylens.dashboard.catalog import DataItem
 from replaylens.dashboard.learn import after, build_lesson
+from replaylens.dashboard.ui import common as ui
 from replaylens.figures.supersteps import superstep_figure
 from replaylens.text import md, md_code, md_ticks
 from replaylens.times import iso_to_epoch

@@ -6,8 +6,9 @@ import streamlit as st
 
 from replaylens.analysis.again import effects_again, tasks_again
 from replaylens.analysis.delta import state_values
-from replaylens.dashboard import common as ui
-from replaylens.dashboard import timetravel_block, views
+from replaylens.dashboard import views
+from replaylens.dashboard.ui import common as ui
+from replaylens.dashboard.ui import timetravel_block
 from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot

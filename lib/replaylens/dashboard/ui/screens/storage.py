@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from replaylens.analysis.storage import StorageReport, human, storage_report
-from replaylens.dashboard import common as ui
+from replaylens.dashboard.ui import common as ui
 from replaylens.text import md, md_ticks, visible
 
 GROWTH_BUCKETS = 120  # the growth chart merges the 26.8 s id buckets into at most this many bars
