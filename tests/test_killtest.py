@@ -20,6 +20,8 @@ import pytest
 
 from replaylens.killtest.campaign import ManifestError, read_manifest, summarize
 
+pytestmark = pytest.mark.slow  # real graphs killed in child processes
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -24,6 +24,8 @@ from pg_server import PgServer, _free_port
 
 from replaylens.killtest.campaign import load_manifest, summarize
 
+pytestmark = pytest.mark.slow  # real graphs killed in child processes
+
 REPO = Path(__file__).resolve().parents[1]
 LINEAR = "replaylens.examples.graphs:linear"
 QUIET = "replaylens.examples.graphs:quiet_linear"
