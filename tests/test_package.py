@@ -136,6 +136,85 @@ def test_installed_wheel_runs_a_kill_test(installed: Path, tmp_path: Path) -> No
     assert (out / run["db_at_kill"]).is_file()
 
 
+USER_GRAPH = """
+import time
+
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+from replaylens import record_effect
+
+KEYED = {keyed}
+
+
+class State(TypedDict, total=False):
+    invoice_id: str
+    charged: bool
+
+
+def charge(state, config):
+    key = f"{{config['configurable']['thread_id']}}:{{state['invoice_id']}}" if KEYED else None
+    with record_effect("charge_card", idempotency_key=key):
+        time.sleep(0.6)
+    return {{"charged": True}}
+
+
+def notify(state):
+    with record_effect("send_receipt", idempotency_key=f"receipt:{{state['invoice_id']}}"):
+        time.sleep(0.3)
+    return {{}}
+
+
+def build():
+    builder = StateGraph(State)
+    builder.add_node("charge", charge)
+    builder.add_node("notify", notify)
+    builder.add_edge(START, "charge")
+    builder.add_edge("charge", "notify")
+    builder.add_edge("notify", END)
+    return builder
+"""
+
+USER_TEST = """
+def test_checkout_resumes_safely(resume_safety):
+    resume_safety("shop_graph:build", {"invoice_id": "inv-9"}, modes=["sync"], kill_at=["charge"])
+"""
+
+
+def test_a_users_ci_fails_a_charge_without_a_key_and_passes_once_it_has_one(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The wheel and pytest in a fresh venv, a graph and a test file outside the checkout:
+    the plugin fails the test with the table, then passes once the key is added; the CLI's
+    `--fail-on repeat` exits 1, then 0, on the same two graphs."""
+    pip = [str(installed / "bin" / "python"), "-m", "pip", "install", "--quiet", "pytest"]
+    subprocess.run(pip, check=True, env=_clean_env(tmp_path), capture_output=True, timeout=300)
+    (tmp_path / "test_checkout.py").write_text(USER_TEST, encoding="utf-8")
+    env = _clean_env(tmp_path)
+    for keyed, code in ((False, 1), (True, 0)):
+        (tmp_path / "shop_graph.py").write_text(USER_GRAPH.format(keyed=keyed), encoding="utf-8")
+        run = subprocess.run(
+            [str(installed / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             f"--junitxml={tmp_path / f'junit-{keyed}.xml'}", "test_checkout.py"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert run.returncode == code, run.stdout[-4000:] + run.stderr[-2000:]
+        junit = (tmp_path / f"junit-{keyed}.xml").read_text()
+        if not keyed:
+            assert "ResumeSafetyError" in run.stdout
+            assert "charge_card" in run.stdout and "(none)" in run.stdout
+            assert "replaylens serve" in run.stdout and "charge_card" in junit
+        else:
+            assert "1 passed" in run.stdout and "<failure" not in junit
+        cli = subprocess.run(
+            [str(installed / "bin" / "replaylens"), "killtest", "shop_graph:build", "--out",
+             str(tmp_path / f"cli-{keyed}"), "--modes", "sync", "--kill-at", "charge",
+             "--kill-delay", "0.1", "--input", '{"invoice_id": "inv-9"}', "--fail-on", "repeat"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert cli.returncode == code, cli.stdout[-3000:] + cli.stderr[-2000:]
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

@@ -241,3 +241,33 @@ def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
     frame["_o"] = frame["mode"].map(lambda m: order.get(m, 9))
     return (frame.sort_values(["graph", "backend", "latency (ms)", "kill at", "fault point", "_o"])
             .drop(columns="_o").reset_index(drop=True))  # fmt: skip
+
+
+VERDICT_COLUMNS = ["campaign", "node", "verdict", "evidence", "runs killed here"]
+
+
+def node_verdict_frame(campaigns: list[Campaign], allow: AllowList) -> pd.DataFrame:
+    """The verdict per node of each campaign (`replaylens.killtest.safety`): safe to repeat,
+    repeats an effect, or not deterministic, with the evidence in one sentence. Only effects
+    logs inside the allowed folders are read; a run whose log lies elsewhere counts as one
+    without a log."""
+    from pathlib import Path
+
+    from replaylens.killtest.manifest import ManifestError, load_manifest
+    from replaylens.killtest.safety import node_verdicts
+
+    rows = []
+    for c in campaigns:
+        try:
+            manifest = load_manifest(c.path, strict=False)
+        except ManifestError:
+            continue
+        for rec in manifest.runs:
+            for key in ("effects", "effects_at_kill"):
+                path = getattr(rec, key)
+                if path and not allow.contains(Path(path).resolve()):
+                    setattr(rec, key, None)
+        for v in node_verdicts(manifest, manifest.kill_at or ()):
+            rows.append({"campaign": c.name, "node": v.node, "verdict": v.verdict,
+                         "evidence": v.evidence, "runs killed here": v.runs_killed_here})  # fmt: skip
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)

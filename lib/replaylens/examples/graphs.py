@@ -358,6 +358,12 @@ def _charge(state: PaymentState) -> dict[str, Any]:
     return {"charge_id": f"ch_{key}", "visited": ["charge"]}
 
 
+def _charge_without_key(state: PaymentState) -> dict[str, Any]:
+    with record_effect("charge_card", amount=state["amount"]):
+        _sleep()
+    return {"charge_id": f"ch_{state['invoice_id']}", "visited": ["charge"]}
+
+
 def _notify_customer(state: PaymentState) -> dict[str, Any]:
     with record_effect("send_email", invoice_id=state["invoice_id"]):
         _sleep()
@@ -372,10 +378,21 @@ def payment() -> StateGraph:
     `charge` re-runs `charge_card`, which is why it carries an idempotency key derived
     from the thread id and the invoice id. A refusal (`resume=False`) ends the graph.
     """
+    return _payment_graph(_charge)
+
+
+def payment_without_key() -> StateGraph:
+    """`payment` whose `charge` sends no idempotency key: the mistake a resume-safety test
+    (`replaylens.testing.assert_resume_safe`) exists to catch, since a kill in `charge`
+    charges the card again on resume."""
+    return _payment_graph(_charge_without_key)
+
+
+def _payment_graph(charge: Callable[..., Any]) -> StateGraph:
     builder = StateGraph(PaymentState)
     builder.add_node("quote", _quote)
     builder.add_node("approve", _approve)
-    builder.add_node("charge", _charge)
+    builder.add_node("charge", charge)
     builder.add_node("notify_customer", _notify_customer)
     builder.add_edge(START, "quote")
     builder.add_edge("quote", "approve")

@@ -394,7 +394,10 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             task_nodes, spec.get("callbacks_log"), str(spec["thread_id"]), hooks.node_steps
         )
         config: dict[str, Any] = {
-            "configurable": {"thread_id": str(spec["thread_id"])},
+            "configurable": {
+                **(spec.get("configurable") or {}),
+                "thread_id": str(spec["thread_id"]),
+            },
             "callbacks": [handler],
             "recursion_limit": int(spec.get("recursion_limit") or 25),
         }

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from replaylens.killtest import MODES
@@ -47,7 +48,6 @@ def _float_list(text: str) -> list[float]:
 def cmd_killtest(args: argparse.Namespace) -> int:
     """Run the campaign, print progress on stderr and the summary table on stdout."""
     from replaylens.killtest.campaign import KilltestError, run_campaign, unreached_faults
-    from replaylens.killtest.summary import summary_table
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not args.put_latency:
@@ -77,11 +77,6 @@ def cmd_killtest(args: argparse.Namespace) -> int:
     saver = (f"langgraph-checkpoint-postgres {manifest['langgraph_checkpoint_postgres']}, PostgreSQL "
              f"{manifest['server_version']} at {manifest['dsn']}" if manifest["backend"] == "postgres"
              else f"langgraph-checkpoint-sqlite {manifest['langgraph_checkpoint_sqlite']}")  # fmt: skip
-    print(
-        f"kill test of {manifest['graph']} (langgraph {manifest['langgraph']}, {saver}, "
-        f"Python {manifest['python']}); manifest in {args.out}/manifest.json"
-    )
-    print(summary_table(manifest))
     missed = unreached_faults(manifest)
     if missed:
         raise KilltestError(
@@ -89,6 +84,64 @@ def cmd_killtest(args: argparse.Namespace) -> int:
             + (f" at {', '.join(manifest['kill_at'])}" if manifest["kill_at"] else "")
             + "; the manifest records those runs as not killed."
         )
+    return _report(args, manifest, saver)
+
+
+def _report(args: argparse.Namespace, raw: dict[str, Any], saver: str) -> int:
+    """Print the summary and the verdict per node; exit 1 when `--fail-on` finds a repeat."""
+    from replaylens.killtest.manifest import load_manifest
+    from replaylens.killtest.safety import (
+        TABLE_HEADERS,
+        campaign_repeats,
+        failing,
+        junit_xml,
+        node_verdicts,
+        repeat_rows,
+        text_table,
+    )
+    from replaylens.killtest.summary import summarize, summary_table
+
+    manifest = load_manifest(args.out)
+    repeats = campaign_repeats(manifest)
+    verdicts = node_verdicts(manifest, raw.get("kill_at") or ())
+    allow = _words(args.allow_repeat)
+    bad = failing(repeats, args.fail_on, allow) if args.fail_on else []
+    if args.junit_xml:
+        Path(args.junit_xml).write_text(
+            junit_xml(manifest, args.fail_on or "repeat", allow), encoding="utf-8"
+        )
+    if args.json:
+        print(json.dumps({
+            "manifest": str(Path(args.out) / "manifest.json"),
+            "summary": summarize(manifest),
+            "nodes": [v.to_json() for v in verdicts],
+            "repeats": [r.to_json() for r in repeats],
+            "fail_on": args.fail_on,
+            "failing": [r.to_json() for r in bad],
+        }, indent=2, default=str))  # fmt: skip
+    else:
+        print(
+            f"kill test of {raw['graph']} (langgraph {raw['langgraph']}, {saver}, "
+            f"Python {raw['python']}); manifest in {args.out}/manifest.json"
+        )
+        print(summary_table(manifest))
+        print()
+        print(
+            text_table(
+                ("node", "verdict", "evidence"), [(v.node, v.verdict, v.evidence) for v in verdicts]
+            )
+        )
+        if repeats:
+            print()
+            print("Effects that happened again:")
+            print(text_table(TABLE_HEADERS, repeat_rows(repeats)))
+    if bad:
+        print(
+            f"{len(bad)} effect(s) happened again on resume ({args.fail_on}): exit 1. "
+            f"Open the campaign with: replaylens serve {args.out}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -230,5 +283,30 @@ def register_killtest(sub: Any) -> None:
         metavar="SECONDS",
         help="REPLAYLENS_EXAMPLE_SLEEP for the children: how long each example node "
         "stays open (default 0.5).",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=("repeat", "repeat-without-key"),
+        default=None,
+        help="Exit 1 when a resume performed an effect again: 'repeat' fails on every repeat "
+        "whose idempotency key does not dedupe it, 'repeat-without-key' only on repeats that "
+        "sent no key at all (exit 0 otherwise, 2 for an error).",
+    )
+    p.add_argument(
+        "--allow-repeat",
+        metavar="EFFECT,...",
+        default=None,
+        help="Effects (or nodes) whose repeat is harmless: they never fail --fail-on.",
+    )
+    p.add_argument(
+        "--junit-xml",
+        metavar="FILE",
+        default=None,
+        help="Write a JUnit XML report, one test case per kill point and mode, for any CI system.",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="Print the summary, the verdict per node and every repeated effect as JSON.",
     )
     p.set_defaults(func=cmd_killtest)

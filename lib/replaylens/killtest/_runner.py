@@ -63,6 +63,8 @@ class ChildSpec:
     fault: dict[str, Any] | None = None
     acks: str | None = None
     callbacks_log: str | None = None
+    configurable: dict[str, Any] | None = None
+    """Extra `configurable` keys of every invocation (the thread id stays the campaign's)."""
 
     def to_json(self) -> str:
         """The JSON object `_child` reads from argv[1] (never a password: see DSN_ENV)."""
@@ -75,7 +77,7 @@ class ChildSpec:
             "put_latency": self.put_latency,
             "recursion_limit": self.recursion_limit,
         }
-        for key in ("store", "fault", "acks", "callbacks_log"):
+        for key in ("store", "fault", "acks", "callbacks_log", "configurable"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
         if self.resume:

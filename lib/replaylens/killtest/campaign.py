@@ -255,6 +255,7 @@ class RunContext:
     sleep: float
     effects_choice: EffectsChoice
     server_crash: bool
+    configurable: dict[str, Any] | None = None
 
 
 def _read_acks(path: Path) -> list[dict[str, Any]]:
@@ -316,7 +317,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
                  "hold": plan.put_latency or DEFAULT_HOLD}  # fmt: skip
     spec = ChildSpec(ctx.graph, store.db_after_resume, thread_id, plan.mode, ctx.input_value,
                      put_latency=plan.put_latency, store=store.spec, fault=fault, acks=str(acks),
-                     callbacks_log=str(callbacks_log))  # fmt: skip
+                     callbacks_log=str(callbacks_log), configurable=ctx.configurable)  # fmt: skip
     # A fault point is reached by the child itself; the clock only aims the other kills.
     kill = {"kill_at": None if plan.fault else plan.kill_at, "kill_delay": plan.kill_delay or 0.0,
             "kill_after": None if plan.fault else ctx.kill_after}  # fmt: skip
@@ -512,6 +513,7 @@ def run_campaign(
     effects_source: EffectsChoice = "auto",
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    configurable: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run every cell of the matrix, write DIR/manifest.json and return it (as a dict).
 
@@ -567,7 +569,7 @@ def run_campaign(
             created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
-                         effects_source, server_crash)  # fmt: skip
+                         effects_source, server_crash, configurable or None)  # fmt: skip
         for index, cell in enumerate(plan, 1):
             try:
                 record = run_one(folder, cell, ctx)

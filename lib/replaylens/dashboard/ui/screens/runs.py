@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.dashboard.campaigns import runs_frame, summary_frame
+from replaylens.dashboard.campaigns import node_verdict_frame, runs_frame, summary_frame
 from replaylens.dashboard.ui import common as ui
 from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
 from replaylens.text import md, option_text, url_value
@@ -119,6 +119,20 @@ with ui.friendly_errors():
                     "predictions for the same run. Lines repeated: start lines the resume wrote a second time. "
                     "Under exit, a killed run leaves no checkpoint and the resume fails with EmptyInputError, which "
                     "stands for a restart from the input (every task again)."
+                )
+
+                st.subheader("Verdict per node")
+                verdicts = node_verdict_frame(campaigns, ui.allow_list())
+                if verdicts.empty:
+                    st.info("No node of these campaigns has a verdict yet: no run was killed.")
+                else:
+                    ui.wrapping_table(verdicts)
+                st.caption(
+                    "Safe to repeat: no recorded effect of the node happened twice, or every repeat sent the same "
+                    "idempotency key. Repeats an effect: a resume performed it again without a key that dedupes "
+                    "it. Not deterministic: two attempts of the same task sent different keys or values (built "
+                    "from time or randomness), which no service can deduplicate. The same verdicts: "
+                    "`replaylens killtest … --json` and `assert_resume_safe` in your own tests."
                 )
 
                 st.subheader("Every run")

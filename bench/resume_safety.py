@@ -1,0 +1,49 @@
+"""What a resume-safety check costs: `assert_resume_safe` on a 4-node graph killed at every
+node under sync and async (8 kills, 8 resumes), whole, from a fresh campaign folder.
+
+    .venv/bin/python bench/resume_safety.py [--repeat N] [--runs R] [--modes sync,async]
+
+Prints one Markdown row per repetition with the load average beside it: the cost is child
+processes (each imports LangGraph, runs to the kill, and a fresh one resumes), so it grows
+linearly in nodes x modes x runs, about one kill-and-resume pair each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+
+from replaylens.testing import assert_resume_safe  # noqa: E402
+
+GRAPH = "replaylens.examples.graphs:linear"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--modes", default="sync,async")
+    args = parser.parse_args()
+    modes = [m for m in args.modes.split(",") if m]
+    print("| graph | kills | seconds | per kill-and-resume | load average |")
+    print("|---|---|---|---|---|")
+    for _ in range(args.repeat):
+        load = os.getloadavg()[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.monotonic()
+            manifest = assert_resume_safe(GRAPH, {}, modes=modes, runs=args.runs, out=Path(tmp) / "c")
+            seconds = time.monotonic() - started
+        kills = len(manifest.runs)
+        print(f"| linear (4 nodes), {', '.join(modes)} | {kills} | {seconds:.1f} | "
+              f"{seconds / kills:.1f} s | {load:.1f} |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
