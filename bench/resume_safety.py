@@ -37,7 +37,9 @@ def main() -> int:
         load = os.getloadavg()[0]
         with tempfile.TemporaryDirectory() as tmp:
             started = time.monotonic()
-            manifest = assert_resume_safe(GRAPH, {}, modes=modes, runs=args.runs, out=Path(tmp) / "c")
+            manifest = assert_resume_safe(
+                GRAPH, {}, modes=modes, runs=args.runs, out=Path(tmp) / "c"
+            )
             seconds = time.monotonic() - started
         kills = len(manifest.runs)
         print(f"| linear (4 nodes), {', '.join(modes)} | {kills} | {seconds:.1f} | "

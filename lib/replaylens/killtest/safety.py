@@ -10,7 +10,9 @@ downstream service could have deduplicated it:
 - `dedupes`: every attempt sent the same key, so a service that honours keys charges once;
 - `changes`: the attempts sent different keys (a key built from time or randomness, the
   classic mistake): no service can deduplicate it;
-- `missing`: at least one attempt sent no key.
+- `missing`: at least one attempt sent no key;
+- `unproven`: the resume found no checkpoint, so only a restart from the input is possible
+  and it would perform the effect again; its key was never seen on a second attempt.
 
 The verdict per node (`node_verdicts`) is `safe to repeat` (no recorded effect repeated,
 or every repeat carries a key that dedupes), `repeats an effect`, or `not deterministic`
@@ -28,7 +30,7 @@ from typing import Any, Literal
 from replaylens.effects.parse import EffectLine, read_effects
 from replaylens.killtest.manifest import Manifest, RunRecord, latency_label
 
-KeyVerdict = Literal["dedupes", "changes", "missing"]
+KeyVerdict = Literal["dedupes", "changes", "missing", "unproven"]
 NodeWord = Literal["safe to repeat", "repeats an effect", "not deterministic"]
 FailOn = Literal["repeat", "repeat-without-key"]
 FAIL_ON: tuple[FailOn, ...] = ("repeat", "repeat-without-key")
@@ -140,20 +142,44 @@ def _starts(lines: Iterable[EffectLine]) -> list[EffectLine]:
     return [line for line in lines if line.phase == "start" and line.effect]
 
 
-def _key_verdict(keys: Sequence[str | None]) -> KeyVerdict:
+def _payload(line: EffectLine) -> dict[str, str]:
+    return {k: repr(v) for k, v in line.extra.items() if k not in _RUNTIME_KEYS}
+
+
+def _key_verdict(keys: Sequence[str | None], restart: bool) -> KeyVerdict:
     if any(k is None for k in keys):
         return "missing"
+    if restart:
+        return "unproven"
     return "dedupes" if len(set(keys)) == 1 else "changes"
 
 
 def _differing_values(starts: Sequence[EffectLine]) -> tuple[str, ...]:
-    names = set().union(*(line.extra for line in starts)) - _RUNTIME_KEYS
-    differ = []
-    for name in sorted(names):
-        values = [repr(line.extra.get(name)) for line in starts]
-        if len(set(values)) > 1:
-            differ.append(name)
-    return tuple(differ)
+    payloads = [_payload(line) for line in starts]
+    names = set().union(*payloads)
+    return tuple(sorted(n for n in names if len({p.get(n) for p in payloads}) > 1))
+
+
+def _original(again: EffectLine, candidates: list[EffectLine]) -> tuple[EffectLine | None, bool]:
+    """The attempt before the kill that `again` repeats, and whether that pairing is certain.
+
+    Parallel tasks of one node in one step (`Send` workers, parallel `@task` calls) share
+    node, step and effect: the same task id pairs them for certain; else the attempt with the
+    same payload and key (a deterministic task repeats itself); else, only when one attempt
+    is left, that one (certain, and any difference in what it sent is evidence)."""
+    if again.task_id:
+        same = [c for c in candidates if c.task_id == again.task_id]
+        if same:
+            return same[0], True
+    alike = [
+        c for c in candidates
+        if _payload(c) == _payload(again) and c.idempotency_key == again.idempotency_key
+    ]  # fmt: skip
+    if alike:
+        return alike[0], len(candidates) == 1 or len(alike) == 1
+    if len(candidates) == 1:
+        return candidates[0], True
+    return None, False
 
 
 def _thread_lines(path: str | None, thread_id: str) -> list[EffectLine]:
@@ -163,41 +189,62 @@ def _thread_lines(path: str | None, thread_id: str) -> list[EffectLine]:
 
 
 def run_repeats(rec: RunRecord) -> list[Repeat]:
-    """The effects one run's resume performed again (a restart's, when no checkpoint existed)."""
+    """The effects one run's resume performed again (a restart's, when no checkpoint existed:
+    then every effect the killed run had begun happens again, its key not yet seen twice)."""
     before = _thread_lines(rec.effects_at_kill, rec.thread_id)
     after = _thread_lines(rec.effects, rec.thread_id)[len(before) :]
     restart = RESTART_ERROR in str((rec.resume or {}).get("error") or "")
     by_task: dict[tuple[Any, ...], list[EffectLine]] = {}
     for line in _starts(before):
         by_task.setdefault(_task_key(line), []).append(line)
-    seen_again: dict[tuple[Any, ...], list[EffectLine]] = {}
+    pairs: list[tuple[list[EffectLine], bool]] = []
     if restart:
-        seen_again = {k: list(v) for k, v in by_task.items()}
+        pairs = [([line], True) for lines in by_task.values() for line in lines]
     else:
+        chains: dict[int, list[EffectLine]] = {}
+        unpaired: dict[tuple[Any, ...], list[EffectLine]] = {}
         for line in _starts(after):
-            if _task_key(line) in by_task:
-                seen_again.setdefault(_task_key(line), []).append(line)
+            key = _task_key(line)
+            if key not in by_task:
+                continue
+            left = unpaired.setdefault(key, list(by_task[key]))
+            first, certain = _original(line, left or by_task[key])
+            if first is None:
+                first, certain = (left or by_task[key])[0], False
+            if first in left:
+                left.remove(first)
+            chain = chains.setdefault(id(first), [first])
+            chain.append(line)
+            if not certain:
+                chain.append(_UNCERTAIN)
+        pairs = [
+            ([ln for ln in c if ln is not _UNCERTAIN], _UNCERTAIN not in c) for c in chains.values()
+        ]
     folder = str(Path(rec.effects).parent) if rec.effects else None
     out = []
-    for key, again in seen_again.items():
-        attempts = by_task[key] + again
+    for attempts, certain in pairs:
         keys = tuple(line.idempotency_key for line in attempts)
+        first = attempts[0]
         out.append(
             Repeat(
-                node=key[1],
-                effect=str(key[3]),
+                node=first.node,
+                effect=str(first.effect),
                 mode=rec.mode,
                 kill_moment=kill_moment(rec),
-                times=len(attempts),
+                times=len(attempts) + (1 if restart else 0),
                 keys=keys,
-                key=_key_verdict(keys),
-                values_differ=_differing_values(attempts),
+                key=_key_verdict(keys, restart),
+                values_differ=_differing_values(attempts) if certain else (),
                 restart=restart,
                 run_folder=folder,
                 thread_id=rec.thread_id,
             )
         )
     return out
+
+
+_UNCERTAIN: Any = object()
+"""Marks a chain whose pairing only order decided: what it sent is no evidence."""
 
 
 def campaign_repeats(manifest: Manifest) -> list[Repeat]:
@@ -241,11 +288,16 @@ def _node_sentence(word: NodeWord, repeats: Sequence[Repeat], killed_here: int) 
             f"randomness, which no downstream service can deduplicate ({where})."
         )
     r = next(r for r in repeats if not r.deduped)
-    return (
-        f"{r.effect} happened {r.times} times under {r.mode}, killed at {r.kill_moment}, "
-        f"{'with no idempotency key' if r.key == 'missing' else 'and its key does not dedupe'} "
-        f"({where})."
-    )
+    key = {
+        "missing": "with no idempotency key",
+        "unproven": "its key never seen on a second attempt",
+    }.get(r.key, "and its key does not dedupe")
+    if r.restart:
+        return (
+            f"{r.effect} would happen again on the restart {r.mode} needs after a kill at "
+            f"{r.kill_moment} (the resume found no checkpoint), {key} ({where})."
+        )
+    return f"{r.effect} happened {r.times} times under {r.mode}, killed at {r.kill_moment}, {key} ({where})."
 
 
 def node_verdicts(manifest: Manifest, nodes: Sequence[str] = ()) -> list[NodeVerdict]:
@@ -271,6 +323,13 @@ def node_verdicts(manifest: Manifest, nodes: Sequence[str] = ()) -> list[NodeVer
     return out
 
 
+_NOT_DEDUPED: dict[KeyVerdict, str] = {
+    "dedupes": "no: values differ",
+    "changes": "no: key changes",
+    "missing": "no",
+    "unproven": "unproven (restart)",
+}
+
 TABLE_HEADERS = ("node", "mode", "kill moment", "effect", "times", "idempotency key", "deduped")
 
 
@@ -285,7 +344,7 @@ def repeat_rows(repeats: Iterable[Repeat]) -> list[tuple[str, ...]]:
             r.effect,
             f"{r.times}" + (" (restart)" if r.restart else ""),
             r.key_text(),
-            "yes" if r.deduped else ("no: key changes" if r.key == "changes" else "no"),
+            "yes" if r.deduped else _NOT_DEDUPED[r.key],
         )
         for r in repeats
     ]
