@@ -181,6 +181,7 @@ def test_checkout_resumes_safely(resume_safety):
 """
 
 
+@pytest.mark.timeout(900)  # a fresh venv gets pytest, then four campaigns run
 def test_a_users_ci_fails_a_charge_without_a_key_and_passes_once_it_has_one(
     installed: Path, tmp_path: Path
 ) -> None:

@@ -93,7 +93,8 @@ def _kill_points(graph: str, kill_at: str | Sequence[str]) -> list[str]:
     if isinstance(kill_at, str) and kill_at == EVERY_NODE:
         from replaylens.killtest.campaign import load_graph_nodes
 
-        return load_graph_nodes(graph)
+        # LangGraph's own __start__ node runs no code of yours: nothing to kill there.
+        return [n for n in load_graph_nodes(graph) if not (n.startswith("__") and n.endswith("__"))]
     return [kill_at] if isinstance(kill_at, str) else list(kill_at)
 
 
