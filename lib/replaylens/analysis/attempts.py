@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylens import namespaces
 from replaylens.effects.parse import EffectLine
 from replaylens.model import Checkpoint, Task
 
@@ -208,12 +209,16 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
     open_by_key: dict[tuple[Any, ...], list[Attempt]] = {}
     last_by_key: dict[tuple[Any, ...], Attempt] = {}
     for line in sorted(lines, key=lambda e: e.line):
-        key = (line.checkpoint_ns or "", line.node, line.task_id or "", line.pid, line.step)
+        # A namespace logged as LangGraph hands it to the node (`node:<task id>`) or as the
+        # recorder writes it (stripped): the attempt keeps the stripped one and the task id.
+        place = namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id)
+        logged_ns = place.checkpoint_ns if line.checkpoint_ns is not None else None
+        key = (logged_ns or "", line.node, place.task_id or "", line.pid, line.step)
         if line.phase == "start":
             current = Attempt(
-                line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid
+                line.thread_id, line.node, logged_ns, line.step, place.task_id, line.pid
             )
-            current.pairing = "task_id" if line.task_id else "single"
+            current.pairing = "task_id" if place.task_id else "single"
             current.lines.append(line)
             attempts.append(current)
             open_by_key.setdefault(key, []).append(current)
@@ -224,7 +229,7 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             current = last_by_key[key]
         if current is None:
             current = Attempt(
-                line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid
+                line.thread_id, line.node, logged_ns, line.step, place.task_id, line.pid
             )
             current.pairing = "unpaired"
             attempts.append(current)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
@@ -128,11 +129,15 @@ class Row:
 
 # --------------------------------------------------------------------------- measuring
 def _ns(line: EffectLine) -> str:
-    return (
-        "|".join(part.split(":")[0] for part in (line.checkpoint_ns or "").split("|"))
-        if line.checkpoint_ns
-        else ""
+    """The node path of the loop the line's task ran in, for either logged form."""
+    return namespaces.names(
+        namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).checkpoint_ns
     )
+
+
+def _tid(line: EffectLine) -> str | None:
+    """The line's task id, in its own field or in the task's own logged namespace."""
+    return namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).task_id
 
 
 def _task_of(a: Attempt) -> tuple[str, str, int | None]:
@@ -168,9 +173,9 @@ def measure(entry: dict[str, Any]) -> Measured:
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
         starts = [line for line in again if (_ns(line), line.node, line.step) == key]
-        same = {line.task_id for line in starts if line.task_id in ids}
+        same = {_tid(line) for line in starts if _tid(line) in ids}
         rerun |= {(key, i) for i in same}
-        new = len({line.task_id for line in starts if line.task_id not in ids})
+        new = len({_tid(line) for line in starts if _tid(line) not in ids})
         rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
         rerun |= {(key, i) for i in rest[:new]}
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
