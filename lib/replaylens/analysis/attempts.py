@@ -64,6 +64,10 @@ class Attempt:
         False  # pairing or alignment was chosen among candidates the log cannot tell apart
     )
     ambiguity: str = ""  # why, in words
+    peers: tuple[int, ...] = ()
+    """Start lines of the open attempts of its node the log could not tell apart when a
+    later line was paired by order (itself included): which of them is still open, or
+    failed, is a guess; how many are is not."""
 
     def flag(self, why: str) -> None:
         """Record that a choice about this attempt was a guess, and why."""
@@ -257,7 +261,9 @@ def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
     if len(pool) > 1:
         chosen.pairing = "order"
         starts = ", ".join(str(a.lines[0].line) for a in pool)
+        peers = tuple(sorted({*(a.lines[0].line for a in pool), *chosen.peers}))
         for a in pool:  # the ones left open are as much a guess as the one chosen
+            a.peers = tuple(sorted({*a.peers, *peers}))
             a.flag(
                 f"line {line.line} ({line.phase}) was paired with the oldest of the open `{line.node}` starts "
                 f"(lines {starts}): the log has no key that tells them apart"

@@ -250,6 +250,10 @@ class Manifest:
     effects_source: str = "auto"
     input: Any = None
     resume_value: Any = None
+    then_inputs: list[Any] | None = None
+    """Inputs of further invocations before the kill (each sent once the previous one ended)."""
+    kill_from_invocation: int = 0
+    """The kill is aimed only from this invocation of a run on (0: the first)."""
     sleep: float | None = None
     python: str | None = None
     langgraph: str | None = None
@@ -304,6 +308,10 @@ class Manifest:
             effects_source=str(raw.get("effects_source") or "auto"),
             input=raw.get("input"),
             resume_value=raw.get("resume_value"),
+            then_inputs=list(raw["then_inputs"])
+            if isinstance(raw.get("then_inputs"), list)
+            else None,
+            kill_from_invocation=_opt_int(raw.get("kill_from_invocation")) or 0,
             sleep=_opt_float(raw.get("sleep")),
             python=_opt_str(raw.get("python")),
             langgraph=_opt_str(raw.get("langgraph")),
@@ -320,7 +328,7 @@ class Manifest:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["runs"] = [r.to_dict() for r in self.runs]
-        for key in ("name", "baseline_effect_lines", "error", "folder"):
+        for key in ("name", "baseline_effect_lines", "error", "folder", "then_inputs"):
             if data[key] is None:
                 del data[key]
         return data
@@ -452,6 +460,41 @@ def _answer_interrupts(
     return outcome
 
 
+def _drive(
+    spec: ChildSpec,
+    ctx: RunContext,
+    env: dict[str, str],
+    on_kill: Callable[[], None] | None,
+    **kill: Any,
+) -> ChildOutcome:
+    """The invocations of one run up to its kill: the input, then, while a child ends
+    without being killed, the answer to its interrupt (with a resume value) or the next of
+    `ctx.then_inputs`. The kill is aimed from invocation `ctx.kill_from_invocation` on, so
+    that it lands after the pause or the failure it is meant to follow."""
+    unarmed: dict[str, Any] = {"kill_at": None, "kill_delay": 0.0, "kill_after": None}
+    invocation = 0
+
+    def child(s: ChildSpec) -> ChildOutcome:
+        armed = invocation >= ctx.kill_from_invocation
+        return run_child(s, timeout=CHILD_TIMEOUT, env=env, on_kill=on_kill if armed else None,
+                         **(kill if armed else unarmed))  # fmt: skip
+
+    outcome = child(spec)
+    pending = list(ctx.then_inputs)
+    for _ in range(MAX_RESUME_ANSWERS + len(pending)):
+        if outcome.killed:
+            break
+        if ctx.has_resume_value and (outcome.result or {}).get("interrupted"):
+            spec = dataclasses.replace(spec, input=None, resume=True, resume_value=ctx.resume_value)
+        elif pending:
+            spec = dataclasses.replace(spec, input=pending.pop(0), resume=False)
+        else:
+            break
+        invocation += 1
+        outcome = child(spec)
+    return outcome
+
+
 def _latency_label(latency: float) -> str:
     return f"{latency:g}s"
 
@@ -525,6 +568,8 @@ class RunContext:
     sleep: float
     effects_choice: EffectsChoice
     server_crash: bool
+    then_inputs: tuple[Any, ...] = ()
+    kill_from_invocation: int = 0
 
 
 def _read_acks(path: Path) -> list[dict[str, Any]]:
@@ -592,9 +637,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
             "kill_after": None if plan.fault else ctx.kill_after}  # fmt: skip
     crashed: list[int] = []
     on_kill = (lambda: crashed.append(ctx.backend.server.crash())) if ctx.server_crash else None
-    outcome = run_child(spec, timeout=CHILD_TIMEOUT, env=env, on_kill=on_kill, **kill)
-    if ctx.has_resume_value:
-        outcome = _answer_interrupts(outcome, spec, ctx.resume_value, env, on_kill=on_kill, **kill)
+    outcome = _drive(spec, ctx, env, on_kill, **kill)
     if crashed:
         ctx.backend.server.restart()  # crash recovery runs here; what it keeps is the measurement
 
@@ -604,6 +647,8 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
     }
     _copy_or_touch(recorder_log, at_kill["effects.jsonl"])
     _copy_or_touch(callbacks_log, at_kill["callbacks.effects.jsonl"])
+    for form in sorted(run_dir.glob("effects.*.jsonl")):  # the same effects in other log forms
+        shutil.copy2(form, run_dir / f"at-kill.{form.name}")
     checkpoints, writes, present = ctx.backend.counts(store, thread_id)
     acked = [a["checkpoint_id"] for a in _read_acks(acks) if a.get("kind") == "checkpoint"]
 
@@ -782,6 +827,8 @@ def run_campaign(
     effects_source: EffectsChoice = "auto",
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    then_inputs: Sequence[Any] = (),
+    kill_from_invocation: int = 0,
 ) -> dict[str, Any]:
     """Run every cell of the matrix, write DIR/manifest.json and return it (as a dict).
 
@@ -830,6 +877,7 @@ def run_campaign(
             synchronous_commit=list(synchronous_commit) if server_crash else None, server_crash=server_crash,
             effects_source=effects_source, input=input_value,
             resume_value=resume_value if has_resume_value else None, sleep=sleep,
+            then_inputs=list(then_inputs) or None, kill_from_invocation=kill_from_invocation,
             python=platform.python_version(), langgraph=_version("langgraph"),
             langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
             langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
@@ -837,7 +885,7 @@ def run_campaign(
             created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
-                         effects_source, server_crash)  # fmt: skip
+                         effects_source, server_crash, tuple(then_inputs), kill_from_invocation)  # fmt: skip
         for index, cell in enumerate(plan, 1):
             try:
                 record = run_one(folder, cell, ctx)
