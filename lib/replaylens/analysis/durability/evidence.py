@@ -57,6 +57,10 @@ class Evidence:
     kinds: list[InvocationKind] = field(default_factory=list)  # how each invocation began
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
+    ordinal: dict[int, int] = field(default_factory=dict)
+    """id(attempt) -> its place among the attempts of its node in its step and invocation:
+    without a task id, which task it was (parallel `Send` workers are several tasks; the
+    same place in a later invocation, or a RetryPolicy retry, is the same task)."""
 
 
 InvocationKind = Literal["input", "resume"]
@@ -131,17 +135,67 @@ def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
     return out
 
 
-def _invocations(attempts: list[Attempt], retried: set[int]) -> list[list[Attempt]]:
+Pause = tuple[str, str, float]
+"""(node, task id, after): a task the database shows paused at `interrupt()` or failed
+(its `__interrupt__` or `__error__` write), due after the checkpoint taken at `after`."""
+
+
+def _pauses(thread: Thread | None) -> list[Pause]:
+    """Where the database shows an invocation stopped: tasks with an interrupt or error write."""
+    out: list[Pause] = []
+    if thread is None or thread.root is None:
+        return out
+    for c in thread.root.checkpoints:
+        taken = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+        if taken is None:
+            continue
+        for t in c.tasks:
+            if any(w.channel in ("__interrupt__", "__error__") for w in t.writes):
+                out.append((t.node, t.task_id, taken))
+    return out
+
+
+def _invocations(
+    attempts: list[Attempt], retried: set[int], pauses: list[Pause] = ()
+) -> list[list[Attempt]]:
     """Attempts split into invocations: a new process (the recorder's pid), or a task that
-    starts after a pause or a raise has ended the previous invocation. A failure retried
-    inside its step (`retried_in_step`) ends nothing."""
+    starts after a pause or a raise has ended the previous invocation (its `interrupted` or
+    `error` line, or, for a node that paused at `interrupt()` before logging anything, the
+    database's interrupt write: the first start of that task after it is the answer). A
+    failure retried inside its step (`retried_in_step`) ends nothing."""
     groups: list[list[Attempt]] = []
     current_pid: object = object()
     stopped_at: float | None = None
+    # A stop the log shows itself (an `interrupted` or `error` line of that task) needs no
+    # help from the database; and under exit the saved checkpoint's ts is the end of the
+    # invocation, not of the step, so it cannot date the stop.
+    open_pauses = [
+        p
+        for p in pauses
+        if not any(
+            b.node == p[0]
+            and b.task_id in (None, p[1])
+            and b.outcome in ("interrupted", "failed")
+            and id(b) not in retried
+            for b in attempts
+        )
+    ]
     for a in sorted(attempts, key=lambda x: x.start_ts):
         new = not groups or (a.pid is not None and a.pid != current_pid)
         if stopped_at is not None and a.start_ts > stopped_at:
             new = True
+        hit = next(
+            (
+                p
+                for p in open_pauses
+                if p[0] == a.node and a.task_id in (None, p[1]) and a.start_ts > p[2]
+            ),
+            None,
+        )
+        if hit is not None:
+            open_pauses.remove(hit)
+            if a.outcome not in ("interrupted", "failed") and groups and groups[-1]:
+                new = True
         if new:
             groups.append([])
             stopped_at = None
@@ -159,6 +213,27 @@ def _usual_duration(attempts: list[Attempt], killed: Attempt, retried: set[int])
     same = [a.end_ts - a.start_ts for a in done if a.node == killed.node]
     every = same or [a.end_ts - a.start_ts for a in done]
     return max(every) if every else 0.0
+
+
+def _ordinals(
+    attempts: list[Attempt],
+    step_of: dict[int, tuple[str, int, int]],
+    retry_of: dict[int, Attempt],
+) -> dict[int, int]:
+    """See `Evidence.ordinal`."""
+    out: dict[int, int] = {}
+    count: dict[tuple[str, int, int, str], int] = {}
+    for a in sorted(attempts, key=lambda x: x.start_ts):
+        if id(a) not in step_of:
+            continue
+        failed = retry_of.get(id(a))
+        if failed is not None and id(failed) in out:
+            out[id(a)] = out[id(failed)]
+            continue
+        key = (*step_of[id(a)], a.node)
+        out[id(a)] = count.get(key, 0)
+        count[key] = out[id(a)] + 1
+    return out
 
 
 def _until(a: Attempt) -> float:
@@ -184,23 +259,48 @@ def _entrypoint_first(group: list[Attempt]) -> bool:
 
 
 def _kinds(groups: list[list[Attempt]], retried: set[int]) -> list[InvocationKind]:
-    """A later invocation is a resume when it starts with a task the previous one left
-    unfinished (paused, failed or in flight) in the same loop and step; else a fresh input.
-    With steps in the log: a resume re-runs the step the previous invocation stopped in, a
-    fresh input starts two steps later (an input checkpoint, then `__start__`)."""
+    """How each invocation began (`InvocationKind`), from the evidence that tells:
+
+    * a first task aligned with an unfinished task of its node due at a checkpoint saved
+      before the invocation began is a resume (a fresh input makes checkpoints of its own
+      first);
+    * a first task that is the same task the previous invocation left unfinished (paused,
+      failed or in flight) is a resume;
+    * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
+      fresh input starts two steps later (its input checkpoint, then `__start__`);
+    * else a first node other than the previous invocation's first node is taken for a
+      resume (a node that paused at `interrupt()` before logging anything, then answered),
+      the same one for a fresh input (the graph starting over)."""
     kinds: list[InvocationKind] = ["input"]
     for prev, cur in zip(groups, groups[1:], strict=False):
-        open_ = [a for a in prev if a.outcome != "finished" and id(a) not in retried]
-        first = [a for a in cur if a.start_ts <= min(b.start_ts for b in cur) + 1e-6]
-        if not cur or not open_:
-            kinds.append("input" if cur else "resume")
+        if not cur:
+            kinds.append("resume")
             continue
-        resumed = any(_same_task(o, f) for o in open_ for f in first)
-        steps_prev = [a.step for a in open_ if a.step is not None]
+        earliest = min(cur, key=lambda b: b.start_ts)
+        begin = earliest.start_ts
+        # the first step's tasks: the earliest and those that started while it ran
+        first = [a for a in cur if a is earliest or a.start_ts < _until(earliest) - 1e-6]
+        if any(
+            f.checkpoint is not None
+            and f.task is not None
+            and f.task.node == f.node
+            and f.task.status != "finished"
+            and (iso_to_epoch(f.checkpoint.ts) or begin) < begin
+            for f in first
+        ):
+            kinds.append("resume")
+            continue
+        open_ = [a for a in prev if a.outcome != "finished" and id(a) not in retried]
+        if any(_same_task(o, f) for o in open_ for f in first):
+            kinds.append("resume")
+            continue
+        done = [a.step for a in prev if a.step is not None and not a.logged_ns]
         steps_cur = [a.step for a in first if a.step is not None and not a.logged_ns]
-        if steps_prev and steps_cur and not resumed:
-            resumed = min(steps_cur) <= max(steps_prev)
-        kinds.append("resume" if resumed else "input")
+        if done and steps_cur:
+            kinds.append("resume" if min(steps_cur) <= max(done) + 1 else "input")
+            continue
+        prev_first = min(prev, key=lambda a: a.start_ts).node if prev else None
+        kinds.append("input" if any(f.node == prev_first for f in first) else "resume")
     return kinds
 
 
@@ -213,7 +313,7 @@ def gather(
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
     retries = retried_in_step(attempts)
     retried = set(retries)
-    groups = _invocations(attempts, retried)
+    groups = _invocations(attempts, retried, _pauses(thread))
     if retried:
         used.append(
             f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
@@ -282,7 +382,7 @@ def gather(
                 running = step_att.get((ns, inv, step - 1), [])
                 if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
-                if "steps" not in " ".join(assumed):
+                if not any(x.startswith("some effect lines carry no step") for x in assumed):
                     assumed.append(
                         "some effect lines carry no step: taken as the next step in log order, "
                         "tasks that start while a step runs as tasks of that step"
@@ -345,8 +445,10 @@ def gather(
             fresh = not any(st.ns == ns for st in steps)
             first = -1 if fresh else lo
             if not fresh and ns == "" and kinds[inv] == "input":
-                # a later fresh input: its input checkpoint and `__start__` come first
-                first = max(lo - 2, max(st.step for st in steps if st.ns == "") + 1)
+                # a later fresh input: its input checkpoint (the step after the last saved
+                # one) and `__start__` come first
+                with_work = [k[2] for k in step_att if k[0] == ns and k[1] == inv]
+                first = min(lo, min(with_work) - 2) if with_work else lo
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
@@ -515,6 +617,7 @@ def gather(
         kinds=kinds,
         endings=endings,
         kill_unsure=kill_unsure,
+        ordinal=_ordinals(attempts, step_of, retry_of),
     )
 
 

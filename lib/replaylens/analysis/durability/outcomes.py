@@ -96,11 +96,29 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     if "" not in resume:
         return list(ev.attempts)
     r = resume[""]
+    lost = _lost_inputs(ev, sched)
     # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
     # answered in a later invocation is finished once the answered attempt's writes landed.
-    again = {id(a): _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r) for a in ev.attempts}
+    again = {
+        id(a): ev.step_of[id(a)][1] not in lost
+        and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r)
+        for a in ev.attempts
+    }
     done = {_task_key(a, ev) for a in ev.attempts if not again[id(a)]}
     return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
+
+
+def _lost_inputs(ev: Evidence, sched: Schedule) -> set[int]:
+    """Later fresh-input invocations of which nothing landed (not even the input checkpoint):
+    the input is lost with them, so a resume (`invoke(None)`) goes on from what an earlier
+    invocation saved and never runs their tasks; sending that input again would."""
+    out: set[int] = set()
+    for inv in range(1, ev.invocations):
+        if ev.kinds[inv] != "input":
+            continue
+        if not any(k[1] == inv for k in sched.landed):
+            out.add(inv)
+    return out
 
 
 def _runs_again(
@@ -128,7 +146,8 @@ def _runs_again(
 
 def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
     ns, _inv, step = ev.step_of[id(a)]
-    return (ns, a.node, step, a.task_id or (a.task.task_id if a.task else ""))
+    tid = a.task_id or (a.task.task_id if a.task else "")
+    return (ns, a.node, step, tid or f"#{ev.ordinal.get(id(a), 0)}")
 
 
 def _rerun_list(replayed: Iterable[Attempt], ev: Evidence) -> list[dict[str, Any]]:
@@ -140,7 +159,7 @@ def _rerun_list(replayed: Iterable[Attempt], ev: Evidence) -> list[dict[str, Any
                 "node": a.node,
                 "step": key[2],
                 "checkpoint_ns": key[0],
-                "task_id": key[3] or None,
+                "task_id": None if key[3].startswith("#") else key[3],
             }
     return list(seen.values())
 
@@ -345,20 +364,25 @@ def recorded(
     )
 
 
-def clamp(outcomes: dict[str, ModeOutcome]) -> None:
+def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
     """Enforce what the rules imply at one point of progress: sync keeps at least what async
     keeps, async at least what exit keeps, and each repeats no more than the next one.
 
     A race in a real recording (a put that happened to land early) can make the recorded
     mode look better than the model of a stricter mode; the stricter mode then takes the
     recorded one's numbers, and says so.
+
+    With a later fresh input on the thread the repeats are not ordered: a mode that lost
+    that invocation whole lost its input with it, and a resume does not run its tasks
+    (`_lost_inputs`), while a mode that kept its input checkpoint runs them again. Only the
+    checkpoints kept are ordered then.
     """
+    repeats_ordered = ev is None or "input" not in ev.kinds[1:]
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
         s, w = outcomes[stronger], outcomes[weaker]
-        if (
-            s.checkpoints_kept >= w.checkpoints_kept
-            and len(s.replayed_lines) <= len(w.replayed_lines)
-            and len(s.reruns) <= len(w.reruns)
+        if s.checkpoints_kept >= w.checkpoints_kept and (
+            not repeats_ordered
+            or (len(s.replayed_lines) <= len(w.replayed_lines) and len(s.reruns) <= len(w.reruns))
         ):
             continue
         note = (
@@ -499,7 +523,7 @@ def _what_if_as(
         outcomes[other] = copy_as(
             outcomes[src], other, 0.0, "with writes taking no time async is sync"
         )
-    clamp(outcomes)
+    clamp(outcomes, ev)
     return outcomes
 
 
@@ -588,5 +612,5 @@ def what_if_at(
         outcomes["async"] = copy_as(
             outcomes["sync"], "async", 0.0, "with writes taking no time async is sync"
         )
-    clamp(outcomes)
+    clamp(outcomes, ev)
     return outcomes
