@@ -82,11 +82,17 @@ def uuid6_time(checkpoint_id: str) -> float | None:
 
 
 def _ending(
-    last: list[Attempt], status: str, retried: set[int] = frozenset(), *, final: bool = True
+    last: list[Attempt],
+    status: str,
+    retried: set[int] = frozenset(),
+    *,
+    final: bool = True,
+    retrying: set[int] = frozenset(),
 ) -> Ending:
-    """How an invocation ended: a task in flight means the process died under it. `status`
-    (the thread's, from the database) only speaks for the last invocation (`final`)."""
-    if any(a.outcome == "in flight" for a in last):
+    """How an invocation ended: a task in flight (or failed and waiting for its retry,
+    `_killed_while_retrying`) means the process died under it. `status` (the thread's, from
+    the database) only speaks for the last invocation (`final`)."""
+    if any(a.outcome == "in flight" or id(a) in retrying for a in last):
         return "killed"
     if any(a.outcome == "failed" and id(a) not in retried for a in last) or (
         final and status == "failed"
@@ -152,6 +158,62 @@ def _pauses(thread: Thread | None) -> list[Pause]:
         for t in c.tasks:
             if any(w.channel in ("__interrupt__", "__error__") for w in t.writes):
                 out.append((t.node, t.task_id, taken))
+    return out
+
+
+def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
+    """node -> the one subgraph (node path) whose checkpoints name it as a task, for nodes the
+    root's checkpoints never name: where a log without namespaces ran them; and the nodes
+    the root's checkpoints name."""
+    if thread is None:
+        return {}, set()
+    root: set[str] = set()
+    inside: dict[str, set[str]] = {}
+    for ns in thread.namespaces.values():
+        for c in ns.checkpoints:
+            for t in c.tasks:
+                if not t.node:
+                    continue
+                if ns.name:
+                    inside.setdefault(t.node, set()).add(namespaces.names(ns.name))
+                else:
+                    root.add(t.node)
+    found = {
+        n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
+    }
+    return found, (root if found else set())
+
+
+def _killed_while_retrying(
+    attempts: list[Attempt], retried: set[int], thread: Thread | None
+) -> set[int]:
+    """Failed attempts that are their process's last, with no `__error__` write of their
+    task (or node, for a log without task ids) in the database: a raise that ends an
+    invocation saves that write under every mode (sync and async with the task's writes,
+    exit with the pending writes it saves on the way out), so the process died while
+    `RetryPolicy` waited to run the task again."""
+    failed = [a for a in attempts if a.outcome == "failed" and id(a) not in retried]
+    if not failed:
+        return set()
+    error_ids: set[str] = set()
+    error_nodes: set[str] = set()
+    for ns in thread.namespaces.values() if thread else []:
+        for c in ns.checkpoints:
+            for t in c.tasks:
+                if any(w.channel == "__error__" for w in t.writes):
+                    error_ids.add(t.task_id)
+                    error_nodes.add(t.node)
+    for w in thread.orphan_writes if thread else []:
+        if w.channel == "__error__":
+            error_ids.add(w.task_id)
+    out: set[int] = set()
+    for a in failed:
+        later = [b for b in attempts if b.pid == a.pid and b.start_ts > a.start_ts]
+        saved = (
+            (a.task_id in error_ids) if a.task_id else (a.node in error_nodes or bool(error_ids))
+        )
+        if not later and not saved:
+            out.add(id(a))
     return out
 
 
@@ -313,7 +375,13 @@ def gather(
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
     retries = retried_in_step(attempts)
     retried = set(retries)
-    groups = _invocations(attempts, retried, _pauses(thread))
+    retrying = _killed_while_retrying(attempts, retried, thread)
+    if retrying:
+        assumed.append(
+            "the last attempt of a task failed and the database holds no error for it: a raise "
+            "saves one, so the process was killed while LangGraph waited to retry it"
+        )
+    groups = _invocations(attempts, retried | retrying, _pauses(thread))
     if retried:
         used.append(
             f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
@@ -355,6 +423,13 @@ def gather(
     step_att: dict[tuple[str, int, int], list[Attempt]] = {}
     step_of: dict[int, tuple[str, int, int]] = {}
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
+    sub_nodes, root_nodes = _subgraph_nodes(thread)
+    last_sub = ""
+    if sub_nodes and any(a.logged_ns is None and a.node in sub_nodes for a in attempts):
+        assumed.append(
+            "the log names no namespace: nodes the database shows only inside a subgraph "
+            "are taken as that subgraph's"
+        )
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
         if inv == 0 and not _entrypoint_first(g):
@@ -368,11 +443,25 @@ def gather(
             # The recorder's namespace is what the task ran in; alignment may file an attempt
             # whose checkpoint never landed under a namespace of its choosing.
             ns = namespaces.names(a.logged_ns if a.logged_ns is not None else a.namespace)
+            if a.logged_ns is None and not ns and a.node in sub_nodes:
+                ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
+            elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
+                ns = last_sub  # a node no root checkpoint names, right after a subgraph's node
+            last_sub = ns if ns else ""
             step = a.step
             if step is None and a.task is not None:
                 step = a.task.step
             if step is None and a.checkpoint is not None and a.checkpoint.step is not None:
                 step = a.checkpoint.step + 1
+            if (
+                a.step is None
+                and a.alignment != "exact"
+                and step is not None
+                and step < last_step.get(ns, -1)
+            ):
+                # matched by time to a checkpoint this invocation has gone past (a later
+                # invocation started again from an earlier one): the log's order decides
+                step = None
             if step is None and id(a) in retry_of and id(retry_of[id(a)]) in step_of:
                 step = step_of[id(retry_of[id(a)])][2]
             if step is None:
@@ -537,9 +626,11 @@ def gather(
             if holder:
                 container[(s.ns, s.inv)] = holder[-1].step
     last = groups[-1]
-    ending = _ending(last, status, retried)
-    endings = [_ending(g, status, retried, final=False) for g in groups[:-1]] + [ending]
-    in_flight = [a for a in last if a.outcome == "in flight"]
+    ending = _ending(last, status, retried | retrying, retrying=retrying)
+    endings = [
+        _ending(g, status, retried | retrying, final=False, retrying=retrying) for g in groups[:-1]
+    ] + [ending]
+    in_flight = [a for a in last if a.outcome == "in flight" or id(a) in retrying]
     kill_attempt = max(in_flight, key=lambda a: a.start_ts) if in_flight else None
     line_ts = [line.ts for a in attempts for line in a.lines]
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
@@ -559,6 +650,15 @@ def gather(
             used.append(
                 f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
             )
+            head = kill_attempt
+            while id(head) in retry_of:  # a RetryPolicy retry: the task started with its first try
+                head = retry_of[id(head)]
+            if head is not kill_attempt:
+                kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
+                used.append(
+                    f"the killed task was retried inside its step: the kill moment counts from its "
+                    f"first attempt, {kill_offset:.2f} s into the one running"
+                )
             crash = max(crash or 0.0, kill_attempt.start_ts + kill_offset)
         else:
             kill_offset = (crash or kill_attempt.start_ts) - kill_attempt.start_ts
