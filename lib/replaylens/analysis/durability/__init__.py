@@ -4,7 +4,8 @@ This module is the only place that knows the rules of LangGraph's three durabili
 The CLI's ``what_if`` block, the Thread page timeline, the Resume simulator, the Learn
 page and the Kill-test runs page all take their numbers and sentences from here.
 
-The rules, read from the installed LangGraph (langgraph 1.2.x; line numbers drift):
+The rules, read from the installed LangGraph (re-checked on langgraph 1.2.24; line numbers
+drift, so each rule names its file and function):
 
 * **The mode.** ``Pregel.stream`` takes ``durability`` (default ``"async"``, from
   ``config["configurable"]["__pregel_durability"]``) and hands it to every subgraph
@@ -45,6 +46,19 @@ The rules, read from the installed LangGraph (langgraph 1.2.x; line numbers drif
   checkpoints (``sync``/``async``) or its one exit checkpoint (``exit``). A subgraph
   invocation has an executor of its own: its puts chain separately from the parent's,
   and its end waits for them.
+* **Invocations of one thread.** A fresh input (`PregelLoop._first`, the
+  ``elif input_writes := ...`` branch) discards the unfinished tasks of the checkpoint it
+  starts from ("discard any unfinished tasks from previous checkpoint") and saves an input
+  checkpoint at the next step, then ``__start__``: a later fresh input begins two steps
+  after the last saved checkpoint. ``invoke(None)`` and ``Command(resume=...)`` load the
+  latest checkpoint and re-run its due tasks, putting nothing before their step. Under
+  ``exit`` each invocation that returned, raised or paused saved once; a fresh input that
+  was killed is lost with its input, and a resume never runs its tasks.
+* **Retries inside a step.** ``run_with_retry`` (``pregel/_retry.py``) runs a failed task
+  again in the same process and superstep when its ``RetryPolicy`` allows; nothing is
+  saved between the tries, and only a failure that ends the invocation saves its
+  ``__error__`` write (``put_writes`` in ``pregel/_loop.py``, or ``_put_pending_writes`` on
+  the way out under ``exit``).
 * **What a resume loads.** The checkpoint with the highest id in the root namespace; it
   re-runs the tasks due there that have no saved writes, and re-enters a subgraph at the
   subgraph's own latest checkpoint when the task that runs it is the same task (the
@@ -61,7 +75,12 @@ same task attempt, the same time into it, which is how a kill test aims its kill
 the puts and writes that would have landed by then are counted, and the resume those
 leave is worked out task by task. The recorded mode at the recorded latency is the
 recording itself. Which inputs were used and which had to be assumed is listed in each
-outcome's ``assumptions``.
+outcome's ``assumptions``, where each figure comes from in its ``basis``.
+
+The modules: `rules` (the modes, constants, `Recording`), `evidence` (`gather`: the
+recording as invocations, supersteps and puts), `inference` (the recorded mode told from
+the evidence when nothing says it), `schedule` (re-timing, what landed at the crash),
+`outcomes` (`ModeOutcome`, `what_if`, `what_if_at`), `words` (sentences and captions).
 """
 
 from __future__ import annotations

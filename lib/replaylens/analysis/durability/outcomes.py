@@ -46,6 +46,9 @@ class ModeOutcome:
     landing within `RACE` of the kill, or a recorded mode that could have been several."""
     basis: dict[str, str] = field(default_factory=dict)
     """Where each figure comes from, in words: `checkpoints_kept`, `reruns`, `replayed_lines`."""
+    inference: dict[str, Any] = field(default_factory=dict)
+    """With the recorded mode unknown: the modes it could have been, how sure, on what that
+    rests (`Inference.to_json`); empty when a manifest or the user named the mode."""
 
     @property
     def assumptions(self) -> dict[str, list[str]]:
@@ -78,6 +81,7 @@ class ModeOutcome:
             "assumptions": self.assumptions,
             "race": self.race or None,
             "basis": self.basis,
+            "recorded_mode_inference": self.inference or None,
         }
 
 
@@ -419,6 +423,7 @@ def copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOutc
         assumed=[*src.assumed, note],
         race=dict(src.race),
         basis=dict(src.basis),
+        inference=dict(src.inference),
     )
 
 
@@ -452,12 +457,12 @@ def what_if(
         )
         cand_ev = gather(thread, attempts, status, cand_rec)
         runs.append(_what_if_as(cand_rec, latency, cand_ev, thread, attempts))
-    if len(runs) == 1:
-        out = runs[0]
-        for o in out.values():
+    out = runs[0] if len(runs) == 1 else _spread(runs, inferred)
+    for o in out.values():
+        o.inference = inferred.to_json()
+        if len(runs) == 1:
             o.used.append(inferred.sentence())
-        return out, ev.crash_ts
-    return _spread(runs, inferred), ev.crash_ts
+    return out, ev.crash_ts
 
 
 def _kill_after_saved(ev: Evidence, rec: Recording, latency: float) -> None:
