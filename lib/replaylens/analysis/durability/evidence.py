@@ -411,7 +411,12 @@ def gather(
             bounds.append(float("-inf"))
         else:
             prev_end = max(x.end_ts for x in groups[i - 1]) if groups[i - 1] else float("-inf")
-            bounds.append(min(prev_end + 0.05, g[0].start_ts))
+            # Under exit the checkpoint saved on the way out is stamped when the invocation
+            # ends, after its last task: the boundary sits halfway to the next invocation
+            # (which stamps its input checkpoint just before its first task).
+            nxt = g[0].start_ts
+            half = max(prev_end + 0.05, (prev_end + nxt) / 2)
+            bounds.append(max(prev_end, min(half, nxt - 0.02)))
     stamps = {
         c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
     }
