@@ -366,45 +366,8 @@ def _kinds(groups: list[list[Attempt]], retried: set[int]) -> list[InvocationKin
     return kinds
 
 
-def gather(
-    thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording
-) -> Evidence:
-    """Arrange the recording into invocations, supersteps and checkpoint puts."""
-    used: list[str] = []
-    assumed: list[str] = []
-    db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
-    retries = retried_in_step(attempts)
-    retried = set(retries)
-    retrying = _killed_while_retrying(attempts, retried, thread)
-    if retrying:
-        assumed.append(
-            "the last attempt of a task failed and the database holds no error for it: a raise "
-            "saves one, so the process was killed while LangGraph waited to retry it"
-        )
-    groups = _invocations(attempts, retried | retrying, _pauses(thread))
-    if retried:
-        used.append(
-            f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
-            "the same task started again by the same process"
-        )
-    retry_of = {id(b): a for a in attempts if id(a) in retries for b in [retries[id(a)]]}
-    if attempts:
-        used.append(
-            f"effects log: {sum(len(a.lines) for a in attempts)} lines in {len(attempts)} task attempts"
-        )
-    else:
-        assumed.append("no effects log lines: task timings come from checkpoint times only")
-    if db_cps:
-        used.append(f"database: {len(db_cps)} checkpoints with their ts")
-    if not groups:
-        groups = [[]]
-    kinds = _kinds(groups, retried)
-    if len(groups) > 1:
-        used.append(
-            f"{len(groups)} invocations: "
-            + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
-        )
-    # The window of each invocation on the clock: from the end of the previous one.
+def _bounds(groups: list[list[Attempt]]) -> list[float]:
+    """Where each invocation begins on the clock (the first: at minus infinity)."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
         if i == 0 or not g:
@@ -417,14 +380,20 @@ def gather(
             nxt = g[0].start_ts
             half = max(prev_end + 0.05, (prev_end + nxt) / 2)
             bounds.append(max(prev_end, min(half, nxt - 0.02)))
-    stamps = {
-        c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
-    }
+    return bounds
 
-    def inv_of(ts: float) -> int:
-        return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
 
-    # Known step times per (ns, inv, step): attempts, saved checkpoints, orphan ids.
+def _assign_steps(
+    groups: list[list[Attempt]],
+    kinds: list[InvocationKind],
+    retried: set[int],
+    retry_of: dict[int, Attempt],
+    thread: Thread | None,
+    assumed: list[str],
+) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
+    """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
+    task's, else the next step in log order (see the comments for each rule)."""
+    attempts = [a for g in groups for a in g]
     step_att: dict[tuple[str, int, int], list[Attempt]] = {}
     step_of: dict[int, tuple[str, int, int]] = {}
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
@@ -496,6 +465,111 @@ def gather(
             saved_step = min(open_) - 1
         elif done:
             saved_step = max(done)
+    return step_att, step_of
+
+
+def _kill_moment(
+    ending: Ending,
+    kill_attempt: Attempt | None,
+    crash: float | None,
+    recording: Recording,
+    retry_of: dict[int, Attempt],
+    retried: set[int],
+    attempts: list[Attempt],
+    used: list[str],
+    assumed: list[str],
+) -> tuple[float | None, float, float | None]:
+    """(seconds into the killed attempt, how much later it may have been, the crash moment):
+    given by the recording (a kill-test manifest), else bounded by the log's last line."""
+    kill_offset: float | None = None
+    kill_unsure = 0.0
+    if ending == "killed" and kill_attempt is not None:
+        if recording.kill_offset is not None and recording.kill_node not in (
+            None,
+            kill_attempt.node,
+        ):
+            assumed.append(
+                f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
+                f"which logs no effect; the kill moment is taken from the log instead"
+            )
+        if recording.kill_offset is not None and recording.kill_node in (None, kill_attempt.node):
+            kill_offset = recording.kill_offset
+            used.append(
+                f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
+            )
+            head = kill_attempt
+            while id(head) in retry_of:  # a RetryPolicy retry: the task started with its first try
+                head = retry_of[id(head)]
+            if head is not kill_attempt:
+                kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
+                used.append(
+                    f"the killed task was retried inside its step: the kill moment counts from its "
+                    f"first attempt, {kill_offset:.2f} s into the one running"
+                )
+            crash = max(crash or 0.0, kill_attempt.start_ts + kill_offset)
+        else:
+            kill_offset = (crash or kill_attempt.start_ts) - kill_attempt.start_ts
+            kill_unsure = _usual_duration(attempts, kill_attempt, retried)
+            assumed.append(
+                f"kill moment: the last recorded line, {kill_offset:.2f} s into {kill_attempt.node} "
+                "(the real kill can only be later"
+                + (
+                    f"; up to {kill_unsure:.2f} s later, as long as its longest finished task took"
+                    if kill_unsure
+                    else ""
+                )
+                + ")"
+            )
+    return kill_offset, kill_unsure, crash
+
+
+def gather(
+    thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording
+) -> Evidence:
+    """Arrange the recording into invocations, supersteps and checkpoint puts."""
+    used: list[str] = []
+    assumed: list[str] = []
+    db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
+    retries = retried_in_step(attempts)
+    retried = set(retries)
+    retrying = _killed_while_retrying(attempts, retried, thread)
+    if retrying:
+        assumed.append(
+            "the last attempt of a task failed and the database holds no error for it: a raise "
+            "saves one, so the process was killed while LangGraph waited to retry it"
+        )
+    groups = _invocations(attempts, retried | retrying, _pauses(thread))
+    if retried:
+        used.append(
+            f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
+            "the same task started again by the same process"
+        )
+    retry_of = {id(b): a for a in attempts if id(a) in retries for b in [retries[id(a)]]}
+    if attempts:
+        used.append(
+            f"effects log: {sum(len(a.lines) for a in attempts)} lines in {len(attempts)} task attempts"
+        )
+    else:
+        assumed.append("no effects log lines: task timings come from checkpoint times only")
+    if db_cps:
+        used.append(f"database: {len(db_cps)} checkpoints with their ts")
+    if not groups:
+        groups = [[]]
+    kinds = _kinds(groups, retried)
+    if len(groups) > 1:
+        used.append(
+            f"{len(groups)} invocations: "
+            + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
+        )
+    bounds = _bounds(groups)
+    stamps = {
+        c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
+    }
+
+    def inv_of(ts: float) -> int:
+        return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
+
+    step_att, step_of = _assign_steps(groups, kinds, retried, retry_of, thread, assumed)
     cp_at: dict[tuple[str, int, int], Checkpoint] = {}
     for c in db_cps:
         if c.step is None:
@@ -639,45 +713,9 @@ def gather(
     kill_attempt = max(in_flight, key=lambda a: a.start_ts) if in_flight else None
     line_ts = [line.ts for a in attempts for line in a.lines]
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
-    kill_offset: float | None = None
-    kill_unsure = 0.0
-    if ending == "killed" and kill_attempt is not None:
-        if recording.kill_offset is not None and recording.kill_node not in (
-            None,
-            kill_attempt.node,
-        ):
-            assumed.append(
-                f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
-                f"which logs no effect; the kill moment is taken from the log instead"
-            )
-        if recording.kill_offset is not None and recording.kill_node in (None, kill_attempt.node):
-            kill_offset = recording.kill_offset
-            used.append(
-                f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
-            )
-            head = kill_attempt
-            while id(head) in retry_of:  # a RetryPolicy retry: the task started with its first try
-                head = retry_of[id(head)]
-            if head is not kill_attempt:
-                kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
-                used.append(
-                    f"the killed task was retried inside its step: the kill moment counts from its "
-                    f"first attempt, {kill_offset:.2f} s into the one running"
-                )
-            crash = max(crash or 0.0, kill_attempt.start_ts + kill_offset)
-        else:
-            kill_offset = (crash or kill_attempt.start_ts) - kill_attempt.start_ts
-            kill_unsure = _usual_duration(attempts, kill_attempt, retried)
-            assumed.append(
-                f"kill moment: the last recorded line, {kill_offset:.2f} s into {kill_attempt.node} "
-                "(the real kill can only be later"
-                + (
-                    f"; up to {kill_unsure:.2f} s later, as long as its longest finished task took"
-                    if kill_unsure
-                    else ""
-                )
-                + ")"
-            )
+    kill_offset, kill_unsure, crash = _kill_moment(
+        ending, kill_attempt, crash, recording, retry_of, retried, attempts, used, assumed
+    )
     if recording.mode is not None:
         used.append(
             f"recorded mode: {recording.mode}"

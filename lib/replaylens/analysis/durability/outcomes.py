@@ -225,6 +225,8 @@ def _db_reruns(ev: Evidence, resume_cp: Checkpoint | None, restart: bool) -> lis
     out: dict[str, dict[str, Any]] = {}
     for c in sorted(due, key=lambda c: c.step if c.step is not None else -2):
         for t in c.tasks:
+            if t.node.startswith("__"):
+                continue  # `__start__` and LangGraph's own tasks are not the user's work
             if (restart or t.status != "finished") and t.task_id not in out:
                 out[t.task_id] = {
                     "node": t.node,
