@@ -17,7 +17,7 @@ import pytest
 from test_verdicts import replay_json
 
 from corpus import Corpus, CorpusEntry
-from replaylens.analysis.durability import MODES, Recording
+from replaylens.analysis.durability import MODES, Recording, infer_recorded_mode
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
@@ -252,3 +252,53 @@ def test_each_modes_effect_counts_are_the_counts_its_sentence_says() -> None:
                 )
                 checked += len(named)
     assert checked
+
+
+def test_without_a_log_no_saved_checkpoint_is_called_lost(corpus: Corpus) -> None:
+    """The issue's case: a graph run under sync, killed mid-node, its checkpoints in the file
+    and no effects log. Told the mode or not, sync and async keep every saved checkpoint,
+    say the figure comes from the database alone, and never say "no checkpoint would exist"."""
+    checked = 0
+    for entry in corpus:
+        if entry.kind != "killed" or entry.mode not in ("sync", "async"):
+            continue
+        source = open_source(entry.db)
+        try:
+            thread = load_thread(source, entry.thread_ids[0])
+        finally:
+            source.close()
+        for rec in (None, Recording(entry.mode, 0.0)):
+            plan = plan_resume(thread, None, entry.thread_ids[0], latency=0.25, recording=rec)
+            for mode in ("sync", "async"):
+                o = plan.what_if[mode]
+                where = (entry.name, mode, rec)
+                assert o.checkpoints_kept == thread.checkpoint_count, where
+                assert o.lost_checkpoint_ids == [], where
+                assert not o.restart and "no checkpoint would exist" not in o.sentence, where
+                assert o.basis["checkpoints_kept"].startswith("the database alone"), where
+                assert o.basis["replayed_lines"].startswith("unknown"), where
+                due = {t.task_id for t in thread.root.latest.tasks if t.status != "finished"}
+                assert {r["task_id"] for r in o.reruns} == due, where
+            checked += 1
+    assert checked >= 8
+
+
+def test_recorded_mode_is_inferred_from_the_evidence(corpus: Corpus) -> None:
+    """Without a manifest the recorded mode is inferred; the true mode is always among the
+    ones it keeps, and a slow store's waits tell sync on their own (async on a slow store
+    looks like sync on a fast one unless a checkpoint went missing: both may be kept)."""
+    checked = single = 0
+    for entry in corpus:
+        if entry.kind not in ("killed", "killed_slow_put") or entry.mode not in MODES:
+            continue
+        for tid, thread, plan in _plans(entry, 0.25):
+            inferred = infer_recorded_mode(thread, plan.attempts, plan.status)
+            assert entry.mode in inferred.modes, (entry.name, tid, inferred.sentence())
+            assert inferred.reasons, (entry.name, tid)
+            if entry.kind == "killed_slow_put" and entry.mode == "sync":
+                assert inferred.modes == ("sync",), (entry.name, inferred.sentence())
+            if thread is not None and thread.checkpoint_count > 1:
+                assert "exit" not in inferred.modes, (entry.name, inferred.sentence())
+            single += len(inferred.modes) == 1
+            checked += 1
+    assert checked >= 20 and single >= 2, (checked, single)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import TIME_SLACK, Attempt, number_attempts
 from replaylens.analysis.runtime import call_id_matches
 from replaylens.model import Checkpoint, Task, Thread
@@ -44,11 +45,7 @@ class _Index:
 
 
 def _parent_task_id(logged_ns: str | None) -> str | None:
-    if not logged_ns:
-        return None
-    last = logged_ns.split("|")[-1]
-    _, sep, tid = last.rpartition(":")
-    return tid if sep else None
+    return namespaces.runner(logged_ns)[1] if logged_ns else None
 
 
 def _align_exact(a: Attempt, idx: _Index) -> bool:

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylens import namespaces
 from replaylens.effects.parse import EffectLine
 from replaylens.model import Checkpoint, Task
 
@@ -63,6 +64,10 @@ class Attempt:
         False  # pairing or alignment was chosen among candidates the log cannot tell apart
     )
     ambiguity: str = ""  # why, in words
+    peers: tuple[int, ...] = ()
+    """Start lines of the open attempts of its node the log could not tell apart when a
+    later line was paired by order (itself included): which of them is still open, or
+    failed, is a guess; how many are is not."""
 
     def flag(self, why: str) -> None:
         """Record that a choice about this attempt was a guess, and why."""
@@ -208,12 +213,16 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
     open_by_key: dict[tuple[Any, ...], list[Attempt]] = {}
     last_by_key: dict[tuple[Any, ...], Attempt] = {}
     for line in sorted(lines, key=lambda e: e.line):
-        key = (line.checkpoint_ns or "", line.node, line.task_id or "", line.pid, line.step)
+        # A namespace logged as LangGraph hands it to the node (`node:<task id>`) or as the
+        # recorder writes it (stripped): the attempt keeps the stripped one and the task id.
+        place = namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id)
+        logged_ns = place.checkpoint_ns if line.checkpoint_ns is not None else None
+        key = (logged_ns or "", line.node, place.task_id or "", line.pid, line.step)
         if line.phase == "start":
             current = Attempt(
-                line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid
+                line.thread_id, line.node, logged_ns, line.step, place.task_id, line.pid
             )
-            current.pairing = "task_id" if line.task_id else "single"
+            current.pairing = "task_id" if place.task_id else "single"
             current.lines.append(line)
             attempts.append(current)
             open_by_key.setdefault(key, []).append(current)
@@ -224,7 +233,7 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             current = last_by_key[key]
         if current is None:
             current = Attempt(
-                line.thread_id, line.node, line.checkpoint_ns, line.step, line.task_id, line.pid
+                line.thread_id, line.node, logged_ns, line.step, place.task_id, line.pid
             )
             current.pairing = "unpaired"
             attempts.append(current)
@@ -252,7 +261,9 @@ def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
     if len(pool) > 1:
         chosen.pairing = "order"
         starts = ", ".join(str(a.lines[0].line) for a in pool)
+        peers = tuple(sorted({*(a.lines[0].line for a in pool), *chosen.peers}))
         for a in pool:  # the ones left open are as much a guess as the one chosen
+            a.peers = tuple(sorted({*a.peers, *peers}))
             a.flag(
                 f"line {line.line} ({line.phase}) was paired with the oldest of the open `{line.node}` starts "
                 f"(lines {starts}): the log has no key that tells them apart"

@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from replaylens import namespaces
 from replaylens.errors import SourceError
 
 UUID_EPOCH_OFFSET = 12219292800  # seconds from 1582-10-15 (UUID time) to 1970-01-01
@@ -188,7 +189,7 @@ def ns_path(checkpoint_ns: str) -> str:
     """`outer:1f0…|inner:9a…` -> `outer|inner`: namespaces of one subgraph across its calls."""
     if not checkpoint_ns:
         return "(root)"
-    return "|".join(part.split(":", 1)[0] for part in checkpoint_ns.split("|"))
+    return namespaces.names(checkpoint_ns)
 
 
 def uuid6_epoch(prefix: str) -> float | None:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from xxhash import xxh3_128_hexdigest
 
+from replaylens import namespaces
 from replaylens.analysis.runtime import arrange, call_path, name_updates
 from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, TaskKind, Thread
 
@@ -160,7 +161,7 @@ def channel_available(cp: Checkpoint, channel: str) -> bool:
 
 def namespace_key(name: str) -> str:
     """`sub:<task id>|inner:<task id>` -> `sub|inner`: the same subgraph in every thread."""
-    return "|".join(part.rpartition(":")[0] or part for part in name.split("|")) if name else ""
+    return namespaces.names(name)
 
 
 @dataclass
@@ -547,11 +548,11 @@ def task_evidence(thread: Thread) -> Evidence:
                     ids.setdefault(w.task_id, None)
         if not ns.name or not ns.checkpoints:
             continue
-        parent_ns, _, last = ns.name.rpartition("|")
-        node, sep, tid = last.rpartition(":")
+        parent_ns = namespaces.parent(ns.name)
+        node, tid = namespaces.runner(ns.name)
         parents = ns.checkpoints[0].record.metadata.get("parents")
         parent_id = parents.get(parent_ns) if isinstance(parents, dict) else None
-        if sep and node and isinstance(parent_id, str):
+        if tid and node and isinstance(parent_id, str):
             out.setdefault(parent_id, {})[tid] = node
     return out
 

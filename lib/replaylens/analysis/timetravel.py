@@ -30,6 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
 from replaylens.model import Checkpoint, Task, Thread
 
@@ -171,7 +172,7 @@ def preview(
         elif cp_ns == "" and a.checkpoint.checkpoint_id in after_ids:
             again.append((a, "likely"))
         elif cp_ns:
-            parent_tid = cp_ns.split("|")[0].rpartition(":")[2]
+            parent_tid = namespaces.root_runner(cp_ns)[1]
             if parent_tid in rerun_ids:
                 again.append((a, "certain"))
             elif any(t.task_id == parent_tid for c in abandoned for t in c.tasks):

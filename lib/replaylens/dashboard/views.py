@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
+from replaylens import namespaces
 from replaylens._bulk import collector_paused
 from replaylens.analysis.durability import MODE_RULES
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
@@ -259,8 +260,7 @@ def checkpoint_label(cp: Checkpoint) -> str:
 def namespace_label(name: str) -> str:
     if not name:
         return "root graph"
-    parts = [p.partition(":")[0] for p in name.split("|")]
-    return "subgraph " + " › ".join(visible(p) for p in parts)
+    return "subgraph " + " › ".join(visible(p) for p in namespaces.names(name).split("|"))
 
 
 def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFrame:

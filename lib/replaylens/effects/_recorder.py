@@ -33,7 +33,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from replaylens import settings
+from replaylens import namespaces, settings
 
 ENV_LOG = "REPLAYLENS_EFFECTS_LOG"
 
@@ -61,11 +61,10 @@ def _runtime_fields() -> dict[str, Any]:
         fields["step"] = meta["langgraph_step"]
     task_ns = meta.get("langgraph_checkpoint_ns") or conf.get("checkpoint_ns") or ""
     if task_ns:
-        # "parent:taskid|node:taskid": the task's own id ends the last segment, and the
-        # namespace the task's checkpoints live in is everything before that segment.
-        *parents, last = task_ns.split("|")
-        fields["task_id"] = last.rpartition(":")[2]
-        fields["checkpoint_ns"] = "|".join(parents)
+        # "parent:taskid|node:taskid": the task's own namespace (see replaylens.namespaces).
+        place = namespaces.own_namespace(task_ns)
+        fields["task_id"] = place.task_id
+        fields["checkpoint_ns"] = place.checkpoint_ns
     return fields
 
 

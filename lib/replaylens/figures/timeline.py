@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import plotly.graph_objects as go
 
+from replaylens import namespaces
 from replaylens.figures import colors
 from replaylens.model import NULL_TASK_ID, Thread, channel_label
 from replaylens.text import plotly_text
@@ -84,7 +85,7 @@ def _e(text: Any) -> str:
 
 def ns_prefix(ns: str) -> str:
     """`sub:1234|inner:5678` -> `sub › inner` (task ids dropped)."""
-    return " › ".join(p.partition(":")[0] for p in ns.split("|")) if ns else ""
+    return namespaces.label(ns)
 
 
 def lane_for(ns: str, node: str) -> str:

@@ -52,6 +52,8 @@ import threading
 import time
 from typing import Any, Literal
 
+from replaylens import namespaces
+
 NODE_START = "NODE_START"
 FAULT = "FAULT"
 RESULT = "RESULT"
@@ -336,9 +338,9 @@ def node_start_handler(
             if node is None or kwargs.get("name") != node:
                 return
             ns = str(meta.get("langgraph_checkpoint_ns") or "")
-            *parents, last = ns.split("|") if ns else [""]
-            task = {"node": node, "step": meta.get("langgraph_step"), "task_id": last.rpartition(":")[2] or None,
-                    "checkpoint_ns": "|".join(parents)}  # fmt: skip
+            place = namespaces.own_namespace(ns)
+            task = {"node": node, "step": meta.get("langgraph_step"), "task_id": place.task_id,
+                    "checkpoint_ns": place.checkpoint_ns}  # fmt: skip
             key = ns or str(run_id)
             with self._lock:
                 if task["task_id"]:

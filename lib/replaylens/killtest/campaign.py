@@ -186,6 +186,41 @@ def _answer_interrupts(
     return outcome
 
 
+def _drive(
+    spec: ChildSpec,
+    ctx: RunContext,
+    env: dict[str, str],
+    on_kill: Callable[[], None] | None,
+    **kill: Any,
+) -> ChildOutcome:
+    """The invocations of one run up to its kill: the input, then, while a child ends
+    without being killed, the answer to its interrupt (with a resume value) or the next of
+    `ctx.then_inputs`. The kill is aimed from invocation `ctx.kill_from_invocation` on, so
+    that it lands after the pause or the failure it is meant to follow."""
+    unarmed: dict[str, Any] = {"kill_at": None, "kill_delay": 0.0, "kill_after": None}
+    invocation = 0
+
+    def child(s: ChildSpec) -> ChildOutcome:
+        armed = invocation >= ctx.kill_from_invocation
+        return run_child(s, timeout=CHILD_TIMEOUT, env=env, on_kill=on_kill if armed else None,
+                         **(kill if armed else unarmed))  # fmt: skip
+
+    outcome = child(spec)
+    pending = list(ctx.then_inputs)
+    for _ in range(MAX_RESUME_ANSWERS + len(pending)):
+        if outcome.killed:
+            break
+        if ctx.has_resume_value and (outcome.result or {}).get("interrupted"):
+            spec = dataclasses.replace(spec, input=None, resume=True, resume_value=ctx.resume_value)
+        elif pending:
+            spec = dataclasses.replace(spec, input=pending.pop(0), resume=False)
+        else:
+            break
+        invocation += 1
+        outcome = child(spec)
+    return outcome
+
+
 @dataclass(frozen=True)
 class KillDelay:
     """A fixed delay, or a range each run draws from uniformly (`0.05..0.45`)."""
@@ -256,6 +291,8 @@ class RunContext:
     effects_choice: EffectsChoice
     server_crash: bool
     configurable: dict[str, Any] | None = None
+    then_inputs: tuple[Any, ...] = ()
+    kill_from_invocation: int = 0
 
 
 def _read_acks(path: Path) -> list[dict[str, Any]]:
@@ -323,9 +360,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
             "kill_after": None if plan.fault else ctx.kill_after}  # fmt: skip
     crashed: list[int] = []
     on_kill = (lambda: crashed.append(ctx.backend.server.crash())) if ctx.server_crash else None
-    outcome = run_child(spec, timeout=CHILD_TIMEOUT, env=env, on_kill=on_kill, **kill)
-    if ctx.has_resume_value:
-        outcome = _answer_interrupts(outcome, spec, ctx.resume_value, env, on_kill=on_kill, **kill)
+    outcome = _drive(spec, ctx, env, on_kill, **kill)
     if crashed:
         ctx.backend.server.restart()  # crash recovery runs here; what it keeps is the measurement
 
@@ -335,6 +370,8 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
     }
     _copy_or_touch(recorder_log, at_kill["effects.jsonl"])
     _copy_or_touch(callbacks_log, at_kill["callbacks.effects.jsonl"])
+    for form in sorted(run_dir.glob("effects.*.jsonl")):  # the same effects in other log forms
+        shutil.copy2(form, run_dir / f"at-kill.{form.name}")
     checkpoints, writes, present = ctx.backend.counts(store, thread_id)
     acked = [a["checkpoint_id"] for a in _read_acks(acks) if a.get("kind") == "checkpoint"]
 
@@ -514,6 +551,8 @@ def run_campaign(
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
     configurable: dict[str, Any] | None = None,
+    then_inputs: Sequence[Any] = (),
+    kill_from_invocation: int = 0,
 ) -> dict[str, Any]:
     """Run every cell of the matrix, write DIR/manifest.json and return it (as a dict).
 
@@ -562,6 +601,7 @@ def run_campaign(
             synchronous_commit=list(synchronous_commit) if server_crash else None, server_crash=server_crash,
             effects_source=effects_source, input=input_value,
             resume_value=resume_value if has_resume_value else None, sleep=sleep,
+            then_inputs=list(then_inputs) or None, kill_from_invocation=kill_from_invocation,
             python=platform.python_version(), langgraph=_version("langgraph"),
             langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
             langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
@@ -569,7 +609,8 @@ def run_campaign(
             created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
-                         effects_source, server_crash, configurable or None)  # fmt: skip
+                         effects_source, server_crash, configurable or None, tuple(then_inputs),
+                         kill_from_invocation)  # fmt: skip
         for index, cell in enumerate(plan, 1):
             try:
                 record = run_one(folder, cell, ctx)

@@ -205,6 +205,10 @@ class Manifest:
     effects_source: str = "auto"
     input: Any = None
     resume_value: Any = None
+    then_inputs: list[Any] | None = None
+    """Inputs of further invocations before the kill (each sent once the previous one ended)."""
+    kill_from_invocation: int = 0
+    """The kill is aimed only from this invocation of a run on (0: the first)."""
     sleep: float | None = None
     python: str | None = None
     langgraph: str | None = None
@@ -259,6 +263,10 @@ class Manifest:
             effects_source=str(raw.get("effects_source") or "auto"),
             input=raw.get("input"),
             resume_value=raw.get("resume_value"),
+            then_inputs=list(raw["then_inputs"])
+            if isinstance(raw.get("then_inputs"), list)
+            else None,
+            kill_from_invocation=_opt_int(raw.get("kill_from_invocation")) or 0,
             sleep=_opt_float(raw.get("sleep")),
             python=_opt_str(raw.get("python")),
             langgraph=_opt_str(raw.get("langgraph")),
@@ -275,7 +283,7 @@ class Manifest:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["runs"] = [r.to_dict() for r in self.runs]
-        for key in ("name", "baseline_effect_lines", "error", "folder"):
+        for key in ("name", "baseline_effect_lines", "error", "folder", "then_inputs"):
             if data[key] is None:
                 del data[key]
         return data

@@ -29,11 +29,15 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
+
+if TYPE_CHECKING:
+    from replaylens.analysis.plan import ResumePlan
 
 
 @dataclass(frozen=True)
@@ -128,11 +132,15 @@ class Row:
 
 # --------------------------------------------------------------------------- measuring
 def _ns(line: EffectLine) -> str:
-    return (
-        "|".join(part.split(":")[0] for part in (line.checkpoint_ns or "").split("|"))
-        if line.checkpoint_ns
-        else ""
+    """The node path of the loop the line's task ran in, for either logged form."""
+    return namespaces.names(
+        namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).checkpoint_ns
     )
+
+
+def _tid(line: EffectLine) -> str | None:
+    """The line's task id, in its own field or in the task's own logged namespace."""
+    return namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).task_id
 
 
 def _task_of(a: Attempt) -> tuple[str, str, int | None]:
@@ -141,6 +149,15 @@ def _task_of(a: Attempt) -> tuple[str, str, int | None]:
 
 def measure(entry: dict[str, Any]) -> Measured:
     """What one real kill and resume did, in the units of the prediction."""
+    return measure_detail(entry)[0]
+
+
+RerunKey = tuple[tuple[str, str, int | None], str | None]
+"""A task that started again: ((namespace without task ids, node, step), task id)."""
+
+
+def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | None]:
+    """`measure`, with the tasks that started again (None: a restart runs every one)."""
     from replaylens.analysis.status import load_thread
     from replaylens.errors import ThreadNotFound
     from replaylens.sources import open_source
@@ -159,22 +176,22 @@ def measure(entry: dict[str, Any]) -> Measured:
     error = str((entry.get("resume") or {}).get("error") or "")
     if "EmptyInputError" in error:
         tasks = {(_task_of(a), a.task_id) for a in pre}
-        return Measured(checkpoints, len(tasks), sum(len(a.lines) for a in pre))
+        return Measured(checkpoints, len(tasks), sum(len(a.lines) for a in pre)), None
     again = [line for line in after if line.phase == "start"]
-    rerun: set[tuple[tuple[str, str, int | None], str | None]] = set()
+    rerun: set[RerunKey] = set()
     by_key: dict[tuple[str, str, int | None], list[Attempt]] = {}
     for a in pre:
         by_key.setdefault(_task_of(a), []).append(a)
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
         starts = [line for line in again if (_ns(line), line.node, line.step) == key]
-        same = {line.task_id for line in starts if line.task_id in ids}
+        same = {_tid(line) for line in starts if _tid(line) in ids}
         rerun |= {(key, i) for i in same}
-        new = len({line.task_id for line in starts if line.task_id not in ids})
+        new = len({_tid(line) for line in starts if _tid(line) not in ids})
         rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
         rerun |= {(key, i) for i in rest[:new]}
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
-    return Measured(checkpoints, len(rerun), lines)
+    return Measured(checkpoints, len(rerun), lines), rerun
 
 
 def _finished_first(attempts: list[Attempt], task_id: str | None) -> int:
@@ -182,10 +199,11 @@ def _finished_first(attempts: list[Attempt], task_id: str | None) -> int:
     return 0 if all(a.outcome != "finished" for a in attempts if a.task_id == task_id) else 1
 
 
-def predict(
-    entry: dict[str, Any], kill_delay: float, kill_node: str | None = None
-) -> dict[str, tuple[tuple[int, int, int], Any]]:
-    """Every mode's prediction from one recording, told how it was recorded."""
+def plan_for(
+    entry: dict[str, Any], effects: str | None = None, recording: Recording | None = None
+) -> ResumePlan:
+    """The resume plan of one recording from its database at the kill and an effects log
+    (default: the run's own), told `recording` (default: unknown, as after a real crash)."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
     from replaylens.errors import ThreadNotFound
@@ -199,12 +217,32 @@ def predict(
         except ThreadNotFound:
             thread = None
         latency = float(entry["put_latency"])
-        rec = Recording(entry["mode"], latency, kill_delay, "kill-test manifest", kill_node)
-        plan = plan_resume(
-            thread, read_effects(entry["effects_at_kill"]), tid, latency=latency, recording=rec
+        return plan_resume(
+            thread,
+            read_effects(effects or entry["effects_at_kill"]),
+            tid,
+            latency=latency,
+            recording=recording or Recording(),
         )
     finally:
         source.close()
+
+
+def manifest_recording(
+    entry: dict[str, Any], kill_delay: float, kill_node: str | None
+) -> Recording:
+    """What a kill-test manifest tells about one run: its mode, latency and kill moment."""
+    return Recording(
+        entry["mode"], float(entry["put_latency"]), kill_delay, "kill-test manifest", kill_node
+    )
+
+
+Prediction = tuple[tuple[int, int, int], Any]
+"""(checkpoints kept, tasks re-run, effect lines again), and the race's spans or None."""
+
+
+def numbers(plan: ResumePlan) -> dict[str, Prediction]:
+    """Every mode's three numbers from a plan's what-if."""
     return {
         m: (
             (o.checkpoints_kept, len(o.reruns), len(o.replayed_lines)),
@@ -214,6 +252,13 @@ def predict(
         )
         for m, o in plan.what_if.items()
     }
+
+
+def predict(
+    entry: dict[str, Any], kill_delay: float, kill_node: str | None = None
+) -> dict[str, Prediction]:
+    """Every mode's prediction from one recording, told how it was recorded."""
+    return numbers(plan_for(entry, recording=manifest_recording(entry, kill_delay, kill_node)))
 
 
 def compare(manifest: dict[str, Any], point: str) -> list[Row]:
@@ -394,6 +439,16 @@ def outside(rows: Sequence[Row]) -> list[str]:
 
 def cmd_validate(args: Any) -> int:
     """Run the matrix, print the table; exit 1 when a prediction falls outside."""
+    if getattr(args, "corpus", None):
+        from replaylens.killtest.corpus import cmd_corpus
+
+        return cmd_corpus(args)
+    if getattr(args, "backend", "sqlite") != "sqlite":
+        print("replaylens validate: --backend postgres runs the corpus (--corpus langgraph-tests).",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    args.runs = 3 if args.runs is None else args.runs
+    args.sleep = 0.5 if args.sleep is None else args.sleep
     points = REDUCED_MATRIX if args.reduced else FULL_MATRIX
     if args.graphs:
         wanted = {g.strip() for g in args.graphs.split(",")}
@@ -430,17 +485,44 @@ def register_validate(sub: Any) -> None:
         help="Kill the example graphs under every durability mode and check the what-if against them.",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
     )
-    p.add_argument("--runs", type=int, default=3, help="Runs per mode and latency (default 3).")
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="Runs per mode and latency (default 3; the corpus: 2, reduced 1).",
+    )
+    p.add_argument(
+        "--corpus",
+        default="",
+        metavar="NAME",
+        help="Validate on a corpus of graphs this project did not write: langgraph-tests "
+        "(shapes modelled on LangGraph's own tests, logs in three forms).",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="With --corpus: where the killed graphs checkpoint (postgres: a throw-away server).",
+    )
     p.add_argument(
         "--latency",
         type=_float_list,
         default=None,
         metavar="SECONDS",
-        help="Checkpoint write latencies, separated by commas (default 0,0.25,1).",
+        help="Checkpoint write latencies, separated by commas (default 0,0.25,1; the corpus: 0,0.25).",
     )
-    p.add_argument("--graphs", default="", help="Only these example graphs, separated by commas.")
+    p.add_argument(
+        "--graphs",
+        default="",
+        help="Only these example graphs (or corpus shapes), separated by commas.",
+    )
     p.add_argument("--reduced", action="store_true", help="The small matrix `make test` runs.")
-    p.add_argument("--sleep", type=float, default=0.5, help="Seconds each example node stays open.")
+    p.add_argument(
+        "--sleep",
+        type=float,
+        default=None,
+        help="Seconds each example node stays open (default 0.5; the corpus's unit: 0.4).",
+    )
     p.add_argument("--out", default="", metavar="DIR", help="Keep the campaigns in DIR.")
     p.add_argument("--keep", action="store_true", help="Keep the temporary campaigns folder.")
     p.add_argument(

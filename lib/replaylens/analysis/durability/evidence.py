@@ -1,0 +1,869 @@
+"""The recording arranged as invocations, supersteps and checkpoint puts (`gather`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from replaylens import namespaces
+from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
+from replaylens.model import Checkpoint, Thread
+from replaylens.times import iso_to_epoch
+
+
+@dataclass
+class Step:
+    """One superstep of one loop (namespace) in one invocation, on the recorded clock."""
+
+    ns: str  # the namespace with task ids stripped ("sub", not "sub:<id>")
+    inv: int
+    step: int
+    start: float
+    end: float | None  # None: still running when the process died
+    attempts: list[Attempt] = field(default_factory=list)
+    checkpoint: Checkpoint | None = None  # the saved checkpoint made after this step
+
+
+@dataclass
+class Put:
+    ns: str
+    inv: int
+    step: int
+    submit: float  # recorded clock
+    checkpoint: Checkpoint | None
+
+
+@dataclass
+class Evidence:
+    """The recording arranged as invocations, steps and puts; built once per thread."""
+
+    steps: list[Step]
+    puts: list[Put]
+    attempts: list[Attempt]
+    invocations: int
+    ending: Ending
+    kill_attempt: Attempt | None
+    crash_ts: float | None
+    kill_offset: float | None
+    used: list[str]
+    assumed: list[str]
+    db_checkpoints: list[Checkpoint]
+    step_of: dict[int, tuple[str, int, int]]  # id(attempt) -> (ns, inv, step)
+    container: dict[tuple[str, int], int]  # (nested ns, inv) -> root step that ran it
+    killed_earlier: set[int] = field(default_factory=set)  # invocations killed before the last one
+    kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
+    retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
+    kinds: list[InvocationKind] = field(default_factory=list)  # how each invocation began
+    endings: list[Ending] = field(default_factory=list)  # how each invocation ended
+    kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
+    ordinal: dict[int, int] = field(default_factory=dict)
+    """id(attempt) -> its place among the attempts of its node in its step and invocation:
+    without a task id, which task it was (parallel `Send` workers are several tasks; the
+    same place in a later invocation, or a RetryPolicy retry, is the same task)."""
+
+
+InvocationKind = Literal["input", "resume"]
+"""How an invocation began: a fresh input (an input checkpoint, then `__start__`) or a
+resume (`invoke(None)`, `Command(resume=...)`: it loads the latest checkpoint, puts nothing
+before its first step)."""
+
+
+def uuid6_time(checkpoint_id: str) -> float | None:
+    """The creation time LangGraph's uuid6 checkpoint ids carry (`checkpoint/base/id.py`)."""
+    hexa = checkpoint_id.replace("-", "")
+    if len(hexa) != 32 or hexa[12] != "6":
+        return None
+    try:
+        stamp = (int(hexa[:12], 16) << 12) | int(hexa[13:16], 16)
+    except ValueError:
+        return None
+    return (stamp - 0x01B21DD213814000) / 1e7
+
+
+def _ending(
+    last: list[Attempt],
+    status: str,
+    retried: set[int] = frozenset(),
+    *,
+    final: bool = True,
+    retrying: set[int] = frozenset(),
+) -> Ending:
+    """How an invocation ended: a task in flight (or failed and waiting for its retry,
+    `_killed_while_retrying`) means the process died under it. `status` (the thread's, from
+    the database) only speaks for the last invocation (`final`)."""
+    if any(a.outcome == "in flight" or id(a) in retrying for a in last):
+        return "killed"
+    if any(a.outcome == "failed" and id(a) not in retried for a in last) or (
+        final and status == "failed"
+    ):
+        return "raised"
+    if any(a.outcome == "interrupted" for a in last) or (final and status == "interrupted"):
+        return "paused"
+    if final and status == "resumable" and not last:
+        return "killed"
+    return "returned"
+
+
+def _same_task(a: Attempt, b: Attempt) -> bool:
+    """Could `b` be `a` started again (the same node, loop and task, where the log says)?"""
+    return (
+        a.node == b.node
+        and a.logged_ns == b.logged_ns
+        and (a.task_id is None or b.task_id is None or a.task_id == b.task_id)
+        and (a.step is None or b.step is None or a.step == b.step)
+    )
+
+
+def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
+    """Failed attempts LangGraph retried inside their step (`RetryPolicy`), each mapped to
+    the attempt that retried it.
+
+    `run_with_retry` (`pregel/_retry.py`) runs the task again in the same process, in the
+    same superstep, before the step ends: the retry is the same task started again by the
+    same pid after the failure and before any task of a later step of that process. A
+    failure that ends the invocation (no policy, or the attempts exhausted) has no such
+    successor: the next start of that task is in a later invocation, most often a new
+    process."""
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    out: dict[int, Attempt] = {}
+    for i, a in enumerate(ordered):
+        if a.outcome != "failed":
+            continue
+        for b in ordered[i + 1 :]:
+            if b.pid != a.pid:
+                continue
+            if b.start_ts < a.end_ts - 1e-6:
+                continue  # a sibling running alongside
+            if _same_task(a, b):
+                out[id(a)] = b
+            break  # the next start of this process after the failure decides
+    return out
+
+
+Pause = tuple[str, str, float]
+"""(node, task id, after): a task the database shows paused at `interrupt()` or failed
+(its `__interrupt__` or `__error__` write), due after the checkpoint taken at `after`."""
+
+
+def _pauses(thread: Thread | None) -> list[Pause]:
+    """Where the database shows an invocation stopped: tasks with an interrupt or error write."""
+    out: list[Pause] = []
+    if thread is None or thread.root is None:
+        return out
+    for c in thread.root.checkpoints:
+        taken = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+        if taken is None:
+            continue
+        for t in c.tasks:
+            if any(w.channel in ("__interrupt__", "__error__") for w in t.writes):
+                out.append((t.node, t.task_id, taken))
+    return out
+
+
+def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
+    """node -> the one subgraph (node path) whose checkpoints name it as a task, for nodes the
+    root's checkpoints never name: where a log without namespaces ran them; and the nodes
+    the root's checkpoints name."""
+    if thread is None:
+        return {}, set()
+    root: set[str] = set()
+    inside: dict[str, set[str]] = {}
+    for ns in thread.namespaces.values():
+        for c in ns.checkpoints:
+            for t in c.tasks:
+                if not t.node:
+                    continue
+                if ns.name:
+                    inside.setdefault(t.node, set()).add(namespaces.names(ns.name))
+                else:
+                    root.add(t.node)
+    found = {
+        n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
+    }
+    return found, (root if found else set())
+
+
+def _killed_while_retrying(
+    attempts: list[Attempt], retried: set[int], thread: Thread | None
+) -> set[int]:
+    """Failed attempts that are their process's last, with no `__error__` write of their
+    task (or node, for a log without task ids) in the database: a raise that ends an
+    invocation saves that write under every mode (sync and async with the task's writes,
+    exit with the pending writes it saves on the way out), so the process died while
+    `RetryPolicy` waited to run the task again."""
+    failed = [a for a in attempts if a.outcome == "failed" and id(a) not in retried]
+    if not failed:
+        return set()
+    error_ids: set[str] = set()
+    error_nodes: set[str] = set()
+    for ns in thread.namespaces.values() if thread else []:
+        for c in ns.checkpoints:
+            for t in c.tasks:
+                if any(w.channel == "__error__" for w in t.writes):
+                    error_ids.add(t.task_id)
+                    error_nodes.add(t.node)
+    for w in thread.orphan_writes if thread else []:
+        if w.channel == "__error__":
+            error_ids.add(w.task_id)
+    out: set[int] = set()
+    for a in failed:
+        later = [b for b in attempts if b.pid == a.pid and b.start_ts > a.start_ts]
+        saved = (
+            (a.task_id in error_ids) if a.task_id else (a.node in error_nodes or bool(error_ids))
+        )
+        if not later and not saved:
+            out.add(id(a))
+    return out
+
+
+def _invocations(
+    attempts: list[Attempt], retried: set[int], pauses: list[Pause] = ()
+) -> list[list[Attempt]]:
+    """Attempts split into invocations: a new process (the recorder's pid), or a task that
+    starts after a pause or a raise has ended the previous invocation (its `interrupted` or
+    `error` line, or, for a node that paused at `interrupt()` before logging anything, the
+    database's interrupt write: the first start of that task after it is the answer). A
+    failure retried inside its step (`retried_in_step`) ends nothing."""
+    groups: list[list[Attempt]] = []
+    current_pid: object = object()
+    stopped_at: float | None = None
+    # A stop the log shows itself (an `interrupted` or `error` line of that task) needs no
+    # help from the database; and under exit the saved checkpoint's ts is the end of the
+    # invocation, not of the step, so it cannot date the stop.
+    open_pauses = [
+        p
+        for p in pauses
+        if not any(
+            b.node == p[0]
+            and b.task_id in (None, p[1])
+            and b.outcome in ("interrupted", "failed")
+            and id(b) not in retried
+            for b in attempts
+        )
+    ]
+    for a in sorted(attempts, key=lambda x: x.start_ts):
+        new = not groups or (a.pid is not None and a.pid != current_pid)
+        if stopped_at is not None and a.start_ts > stopped_at:
+            new = True
+        hit = next(
+            (
+                p
+                for p in open_pauses
+                if p[0] == a.node and a.task_id in (None, p[1]) and a.start_ts > p[2]
+            ),
+            None,
+        )
+        if hit is not None:
+            open_pauses.remove(hit)
+            if a.outcome not in ("interrupted", "failed") and groups and groups[-1]:
+                new = True
+        if new:
+            groups.append([])
+            stopped_at = None
+        current_pid = a.pid
+        groups[-1].append(a)
+        if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
+            stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
+    return groups
+
+
+def _usual_duration(attempts: list[Attempt], killed: Attempt, retried: set[int]) -> float:
+    """How long the killed task could have run on: the longest finished attempt of its
+    node, else of any node (0 when none finished)."""
+    done = [a for a in attempts if a.outcome == "finished" and id(a) not in retried]
+    same = [a.end_ts - a.start_ts for a in done if a.node == killed.node]
+    every = same or [a.end_ts - a.start_ts for a in done]
+    return max(every) if every else 0.0
+
+
+def _ordinals(
+    attempts: list[Attempt],
+    step_of: dict[int, tuple[str, int, int]],
+    retry_of: dict[int, Attempt],
+) -> dict[int, int]:
+    """See `Evidence.ordinal`."""
+    out: dict[int, int] = {}
+    count: dict[tuple[str, int, int, str], int] = {}
+    for a in sorted(attempts, key=lambda x: x.start_ts):
+        if id(a) not in step_of:
+            continue
+        failed = retry_of.get(id(a))
+        if failed is not None and id(failed) in out:
+            out[id(a)] = out[id(failed)]
+            continue
+        key = (*step_of[id(a)], a.node)
+        out[id(a)] = count.get(key, 0)
+        count[key] = out[id(a)] + 1
+    return out
+
+
+def _until(a: Attempt) -> float:
+    """When an attempt stopped running: its last line, or never for one still in flight."""
+    return a.end_ts if a.outcome != "in flight" else float("inf")
+
+
+def _entrypoint_first(group: list[Attempt]) -> bool:
+    """Does the first task hold the others inside its span, as a functional `@entrypoint`
+    holds its `@task` calls? The entrypoint runs in step 0; a graph's first node in step 1."""
+    if not group:
+        return False
+    first = min(group, key=lambda a: a.start_ts)
+    until = first.end_ts if first.outcome != "in flight" else float("inf")
+    held = [b for b in group if b is not first and first.start_ts < b.start_ts <= until]
+    # Tasks of one superstep all start together; calls of an entrypoint start while it
+    # runs, one after another or well after it began, and log their caller's namespace.
+    return (
+        any(b.start_ts > first.start_ts + RACE for b in held)
+        or any(b.start_ts > c.end_ts for b in held for c in held if c.outcome == "finished")
+        or any(b.logged_ns for b in held)
+    )
+
+
+def _kinds(groups: list[list[Attempt]], retried: set[int]) -> list[InvocationKind]:
+    """How each invocation began (`InvocationKind`), from the evidence that tells:
+
+    * a first task aligned with an unfinished task of its node due at a checkpoint saved
+      before the invocation began is a resume (a fresh input makes checkpoints of its own
+      first);
+    * a first task that is the same task the previous invocation left unfinished (paused,
+      failed or in flight) is a resume;
+    * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
+      fresh input starts two steps later (its input checkpoint, then `__start__`);
+    * else a first node other than the previous invocation's first node is taken for a
+      resume (a node that paused at `interrupt()` before logging anything, then answered),
+      the same one for a fresh input (the graph starting over)."""
+    kinds: list[InvocationKind] = ["input"]
+    for prev, cur in zip(groups, groups[1:], strict=False):
+        if not cur:
+            kinds.append("resume")
+            continue
+        earliest = min(cur, key=lambda b: b.start_ts)
+        begin = earliest.start_ts
+        # the first step's tasks: the earliest and those that started while it ran
+        first = [a for a in cur if a is earliest or a.start_ts < _until(earliest) - 1e-6]
+        if any(
+            f.checkpoint is not None
+            and f.task is not None
+            and f.task.node == f.node
+            and f.task.status != "finished"
+            and (iso_to_epoch(f.checkpoint.ts) or begin) < begin
+            for f in first
+        ):
+            kinds.append("resume")
+            continue
+        open_ = [a for a in prev if a.outcome != "finished" and id(a) not in retried]
+        if any(_same_task(o, f) for o in open_ for f in first):
+            kinds.append("resume")
+            continue
+        done = [a.step for a in prev if a.step is not None and not a.logged_ns]
+        steps_cur = [a.step for a in first if a.step is not None and not a.logged_ns]
+        if done and steps_cur:
+            kinds.append("resume" if min(steps_cur) <= max(done) + 1 else "input")
+            continue
+        prev_first = min(prev, key=lambda a: a.start_ts).node if prev else None
+        kinds.append("input" if any(f.node == prev_first for f in first) else "resume")
+    return kinds
+
+
+def _bounds(groups: list[list[Attempt]]) -> list[float]:
+    """Where each invocation begins on the clock (the first: at minus infinity)."""
+    bounds: list[float] = []
+    for i, g in enumerate(groups):
+        if i == 0 or not g:
+            bounds.append(float("-inf"))
+        else:
+            prev_end = max(x.end_ts for x in groups[i - 1]) if groups[i - 1] else float("-inf")
+            # Under exit the checkpoint saved on the way out is stamped when the invocation
+            # ends, after its last task: the boundary sits halfway to the next invocation
+            # (which stamps its input checkpoint just before its first task).
+            nxt = g[0].start_ts
+            half = max(prev_end + 0.05, (prev_end + nxt) / 2)
+            bounds.append(max(prev_end, min(half, nxt - 0.02)))
+    return bounds
+
+
+def _assign_steps(
+    groups: list[list[Attempt]],
+    kinds: list[InvocationKind],
+    retried: set[int],
+    retry_of: dict[int, Attempt],
+    thread: Thread | None,
+    assumed: list[str],
+) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
+    """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
+    task's, else the next step in log order (see the comments for each rule)."""
+    attempts = [a for g in groups for a in g]
+    step_att: dict[tuple[str, int, int], list[Attempt]] = {}
+    step_of: dict[int, tuple[str, int, int]] = {}
+    saved_step = -1  # the root step of the last checkpoint an earlier invocation left
+    sub_nodes, root_nodes = _subgraph_nodes(thread)
+    last_sub = ""
+    if sub_nodes and any(a.logged_ns is None and a.node in sub_nodes for a in attempts):
+        assumed.append(
+            "the log names no namespace: nodes the database shows only inside a subgraph "
+            "are taken as that subgraph's"
+        )
+    for inv, g in enumerate(groups):
+        last_step: dict[str, int] = {}
+        if inv == 0 and not _entrypoint_first(g):
+            last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
+        if inv > 0:
+            # Attempts without a step go on from where the previous invocation stopped: a
+            # resume re-runs the step after its last checkpoint, a fresh input starts two
+            # steps later (its input checkpoint, then `__start__`).
+            last_step[""] = saved_step if kinds[inv] == "resume" else saved_step + 2
+        for a in g:
+            # The recorder's namespace is what the task ran in; alignment may file an attempt
+            # whose checkpoint never landed under a namespace of its choosing.
+            ns = namespaces.names(a.logged_ns if a.logged_ns is not None else a.namespace)
+            if a.logged_ns is None and not ns and a.node in sub_nodes:
+                ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
+            elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
+                ns = last_sub  # a node no root checkpoint names, right after a subgraph's node
+            last_sub = ns if ns else ""
+            step = a.step
+            if step is None and a.task is not None:
+                step = a.task.step
+            if step is None and a.checkpoint is not None and a.checkpoint.step is not None:
+                step = a.checkpoint.step + 1
+            if (
+                a.step is None
+                and a.alignment != "exact"
+                and step is not None
+                and step < last_step.get(ns, -1)
+            ):
+                # matched by time to a checkpoint this invocation has gone past (a later
+                # invocation started again from an earlier one): the log's order decides
+                step = None
+            if step is None and id(a) in retry_of and id(retry_of[id(a)]) in step_of:
+                step = step_of[id(retry_of[id(a)])][2]
+            if step is None:
+                step = last_step.get(ns, -1) + 1
+                # Tasks of one superstep run side by side: a start before the running step's
+                # tasks have all ended is one more task of that step (a fan-out, Send workers).
+                running = step_att.get((ns, inv, step - 1), [])
+                if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
+                    step -= 1
+                if not any(x.startswith("some effect lines carry no step") for x in assumed):
+                    assumed.append(
+                        "some effect lines carry no step: taken as the next step in log order, "
+                        "tasks that start while a step runs as tasks of that step"
+                    )
+            last_step[ns] = max(step, last_step.get(ns, step))
+            key = (ns, inv, step)
+            step_att.setdefault(key, []).append(a)
+            step_of[id(a)] = key
+        root = [k for k in step_att if k[0] == "" and k[1] == inv]
+        done = [
+            k[2]
+            for k in root
+            if all(a.outcome == "finished" or id(a) in retried for a in step_att[k])
+        ]
+        open_ = [k[2] for k in root if k[2] not in done]
+        if open_:
+            saved_step = min(open_) - 1
+        elif done:
+            saved_step = max(done)
+    return step_att, step_of
+
+
+def _kill_moment(
+    ending: Ending,
+    kill_attempt: Attempt | None,
+    crash: float | None,
+    recording: Recording,
+    retry_of: dict[int, Attempt],
+    retried: set[int],
+    attempts: list[Attempt],
+    used: list[str],
+    assumed: list[str],
+) -> tuple[float | None, float, float | None]:
+    """(seconds into the killed attempt, how much later it may have been, the crash moment):
+    given by the recording (a kill-test manifest), else bounded by the log's last line."""
+    kill_offset: float | None = None
+    kill_unsure = 0.0
+    if ending == "killed" and kill_attempt is not None:
+        if recording.kill_offset is not None and recording.kill_node not in (
+            None,
+            kill_attempt.node,
+        ):
+            assumed.append(
+                f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
+                f"which logs no effect; the kill moment is taken from the log instead"
+            )
+        if recording.kill_offset is not None and recording.kill_node in (None, kill_attempt.node):
+            kill_offset = recording.kill_offset
+            used.append(
+                f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
+            )
+            head = kill_attempt
+            while id(head) in retry_of:  # a RetryPolicy retry: the task started with its first try
+                head = retry_of[id(head)]
+            if head is not kill_attempt:
+                kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
+                used.append(
+                    f"the killed task was retried inside its step: the kill moment counts from its "
+                    f"first attempt, {kill_offset:.2f} s into the one running"
+                )
+            crash = max(crash or 0.0, kill_attempt.start_ts + kill_offset)
+        else:
+            kill_offset = (crash or kill_attempt.start_ts) - kill_attempt.start_ts
+            kill_unsure = _usual_duration(attempts, kill_attempt, retried)
+            assumed.append(
+                f"kill moment: the last recorded line, {kill_offset:.2f} s into {kill_attempt.node} "
+                "(the real kill can only be later"
+                + (
+                    f"; up to {kill_unsure:.2f} s later, as long as its longest finished task took"
+                    if kill_unsure
+                    else ""
+                )
+                + ")"
+            )
+    return kill_offset, kill_unsure, crash
+
+
+def gather(
+    thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording
+) -> Evidence:
+    """Arrange the recording into invocations, supersteps and checkpoint puts."""
+    used: list[str] = []
+    assumed: list[str] = []
+    db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
+    retries = retried_in_step(attempts)
+    retried = set(retries)
+    retrying = _killed_while_retrying(attempts, retried, thread)
+    if retrying:
+        assumed.append(
+            "the last attempt of a task failed and the database holds no error for it: a raise "
+            "saves one, so the process was killed while LangGraph waited to retry it"
+        )
+    groups = _invocations(attempts, retried | retrying, _pauses(thread))
+    if retried:
+        used.append(
+            f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
+            "the same task started again by the same process"
+        )
+    retry_of = {id(b): a for a in attempts if id(a) in retries for b in [retries[id(a)]]}
+    if attempts:
+        used.append(
+            f"effects log: {sum(len(a.lines) for a in attempts)} lines in {len(attempts)} task attempts"
+        )
+    else:
+        assumed.append("no effects log lines: task timings come from checkpoint times only")
+    if db_cps:
+        used.append(f"database: {len(db_cps)} checkpoints with their ts")
+    if not groups:
+        groups = [[]]
+    kinds = _kinds(groups, retried)
+    if len(groups) > 1:
+        used.append(
+            f"{len(groups)} invocations: "
+            + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
+        )
+    bounds = _bounds(groups)
+    stamps = {
+        c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
+    }
+
+    def inv_of(ts: float) -> int:
+        return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
+
+    step_att, step_of = _assign_steps(groups, kinds, retried, retry_of, thread, assumed)
+    cp_at: dict[tuple[str, int, int], Checkpoint] = {}
+    for c in db_cps:
+        if c.step is None:
+            continue
+        cp_at[(namespaces.names(c.checkpoint_ns), inv_of(stamps[c.checkpoint_id]), c.step)] = c
+    orphan_times: dict[tuple[str, int, int], float] = {}
+    orphans = thread.orphan_writes if thread else []
+    if orphans:
+        used.append(
+            f"{len(orphans)} orphan writes: their checkpoint ids date steps whose checkpoints never landed"
+        )
+    for w in orphans:
+        t = uuid6_time(w.checkpoint_id)
+        owner = next((a for a in attempts if a.task_id and a.task_id == w.task_id), None)
+        if t is None or owner is None or id(owner) not in step_of:
+            continue
+        ns, inv, step = step_of[id(owner)]
+        orphan_times.setdefault((ns, inv, step - 1), t)
+
+    containers = _place_nested(
+        step_att, step_of, cp_at, stamps, {namespaces.names(c.checkpoint_ns) for c in db_cps}
+    )
+    ns_order = sorted(
+        {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
+    )
+    steps: list[Step] = []
+    puts: list[Put] = []
+    container: dict[tuple[str, int], int] = {}
+    for inv in range(len(groups)):
+        for ns in ns_order:
+            keys = [
+                k
+                for k in set(step_att) | set(cp_at) | set(orphan_times) | containers
+                if k[0] == ns and k[1] == inv
+            ]
+            if not keys:
+                continue
+            lo, hi = min(k[2] for k in keys), max(k[2] for k in keys)
+            # A loop's first invocation starts from its input checkpoint (step -1); a later
+            # one resumes from a checkpoint it loads and puts nothing before its first step.
+            fresh = not any(st.ns == ns for st in steps)
+            first = -1 if fresh else lo
+            if not fresh and ns == "" and kinds[inv] == "input":
+                # a later fresh input: its input checkpoint (the step after the last saved
+                # one) and `__start__` come first
+                with_work = [k[2] for k in step_att if k[0] == ns and k[1] == inv]
+                first = min(lo, min(with_work) - 2) if with_work else lo
+            prev_end: float | None = None
+            for s in range(first, hi + 1):
+                key = (ns, inv, s)
+                atts = step_att.get(key, [])
+                cp = cp_at.get(key)
+                known_end = stamps[cp.checkpoint_id] if cp else orphan_times.get(key)
+                if atts:
+                    start = min(a.start_ts for a in atts)
+                    # A step with a failed, paused or killed task never completes: no put follows it.
+                    end = (
+                        max(a.end_ts for a in atts)
+                        if all(a.outcome == "finished" or id(a) in retried for a in atts)
+                        else None
+                    )
+                    if end is not None and known_end is not None:
+                        end = max(end, min(known_end, end + 0.05))
+                elif known_end is not None:
+                    start, end = (prev_end if prev_end is not None else known_end), known_end
+                    inner = _nested_starts(step_att, cp_at, stamps, ns, inv, start, end, ns_order)
+                    if inner:  # a step that ran a subgraph starts when the subgraph does
+                        start = max(start, min(inner) - TICK)
+                else:
+                    nxt = [
+                        a.start_ts
+                        for k, v in step_att.items()
+                        if k[0] == ns and k[1] == inv and k[2] > s
+                        for a in v
+                    ]
+                    base = prev_end if prev_end is not None else (min(nxt) if nxt else 0.0)
+                    start = base
+                    if (
+                        s == -1
+                        or s == 0
+                        and ns == ""
+                        or not _has_nested(step_att, ns, inv, base, nxt)
+                    ):
+                        end = base  # a step without effects, e.g. __start__: it ends at once
+                    else:  # a step that ran a subgraph: it starts when the subgraph does
+                        end = min(nxt) if nxt else None
+                        inner = [
+                            a.start_ts
+                            for k, v in step_att.items()
+                            if k[0].startswith(ns + "|" if ns else "")
+                            and k[0] != ns
+                            and k[1] == inv
+                            for a in v
+                            if a.start_ts >= base
+                        ]
+                        inner += [
+                            stamps[c.checkpoint_id]
+                            for k, c in cp_at.items()
+                            if k[0] != ns
+                            and k[0].startswith(ns)
+                            and k[1] == inv
+                            and stamps[c.checkpoint_id] >= base
+                        ]
+                        if inner:
+                            start = max(base, min(inner) - TICK)
+                if s == -1 and atts == []:
+                    first_att = [
+                        a.start_ts
+                        for k, v in step_att.items()
+                        if k[0] == ns and k[1] == inv
+                        for a in v
+                    ]
+                    if cp is None and first_att:
+                        start = end = min(first_att) - _recorded_lead(recording, hi)
+                steps.append(Step(ns, inv, s, start, end, atts, cp))
+                if end is not None:
+                    puts.append(Put(ns, inv, s, end, cp))
+                    prev_end = end
+                else:
+                    break
+    # The root step whose time span holds each nested namespace's activity.
+    roots = [s for s in steps if s.ns == ""]
+    for s in steps:
+        if s.ns and (s.ns, s.inv) not in container:
+            holder = [
+                r
+                for r in roots
+                if r.inv == s.inv
+                and r.start <= s.start + 1e-6
+                and (r.end is None or s.start <= r.end + 1e-6)
+                and not r.attempts
+            ]
+            if holder:
+                container[(s.ns, s.inv)] = holder[-1].step
+    last = groups[-1]
+    ending = _ending(last, status, retried | retrying, retrying=retrying)
+    endings = [
+        _ending(g, status, retried | retrying, final=False, retrying=retrying) for g in groups[:-1]
+    ] + [ending]
+    in_flight = [a for a in last if a.outcome == "in flight" or id(a) in retrying]
+    kill_attempt = max(in_flight, key=lambda a: a.start_ts) if in_flight else None
+    line_ts = [line.ts for a in attempts for line in a.lines]
+    crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
+    kill_offset, kill_unsure, crash = _kill_moment(
+        ending, kill_attempt, crash, recording, retry_of, retried, attempts, used, assumed
+    )
+    if recording.mode is not None:
+        used.append(
+            f"recorded mode: {recording.mode}"
+            + (
+                f" at {recording.latency:g} s per checkpoint write"
+                if recording.latency is not None
+                else ""
+            )
+            + (f" ({recording.origin})" if recording.origin else "")
+        )
+    else:
+        assumed.append(
+            "recorded mode unknown: the gaps between steps are taken as recorded (no write waits removed)"
+        )
+    assumed.append(
+        "put_writes land as soon as a task ends (they are not delayed, chained or waited for)"
+    )
+    assumed.append(f"a checkpoint write takes {WRITE_COST * 1000:g} ms beyond the latency")
+    killed_earlier = {
+        i for i, g in enumerate(groups[:-1]) if any(a.outcome == "in flight" for a in g)
+    }
+    if killed_earlier:
+        assumed.append(
+            "an earlier invocation was killed: what it left is taken from the database as it stands"
+        )
+    return Evidence(
+        steps,
+        puts,
+        attempts,
+        len(groups),
+        ending,
+        kill_attempt,
+        crash,
+        kill_offset,
+        used,
+        assumed,
+        db_cps,
+        step_of,
+        container,
+        killed_earlier,
+        retried=retried,
+        kinds=kinds,
+        endings=endings,
+        kill_unsure=kill_unsure,
+        ordinal=_ordinals(attempts, step_of, retry_of),
+    )
+
+
+def _nested_starts(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    ns: str,
+    inv: int,
+    lo: float,
+    hi: float,
+    namespaces: list[str],
+) -> list[float]:
+    """When work of namespaces below `ns` began between `lo` and `hi` (attempts, checkpoints).
+
+    Asked once per step: a thread without namespaces below `ns` (most) answers at once
+    instead of walking every step again (30,000 steps took a minute)."""
+    below = (ns + "|") if ns else ""
+    if not any(n != ns and n.startswith(below) for n in namespaces):
+        return []
+    out = [
+        a.start_ts
+        for k, v in step_att.items()
+        if k[0] != ns and k[0].startswith(below) and k[1] == inv
+        for a in v
+        if lo <= a.start_ts <= hi
+    ]
+    out += [
+        stamps[c.checkpoint_id]
+        for k, c in cp_at.items()
+        if k[0] != ns
+        and k[0].startswith(below)
+        and k[1] == inv
+        and lo <= stamps[c.checkpoint_id] <= hi
+    ]
+    return out
+
+
+def _place_nested(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    step_of: dict[int, tuple[str, int, int]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    db_namespaces: set[str],
+) -> set[tuple[str, int, int]]:
+    """The root steps that ran nested work, and functional `@task` calls moved to their loop.
+
+    A line logged under `parent:<id>` is either a subgraph's node (its own loop, steps
+    from 1 after the subgraph's `__start__`) or a functional call of the parent task (the
+    parent's own step, saved in the parent's namespace). A namespace the database holds
+    is a subgraph; otherwise calls carry the step of the root step they ran in.
+    """
+    containers: set[tuple[str, int, int]] = set()
+    groups: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    for key in step_att:
+        if key[0]:
+            groups.setdefault((key[0], key[1]), []).append(key)
+    for (ns, inv), keys in groups.items():
+        first = min(a.start_ts for k in keys for a in step_att[k])
+        parent = ns.rpartition("|")[0]
+        done = [
+            k[2]
+            for k, v in step_att.items()
+            if k[0] == parent
+            and k[1] == inv
+            and all(a.outcome == "finished" and a.end_ts <= first for a in v)
+        ]
+        done += [
+            k[2]
+            for k, c in cp_at.items()
+            if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= first
+        ]
+        holder = max(done, default=-1) + 1
+        if ns not in db_namespaces and all(k[2] == holder for k in keys):
+            for k in keys:  # calls of the parent task: they belong to the parent's step
+                moved = (parent, inv, holder)
+                for a in step_att.pop(k):
+                    step_att.setdefault(moved, []).append(a)
+                    step_of[id(a)] = moved
+            continue
+        containers.add((parent, inv, holder))
+    return containers
+
+
+def _has_nested(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    ns: str,
+    inv: int,
+    lo: float,
+    nxt: list[float],
+) -> bool:
+    hi = min(nxt) if nxt else float("inf")
+    return any(
+        k[0].startswith(ns + "|" if ns else "")
+        and k[0] != ns
+        and k[1] == inv
+        and any(lo - 1e-6 <= a.start_ts <= hi for a in v)
+        for k, v in step_att.items()
+    )
+
+
+def _recorded_lead(recording: Recording, _hi: int) -> float:
+    """Before the first task of a fresh run under recorded sync: input and `__start__` puts."""
+    if recording.mode == "sync" and recording.latency:
+        return 2 * recording.latency
+    return 0.0

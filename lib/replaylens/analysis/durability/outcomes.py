@@ -1,0 +1,623 @@
+"""Each mode's outcome: the resume what landed leaves, task by task, and the what-if itself."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from replaylens import namespaces
+from replaylens.analysis.attempts import Attempt, effect_counts
+from replaylens.analysis.durability.evidence import Evidence, gather
+from replaylens.analysis.durability.inference import Inference, infer_mode
+from replaylens.analysis.durability.rules import MODES, RACE, Ending, Mode, Recording, is_recorded
+from replaylens.analysis.durability.schedule import Schedule, schedule
+from replaylens.analysis.durability.words import mode_sentence
+from replaylens.model import Checkpoint, Namespace, Thread
+from replaylens.times import iso_to_epoch
+
+
+@dataclass
+class ModeOutcome:
+    """What a crash at the recorded point of progress would leave under one durability mode."""
+
+    mode: Mode
+    latency: float
+    checkpoints_kept: int
+    resume_checkpoint_id: str | None
+    resume_step: int | None
+    reruns: list[dict[str, Any]]
+    replayed_lines: list[int]
+    replayed_effects: dict[str, int]
+    window_start: float | None
+    window_end: float | None
+    restart: bool
+    sentence: str
+    as_recorded: bool
+    ending: Ending = "killed"
+    kept_checkpoint_ids: list[str] = field(default_factory=list)
+    lost_checkpoint_ids: list[str] = field(default_factory=list)
+    used: list[str] = field(default_factory=list)
+    assumed: list[str] = field(default_factory=list)
+    race: dict[str, Any] = field(default_factory=dict)
+    """min/max of each count where the evidence cannot decide between outcomes: a write
+    landing within `RACE` of the kill, or a recorded mode that could have been several."""
+    basis: dict[str, str] = field(default_factory=dict)
+    """Where each figure comes from, in words: `checkpoints_kept`, `reruns`, `replayed_lines`."""
+    inference: dict[str, Any] = field(default_factory=dict)
+    """With the recorded mode unknown: the modes it could have been, how sure, on what that
+    rests (`Inference.to_json`); empty when a manifest or the user named the mode."""
+
+    @property
+    def assumptions(self) -> dict[str, list[str]]:
+        return {"used": self.used, "assumed": self.assumed}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "latency_seconds": self.latency,
+            "as_recorded": self.as_recorded,
+            "ending": self.ending,
+            "checkpoints_kept": self.checkpoints_kept,
+            "resume_checkpoint": (
+                None
+                if self.restart
+                else {"checkpoint_id": self.resume_checkpoint_id, "step": self.resume_step}
+            ),
+            "resume_checkpoint_id": self.resume_checkpoint_id,
+            "resume_step": self.resume_step,
+            "reruns": self.reruns,
+            "replayed_lines": self.replayed_lines,
+            "replayed_line_count": len(self.replayed_lines),
+            "replayed_effects": self.replayed_effects,
+            "window_start": self.window_start,
+            "window_end": self.window_end,
+            "restart": self.restart,
+            "sentence": self.sentence,
+            "kept_checkpoint_ids": self.kept_checkpoint_ids,
+            "lost_checkpoint_ids": self.lost_checkpoint_ids,
+            "assumptions": self.assumptions,
+            "race": self.race or None,
+            "basis": self.basis,
+            "recorded_mode_inference": self.inference or None,
+        }
+
+
+def _resume_steps(landed: set[tuple[str, int, int]]) -> dict[str, int]:
+    """The step of the latest landed checkpoint per namespace (what a resume loads)."""
+    out: dict[str, tuple[int, int]] = {}
+    for ns, inv, step in landed:
+        if ns not in out or (inv, step) > out[ns]:
+            out[ns] = (inv, step)
+    return {ns: v[1] for ns, v in out.items()}
+
+
+def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
+    """The attempts whose task a resume from what landed would run again."""
+    resume = _resume_steps(sched.landed)
+    if "" not in resume:
+        return list(ev.attempts)
+    r = resume[""]
+    lost = _lost_inputs(ev, sched)
+    # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
+    # answered in a later invocation is finished once the answered attempt's writes landed.
+    again = {
+        id(a): ev.step_of[id(a)][1] not in lost
+        and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r)
+        for a in ev.attempts
+    }
+    done = {_task_key(a, ev) for a in ev.attempts if not again[id(a)]}
+    return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
+
+
+def _lost_inputs(ev: Evidence, sched: Schedule) -> set[int]:
+    """Later fresh-input invocations of which nothing landed (not even the input checkpoint):
+    the input is lost with them, so a resume (`invoke(None)`) goes on from what an earlier
+    invocation saved and never runs their tasks; sending that input again would."""
+    out: set[int] = set()
+    for inv in range(1, ev.invocations):
+        if ev.kinds[inv] != "input":
+            continue
+        if not any(k[1] == inv for k in sched.landed):
+            out.add(inv)
+    return out
+
+
+def _runs_again(
+    ev: Evidence,
+    sched: Schedule,
+    resume: dict[str, int],
+    a: Attempt,
+    ns: str,
+    inv: int,
+    step: int,
+    r: int,
+) -> bool:
+    if ns == "":
+        return step > r + 1 or (step == r + 1 and id(a) not in sched.written)
+    holder = ev.container.get((ns, inv))
+    if holder is None:
+        return True  # its parent step is unknown: assume it runs again
+    if holder <= r:
+        return False
+    if holder > r + 1 or ns not in resume:
+        return True  # the subgraph starts over: its parent task is new, or nothing of it landed
+    inner = resume[ns]
+    return step > inner + 1 or (step == inner + 1 and id(a) not in sched.written)
+
+
+def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
+    ns, _inv, step = ev.step_of[id(a)]
+    tid = a.task_id or (a.task.task_id if a.task else "")
+    return (ns, a.node, step, tid or f"#{ev.ordinal.get(id(a), 0)}")
+
+
+def _rerun_list(replayed: Iterable[Attempt], ev: Evidence) -> list[dict[str, Any]]:
+    seen: dict[tuple[str, str, int, str], dict[str, Any]] = {}
+    for a in sorted(replayed, key=lambda x: x.start_ts):
+        key = _task_key(a, ev)
+        if key not in seen:
+            seen[key] = {
+                "node": a.node,
+                "step": key[2],
+                "checkpoint_ns": key[0],
+                "task_id": None if key[3].startswith("#") else key[3],
+            }
+    return list(seen.values())
+
+
+def _outcome(
+    mode: Mode,
+    latency: float,
+    ev: Evidence,
+    replayed: list[Attempt],
+    kept_ids: list[str],
+    count: int,
+    resume_cp: Checkpoint | None,
+    resume_step: int | None,
+    restart: bool,
+    as_recorded: bool,
+    used: list[str],
+    assumed: list[str],
+) -> ModeOutcome:
+    lines = sorted(line.line for a in replayed for line in a.lines)
+    # Executions, as the sentence counts them (`effect_counts`): two attempts of one task in
+    # the log (an interrupted node asked again) are one execution, not two.
+    effects: Counter[str] = Counter()
+    for per_node in effect_counts(replayed).values():
+        effects.update(per_node)
+    kept_set = set(kept_ids)
+    window = [line.ts for a in replayed for line in a.lines]
+    all_ids = [c.checkpoint_id for c in ev.db_checkpoints]
+    reruns = _rerun_list(replayed, ev) if ev.attempts else _db_reruns(ev, resume_cp, restart)
+    return ModeOutcome(
+        mode=mode,
+        latency=latency,
+        checkpoints_kept=count,
+        resume_checkpoint_id=resume_cp.checkpoint_id if resume_cp else None,
+        resume_step=resume_step,
+        reruns=reruns,
+        replayed_lines=lines,
+        replayed_effects=dict(sorted(effects.items())),
+        window_start=min(window) if window and ev.ending == "killed" else None,
+        window_end=(ev.crash_ts if window and ev.ending == "killed" else None),
+        restart=restart,
+        sentence=mode_sentence(
+            mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts)
+        ),
+        as_recorded=as_recorded,
+        ending=ev.ending,
+        kept_checkpoint_ids=kept_ids,
+        lost_checkpoint_ids=[i for i in all_ids if i not in kept_set],
+        used=list(used),
+        assumed=list(assumed),
+        basis=_basis(ev, mode, as_recorded, restart),
+    )
+
+
+def _db_reruns(ev: Evidence, resume_cp: Checkpoint | None, restart: bool) -> list[dict[str, Any]]:
+    """Without an effects log, the tasks a resume runs again as the database names them: the
+    unfinished tasks due at the resume checkpoint, or every root task for a restart."""
+    root = [c for c in ev.db_checkpoints if not c.checkpoint_ns]
+    due = root if restart else [c for c in root if resume_cp is not None and c is resume_cp]
+    out: dict[str, dict[str, Any]] = {}
+    for c in sorted(due, key=lambda c: c.step if c.step is not None else -2):
+        for t in c.tasks:
+            if t.node.startswith("__"):
+                continue  # `__start__` and LangGraph's own tasks are not the user's work
+            if (restart or t.status != "finished") and t.task_id not in out:
+                out[t.task_id] = {
+                    "node": t.node,
+                    "step": t.step,
+                    "checkpoint_ns": "",
+                    "task_id": t.task_id,
+                }
+    return list(out.values())
+
+
+def _basis(ev: Evidence, mode: Mode, as_recorded: bool, restart: bool) -> dict[str, str]:
+    """Which figures come from the database alone, the effects log, or the model of `mode`."""
+    if ev.attempts:
+        kept = (
+            "the database as it stands"
+            if as_recorded
+            else "the model: the log's task times re-timed under this mode"
+        )
+        return {
+            "checkpoints_kept": kept,
+            "reruns": "the effects log's task attempts",
+            "replayed_lines": "the effects log",
+        }
+    if as_recorded or mode != "exit":
+        kept = (
+            "the database alone: every saved checkpoint (without an effects log the kill moment "
+            "is taken just after the last one landed)"
+        )
+    else:
+        kept = "the model alone: exit saves nothing of an invocation that was killed"
+    return {
+        "checkpoints_kept": kept,
+        "reruns": (
+            "the database alone: every task its checkpoints name, for a restart"
+            if restart
+            else "the database alone: the unfinished tasks due at the resume checkpoint"
+        ),
+        "replayed_lines": "unknown: no effects-log line of this thread",
+    }
+
+
+def modelled(
+    mode: Mode, latency: float, ev: Evidence, recording: Recording
+) -> tuple[ModeOutcome, Schedule]:
+    sched = schedule(ev, mode, latency, recording)
+    replayed = _reruns(ev, sched)
+    resume = _resume_steps(sched.landed)
+    restart = "" not in resume
+    step = resume.get("")
+    cps = {(namespaces.names(c.checkpoint_ns), c.step): c for c in ev.db_checkpoints}
+    kept_ids = [
+        p.checkpoint.checkpoint_id
+        for p in ev.puts
+        if (p.ns, p.inv, p.step) in sched.landed and p.checkpoint is not None
+    ]
+    resume_cp = None if restart else cps.get(("", step))
+    assumed = list(ev.assumed)
+    if mode != "exit" and latency > 0:
+        assumed.append(f"every checkpoint write takes {latency:g} s")
+    used = list(ev.used)
+    out = _outcome(
+        mode,
+        latency,
+        ev,
+        replayed,
+        kept_ids,
+        len(sched.landed),
+        resume_cp,
+        step,
+        restart,
+        False,
+        used,
+        assumed,
+    )
+    out.race = _race(ev, mode, latency, recording, out)
+    if out.race:
+        out.assumed.append(out.race["note"])
+    return out, sched
+
+
+def _race(
+    ev: Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome
+) -> dict[str, Any]:
+    """When a write lands within RACE seconds of the kill, the race decides: say both outcomes.
+    When the kill moment is only bounded by the log's last line, every moment up to the
+    killed node's usual duration later is as likely: say the range over them too."""
+    if mode == "exit" or ev.ending != "killed":
+        return {}
+    seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
+    slacks = [-RACE, RACE]
+    if ev.kill_unsure > RACE:
+        slacks += [ev.kill_unsure * f for f in (0.25, 0.5, 0.75, 1.0)]
+    for slack in slacks:
+        sched = schedule(ev, mode, latency, recording, slack)
+        again = _reruns(ev, sched)
+        seen.append(
+            (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
+        )
+    if len(set(seen)) == 1:
+        return {}
+    spans = {
+        key: [min(v[i] for v in seen), max(v[i] for v in seen)]
+        for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
+    }
+    return {
+        **spans,
+        "note": (
+            (
+                "the kill moment is not known (only the log's last line bounds it): "
+                if ev.kill_unsure > RACE
+                else f"a write lands within {RACE * 1000:g} ms of the kill: the race decides "
+            )
+            + "between "
+            f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
+            f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+        ),
+    }
+
+
+def recorded(
+    mode: Mode, latency: float, ev: Evidence, thread: Thread | None, attempts: list[Attempt]
+) -> ModeOutcome:
+    """The recorded mode at the recorded latency: the database and the verdicts as they are."""
+    replayed = [a for a in attempts if a.verdict in ("replays", "restart")]
+    root = thread.root if thread else None
+    latest = root.latest if root else None
+    ids = [c.checkpoint_id for c in ev.db_checkpoints]
+    return _outcome(
+        mode,
+        latency,
+        ev,
+        replayed,
+        ids,
+        len(ids),
+        latest,
+        latest.step if latest else None,
+        latest is None,
+        True,
+        ev.used + ["the recorded database and the verdicts, as they stand"],
+        [],
+    )
+
+
+def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
+    """Enforce what the rules imply at one point of progress: sync keeps at least what async
+    keeps, async at least what exit keeps, and each repeats no more than the next one.
+
+    A race in a real recording (a put that happened to land early) can make the recorded
+    mode look better than the model of a stricter mode; the stricter mode then takes the
+    recorded one's numbers, and says so.
+
+    With a later fresh input on the thread the repeats are not ordered: a mode that lost
+    that invocation whole lost its input with it, and a resume does not run its tasks
+    (`_lost_inputs`), while a mode that kept its input checkpoint runs them again. Only the
+    checkpoints kept are ordered then.
+    """
+    repeats_ordered = ev is None or "input" not in ev.kinds[1:]
+    for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
+        s, w = outcomes[stronger], outcomes[weaker]
+        if s.checkpoints_kept >= w.checkpoints_kept and (
+            not repeats_ordered
+            or (len(s.replayed_lines) <= len(w.replayed_lines) and len(s.reruns) <= len(w.reruns))
+        ):
+            continue
+        note = (
+            f"{stronger} never keeps less than {weaker} at the same point of progress: "
+            f"the {{src}} outcome is taken for {{dst}}"
+        )
+        if s.as_recorded:  # the recording wins over the model of the other mode
+            outcomes[weaker] = copy_as(s, w.mode, w.latency, note.format(src=stronger, dst=weaker))
+        else:
+            outcomes[stronger] = copy_as(
+                w, s.mode, s.latency, note.format(src=weaker, dst=stronger)
+            )
+
+
+def copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOutcome:
+    return ModeOutcome(
+        mode=mode,
+        latency=latency,
+        checkpoints_kept=src.checkpoints_kept,
+        resume_checkpoint_id=src.resume_checkpoint_id,
+        resume_step=src.resume_step,
+        reruns=list(src.reruns),
+        replayed_lines=list(src.replayed_lines),
+        replayed_effects=dict(src.replayed_effects),
+        window_start=src.window_start,
+        window_end=src.window_end,
+        restart=src.restart,
+        sentence=src.sentence.replace(f"Under {src.mode},", f"Under {mode},", 1),
+        as_recorded=False,
+        ending=src.ending,
+        kept_checkpoint_ids=list(src.kept_checkpoint_ids),
+        lost_checkpoint_ids=list(src.lost_checkpoint_ids),
+        used=list(src.used),
+        assumed=[*src.assumed, note],
+        race=dict(src.race),
+        basis=dict(src.basis),
+        inference=dict(src.inference),
+    )
+
+
+def what_if(
+    thread: Thread | None,
+    attempts: list[Attempt],
+    latency: float,
+    *,
+    status: str = "resumable",
+    recording: Recording | None = None,
+) -> tuple[dict[str, ModeOutcome], float | None]:
+    """Each durability mode's outcome at `latency` for the crash (or end) the recording shows.
+
+    With the recorded mode unknown (no manifest, no `--recorded-mode`), it is inferred from
+    the evidence (`inference.infer_mode`); when the evidence leaves several modes, each is
+    modelled and every outcome carries the range over them in `race`."""
+    if latency < 0:
+        raise ValueError("the checkpoint write latency cannot be negative")
+    rec = recording or Recording()
+    ev = gather(thread, attempts, status, rec)
+    if rec.known:
+        return _what_if_as(rec, latency, ev, thread, attempts), ev.crash_ts
+    inferred = infer_mode(ev)
+    runs: list[dict[str, ModeOutcome]] = []
+    for cand in inferred.modes:
+        cand_rec = dataclasses.replace(
+            rec,
+            mode=cand,
+            latency=inferred.latency if cand == "sync" else None,
+            origin="inferred from the evidence",
+        )
+        cand_ev = gather(thread, attempts, status, cand_rec)
+        runs.append(_what_if_as(cand_rec, latency, cand_ev, thread, attempts))
+    out = runs[0] if len(runs) == 1 else _spread(runs, inferred)
+    for o in out.values():
+        o.inference = inferred.to_json()
+        if len(runs) == 1:
+            o.used.append(inferred.sentence())
+    return out, ev.crash_ts
+
+
+def _kill_after_saved(ev: Evidence, rec: Recording, latency: float) -> None:
+    """A kill moment taken from the log's last line is only a lower bound: under the recorded
+    mode every checkpoint the database holds had landed before the kill. Move the kill to
+    just after the last of them landed (at the recorded latency, else the what-if's)."""
+    if (
+        rec.mode not in ("sync", "async")
+        or rec.kill_offset is not None
+        or ev.ending != "killed"
+        or ev.kill_attempt is None
+        or ev.kill_offset is None
+    ):
+        return
+    lat = rec.latency if rec.latency is not None else latency
+    sched = schedule(ev, rec.mode, lat, rec)
+    last = ev.invocations - 1
+    saved = [
+        sched.landing[(p.ns, p.inv, p.step)]
+        for p in ev.puts
+        if p.inv == last and p.checkpoint is not None and (p.ns, p.inv, p.step) in sched.landing
+    ]
+    if not saved or sched.kill_start is None:
+        return
+    offset = max(saved) - sched.kill_start
+    if offset > ev.kill_offset + 1e-6:
+        ev.kill_offset = offset
+        ev.crash_ts = max(ev.crash_ts or 0.0, ev.kill_attempt.start_ts + offset)
+        ev.assumed.append(
+            f"kill moment: {offset:.2f} s into {ev.kill_attempt.node}, when the last checkpoint "
+            f"the database holds had landed under {rec.mode} at {lat:g} s per write (the log's "
+            "last line is earlier)"
+        )
+
+
+def _what_if_as(
+    rec: Recording,
+    latency: float,
+    ev: Evidence,
+    thread: Thread | None,
+    attempts: list[Attempt],
+) -> dict[str, ModeOutcome]:
+    """Every mode's outcome, the recorded mode being `rec.mode` (or unknown)."""
+    _kill_after_saved(ev, rec, latency)
+    outcomes: dict[str, ModeOutcome] = {}
+    for mode in MODES:
+        if is_recorded(rec, mode, latency) or (
+            latency == 0
+            and mode in ("sync", "async")
+            and rec.mode in ("sync", "async")
+            and is_recorded(rec, rec.mode, 0.0)
+        ):
+            outcomes[mode] = recorded(mode, latency, ev, thread, attempts)
+        else:
+            outcomes[mode] = modelled(mode, latency, ev, rec)[0]
+    if latency == 0 and not outcomes["sync"].as_recorded and not outcomes["async"].as_recorded:
+        outcomes["async"] = copy_as(
+            outcomes["sync"], "async", 0.0, "with writes taking no time async is sync"
+        )
+    if latency == 0 and outcomes["sync"].as_recorded != outcomes["async"].as_recorded:
+        src = "sync" if outcomes["sync"].as_recorded else "async"
+        other: Mode = "async" if src == "sync" else "sync"
+        outcomes[other] = copy_as(
+            outcomes[src], other, 0.0, "with writes taking no time async is sync"
+        )
+    clamp(outcomes, ev)
+    return outcomes
+
+
+_SPAN_KEYS = ("checkpoints_kept", "reruns", "replayed_lines")
+
+
+def _figures(o: ModeOutcome) -> list[tuple[int, int, int]]:
+    """The outcome's own figures, and the ends of its race span if it has one."""
+    own = [(o.checkpoints_kept, len(o.reruns), len(o.replayed_lines))]
+    if o.race:
+        own += [tuple(o.race[k][i] for k in _SPAN_KEYS) for i in (0, 1)]  # type: ignore[misc]
+    return own
+
+
+def _spread(runs: list[dict[str, ModeOutcome]], inferred: Inference) -> dict[str, ModeOutcome]:
+    """One outcome per target mode from several possible recorded modes: the figures of the
+    one that repeats the most (never the reassuring answer when unsure), and the range over
+    all of them."""
+    out: dict[str, ModeOutcome] = {}
+    for mode in MODES:
+        cands = [r[mode] for r in runs]
+        worst = max(
+            cands, key=lambda o: (len(o.reruns), len(o.replayed_lines), -o.checkpoints_kept)
+        )
+        chosen = dataclasses.replace(worst, as_recorded=False)
+        chosen.used = [*worst.used]
+        chosen.assumed = [*worst.assumed, inferred.sentence()]
+        seen = [f for o in cands for f in _figures(o)]
+        spans = {
+            key: [min(v[i] for v in seen), max(v[i] for v in seen)]
+            for i, key in enumerate(_SPAN_KEYS)
+        }
+        if any(lo != hi for lo, hi in spans.values()):
+            note = (
+                f"the recorded mode could have been {' or '.join(inferred.modes)}: between "
+                f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
+                f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+                f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+            )
+            chosen.race = {**spans, "note": note}
+            chosen.assumed.append(note)
+        out[mode] = chosen
+    return out
+
+
+def what_if_at(
+    thread: Thread | None,
+    attempts: list[Attempt],
+    latency: float,
+    at: float,
+    *,
+    recording: Recording | None = None,
+) -> dict[str, ModeOutcome]:
+    """Each mode's outcome for a kill at recorded moment `at` (the Learn page's "what if a
+    SIGKILL hit here"): the recording is cut at `at`, the task running then is the one killed."""
+    if latency < 0:
+        raise ValueError("the checkpoint write latency cannot be negative")
+    rec = recording or Recording()
+    cut: list[Attempt] = []
+    for a in attempts:
+        lines = [line for line in a.lines if line.ts <= at]
+        if lines:
+            cut.append(dataclasses.replace(a, lines=lines))
+    cut_thread = None
+    if thread is not None:
+        spaces = {}
+        for name, ns in thread.namespaces.items():
+            kept = [c for c in ns.checkpoints if (iso_to_epoch(c.ts) or 0.0) <= at]
+            spaces[name] = Namespace(name, kept, {c.checkpoint_id: c for c in kept})
+        cut_thread = Thread(thread.thread_id, spaces)
+    ev = gather(
+        cut_thread,
+        cut,
+        "resumable",
+        Recording(rec.mode, rec.latency, None, rec.origin, rec.kill_node),
+    )
+    ev.kill_time = at
+    ev.ending = "killed"
+    if ev.kill_attempt is not None:
+        ev.kill_offset = at - ev.kill_attempt.start_ts
+        ev.crash_ts = at
+        ev.assumed = [x for x in ev.assumed if not x.startswith("kill moment")]
+        ev.used.append(f"kill moment: chosen, {ev.kill_offset:.2f} s into {ev.kill_attempt.node}")
+    outcomes: dict[str, ModeOutcome] = {m: modelled(m, latency, ev, rec)[0] for m in MODES}
+    if latency == 0:
+        outcomes["async"] = copy_as(
+            outcomes["sync"], "async", 0.0, "with writes taking no time async is sync"
+        )
+    clamp(outcomes, ev)
+    return outcomes

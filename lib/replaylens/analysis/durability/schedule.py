@@ -1,0 +1,190 @@
+"""Re-timing the recording under a mode, and what had landed at the crash (`schedule`)."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from replaylens.analysis.durability.evidence import Evidence, Put
+from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
+
+
+@dataclass
+class Schedule:
+    landed: set[tuple[str, int, int]]
+    written: set[int]  # id(attempt) whose writes landed
+    crash: float | None
+    landing: dict[tuple[str, int, int], float] = field(default_factory=dict)  # re-timed clock
+    kill_start: float | None = None  # the killed attempt's start, re-timed
+
+
+def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
+    """(time the put is submitted, time the next step of that loop starts, the put)."""
+    starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
+    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    every = sorted(s.start for s in ev.steps)
+    out: list[tuple[float, float, Put]] = []
+    for p in ev.puts:
+        nxt = starts.get((p.ns, p.inv, p.step + 1))
+        if nxt is None and _ends_nested(ev, p):
+            # A subgraph's last put: its executor's exit waits for it before the parent's step
+            # ends, so the gap runs to the parent step's end (else whatever starts next).
+            parent = p.ns.rpartition("|")[0]
+            holder = ev.container.get((p.ns, p.inv))
+            nxt = ends.get((parent, p.inv, holder)) if holder is not None else None
+            if nxt is None:
+                later = every[bisect.bisect_right(every, p.submit) :]
+                nxt = later[0] if later else None
+        out.append((p.submit, nxt if nxt is not None else float("inf"), p))
+    return sorted(out, key=lambda g: g[0])
+
+
+def _ends_nested(ev: Evidence, p: Put) -> bool:
+    """Is `p` the last put of a subgraph invocation that returned (its parent step went on)?"""
+    if not p.ns:
+        return False
+    mine = [s for s in ev.steps if s.ns == p.ns and s.inv == p.inv]
+    return (
+        bool(mine) and max(s.step for s in mine) == p.step and all(s.end is not None for s in mine)
+    )
+
+
+def _waited(mode: Mode | None, p: Put, nxt: float, ev: Evidence) -> bool:
+    """Does the loop wait for this put? sync after every step (not the input); a subgraph's
+    end, under sync and async alike, for its last put (BackgroundExecutor.__exit__)."""
+    if nxt == float("inf") or mode not in ("sync", "async"):
+        return False
+    if _ends_nested(ev, p):
+        return True
+    return mode == "sync" and p.step >= 0
+
+
+class _Clock:
+    """A clock with waits inserted (or removed) at given moments, read in O(log n).
+
+    Waits sit between a step's end and its loop's next step; they never overlap on one
+    process's timeline, so a moment is shifted by every wait before it, the last one
+    only as far as the moment reaches into it.
+    """
+
+    def __init__(self, partial: bool) -> None:
+        self.partial = partial
+        self.at: list[float] = []
+        self.size: list[float] = []
+        self.total: list[float] = [0.0]
+
+    def add(self, at: float, size: float) -> None:
+        if size <= 0:
+            return
+        self.at.append(at)
+        self.size.append(size)
+        self.total.append(self.total[-1] + size)
+
+    def shift(self, t: float) -> float:
+        i = bisect.bisect_right(self.at, t)
+        if i == 0:
+            return 0.0
+        if not self.partial:
+            return self.total[i]  # a wait inserted at `at` moves everything after it in full
+        return self.total[i - 1] + min(self.size[i - 1], t - self.at[i - 1])
+
+
+def schedule(
+    ev: Evidence, mode: Mode, latency: float, recording: Recording, slack: float = 0.0
+) -> Schedule:
+    """Re-time the recording under `mode` and say what had landed at the same point of progress."""
+    gaps = _gaps(ev)
+    # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
+    #    step until it landed (chained behind the previous put), capped by the gap seen.
+    removed = _Clock(partial=True)
+    if recording.mode in ("sync", "async") and (recording.latency or 0.0) > 0:
+        land_rec: dict[tuple[str, int], float] = {}
+        for sub, nxt, p in gaps:
+            lands = max(sub, land_rec.get((p.ns, p.inv), float("-inf"))) + float(
+                recording.latency or 0.0
+            )
+            land_rec[(p.ns, p.inv)] = lands
+            if lands > sub and _waited(recording.mode, p, nxt, ev):
+                # The loop waited for this put: all of the gap but the loop's own tick was the wait
+                # (the write itself, the thread hand-over), not only the latency.
+                removed.add(sub, max(0.0, nxt - sub - TICK))
+
+    def compute(t: float) -> float:
+        return t - removed.shift(t)
+
+    # 2. Re-time under the target rule: a sync wait shifts everything after it.
+    added = _Clock(partial=False)
+
+    def target(t: float) -> float:
+        c = compute(t)
+        return c + added.shift(c)
+
+    land: dict[tuple[str, int], float] = {}
+    landing: dict[tuple[str, int, int], float] = {}
+    if mode != "exit":
+        for sub, nxt, p in gaps:
+            t = target(sub)
+            lands = max(t, land.get((p.ns, p.inv), float("-inf"))) + latency + WRITE_COST
+            land[(p.ns, p.inv)] = lands
+            landing[(p.ns, p.inv, p.step)] = lands
+            if _waited(mode, p, nxt, ev):
+                # sync waits after a step, never for the input checkpoint (main.py waits after
+                # after_tick only); the first step's put, chained behind it, carries its latency.
+                added.add(compute(sub), max(0.0, lands - t))
+    # 3. The crash at the same point of progress: the same attempt, the same time into it.
+    last_inv = ev.invocations - 1
+    crash: float | None = None
+    if ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
+        crash = target(ev.kill_attempt.start_ts) + ev.kill_offset + slack
+    elif ev.ending == "killed" and ev.kill_time is not None:
+        crash = (
+            target(ev.kill_time) + slack
+        )  # no task in flight is known: the moment itself, re-timed
+    landed: set[tuple[str, int, int]] = set()
+    written: set[int] = set()
+    if mode == "exit":
+        landed = exit_saves(ev)
+    else:
+        for p in ev.puts:
+            key = (p.ns, p.inv, p.step)
+            ended = p.inv < last_inv or ev.ending != "killed"
+            if p.inv in ev.killed_earlier:
+                if (
+                    p.checkpoint is not None
+                ):  # an earlier kill: what landed is what the database holds
+                    landed.add(key)
+            elif ended or (crash is not None and landing.get(key, float("inf")) <= crash + 1e-9):
+                landed.add(key)
+            elif crash is None and p.checkpoint is not None:
+                # No moment of the kill is known (no task in flight in the log, or no log):
+                # what the database holds landed, under any mode that writes checkpoints.
+                landed.add(key)
+    for a in ev.attempts:
+        if a.outcome != "finished":
+            continue
+        inv = ev.step_of[id(a)][1]
+        ended = (inv < last_inv or ev.ending != "killed") and inv not in ev.killed_earlier
+        if (
+            inv in ev.killed_earlier
+            and mode != "exit"
+            and a.task is not None
+            and a.task.status == "finished"
+        ):
+            written.add(id(a))
+        elif ended or (mode != "exit" and crash is not None and target(a.end_ts) <= crash + 1e-9):
+            written.add(id(a))
+    kill_start = target(ev.kill_attempt.start_ts) if ev.kill_attempt is not None else None
+    return Schedule(landed, written, crash, landing, kill_start)
+
+
+def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
+    """Under exit, each invocation that ended saved its last root checkpoint (if it moved on)."""
+    saves: set[tuple[str, int, int]] = set()
+    last_inv = ev.invocations - 1
+    for inv in range(ev.invocations):
+        if (inv == last_inv and ev.ending == "killed") or inv in ev.killed_earlier:
+            continue
+        done = [p for p in ev.puts if p.ns == "" and p.inv == inv]
+        if done:
+            saves.add(("", inv, max(p.step for p in done)))
+    return saves

@@ -1,0 +1,76 @@
+"""The words of the what-if: one line and one paragraph per mode, the note, the sentence."""
+
+from __future__ import annotations
+
+from replaylens.analysis.attempts import Attempt, effect_list
+from replaylens.analysis.durability.rules import Ending, Mode
+
+MODE_RULES: dict[Mode, str] = {
+    "sync": "each checkpoint is written before the next step starts",
+    "async": "checkpoints are written in the background, one after another, while the next step runs",
+    "exit": "nothing is written until the invocation returns, raises or pauses at interrupt()",
+}
+"""One line per mode, for captions, tables and the Learn page."""
+
+MODE_EXPLAINED: dict[Mode, str] = {
+    "sync": (
+        "LangGraph waits for each step's checkpoint to be written before it starts the next "
+        "step. A crash loses at most the step that was running; a slow store slows every step."
+    ),
+    "async": (
+        "Checkpoints are written in the background, one after another, while the next step "
+        "already runs (LangGraph's default). On a slow store the newest checkpoints may not have "
+        "landed when the process dies, so more steps run again."
+    ),
+    "exit": (
+        "Nothing is written while the invocation runs; the last checkpoint and the pending "
+        "writes are saved when it returns, raises or pauses at interrupt(). A kill loses the "
+        "whole invocation."
+    ),
+}
+"""A paragraph per mode, for the glossary and the Learn page."""
+
+WHAT_IF_NOTE = (
+    "The recorded mode at the recorded latency is the recording; the other modes are a model: "
+    "the recorded task timings re-timed under each mode's rule (sync waits for every checkpoint, "
+    "async writes them one after another in the background, exit writes nothing until the "
+    "invocation ends), with the crash at the same point of progress. Each outcome lists the "
+    "inputs it used and what it had to assume."
+)
+
+ENDING_WORDS: dict[str, str] = {
+    "killed": "crash",
+    "returned": "completed",
+    "raised": "failed here",
+    "paused": "paused for an answer",
+}
+"""How the end of the last invocation is named on the timeline and in sentences."""
+
+
+def mode_sentence(
+    mode: str,
+    resume_step: int | None,
+    replayed: list[Attempt],
+    restart: bool,
+    ending: Ending = "killed",
+    *,
+    logged: bool = True,
+) -> str:
+    """The one sentence per mode that every page prints.
+
+    `logged`: the effects log has lines for this thread. Without them the sentence says
+    that which side effects repeat is unknown, never that none repeats."""
+    what = effect_list(replayed)
+    if ending == "returned" and not replayed:
+        return f"Under {mode}, the run completed: a resume would run nothing."
+    if restart:
+        start = "no checkpoint would exist: only a restart from the input, which"
+    else:
+        start = (
+            f"a resume would start after step {resume_step if resume_step is not None else '?'} and"
+        )
+    if not what and not logged:
+        return f"Under {mode}, {start} may repeat side effects: no effects-log line of this thread shows which."
+    if not what:
+        return f"Under {mode}, {start} repeats no recorded side effect."
+    return f"Under {mode}, {start} would {what}."

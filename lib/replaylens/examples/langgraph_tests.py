@@ -1,0 +1,746 @@
+"""Graph shapes modelled on LangGraph's own test suite, each logging its effects three ways.
+
+The validation corpus of `replaylens validate --corpus langgraph-tests`: graphs this
+project did not design, taken from the shapes LangGraph's tests exercise (joins, loops,
+`Command(goto=...)`, `Send` workers, subgraphs, `interrupt()`, failures retried by a
+later invocation, the functional API, `RetryPolicy`, `defer=True`, long chains). Each
+factory's docstring names the test it mirrors (in `libs/langgraph/tests/` of
+langchain-ai/langgraph); the code is written here, not copied.
+
+Every node holds its work open for a fraction of `REPLAYLENS_EXAMPLE_SLEEP` seconds
+inside `effect(...)`, which writes each phase (`start`, `end`, `error`, `interrupted`)
+as one line, with one time stamp, to three logs, the three ways users write them:
+
+* ``recorder``: `record_effect`, this project's recorder (task id and namespace parsed);
+* ``langgraph``: LangGraph's own values copied verbatim from the node's `config` —
+  ``checkpoint_ns`` as LangGraph hands it (``node:task_id``, and
+  ``parent:id|node:id`` inside a subgraph or an ``@task`` call), ``langgraph_step`` as
+  ``step``, ``langgraph_node`` as ``node``, ``langgraph_triggers``;
+* ``bare``: thread, node, phase, ts and pid only.
+
+The recorder's log is the one `REPLAYLENS_EFFECTS_LOG` names; the other two sit next to
+it (`form_log`). Factories take no argument and return an uncompiled `StateGraph`,
+except the functional one, which takes the checkpointer (as `examples.graphs`).
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Annotated, Any, Literal
+
+from langgraph.constants import END, START
+from langgraph.graph import StateGraph
+from langgraph.types import Command, RetryPolicy, Send, interrupt
+from typing_extensions import TypedDict
+
+from replaylens import record_effect, settings
+from replaylens.effects._recorder import ENV_LOG, append_line
+from replaylens.examples.graphs import ENV_SLEEP
+
+LogForm = Literal["recorder", "langgraph", "bare"]
+LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
+_FORM_INFIX: dict[LogForm, str] = {"recorder": "", "langgraph": ".langgraph", "bare": ".bare"}
+
+
+def form_log(path: str | os.PathLike[str], form: LogForm) -> Path:
+    """The file the `form` log is written to, next to the recorder's `path`.
+
+    ``effects.jsonl`` -> ``effects.langgraph.jsonl``, ``effects.bare.jsonl``; the kill-test
+    campaign's ``at-kill.effects.jsonl`` -> ``at-kill.effects.langgraph.jsonl`` alike.
+    """
+    p = Path(path)
+    infix = _FORM_INFIX[form]
+    return p if not infix else p.with_name(f"{p.stem}{infix}{p.suffix}")
+
+
+def _sleep(fraction: float) -> None:
+    seconds = settings.get_float(ENV_SLEEP, 0.0) * fraction
+    if seconds > 0:
+        time.sleep(seconds)
+
+
+def _task_config() -> tuple[dict[str, Any], dict[str, Any]]:
+    from langgraph.config import get_config
+
+    config = get_config()
+    return config.get("configurable") or {}, config.get("metadata") or {}
+
+
+class effect:  # noqa: N801 - used like record_effect, a verb in node code
+    """`with effect("name", item=3):` writes each phase to the three logs with one time stamp."""
+
+    def __init__(self, name: str, **keys: Any) -> None:
+        self.name = name
+        self.keys = keys
+        self.recorder = record_effect(name, **keys)
+
+    def write(self, phase: str, **more: Any) -> None:
+        base = settings.get(ENV_LOG)
+        if not base:
+            self.recorder.write(phase)  # warns once that nothing is recorded
+            return
+        ts = time.time()
+        self.recorder.write(phase, ts=ts, **more)
+        conf, meta = _task_config()
+        thread_id = str(conf.get("thread_id", ""))
+        node = str(meta.get("langgraph_node", self.name))
+        pid = os.getpid()
+        append_line(form_log(base, "langgraph"), {
+            "thread_id": thread_id, "node": node, "phase": phase, "ts": ts, "pid": pid,
+            "step": meta.get("langgraph_step"), "checkpoint_ns": conf.get("checkpoint_ns", ""),
+            "langgraph_triggers": list(meta.get("langgraph_triggers") or ()),
+            "effect": self.name, **self.keys, **more,
+        })  # fmt: skip
+        append_line(
+            form_log(base, "bare"),
+            {"thread_id": thread_id, "node": node, "phase": phase, "ts": ts, "pid": pid},
+        )
+
+    def __enter__(self) -> effect:
+        self.write("start")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        if exc is None:
+            self.write("end")
+        elif type(exc).__name__ in {"GraphInterrupt", "NodeInterrupt", "ParentCommand"}:
+            self.write("interrupted")
+        else:
+            self.write("error", error=f"{type(exc).__name__}: {exc}"[:200])
+        return False
+
+
+class Trail(TypedDict, total=False):
+    """The state most shapes share: the order nodes ran in, kept by a reducer."""
+
+    visited: Annotated[list[str], operator.add]
+
+
+def _node(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+# --------------------------------------------------------------------------- 1 join
+def waiting_edge_join() -> StateGraph:
+    """rewrite_query -> (analyzer_one -> retriever_one) | retriever_two -> qa (a join).
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge:
+    ``add_edge(["retriever_one", "retriever_two"], "qa")`` waits for both branches, which
+    take a different number of supersteps.
+    """
+    b = StateGraph(Trail)
+    for name, frac in (("rewrite_query", 0.5), ("analyzer_one", 0.5), ("retriever_one", 1.0),
+                       ("retriever_two", 1.5), ("qa", 1.0)):  # fmt: skip
+        b.add_node(name, _node(name, frac))
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_edge("rewrite_query", "retriever_two")
+    b.add_edge(["retriever_one", "retriever_two"], "qa")
+    b.add_edge("qa", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 2 loop
+class LoopState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    calls: int
+
+
+AGENT_TURNS = 4
+
+
+def _agent(state: LoopState) -> dict[str, Any]:
+    with effect("agent"):
+        _sleep(0.6)
+    return {"visited": ["agent"]}
+
+
+def _tools(state: LoopState) -> dict[str, Any]:
+    with effect("tools"):
+        _sleep(0.6)
+    return {"visited": ["tools"], "calls": state.get("calls", 0) + 1}
+
+
+def conditional_loop() -> StateGraph:
+    """agent -> tools -> agent ... (agent runs 4 times, tools 3), then END.
+
+    Mirrors test_large_cases.py::test_conditional_state_graph: an agent whose conditional
+    edge ``should_continue`` sends it to the tools node until the model stops calling tools.
+    """
+    b = StateGraph(LoopState)
+    b.add_node("agent", _agent)
+    b.add_node("tools", _tools)
+    b.add_edge(START, "agent")
+    b.add_conditional_edges(
+        "agent", lambda s: END if s.get("calls", 0) >= AGENT_TURNS - 1 else "tools", ["tools", END]
+    )
+    b.add_edge("tools", "agent")
+    return b
+
+
+# --------------------------------------------------------------------------- 3 Command
+class PlanState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    plan: list[str]
+
+
+def _planner(state: PlanState) -> Command[Any]:
+    with effect("planner"):
+        _sleep(0.5)
+    plan = ["step_a", "step_b", "step_c"]
+    return Command(goto=plan[0], update={"plan": plan[1:], "visited": ["planner"]})
+
+
+def _plan_step(name: str) -> Callable[..., Any]:
+    def node(state: PlanState) -> Command[Any]:
+        with effect(name):
+            _sleep(1.0)
+        rest = list(state.get("plan") or [])
+        return Command(goto=rest[0] if rest else END, update={"plan": rest[1:], "visited": [name]})
+
+    node.__name__ = name
+    return node
+
+
+def command_goto() -> StateGraph:
+    """planner -Command(goto)-> step_a -Command(goto)-> step_b -> step_c -> END, no edges.
+
+    Mirrors test_pregel.py::test_multistep_plan (and test_node_destinations): every node
+    routes with ``Command(goto=..., update=...)``; the graph has no static edge after START.
+    """
+    b = StateGraph(PlanState)
+    b.add_node("planner", _planner, destinations=("step_a",))
+    for name, nxt in (("step_a", "step_b"), ("step_b", "step_c"), ("step_c", END)):
+        b.add_node(name, _plan_step(name), destinations=(nxt,))
+    b.add_edge(START, "planner")
+    return b
+
+
+# --------------------------------------------------------------------------- 4 Send
+class MapState(TypedDict, total=False):
+    subjects: list[str]
+    jokes: Annotated[list[str], operator.add]
+    best: str
+
+
+WORK_FRACTIONS = {"cats": 0.3, "dogs": 0.5, "birds": 0.7, "snakes": 2.0}
+"""The workers' durations (of the sleep unit): the last one stays open long after the rest."""
+
+
+def _generate_topics(state: MapState) -> dict[str, Any]:
+    with effect("generate_topics"):
+        _sleep(0.5)
+    return {"subjects": list(WORK_FRACTIONS)}
+
+
+def _generate_joke(state: dict[str, Any]) -> dict[str, Any]:
+    subject = state["subject"]
+    with effect("generate_joke", subject=subject):
+        _sleep(WORK_FRACTIONS.get(subject, 1.0))
+    return {"jokes": [f"a joke about {subject}"]}
+
+
+def _best_joke(state: MapState) -> dict[str, Any]:
+    with effect("best_joke"):
+        _sleep(1.0)
+    return {"best": sorted(state.get("jokes") or [""])[0]}
+
+
+def send_map_reduce_uneven() -> StateGraph:
+    """generate_topics -> Send("generate_joke", {"subject": s}) x4 (unequal) -> best_joke.
+
+    Mirrors test_large_cases.py::test_in_one_fan_out_out_one_graph_state and
+    test_pregel.py::test_send_sequences: a conditional edge returns one ``Send`` per item;
+    here the four workers run 0.3, 0.5, 0.7 and 2 sleep units.
+    """
+    b = StateGraph(MapState)
+    b.add_node("generate_topics", _generate_topics)
+    b.add_node("generate_joke", _generate_joke)
+    b.add_node("best_joke", _best_joke)
+    b.add_edge(START, "generate_topics")
+    b.add_conditional_edges(
+        "generate_topics",
+        lambda s: [Send("generate_joke", {"subject": x}) for x in s["subjects"]],
+        ["generate_joke"],
+    )
+    b.add_edge("generate_joke", "best_joke")
+    b.add_edge("best_joke", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 5 subgraph
+class InnerState(TypedDict, total=False):
+    inner_visited: Annotated[list[str], operator.add]
+
+
+class OuterState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    inner_visited: Annotated[list[str], operator.add]
+
+
+def _inner(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+    def node(state: InnerState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"inner_visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def nested_graph() -> StateGraph:
+    """outer_1 -> inner (inner_1 -> inner_2, a compiled subgraph as a node) -> outer_2.
+
+    Mirrors test_pregel.py::test_nested_graph: a compiled ``StateGraph`` added with
+    ``add_node("inner", inner.compile())``; it checkpoints under ``inner:<task id>``.
+    """
+    inner = StateGraph(InnerState)
+    inner.add_node("inner_1", _inner("inner_1"))
+    inner.add_node("inner_2", _inner("inner_2"))
+    inner.add_edge(START, "inner_1")
+    inner.add_edge("inner_1", "inner_2")
+    inner.add_edge("inner_2", END)
+    b = StateGraph(OuterState)
+    b.add_node("outer_1", _node("outer_1", 0.5))
+    b.add_node("inner", inner.compile())
+    b.add_node("outer_2", _node("outer_2"))
+    b.add_edge(START, "outer_1")
+    b.add_edge("outer_1", "inner")
+    b.add_edge("inner", "outer_2")
+    b.add_edge("outer_2", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 6 interrupt
+class ReviewState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    answer: str
+
+
+def _tool_two(state: ReviewState) -> dict[str, Any]:
+    answer = interrupt("Is it ok to run tool_two?")  # paused here in the first invocation
+    with effect("tool_two", answer=str(answer)):
+        _sleep(1.0)
+    return {"answer": str(answer), "visited": ["tool_two"]}
+
+
+def dynamic_interrupt() -> StateGraph:
+    """tool_one -> tool_two (interrupt(), resumed with Command(resume=...)) -> tool_three -> finish.
+
+    Mirrors test_large_cases.py::test_dynamic_interrupt: a node calls ``interrupt()``;
+    the thread pauses, then ``invoke(Command(resume="answer"))`` re-runs the node, which
+    gets its answer and goes on. The kill lands in the second invocation.
+    """
+    b = StateGraph(ReviewState)
+    b.add_node("tool_one", _node("tool_one", 0.5))
+    b.add_node("tool_two", _tool_two)
+    b.add_node("tool_three", _node("tool_three"))
+    b.add_node("finish", _node("finish"))
+    b.add_edge(START, "tool_one")
+    b.add_edge("tool_one", "tool_two")
+    b.add_edge("tool_two", "tool_three")
+    b.add_edge("tool_three", "finish")
+    b.add_edge("finish", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 7 recovery
+class RecoveryState(TypedDict, total=False):
+    steps: Annotated[list[str], operator.add]
+    attempt: int
+
+
+def _failing_node(state: RecoveryState) -> dict[str, Any]:
+    with effect("node1", attempt=state.get("attempt", 0)):
+        _sleep(1.0 if state.get("attempt") != 1 else 0.3)
+        if state.get("attempt") == 1:
+            raise RuntimeError("Simulated failure")
+    return {"steps": ["node1"]}
+
+
+def _second_node(state: RecoveryState) -> dict[str, Any]:
+    with effect("node2"):
+        _sleep(1.0)
+    return {"steps": ["node2"]}
+
+
+def checkpoint_recovery() -> StateGraph:
+    """prepare -> node1 (raises while attempt == 1) -> node2; a second input retries it.
+
+    Mirrors test_pregel.py::test_checkpoint_recovery: the first invocation
+    (``{"attempt": 1}``) raises in node1; a second invocation on the same thread with
+    ``{"attempt": 2}`` runs node1 again and goes on. The kill lands in the second one.
+    """
+    b = StateGraph(RecoveryState)
+    b.add_node("prepare", _prepare)
+    b.add_node("node1", _failing_node)
+    b.add_node("node2", _second_node)
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "node1")
+    b.add_edge("node1", "node2")
+    b.add_edge("node2", END)
+    return b
+
+
+def _prepare(state: RecoveryState) -> dict[str, Any]:
+    with effect("prepare"):
+        _sleep(0.4)
+    return {"steps": ["prepare"]}
+
+
+# --------------------------------------------------------------------------- 8 functional
+TASK_FRACTIONS = (0.3, 0.6, 1.8)
+
+
+def imp_tasks(checkpointer: Any) -> Any:
+    """@entrypoint `graph`: three parallel @task `mapper` calls (unequal), then @task `summarize`.
+
+    Mirrors test_pregel.py::test_imp_task (``mapper`` called once per input, futures
+    gathered) and test_multiple_tasks_before_interrupt_resume: each call's result is saved
+    when it returns, the entrypoint re-runs on resume and reuses the saved ones.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def mapper(n: int) -> str:
+        with effect("mapper", n=n):
+            _sleep(TASK_FRACTIONS[n % len(TASK_FRACTIONS)])
+        return str(n) * 2
+
+    @task
+    def summarize(parts: list[str]) -> str:
+        with effect("summarize"):
+            _sleep(1.0)
+        return "+".join(parts)
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(inputs: dict[str, Any]) -> dict[str, Any]:
+        futures = [mapper(n) for n in range(len(TASK_FRACTIONS))]
+        parts = [f.result() for f in futures]
+        return {"summary": summarize(parts).result()}
+
+    return graph
+
+
+# --------------------------------------------------------------------------- 9 RetryPolicy
+FLAKY_FAILURES = 2
+_flaky_attempts: dict[str, int] = {}
+
+
+def _flaky(state: Trail) -> dict[str, Any]:
+    from langgraph.config import get_config
+
+    tid = str(get_config().get("configurable", {}).get("thread_id"))
+    _flaky_attempts[tid] = _flaky_attempts.get(tid, 0) + 1
+    with effect("failing_node", attempt=_flaky_attempts[tid]):
+        _sleep(0.3)
+        if _flaky_attempts[tid] <= FLAKY_FAILURES:
+            raise ValueError("Intentional failure")
+        _sleep(0.7)
+    return {"visited": ["failing_node"]}
+
+
+def retry_policy() -> StateGraph:
+    """start_node -> failing_node (fails twice in each process, RetryPolicy(max_attempts=3)) -> other_node.
+
+    Mirrors test_retry.py::test_graph_with_single_retry_policy: the failed attempts and
+    the one that succeeds are one task in one step (LangGraph retries inside the step).
+    """
+    policy = RetryPolicy(max_attempts=3, initial_interval=0.02, backoff_factor=2.0, jitter=False,
+                         retry_on=ValueError)  # fmt: skip
+    b = StateGraph(Trail)
+    b.add_node("start_node", _node("start_node", 0.5))
+    b.add_node("failing_node", _flaky, retry_policy=policy)
+    b.add_node("other_node", _node("other_node"))
+    b.add_edge(START, "start_node")
+    b.add_edge("start_node", "failing_node")
+    b.add_edge("failing_node", "other_node")
+    b.add_edge("other_node", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 10 defer
+def defer_node() -> StateGraph:
+    """rewrite_query -> retriever_one -> analyzer_one | retriever_two; qa (defer=True) runs last.
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_defer_node: ``qa`` is added
+    with ``defer=True`` and plain edges from both retrievers, so it runs once, after every
+    other branch is done.
+    """
+    b = StateGraph(Trail)
+    for name, frac in (("rewrite_query", 0.5), ("retriever_one", 0.5), ("analyzer_one", 1.0),
+                       ("retriever_two", 1.5)):  # fmt: skip
+        b.add_node(name, _node(name, frac))
+    b.add_node("qa", _node("qa"), defer=True)
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "retriever_one")
+    b.add_edge("retriever_one", "analyzer_one")
+    b.add_edge("rewrite_query", "retriever_two")
+    b.add_edge("retriever_one", "qa")
+    b.add_edge("retriever_two", "qa")
+    b.add_edge("qa", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 11 chain
+CHAIN_LENGTH = 10
+
+
+def long_chain() -> StateGraph:
+    """node_0 -> node_1 -> ... -> node_9: ten supersteps of one task each.
+
+    Mirrors test_pregel.py::test_invoke_many_processes_in_out (a chain of many processes)
+    and test_add_sequence.
+    """
+    b = StateGraph(Trail)
+    names = [f"node_{i}" for i in range(CHAIN_LENGTH)]
+    b.add_sequence([(n, _node(n, 0.4)) for n in names])
+    b.add_edge(START, names[0])
+    b.add_edge(names[-1], END)
+    return b
+
+
+# --------------------------------------------------------------------------- 12 multi-edge
+def simple_multi_edge() -> StateGraph:
+    """up -> side | other; down waits on up and side (``add_edge(["up", "side"], "down")``).
+
+    Mirrors test_pregel.py::test_simple_multi_edge: a join whose inputs finish in
+    different supersteps' tasks, with a sibling (`other`) that is not waited for.
+    """
+    b = StateGraph(Trail)
+    for name, frac in (("up", 0.5), ("side", 0.5), ("other", 1.5), ("down", 1.0)):
+        b.add_node(name, _node(name, frac))
+    b.add_edge(START, "up")
+    b.add_edge("up", "side")
+    b.add_edge("up", "other")
+    b.add_edge(["up", "side"], "down")
+    b.add_edge("down", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 13 doubly nested
+def doubly_nested() -> StateGraph:
+    """parent_1 -> child (child_1 -> grandchild (grandchild_1 -> grandchild_2)) -> parent_2.
+
+    Mirrors test_large_cases.py::test_doubly_nested_graph_state: a subgraph inside a
+    subgraph; the grandchild checkpoints under ``child:<id>|grandchild:<id>``.
+    """
+    grand = StateGraph(InnerState)
+    grand.add_node("grandchild_1", _inner("grandchild_1"))
+    grand.add_node("grandchild_2", _inner("grandchild_2"))
+    grand.add_edge(START, "grandchild_1")
+    grand.add_edge("grandchild_1", "grandchild_2")
+    grand.add_edge("grandchild_2", END)
+    child = StateGraph(InnerState)
+    child.add_node("child_1", _inner("child_1", 0.5))
+    child.add_node("grandchild", grand.compile())
+    child.add_edge(START, "child_1")
+    child.add_edge("child_1", "grandchild")
+    child.add_edge("grandchild", END)
+    b = StateGraph(OuterState)
+    b.add_node("parent_1", _node("parent_1", 0.5))
+    b.add_node("child", child.compile())
+    b.add_node("parent_2", _node("parent_2"))
+    b.add_edge(START, "parent_1")
+    b.add_edge("parent_1", "child")
+    b.add_edge("child", "parent_2")
+    b.add_edge("parent_2", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 14 START Send
+class WeatherState(TypedDict, total=False):
+    locations: list[str]
+    results: Annotated[list[str], operator.add]
+
+
+WEATHER_FRACTIONS = {"sf": 0.5, "nyc": 1.5}
+
+
+def _get_weather(state: dict[str, Any]) -> dict[str, Any]:
+    loc = state["location"]
+    with effect("get_weather", location=loc):
+        _sleep(WEATHER_FRACTIONS.get(loc, 1.0))
+    return {"results": [f"sunny in {loc}"]}
+
+
+def conditional_entry_send() -> StateGraph:
+    """START -conditional-> Send("get_weather", {...}) per location -> summarize.
+
+    Mirrors test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph: the
+    entry point itself is a conditional edge returning ``Send`` packets, so the first
+    superstep's tasks are all PUSH tasks of one node.
+    """
+    b = StateGraph(WeatherState)
+    b.add_node("get_weather", _get_weather)
+    b.add_node("summarize", _node("summarize"))
+    b.add_conditional_edges(
+        START,
+        lambda s: [Send("get_weather", {"location": x}) for x in s["locations"]],
+        ["get_weather"],
+    )
+    b.add_edge("get_weather", "summarize")
+    b.add_edge("summarize", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 15 parent Command
+class DialogState(TypedDict, total=False):
+    dialog_state: Annotated[list[str], operator.add]
+
+
+def _node_b_child(state: DialogState) -> Command[Any]:
+    with effect("node_b_child"):
+        _sleep(0.6)
+    return Command(graph=Command.PARENT, goto="node_b_parent",
+                   update={"dialog_state": ["b_child_state"]})  # fmt: skip
+
+
+def _dialog(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+    def node(state: DialogState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"dialog_state": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def parent_command() -> StateGraph:
+    """subgraph_node (node_a_child -> node_b_child: Command(graph=PARENT, goto=...)) -> node_b_parent.
+
+    Mirrors test_pregel.py::test_parent_command_goto: a node inside a subgraph routes the
+    parent graph with ``Command(graph=Command.PARENT, goto="node_b_parent")``.
+    """
+    sub = StateGraph(DialogState)
+    sub.add_node("node_a_child", _dialog("node_a_child"))
+    sub.add_node("node_b_child", _node_b_child)
+    sub.add_edge(START, "node_a_child")
+    sub.add_edge("node_a_child", "node_b_child")
+    b = StateGraph(DialogState)
+    b.add_node("subgraph_node", sub.compile(), destinations=("node_b_parent",))
+    b.add_node("node_b_parent", _dialog("node_b_parent"))
+    b.add_edge(START, "subgraph_node")
+    b.add_edge("node_b_parent", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 16 checkpointer=True
+class KeyState(TypedDict, total=False):
+    my_key: Annotated[str, operator.add]
+
+
+def _key_node(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+    def node(state: KeyState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"my_key": f" {name}"}
+
+    node.__name__ = name
+    return node
+
+
+def subgraph_checkpoint_true() -> StateGraph:
+    """inner (inner_1 -> inner_2, compiled with checkpointer=True) runs twice, then END.
+
+    Mirrors test_pregel.py::test_subgraph_checkpoint_true: a subgraph compiled with
+    ``checkpointer=True`` keeps its own history across its two runs, under the stable
+    namespace ``inner`` (no task id).
+    """
+    inner = StateGraph(KeyState)
+    inner.add_node("inner_1", _key_node("inner_1", 0.5))
+    inner.add_node("inner_2", _key_node("inner_2"))
+    inner.add_edge(START, "inner_1")
+    inner.add_edge("inner_1", "inner_2")
+    inner.add_edge("inner_2", END)
+    b = StateGraph(KeyState)
+    b.add_node("inner", inner.compile(checkpointer=True))
+    b.add_edge(START, "inner")
+    b.add_conditional_edges("inner", lambda s: "inner" if s["my_key"].count("inner_2") < 2 else END)
+    return b
+
+
+# --------------------------------------------------------------------------- the corpus
+@dataclass(frozen=True)
+class Shape:
+    """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
+
+    name: str
+    mirrors: str
+    """The LangGraph test it is modelled on."""
+    input: Any
+    kills: tuple[tuple[str, int, float], ...]
+    """(node, Nth start of it in the child, delay in sleep units): an early and a late point."""
+    resume_value: Any = None
+    has_resume_value: bool = False
+    """Answer every interrupt with ``Command(resume=resume_value)`` (before and after the kill)."""
+    then: tuple[Any, ...] = field(default_factory=tuple)
+    """Inputs of further invocations on the same thread, each sent once the previous one
+    ended without being killed (the second input that retries a failed node)."""
+    kill_from: int = 0
+    """The invocation the kill is aimed in (1: after the pause or the failure)."""
+
+    @property
+    def graph(self) -> str:
+        return f"{__name__}:{self.name}"
+
+
+CORPUS: tuple[Shape, ...] = (
+    Shape("waiting_edge_join", "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge",
+          {"visited": []}, (("retriever_two", 1, 1.0), ("qa", 1, 0.5))),
+    Shape("conditional_loop", "test_large_cases.py::test_conditional_state_graph",
+          {"visited": [], "calls": 0}, (("tools", 1, 0.3), ("agent", 4, 0.3))),
+    Shape("command_goto", "test_pregel.py::test_multistep_plan",
+          {"visited": []}, (("step_a", 1, 0.5), ("step_c", 1, 0.5))),
+    Shape("send_map_reduce_uneven", "test_large_cases.py::test_in_one_fan_out_out_one_graph_state",
+          {"subjects": []}, (("generate_joke", 1, 1.2), ("best_joke", 1, 0.5))),
+    Shape("nested_graph", "test_pregel.py::test_nested_graph",
+          {"visited": []}, (("inner_2", 1, 0.5), ("outer_2", 1, 0.5))),
+    Shape("dynamic_interrupt", "test_large_cases.py::test_dynamic_interrupt",
+          {"visited": []}, (("tool_two", 1, 0.5), ("finish", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=1),
+    Shape("checkpoint_recovery", "test_pregel.py::test_checkpoint_recovery",
+          {"steps": [], "attempt": 1}, (("node1", 1, 0.5), ("node2", 1, 0.5)),
+          then=({"steps": [], "attempt": 2},), kill_from=1),
+    Shape("imp_tasks", "test_pregel.py::test_imp_task",
+          {"n": 3}, (("graph", 1, 1.0), ("graph", 1, 2.3))),
+    Shape("retry_policy", "test_retry.py::test_graph_with_single_retry_policy",
+          {"visited": []}, (("failing_node", 1, 1.2), ("other_node", 1, 0.5))),
+    Shape("defer_node", "test_pregel.py::test_in_one_fan_out_state_graph_defer_node",
+          {"visited": []}, (("retriever_two", 1, 1.0), ("qa", 1, 0.5))),
+    Shape("long_chain", "test_pregel.py::test_invoke_many_processes_in_out",
+          {"visited": []}, (("node_2", 1, 0.2), ("node_8", 1, 0.2))),
+    Shape("simple_multi_edge", "test_pregel.py::test_simple_multi_edge",
+          {"visited": []}, (("other", 1, 1.0), ("down", 1, 0.5))),
+    Shape("doubly_nested", "test_large_cases.py::test_doubly_nested_graph_state",
+          {"visited": []}, (("grandchild_1", 1, 0.5), ("parent_2", 1, 0.5))),
+    Shape("conditional_entry_send", "test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph",
+          {"locations": ["sf", "nyc"]}, (("get_weather", 1, 1.0), ("summarize", 1, 0.5))),
+    Shape("parent_command", "test_pregel.py::test_parent_command_goto",
+          {"dialog_state": []}, (("node_a_child", 1, 0.5), ("node_b_parent", 1, 0.5))),
+    Shape("subgraph_checkpoint_true", "test_pregel.py::test_subgraph_checkpoint_true",
+          {"my_key": ""}, (("inner_2", 1, 0.5), ("inner_2", 2, 0.5))),
+)  # fmt: skip
+"""Sixteen shapes; every kill point is a node start the child announces, plus a delay that
+lands half a sleep unit or more away from any other task's start or end (a kill between
+the three appends of one line would leave the three logs one line apart)."""
+
+SHAPES: dict[str, Shape] = {s.name: s for s in CORPUS}

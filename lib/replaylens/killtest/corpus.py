@@ -1,0 +1,463 @@
+"""`replaylens validate --corpus langgraph-tests`: the what-if on graphs this project did not write.
+
+The corpus is `replaylens.examples.langgraph_tests`: sixteen graph shapes modelled on
+LangGraph's own test suite, each logging every effect three ways (this project's
+recorder, LangGraph's own config values copied verbatim, bare lines). Each shape is
+killed at an early and a late node under sync, async and exit, at each checkpoint write
+latency, several runs each, by the kill-test campaign (`killtest.campaign`, the same
+child, kill-on-event and resume as `replaylens killtest`). Then, per killed run:
+
+* **measured** (`validate.measure_detail`): checkpoints of the thread in the database as
+  the kill left it, the tasks the real resume started again, and their effect lines;
+* **cross-mode predictions**: the run's recording predicts the other two modes at its
+  latency, once per log form and once told the recorded mode (as a manifest tells it)
+  and once not (as after a production crash), and each prediction is judged against
+  the range the real runs of that mode measured (`validate.Row`);
+* **verdicts at the recorded mode**: each effect line before the kill is predicted to
+  happen again or not (its attempt's verdict); the truth is whether its task started
+  again in the real resume. A line of the langgraph or bare log is matched to the
+  recorder's line of the same effect by its time stamp (the three are written with one).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from replaylens.analysis.attempts import group_attempts
+from replaylens.analysis.durability import MODES, Mode
+from replaylens.effects.parse import read_effects
+from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, LogForm, Shape, form_log
+from replaylens.killtest.validate import (
+    Row,
+    _task_of,
+    manifest_recording,
+    measure_detail,
+    numbers,
+    plan_for,
+)
+
+Told = Literal["given", "inferred"]
+CORPUS_NAME = "langgraph-tests"
+SLEEP = 0.4
+"""Seconds of one sleep unit: the corpus's node durations and kill delays are multiples."""
+FULL_LATENCIES = (0.0, 0.25)
+FULL_RUNS: dict[float, int] = {0.0: 1, 0.25: 2}
+"""Runs per mode at each latency. With writes that take no time the runs of one cell agree
+(the kill-test reproduction measured no spread at 0 s); at 0.25 s the race shows."""
+REDUCED: tuple[tuple[str, int], ...] = (("send_map_reduce_uneven", 0), ("dynamic_interrupt", 1))
+"""The default test run's slice: (shape, kill point index), one latency, one run."""
+REDUCED_LATENCIES = (0.25,)
+
+
+@dataclass(frozen=True)
+class CorpusPoint:
+    shape: Shape
+    kill: int
+
+    @property
+    def node(self) -> str:
+        return self.shape.kills[self.kill][0]
+
+    @property
+    def count(self) -> int:
+        return self.shape.kills[self.kill][1]
+
+    @property
+    def units(self) -> float:
+        return self.shape.kills[self.kill][2]
+
+    @property
+    def when(self) -> str:
+        return "early" if self.kill == 0 else "late"
+
+    @property
+    def label(self) -> str:
+        n = "" if self.count == 1 else f":{self.count}"
+        return f"{self.shape.name} @ {self.node}{n}+{self.units:g}u"
+
+    def folder(self, latency: float) -> str:
+        return f"{self.shape.name}-{self.when}-{latency:g}s"
+
+
+def points(shapes: Sequence[str] = (), reduced: bool = False) -> list[CorpusPoint]:
+    """The kill points of the chosen shapes (all by default), or the reduced slice."""
+    if reduced:
+        return [CorpusPoint(SHAPES[s], k) for s, k in REDUCED if not shapes or s in shapes]
+    unknown = [s for s in shapes if s not in SHAPES]
+    if unknown:
+        raise ValueError(
+            f"no corpus shape {', '.join(unknown)}; the shapes are {', '.join(SHAPES)}"
+        )
+    chosen = [s for s in CORPUS if not shapes or s.name in shapes]
+    # Every shape's early kill first: a matrix stopped half way has judged every shape.
+    return [CorpusPoint(s, k) for k in range(2) for s in chosen]
+
+
+@dataclass
+class CorpusRow(Row):
+    """A `Row` of one log form, told the recorded mode or not."""
+
+    form: LogForm = "recorder"
+    told: Told = "given"
+    shape: str = ""
+    when: str = ""
+
+
+@dataclass
+class VerdictCheck:
+    """The verdicts at the recorded mode of one killed run, read from one log form."""
+
+    point: str
+    shape: str
+    when: str
+    mode: Mode
+    latency: float
+    form: LogForm
+    run: str
+    lines: int = 0
+    right: int = 0
+    by_class: int = 0
+    """Lines judged as a class of interchangeable lines (see `_check_verdicts`)."""
+    wrong: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CorpusResult:
+    rows: list[CorpusRow] = field(default_factory=list)
+    verdicts: list[VerdictCheck] = field(default_factory=list)
+    kills: int = 0
+    not_killed: int = 0
+    backend: str = "sqlite"
+    folders: dict[str, str] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- judging
+def _again_truth(entry: dict[str, Any]) -> tuple[dict[tuple[str, str, str], bool], Any]:
+    """Recorder line (ts, phase, node) -> did its task start again in the real resume."""
+    tid = entry["thread_id"]
+    measured, rerun = measure_detail(entry)
+    lines = read_effects(entry["effects_at_kill"]).for_thread(tid)
+    truth: dict[tuple[str, str, str], bool] = {}
+    for a in group_attempts(lines):
+        again = rerun is None or (_task_of(a), a.task_id) in rerun
+        for line in a.lines:
+            truth[(repr(line.ts), line.phase, line.node)] = again
+    return truth, measured
+
+
+def _check_verdicts(
+    entry: dict[str, Any], plan: Any, truth: dict[tuple[str, str, str], bool], check: VerdictCheck
+) -> None:
+    """Each line's verdict against the truth. Lines of attempts the log cannot tell apart
+    (`Attempt.peers`: parallel starts of one node without task ids or keys, paired by order)
+    are judged as one class per phase: right when as many of them happen again as really
+    did, since which one is the open one is a guess the plan says it makes."""
+    classes: dict[tuple[tuple[int, ...], str], list[tuple[bool, bool | None, str]]] = {}
+    for a in plan.attempts:
+        predicted = a.verdict in ("replays", "restart")
+        for line in a.lines:
+            real = truth.get((repr(line.ts), line.phase, line.node))
+            what = f"line {line.line} ({line.node} {line.phase})"
+            if a.peers:
+                classes.setdefault((a.peers, line.phase), []).append((predicted, real, what))
+                continue
+            check.lines += 1
+            if real is None:
+                check.wrong.append(f"{what}: no recorder line with its ts")
+            elif real == predicted:
+                check.right += 1
+            else:
+                check.wrong.append(
+                    f"{what}: predicted {'again' if predicted else 'not again'} ({a.verdict}: "
+                    f"{a.reason}), measured {'again' if real else 'not again'}"
+                )
+    for (peers, phase), members in classes.items():
+        check.lines += len(members)
+        check.by_class += len(members)
+        pred = sum(1 for p, _r, _w in members if p)
+        real = sum(1 for _p, r, _w in members if r)
+        if any(r is None for _p, r, _w in members):
+            check.wrong.append(f"{members[0][2]}: no recorder line with its ts")
+            continue
+        miss = abs(pred - real)
+        check.right += len(members) - miss
+        if miss:
+            check.wrong.append(
+                f"{phase} lines {', '.join(str(x) for x in peers)} (one class the log cannot tell "
+                f"apart): {pred} predicted again, {real} measured again"
+            )
+
+
+def judge_campaign(
+    manifest: dict[str, Any], point: CorpusPoint, forms: Sequence[LogForm] = LOG_FORMS
+) -> tuple[list[CorpusRow], list[VerdictCheck]]:
+    """Rows and verdict checks of one campaign (its run paths already absolute)."""
+    killed = [e for e in manifest["runs"] if e["killed"]]
+    measured: dict[int, tuple[int, int, int]] = {}
+    preds: dict[tuple[int, LogForm, Told], Any] = {}
+    checks: list[VerdictCheck] = []
+    for e in killed:
+        truth, m = _again_truth(e)
+        measured[id(e)] = (m.checkpoints, m.reruns, m.lines)
+        delay = float(e.get("kill_delay") or 0.0)
+        node = str(e.get("kill_at") or "").rpartition(":")[0] or None
+        for form in forms:
+            log = str(form_log(e["effects_at_kill"], form))
+            given = plan_for(e, log, manifest_recording(e, delay, node))
+            preds[(id(e), form, "given")] = numbers(given)
+            preds[(id(e), form, "inferred")] = numbers(plan_for(e, log))
+            check = VerdictCheck(point.label, point.shape.name, point.when, e["mode"],
+                                 float(e["put_latency"]), form, Path(e["effects_at_kill"]).parent.name)  # fmt: skip
+            _check_verdicts(e, given, truth, check)
+            checks.append(check)
+    rows: list[CorpusRow] = []
+    for lat in sorted({float(e["put_latency"]) for e in killed}):
+        for form in forms:
+            for told in ("given", "inferred"):
+                for src in MODES:
+                    for tgt in MODES:
+                        row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
+                                        shape=point.shape.name, when=point.when)  # fmt: skip
+                        mine = [preds[(id(e), form, told)][tgt] for e in killed
+                                if e["mode"] == src and float(e["put_latency"]) == lat]  # fmt: skip
+                        row.predicted = [p[0] for p in mine]
+                        row.races = [p[1] for p in mine]
+                        row.measured = [measured[id(e)] for e in killed
+                                        if e["mode"] == tgt and float(e["put_latency"]) == lat]  # fmt: skip
+                        if row.predicted:
+                            rows.append(row)
+    return rows, checks
+
+
+# --------------------------------------------------------------------------- running
+def _absolute(manifest: dict[str, Any], folder: Path) -> dict[str, Any]:
+    for entry in manifest["runs"]:
+        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
+            entry[key] = str(folder / entry[key])
+    return manifest
+
+
+def run_corpus(
+    chosen: Sequence[CorpusPoint],
+    latencies: Sequence[float],
+    runs: int | dict[float, int],
+    out: Path,
+    *,
+    backend: Literal["sqlite", "postgres"] = "sqlite",
+    forms: Sequence[LogForm] = LOG_FORMS,
+    sleep: float = SLEEP,
+    reuse: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> CorpusResult:
+    """One campaign per kill point and latency (every mode, `runs` runs), then its judgement.
+
+    With `reuse`, a campaign folder already in `out` is judged again instead of run again:
+    the model changes, the evidence does not."""
+    from replaylens.killtest.campaign import MANIFEST, run_campaign
+
+    result = CorpusResult(backend=backend)
+    for point in chosen:
+        for lat in latencies:
+            folder = out / point.folder(lat)
+            n = runs.get(lat, 1) if isinstance(runs, dict) else runs
+            manifest = None
+            if reuse and (folder / MANIFEST).is_file():
+                manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+            if manifest is None:
+                shape = point.shape
+                manifest = run_campaign(
+                    shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
+                    kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
+                    resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
+                    sleep=sleep, pg_ephemeral=backend == "postgres", then_inputs=shape.then,
+                    kill_from_invocation=shape.kill_from,
+                )  # fmt: skip
+            _absolute(manifest, folder)
+            rows, checks = judge_campaign(manifest, point, forms)
+            result.rows += rows
+            result.verdicts += checks
+            result.kills += sum(1 for e in manifest["runs"] if e["killed"])
+            result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
+            result.folders[f"{point.label} {lat:g}s"] = str(folder)
+            if progress:
+                bad = sum(1 for r in rows if r.source != r.target for ok in r.inside() if not ok)
+                total = sum(len(r.predicted) for r in rows if r.source != r.target and r.measured)
+                wrong = sum(len(c.wrong) for c in checks)
+                progress(
+                    f"{point.label} at {lat:g} s: {len(manifest['runs'])} runs, {total - bad}/{total} "
+                    f"cross-mode predictions inside, {wrong} verdict miss(es)"
+                )
+    return result
+
+
+# --------------------------------------------------------------------------- reporting
+def _cross(rows: Sequence[CorpusRow]) -> tuple[int, int]:
+    verdicts = [ok for r in rows if r.source != r.target and r.measured for ok in r.inside()]
+    return sum(verdicts), len(verdicts)
+
+
+def _frac(pair: tuple[int, int]) -> str:
+    return f"{pair[0]}/{pair[1]}" if pair[1] else "-"
+
+
+def per_shape(result: CorpusResult) -> str:
+    """Per graph shape: cross-mode predictions inside, per log form and told/inferred; verdicts."""
+    forms = list(dict.fromkeys(r.form for r in result.rows))
+    head = ["shape", "kills"]
+    head += [f"{f} {t}" for f in forms for t in ("given", "inferred")]
+    head += [f"verdict lines {f}" for f in forms]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    shapes = list(dict.fromkeys(r.shape for r in result.rows))
+    kills: dict[str, set[str]] = {}
+    for c in result.verdicts:
+        kills.setdefault(c.shape, set()).add(f"{c.point}/{c.run}")
+    for shape in [*shapes, "all"]:
+        rows = [r for r in result.rows if shape in ("all", r.shape)]
+        checks = [c for c in result.verdicts if shape in ("all", c.shape)]
+        n = sum(len(v) for k, v in kills.items() if shape in ("all", k))
+        cells = [shape if shape != "all" else "**all**", str(n)]
+        for f in forms:
+            for t in ("given", "inferred"):
+                cells.append(_frac(_cross([r for r in rows if r.form == f and r.told == t])))
+        for f in forms:
+            mine = [c for c in checks if c.form == f]
+            cells.append(_frac((sum(c.right for c in mine), sum(c.lines for c in mine))))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def per_recorded_mode(result: CorpusResult) -> str:
+    """Per recorded mode and latency: cross-mode predictions inside, per form and told/inferred."""
+    forms = list(dict.fromkeys(r.form for r in result.rows))
+    head = ["recorded mode", "latency"] + [f"{f} {t}" for f in forms for t in ("given", "inferred")]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for src in MODES:
+        for lat in sorted({r.latency for r in result.rows}):
+            rows = [r for r in result.rows if r.source == src and r.latency == lat]
+            if not rows:
+                continue
+            cells = [src, f"{lat:g} s"]
+            cells += [_frac(_cross([r for r in rows if r.form == f and r.told == t]))
+                      for f in forms for t in ("given", "inferred")]  # fmt: skip
+            out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def _span(values: Sequence[tuple[int, int, int]], i: int) -> str:
+    vals = sorted({v[i] for v in values})
+    if not vals:
+        return "-"
+    return str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
+
+
+def failures(result: CorpusResult) -> list[str]:
+    """Every cross-mode prediction outside its measured range, one line each."""
+    out = []
+    for r in result.rows:
+        if r.source == r.target or not r.measured:
+            continue
+        for p, ok in zip(r.predicted, r.inside(), strict=True):
+            if not ok:
+                real = " ".join(_span(r.measured, i) for i in range(3))
+                out.append(
+                    f"{r.point} | {r.latency:g} s | {r.source} → {r.target} | {r.form} | {r.told} | "
+                    f"predicted {p[0]} {p[1]} {p[2]} | measured {real}"
+                )
+    return out
+
+
+def wide_ranges(result: CorpusResult) -> list[str]:
+    """Measured ranges wider than one value: where the race decides, too wide to call one number."""
+    seen: dict[tuple[str, float, str], str] = {}
+    for r in result.rows:
+        if not r.measured or r.form != "recorder" or r.told != "given":
+            continue
+        spans = [r.span(i) for i in range(3)]
+        if any(s is not None and s[0] != s[1] for s in spans):
+            seen[(r.point, r.latency, r.target)] = " ".join(_span(r.measured, i) for i in range(3))
+    return [f"{p} | {lat:g} s | {mode} | {v}" for (p, lat, mode), v in seen.items()]
+
+
+def report(result: CorpusResult) -> str:
+    given = _cross([r for r in result.rows if r.told == "given"])
+    inferred = _cross([r for r in result.rows if r.told == "inferred"])
+    full = [c for c in result.verdicts if c.form != "bare"]
+    bare = [c for c in result.verdicts if c.form == "bare"]
+    lines = [
+        f"Corpus {CORPUS_NAME} on {result.backend}: {result.kills} kills "
+        f"({result.not_killed} runs finished before the kill point and are not judged).",
+        f"Cross-mode predictions inside the measured range: {_frac(given)} with the recorded mode "
+        f"given, {_frac(inferred)} with it inferred (all three log forms).",
+        f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
+        f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
+        f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
+        f"({sum(c.by_class for c in result.verdicts)} lines of parallel starts the log cannot tell "
+        "apart judged by how many of them happen again).",
+        "",
+        "## Per graph shape (cross-mode predictions inside / judged; verdict lines right / lines)",
+        "",
+        per_shape(result),
+        "",
+        "## Per recorded mode",
+        "",
+        per_recorded_mode(result),
+    ]
+    bad = failures(result)
+    if bad:
+        lines += ["", f"## Predictions outside the measured range ({len(bad)})", "",
+                  "| kill point | latency | source → target | log form | mode | predicted (kept, re-run, lines) | measured |",
+                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "| " + b.replace(" | predicted ", " | ").replace(" | measured ", " | ") + " |"
+            for b in bad
+        ]
+    wrong = [(c, w) for c in result.verdicts for w in c.wrong]
+    if wrong:
+        lines += ["", f"## Verdict lines wrong ({len(wrong)})", ""]
+        lines += [
+            f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {w}" for c, w in wrong
+        ]
+    wide = wide_ranges(result)
+    if wide:
+        lines += ["", "## Measured ranges wider than one value (kept, re-run, lines)", ""]
+        lines += [f"- {w}" for w in wide]
+    return "\n".join(lines)
+
+
+def ok(result: CorpusResult) -> bool:
+    return not failures(result) and all(not c.wrong for c in result.verdicts)
+
+
+def cmd_corpus(args: Any) -> int:
+    """`replaylens validate --corpus langgraph-tests`: run, print the report, exit 1 on a miss."""
+    import shutil
+
+    if args.corpus != CORPUS_NAME:
+        print(f"replaylens validate: unknown corpus {args.corpus!r}; the corpus is {CORPUS_NAME}.",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    shapes = [s.strip() for s in (args.graphs or "").split(",") if s.strip()]
+    try:
+        chosen = points(shapes, reduced=args.reduced)
+    except ValueError as exc:
+        print(f"replaylens validate: {exc}.", file=sys.stderr)
+        return 2
+    latencies = args.latency or (REDUCED_LATENCIES if args.reduced else FULL_LATENCIES)
+    runs: int | dict[float, int] = (
+        args.runs if args.runs is not None else (1 if args.reduced else FULL_RUNS)
+    )
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="replaylens-corpus-"))
+    result = run_corpus(
+        chosen, latencies, runs, out, backend=args.backend, sleep=args.sleep or SLEEP,
+        reuse=args.reuse, progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )  # fmt: skip
+    print(report(result))
+    if not args.out and not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    return 0 if ok(result) else 1

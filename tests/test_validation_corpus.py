@@ -1,0 +1,144 @@
+"""The validation corpus of graphs modelled on LangGraph's tests (`validate --corpus langgraph-tests`).
+
+Fast checks run every shape in-process (it builds, its kill points are its nodes, it
+writes its effects in the three log forms as LangGraph hands the values to a node);
+the reduced matrix really SIGKILLs two shapes under every mode, on SQLite and on
+Postgres, and holds the judgement to LangGraph's own count of the checkpoints left.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, form_log
+from replaylens.killtest._runner import scoped_environ
+from replaylens.killtest.campaign import load_graph_nodes
+from replaylens.killtest.corpus import CorpusPoint, failures, report, run_corpus
+
+
+def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
+    """At least 15 shapes, each naming the LangGraph test it mirrors, each with an early and a
+    late kill point at one of its own nodes."""
+    assert len(CORPUS) >= 15
+    needed = {"waiting_edge_join", "conditional_loop", "command_goto", "send_map_reduce_uneven",
+              "nested_graph", "dynamic_interrupt", "checkpoint_recovery", "imp_tasks",
+              "retry_policy", "defer_node", "long_chain"}  # fmt: skip
+    assert needed <= set(SHAPES)
+    for shape in CORPUS:
+        doc = getattr(__import__(shape.graph.partition(":")[0], fromlist=["x"]), shape.name).__doc__
+        assert shape.mirrors.split("::")[1] in doc, shape.name
+        assert len(shape.kills) == 2
+        nodes = load_graph_nodes(shape.graph)
+        for node, _count, _units in shape.kills:
+            assert node in nodes, (shape.name, node)
+
+
+def _run_in_process(tmp_path: Path, name: str) -> list[list[dict]]:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from replaylens.killtest._child import build_graph, load_target
+
+    shape = SHAPES[name]
+    log = tmp_path / f"{name}.effects.jsonl"
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        graph = build_graph(load_target(shape.graph), InMemorySaver())
+        config = {"configurable": {"thread_id": name}}
+        try:
+            graph.invoke(shape.input, config)
+        except RuntimeError:
+            assert shape.then, name  # only the recovery shape raises on its first input
+        for nxt in shape.then:
+            graph.invoke(nxt, config)
+        if shape.has_resume_value:
+            graph.invoke(Command(resume=shape.resume_value), config)
+    return [[json.loads(x) for x in form_log(log, f).read_text().splitlines()] for f in LOG_FORMS]
+
+
+@pytest.mark.parametrize("name", ["nested_graph", "imp_tasks", "send_map_reduce_uneven"])
+def test_three_log_forms_of_one_run(tmp_path: Path, name: str) -> None:
+    """One line per phase in each form, with one time stamp; the langgraph form keeps
+    LangGraph's namespace verbatim (the task's own `node:task_id` segment last), the bare
+    form carries the five keys and nothing else."""
+    recorder, langgraph, bare = _run_in_process(tmp_path, name)
+    assert len(recorder) == len(langgraph) == len(bare) > 0
+    for r, lg, b in zip(recorder, langgraph, bare, strict=True):
+        assert r["ts"] == lg["ts"] == b["ts"] and r["phase"] == lg["phase"] == b["phase"]
+        assert r["node"] == lg["node"] == b["node"]
+        assert set(b) == {"thread_id", "node", "phase", "ts", "pid"}
+        last = lg["checkpoint_ns"].split("|")[-1]
+        assert last == f"{r['node']}:{r['task_id']}"
+        parents = "|".join(lg["checkpoint_ns"].split("|")[:-1])
+        assert parents == r["checkpoint_ns"]
+        assert lg["step"] == r["step"] and isinstance(lg["langgraph_triggers"], list)
+    if name == "nested_graph":
+        assert any(lg["checkpoint_ns"].startswith("inner:") and "|inner_1:" in lg["checkpoint_ns"]
+                   for lg in langgraph)  # fmt: skip
+
+
+def _langgraph_checkpoint_count(db: str, thread_id: str, tmp_path: Path) -> int:
+    """LangGraph's own answer: SqliteSaver.list over every namespace of a copy of the file."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    copy = tmp_path / f"copy-{Path(db).parent.name}.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(db + suffix).exists():
+            shutil.copy2(db + suffix, str(copy) + suffix)
+    conn = sqlite3.connect(copy, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        namespaces = {
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?", (thread_id,)
+            )
+        } if conn.execute("SELECT name FROM sqlite_master WHERE name='checkpoints'").fetchone() else set()  # fmt: skip
+        return sum(
+            len(list(saver.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}})))
+            for ns in namespaces
+        )
+    finally:
+        conn.close()
+
+
+def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
+    result = run_corpus(
+        [CorpusPoint(SHAPES[shape], kill)], (0.25,), 1, tmp_path / "corpus", backend=backend
+    )  # fmt: skip
+    text = report(result)
+    assert result.kills == 3, text
+    for folder in result.folders.values():
+        manifest = json.loads((Path(folder) / "manifest.json").read_text())
+        for run in manifest["runs"]:
+            logs = [form_log(Path(folder) / run["effects_at_kill"], f) for f in LOG_FORMS]
+            sizes = {len(p.read_text().splitlines()) for p in logs}
+            assert len(sizes) == 1, (run["thread_id"], sizes)
+            ours = run["checkpoints_at_kill"]
+            db = str(Path(folder) / run["db_at_kill"])
+            assert ours == _langgraph_checkpoint_count(db, run["thread_id"], tmp_path), run
+    # The recorder's own log with the mode told: every cross-mode prediction inside.
+    told = [f for f in failures(result) if " | recorder | given | " in f]
+    assert not told, text
+    # Every verdict at the recorded mode, full and bare logs alike.
+    wrong = [w for c in result.verdicts for w in c.wrong]
+    assert not wrong, text
+    assert {c.form for c in result.verdicts} == set(LOG_FORMS)
+
+
+@pytest.mark.slow
+def test_reduced_corpus_interrupt_then_crash_sqlite(tmp_path: Path) -> None:
+    """Interrupt, Command(resume=...), then the kill in the answered invocation, under
+    every mode (3 real SIGKILLs on SQLite)."""
+    _judge_reduced(tmp_path, "dynamic_interrupt", 1, "sqlite")
+
+
+@pytest.mark.slow
+def test_reduced_corpus_send_workers_postgres(tmp_path: Path) -> None:
+    """Send workers of unequal duration, killed while the slowest runs, under every mode,
+    checkpointing to a throw-away Postgres server (3 real SIGKILLs)."""
+    _judge_reduced(tmp_path, "send_map_reduce_uneven", 0, "postgres")
