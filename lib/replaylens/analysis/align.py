@@ -12,7 +12,7 @@ from typing import Any
 from replaylens.analysis.attempts import TIME_SLACK, Attempt, number_attempts
 from replaylens.analysis.runtime import call_id_matches
 from replaylens.model import Checkpoint, Task, Thread
-from replaylens.times import iso_to_epoch
+from replaylens.times import checkpoint_id_time, iso_to_epoch
 
 
 class _Index:
@@ -262,6 +262,40 @@ def _nodes_of(thread: Thread, *, exclude_root: bool) -> set[str]:
     }
 
 
+def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
+    """Logs without task ids: a finished attempt that ran after the newest checkpoint is
+    the owner of an orphan write of its step (the write landed, its checkpoint did not)
+    when the write's checkpoint id dates from before the attempt started and its task is
+    the attempt's node (`~__pregel_pull, <node>`); `Send` workers and @task calls, whose
+    task paths carry no name, take the remaining orphan tasks of that step in order."""
+    by_cp: dict[str, dict[str, str]] = defaultdict(dict)  # checkpoint id -> task id -> path
+    for w in thread.root.orphan_writes if thread.root else []:
+        by_cp[w.checkpoint_id].setdefault(w.task_id, w.task_path)
+    if not by_cp:
+        return
+    born = {cp: iso_to_epoch(checkpoint_id_time(cp) or "") for cp in by_cp}
+    taken: set[str] = set()
+    for a in sorted(attempts, key=lambda x: x.start_ts):
+        if a.task_id or a.alignment != "after-latest" or a.outcome != "finished":
+            continue
+        before = [cp for cp, t in born.items() if t is not None and t <= a.start_ts + TIME_SLACK]
+        if not before:
+            continue
+        cp = max(before, key=lambda c: born[c] or 0.0)
+        free = [(tid, path) for tid, path in by_cp[cp].items() if tid not in taken]
+        named = [tid for tid, path in free if path.split(", ")[-1] == a.node]
+        # Send workers start in packet order, the order of their paths' index.
+        pushed = sorted((path, tid) for tid, path in free if path.startswith("~__pregel_push"))
+        pushed = [tid for _path, tid in pushed]
+        chosen = named[0] if named else (pushed[0] if pushed else None)
+        if chosen is None:
+            continue
+        taken.add(chosen)
+        a.task_id, a.task_id_inferred, a.alignment = chosen, True, "orphaned"
+        if not named and len(pushed) > 1:
+            a.flag(f"one of {len(pushed)} orphan `Send`/@task writes of that step, taken in order")
+
+
 def align(attempts: list[Attempt], thread: Thread) -> None:
     idx = _Index(thread)
     for a in attempts:
@@ -292,4 +326,5 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
         if a.step is not None and _align_step(a, idx):
             continue
         _align_time(a, idx)
+    _claim_orphans(attempts, thread)
     number_attempts(attempts)

@@ -135,6 +135,8 @@ class CorpusResult:
     not_killed: int = 0
     backend: str = "sqlite"
     folders: dict[str, str] = field(default_factory=dict)
+    cut: list[str] = field(default_factory=list)
+    """Runs and log forms not judged: the kill fell between the appends of one line."""
 
 
 # --------------------------------------------------------------------------- judging
@@ -196,19 +198,27 @@ def _check_verdicts(
 
 def judge_campaign(
     manifest: dict[str, Any], point: CorpusPoint, forms: Sequence[LogForm] = LOG_FORMS
-) -> tuple[list[CorpusRow], list[VerdictCheck]]:
-    """Rows and verdict checks of one campaign (its run paths already absolute)."""
+) -> tuple[list[CorpusRow], list[VerdictCheck], list[str]]:
+    """Rows and verdict checks of one campaign (its run paths already absolute), and the runs
+    whose log forms the kill left with different line counts (a kill between the appends of
+    one line): those forms of those runs are not judged."""
     killed = [e for e in manifest["runs"] if e["killed"]]
     measured: dict[int, tuple[int, int, int]] = {}
     preds: dict[tuple[int, LogForm, Told], Any] = {}
     checks: list[VerdictCheck] = []
+    cut: list[str] = []
     for e in killed:
         truth, m = _again_truth(e)
         measured[id(e)] = (m.checkpoints, m.reruns, m.lines)
         delay = float(e.get("kill_delay") or 0.0)
         node = str(e.get("kill_at") or "").rpartition(":")[0] or None
+        sizes = {f: _size(form_log(e["effects_at_kill"], f)) for f in forms}
         for form in forms:
             log = str(form_log(e["effects_at_kill"], form))
+            if sizes[form] != sizes.get("recorder", sizes[form]):
+                cut.append(f"{Path(e['effects_at_kill']).parent.name} ({form}: {sizes[form]} lines, "
+                           f"recorder: {sizes['recorder']})")  # fmt: skip
+                continue
             given = plan_for(e, log, manifest_recording(e, delay, node))
             preds[(id(e), form, "given")] = numbers(given)
             preds[(id(e), form, "inferred")] = numbers(plan_for(e, log))
@@ -225,14 +235,19 @@ def judge_campaign(
                         row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
                                         shape=point.shape.name, when=point.when)  # fmt: skip
                         mine = [preds[(id(e), form, told)][tgt] for e in killed
-                                if e["mode"] == src and float(e["put_latency"]) == lat]  # fmt: skip
+                                if e["mode"] == src and float(e["put_latency"]) == lat
+                                and (id(e), form, told) in preds]  # fmt: skip
                         row.predicted = [p[0] for p in mine]
                         row.races = [p[1] for p in mine]
                         row.measured = [measured[id(e)] for e in killed
                                         if e["mode"] == tgt and float(e["put_latency"]) == lat]  # fmt: skip
                         if row.predicted:
                             rows.append(row)
-    return rows, checks
+    return rows, checks, cut
+
+
+def _size(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.is_file() else 0
 
 
 # --------------------------------------------------------------------------- running
@@ -254,46 +269,92 @@ def run_corpus(
     sleep: float = SLEEP,
     reuse: bool = False,
     progress: Callable[[str], None] | None = None,
+    judge_only: bool = False,
 ) -> CorpusResult:
     """One campaign per kill point and latency (every mode, `runs` runs), then its judgement.
 
     With `reuse`, a campaign folder already in `out` is judged again instead of run again:
-    the model changes, the evidence does not."""
-    from replaylens.killtest.campaign import MANIFEST, run_campaign
+    the model changes, the evidence does not. `judge_only` runs nothing: it judges the
+    campaigns `out` holds and skips the rest."""
 
     result = CorpusResult(backend=backend)
-    for point in chosen:
-        for lat in latencies:
-            folder = out / point.folder(lat)
-            n = runs.get(lat, 1) if isinstance(runs, dict) else runs
-            manifest = None
-            if reuse and (folder / MANIFEST).is_file():
-                manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-            if manifest is None:
-                shape = point.shape
-                manifest = run_campaign(
-                    shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
-                    kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
-                    resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
-                    sleep=sleep, pg_ephemeral=backend == "postgres", then_inputs=shape.then,
-                    kill_from_invocation=shape.kill_from,
-                )  # fmt: skip
-            _absolute(manifest, folder)
-            rows, checks = judge_campaign(manifest, point, forms)
-            result.rows += rows
-            result.verdicts += checks
-            result.kills += sum(1 for e in manifest["runs"] if e["killed"])
-            result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
-            result.folders[f"{point.label} {lat:g}s"] = str(folder)
-            if progress:
-                bad = sum(1 for r in rows if r.source != r.target for ok in r.inside() if not ok)
-                total = sum(len(r.predicted) for r in rows if r.source != r.target and r.measured)
-                wrong = sum(len(c.wrong) for c in checks)
-                progress(
-                    f"{point.label} at {lat:g} s: {len(manifest['runs'])} runs, {total - bad}/{total} "
-                    f"cross-mode predictions inside, {wrong} verdict miss(es)"
-                )
+    server = None
+    if backend == "postgres":  # one throw-away server for the whole matrix, judged while it runs
+        from replaylens.killtest.pgserver import start_server
+
+        server = start_server()
+    try:
+        dsn = server.create_database("corpus") if server is not None else None
+        for point in chosen:
+            _run_point(point, latencies, runs, out, result, dsn, forms, sleep,
+                       reuse or judge_only, progress, judge_only)  # fmt: skip
+    finally:
+        if server is not None:
+            server.stop()
     return result
+
+
+def _pg_at_kill(dsn: str, schema: str) -> str:
+    """The DSN that reads a run's frozen at-kill schema (first on the search_path)."""
+    from urllib.parse import quote
+
+    return f"{dsn}?options={quote(f'-c search_path={schema}_at_kill')}"
+
+
+def _run_point(
+    point: CorpusPoint,
+    latencies: Sequence[float],
+    runs: int | dict[float, int],
+    out: Path,
+    result: CorpusResult,
+    dsn: str | None,
+    forms: Sequence[LogForm],
+    sleep: float,
+    reuse: bool,
+    progress: Callable[[str], None] | None,
+    judge_only: bool = False,
+) -> None:
+    """Run (or with `reuse`, reread) one kill point's campaigns and add their judgement."""
+    from replaylens.killtest.campaign import MANIFEST, run_campaign
+
+    for lat in latencies:
+        folder = out / point.folder(lat)
+        n = runs.get(lat, 1) if isinstance(runs, dict) else runs
+        manifest = None
+        if reuse and (folder / MANIFEST).is_file():
+            manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        fresh = manifest is None
+        if manifest is None and judge_only:
+            continue
+        if manifest is None:
+            shape = point.shape
+            manifest = run_campaign(
+                shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
+                kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
+                resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
+                sleep=sleep, checkpointer=dsn, then_inputs=shape.then,
+                kill_from_invocation=shape.kill_from,
+            )  # fmt: skip
+        _absolute(manifest, folder)
+        if fresh and dsn is not None:
+            for entry in manifest["runs"]:  # read the frozen schema itself, not its export
+                if entry.get("store"):
+                    entry["db_at_kill"] = _pg_at_kill(dsn, str(entry["store"]))
+        rows, checks, cut = judge_campaign(manifest, point, forms)
+        result.cut += [f"{point.label} {lat:g} s: {c}" for c in cut]
+        result.rows += rows
+        result.verdicts += checks
+        result.kills += sum(1 for e in manifest["runs"] if e["killed"])
+        result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
+        result.folders[f"{point.label} {lat:g}s"] = str(folder)
+        if progress:
+            bad = sum(1 for r in rows if r.source != r.target for ok in r.inside() if not ok)
+            total = sum(len(r.predicted) for r in rows if r.source != r.target and r.measured)
+            wrong = sum(len(c.wrong) for c in checks)
+            progress(
+                f"{point.label} at {lat:g} s: {len(manifest['runs'])} runs, {total - bad}/{total} "
+                f"cross-mode predictions inside, {wrong} verdict miss(es)"
+            )
 
 
 # --------------------------------------------------------------------------- reporting
@@ -423,6 +484,9 @@ def report(result: CorpusResult) -> str:
         lines += [
             f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {w}" for c, w in wrong
         ]
+    if result.cut:
+        lines += ["", f"## Log forms the kill cut apart, not judged ({len(result.cut)})", ""]
+        lines += [f"- {c}" for c in result.cut]
     wide = wide_ranges(result)
     if wide:
         lines += ["", "## Measured ranges wider than one value (kept, re-run, lines)", ""]
@@ -456,6 +520,7 @@ def cmd_corpus(args: Any) -> int:
     result = run_corpus(
         chosen, latencies, runs, out, backend=args.backend, sleep=args.sleep or SLEEP,
         reuse=args.reuse, progress=lambda line: print(line, file=sys.stderr, flush=True),
+        judge_only=bool(getattr(args, "judge_only", False)),
     )  # fmt: skip
     print(report(result))
     if not args.out and not args.keep:

@@ -526,4 +526,9 @@ def register_validate(sub: Any) -> None:
         help="With --out: re-judge campaigns already in DIR instead of running them again "
         "(the model changes, the evidence does not).",
     )
+    p.add_argument(
+        "--judge-only",
+        action="store_true",
+        help="With --corpus and --out: run no kill, judge the campaigns DIR holds (skip the rest).",
+    )
     p.set_defaults(func=cmd_validate)
