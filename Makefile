@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
 
-.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench first-paint validate compat-fixtures clean
+.PHONY: run test test-fast lint venv system-deps chromium postgres samples screenshots bench first-paint validate compat-fixtures clean
 
 # The dashboard and CLI alone (make run): runtime dependencies only, with pip's progress.
 $(RUN_STAMP): pyproject.toml
@@ -47,6 +47,10 @@ lint: $(STAMP)
 
 test: $(STAMP) system-deps lint
 	$(BIN)/python -m pytest -q
+
+# The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not browser and not slow and not ui"
 
 # PNGs of every page for the README, taken from the running app by headless Chromium.
 screenshots: $(STAMP) system-deps

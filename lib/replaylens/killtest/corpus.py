@@ -315,7 +315,8 @@ def _run_point(
     judge_only: bool = False,
 ) -> None:
     """Run (or with `reuse`, reread) one kill point's campaigns and add their judgement."""
-    from replaylens.killtest.campaign import MANIFEST, run_campaign
+    from replaylens.killtest.campaign import run_campaign
+    from replaylens.killtest.manifest import MANIFEST
 
     for lat in latencies:
         folder = out / point.folder(lat)

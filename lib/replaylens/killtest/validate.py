@@ -304,7 +304,7 @@ def run_matrix(
     from replaylens.killtest.campaign import run_campaign
 
     rows: list[Row] = []
-    from replaylens.killtest.campaign import MANIFEST
+    from replaylens.killtest.manifest import MANIFEST
 
     for point in points:
         folder = out / point.label.replace(" @ ", "-").replace("+", "-").replace(":", "_")
