@@ -473,10 +473,10 @@ def _flaky(state: Trail) -> dict[str, Any]:
     tid = str(get_config().get("configurable", {}).get("thread_id"))
     _flaky_attempts[tid] = _flaky_attempts.get(tid, 0) + 1
     with effect("failing_node", attempt=_flaky_attempts[tid]):
-        _sleep(0.3)
+        _sleep(0.1)
         if _flaky_attempts[tid] <= FLAKY_FAILURES:
             raise ValueError("Intentional failure")
-        _sleep(0.7)
+        _sleep(1.9)  # the attempt that succeeds stays open long: the kill lands in it
     return {"visited": ["failing_node"]}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,23 +228,37 @@ def judge_campaign(
             _check_verdicts(e, given, truth, check)
             checks.append(check)
     rows: list[CorpusRow] = []
+    sig = {id(e): _progress(e) for e in killed}
     for lat in sorted({float(e["put_latency"]) for e in killed}):
+        here = [e for e in killed if float(e["put_latency"]) == lat]
         for form in forms:
             for told in ("given", "inferred"):
                 for src in MODES:
                     for tgt in MODES:
-                        row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
-                                        shape=point.shape.name, when=point.when)  # fmt: skip
-                        mine = [preds[(id(e), form, told)][tgt] for e in killed
-                                if e["mode"] == src and float(e["put_latency"]) == lat
-                                and (id(e), form, told) in preds]  # fmt: skip
-                        row.predicted = [p[0] for p in mine]
-                        row.races = [p[1] for p in mine]
-                        row.measured = [measured[id(e)] for e in killed
-                                        if e["mode"] == tgt and float(e["put_latency"]) == lat]  # fmt: skip
-                        if row.predicted:
-                            rows.append(row)
+                        for point_sig in dict.fromkeys(
+                            sig[id(e)] for e in here if e["mode"] == src
+                        ):
+                            row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
+                                            shape=point.shape.name, when=point.when)  # fmt: skip
+                            mine = [preds[(id(e), form, told)][tgt] for e in here
+                                    if e["mode"] == src and sig[id(e)] == point_sig
+                                    and (id(e), form, told) in preds]  # fmt: skip
+                            row.predicted = [p[0] for p in mine]
+                            row.races = [p[1] for p in mine]
+                            row.measured = [measured[id(e)] for e in here
+                                            if e["mode"] == tgt and sig[id(e)] == point_sig]  # fmt: skip
+                            if row.predicted:
+                                rows.append(row)
     return rows, checks, cut
+
+
+def _progress(entry: dict[str, Any]) -> tuple[tuple[tuple[str, str], int], ...]:
+    """How far a run got before its kill: how many lines of each (node, phase) its recorder
+    log holds. A prediction is judged against runs of the target mode that got exactly as far
+    (the what-if is about a crash at the same point of progress); on a loaded machine a kill
+    aimed by the clock can land a task end earlier or later."""
+    lines = read_effects(entry["effects_at_kill"]).for_thread(entry["thread_id"])
+    return tuple(sorted(Counter((x.node, x.phase) for x in lines).items()))
 
 
 def _size(path: Path) -> int:
@@ -337,6 +352,8 @@ def _run_point(
                 kill_from_invocation=shape.kill_from,
             )  # fmt: skip
         _absolute(manifest, folder)
+        if manifest.get("backend") == "postgres":
+            result.backend = "postgres"
         if fresh and dsn is not None:
             for entry in manifest["runs"]:  # read the frozen schema itself, not its export
                 if entry.get("store"):
@@ -349,7 +366,8 @@ def _run_point(
         result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
         result.folders[f"{point.label} {lat:g}s"] = str(folder)
         if progress:
-            bad = sum(1 for r in rows if r.source != r.target for ok in r.inside() if not ok)
+            bad = sum(1 for r in rows if r.source != r.target and r.measured
+                      for ok in r.inside() if not ok)  # fmt: skip
             total = sum(len(r.predicted) for r in rows if r.source != r.target and r.measured)
             wrong = sum(len(c.wrong) for c in checks)
             progress(
@@ -359,6 +377,11 @@ def _run_point(
 
 
 # --------------------------------------------------------------------------- reporting
+def unmatched(rows: Sequence[CorpusRow]) -> int:
+    """Cross-mode predictions with no run of the target mode at the same point of progress."""
+    return sum(len(r.predicted) for r in rows if r.source != r.target and not r.measured)
+
+
 def _cross(rows: Sequence[CorpusRow]) -> tuple[int, int]:
     verdicts = [ok for r in rows if r.source != r.target and r.measured for ok in r.inside()]
     return sum(verdicts), len(verdicts)
@@ -455,7 +478,9 @@ def report(result: CorpusResult) -> str:
         f"Corpus {CORPUS_NAME} on {result.backend}: {result.kills} kills "
         f"({result.not_killed} runs finished before the kill point and are not judged).",
         f"Cross-mode predictions inside the measured range: {_frac(given)} with the recorded mode "
-        f"given, {_frac(inferred)} with it inferred (all three log forms).",
+        f"given, {_frac(inferred)} with it inferred (all three log forms); "
+        f"{unmatched(result.rows)} more had no run of the target mode that got as far before "
+        "its kill (the same effect lines), and are not judged.",
         f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
         f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
         f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
