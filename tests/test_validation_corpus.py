@@ -108,8 +108,8 @@ def _langgraph_checkpoint_count(db: str, thread_id: str, tmp_path: Path) -> int:
 
 def _bare_claims_match_the_recorder(result: CorpusResult) -> int:
     """A bare log claims an orphan write for every finished attempt whose writes the recorder's
-    task ids show orphaned, and the task id it claims is the one the recorder logged for the
-    same line (same ts)."""
+    task ids show orphaned; a claim by name is the task id the recorder logged for the same
+    line (same ts); claims among parallel workers of one step are flagged as a choice."""
     from replaylens.effects.parse import read_effects
     from replaylens.killtest.validate import plan_for
 
@@ -125,8 +125,12 @@ def _bare_claims_match_the_recorder(result: CorpusResult) -> int:
             mine = [a for a in plan_for(entry, str(form_log(at_kill, "bare"))).attempts
                     if a.task_id_inferred]  # fmt: skip
             assert len(mine) == orphaned, (run["thread_id"], len(mine), orphaned)
-            for a in mine:
-                assert a.task_id == truth[repr(a.lines[0].ts)].task_id, (run["thread_id"], a.node)
+            for a in mine:  # parallel workers' claims are interchangeable, and say so
+                if not a.ambiguous:
+                    assert a.task_id == truth[repr(a.lines[0].ts)].task_id, (
+                        run["thread_id"],
+                        a.node,
+                    )
             claimed += len(mine)
     return claimed
 

@@ -292,8 +292,9 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
             continue
         taken.add(chosen)
         a.task_id, a.task_id_inferred, a.alignment = chosen, True, "orphaned"
-        if not named and len(pushed) > 1:
-            a.flag(f"one of {len(pushed)} orphan `Send`/@task writes of that step, taken in order")
+        every = sum(1 for path in by_cp[cp].values() if path.startswith("~__pregel_push"))
+        if not named and every > 1:
+            a.flag(f"one of {every} orphan `Send`/@task writes of that step, taken in order")
 
 
 def align(attempts: list[Attempt], thread: Thread) -> None:
