@@ -28,6 +28,8 @@ class _Index:
         # Tasks already given to an attempt, per (checkpoint, process): parallel starts of
         # one node in one process are different tasks, not attempts of one.
         self.taken: dict[tuple[str, int | None], set[str]] = defaultdict(set)
+        # Tasks given to an attempt that finished: a later start of that node is not its retry.
+        self.done: set[str] = set()
         # Nodes known anywhere, and inside subgraphs only: asked for every unmatched attempt.
         self.all_nodes = _nodes_of(thread, exclude_root=False)
         self.subgraph_nodes = _nodes_of(thread, exclude_root=True)
@@ -151,7 +153,9 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
     free = [t for t in node_tasks if t.task_id not in taken]
     pool = [t for t in free if _key_fit(a, cp, t) >= 0] or free
     if not pool:  # every task of that node already has an attempt here: a retry in the same process
-        return node_tasks[0] if len(node_tasks) == 1 else None
+        if len(node_tasks) == 1 and node_tasks[0].task_id not in idx.done:
+            return node_tasks[0]
+        return None  # the one task finished already: this start belongs to a later step
     by_key = [t for t in pool if _key_fit(a, cp, t) == 1]
     want = _OUTCOME_STATUS.get(a.outcome)
     fitting = [
@@ -171,6 +175,8 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
                 f"taken to be the task {chosen.task_id} ({chosen.status})"
             )
     taken.add(chosen.task_id)
+    if a.outcome == "finished":
+        idx.done.add(chosen.task_id)
     return chosen
 
 
