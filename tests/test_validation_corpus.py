@@ -172,3 +172,25 @@ def test_reduced_corpus_send_workers_postgres(tmp_path: Path) -> None:
     """Send workers of unequal duration, killed while the slowest runs, under every mode,
     checkpointing to a throw-away Postgres server (3 real SIGKILLs)."""
     _judge_reduced(tmp_path, "send_map_reduce_uneven", 0, "postgres")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--corpus", "nope"], "unknown corpus 'nope'"),
+        (["--corpus", "langgraph-tests", "--graphs", "nope"], "no corpus shape nope"),
+        (["--corpus", "langgraph-tests", "--judge-only"], "give --out"),
+    ],
+)
+def test_validate_corpus_refuses_bad_options_in_one_sentence(args: list[str], words: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "validate", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert words in proc.stderr and "Traceback" not in proc.stderr

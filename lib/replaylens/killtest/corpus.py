@@ -538,6 +538,10 @@ def cmd_corpus(args: Any) -> int:
     except ValueError as exc:
         print(f"replaylens validate: {exc}.", file=sys.stderr)
         return 2
+    if getattr(args, "judge_only", False) and not args.out:
+        print("replaylens validate: --judge-only judges the campaigns of --out DIR; give --out.",
+              file=sys.stderr)  # fmt: skip
+        return 2
     latencies = args.latency or (REDUCED_LATENCIES if args.reduced else FULL_LATENCIES)
     runs: int | dict[float, int] = (
         args.runs if args.runs is not None else (1 if args.reduced else FULL_RUNS)
@@ -548,6 +552,9 @@ def cmd_corpus(args: Any) -> int:
         reuse=args.reuse, progress=lambda line: print(line, file=sys.stderr, flush=True),
         judge_only=bool(getattr(args, "judge_only", False)),
     )  # fmt: skip
+    if not result.kills:
+        print(f"replaylens validate: no killed run to judge in {out}.", file=sys.stderr)
+        return 1
     print(report(result))
     if not args.out and not args.keep:
         shutil.rmtree(out, ignore_errors=True)
