@@ -82,3 +82,9 @@ compat-fixtures: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The what-if on graphs modelled on LangGraph's own tests (16 shapes, an early and a late kill,
+# sync/async/exit at 0 and 0.25 s: 288 kills, about 1.5 h on 2 shared cores). Kept in .cache/corpus.
+.PHONY: validate-corpus
+validate-corpus: $(STAMP)
+	nice -n 10 $(BIN)/replaylens validate --corpus langgraph-tests --out .cache/corpus
