@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylens.analysis.again import again_rows
+from replaylens.analysis.again import (
+    Again,
+    again_rows,
+    again_under,
+    outcome_tag,
+    tasks_again,
+    what_happens_again,
+)
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
@@ -68,6 +75,15 @@ class ResumePlan:
             for line in a.lines
         ]
         return sorted(rows, key=lambda r: r["line"])
+
+    @property
+    def again(self) -> Again:
+        """What a resume performs again: tasks, executions and log lines (`what_happens_again`)."""
+        return what_happens_again(self)
+
+    def again_under(self, mode: str) -> Again:
+        """The same three counts under `mode` at the plan's latency (`again.again_under`)."""
+        return again_under(self, mode)
 
     @property
     def replayed_lines(self) -> list[int]:
@@ -133,6 +149,7 @@ class ResumePlan:
 
     def to_json(self) -> dict[str, Any]:
         cp = self.resume_checkpoint
+        due = {t.task_id: task_json(ns, t) for ns, t in self.reruns}
         return {
             "thread_id": self.thread_id,
             "status": self.status,
@@ -151,7 +168,26 @@ class ResumePlan:
                 {"checkpoint_id": c.checkpoint_id, "step": c.step, "checkpoint_ns": c.checkpoint_ns}
                 for c in self.subgraph_resumes
             ],
-            "reruns": [task_json(ns, t) for ns, t in self.reruns],
+            # Every task a resume runs again, each with why: due at the checkpoint it loads,
+            # of a step whose checkpoint was lost, or a restart (`again.tasks_again`).
+            "reruns": [
+                {
+                    **due.get(
+                        t.task_id,
+                        {
+                            "node": t.node,
+                            "label": t.node,
+                            "task_id": t.task_id,
+                            "status": None,
+                            "checkpoint_ns": t.checkpoint_ns,
+                            "kind": None,
+                        },
+                    ),
+                    "why": t.why,
+                }
+                for t in tasks_again(self)
+            ],  # fmt: skip
+            "what_happens_again": self.again.to_json(),
             "reused": [task_json(ns, t) for ns, t in self.reused],
             "orphan_writes": [
                 {
@@ -189,7 +225,15 @@ class ResumePlan:
                     "kill_offset_seconds": self.recording.kill_offset,
                     "origin": self.recording.origin or None,
                 },
-                "modes": {m: o.to_json() for m, o in self.what_if.items()},
+                "modes": {
+                    m: {
+                        **o.to_json(),
+                        "outcome": outcome_tag(self, m),
+                        "as_recorded": o.as_recorded and self.recording.mode == m,
+                        "again": again_under(self, m).to_json(),
+                    }
+                    for m, o in self.what_if.items()
+                },  # fmt: skip
             },
         }
 

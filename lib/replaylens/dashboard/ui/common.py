@@ -31,6 +31,7 @@ from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
 from replaylens.dashboard import loading, screen_path
 from replaylens.errors import EffectsLogError, ReplaylensError
+from replaylens.pairing import sibling_effects
 from replaylens.paths import AllowList, PathRefused
 from replaylens.sources import file_identity
 from replaylens.text import from_url_value, md, option_text, url_value
@@ -440,7 +441,11 @@ def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) ->
     if hit is not None and hit[0] is thread_obj:
         return hit[1]
     return _store().put(
-        key, (thread_obj, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec))
+        key,
+        (
+            thread_obj,
+            plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec, source=source),
+        ),
     )[1]
 
 
@@ -585,7 +590,7 @@ def sidebar() -> None:
             if (
                 key not in items
             ):  # a database outside the listed folders but inside the allowed ones
-                items[key] = cat.DataItem(key, path, cat.sibling_effects(path) or config().effects)
+                items[key] = cat.DataItem(key, path, sibling_effects(path) or config().effects)
             st.session_state["_canonical_db"] = key  # the same file under its canonical name
         except PathRefused as exc:
             st.session_state["_item_error"] = (
@@ -776,6 +781,12 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
     frames = views.again_frames(plan) if plan.effects_given else {}
     alarming = bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart")
     (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
+    if "synchronous_commit" in plan.backend:
+        st.caption(
+            f"Postgres synchronous_commit = {md_code(str(plan.backend['synchronous_commit']))}: the server's "
+            "own durability, under LangGraph's durability mode (`off` can lose a recently acknowledged "
+            "checkpoint if the database server crashes)."
+        )
     for move in next_moves(plan, thread_obj):
         with st.container(border=True, key=f"next_move_{move.kind}"):
             if move.kind == "failed":
