@@ -409,3 +409,26 @@ def test_the_pages_show_the_same_numbers(db: str, tid: str) -> None:
     if not row.empty:
         assert row.iloc[0]["re-runs"] == ", ".join(again.task_names)
         assert int(row.iloc[0]["times again"]) == (want[1] or 0)
+
+
+def test_export_and_bundle_read_the_paired_log_and_the_recorded_latency(tmp_path: Path) -> None:
+    """`export` and `bundle` pick up the effects log next to the database and model the
+    recorded write latency, as `replay`, `report` and the dashboard do (payment, sync, 0 ms:
+    at 0.25 s the CLI used to say async keeps 3 checkpoints where the page says 4)."""
+    import zipfile
+
+    db, tid = "sample_dbs/payment/runs/sync-0s-1/at-kill.db", "killtest-sync-0s-1"
+    plan, _ = _dashboard_plan(db, tid)
+    assert plan.latency == 0.0 and plan.again.line_count
+    want = plan.again.to_json()
+    exported = json.loads(_cli("export", str(REPO / db), "--thread", tid))["plan"]
+    out = tmp_path / "b.zip"
+    _cli("bundle", str(REPO / db), "--thread", tid, "--out", str(out))
+    with zipfile.ZipFile(out) as zf:
+        bundled = json.loads(zf.read("plan.json"))
+    for doc in (exported, bundled):
+        assert doc["what_if"]["latency_seconds"] == 0.0
+        assert {m: o["checkpoints_kept"] for m, o in doc["what_if"]["modes"].items()} == {
+            m: o.checkpoints_kept for m, o in plan.what_if.items()
+        }
+        assert doc["what_happens_again"] == want

@@ -344,30 +344,36 @@ def cmd_thread(args: argparse.Namespace) -> int:
 # -- replay / report ----------------------------------------------------------------
 def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
     """(the resume plan, the thread or None when only the effects log knows it)."""
+    effects = _effects(args)
+    source = _open(args.db)
+    try:
+        return _plan_from(source, effects, args)
+    finally:
+        source.close()
+
+
+def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """The plan of `args.thread` in the open `source`, at the latency and recording the
+    arguments (or the manifest next to the database) give; the thread or None."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
     from replaylens.errors import ThreadNotFound
 
-    effects = _effects(args)
-    source = _open(args.db)
     try:
-        try:
-            thread = load_thread(source, args.thread)
-        except ThreadNotFound:
-            if effects is None or args.thread not in effects.thread_ids:
-                raise _not_found(source, args.thread, effects, args.db) from None
-            thread = None  # only the effects log knows it: it needs a restart, not an error
-        _warn(thread.problems if thread else [], source.notes)
-        plan = plan_resume(
-            thread,
-            effects,
-            args.thread,
-            latency=args.latency,
-            recording=_recording(args),
-            source=source,
-        )
-    finally:
-        source.close()
+        thread = load_thread(source, args.thread)
+    except ThreadNotFound:
+        if effects is None or args.thread not in effects.thread_ids:
+            raise _not_found(source, args.thread, effects, args.db) from None
+        thread = None  # only the effects log knows it: it needs a restart, not an error
+    _warn(thread.problems if thread else [], source.notes)
+    plan = plan_resume(
+        thread,
+        effects,
+        args.thread,
+        latency=args.latency,
+        recording=_recording(args),
+        source=source,
+    )
     return plan, thread
 
 
@@ -617,7 +623,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
                 [
                     t.thread_id,
                     t.status,
-                    t.times_again,
+                    t.times_again if incident.effects_given else "- (no log)",
                     ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())),
                     ", ".join(t.reruns),
                 ]
@@ -686,28 +692,12 @@ def cmd_storage(args: argparse.Namespace) -> int:
 
 # -- export / bundle -------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace) -> int:
-    from replaylens.analysis.resume import plan_resume
-    from replaylens.analysis.status import load_thread
-    from replaylens.errors import ThreadNotFound
     from replaylens.export import history, to_json_bytes, to_ndjson
 
     effects = _effects(args)
     source = _open(args.db)
     try:
-        try:
-            thread = load_thread(source, args.thread)
-        except ThreadNotFound:
-            if effects is None or args.thread not in effects.thread_ids:
-                raise
-            thread = None
-        plan = plan_resume(
-            thread,
-            effects,
-            args.thread,
-            latency=args.latency,
-            recording=_recording(args),
-            source=source,
-        )
+        plan, thread = _plan_from(source, effects, args)
         doc = history(source, thread, plan, args.effects, values=args.values)
     finally:
         source.close()
