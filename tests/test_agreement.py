@@ -157,6 +157,26 @@ def assert_views_agree(db: str, tid: str) -> None:
     assert row["tasks_again"] == want[0], where
     assert row["log_lines_again"] == (want[2] or 0), where
 
+    # Without the log: the tasks the database alone shows (due, and lost steps' orphan writes),
+    # as the verdict names them, in `replay` and `incident` alike.
+    alone = None
+    if plan.resume_checkpoint is not None:
+        bare = json.loads(_cli("replay", str(path), "--thread", tid, "--no-effects", "--json"))
+        source = open_source(path)
+        try:
+            alone = plan_resume(source, None, tid, recording=plan.recording)
+        finally:
+            source.close()
+    if alone is not None and alone.status != "completed":
+        names = alone.again.task_names
+        assert [t["node"] for t in bare["reruns"]] == names, where
+        assert alone.again.executions is None and alone.again.line_count is None, where
+        for node in alone.lost_step_nodes | {t.label for _, t in alone.reruns}:
+            assert node in names and f"`{node}`" in alone.verdict_sentence(), (where, node)
+        inc_bare = json.loads(_cli("incident", str(path), "--no-effects", "--json"))
+        row = next(t for t in inc_bare["threads"] if t["thread_id"] == tid)
+        assert row["reruns"] == names, where
+
     # The Threads page's "log lines again" (its view model).
     if log is not None and tid in log.thread_ids:
         from replaylens.dashboard.loading import replay_counts
@@ -332,16 +352,30 @@ def _times(text: str) -> int:
 
 
 # -- the pages themselves --------------------------------------------------------------------
+OWN = "own-async-kill.db"
+"""A database of one's own: a sample kill copied where no log and no manifest go with it."""
+
+
 PAGE_THREADS = [
     ("sample_dbs/fanout/runs/async-0.25s-1/at-kill.db", "killtest-async-0.25s-1"),
+    (OWN, "killtest-async-0.25s-1"),
     ("sample_dbs/payment/runs/sync-0s-1/at-kill.db", "killtest-sync-0s-1"),
     ("sample_dbs/payment-approved.db", "invoice-awaiting-approval"),
 ]
 
 
 @pytest.fixture
-def sample_app(fresh_streamlit: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(SAMPLES)]))
+def sample_app(fresh_streamlit: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import shutil
+
+    own = tmp_path / "own"
+    own.mkdir()
+    src = SAMPLES / "fanout/runs/async-0.25s-1/at-kill.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{src}{suffix}").exists():
+            shutil.copyfile(f"{src}{suffix}", own / f"{OWN}{suffix}")
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(SAMPLES), str(own)]))
+    monkeypatch.setenv("REPLAYLENS_AGREEMENT_OWN", str(own / OWN))
     monkeypatch.chdir(REPO)
 
 
@@ -367,10 +401,14 @@ def _num(value: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-@pytest.mark.parametrize(("db", "tid"), PAGE_THREADS, ids=[t for _, t in PAGE_THREADS])
+@pytest.mark.parametrize(
+    ("db", "tid"), PAGE_THREADS, ids=[f"{Path(d).name}:{t}" for d, t in PAGE_THREADS]
+)
 @pytest.mark.usefixtures("sample_app")
 def test_the_pages_show_the_same_numbers(db: str, tid: str) -> None:
-    if tid not in {t for d, t in SAMPLE_THREADS if d == db}:
+    if db == OWN:
+        db = os.environ["REPLAYLENS_AGREEMENT_OWN"]
+    elif tid not in {t for d, t in SAMPLE_THREADS if d == db}:
         pytest.fail(f"{db} has no thread {tid}")
     plan, log = _dashboard_plan(db, tid)
     again = plan.again

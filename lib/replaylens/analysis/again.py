@@ -231,9 +231,13 @@ def _orphan_runs_again(plan: ResumePlan, checkpoint_ns: str, checkpoint_id: str)
     return latest is None or checkpoint_id > latest.checkpoint_id
 
 
+LOST_SEND_TASK = "(a Send task)"
+"""The name of a lost step's task whose writes do not say its node (a Send/push task)."""
+
+
 def _orphan_node(task_path: str | None) -> str:
     kind, _, node = (task_path or "").partition(", ")
-    return node if kind == "~__pregel_pull" and node else "(a Send task)"
+    return node if kind == "~__pregel_pull" and node else LOST_SEND_TASK
 
 
 def tasks_again(plan: ResumePlan) -> list[TaskAgain]:

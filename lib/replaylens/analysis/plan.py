@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylens.analysis.again import (
+    LOST_SEND_TASK,
     Again,
     again_rows,
     again_under,
@@ -124,14 +125,15 @@ class ResumePlan:
 
     @property
     def lost_step_nodes(self) -> set[str]:
-        """Nodes whose finished writes are orphaned (their superstep's checkpoint never landed):
-        a resume runs them again even without an effects log to show it."""
-        out = set()
-        for w in self.orphan_writes:
-            kind, _, node = (w.task_path or "").partition(", ")
-            if kind == "~__pregel_pull" and node and not node.startswith("__"):
-                out.add(node)
-        return out
+        """Nodes whose finished writes are orphaned (their superstep's checkpoint never landed,
+        and the thread has not moved past it): a resume runs them again even without an
+        effects log to show it (`again.tasks_again`, the one rule)."""
+        return {
+            t.node
+            for t in tasks_again(self)
+            if t.why == "step whose checkpoint was lost" and t.task_id is not None
+            and t.node != LOST_SEND_TASK and not t.node.startswith("__")
+        }  # fmt: skip
 
     def _doubt(self) -> str:
         guessed = [a for a in self.attempts if a.ambiguous]
