@@ -299,6 +299,13 @@ def test_the_runs_page_predicts_what_the_thread_page_says() -> None:
             own.line_count,
         ), (row["mode"], row["latency (ms)"])
         checked += 1
+    # And the prediction at the recorded mode is what the real resume did (measured from the
+    # logs after it), on every run: the one answer is the true one here.
+    measured = runs[["tasks re-run", "effect lines again"]].to_numpy().tolist()
+    predicted = (
+        runs[["tasks re-run (predicted)", "effect lines again (predicted)"]].to_numpy().tolist()
+    )
+    assert measured == predicted
     exit_runs = runs[runs["mode"] == "exit"]
     assert (exit_runs["lines repeated"] == exit_runs["effect lines at kill"]).all()
     assert (exit_runs["lines repeated"] > 0).all()
