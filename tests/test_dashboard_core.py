@@ -11,7 +11,7 @@ import pytest
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.dashboard import catalog, config, views
-from replaylens.dashboard.campaigns import repeated_lines, runs_frame, summary_frame
+from replaylens.dashboard.campaigns import runs_frame, summary_frame
 from replaylens.effects.parse import read_effects
 from replaylens.paths import AllowList, PathRefused
 from replaylens.report import incident_markdown
@@ -242,19 +242,15 @@ def test_campaign_runs_are_measured_and_summarised(demo: Path) -> None:
     assert len(runs) == 6
     exit_runs = runs[runs["mode"] == "exit"]
     assert (exit_runs["checkpoints kept"] == 0).all() and not exit_runs["resumed"].any()
+    # A resume that failed with EmptyInputError needs a restart, which repeats every line at the
+    # kill: never the 0 the failed resume wrote (the Thread page counts them the same way).
+    assert (exit_runs["lines repeated"] == exit_runs["effect lines at kill"]).all()
+    assert (exit_runs["lines repeated"] > 0).all()
     sync_runs = runs[runs["mode"] == "sync"]
     assert (sync_runs["lines repeated"] >= 1).all()  # c's second start
     summary = summary_frame(runs)
     assert list(summary["mode"]) == ["sync", "async", "exit"]
     assert "EmptyInputError" in summary.set_index("mode").loc["exit", "errors"]
-
-
-def test_repeated_lines_counts_a_second_start_of_the_same_task() -> None:
-    from replaylens.effects.parse import EffectLine
-
-    lines = [EffectLine(1, "t", "c", "start", 1.0, 3, "id"), EffectLine(2, "t", "c", "start", 2.0, 3, "id"),
-             EffectLine(3, "t", "c", "end", 3.0, 3, "id")]  # fmt: skip
-    assert repeated_lines(lines) == 1
 
 
 def test_each_session_gets_a_private_upload_folder_removed_with_it(
@@ -306,7 +302,7 @@ def test_uploads_go_by_their_own_name_and_a_foreign_upload_says_so(tmp_path: Pat
 
 
 def test_what_happens_again_rows_count_executions_and_judge_the_key(demo: Path) -> None:
-    from replaylens.analysis.again import again_rows, effects_again, tasks_again
+    from replaylens.analysis.again import again_rows
 
     db = demo / "crashes" / "payment-sync.db"
     thread = load_thread(open_source(db), "payment-sync-killed")
@@ -318,6 +314,9 @@ def test_what_happens_again_rows_count_executions_and_judge_the_key(demo: Path) 
     assert charge.effect == "charge_card" and charge.times == 1 and len(charge.lines) >= 1
     # The example derives its key from the invoice: one attempt cannot prove it is stable.
     assert charge.keys and charge.dedupe.startswith("cannot tell from one attempt")
-    assert effects_again(plan) == sum(r.times for r in rows) >= 1
-    assert tasks_again(plan) >= 1  # never 0 beside a verdict that names a repeat
+    again = plan.again
+    assert again.executions == sum(r.times for r in rows) >= 1
+    assert (
+        again.task_count and again.task_count >= 1
+    )  # never 0 beside a verdict that names a repeat
     assert "`charge` again (`charge_card` once)" in plan.verdict_sentence()

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow  # real graphs killed in child processes
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _plan_counts(db: Path, log: EffectsLog, thread_id: str) -> tuple[str, int]:
+def _plan_counts(db: Path, log: EffectsLog, thread_id: str) -> tuple[str, int, tuple[str, ...]]:
     source = open_source(db)
     try:
         try:
@@ -44,14 +44,15 @@ def _plan_counts(db: Path, log: EffectsLog, thread_id: str) -> tuple[str, int]:
     finally:
         source.close()
     plan = plan_resume(thread, log, thread_id)
-    return plan.status, sum(1 for a in plan.attempts if a.verdict in ("replays", "restart"))
+    return plan.status, plan.again.executions or 0, tuple(plan.again.task_names)
 
 
 @pytest.mark.parametrize("stripped", [False, True], ids=["with-task-ids", "hand-written-style"])
 def test_every_corpus_thread_agrees_with_plan_resume(
     corpus: Corpus, stripped: bool, tmp_path: Path
 ) -> None:
-    """Status and times_again of every thread equal plan_resume's, whichever route computed them."""
+    """Status, times_again (executions, as the Thread page counts them) and the tasks that run
+    again of every thread equal plan_resume's, whichever route computed them."""
     routes: Counter[str] = Counter()
     compared = 0
     for entry in corpus:
@@ -69,8 +70,8 @@ def test_every_corpus_thread_agrees_with_plan_resume(
         assert set(log.thread_ids) <= ids, entry.name
         for t in incident.threads:
             routes[t.route] += 1
-            status, n = _plan_counts(entry.db, log, t.thread_id)
-            assert (t.status, t.times_again) == (status, n), (
+            status, n, tasks = _plan_counts(entry.db, log, t.thread_id)
+            assert (t.status, t.times_again, t.reruns) == (status, n, tasks), (
                 f"{entry.name} {t.thread_id} via {t.route}"
             )
             compared += 1
@@ -92,7 +93,7 @@ def test_impact_counts_the_attempts_of_every_thread(corpus: Corpus) -> None:
     finally:
         source.close()
     tid = entry.thread_ids[0]
-    plan_status, n = _plan_counts(entry.db, log, tid)
+    plan_status, n, _tasks = _plan_counts(entry.db, log, tid)
     assert plan_status == "resumable" and n == 1
     doc = incident.to_json()
     assert set(doc) >= {"threads", "impact", "total_times_again"}

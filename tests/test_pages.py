@@ -74,7 +74,9 @@ def test_threads_page_lists_threads_attention_first(demo: Path) -> None:
 def test_threads_page_counts_lines_that_would_replay(demo: Path) -> None:
     at = open_page("threads", db=str(demo / "crashes" / "payment-sync.db"))
     row = frame(at).iloc[0]
-    assert row["status"] == "🟠 resumable" and row["would replay"] >= 1 and row["effect lines"] == 7
+    assert (
+        row["status"] == "🟠 resumable" and row["log lines again"] >= 1 and row["effect lines"] == 7
+    )
 
 
 def test_threads_page_filters_by_search_and_status(demo: Path) -> None:

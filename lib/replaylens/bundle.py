@@ -67,9 +67,17 @@ def snapshot(source: Any, target: Path) -> None:
 
 
 def make_bundle(
-    db: Path, thread_id: str, effects: Path | None, out: Path, *, latency: float = 0.25
+    db: Path,
+    thread_id: str,
+    effects: Path | None,
+    out: Path,
+    *,
+    latency: float | None = None,
+    recording: Any = None,
 ) -> dict[str, Any]:
-    """Write the bundle zip at `out`; return its manifest."""
+    """Write the bundle zip at `out`; return its manifest. `recording` (a durability
+    `Recording`) is how the original database was recorded (the snapshot is not named by any
+    kill-test manifest); `latency` None models the recorded one."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
     from replaylens.effects.parse import read_effects
@@ -114,7 +122,7 @@ def make_bundle(
                 if log is None or thread_id not in log.thread_ids:
                     raise
                 thread = None
-            plan = plan_resume(thread, log, thread_id, latency=latency)
+            plan = plan_resume(thread, log, thread_id, latency=latency, recording=recording)
             doc = history(snap, thread, plan, f"{stem}.effects.jsonl" if log else None)
         finally:
             snap.close()

@@ -148,20 +148,16 @@ def _warn(problems: list[str], notes: list[str]) -> None:
 # -- threads ------------------------------------------------------------------------
 def cmd_threads(args: argparse.Namespace) -> int:
     from replaylens import cache
-    from replaylens.analysis.status import ATTENTION_ORDER, ThreadSummary, summarize_threads
+    from replaylens.analysis.status import ATTENTION_ORDER, summarize_threads
 
+    effects = _effects(args)
     source = _open(args.db)
     try:
         summaries, problems = summarize_threads(
-            source, cache=cache.for_source(source, enabled=not args.no_cache)
+            source, cache=cache.for_source(source, enabled=not args.no_cache), effects=effects
         )
     finally:
         source.close()
-    effects = _effects(args)
-    if effects is not None:  # threads only the log knows: killed before their first checkpoint
-        known = {s.thread_id for s in summaries}
-        summaries += [ThreadSummary(tid, 0, 0, None, None, "needs_restart", None)
-                      for tid in sorted(set(effects.thread_ids) - known)]  # fmt: skip
     if args.json:
         _print_json([s.to_json() for s in summaries])
     else:
@@ -198,23 +194,31 @@ def _due_note(s: Any) -> str:
     return "-"
 
 
-def _effects(args: argparse.Namespace) -> Any:
-    """The effects log given with --effects, else the one the dashboard pairs with the database
-    (the campaign run's log, or `<name>.effects.jsonl` next to it); None without one."""
+def _pair_effects(args: argparse.Namespace) -> None:
+    """Fill in `args.effects` with the log the dashboard pairs with the database (the campaign
+    run's log, or `<name>.effects.jsonl` next to it) unless one was given or --no-effects."""
     from pathlib import Path
 
+    from replaylens.dsn import is_dsn
+
+    if getattr(args, "effects", None) or getattr(args, "no_effects", False) or is_dsn(args.db):
+        return
+    from replaylens.pairing import effects_for
+
+    found = effects_for(Path(args.db))
+    if found is not None:
+        print(f"note: reading the effects log next to the database: {safe(found)} "
+              "(--effects FILE picks another, --no-effects reads none)", file=sys.stderr)  # fmt: skip
+        args.effects = str(found)  # the report names the log it read
+
+
+def _effects(args: argparse.Namespace) -> Any:
+    """The effects log given with --effects, else the one paired with the database
+    (`_pair_effects`); None without one."""
     from replaylens.effects.parse import read_effects
 
+    _pair_effects(args)
     path = getattr(args, "effects", None)
-    if not path and not getattr(args, "no_effects", False) and "://" not in args.db:
-        from replaylens.dashboard.catalog import effects_for
-
-        found = effects_for(Path(args.db))
-        if found is not None:
-            print(f"note: reading the effects log next to the database: {safe(found)} "
-                  "(--effects FILE picks another, --no-effects reads none)", file=sys.stderr)  # fmt: skip
-            path = str(found)
-            args.effects = path  # the report names the log it read
     if not path:
         return None
     effects = read_effects(path)
@@ -340,37 +344,46 @@ def cmd_thread(args: argparse.Namespace) -> int:
 # -- replay / report ----------------------------------------------------------------
 def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
     """(the resume plan, the thread or None when only the effects log knows it)."""
+    effects = _effects(args)
+    source = _open(args.db)
+    try:
+        return _plan_from(source, effects, args)
+    finally:
+        source.close()
+
+
+def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """The plan of `args.thread` in the open `source`, at the latency and recording the
+    arguments (or the manifest next to the database) give; the thread or None."""
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
     from replaylens.errors import ThreadNotFound
 
-    effects = _effects(args)
-    source = _open(args.db)
     try:
-        try:
-            thread = load_thread(source, args.thread)
-        except ThreadNotFound:
-            if effects is None or args.thread not in effects.thread_ids:
-                raise _not_found(source, args.thread, effects, args.db) from None
-            thread = None  # only the effects log knows it: it needs a restart, not an error
-        _warn(thread.problems if thread else [], source.notes)
-        settings = source.server_settings() if hasattr(source, "server_settings") else {}
-        label = source.label
-    finally:
-        source.close()
+        thread = load_thread(source, args.thread)
+    except ThreadNotFound:
+        if effects is None or args.thread not in effects.thread_ids:
+            raise _not_found(source, args.thread, effects, args.db) from None
+        thread = None  # only the effects log knows it: it needs a restart, not an error
+    _warn(thread.problems if thread else [], source.notes)
     plan = plan_resume(
-        thread, effects, args.thread, latency=args.latency, recording=_recording(args)
+        thread,
+        effects,
+        args.thread,
+        latency=args.latency,
+        recording=_recording(args),
+        source=source,
     )
-    plan.backend = {"kind": getattr(source, "kind", "?"), "database": label, **settings}
     return plan, thread
 
 
 def _recording(args: argparse.Namespace) -> Any:
     """The recorded mode: given on the command line, else from a kill-test manifest, else unknown."""
     from replaylens.analysis.durability import Recording
+    from replaylens.dsn import is_dsn
     from replaylens.killtest.recorded import recording_for
 
-    found = recording_for(args.db, args.thread) if "://" not in str(args.db) else Recording()
+    found = recording_for(args.db, args.thread) if not is_dsn(args.db) else Recording()
     if args.recorded_mode is None:
         return found
     latency = args.recorded_latency if args.recorded_latency is not None else found.latency
@@ -391,7 +404,7 @@ def _latency(text: str) -> float:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from replaylens.analysis.again import AGAIN_COLUMNS, again_rows, next_moves
+    from replaylens.analysis.again import AGAIN_COLUMNS, again_rows, next_moves, outcome_tag
 
     plan, thread = _plan(args)
     if args.json:
@@ -402,6 +415,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     doc = plan.to_json()
     print(f"thread {safe(plan.thread_id)}: {plan.status}")
     print(safe(plain(plan.verdict_sentence())))
+    print(f"what happens again: {plan.again.words()}")
     for move in next_moves(plan, thread):
         what = "failed with" if move.kind == "failed" else "asks"
         print(f"\n{safe(move.node)} {what}: {safe(move.detail)}")
@@ -418,7 +432,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"a resume loads checkpoint {safe(cp['checkpoint_id'])} (step {cp['step']})")
     for label, key in (("runs again", "reruns"), ("writes reused", "reused")):
         for t in doc[key]:
-            print(f"  {label:14} {safe(t['label'])} ({t['status']}, task {safe(t['task_id'])})")
+            state = t["status"] or t["why"]
+            print(
+                f"  {label:14} {safe(t['label'])} ({safe(state)}, task {safe(t['task_id'] or '?')})"
+            )
             for c in t.get("calls", []):
                 fate = "result reused" if c["reused_on_resume"] else "called again"
                 print(
@@ -476,10 +493,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         recorded = f"recorded under {rec.mode}" if rec.mode else "recorded mode unknown"
         print(f"\nwhat-if at write latency {plan.latency:g}s ({recorded}):")
         for o in plan.what_if.values():
-            tag = "as recorded" if o.as_recorded else "model"
+            again = plan.again_under(o.mode)
             print(
-                f"  {o.mode:5}  {tag:11}  kept {o.checkpoints_kept:3} checkpoint(s), {len(o.reruns):2} task(s) "
-                f"re-run, {len(o.replayed_lines):3} effect line(s) again. {safe(plain(o.sentence))}"
+                f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), {again.words()} "
+                f"({outcome_tag(plan, o.mode)}). {safe(plain(o.sentence))}"
             )
     return 0
 
@@ -504,8 +521,10 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--latency",
         type=_latency,
-        default=0.25,
-        help="The checkpoint write latency in seconds for the what-if (default 0.25).",
+        default=None,
+        help="The checkpoint write latency in seconds for the what-if (default: the recorded one, "
+        "from a kill-test manifest next to the database or --recorded-latency, else 0.25), as the "
+        "dashboard's latency control starts.",
     )
     p.add_argument(
         "--recorded-mode",
@@ -549,6 +568,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
     from replaylens.analysis.incident import collect, select
 
     effects_box: list[Any] = []
+    _pair_effects(args)
 
     def parse() -> Any:
         from replaylens.effects.parse import read_effects
@@ -603,7 +623,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
                 [
                     t.thread_id,
                     t.status,
-                    t.times_again,
+                    t.times_again if incident.effects_given else "- (no log)",
                     ", ".join(f"{k} x{n}" for k, n in sorted(t.effects_again.items())),
                     ", ".join(t.reruns),
                 ]
@@ -672,26 +692,12 @@ def cmd_storage(args: argparse.Namespace) -> int:
 
 # -- export / bundle -------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace) -> int:
-    from replaylens.analysis.resume import plan_resume
-    from replaylens.analysis.status import load_thread
-    from replaylens.errors import ThreadNotFound
     from replaylens.export import history, to_json_bytes, to_ndjson
 
-    effects = None
-    if args.effects:
-        from replaylens.effects.parse import read_effects
-
-        effects = read_effects(args.effects)
-        _warn(effects.problems, [])
+    effects = _effects(args)
     source = _open(args.db)
     try:
-        try:
-            thread = load_thread(source, args.thread)
-        except ThreadNotFound:
-            if effects is None or args.thread not in effects.thread_ids:
-                raise
-            thread = None
-        plan = plan_resume(thread, effects, args.thread, latency=args.latency)
+        plan, thread = _plan_from(source, effects, args)
         doc = history(source, thread, plan, args.effects, values=args.values)
     finally:
         source.close()
@@ -721,12 +727,14 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         raise ReplaylensError(
             "A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export."
         )
+    _pair_effects(args)
     manifest = make_bundle(
         Path(args.db),
         args.thread,
         Path(args.effects) if args.effects else None,
         Path(args.out),
         latency=args.latency,
+        recording=_recording(args),
     )
     print(
         f"wrote {safe(args.out)}: {len(manifest['files'])} files, thread {safe(args.thread)} "
@@ -850,7 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("db", help=DB_HELP)
-    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
+    _add_effects_args(p)
     p.add_argument(
         "--since",
         type=_when_arg,

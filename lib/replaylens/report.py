@@ -16,6 +16,7 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING
 
+from replaylens.analysis.again import outcome_tag
 from replaylens.analysis.durability import MODE_RULES, WHAT_IF_NOTE
 from replaylens.analysis.status import STATUS_EXPLAINED
 from replaylens.text import md, md_cell, md_code, md_ticks
@@ -36,6 +37,10 @@ def _window(o: ModeOutcome) -> str:
     if o.window_start is None or o.window_end is None:
         return "none"
     return f"{_when(o.window_start)} → {_when(o.window_end)} UTC ({o.window_end - o.window_start:.2f} s)"
+
+
+def _n(count: int | None) -> str:
+    return "unknown" if count is None else str(count)
 
 
 def _cell(sentence: str) -> str:
@@ -59,6 +64,8 @@ def _header(
         "## Verdict",
         "",
         md_ticks(plan.verdict_sentence()),
+        "",
+        f"What happens again: {plan.again.words()}.",
         "",
     ]
     if "synchronous_commit" in plan.backend:
@@ -87,15 +94,21 @@ def _resume_section(plan: ResumePlan) -> list[str]:
             f"- It re-enters subgraph {md_code(sub.checkpoint_ns)} at its checkpoint after step {sub.step}."
         )
     out.append("")
-    if plan.reruns or plan.reused:
+    if plan.again.tasks or plan.reused:
         out += [
             "| task | task id | namespace | status | on resume |",
             "| --- | --- | --- | --- | --- |",
         ]
-        for ns, t in plan.reruns:
-            out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
-                       "runs again from its first line |")  # fmt: skip
-            out += _call_rows(ns, t)
+        due = {t.task_id: (ns, t) for ns, t in plan.reruns}
+        for again in plan.again.tasks or ():
+            if again.task_id in due:
+                ns, t = due[again.task_id]
+                out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
+                           "runs again from its first line |")  # fmt: skip
+                out += _call_rows(ns, t)
+            else:
+                out.append(f"| {md_cell(again.node)} | {md_cell(again.task_id or '?')} | "
+                           f"{md_cell(again.checkpoint_ns or '(root)')} | {again.why} | runs again from its first line |")  # fmt: skip
         for ns, t in plan.reused:
             out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
                        "writes reused, not run |")  # fmt: skip
@@ -174,14 +187,15 @@ def _what_if_section(plan: ResumePlan) -> list[str]:
         ),
         "",
         "| mode | rule | source | checkpoints kept | resume after step | replay window | tasks re-run "
-        "| lines repeated | verdict |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| executions again | log lines again | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for mode, o in plan.what_if.items():
         resume = "restart from input" if o.restart else str(o.resume_step)
-        source = "as recorded" if o.as_recorded else "model"
-        out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {source} | {o.checkpoints_kept} | {resume} | "
-                   f"{_window(o)} | {len(o.reruns)} | {len(o.replayed_lines)} | {_cell(o.sentence)} |")  # fmt: skip
+        a = plan.again_under(mode)
+        out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {outcome_tag(plan, mode)} | {o.checkpoints_kept} | "
+                   f"{resume} | {_window(o)} | {_n(a.task_count)} | {_n(a.executions)} | {_n(a.line_count)} | "
+                   f"{_cell(o.sentence)} |")  # fmt: skip
     out.append("")
     return out
 

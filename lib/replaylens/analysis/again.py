@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from replaylens.analysis.attempts import Attempt
 
 if TYPE_CHECKING:
+    from replaylens.analysis.durability import Mode
     from replaylens.analysis.plan import ResumePlan
     from replaylens.model import Thread
 
@@ -122,24 +123,247 @@ def again_rows(plan: ResumePlan) -> list[AgainRow]:
     return sorted(rows, key=lambda r: (WHY_ORDER.index(r.why), r.lines[0] if r.lines else 0))
 
 
-def effects_again(plan: ResumePlan) -> int:
-    """Side-effect executions a resume repeats: the sum of the counts the verdict names."""
-    return sum(r.times for r in again_rows(plan))
+REPLAYING = ("replays", "restart")
+"""The verdicts of an attempt a resume performs again."""
+
+Basis = Literal["database", "recorded", "model"]
+"""Where an `Again` comes from: the resume of the database as it stands (no recorded mode
+known), the recorded mode's own outcome (the same resume), or the durability model's
+counterfactual for another mode."""
 
 
-def tasks_again(plan: ResumePlan) -> int:
+@dataclass(frozen=True)
+class TaskAgain:
+    """One task a resume runs again from its first line."""
+
+    node: str
+    task_id: str | None
+    checkpoint_ns: str
+    why: Why
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "task_id": self.task_id,
+            "checkpoint_ns": self.checkpoint_ns,
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True)
+class Again:
+    """What happens again, three counts each named as what it is.
+
+    - `tasks`: the tasks a resume runs again from their first line (those due at the
+      checkpoint it loads without a saved output, those of steps whose checkpoint was lost,
+      and those the log shows running again); None when it cannot be told (a modelled mode
+      with no effect line to time it).
+    - `executions`: side-effect executions the log shows happening again, per effect (an
+      execution is one task run, never a log line: a start and an end line are one
+      execution); None without effect lines for the thread.
+    - `lines`: the effects-log lines of those executions; None without effect lines.
+
+    Every view (the Thread header and banner, Time travel, the Threads page, the Incident
+    page and `replaylens incident`, the Resume simulator, Learn, the Kill-test runs page,
+    `replay`, `report` and every `--json`) prints these, so they never disagree."""
+
+    tasks: tuple[TaskAgain, ...] | None
+    effects: dict[str, int] | None
+    lines: tuple[int, ...] | None
+    checkpoints_kept: int | None
+    restart: bool
+    basis: Basis
+    mode: Mode | None = None
+
+    @property
+    def task_count(self) -> int | None:
+        return None if self.tasks is None else len(self.tasks)
+
+    @property
+    def task_names(self) -> list[str]:
+        """The nodes that run again, in order, each once per task."""
+        return [t.node for t in self.tasks or ()]
+
+    @property
+    def executions(self) -> int | None:
+        return None if self.effects is None else sum(self.effects.values())
+
+    @property
+    def line_count(self) -> int | None:
+        return None if self.lines is None else len(self.lines)
+
+    def words(self) -> str:
+        """ "4 task(s) re-run, 4 execution(s) again, 7 log line(s) again", unknowns said so."""
+        tasks = (
+            "tasks re-run unknown" if self.tasks is None else f"{len(self.tasks)} task(s) re-run"
+        )
+        if self.effects is None or self.lines is None:
+            return f"{tasks}, side effects unknown (no effects-log line for this thread)"
+        return (
+            f"{tasks}, {self.executions} execution(s) of a side effect again, "
+            f"{len(self.lines)} log line(s) again"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "basis": self.basis,
+            "mode": self.mode,
+            "checkpoints_kept": self.checkpoints_kept,
+            "restart": self.restart,
+            "tasks_again": self.task_count,
+            "tasks": None if self.tasks is None else [t.to_json() for t in self.tasks],
+            "executions_again": self.executions,
+            "executions_per_effect": self.effects,
+            "log_lines_again": None if self.lines is None else list(self.lines),
+            "log_line_count": self.line_count,
+        }
+
+
+def _orphan_runs_again(plan: ResumePlan, checkpoint_ns: str, checkpoint_id: str) -> bool:
+    """Does the step an orphan write belongs to run again? Its checkpoint never landed; the
+    step runs again unless the thread moved past it (a later checkpoint of its namespace,
+    made by a later invocation, or the thread completed)."""
+    if plan.status == "completed":
+        return False
+    latest = next((c for c in plan.subgraph_resumes if c.checkpoint_ns == checkpoint_ns), None)
+    if latest is None:
+        latest = plan.resume_checkpoint
+    return latest is None or checkpoint_id > latest.checkpoint_id
+
+
+LOST_SEND_TASK = "(a Send task)"
+"""The name of a lost step's task whose writes do not say its node (a Send/push task)."""
+
+
+def _orphan_node(task_path: str | None) -> str:
+    kind, _, node = (task_path or "").partition(", ")
+    return node if kind == "~__pregel_pull" and node else LOST_SEND_TASK
+
+
+def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     """Tasks a resume runs again: those due at the checkpoint it loads that have no saved
     output, those whose writes are orphaned (their step's checkpoint never landed), and those
-    the effects log shows running again. A metric beside the verdict shows this, never a
-    count that leaves out the lost steps."""
+    the effects log shows running again, each once."""
     from replaylens.model import NULL_TASK_ID
 
-    ids: set[Any] = {t.task_id for _, t in plan.reruns}
-    ids |= {w.task_id for w in plan.orphan_writes if w.task_id and w.task_id != NULL_TASK_ID}
-    for a in plan.attempts:
-        if a.verdict in ("replays", "restart"):
-            ids.add(a.task.task_id if a.task is not None else (a.task_id or ("attempt", id(a))))
-    return len(ids)
+    out: dict[Any, TaskAgain] = {}
+    for ns, t in plan.reruns:
+        out.setdefault(t.task_id, TaskAgain(t.label, t.task_id, ns, "re-run in the resume step"))
+    lost: dict[str, TaskAgain] = {}
+    for w in plan.orphan_writes:
+        if not w.task_id or w.task_id == NULL_TASK_ID or w.task_id in out:
+            continue
+        if _orphan_runs_again(plan, w.checkpoint_ns, w.checkpoint_id):
+            lost.setdefault(
+                w.task_id,
+                TaskAgain(
+                    _orphan_node(w.task_path),
+                    w.task_id,
+                    w.checkpoint_ns,
+                    "step whose checkpoint was lost",
+                ),
+            )
+    out.update(lost)
+    unclaimed = {tid: t for tid, t in lost.items()}
+    for a in sorted((a for a in plan.attempts if a.verdict in REPLAYING),
+                    key=lambda a: a.lines[0].line if a.lines else 0):  # fmt: skip
+        if a.alignment in ("parent", "call-unsaved"):
+            continue  # an @task call: it runs again inside its parent task, listed above
+        tid = a.task.task_id if a.task is not None else a.task_id
+        if tid is None:
+            # A bare log line names no task: it is the orphaned task of its node if one is left.
+            tid = next((k for k, t in unclaimed.items() if t.node == a.node), None)
+        if tid is not None and tid in out:
+            unclaimed.pop(tid, None)
+            continue
+        key = tid if tid is not None else ("attempt", a.node, id(a))
+        ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
+        out[key] = TaskAgain(a.node, tid, ns, why_again(a))
+    return list(out.values())
+
+
+def what_happens_again(plan: ResumePlan) -> Again:
+    """What a resume of the database as it stands performs again (the recorded mode's answer)."""
+    from replaylens.analysis.attempts import effect_counts
+
+    replay = [a for a in plan.attempts if a.verdict in REPLAYING]
+    logged = plan.effects_given and bool(plan.attempts)
+    effects: dict[str, int] | None = None
+    if logged:
+        effects = {}
+        for per_node in effect_counts(replay).values():
+            for label, n in per_node.items():
+                effects[label] = effects.get(label, 0) + n
+        effects = dict(sorted(effects.items()))
+    own = plan.what_if.get(plan.recording.mode) if plan.recording.mode else None
+    return Again(
+        tasks=tuple(tasks_again(plan)),
+        effects=effects,
+        lines=tuple(plan.replayed_lines) if logged else None,
+        checkpoints_kept=own.checkpoints_kept if own is not None else _kept(plan),
+        restart=plan.resume_checkpoint is None,
+        basis="recorded" if own is not None else "database",
+        mode=plan.recording.mode,
+    )
+
+
+def _kept(plan: ResumePlan) -> int | None:
+    """Checkpoints in the database, as the what-if's recorded outcome counts them."""
+    for o in plan.what_if.values():
+        if o.as_recorded:
+            return o.checkpoints_kept
+    return None
+
+
+def is_own_recording(plan: ResumePlan, mode: str) -> bool:
+    """Is `mode`'s outcome the recording itself (the recorded mode at the recorded latency)?
+
+    At 0 ms the what-if copies the recorded sync outcome to async (with writes taking no
+    time async is sync); that copy is a model of async, not a recording of it."""
+    o = plan.what_if.get(mode)
+    return o is not None and o.as_recorded and plan.recording.mode == mode
+
+
+def outcome_tag(plan: ResumePlan, mode: str) -> str:
+    """How a mode's outcome was reached, in words: "as recorded", or the model and why."""
+    o = plan.what_if.get(mode)
+    if o is None:
+        return ""
+    if is_own_recording(plan, mode):
+        return "as recorded"
+    if o.as_recorded:
+        return (
+            f"same as the recorded {plan.recording.mode}: with writes taking no time, async is sync"
+        )
+    if mode == "exit":
+        return "model (exit writes nothing until the invocation ends: latency does not matter)"
+    return f"model at {o.latency * 1000:g} ms per checkpoint write"
+
+
+def again_under(plan: ResumePlan, mode: str) -> Again:
+    """What happens again under `mode` at the plan's latency: the recorded outcome is the
+    resume of the database itself (`what_happens_again`); another mode is the durability
+    model's counterfactual, whose tasks are those the log times (unknown without a log)."""
+    o = plan.what_if[mode]
+    if o.as_recorded:
+        base = what_happens_again(plan)
+        return Again(base.tasks, base.effects, base.lines, o.checkpoints_kept, o.restart,
+                     "recorded", o.mode)  # fmt: skip
+    logged = plan.effects_given and bool(plan.attempts)
+    tasks = tuple(
+        TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "",
+                  "restart from the input" if o.restart else "re-run in the resume step")
+        for r in o.reruns
+    )  # fmt: skip
+    return Again(
+        tasks=tasks if logged else None,
+        effects=dict(o.replayed_effects) if logged else None,
+        lines=tuple(o.replayed_lines) if logged else None,
+        checkpoints_kept=o.checkpoints_kept,
+        restart=o.restart,
+        basis="model",
+        mode=o.mode,
+    )
 
 
 NextKind = Literal["failed", "interrupted"]

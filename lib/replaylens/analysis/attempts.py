@@ -152,7 +152,11 @@ def effect_counts(attempts: list[Attempt]) -> dict[str, dict[str, int]]:
     attempts of it), never a log line: a start and an end line are one execution."""
     tasks: dict[str, dict[str, set[Any]]] = {}
     for a in sorted(attempts, key=lambda x: x.lines[0].line if x.lines else 0):
-        who = a.key or ("attempt", id(a))
+        who = a.key or (
+            ("task", a.namespace or a.logged_ns or "", a.task_id)
+            if a.task_id
+            else ("attempt", id(a))
+        )
         for label in dict.fromkeys(line.label for line in a.lines):
             tasks.setdefault(a.node, {}).setdefault(label, set()).add(who)
     return {

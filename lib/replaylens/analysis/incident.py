@@ -4,9 +4,12 @@ One worker running fifty threads dies; each thread is left one step behind, and 
 them all performs each in-flight side effect again, fifty at once. This module answers
 for many threads what `plan_resume` answers for one, with the same verdicts:
 
-- `times_again` of a thread counts its task executions (attempts: a `start` line opens
-  one) whose verdict is `replays` or `restart`, exactly the attempts `plan_resume` marks so;
-- the impact per (node, effect) counts those attempts again, and how many threads they
+- `times_again` of a thread counts its side-effect executions whose verdict is `replays`
+  or `restart`, as `analysis.again.what_happens_again` counts them (`effect_counts`: one
+  task run, however many lines or attempts the log holds of it);
+- `reruns` names the tasks a resume runs again, as `what_happens_again` lists them (due at
+  the checkpoint it loads, of steps whose checkpoint was lost, or shown by the log);
+- the impact per (node, effect) counts those executions again, and how many threads they
   come from;
 - the idempotency keys of the repeated effects say which repeats a downstream service
   could drop as duplicates, and which it cannot.
@@ -30,11 +33,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.analysis.attempts import Attempt, group_attempts
+from replaylens.analysis.attempts import Attempt, effect_counts, group_attempts
 from replaylens.analysis.status import _TriggerCache, checkpoint_status
 from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
-from replaylens.model import Checkpoint
+from replaylens.model import NULL_TASK_ID, Checkpoint
 from replaylens.sources._base import CheckpointSource, WriteRecord
 from replaylens.times import iso_to_epoch
 
@@ -74,24 +77,41 @@ class ThreadImpact:
         float | None
     )  # epoch seconds: the later of its latest checkpoint and its last effect line
     latest_step: int | None = None
-    reruns: tuple[
-        str, ...
-    ] = ()  # nodes a resume re-runs (unfinished tasks of the latest checkpoint)
+    reruns: tuple[str, ...] = ()  # the tasks a resume runs again, by node (one per task)
     error: str | None = None
     pids: frozenset[int] = frozenset()
     last_pid: int | None = None
     lines: int = 0
 
     @property
+    def executions(self) -> Counter[tuple[str, str]]:
+        """(node, effect) -> executions a resume performs again (`effect_counts`)."""
+        out: Counter[tuple[str, str]] = Counter()
+        for node, per_label in effect_counts(self.replayed).items():
+            for label, n in per_label.items():
+                out[(node, label)] += n
+        return out
+
+    @property
     def times_again(self) -> int:
-        return len(self.replayed)
+        return sum(self.executions.values())
 
     @property
     def effects_again(self) -> Counter[str]:
-        return Counter(label for a in self.replayed for label in a.effects)
+        out: Counter[str] = Counter()
+        for (_node, label), n in self.executions.items():
+            out[label] += n
+        return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"thread_id": self.thread_id, "status": self.status, "times_again": self.times_again}
+        return {
+            "thread_id": self.thread_id,
+            "status": self.status,
+            "times_again": self.times_again,
+            "tasks_again": len(self.reruns),
+            "reruns": list(self.reruns),
+            "log_lines_again": sum(len(a.lines) for a in self.replayed),
+        }
 
 
 @dataclass(frozen=True)
@@ -138,10 +158,9 @@ class Incident:
         counts: Counter[tuple[str, str]] = Counter()
         threads: dict[tuple[str, str], set[str]] = defaultdict(set)
         for t in self.threads:
-            for a in t.replayed:
-                for label in a.effects:
-                    counts[(a.node, label)] += 1
-                    threads[(a.node, label)].add(t.thread_id)
+            for key, n in t.executions.items():
+                counts[key] += n
+                threads[key].add(t.thread_id)
         return [
             ImpactRow(node, effect, n, len(threads[(node, effect)]))
             for (node, effect), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -372,14 +391,28 @@ def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]] | None:
 # -- assembling ------------------------------------------------------------------------------
 def _full_plan(
     source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool
-) -> tuple[str, list[Attempt], Checkpoint | None]:
+) -> tuple[str, list[Attempt], tuple[str, ...]]:
+    """(status, the attempts a resume performs again, the tasks it runs again by node)."""
+    from replaylens.analysis.again import tasks_again
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import load_thread
 
     thread = load_thread(source, thread_id) if known else None
     plan = plan_resume(thread, effects, thread_id)
     replayed = [a for a in plan.attempts if a.verdict in REPLAYING]
-    return plan.status, replayed, plan.resume_checkpoint
+    return plan.status, replayed, tuple(t.node for t in tasks_again(plan))
+
+
+def _fast_reruns(latest: Checkpoint, replayed: list[Attempt]) -> tuple[str, ...]:
+    """The tasks a resume runs again, for the shortcut: the unfinished tasks of the latest
+    checkpoint, then the tasks of the replayed attempts (orphaned ones), each once, as
+    `analysis.again.tasks_again` lists them."""
+    seen: dict[str, str] = {t.task_id: t.label for t in latest.pending_tasks}
+    for a in sorted(replayed, key=lambda a: a.lines[0].line if a.lines else 0):
+        tid = a.task.task_id if a.task is not None else a.task_id
+        if tid is not None:
+            seen.setdefault(tid, a.node)
+    return tuple(seen.values())
 
 
 def _restart(lines: list[EffectLine]) -> list[Attempt]:
@@ -388,6 +421,15 @@ def _restart(lines: list[EffectLine]) -> list[Attempt]:
         a.verdict = "restart"
         a.reason = "no checkpoint exists: invoke(None) raises EmptyInputError; a restart repeats everything"
     return attempts
+
+
+def _lost_steps(cp: Checkpoint | None, tid: str, orphans: dict[str, set[str]] | None) -> bool:
+    """Might a thread without effect lines have steps whose checkpoint was lost (orphan
+    writes)? Then only a full plan names the tasks that run again. Without the orphan scan
+    (Postgres) every unfinished thread is planned in full."""
+    if cp is None or checkpoint_status(cp) == "completed":
+        return False
+    return orphans is None or bool(orphans.get(tid))
 
 
 def _error_of(cp: Checkpoint | None) -> str | None:
@@ -450,18 +492,35 @@ def _impact_of(
     cp = info.checkpoint if info else None
     replayed: list[Attempt] | None
     route: Route
+    reruns: tuple[str, ...] = ()
     if info is None:
         status, replayed, route = "needs_restart", _restart(lines), "restart"
-    elif not lines:
+        reruns = tuple(a.node for a in replayed)
+    elif not lines and not _lost_steps(cp, tid, orphans):
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
+        reruns = tuple(t.label for t in cp.pending_tasks) if cp else ()
     else:
         replayed = None
-        if cp is not None and not cp.unreadable and info.namespaces == 1 and orphans is not None:
-            replayed = fast_verdicts(lines, cp, orphans.get(tid, set()))
-        if replayed is not None:
+        if (
+            lines
+            and cp is not None
+            and not cp.unreadable
+            and info.namespaces == 1
+            and orphans is not None
+        ):
+            lost = orphans.get(tid, set())
+            replayed = fast_verdicts(lines, cp, lost)
+            if replayed is not None and checkpoint_status(cp) != "completed":
+                named = {a.task_id for a in replayed}
+                if (
+                    lost - named - {NULL_TASK_ID}
+                ):  # a lost step's task the log does not show: only a plan names it
+                    replayed = None
+        if replayed is not None and cp is not None:
             status, route = checkpoint_status(cp), "fast"
+            reruns = _fast_reruns(cp, replayed)
         else:
-            status, replayed, _ = _full_plan(source, effects, tid, True)
+            status, replayed, reruns = _full_plan(source, effects, tid, True)
             route = "plan"
     ts = [iso_to_epoch(cp.ts)] if cp is not None and cp.ts else []
     if lines:
@@ -476,7 +535,7 @@ def _impact_of(
         route=route,
         last_activity=max(known_ts) if known_ts else None,
         latest_step=cp.step if cp else None,
-        reruns=tuple(t.node for t in cp.pending_tasks) if cp else (),
+        reruns=reruns,
         error=_error_of(cp),
         pids=pids,
         last_pid=last_pid,

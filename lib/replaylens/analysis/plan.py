@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaylens.analysis.again import again_rows
+from replaylens.analysis.again import (
+    LOST_SEND_TASK,
+    Again,
+    again_rows,
+    again_under,
+    outcome_tag,
+    tasks_again,
+    what_happens_again,
+)
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
@@ -70,6 +78,15 @@ class ResumePlan:
         return sorted(rows, key=lambda r: r["line"])
 
     @property
+    def again(self) -> Again:
+        """What a resume performs again: tasks, executions and log lines (`what_happens_again`)."""
+        return what_happens_again(self)
+
+    def again_under(self, mode: str) -> Again:
+        """The same three counts under `mode` at the plan's latency (`again.again_under`)."""
+        return again_under(self, mode)
+
+    @property
     def replayed_lines(self) -> list[int]:
         return sorted(
             line.line
@@ -108,14 +125,15 @@ class ResumePlan:
 
     @property
     def lost_step_nodes(self) -> set[str]:
-        """Nodes whose finished writes are orphaned (their superstep's checkpoint never landed):
-        a resume runs them again even without an effects log to show it."""
-        out = set()
-        for w in self.orphan_writes:
-            kind, _, node = (w.task_path or "").partition(", ")
-            if kind == "~__pregel_pull" and node and not node.startswith("__"):
-                out.add(node)
-        return out
+        """Nodes whose finished writes are orphaned (their superstep's checkpoint never landed,
+        and the thread has not moved past it): a resume runs them again even without an
+        effects log to show it (`again.tasks_again`, the one rule)."""
+        return {
+            t.node
+            for t in tasks_again(self)
+            if t.why == "step whose checkpoint was lost" and t.task_id is not None
+            and t.node != LOST_SEND_TASK and not t.node.startswith("__")
+        }  # fmt: skip
 
     def _doubt(self) -> str:
         guessed = [a for a in self.attempts if a.ambiguous]
@@ -133,6 +151,7 @@ class ResumePlan:
 
     def to_json(self) -> dict[str, Any]:
         cp = self.resume_checkpoint
+        due = {t.task_id: task_json(ns, t) for ns, t in self.reruns}
         return {
             "thread_id": self.thread_id,
             "status": self.status,
@@ -151,7 +170,26 @@ class ResumePlan:
                 {"checkpoint_id": c.checkpoint_id, "step": c.step, "checkpoint_ns": c.checkpoint_ns}
                 for c in self.subgraph_resumes
             ],
-            "reruns": [task_json(ns, t) for ns, t in self.reruns],
+            # Every task a resume runs again, each with why: due at the checkpoint it loads,
+            # of a step whose checkpoint was lost, or a restart (`again.tasks_again`).
+            "reruns": [
+                {
+                    **due.get(
+                        t.task_id,
+                        {
+                            "node": t.node,
+                            "label": t.node,
+                            "task_id": t.task_id,
+                            "status": None,
+                            "checkpoint_ns": t.checkpoint_ns,
+                            "kind": None,
+                        },
+                    ),
+                    "why": t.why,
+                }
+                for t in tasks_again(self)
+            ],  # fmt: skip
+            "what_happens_again": self.again.to_json(),
             "reused": [task_json(ns, t) for ns, t in self.reused],
             "orphan_writes": [
                 {
@@ -189,7 +227,15 @@ class ResumePlan:
                     "kill_offset_seconds": self.recording.kill_offset,
                     "origin": self.recording.origin or None,
                 },
-                "modes": {m: o.to_json() for m, o in self.what_if.items()},
+                "modes": {
+                    m: {
+                        **o.to_json(),
+                        "outcome": outcome_tag(self, m),
+                        "as_recorded": o.as_recorded and self.recording.mode == m,
+                        "again": again_under(self, m).to_json(),
+                    }
+                    for m, o in self.what_if.items()
+                },  # fmt: skip
             },
         }
 

@@ -15,17 +15,72 @@ from replaylens.analysis.status import thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.model import Task, Thread
+from replaylens.sources import CheckpointSource
+
+
+def what_if_latency(latency: float | None, recording: Recording | None) -> float:
+    """The write latency the what-if models: the one given, else the recorded one (a kill-test
+    manifest names it), else DEFAULT_LATENCY. The CLI and the dashboard both start here, so a
+    run recorded at 0 ms is modelled at 0 ms by both."""
+    if latency is not None:
+        return latency
+    if recording is not None and recording.latency is not None:
+        return recording.latency
+    return DEFAULT_LATENCY
+
+
+def source_backend(source: CheckpointSource) -> dict[str, object]:
+    """What the plan says of the store: its kind, its (redacted) label and, on Postgres, the
+    server's own durability settings (`synchronous_commit`, `fsync`)."""
+    settings = source.server_settings() if hasattr(source, "server_settings") else {}
+    return {"kind": getattr(source, "kind", "?"), "database": source.label, **settings}
 
 
 def plan_resume(
-    thread: Thread | None,
+    thread: Thread | CheckpointSource | None,
     effects: EffectsLog | list[EffectLine] | None,
     thread_id: str,
     *,
-    latency: float = DEFAULT_LATENCY,
+    latency: float | None = None,
     recording: Recording | None = None,
+    source: CheckpointSource | None = None,
 ) -> ResumePlan:
-    """Everything a resume of `thread_id` from the database as it stands would do."""
+    """Everything a resume of `thread_id` from the database as it stands would do.
+
+    `thread` is the loaded thread, None when only the effects log knows it, or the source
+    itself (the thread is then loaded from it; an unknown thread the log knows needs a
+    restart, one nobody knows raises ThreadNotFound). With a source (as `thread` or as
+    `source`) the plan carries its backend: kind, label and Postgres `synchronous_commit`.
+    `latency` None models the recorded write latency (see `what_if_latency`)."""
+    if thread is not None and not isinstance(thread, Thread):
+        from replaylens.analysis.status import load_thread
+        from replaylens.errors import ThreadNotFound
+
+        source = thread
+        try:
+            thread = load_thread(source, thread_id)
+        except ThreadNotFound:
+            known = (
+                effects.thread_ids
+                if isinstance(effects, EffectsLog)
+                else {e.thread_id for e in effects or ()}
+            )
+            if thread_id not in known:
+                raise
+            thread = None
+    plan = _plan(thread, effects, thread_id, what_if_latency(latency, recording), recording)
+    if source is not None:
+        plan.backend = source_backend(source)
+    return plan
+
+
+def _plan(
+    thread: Thread | None,
+    effects: EffectsLog | list[EffectLine] | None,
+    thread_id: str,
+    latency: float,
+    recording: Recording | None,
+) -> ResumePlan:
     lines: list[EffectLine]
     if effects is None:
         lines = []

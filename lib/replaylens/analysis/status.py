@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -35,6 +35,9 @@ from replaylens.sources import (
     ThreadRows,
     WriteRecord,
 )
+
+if typing.TYPE_CHECKING:
+    from replaylens.effects.parse import EffectsLog
 
 ThreadStatus = Literal[
     "failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"
@@ -494,10 +497,24 @@ def _writes_keys(
     return keys
 
 
+def log_only_summaries(known: Iterable[str], effects: EffectsLog | None) -> list[ThreadSummary]:
+    """The threads only the effects log knows (killed before their first checkpoint landed):
+    `needs_restart`, no checkpoint, sorted by id."""
+    if effects is None:
+        return []
+    seen = set(known)
+    return [ThreadSummary(tid, 0, 0, None, None, "needs_restart", None)
+            for tid in sorted(set(effects.thread_ids) - seen)]  # fmt: skip
+
+
 def summarize_threads(
-    source: CheckpointSource, *, cache: StatusCache | None = None
+    source: CheckpointSource,
+    *,
+    cache: StatusCache | None = None,
+    effects: EffectsLog | None = None,
 ) -> tuple[list[ThreadSummary], list[str]]:
-    """Every thread's status from its latest root checkpoint, in the thread list's order.
+    """Every thread's status from its latest root checkpoint, in the thread list's order,
+    then (with `effects`) the threads only the log knows, as `log_only_summaries`.
 
     Bulk queries, no channel values; with a `cache`, only threads whose latest checkpoint
     or writes changed since it was saved are read and derived.
@@ -514,4 +531,5 @@ def summarize_threads(
             problems += part.problems
         if cache is not None:
             problems += cache.notes
-        return [found[r.thread_id] for r in index], problems
+        listed = [found[r.thread_id] for r in index]
+        return listed + log_only_summaries(found, effects), problems

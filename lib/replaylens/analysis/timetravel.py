@@ -20,6 +20,10 @@ tests/test_timetravel.py):
 - After C's tasks, the graph goes on as a new run would: the steps that followed C on the
   old branch run again if the graph takes the same route (it does when its routing
   depends only on the state). Those effect lines are "likely", not certain.
+- Steps whose checkpoint never landed (orphan writes, lines after the latest checkpoint)
+  follow the latest checkpoint. From the latest checkpoint they run again exactly as in a
+  plain resume (`analysis.again.what_happens_again`): certain, and counted with C's tasks.
+  From an earlier checkpoint they belong to the old branch: likely.
 
 Interrupts answered on the old branch are asked again (cached resume values are dropped).
 """
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replaylens import namespaces
+from replaylens.analysis.again import TaskAgain
 from replaylens.analysis.attempts import Attempt
 from replaylens.model import Checkpoint, Task, Thread
 
@@ -50,6 +55,14 @@ class TimeTravel:
     abandoned: list[Checkpoint]  # the anchor's descendants in the root namespace (the old branch)
     again: list[tuple[Attempt, Again]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    lost: list[TaskAgain] = field(default_factory=list)
+    """Tasks of steps after the anchor whose checkpoint never landed, which run again after
+    the anchor's tasks (from the latest checkpoint only: they follow it)."""
+
+    @property
+    def task_count(self) -> int:
+        """Tasks that run again: every task due at the anchor, then the lost steps' tasks."""
+        return len(self.reruns) + len(self.lost)
 
     @property
     def certain_lines(self) -> list[int]:
@@ -60,7 +73,8 @@ class TimeTravel:
         return sorted(line.line for a, how in self.again if how == "likely" for line in a.lines)
 
     def sentence(self) -> str:
-        nodes = ", ".join(f"`{t.node}`" for t in self.reruns) or "nothing"
+        nodes = ", ".join([f"`{t.node}`" for t in self.reruns] + [f"`{t.node}`" for t in self.lost])
+        nodes = nodes or "nothing"
         where = (
             ""
             if self.target is self.anchor
@@ -104,7 +118,16 @@ class TimeTravel:
             "reruns": [
                 {"node": t.node, "task_id": t.task_id, "status_before": t.status}
                 for t in self.reruns
+            ]
+            + [
+                {
+                    "node": t.node,
+                    "task_id": t.task_id,
+                    "status_before": "step whose checkpoint was lost",
+                }
+                for t in self.lost
             ],
+            "tasks_again": self.task_count,
             "ignored_writes": self.ignored_writes,
             "abandoned_branch": [c.checkpoint_id for c in self.abandoned],
             "effects_again": {"certain": self.certain_lines, "likely": self.likely_lines},
@@ -141,11 +164,17 @@ def _descendants(thread: Thread, anchor: Checkpoint) -> list[Checkpoint]:
 
 
 def preview(
-    thread: Thread, attempts: list[Attempt], checkpoint_id: str, checkpoint_ns: str = ""
+    thread: Thread,
+    attempts: list[Attempt],
+    checkpoint_id: str,
+    checkpoint_ns: str = "",
+    *,
+    lost: list[TaskAgain] | None = None,
 ) -> TimeTravel | None:
     """What resuming from `checkpoint_id` (in `checkpoint_ns`) would do; None if unknown.
 
-    `attempts` are a plan's aligned attempts (`plan_resume(...).attempts`)."""
+    `attempts` are a plan's aligned attempts (`plan_resume(...).attempts`); `lost` the plan's
+    tasks of steps whose checkpoint was lost (`plan.again.tasks` with that reason)."""
     ns = thread.namespaces.get(checkpoint_ns)
     target = ns.by_id.get(checkpoint_id) if ns is not None else None
     if target is None:
@@ -162,8 +191,13 @@ def preview(
     after_ids = {c.checkpoint_id for c in abandoned}
     # The subgraph runs its tasks ran under, anchor's included, re-run whole.
     rerun_ids = {t.task_id for t in anchor.tasks}
+    root = thread.root
+    from_latest = root is not None and root.latest is not None and anchor is root.latest
     again: list[tuple[Attempt, Again]] = []
     for a in attempts:
+        if a.alignment in ("orphaned", "after-latest") and a.verdict in ("replays", "restart"):
+            again.append((a, "certain" if from_latest else "likely"))
+            continue
         if a.checkpoint is None:
             continue
         cp_ns = a.namespace or ""
@@ -193,6 +227,7 @@ def preview(
         abandoned,
         again,
         notes,
+        [t for t in lost or [] if t.why == "step whose checkpoint was lost"] if from_latest else [],
     )
 
 

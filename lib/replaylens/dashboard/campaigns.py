@@ -2,9 +2,10 @@
 
 For each run the database as it stood at the kill and the effects log before and after
 the resume are read back, so the numbers are measured, not copied from the manifest:
-checkpoints kept at the kill, effect lines, and lines repeated (an effect line whose
-task, phase and effect already appeared earlier in the log: the second `start` of the
-node that was killed, for example). The summary table has the shape of the
+checkpoints kept at the kill, effect lines, and lines repeated (the log lines, at the kill,
+of the executions the resume ran again, as `replaylens.killtest.validate.measure` counts
+them: the Thread page's "log lines again" measured; a resume that needs a restart repeats
+them all). The summary table has the shape of the
 "what durability modes lose" article: one row per graph, mode and latency, with the
 range over the runs, so a reader sees the spread rather than one lucky sample.
 """
@@ -33,37 +34,13 @@ prediction column is what the runs of the other modes, at the same latency, pred
 this run's mode (`analysis.durability`, the one model)."""
 
 
-def repeated_lines(lines: list[Any]) -> int:
-    """Lines that repeat an earlier line of the same task, phase and effect (a replay).
+def _repeated(run: CampaignRun) -> int | None:
+    """Start lines the resume wrote again, by the kill-test library's own count (the
+    manifest's `lines_repeated`), when no database is there to measure in the model's units."""
+    from replaylens.killtest.campaign import count_effects
 
-    The fallback when `replaylens.killtest.campaign` is not available; it counts every
-    repeated phase, where the campaign library counts repeated `start` lines only.
-    """
-    seen: Counter[tuple[Any, ...]] = Counter()
-    repeats = 0
-    for line in sorted(lines, key=lambda e: e.line):
-        key = (
-            line.checkpoint_ns or "",
-            line.node,
-            line.step,
-            line.task_id,
-            line.phase,
-            line.effect,
-        )
-        if seen[key]:
-            repeats += 1
-        seen[key] += 1
-    return repeats
-
-
-def _repeated(run: CampaignRun, after: list[Any]) -> int:
-    """The kill-test library's own count when it is installed (one definition for CLI and app)."""
-    try:
-        from replaylens.killtest.campaign import count_effects
-    except ImportError:
-        return repeated_lines(after)
     if run.effects_at_kill is None or run.effects_after_resume is None:
-        return repeated_lines(after)
+        return None
     return int(
         count_effects(run.effects_at_kill, run.effects_after_resume, run.thread_id)[
             "lines_repeated"
@@ -106,7 +83,7 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
         row["effect lines at kill"] = len(at_kill)
     if after is not None:
         row["effect lines after resume"] = len(after)
-        row["lines repeated"] = _repeated(run, after)
+        row["lines repeated"] = _repeated(run)
     if run.db_at_kill is not None and run.db_at_kill.exists():
         source = open_source(run.db_at_kill)
         try:
@@ -123,13 +100,14 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
                 plan = plan_resume(
                     thread, log, run.thread_id, latency=run.put_latency, recording=rec
                 )
+                under = {m: plan.again_under(m) for m in plan.what_if}
                 row["_predicted"] = {
-                    m: (len(o.reruns), len(o.replayed_lines)) for m, o in plan.what_if.items()
+                    m: (a.task_count or 0, a.line_count or 0) for m, a in under.items()
                 }
-                own = plan.what_if.get(run.mode)
+                own = under.get(run.mode)
                 if own is not None:
-                    row["tasks re-run (predicted)"] = len(own.reruns)
-                    row["effect lines again (predicted)"] = len(own.replayed_lines)
+                    row["tasks re-run (predicted)"] = own.task_count
+                    row["effect lines again (predicted)"] = own.line_count
         except ReplaylensError as exc:
             row["resume error"] = row["resume error"] or f"unreadable at kill: {exc}"
         finally:
@@ -154,6 +132,10 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
             }
         )
         row["tasks re-run"], row["effect lines again"] = got.reruns, got.lines
+        # The lines a resume repeated, in the Thread page's unit (log lines of the executions that
+        # ran again). A resume that failed with EmptyInputError needs a restart from the input,
+        # which repeats every line: never the 0 that a failed resume wrote (issue: exit looked safest).
+        row["lines repeated"] = got.lines
     return row
 
 

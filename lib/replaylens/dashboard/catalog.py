@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylens import settings
+from replaylens.pairing import sibling_effects
 from replaylens.paths import AllowList, PathRefused
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -105,38 +106,6 @@ class Catalog:
 
     def campaign(self, key: str) -> Campaign | None:
         return next((c for c in self.campaigns if c.key == key), None)
-
-
-def sibling_effects(db: Path) -> Path | None:
-    """`x.db` -> `x.effects.jsonl` (or `x.jsonl`); `x.at-kill.db` also -> `x.effects.at-kill.jsonl`."""
-    stem = db.name[: -len(db.suffix)] if db.suffix else db.name
-    names = [f"{stem}.effects.jsonl", f"{stem}.jsonl"]
-    base, dot, tag = stem.rpartition(".")
-    if dot:
-        names.append(f"{base}.effects.{tag}.jsonl")
-    for name in names:
-        candidate = db.with_name(name)
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def effects_for(db: Path) -> Path | None:
-    """The effects log the dashboard pairs with `db`: the run's log when a campaign manifest
-    up to two folders above names this database, else the sibling `<name>.effects.jsonl`.
-
-    The CLI calls this too, so `replay x.db` and the dashboard read the same log."""
-    resolved = db.resolve()
-    for folder in list(resolved.parents)[:3]:
-        if not (folder / "manifest.json").is_file():
-            continue
-        campaign = read_campaign(folder, folder.name, AllowList.build([folder]))
-        for run in campaign.runs:
-            if run.db_at_kill == resolved and run.effects_at_kill:
-                return run.effects_at_kill
-            if run.db_after_resume == resolved and run.effects_after_resume:
-                return run.effects_after_resume
-    return sibling_effects(db)
 
 
 def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:

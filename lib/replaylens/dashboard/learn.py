@@ -13,7 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from replaylens.analysis.durability import DEFAULT_LATENCY, MODES, ModeOutcome, what_if_at
+from replaylens.analysis.attempts import times
+from replaylens.analysis.durability import (
+    DEFAULT_LATENCY,
+    MODES,
+    WRITE_COST,
+    ModeOutcome,
+    what_if_at,
+)
 from replaylens.model import CONTROL_CHANNELS, Checkpoint, Thread, channel_label
 from replaylens.times import iso_to_epoch
 
@@ -40,7 +47,9 @@ class ModeLesson:
     resume: str  # where a resume starts
     reruns: list[str]  # tasks that run again (node names, step noted)
     reused: list[str]
-    repeated_effects: list[str]
+    repeated_effects: list[
+        str
+    ]  # "p3 (once)", "charge_card (2 times)": executions again, as the sentence counts
     restart: bool = False
     sentence: str = ""
     fates: dict[tuple[int, int], str] = field(
@@ -121,7 +130,7 @@ def build_lesson(
         runs = _task_runs(cp, attempts_by_task, finished=after_cp is not None)
         steps.append(runs)
         step = (cp.step if cp.step is not None else i - 1) + 1
-        at = _kill_moment(runs, cp, after_cp)
+        at = _kill_moment(runs, cp, after_cp, latency)
         outcomes = (
             what_if_at(thread, attempts, latency, at, recording=recording) if at is not None else {}
         )
@@ -131,14 +140,22 @@ def build_lesson(
     return lessons
 
 
-def _kill_moment(runs: list[TaskRun], cp: Checkpoint, after_cp: Checkpoint | None) -> float | None:
-    """Just before the step's last task finishes (by the log), else just before its checkpoint."""
+def _kill_moment(
+    runs: list[TaskRun], cp: Checkpoint, after_cp: Checkpoint | None, latency: float
+) -> float | None:
+    """Just before the step's last task finishes (by the log), else just before its checkpoint.
+
+    With no log and no checkpoint after the step (the step the recording stops in), the
+    kill lands once the checkpoint its tasks started from has been written (its `ts` plus
+    one write): the lesson says the tasks "started from" it, and under sync they cannot
+    start before it landed. Its `ts` alone is the moment it was made, before the write."""
     victim = runs[_last_to_finish(runs)] if runs else None
     if victim is not None and victim.end is not None and victim.start is not None:
         return max(victim.start, victim.end - KILL_BEFORE_END)
     if after_cp is not None and (ts := iso_to_epoch(after_cp.ts)) is not None:
         return ts - KILL_BEFORE_END
-    return iso_to_epoch(cp.ts)
+    ts = iso_to_epoch(cp.ts)
+    return None if ts is None else ts + latency + WRITE_COST + KILL_BEFORE_END
 
 
 def _modes(
@@ -172,7 +189,7 @@ def _modes(
             ),
             reruns=[f"{r['node']} (step {r['step']})" for r in o.reruns],
             reused=[f"{r.node} (step {step})" for r in done],
-            repeated_effects=[f"{k} ×{v}" if v > 1 else k for k, v in o.replayed_effects.items()],
+            repeated_effects=[f"{k} ({times(v)})" for k, v in o.replayed_effects.items()],
             restart=o.restart,
             sentence=o.sentence,
         )

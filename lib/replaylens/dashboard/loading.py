@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[float, str], None]
 MAX_PLANNED_THREADS = 300
-"""The Threads page computes "would replay" for at most this many threads (each is a full load)."""
+"""The Threads page computes "log lines again" for at most this many threads (each is a full load)."""
 
 
 def _noop(fraction: float, message: str) -> None:
@@ -61,7 +61,8 @@ def replay_counts(
     memo: dict[Any, int] | None = None,
     versions: dict[str, Any] | None = None,
 ) -> dict[str, int]:
-    """Effect lines a resume would repeat, per thread that has effect lines (first N threads).
+    """Log lines again (`Again.line_count`, as the Thread page's metric), per thread that has
+    effect lines (first N threads).
 
     With `memo` and `versions` (thread id -> its version in the thread list), a thread
     whose version is unchanged is not loaded again: on a live database only the threads
@@ -81,7 +82,7 @@ def replay_counts(
             continue
         report(i / max(len(todo), 1), f"Planning the resume of thread {i + 1} of {len(todo)}…")
         thread = load_thread_staged(source, tid) if tid in known else None
-        out[tid] = len(plan_resume(thread, effects, tid, latency=latency).replayed_lines)
+        out[tid] = plan_resume(thread, effects, tid, latency=latency).again.line_count or 0
         if memo is not None and versions is not None:
             memo[key] = out[tid]
     report(1.0, "Done.")

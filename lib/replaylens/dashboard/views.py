@@ -15,7 +15,7 @@ import pandas as pd
 from replaylens import namespaces
 from replaylens._bulk import collector_paused
 from replaylens.analysis.durability import MODE_RULES
-from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
+from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, log_only_summaries
 from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
 from replaylens.times import checkpoint_id_time
@@ -127,13 +127,15 @@ def _summary_row(s: ThreadSummary, lines: int | None, replay: int | None) -> Thr
 
 
 def _finish_rows(
-    rows: list[ThreadRow], seen: set[str], counts: dict[str, int], replay_counts: Mapping[str, int]
+    rows: list[ThreadRow],
+    seen: set[str],
+    counts: dict[str, int],
+    replay_counts: Mapping[str, int],
+    effects: EffectsLog | None,
 ) -> list[ThreadRow]:
     """Add the threads known only from the effects log (no checkpoint), attention first."""
-    for tid in sorted(set(counts) - seen):
-        rows.append(
-            ThreadRow(tid, "needs_restart", 0, None, None, "", counts[tid], replay_counts.get(tid))
-        )
+    for s in log_only_summaries(seen, effects):
+        rows.append(_summary_row(s, counts.get(s.thread_id, 0), replay_counts.get(s.thread_id)))
     rows.sort(
         key=lambda r: (ATTENTION_ORDER.get(r.status, 99), -(r.replay_lines or 0), r.thread_id)
     )
@@ -154,7 +156,7 @@ def thread_rows(
         seen.add(s.thread_id)
         lines = counts.get(s.thread_id, 0) if effects is not None else None
         rows.append(_summary_row(s, lines, replay_counts.get(s.thread_id)))
-    return _finish_rows(rows, seen, counts, replay_counts)
+    return _finish_rows(rows, seen, counts, replay_counts, effects)
 
 
 DERIVING = "deriving"
@@ -187,7 +189,7 @@ def listing_rows(
             else:
                 rows.append(ThreadRow(tid, DERIVING, r.checkpoints, r.latest_step, r.latest_ts, "", lines,
                                       replay_counts.get(tid), r.latest_checkpoint_id))  # fmt: skip
-        return _finish_rows(rows, seen, counts, replay_counts)
+        return _finish_rows(rows, seen, counts, replay_counts, effects)
 
 
 def filter_rows(rows: list[ThreadRow], statuses: Iterable[str], query: str) -> list[ThreadRow]:
@@ -230,7 +232,7 @@ def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
         "last update (UTC)": [_short_ts(r.when) for r in rows],
         "due next": [visible(due_next(r.status, r.latest_step, r.due_next)) for r in rows],
         "effect lines": [r.effect_lines for r in rows],
-        "would replay": [r.replay_lines for r in rows],
+        "log lines again": [r.replay_lines for r in rows],
     }
     if link:
         data["open"] = [link(r.thread_id) for r in rows]

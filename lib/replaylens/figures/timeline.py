@@ -21,7 +21,7 @@ from replaylens import namespaces
 from replaylens.figures import colors
 from replaylens.model import NULL_TASK_ID, Thread, channel_label
 from replaylens.text import plotly_text
-from replaylens.times import iso_to_epoch
+from replaylens.times import checkpoint_id_time, iso_to_epoch
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -71,6 +71,9 @@ class TimelineData:
     crash_ts: float | None = None
     windows: dict[str, tuple[float, float]] = field(default_factory=dict)
     ending: str = "killed"  # killed | returned | raised | paused: names the line at crash_ts
+    unplaced: int = 0
+    """Checkpoints the mode's model keeps that left no trace to place them by (never landed
+    in the recording, no write hangs off them): counted in the banner, not drawn."""
 
     def add_lane(self, lane: str) -> str:
         if lane not in self.lanes:
@@ -137,6 +140,8 @@ def build_timeline_data(
             else m
             for m in data.marks
         ]
+    if outcome is not None and thread is not None and not outcome.as_recorded:
+        _would_keep(data, thread, outcome, mode or "")
     again = set(outcome.replayed_lines) if outcome is not None else None
     for a in attempts:
         ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
@@ -321,8 +326,48 @@ def _lay_out_checkpoints(
                 "orphan",
                 f"<b>orphan write</b>: {_e(channel_label(w.channel))}<br>its checkpoint {_e(w.checkpoint_id)} "
                 "never landed, so a resume ignores it and the task runs again",
+                "",
+                w.checkpoint_id,
             )  # fmt: skip
         )
+
+
+def _would_keep(data: TimelineData, thread: Thread, outcome: Any, mode: str) -> None:
+    """Draw the checkpoints a modelled mode keeps that never landed in this recording.
+
+    Such a checkpoint was made (its id is the one the orphan writes hang off, its time is in
+    the id) and lost; the mode's model says it would have landed (`checkpoints_kept` counts
+    it). Puts land in order, so the first ids the count covers are drawn as landed there, and
+    their writes are no orphans under that mode: the banner's count, the diamonds and the
+    crosses say the same."""
+    if mode == "exit" and outcome.ending == "killed":
+        # A kill under exit leaves no write at all (put_writes is skipped until the end).
+        data.marks = [m for m in data.marks if m.kind not in ("orphan", "write")]
+        return
+    drawn = sum(1 for m in data.marks if m.kind == "checkpoint")
+    extra = outcome.checkpoints_kept - drawn
+    if extra <= 0:
+        return
+    spaces = {w.checkpoint_id: w.checkpoint_ns for w in thread.orphan_writes}
+    would = sorted(spaces)[:extra]
+    for cid in would:
+        when = iso_to_epoch(checkpoint_id_time(cid) or "")
+        if when is None:
+            continue
+        data.marks.append(
+            Mark(
+                data.add_lane(checkpoint_lane(spaces[cid])),
+                when,
+                "checkpoint",
+                f"<b>kept under {_e(mode)} (model)</b>: checkpoint {_e(cid)} was made and never landed in "
+                "this recording; under this mode it lands, with the writes saved against it",
+                "",
+                cid,
+            )
+        )
+    kept = set(would)
+    data.marks = [m for m in data.marks if not (m.kind == "orphan" and m.checkpoint_id in kept)]
+    data.unplaced = outcome.checkpoints_kept - sum(1 for m in data.marks if m.kind == "checkpoint")
 
 
 def _when(ts: float) -> dt.datetime:

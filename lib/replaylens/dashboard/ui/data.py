@@ -281,7 +281,11 @@ def plan(item: cat.DataItem, thread_id: str, thread_obj: Any, latency: float) ->
     if hit is not None and hit[0] is thread_obj:
         return hit[1]
     return lru().put(
-        key, (thread_obj, plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec))
+        key,
+        (
+            thread_obj,
+            plan_resume(thread_obj, log_, thread_id, latency=latency, recording=rec, source=source),
+        ),
     )[1]
 
 

@@ -15,6 +15,7 @@ from replaylens.dashboard import config as cfg
 from replaylens.dashboard.ui.data import allow_list, catalog, config, upload_folder
 from replaylens.dashboard.ui.live import upload_ids
 from replaylens.dashboard.ui.navigation import navigation_links
+from replaylens.pairing import sibling_effects
 from replaylens.paths import PathRefused
 from replaylens.text import from_url_value, md, option_text, url_value
 
@@ -134,7 +135,7 @@ def sidebar() -> None:
             if (
                 key not in items
             ):  # a database outside the listed folders but inside the allowed ones
-                items[key] = cat.DataItem(key, path, cat.sibling_effects(path) or config().effects)
+                items[key] = cat.DataItem(key, path, sibling_effects(path) or config().effects)
             st.session_state["_canonical_db"] = key  # the same file under its canonical name
         except PathRefused as exc:
             st.session_state["_item_error"] = (

@@ -32,7 +32,9 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
             "Time travel starts from the checkpoint picked above (“Checkpoint to inspect”, any namespace); "
             "nothing is run here."
         )
-        tt = preview(thread, plan.attempts, cp.checkpoint_id, ns_name)
+        tt = preview(
+            thread, plan.attempts, cp.checkpoint_id, ns_name, lost=list(plan.again.tasks or ())
+        )
         if tt is not None:
             st.markdown(
                 f"**`graph.invoke(None, config)` with checkpoint {md_code(cp.checkpoint_id)}** "
@@ -42,8 +44,9 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
             m = st.columns(4)
             m[0].metric(
                 "tasks re-run",
-                len(tt.reruns),
-                help="Every task due at the checkpoint, finished ones too.",
+                tt.task_count,
+                help="Every task due at the checkpoint, finished ones too (a plain resume reuses those), "
+                "then, from the latest checkpoint, the tasks of the steps whose checkpoint was lost.",
             )
             m[1].metric(
                 "writes ignored",

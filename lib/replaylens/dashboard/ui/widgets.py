@@ -142,6 +142,12 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
     frames = views.again_frames(plan) if plan.effects_given else {}
     alarming = bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart")
     (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
+    if "synchronous_commit" in plan.backend:
+        st.caption(
+            f"Postgres synchronous_commit = {md_code(str(plan.backend['synchronous_commit']))}: the server's "
+            "own durability, under LangGraph's durability mode (`off` can lose a recently acknowledged "
+            "checkpoint if the database server crashes)."
+        )
     for move in next_moves(plan, thread_obj):
         with st.container(border=True, key=f"next_move_{move.kind}"):
             if move.kind == "failed":

@@ -186,8 +186,8 @@ def _threads(item: Any, chosen: Incident) -> None:
         ]
     )
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
-        "times again": st.column_config.NumberColumn(help="Task executions (start lines) of this thread a resume performs again."),
-        "re-runs": st.column_config.TextColumn(help="Tasks due after the newest checkpoint that have not finished."),
+        "times again": st.column_config.NumberColumn(help="Executions of a side effect of this thread a resume performs again (one task run each, not log lines), as the Thread page's “executions again”."),
+        "re-runs": st.column_config.TextColumn(help="Tasks a resume runs again, as the Thread page's “tasks again”: due at the newest checkpoint without a saved output, or of steps whose checkpoint was lost."),
         "age (s)": st.column_config.NumberColumn(help="Seconds since the thread's last activity."),
         "open": st.column_config.LinkColumn("open", display_text="open ›", help="Open the thread's timeline."),
     })  # fmt: skip

@@ -201,8 +201,8 @@ if item is not None:
                                     )
                                 if ml.repeated_effects:
                                     st.markdown(
-                                        "Happens twice: "
-                                        + ", ".join(md_code(e) for e in ml.repeated_effects)
+                                        "Happens again (executions): "
+                                        + ", ".join(md(e) for e in ml.repeated_effects)
                                     )
                                 st.caption(md_ticks(ml.sentence))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from replaylens.analysis.again import tasks_again
+from replaylens.analysis.again import outcome_tag
 from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
@@ -40,7 +40,7 @@ if item is not None:
             ui.metric_row([
                 ("resume after step", cp.step if cp else "restart",
                  "A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step."),
-                ("tasks that re-run", tasks_again(plan),
+                ("tasks that re-run", plan.again.task_count,
                  "Tasks that run again from their first line: those due at the checkpoint a resume loads without "
                  "a saved output, and those of steps whose checkpoint was lost."),
                 ("tasks reused", len(plan.reused),
@@ -48,17 +48,17 @@ if item is not None:
                 ("orphan writes", len(plan.orphan_writes),
                  "Saved outputs whose checkpoint never landed; a resume ignores them."),
             ], key="resume_metrics")  # fmt: skip
-            if plan.reruns:
-                st.markdown(
-                    "**Re-run in the resume step:** "
-                    + ", ".join(md_code(t.label) for _, t in plan.reruns)
-                )
-                for _, t in plan.reruns:
-                    for call in t.calls:
-                        fate = "result reused" if call.reused_on_resume else "called again"
-                        st.markdown(
-                            f"- {md_code(t.label)} called {md_code(call.label)} ({call.status}): {fate}"
-                        )
+            by_why: dict[str, list[str]] = {}
+            for t in plan.again.tasks or ():
+                by_why.setdefault(t.why, []).append(md_code(t.node))
+            for why, names in by_why.items():
+                st.markdown(f"**Runs again ({md(why)}):** " + ", ".join(names))
+            for _, t in plan.reruns:
+                for call in t.calls:
+                    fate = "result reused" if call.reused_on_resume else "called again"
+                    st.markdown(
+                        f"- {md_code(t.label)} called {md_code(call.label)} ({call.status}): {fate}"
+                    )
             for text in plan.ambiguities:
                 st.warning(f"The effects log cannot tell: {md(text)}")
 
@@ -78,11 +78,8 @@ if item is not None:
                     if outcome is None:
                         st.info("Not modelled for this thread.")
                         continue
-                    st.caption(
-                        "as recorded"
-                        if outcome.as_recorded
-                        else f"model at {latency * 1000:g} ms per write"
-                    )
+                    st.caption(md(outcome_tag(plan, m)))
+                    under = plan.again_under(m)
                     # Side by side when they fit, one under another in a narrow box: three columns in
                     # a third of the page cut the labels to "c…", "t…", "l…" at 1000 px.
                     with st.container(
@@ -96,24 +93,28 @@ if item is not None:
                         )
                         st.metric(
                             "tasks re-run",
-                            len(outcome.reruns),
+                            "unknown" if under.task_count is None else under.task_count,
                             width="content",
-                            help="Tasks that had started and would run again from their first line.",
+                            help="Tasks that would run again from their first line.",
                         )
-                        st.metric("lines repeated", len(outcome.replayed_lines), width="content",
-                                  help="Effect-log lines whose tasks would run again.")  # fmt: skip
+                        st.metric("executions again", "no log" if under.executions is None else under.executions,
+                                  width="content", help="Executions of a side effect that happen a second time.")  # fmt: skip
+                        st.metric("log lines again", "no log" if under.line_count is None else under.line_count,
+                                  width="content", help="Effects-log lines of those executions.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
-                    (st.warning if outcome.replayed_lines else st.success)(
-                        md_ticks(outcome.sentence)
-                    )
-                    if outcome.replayed_effects:
+                    (
+                        st.warning
+                        if under.line_count or under.task_count or outcome.restart
+                        else st.success
+                    )(md_ticks(outcome.sentence))
+                    if under.effects:
                         # A static table (Markdown cells, escaped): it wraps in a narrow box, a grid cuts.
                         st.table(
-                            pd.DataFrame([{"effect": md(k), "times again": v} for k, v in outcome.replayed_effects.items()]),
+                            pd.DataFrame([{"effect": md(k), "times again": v} for k, v in under.effects.items()]),
                             hide_index=True, border="horizontal",
                         )  # fmt: skip
-                        st.caption("Log lines: " + ", ".join(map(str, outcome.replayed_lines[:60])))
+                        st.caption("Log lines: " + ", ".join(map(str, (under.lines or ())[:60])))
 
             if mode:
                 st.subheader(f"Timeline under {mode}")

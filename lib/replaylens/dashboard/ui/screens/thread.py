@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.analysis.again import effects_again, tasks_again
+from replaylens.analysis.again import outcome_tag
 from replaylens.analysis.delta import state_values
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
@@ -114,36 +114,45 @@ if item is not None:
                     )
                 st.info("\n\n".join(lines), icon=":material/history:")
 
+            again = plan.again
             ui.metric_row([
                 ("checkpoints", thread.checkpoint_count if thread else 0,
                  "Saved snapshots of the state, one per superstep, in every namespace."),
                 ("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
                  "A superstep is one round in which every due task runs in parallel. A resume starts after the "
                  "latest saved one."),
-                ("tasks again", tasks_again(plan),
+                ("tasks again", again.task_count,
                  "Tasks a resume runs again from their first line: those due at the checkpoint it loads without a "
                  "saved output, and those of steps whose checkpoint was lost."),
-                ("effects again", effects_again(plan) if log else "no log",
+                ("executions again", again.executions if again.executions is not None else "no log",
                  "Executions of a side effect that happen a second time: the counts in the verdict and the table "
-                 "above (executions, not log lines)."),
+                 "above (one task run each, however many log lines it wrote)."),
+                ("log lines again", again.line_count if again.line_count is not None else "no log",
+                 "Effects-log lines of those executions (a start and an end line are one execution)."),
                 ("orphan writes", len(plan.orphan_writes),
                  "Saved task outputs whose checkpoint never landed: a resume ignores them."),
             ], key="thread_metrics")  # fmt: skip
 
             st.subheader("Superstep timeline" + (f" under {mode}" if mode else ", as recorded"))
-            if outcome is not None:
-                tag = (
-                    "as recorded"
-                    if outcome.as_recorded
-                    else f"model at {latency * 1000:g} ms per checkpoint write"
-                )
-                (st.warning if outcome.replayed_lines or outcome.restart else st.success)(
+            if outcome is not None and mode is not None:
+                under = plan.again_under(mode)
+                (
+                    st.warning
+                    if under.line_count or under.task_count or outcome.restart
+                    else st.success
+                )(
                     md_ticks(outcome.sentence)
-                    + f" ({tag}: {outcome.checkpoints_kept} checkpoint(s) kept, "
-                    f"{len(outcome.reruns)} task(s) re-run, {len(outcome.replayed_lines)} effect line(s) again.)"
+                    + f" ({md(outcome_tag(plan, mode))}: {outcome.checkpoints_kept} checkpoint(s) kept, "
+                    f"{under.words()}.)"
                 )
             data = build_timeline_data(thread, plan, mode)
             st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key="timeline")
+            if data.unplaced:
+                st.caption(
+                    f"{data.unplaced} of the {outcome.checkpoints_kept if outcome else '?'} checkpoint(s) {mode} keeps "
+                    "never landed in this recording and no write hangs off them, so they have no time to be "
+                    "drawn at: counted above, not drawn."
+                )
             if focus_range(data, mode) is not None:
                 st.caption(
                     "Zoomed to the moments before the crash; double-click the chart to see the whole thread."

@@ -37,7 +37,7 @@ if item is not None:
         log, log_error = ui.effects(item)
         known = {r.thread_id for r in index}
         ids = [r.thread_id for r in index] + sorted(set(log.thread_ids if log else []) - known)
-        # "would replay" loads whole threads: only once every status is in.
+        # "log lines again" loads whole threads: only once every status is in.
         counts = ui.replay_counts(item, ids, known, latency=0.25) if progress.finished else {}
         rows = views.listing_rows(index, found, log, counts)
 
@@ -132,8 +132,10 @@ if item is not None:
                             help="Tasks due after the newest checkpoint that have not finished."),
                         "effect lines": st.column_config.NumberColumn(
                             help="Lines of the effects log written by this thread's nodes."),
-                        "would replay": st.column_config.NumberColumn(
-                            help="Effect lines whose tasks a resume runs again (they would happen twice)."),
+                        "log lines again": st.column_config.NumberColumn(
+                            help="Effects-log lines of the executions a resume performs again (log lines, "
+                            "not executions: a start and an end line are one execution), as the Thread "
+                            "page's “log lines again”."),
                         "open": st.column_config.LinkColumn("open", display_text="open ›",
                                                             help="Open the thread's timeline."),
                     },
@@ -155,5 +157,5 @@ if item is not None:
             if len(ids) > len(counts) and log is not None and any(r.replay_lines is None and r.effect_lines
                                                                    for r in rows):  # fmt: skip
                 st.caption(
-                    "“would replay” is computed for the first 300 threads with effect lines only."
+                    "“log lines again” is computed for the first 300 threads with effect lines only."
                 )
