@@ -34,6 +34,9 @@ def plan_resume(
     else:
         lines = [e for e in effects if e.thread_id == thread_id]
     attempts = group_attempts(lines)
+    # What the evidence is and cannot show (a trace cannot show a killed task): the verdict says it.
+    source = effects.source if isinstance(effects, EffectsLog) else ""
+    limits = list(effects.limits) if isinstance(effects, EffectsLog) else []
     has_checkpoint = (
         thread is not None and thread.root is not None and thread.root.latest is not None
     )
@@ -65,6 +68,8 @@ def plan_resume(
             latency,
             crash,
             recording=recording or Recording(),
+            evidence_source=source,
+            evidence_limits=limits,
         )
     assert thread is not None and thread.root is not None
     align(attempts, thread)
@@ -101,6 +106,8 @@ def plan_resume(
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
         generation=thread.generation.to_json() if thread.generation else None,
         unmatched_reruns=unmatched,
+        evidence_source=source,
+        evidence_limits=limits,
     )
 
 

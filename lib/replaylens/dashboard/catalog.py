@@ -107,13 +107,30 @@ class Catalog:
         return next((c for c in self.campaigns if c.key == key), None)
 
 
+EVIDENCE_SUFFIXES = (
+    ".jsonl", ".json", ".jsonl.gz", ".jsonl.zst", ".json.gz", ".json.zst",
+    ".pb", ".pb.gz", ".pb.zst", ".parquet",
+)  # fmt: skip
+"""File name endings of effects evidence: an effects log, or a trace (OTLP JSON or protobuf,
+LangSmith runs, Langfuse observations, compressed), as `read_effects` sniffs them."""
+
+
+def is_evidence_name(name: str) -> bool:
+    """Whether a file name ends like effects evidence (not a database): for the uploader."""
+    return name.lower().endswith(EVIDENCE_SUFFIXES)
+
+
 def sibling_effects(db: Path) -> Path | None:
-    """`x.db` -> `x.effects.jsonl` (or `x.jsonl`); `x.at-kill.db` also -> `x.effects.at-kill.jsonl`."""
+    """`x.db` -> `x.effects.jsonl` (or `x.jsonl`); `x.at-kill.db` also -> `x.effects.at-kill.jsonl`;
+    then a trace beside it: `x.traces.jsonl`, `x.traces.pb`, ... (any of EVIDENCE_SUFFIXES),
+    or a compressed `x.effects.jsonl.gz`."""
     stem = db.name[: -len(db.suffix)] if db.suffix else db.name
     names = [f"{stem}.effects.jsonl", f"{stem}.jsonl"]
     base, dot, tag = stem.rpartition(".")
     if dot:
         names.append(f"{base}.effects.{tag}.jsonl")
+    names += [f"{stem}.effects{suffix}" for suffix in EVIDENCE_SUFFIXES[1:]]
+    names += [f"{stem}.traces{suffix}" for suffix in EVIDENCE_SUFFIXES]
     for name in names:
         candidate = db.with_name(name)
         if candidate.is_file():

@@ -506,8 +506,8 @@ def _take_upload(files: list[Any]) -> None:
         return
     st.session_state["_upload_sig"] = signature
     folder = upload_folder()
-    dbs = [f for f in files if not f.name.lower().endswith(".jsonl")]
-    logs = [f for f in files if f.name.lower().endswith(".jsonl")]
+    dbs = [f for f in files if not cat.is_evidence_name(f.name)]
+    logs = [f for f in files if cat.is_evidence_name(f.name)]
     log_path = cat.save_upload(logs[0].name, logs[0].getvalue(), folder) if logs else None
     allow = allow_list()
     for f in dbs:
@@ -559,8 +559,9 @@ def sidebar() -> None:
         picker = st.container()
         with st.expander("Upload a database", expanded=False):
             files = st.file_uploader(
-                "A SQLite checkpoint database, and optionally its effects log (.jsonl)",
-                type=["db", "sqlite", "sqlite3", "jsonl"],
+                "A SQLite checkpoint database, and optionally its effects log (.jsonl) or a trace "
+                "(OTLP, LangSmith, Langfuse)",
+                type=["db", "sqlite", "sqlite3", "jsonl", "json", "gz", "zst", "pb", "parquet"],
                 accept_multiple_files=True,
                 max_upload_size=cfg.MAX_UPLOAD_MB,
                 help=f"Up to {cfg.MAX_UPLOAD_MB} MB per file. Files are kept on this server only while "
