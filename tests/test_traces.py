@@ -33,7 +33,7 @@ from replaylens.sources import open_source
 sys.path.insert(0, str(Path(__file__).parent))
 from trace_runs import TracedRun, traced_run  # noqa: E402
 
-THREADS = ("t-kill", "t-ask", "t-fail")
+THREADS = ("t-kill", "t-ask", "t-fail", "t-early")
 TRACES = {
     # file: (the format the note must name, whether the killed task has a start of its own)
     "oi.otlp.jsonl": (
@@ -50,6 +50,7 @@ TRACES = {
     "langfuse.otlp.pb.gz": ("OTLP protobuf from Langfuse, gzip-compressed", False),
     "langsmith.jsonl": ("LangSmith runs", True),
     "langsmith.parquet": ("LangSmith runs (Parquet bulk export)", True),
+    "langsmith.runs.json": ("LangSmith runs", True),
     "langfuse.observations.json": ("Langfuse observations (export)", False),
     "spans.jsonl": ("start records of replaylens.tracing's span processor", True),
     "callbacks.jsonl": ("effects log", True),
@@ -93,6 +94,16 @@ def test_each_trace_gives_the_record_effect_verdicts(
         assert rows(got[tid]) == rows(recorded[tid]), (tid, got[tid].verdict_sentence())
         # No task is an effect of its own name: a task line names no effect.
         assert all(r.effect != r.node for r in again_rows(got[tid]))
+    # The killed task is one execution, in flight: its tool's lines are part of it.
+    charge = [a for a in got["t-kill"].attempts if a.node == "charge"]
+    assert len(charge) == 1 and charge[0].outcome == "in flight", [a.to_json() for a in charge]
+    assert not any(p.duplicates for p in got.values())
+    # A pause is not a failure: the interrupt inside `ask_human`, the exception in `work`.
+    assert [a.outcome for a in got["t-ask"].attempts if a.node == "approve"] == ["interrupted"]
+    assert sorted(a.outcome for a in got["t-fail"].attempts if a.node == "work") == [
+        "failed",
+        "finished",
+    ]
     assert CHARGE in got["t-kill"].verdict_sentence()
     assert "`approve` again (`ask_human` once)" in got["t-ask"].verdict_sentence()
     assert "`work` again (`reserve` once)" in got["t-fail"].verdict_sentence()
@@ -131,6 +142,23 @@ def test_which_setups_show_the_killed_task(run: TracedRun) -> None:
         ]
         assert len(starts) == 1, (name, starts)
         assert bool(starts[0].extra.get("inferred")) is not own_start, name
+
+
+@pytest.mark.parametrize("name", sorted(TRACES))
+def test_a_task_killed_before_any_traced_child_ended(run: TracedRun, name: str) -> None:
+    """`t-early` was killed as `charge` started. OpenTelemetry has no span of it at all: the
+    verdict says the trace cannot tell, never that nothing repeats. LangSmith's posted run,
+    the span processor's start records and the callback handler show the task itself."""
+    shows = TRACES[name][1]
+    log = read_effects(run.at_kill / name)
+    charge = [e for e in log.for_thread("t-early") if e.node == "charge"]
+    sentence = plans(run, log)["t-early"].verdict_sentence()
+    assert "repeats no recorded side effect" not in sentence, sentence
+    if shows:
+        assert [e.phase for e in charge] == ["start"] and not charge[0].extra.get("inferred")
+        assert "re-runs `charge`; the " in sentence and "records no side effect of it" in sentence
+    else:
+        assert charge == [] and traces.OTEL_LIMIT in sentence, sentence
 
 
 def test_a_batch_processor_trace_says_what_it_cannot_show(run: TracedRun) -> None:
@@ -275,6 +303,18 @@ def test_killtest_callbacks_lines_name_no_effect(
     finally:
         source.close()
     assert again_rows(plan) == [] and "re-runs `approve`" in plan.verdict_sentence()
+
+
+def test_a_trace_next_to_the_database_is_paired_with_it(
+    run: TracedRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As `<name>.effects.jsonl` is: the CLI and the dashboard pair `<name>.traces.*` too."""
+    shutil.copy(run.db, tmp_path / "shop.db")
+    shutil.copy(run.at_kill / "oi.otlp.jsonl.zst", tmp_path / "shop.traces.jsonl.zst")
+    assert main(["replay", str(tmp_path / "shop.db"), "--thread", "t-kill"]) == 0
+    printed = capsys.readouterr()
+    assert "next to the database: " in printed.err and "shop.traces.jsonl.zst" in printed.err
+    assert "charge again (charge_card once)" in printed.out
 
 
 def test_a_copy_keeps_the_format(run: TracedRun, tmp_path: Path) -> None:

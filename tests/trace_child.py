@@ -16,8 +16,9 @@ tool that calls `record_effect`, so the same run leaves an effects log and every
   sending to the test's recording server, which keeps the request bodies as files;
 - replaylens.tracing's `EffectsCallbackHandler` (`callbacks.jsonl`).
 
-`charge` calls the `charge_card` tool, then tells the test's server and waits: the test
-kills the process on that request (an event), once the servers have what the clients sent.
+`charge` tells the test's server where it is and waits, before or after its `charge_card`
+tool: the test kills the process on that request (an event), once the servers have what the
+clients sent.
 """
 
 from __future__ import annotations
@@ -123,14 +124,20 @@ def receipt(state: Receipt) -> dict[str, Any]:
     return {"done": ["receipt"]}
 
 
-def charge(state: Shop) -> dict[str, Any]:
-    charge_card.invoke({"amount": 42.5})
-    if SPEC.get("hold"):
+def _hold(moment: str) -> None:
+    """Tell the test's server where the node is and wait for the SIGKILL (the test kills on
+    that request: an event, not a time)."""
+    if SPEC.get("hold") == moment:
         import urllib.request
 
-        # The event the test kills on: the card is charged, the node is still running.
-        urllib.request.urlopen(urllib.request.Request(f"{SPEC['server']}/hold", b"charged"))
-        threading.Event().wait()  # until the SIGKILL
+        urllib.request.urlopen(urllib.request.Request(f"{SPEC['server']}/hold", moment.encode()))
+        threading.Event().wait()
+
+
+def charge(state: Shop) -> dict[str, Any]:
+    _hold("before-charge")  # killed before any traced child ended
+    charge_card.invoke({"amount": 42.5})
+    _hold("charged")  # killed after the card was charged, the node still running
     return {"done": ["charged"]}
 
 

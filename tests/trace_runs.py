@@ -7,9 +7,10 @@ output. The run (module docstring of `trace_child`):
 
 1. a traced child runs `t-ask` (interrupted inside the `ask_human` tool) and `t-fail`
    (`work` fails after its `reserve` tool) to their end;
-2. a traced child runs `t-kill` and is SIGKILLed in `charge`, after `charge_card`, on the
-   child's request to `/hold` once the LangSmith and Langfuse clients have delivered the
-   tool's run (events, not time);
+2. a traced child runs `t-early` and is SIGKILLed as `charge` starts, before any traced
+   child span ended, once LangSmith has the task's run; another runs `t-kill` and is
+   SIGKILLed in `charge`, after `charge_card`, once the LangSmith and Langfuse clients have
+   delivered the tool's run (each kill on the child's request to `/hold`: events, not time);
 3. the evidence as it stood at the kill is copied; an untraced child resumes all three
    threads, and its `record_effect` lines are what LangGraph really re-executed.
 """
@@ -60,18 +61,26 @@ class Recorder:
                 raise AssertionError(f"never happened: {what}")
 
     # -- what the events are ------------------------------------------------------------
-    def held(self) -> bool:
-        return bool(self.bodies.get("hold"))
+    def held(self, moment: str) -> bool:
+        return moment.encode() in self.bodies.get("hold", [])
 
-    def langsmith_ended(self, name: str) -> bool:
+    def _runs(self) -> list[dict[str, Any]]:
         runs: dict[str, dict[str, Any]] = {}
         for body in self.bodies.get("langsmith", []):
             batch = json.loads(body)
-            for run in batch.get("post", []):
+            for run in batch.get("post", []) + batch.get("patch", []):
                 runs[run["id"]] = {**runs.get(run["id"], {}), **run}
-            for run in batch.get("patch", []):
-                runs[run["id"]] = {**runs.get(run["id"], {}), **run}
-        return any(r.get("name") == name and r.get("end_time") for r in runs.values())
+        return list(runs.values())
+
+    def langsmith_ended(self, name: str) -> bool:
+        return any(r.get("name") == name and r.get("end_time") for r in self._runs())
+
+    def langsmith_started(self, name: str, thread: str) -> bool:
+        return any(
+            r.get("name") == name
+            and (r.get("extra") or {}).get("metadata", {}).get("thread_id") == thread
+            for r in self._runs()
+        )
 
     def otlp_span(self, route: str, name: str) -> bool:
         from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
@@ -132,6 +141,21 @@ def _server(rec: Recorder) -> ThreadingHTTPServer:
     return server
 
 
+def _kill(rec: Recorder, spec: list[str], events: list[tuple[Any, str]]) -> None:
+    """Run a traced child and SIGKILL it once every event has happened."""
+    child = subprocess.Popen(
+        spec, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        for predicate, what in events:
+            rec.wait_for(predicate, what)
+    except AssertionError as exc:
+        child.kill()
+        raise AssertionError(f"{exc}: {child.communicate()[1][-3000:]}") from None
+    os.kill(child.pid, signal.SIGKILL)
+    child.communicate()
+
+
 def _spec(**kw: Any) -> list[str]:
     return [sys.executable, str(CHILD), json.dumps(kw)]
 
@@ -168,22 +192,17 @@ def traced_run(work: Path) -> TracedRun:
         ])  # fmt: skip
         done = subprocess.run(first, env=_env(), capture_output=True, text=True, timeout=WAIT)
         assert done.returncode == 0, done.stderr[-3000:]
-        killed = subprocess.Popen(
-            _spec(db=str(db), out=str(out), server=url, traced=True, hold=True,
-                  runs=[{"thread": "t-kill", "input": {"items": ["a", "b"]}}]),
-            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            rec.wait_for(Recorder.held, "charge held after charge_card")
-            rec.wait_for(lambda r: r.langsmith_ended("charge_card"), "LangSmith got charge_card")
-            rec.wait_for(
-                lambda r: r.otlp_span("langfuse", "charge_card"), "Langfuse got charge_card"
-            )
-        except AssertionError:
-            killed.kill()
-            raise AssertionError(killed.communicate()[1][-3000:]) from None
-        os.kill(killed.pid, signal.SIGKILL)
-        killed.communicate()
+        # t-early: killed as `charge` starts, before any traced child ended.
+        _kill(rec, _spec(db=str(db), out=str(out), server=url, traced=True, hold="before-charge",
+                         runs=[{"thread": "t-early", "input": {"items": ["c"]}}]),
+              [(lambda r: r.held("before-charge"), "charge held before charge_card"),
+               (lambda r: r.langsmith_started("charge", "t-early"), "LangSmith got the charge run")])  # fmt: skip
+        # t-kill: killed in `charge` after `charge_card` ended.
+        _kill(rec, _spec(db=str(db), out=str(out), server=url, traced=True, hold="charged",
+                         runs=[{"thread": "t-kill", "input": {"items": ["a", "b"]}}]),
+              [(lambda r: r.held("charged"), "charge held after charge_card"),
+               (lambda r: r.langsmith_ended("charge_card"), "LangSmith got charge_card"),
+               (lambda r: r.otlp_span("langfuse", "charge_card"), "Langfuse got charge_card")])  # fmt: skip
         at_kill = work / "at-kill"
         with rec.cond:  # nothing more arrives from a dead process; copy what it left
             shutil.copytree(out, at_kill)
@@ -193,6 +212,7 @@ def traced_run(work: Path) -> TracedRun:
     resumed = subprocess.run(
         _spec(db=str(db), out=str(out), effects="after.jsonl", runs=[
             {"thread": "t-kill"}, {"thread": "t-ask", "resume": True}, {"thread": "t-fail"},
+            {"thread": "t-early"},
         ]),
         env=_env(SHOP_FAIL="0"), capture_output=True, text=True, timeout=WAIT,
     )  # fmt: skip
@@ -237,6 +257,8 @@ def _derived_files(folder: Path) -> None:
         for r in runs.values()
     ]  # fmt: skip
     pq.write_table(pa.Table.from_pylist(rows), folder / "langsmith.parquet")
+    # The SDK's run dicts as one JSON array (what a script dumping runs writes).
+    (folder / "langsmith.runs.json").write_text(json.dumps(list(runs.values()), indent=1))
 
     from langfuse.api.commons.types.observation_v2 import ObservationV2
     from opentelemetry.proto.trace.v1.trace_pb2 import TracesData

@@ -34,9 +34,9 @@ open start of that node in that process; by a shared key (`item`, `invoice_id`);
 alone, among several open starts the log cannot tell apart (ambiguous); or not at all."""
 PAIRING_KEYS_IGNORED = frozenset(
     {"error", "message", "result", "duration", "elapsed", "source", "inferred", "inferred_from"}
-    | {"span_id", "parent_span_id", "trace_id", DESCRIBES}
+    | {"span_id", "parent_span_id", "trace_id", "run_id", DESCRIBES}
 )
-"""Extra keys that are no business key: a trace's span ids differ between a task's own
+"""Extra keys that are no business key: a trace's span ids (and a callback's run ids) differ between a task's own
 lines and its tools' lines, and say nothing about which start a line belongs to."""
 RUN_KEY = "trace_id"
 """The extra key of trace lines that tells one invocation from another (a killed run and its

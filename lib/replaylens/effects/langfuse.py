@@ -48,12 +48,19 @@ def _metadata(obs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def level_says(level: Any, message: Any) -> tuple[bool, bool]:
+    """(failed, interrupted) from an observation's level and status message: Langfuse marks
+    a failure `ERROR` and LangGraph's control flow (an interrupt) `DEFAULT`, with the
+    interrupt, `(Interrupt(value=...),)`, as the status message."""
+    failed = str(level or "").upper() == "ERROR"
+    return failed, not failed and isinstance(message, str) and "Interrupt(" in message
+
+
 def to_span(obs: dict[str, Any], where: str) -> Span:
     kind = str(obs.get("type") or "").lower()
-    level = str(obs.get("level") or "").upper()
     message = obs.get("statusMessage")
     message = str(message) if message else None
-    interrupted = level != "ERROR" and message is not None and "Interrupt(" in message
+    failed, interrupted = level_says(obs.get("level"), message)
     start = obs.get("startTime")
     end = obs.get("endTime")
     parent = obs.get("parentObservationId")
@@ -64,8 +71,8 @@ def to_span(obs: dict[str, Any], where: str) -> Span:
         name=str(obs.get("name") or ""),
         start=iso_to_epoch(start) if isinstance(start, str) else None,
         end=iso_to_epoch(end) if isinstance(end, str) else None,
-        status="error" if level == "ERROR" else "ok" if end else "unset",
-        error=message if level == "ERROR" or interrupted else None,
+        status="error" if failed else "ok" if end else "unset",
+        error=message if failed or interrupted else None,
         error_type="GraphInterrupt" if interrupted else None,
         kind="tool" if kind == "tool" else "other",
         tool=str(obs.get("name") or "") if kind == "tool" else None,

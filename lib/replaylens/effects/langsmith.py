@@ -9,12 +9,13 @@ error), so a task killed mid-node is a run with a start and no `end_time`. A run
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterable
 from typing import Any
 
+from replaylens.effects.parse import parse_ts
 from replaylens.effects.spans import Span, metadata_from
-from replaylens.times import iso_to_epoch
 
 RUN_KEYS = frozenset({"run_type", "start_time", "trace_id", "parent_run_id", "dotted_order"})
 PARQUET_COLUMNS = (
@@ -66,20 +67,14 @@ def runs_in(obj: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | Non
 
 
 def _time(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        return iso_to_epoch(value)
-    if hasattr(value, "timestamp"):  # a datetime from the Parquet export
+    """A run's time: ISO-8601 text or epoch seconds (`parse_ts`), or a datetime from the
+    Parquet export (naive means UTC, as LangSmith writes them)."""
+    if isinstance(value, dt.datetime):
         try:
-            if getattr(value, "tzinfo", None) is None:
-                import datetime as dt
-
-                value = value.replace(tzinfo=dt.UTC)
-            return float(value.timestamp())
+            return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).timestamp()
         except (OverflowError, ValueError, OSError):
             return None
-    return None
+    return parse_ts(value)
 
 
 def _extra(run: dict[str, Any]) -> dict[str, Any]:

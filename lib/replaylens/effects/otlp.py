@@ -223,14 +223,15 @@ def _error(
 def _langfuse_level(
     attrs: dict[str, Any], error: str | None, error_type: str | None, status: str
 ) -> tuple[str | None, str | None, str]:
-    """Langfuse marks a failure `level: ERROR` and LangGraph's control flow (an interrupt)
-    a `DEFAULT` level whose status message is the interrupt."""
-    level = str(attrs.get("langfuse.observation.level") or "").upper()
+    """A failure or an interrupt as Langfuse's level and status message say it."""
+    from replaylens.effects.langfuse import level_says
+
     message = attrs.get("langfuse.observation.status_message")
-    if level == "ERROR":
+    failed, interrupted = level_says(attrs.get("langfuse.observation.level"), message)
+    if failed:
         return error or (str(message) if message else "error"), error_type, "error"
-    if isinstance(message, str) and "Interrupt(" in message:
-        return message, error_type or "GraphInterrupt", status
+    if interrupted:
+        return str(message), error_type or "GraphInterrupt", status
     return error, error_type, status
 
 
