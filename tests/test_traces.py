@@ -205,7 +205,7 @@ def test_decoding_is_bounded(
         "name": "x",
         "traceId": "ab" * 16,
         "spanId": "cd" * 8,
-        "attributes": [{"key": "k", "value": value}],
+        "attributes": [{"key": "metadata", "value": value}],
     }
     deep = tmp_path / "deep.otlp.jsonl"
     good = (run.at_kill / "oi.otlp.jsonl").read_text()

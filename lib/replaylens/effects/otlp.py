@@ -63,11 +63,38 @@ def _fix_ids(obj: Any, encodings: set[str]) -> None:
                     value = span.get(key)
                     if isinstance(value, str) and value:
                         span[key] = _as_base64(value, encodings)
-                for link in _list(span.get("links")):
-                    for key in ("traceId", "spanId", "trace_id", "span_id"):
-                        value = link.get(key)
-                        if isinstance(value, str) and value:
-                            link[key] = _as_base64(value, encodings)
+                span.pop("links", None)  # never read: links name other traces' spans
+                _keep_read_attributes(span)
+                for event in _list(span.get("events")):
+                    _keep_read_attributes(event)
+
+
+READ_ATTRIBUTES = (
+    "metadata",
+    "session.id",
+    "openinference.span.kind",
+    "tool.name",
+    "traceloop.",
+    "gen_ai.tool.name",
+    "gen_ai.operation.name",
+    "langfuse.observation.",
+    "error.type",
+    "exception.type",
+    "exception.message",
+)
+"""The attribute keys (or their beginnings) this module reads. Only those are handed to
+protobuf's JSON parser, which is pure Python: prompts, inputs and outputs are most of a
+span's attributes and would cost most of the time."""
+
+
+def _keep_read_attributes(obj: dict[str, Any]) -> None:
+    attrs = obj.get("attributes")
+    if isinstance(attrs, list):
+        obj["attributes"] = [
+            a
+            for a in attrs
+            if isinstance(a, dict) and str(a.get("key", "")).startswith(READ_ATTRIBUTES)
+        ]
 
 
 def _list(value: Any) -> list[Any]:
