@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from replaylens.effects.spans import Span, metadata_from
+from replaylens.effects.spans import Span, Status, metadata_from
 
 Encoding = Literal["hex", "base64"]
 Instrumentor = Literal["OpenInference", "OpenLLMetry (Traceloop)", "Langfuse", "OpenTelemetry"]
@@ -248,8 +248,8 @@ def _error(
 
 
 def _langfuse_level(
-    attrs: dict[str, Any], error: str | None, error_type: str | None, status: str
-) -> tuple[str | None, str | None, str]:
+    attrs: dict[str, Any], error: str | None, error_type: str | None, status: Status
+) -> tuple[str | None, str | None, Status]:
     """A failure or an interrupt as Langfuse's level and status message say it."""
     from replaylens.effects.langfuse import level_says
 
@@ -318,7 +318,7 @@ def span_of(
     who = _instrumentor(attrs, scope)
     tool = _is_tool(attrs, who)
     error, error_type = _error(events, status_message, attrs)
-    status = "error" if status_code == 2 else "ok" if status_code == 1 else "unset"
+    status: Status = "error" if status_code == 2 else "ok" if status_code == 1 else "unset"
     if who == "Langfuse":
         error, error_type, status = _langfuse_level(attrs, error, error_type, status)
     tool_name = (attrs.get("tool.name") or attrs.get("gen_ai.tool.name")) if tool else None

@@ -17,10 +17,9 @@ JSON document nests at most 64 deep, attribute values at most 8.
 from __future__ import annotations
 
 import gzip
-import io
 import zlib
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import orjson
 
@@ -97,7 +96,7 @@ class Sniffed:
     document: Any = None  # the first JSON document, when one was decoded to tell the format
 
 
-def _bounded_decompress(fh: io.BufferedIOBase, kind: str, name: str) -> bytes:
+def _bounded_decompress(fh: IO[bytes], kind: str, name: str) -> bytes:
     if kind == "gzip":
         stream: Any = gzip.GzipFile(fileobj=fh)
     else:
@@ -152,7 +151,7 @@ def _looks_binary(head: bytes) -> bool:
     return any(ord(c) < 32 and c not in "\n\r\t" for c in text)
 
 
-def sniff(fh: io.BufferedIOBase, name: str) -> Sniffed:
+def sniff(fh: IO[bytes], name: str) -> Sniffed:
     """What the open file is. An effects log is left to be read as a stream from the start."""
     head = fh.read(HEAD_BYTES)
     compression: str | None = None
@@ -189,7 +188,7 @@ def sniff(fh: io.BufferedIOBase, name: str) -> Sniffed:
     return Sniffed("effects", data, compression)
 
 
-def _whole_first_line(fh: io.BufferedIOBase, data: bytes | None, name: str) -> bytes:
+def _whole_first_line(fh: IO[bytes], data: bytes | None, name: str) -> bytes:
     """The first line, however long (a JSON document written on one line), up to the cap."""
     if data is not None:
         return _first_line(data.lstrip())
@@ -203,7 +202,7 @@ def _whole_first_line(fh: io.BufferedIOBase, data: bytes | None, name: str) -> b
     return bytes(out).lstrip()
 
 
-def _read_all(fh: io.BufferedIOBase, name: str) -> bytes:
+def _read_all(fh: IO[bytes], name: str) -> bytes:
     fh.seek(0)
     data = fh.read(MAX_TRACE_BYTES + 1)
     if len(data) > MAX_TRACE_BYTES:
@@ -289,11 +288,11 @@ def read_trace(sniffed: Sniffed, name: str) -> TraceLines:
         spans, ordinary, span_problems, notes = read_span_log(sniffed.data, name)
         problems += span_problems
         bad = len(span_problems)
-        mapped = spans_to_records(spans, TRACING_SOURCE)
+        from_spans = spans_to_records(spans, TRACING_SOURCE)
         source = "start records of replaylens.tracing's span processor"
         return TraceLines(
-            sorted(ordinary + mapped.records, key=lambda r: r["ts"]),
-            problems, bad, source, [f"{name} holds {source}: {len(spans)} spans.", *notes, *mapped.notes],
+            sorted(ordinary + from_spans.records, key=lambda r: r["ts"]),
+            problems, bad, source, [f"{name} holds {source}: {len(spans)} spans.", *notes, *from_spans.notes],
             LIMITS_BY_SOURCE[TRACING_SOURCE],
         )  # fmt: skip
     if sniffed.compression:
@@ -326,12 +325,12 @@ def _skipped(sentence: str) -> str:
     return sentence if sentence.endswith("skipped") else f"{sentence}; skipped."
 
 
-def _documents(sniffed: Sniffed, name: str, problems: list[str], pick: Any) -> list[dict[str, Any]]:
+def _documents(sniffed: Sniffed, name: str, problems: list[str], pick: Any) -> list[Any]:
     """The records in a JSON document or JSON Lines, each line giving zero or more."""
     assert sniffed.data is not None
     if sniffed.document is not None:
         return list(pick(sniffed.document) or [])
-    out: list[dict[str, Any]] = []
+    out: list[Any] = []
     for number, raw in _json_lines(sniffed.data):
         obj = _decode(raw)
         found = pick(obj) if obj is not None else None
@@ -368,6 +367,6 @@ def _langsmith_runs(
             return None
         return [("post", r) for r in got[0]] + [("patch", r) for r in got[1]]
 
-    for kind, run in _documents(sniffed, name, problems, pick):  # type: ignore[misc]
+    for kind, run in _documents(sniffed, name, problems, pick):
         (posts if kind == "post" else patches).append(run)
     return posts, patches
