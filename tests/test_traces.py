@@ -53,6 +53,7 @@ TRACES = {
     "langsmith.runs.json": ("LangSmith runs", True),
     "langfuse.observations.json": ("Langfuse observations (export)", False),
     "spans.jsonl": ("start records of replaylens.tracing's span processor", True),
+    "spans-openllmetry.jsonl": ("start records of replaylens.tracing's span processor", True),
     "callbacks.jsonl": ("effects log", True),
 }
 CHARGE = "run `charge` again (`charge_card` once)"

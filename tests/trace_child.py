@@ -11,7 +11,8 @@ tool that calls `record_effect`, so the same run leaves an effects log and every
   (`oi.pbjson.jsonl`: base64 ids, enum names), BatchSpanProcessor into `oi-batch.otlp.jsonl`,
   and replaylens.tracing's `StartRecordsProcessor` (`spans.jsonl`);
 - OpenLLMetry (Traceloop) on another provider, SimpleSpanProcessor and the real
-  `OTLPSpanExporter` (protobuf over HTTP) to the test's recording server;
+  `OTLPSpanExporter` (protobuf over HTTP) to the test's recording server, and its own
+  `StartRecordsProcessor` (`spans-openllmetry.jsonl`);
 - Langfuse's LangChain `CallbackHandler` and LangSmith's client (LANGSMITH_TRACING), both
   sending to the test's recording server, which keeps the request bodies as files;
 - replaylens.tracing's `EffectsCallbackHandler` (`callbacks.jsonl`).
@@ -216,6 +217,7 @@ def _trace_setup() -> list[Any]:
     ll.add_span_processor(
         SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{SPEC['server']}/otlp/v1/traces"))
     )
+    ll.add_span_processor(StartRecordsProcessor(OUT / "spans-openllmetry.jsonl"))
     LangchainInstrumentor().instrument(tracer_provider=ll)
     from langfuse.langchain import CallbackHandler
 
