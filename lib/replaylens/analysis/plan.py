@@ -117,15 +117,23 @@ class ResumePlan:
             if self.unmatched_reruns:
                 return f"Resuming this thread may repeat a recorded side effect: {' '.join(self.unmatched_reruns)}"
             if self.evidence_limits and self.status != "completed":
+                rerun = sorted({t.label for _, t in self.reruns} | self.lost_step_nodes)
+                runs = (
+                    f"Resuming this thread re-runs {', '.join(f'`{n}`' for n in rerun)}; the"
+                    if rerun
+                    else "The"
+                )
                 return (
-                    f"The {self._evidence_word()} shows no side effect that repeats, but it cannot "
+                    f"{runs} {self._evidence_word()} shows no side effect that repeats, but it cannot "
                     f"show everything: {self.evidence_limits[0]}" + doubt
                 )
             return "Resuming this thread repeats no recorded side effect." + doubt
         return f"Resuming this thread will {what}." + doubt + self._limits()
 
     def _evidence_word(self) -> str:
-        return "trace" if self.evidence_limits else "effects log"
+        """What the sentence calls the evidence: a trace, unless it is an effects log."""
+        source = self.evidence_source
+        return "effects log" if not source or source.startswith("effects log") else "trace"
 
     def _limits(self) -> str:
         """The first thing the evidence cannot show, when the thread did not complete."""
