@@ -222,7 +222,7 @@ def _effects(args: argparse.Namespace) -> Any:
     if not path:
         return None
     effects = read_effects(path)
-    _warn(effects.problems, [])
+    _warn(effects.problems, effects.notes)
     return effects
 
 
@@ -543,7 +543,8 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
 def _add_effects_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--effects",
-        help="The effects log (JSON Lines) the nodes wrote, to align with the checkpoints. "
+        help="The effects log (JSON Lines) the nodes wrote, or a trace (OTLP JSON or protobuf, LangSmith "
+        "runs, Langfuse observations, gzip or zstd), to align with the checkpoints. "
         "Default: the log the dashboard pairs with the database (the campaign run's log, or "
         "<name>.effects.jsonl next to it).",
     )
@@ -582,7 +583,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
     finally:
         source.close()
     if effects_box:
-        _warn(effects_box[0].problems, [])
+        _warn(effects_box[0].problems, effects_box[0].notes)
     incident = select(
         found,
         since=args.since,
@@ -943,6 +944,10 @@ def build_parser() -> argparse.ArgumentParser:
     register_validate(sub)
 
     register_serve(sub)
+
+    from replaylens.effects.convert import register_effects
+
+    register_effects(sub)
     return parser
 
 

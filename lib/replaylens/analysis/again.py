@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.attempts import Attempt, effect_lines
 
 if TYPE_CHECKING:
     from replaylens.analysis.durability import Mode
@@ -90,7 +90,7 @@ def _dedupe(effect: str, again: list[Attempt], every: list[Attempt]) -> tuple[tu
     keys_by_task: dict[Any, list[str | None]] = defaultdict(list)
     for a in every:
         if _task(a) in tasks:
-            keys = [line.idempotency_key for line in a.lines if line.label == effect]
+            keys = [line.idempotency_key for line in effect_lines(a.lines) if line.label == effect]
             keys_by_task[_task(a)].append(next((k for k in keys if k), None))
     keys = tuple(dict.fromkeys(k for ks in keys_by_task.values() for k in ks if k))
     if not keys:
@@ -111,11 +111,15 @@ def again_rows(plan: ResumePlan) -> list[AgainRow]:
     replay = sorted((a for a in plan.attempts if a.verdict in ("replays", "restart")),
                     key=lambda a: a.lines[0].line if a.lines else 0)  # fmt: skip
     for a in replay:
-        for label in dict.fromkeys(line.label for line in a.lines):
+        for label in dict.fromkeys(line.label for line in effect_lines(a.lines)):
             groups[(why_again(a), a.node, label)].append(a)
     rows = []
     for (why, node, effect), group in groups.items():
-        lines = tuple(sorted(line.line for a in group for line in a.lines if line.label == effect))
+        lines = tuple(
+            sorted(
+                line.line for a in group for line in effect_lines(a.lines) if line.label == effect
+            )
+        )
         keys, dedupe = _dedupe(effect, group, plan.attempts)
         rows.append(
             AgainRow(why, node, effect, len({_task(a) for a in group}), lines, keys, dedupe)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replaylens import namespaces
-from replaylens.effects.parse import EffectLine
+from replaylens.effects.parse import DESCRIBES, EffectLine
 from replaylens.model import Checkpoint, Task
 
 Verdict = Literal["kept", "replays", "restart", ""]
@@ -33,7 +33,15 @@ Pairing = Literal["task_id", "single", "key", "order", "unpaired"]
 """How an attempt's later lines were paired with its `start` line: by task id; as the only
 open start of that node in that process; by a shared key (`item`, `invoice_id`); by order
 alone, among several open starts the log cannot tell apart (ambiguous); or not at all."""
-PAIRING_KEYS_IGNORED = frozenset({"error", "message", "result", "duration", "elapsed"})
+PAIRING_KEYS_IGNORED = frozenset(
+    {"error", "message", "result", "duration", "elapsed", "source", "inferred", "inferred_from"}
+    | {"span_id", "parent_span_id", "trace_id", "run_id", DESCRIBES}
+)
+"""Extra keys that are no business key: a trace's span ids (and a callback's run ids) differ between a task's own
+lines and its tools' lines, and say nothing about which start a line belongs to."""
+RUN_KEY = "trace_id"
+"""The extra key of trace lines that tells one invocation from another (a killed run and its
+resume), as `pid` does for `record_effect` lines."""
 
 TERMINAL = {"end": "finished", "error": "failed", "interrupted": "interrupted"}
 TIME_SLACK = 0.005  # seconds: how far back to look when a node is not due at the nearest checkpoint
@@ -99,14 +107,18 @@ class Attempt:
 
     @property
     def outcome(self) -> str:
-        for line in reversed(self.lines):
+        """How the task ended, from its own lines when the log has them (a tool's `end`
+        inside a killed task is not the task's end), else from the effect's lines."""
+        own = [line for line in self.lines if line.describes_task] or self.lines
+        for line in reversed(own):
             if line.phase in TERMINAL:
                 return TERMINAL[line.phase]
         return "in flight"
 
     @property
     def effects(self) -> list[str]:
-        return sorted({line.label for line in self.lines})
+        """The effects it performed: lines that describe the task itself name none."""
+        return sorted({line.label for line in effect_lines(self.lines)})
 
     @property
     def key(self) -> tuple[str, str, str] | None:
@@ -140,6 +152,12 @@ class Attempt:
         }
 
 
+def effect_lines(lines: list[EffectLine]) -> list[EffectLine]:
+    """The lines about an effect a task performed, without the task's own start and end
+    lines (a trace's or callbacks' task lines): a task is not an effect of its own name."""
+    return [line for line in lines if not line.describes_task]
+
+
 def times(n: int) -> str:
     """An execution count in words: "once", "2 times"."""
     return "once" if n == 1 else f"{n} times"
@@ -157,7 +175,7 @@ def effect_counts(attempts: list[Attempt]) -> dict[str, dict[str, int]]:
             if a.task_id
             else ("attempt", id(a))
         )
-        for label in dict.fromkeys(line.label for line in a.lines):
+        for label in dict.fromkeys(line.label for line in effect_lines(a.lines)):
             tasks.setdefault(a.node, {}).setdefault(label, set()).add(who)
     return {
         node: {label: len(ids) for label, ids in effects.items()} for node, effects in tasks.items()
@@ -223,7 +241,14 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
         # recorder writes it (stripped): the attempt keeps the stripped one and the task id.
         place = namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id)
         logged_ns = place.checkpoint_ns if line.checkpoint_ns is not None else None
-        key = (logged_ns or "", line.node, place.task_id or "", line.pid, line.step)
+        key = (logged_ns or "", line.node, place.task_id or "", line.pid, line.step,
+               line.extra.get(RUN_KEY))  # fmt: skip
+        if line.phase == "start" and not line.describes_task:
+            # A tool's start inside a task whose own start is in the log: the same execution.
+            inside = [a for a in open_by_key.get(key, []) if a.lines[0].describes_task]
+            if inside:
+                inside[-1].lines.append(line)
+                continue
         if line.phase == "start":
             current = Attempt(
                 line.thread_id, line.node, logged_ns, line.step, place.task_id, line.pid
@@ -246,7 +271,9 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             last_by_key[key] = current
         current.lines.append(line)
         if line.phase in TERMINAL and current in open_by_key.get(key, []):
-            open_by_key[key].remove(current)
+            # A tool's end inside a task leaves the task open; the task's own end closes it.
+            if line.describes_task or not current.lines[0].describes_task:
+                open_by_key[key].remove(current)
     return attempts
 
 

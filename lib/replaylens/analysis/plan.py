@@ -50,6 +50,10 @@ class ResumePlan:
     generation: dict[str, Any] | None = None
     unmatched_reruns: list[str] = field(default_factory=list)
     """Sentences: a task the resume re-runs, of a node the log shows started, with no log line given to it."""
+    evidence_source: str = ""
+    """What the effects evidence is ("effects log", or the trace format and setup)."""
+    evidence_limits: list[str] = field(default_factory=list)
+    """What that evidence cannot show, in sentences (a trace cannot show a killed task)."""
 
     @property
     def ambiguities(self) -> list[str]:
@@ -112,16 +116,47 @@ class ResumePlan:
             runs = f"re-runs {names}" if names else "re-runs no task of the step it resumes"
             if self.effects_given:
                 return (
-                    f"Resuming this thread {runs}; the effects log has no usable line for this thread, so "
-                    "it cannot tell which side effects repeat."
+                    f"Resuming this thread {runs}; the {self._evidence_word()} has no usable line for this "
+                    "thread, so it cannot tell which side effects repeat." + self._limits()
                 )
             return f"Resuming this thread {runs}; give an effects log to see which side effects repeat."
         doubt = self._doubt()
-        if not replay:
+        what = effect_list(replay)
+        bare = sorted({a.node for a in replay if not a.effects})
+        if not what and bare:
+            names = ", ".join(f"`{n}`" for n in bare)
+            return (
+                f"Resuming this thread re-runs {names}; the {self._evidence_word()} records no side "
+                "effect of it (a call not traced as a tool, such as a raw HTTP request, cannot be "
+                "seen)." + doubt + self._limits()
+            )
+        if not what:
             if self.unmatched_reruns:
                 return f"Resuming this thread may repeat a recorded side effect: {' '.join(self.unmatched_reruns)}"
+            if self.evidence_limits and self.status != "completed":
+                rerun = sorted({t.label for _, t in self.reruns} | self.lost_step_nodes)
+                runs = (
+                    f"Resuming this thread re-runs {', '.join(f'`{n}`' for n in rerun)}; the"
+                    if rerun
+                    else "The"
+                )
+                return (
+                    f"{runs} {self._evidence_word()} shows no side effect that repeats, but it cannot "
+                    f"show everything: {self.evidence_limits[0]}" + doubt
+                )
             return "Resuming this thread repeats no recorded side effect." + doubt
-        return f"Resuming this thread will {effect_list(replay)}." + doubt
+        return f"Resuming this thread will {what}." + doubt + self._limits()
+
+    def _evidence_word(self) -> str:
+        """What the sentence calls the evidence: a trace, unless it is an effects log."""
+        source = self.evidence_source
+        return "effects log" if not source or source.startswith("effects log") else "trace"
+
+    def _limits(self) -> str:
+        """The first thing the evidence cannot show, when the thread did not complete."""
+        if not self.evidence_limits or self.status == "completed":
+            return ""
+        return f" {self.evidence_limits[0]}"
 
     @property
     def lost_step_nodes(self) -> set[str]:
@@ -211,6 +246,9 @@ class ResumePlan:
             "duplicates": [[a.to_json() for a in group] for group in self.duplicates],
             "idempotency": self.idempotency_findings,
             "ambiguities": self.ambiguities,
+            "evidence": {"source": self.evidence_source, "limits": self.evidence_limits}
+            if self.effects_given
+            else None,
             "crash_ts": self.crash_ts,
             "backend": self.backend,
             "generation": self.generation,

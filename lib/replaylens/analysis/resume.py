@@ -89,6 +89,9 @@ def _plan(
     else:
         lines = [e for e in effects if e.thread_id == thread_id]
     attempts = group_attempts(lines)
+    # What the evidence is and cannot show (a trace cannot show a killed task): the verdict says it.
+    source = effects.source if isinstance(effects, EffectsLog) else ""
+    limits = list(effects.limits) if isinstance(effects, EffectsLog) else []
     has_checkpoint = (
         thread is not None and thread.root is not None and thread.root.latest is not None
     )
@@ -120,6 +123,8 @@ def _plan(
             latency,
             crash,
             recording=recording or Recording(),
+            evidence_source=source,
+            evidence_limits=limits,
         )
     assert thread is not None and thread.root is not None
     align(attempts, thread)
@@ -156,6 +161,8 @@ def _plan(
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
         generation=thread.generation.to_json() if thread.generation else None,
         unmatched_reruns=unmatched,
+        evidence_source=source,
+        evidence_limits=limits,
     )
 
 

@@ -24,16 +24,17 @@ so lines align exactly with the checkpoints.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
-import json
 import os
 import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-from replaylens import namespaces, settings
+from replaylens import settings
+from replaylens.effects.durable import append_line, is_graph_interrupt, task_fields
+
+__all__ = ["ENV_LOG", "append_line", "record_effect"]
 
 ENV_LOG = "REPLAYLENS_EFFECTS_LOG"
 
@@ -49,40 +50,7 @@ def _runtime_fields() -> dict[str, Any]:
         config = get_config()
     except Exception:
         return {}
-    meta = config.get("metadata") or {}
-    conf = config.get("configurable") or {}
-    fields: dict[str, Any] = {}
-    thread_id = conf.get("thread_id", meta.get("thread_id"))
-    if thread_id is not None:
-        fields["thread_id"] = str(thread_id)
-    if "langgraph_node" in meta:
-        fields["node"] = meta["langgraph_node"]
-    if "langgraph_step" in meta:
-        fields["step"] = meta["langgraph_step"]
-    task_ns = meta.get("langgraph_checkpoint_ns") or conf.get("checkpoint_ns") or ""
-    if task_ns:
-        # "parent:taskid|node:taskid": the task's own namespace (see replaylens.namespaces).
-        place = namespaces.own_namespace(task_ns)
-        fields["task_id"] = place.task_id
-        fields["checkpoint_ns"] = place.checkpoint_ns
-    return fields
-
-
-def append_line(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
-    """Append one JSON line durably: one write, under flock, then fsync."""
-    data = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
-    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+    return task_fields(config.get("metadata") or {}, config.get("configurable") or {})
 
 
 class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a verb in node code
@@ -151,7 +119,7 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
         if exc is None:
             self.write("end")
-        elif _is_graph_interrupt(exc):
+        elif is_graph_interrupt(type(exc).__name__):
             self.write("interrupted")
         else:
             self.write("error", error=f"{type(exc).__name__}: {exc}"[:500])
@@ -164,8 +132,3 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
                 return func(*args, **kwargs)
 
         return wrapper
-
-
-def _is_graph_interrupt(exc: BaseException) -> bool:
-    """`interrupt()` raises GraphInterrupt: the node paused, it did not fail."""
-    return type(exc).__name__ in {"GraphInterrupt", "NodeInterrupt", "ParentCommand"}

@@ -27,8 +27,12 @@ import orjson
 from replaylens.errors import EffectsLogError
 from replaylens.times import iso_to_epoch
 
+DESCRIBES = "describes"
+"""The extra key that says what a line describes: "task" for a task's own start and end
+lines (traces, callbacks), "tool" for a tool call; absent on `record_effect` lines."""
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a line longer than this is not an effect record
 MAX_PROBLEMS_LISTED = 200
+SOURCE_SAMPLE = 1000  # lines at each end whose `source` tells a log converted from a trace
 READ_BYTES = 1 << 17  # the file is read in blocks this big: a batch of lines stays in the CPU cache
 
 
@@ -52,6 +56,12 @@ class EffectLine:
         """What the line did, in the user's words: the effect name, else the node."""
         return self.effect or self.node
 
+    @property
+    def describes_task(self) -> bool:
+        """A line about the task itself (its start, end, error or interrupt, as traces and
+        callbacks see it), not about an effect it performed: it names no effect of its own."""
+        return self.effect is None and self.extra.get(DESCRIBES) == "task"
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "line": self.line,
@@ -74,6 +84,12 @@ class EffectsLog:
     lines: list[EffectLine]
     problems: list[str] = field(default_factory=list)
     bad_lines: int = 0
+    source: str = "effects log"
+    """What the file is, in words: "effects log", or the trace format and setup it came from."""
+    notes: list[str] = field(default_factory=list)
+    """Sentences about how the file was read (the trace format sniffed, spans mapped)."""
+    limits: list[str] = field(default_factory=list)
+    """What this evidence cannot show, in sentences (a trace cannot show a killed task)."""
 
     _by_thread: dict[str, list[EffectLine]] | None = field(default=None, repr=False, compare=False)
 
@@ -483,20 +499,44 @@ def _read_ahead(fh: IO[bytes]) -> None:
 
 
 def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
-    """Read the whole log; bad lines are reported by number and skipped."""
+    """Read the whole log; bad lines are reported by number and skipped.
+
+    A trace (OTLP, LangSmith, Langfuse, gzip or zstd compressed; see
+    `replaylens.effects.traces`) is recognised and read as the effects-log lines it gives;
+    the log's `source`, `notes` and `limits` say what it was and what it cannot show."""
     p = Path(path)
     if not p.exists():
         raise EffectsLogError(f"{p}: no such effects log.")
     if p.is_dir():
         raise EffectsLogError(f"{p}: is a folder, not an effects log (JSON Lines file).")
-    lines: list[EffectLine] = []
-    problems: list[str] = []
-    bad = 0
     try:
         fh = open(p, "rb")  # noqa: SIM115 - closed below; binary keeps line limits exact
     except OSError as exc:
         raise EffectsLogError(f"{p}: cannot be read ({exc.strerror}).") from exc
-    with fh, _gc_paused():
+    from replaylens.effects import traces
+
+    with fh:
+        try:
+            sniffed = traces.sniff(fh, p.name)
+            if sniffed.format != "effects":
+                return _from_trace(p, traces.read_trace(sniffed, p.name))
+        except traces.TraceError as exc:
+            raise EffectsLogError(str(exc)) from None
+        except OSError as exc:
+            raise EffectsLogError(f"{p}: cannot be read ({exc.strerror or exc}).") from exc
+        if sniffed.data is not None:  # a compressed effects log
+            log = _read_stream(io.BytesIO(sniffed.data), p)
+            log.source = f"effects log, {sniffed.compression}-compressed"
+            return log
+        fh.seek(0)
+        return _read_stream(fh, p)
+
+
+def _read_stream(fh: IO[bytes], p: Path) -> EffectsLog:
+    lines: list[EffectLine] = []
+    problems: list[str] = []
+    bad = 0
+    with _gc_paused():
         _read_ahead(fh)
         for number, raws in _line_batches(fh):
             if raws is None:
@@ -507,10 +547,36 @@ def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
                 continue
             bad += _read_batch(number, raws, p.name, lines, problems)
         problems.extend(_timestamp_problems(lines, p.name))  # still inside the GC pause
+    log = EffectsLog(str(p), lines, _capped(problems, p.name), bad)
+    # A log converted from a trace cannot show what the trace could not: its lines say so.
+    sampled = lines[:SOURCE_SAMPLE] + lines[-SOURCE_SAMPLE:]
+    sources = {e.extra.get("source") for e in sampled if e.extra}
+    if sources - {None}:
+        from replaylens.effects.traces import limits_of
+
+        log.limits = limits_of(sources)
+    return log
+
+
+def _capped(problems: list[str], name: str) -> list[str]:
     if len(problems) > MAX_PROBLEMS_LISTED:
         hidden = len(problems) - MAX_PROBLEMS_LISTED
-        problems = problems[:MAX_PROBLEMS_LISTED] + [f"... and {hidden} more problems in {p.name}."]
-    return EffectsLog(str(p), lines, problems, bad)
+        problems = problems[:MAX_PROBLEMS_LISTED] + [f"... and {hidden} more problems in {name}."]
+    return problems
+
+
+def _from_trace(p: Path, trace: Any) -> EffectsLog:
+    """The effects log a trace gives: its records numbered in time order, checked as lines."""
+    lines: list[EffectLine] = []
+    problems = list(trace.problems)
+    for number, record in enumerate(trace.records, 1):
+        line, issues = parse_record(record, number, f"{p.name} (trace) line {number}")
+        problems.extend(issues)
+        if line is not None:
+            lines.append(line)
+    return EffectsLog(
+        str(p), lines, _capped(problems, p.name), trace.bad, trace.source, trace.notes, trace.limits
+    )
 
 
 def strip_optional(log: EffectsLog, keep: tuple[str, ...] = ()) -> EffectsLog:

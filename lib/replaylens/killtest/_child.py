@@ -128,7 +128,7 @@ def _takes_an_argument(func: Any) -> bool:
 
 def _append_durably(path: str, record: dict[str, Any]) -> None:
     """One JSON line, one write(), then fsync: it survives a SIGKILL a moment later."""
-    from replaylens.effects._recorder import append_line
+    from replaylens.effects.durable import append_line
 
     append_line(path, record)
 
@@ -298,10 +298,13 @@ def node_start_handler(
     so it is the dedupe key (a retried task still prints once). Each task id is noted
     in `task_nodes` (the fault hooks map a `put_writes` to its node with it). With
     `callbacks_log`, every task start, end and error is also appended there as an
-    effects-log line (`source: "callbacks"`): the recorder's evidence for graphs whose
-    nodes do not record.
+    effects-log line (`source: "callbacks"`, `describes: "task"`: a task line names no effect,
+    so a task never shows up as an effect of its own name): the recorder's evidence for
+    graphs whose nodes do not record.
     """
     from langchain_core.callbacks.base import BaseCallbackHandler
+
+    from replaylens.effects.parse import DESCRIBES
 
     nodes = task_nodes if task_nodes is not None else {}
     steps = node_steps if node_steps is not None else {}
@@ -319,7 +322,7 @@ def node_start_handler(
                 _append_durably(callbacks_log, {
                     "thread_id": thread_id, "node": task["node"], "phase": phase, "ts": time.time(),
                     "step": task["step"], "task_id": task["task_id"], "checkpoint_ns": task["checkpoint_ns"],
-                    "pid": os.getpid(), "effect": task["node"], "source": "callbacks",
+                    "pid": os.getpid(), "source": "callbacks", DESCRIBES: "task",
                 })  # fmt: skip
 
         def on_chain_start(

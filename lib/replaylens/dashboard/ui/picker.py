@@ -15,7 +15,7 @@ from replaylens.dashboard import config as cfg
 from replaylens.dashboard.ui.data import allow_list, catalog, config, upload_folder
 from replaylens.dashboard.ui.live import upload_ids
 from replaylens.dashboard.ui.navigation import navigation_links
-from replaylens.pairing import sibling_effects
+from replaylens.pairing import is_evidence_name, sibling_effects
 from replaylens.paths import PathRefused
 from replaylens.text import from_url_value, md, option_text, url_value
 
@@ -56,8 +56,8 @@ def _take_upload(files: list[Any]) -> None:
         return
     st.session_state["_upload_sig"] = signature
     folder = upload_folder()
-    dbs = [f for f in files if not f.name.lower().endswith(".jsonl")]
-    logs = [f for f in files if f.name.lower().endswith(".jsonl")]
+    dbs = [f for f in files if not is_evidence_name(f.name)]
+    logs = [f for f in files if is_evidence_name(f.name)]
     log_path = cat.save_upload(logs[0].name, logs[0].getvalue(), folder) if logs else None
     allow = allow_list()
     for f in dbs:
@@ -109,8 +109,9 @@ def sidebar() -> None:
         picker = st.container()
         with st.expander("Upload a database", expanded=False):
             files = st.file_uploader(
-                "A SQLite checkpoint database, and optionally its effects log (.jsonl)",
-                type=["db", "sqlite", "sqlite3", "jsonl"],
+                "A SQLite checkpoint database, and optionally its effects log (.jsonl) or a trace "
+                "(OTLP, LangSmith, Langfuse)",
+                type=["db", "sqlite", "sqlite3", "jsonl", "json", "gz", "zst", "pb", "parquet"],
                 accept_multiple_files=True,
                 max_upload_size=cfg.MAX_UPLOAD_MB,
                 help=f"Up to {cfg.MAX_UPLOAD_MB} MB per file. Files are kept on this server only while "

@@ -86,6 +86,8 @@ if item is not None:
             st.markdown(f"### {views.status_md(status)}")
             st.caption(views.explain_status(status))
             ui.verdict_block(plan, thread)
+            for note in log.notes if log is not None else []:  # a trace: its format, what it gave
+                st.caption(md(note))
             if log_error:
                 st.warning(f"The effects log could not be read: {md(log_error)}")
             elif log is not None and log.problems:

@@ -50,6 +50,8 @@ if item is not None:
 
         for note in source.notes:
             st.info(md(note))
+        for note in log.notes if log is not None else []:  # a trace: its format, what it gave
+            st.caption(md(note))
         if log_error:
             st.warning(f"The effects log could not be read: {md(log_error)}")
         elif log is None:
