@@ -20,7 +20,9 @@ DB_HELP = (
     "or libpq's key=value form; its password is never printed), or env:NAME, an environment "
     "variable holding one. Leave it out with --dsn-file."
 )
-DSN_COMMANDS = frozenset({"threads", "thread", "replay", "report", "serve"})
+DSN_COMMANDS = frozenset(
+    {"threads", "thread", "replay", "report", "serve", "storage", "bundle", "incident", "export"}
+)
 """The commands whose database argument may be `env:NAME`."""
 ENV_ARGV_DSN = "REPLAYLENS_ARGV_DSN_"
 """Where main() moves a password-carrying DSN from argv before re-executing itself."""
@@ -634,6 +636,16 @@ def cmd_storage(args: argparse.Namespace) -> int:
         return 0
     for sentence in report.sentences():
         print(safe(sentence))
+    if report.relations:
+        print("\nrelations on disk (heap, TOAST with its index, indexes):")
+        _print_table(
+            ["table", "rows (estimate)", "heap", "TOAST", "indexes", "total"],
+            [
+                [r.table, f"{r.rows_estimate:,}", human(r.heap_bytes), human(r.toast_bytes),
+                 human(r.index_bytes), human(r.total_bytes)]
+                for r in report.relations
+            ],
+        )  # fmt: skip
     print("\nlargest threads:")
     _print_table(
         ["thread_id", "checkpoints", "checkpoint bytes", "write bytes"],
@@ -660,7 +672,13 @@ def cmd_storage(args: argparse.Namespace) -> int:
     _print_table(
         ["table", "thread_id", "checkpoint_id", "channel", "bytes"],
         [
-            [b.table, b.thread_id, b.checkpoint_id, b.channel or "", human(b.bytes)]
+            [
+                b.table,
+                b.thread_id,
+                b.checkpoint_id or f"(version {b.version})",
+                b.channel or "",
+                human(b.bytes),
+            ]
             for b in report.largest
         ],
     )
@@ -883,13 +901,15 @@ def build_parser() -> argparse.ArgumentParser:
         "storage",
         help="Where the bytes of a checkpoint database go, and what a prune would free.",
         description=(
-            "Measure a SQLite checkpoint database with SQL length() aggregates, without decoding blobs: "
+            "Measure a checkpoint database with SQL aggregates (SQLite length(); Postgres pg_column_size and "
+            "octet_length, plus each table's size with its TOAST and indexes), without decoding blobs: "
             "bytes per thread, namespace and write channel, the largest blobs, growth over time (from the "
-            "UUID v6 checkpoint ids), the share of __pregel_tasks and of list values, and what a prune keeping "
-            "only each thread's latest checkpoint would free. Computed only: nothing is pruned or written."
+            "UUID v6 checkpoint ids), the orphan writes, the share of __pregel_tasks and of list values, and "
+            "what LangGraph's keep-latest prune would free. Computed only, in one read-only snapshot: nothing "
+            "is pruned or written."
         ),
     )
-    p.add_argument("db", help="The SQLite checkpoint database to measure.")
+    _add_db(p)
     p.add_argument("--top", type=int, default=20, help="Rows per table (default 20).")
     p.add_argument("--json", action="store_true", help="Print the report as one JSON document.")
     p.set_defaults(func=cmd_storage)

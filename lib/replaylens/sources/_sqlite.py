@@ -115,6 +115,13 @@ def _uri(path: Path, params: str) -> str:
     return f"file:{quote(str(path.resolve()))}?{params}"
 
 
+ORPHAN_WRITES_SQL = (
+    "SELECT w.thread_id, w.checkpoint_ns, w.task_id, COUNT(*), SUM(length(w.value)) FROM writes w "
+    "WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id "
+    "AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id) GROUP BY 1, 2, 3"
+)
+
+
 class SqliteSource:
     """Read-only access to one checkpoint database file."""
 
@@ -334,6 +341,15 @@ class SqliteSource:
                 )
             )  # fmt: skip
         return out
+
+    def orphan_write_tasks(self) -> list[tuple[str, str, str, int, int]]:
+        """(thread id, namespace, task id, rows, bytes) of the writes whose checkpoint never landed: one
+        pass over the writes' primary key with a seek into the checkpoints' for each."""
+        with self._snapshot(mapped=False) as conn:
+            return [
+                (str(t), str(ns or ""), str(task), int(n), int(b or 0))
+                for t, ns, task, n, b in conn.execute(ORPHAN_WRITES_SQL)
+            ]
 
     def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
         """The writes key (count and largest rowid) of each (thread id -> latest checkpoint id)."""
