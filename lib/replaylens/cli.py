@@ -732,15 +732,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from replaylens import dsn
     from replaylens.bundle import make_bundle
-    from replaylens.sources._postgres import is_postgres_dsn
 
-    if is_postgres_dsn(args.db):
-        raise ReplaylensError(
-            "A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export."
-        )
     manifest = make_bundle(
-        Path(args.db),
+        args.db if dsn.is_env_ref(args.db) or dsn.is_dsn(args.db) else Path(args.db),
         args.thread,
         Path(args.effects) if args.effects else None,
         Path(args.out),
@@ -935,10 +931,14 @@ def build_parser() -> argparse.ArgumentParser:
         "bundle",
         help="Write an evidence bundle (zip) for one thread: database snapshot, raw files, log, report, sha256 manifest.",
         description=(
-            "Write a zip an incident write-up can cite: a consistent snapshot of the database made with SQLite's "
-            "backup API from a read-only connection, the database, -wal and -shm byte for byte as they stood, the "
-            "effects log, the report, the plan and the history export, and a manifest with the sha256 of every "
-            "file. A live writer is never blocked. Give the zip as DB to any command (or to serve) to read it."
+            "Write a zip an incident write-up can cite. From SQLite: a consistent snapshot of the database made with "
+            "SQLite's backup API from a read-only connection, and the database, -wal and -shm byte for byte as they "
+            "stood. From Postgres: the thread's rows of checkpoints, checkpoint_blobs and checkpoint_writes from one "
+            "REPEATABLE READ, READ ONLY snapshot, in a SQLite file in PostgresSaver's own schema, and the same rows "
+            "byte for byte as COPY sends them (the manifest records the server version, synchronous_commit and the "
+            "snapshot's time). Then the effects log, the report, the plan and the history export, and a manifest "
+            "with the sha256 of every file. A live writer is never blocked. Give the zip as DB to any command (or "
+            "to serve) to read it."
         ),
     )
     _add_plan_args(p)

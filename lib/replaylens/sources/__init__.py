@@ -15,6 +15,7 @@ from replaylens.sources._base import (
 )
 
 __all__ = [
+    "PG_SNAPSHOT_DDL",
     "file_identity",
     "ChangeMarks",
     "ReopenSpec",
@@ -25,6 +26,15 @@ __all__ = [
     "WriteRecord",
     "open_source",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """`PG_SNAPSHOT_DDL`: the schema of a Postgres bundle's snapshot, loaded on first use."""
+    if name == "PG_SNAPSHOT_DDL":
+        from replaylens.sources._pgsnapshot import PG_SNAPSHOT_DDL
+
+        return PG_SNAPSHOT_DDL
+    raise AttributeError(name)
 
 
 def file_identity(path: os.PathLike[str] | str) -> tuple[object, ...]:
@@ -56,6 +66,11 @@ def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -
             raise SourceError(str(exc)) from None
     if is_postgres_dsn(spec):
         return PostgresSource(str(spec), aes_key=aes_key)
-    from replaylens.sources._sqlite import SqliteSource
+    from replaylens.sources._sqlite import PostgresShapedFile, SqliteSource
 
-    return SqliteSource(spec, aes_key=aes_key)
+    try:
+        return SqliteSource(spec, aes_key=aes_key)
+    except PostgresShapedFile:  # a Postgres evidence bundle's snapshot
+        from replaylens.sources._pgsnapshot import PgSnapshotSource
+
+        return PgSnapshotSource(spec, aes_key=aes_key)

@@ -122,6 +122,19 @@ ORPHAN_WRITES_SQL = (
 )
 
 
+PG_SNAPSHOT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+
+
+def is_pg_snapshot(tables: set[str]) -> bool:
+    """A SQLite file that holds PostgresSaver's tables, not SqliteSaver's: a Postgres evidence
+    bundle's snapshot (replaylens.sources._pgsnapshot reads it)."""
+    return set(PG_SNAPSHOT_TABLES) <= tables and "writes" not in tables
+
+
+class PostgresShapedFile(SourceError):
+    """The file is in PostgresSaver's schema: open it with PgSnapshotSource instead."""
+
+
 class SqliteSource:
     """Read-only access to one checkpoint database file."""
 
@@ -236,6 +249,9 @@ class SqliteSource:
             raise SourceError(
                 f"{self.path}: cannot be read as SQLite ({reason}); the file may be truncated or damaged."
             ) from exc
+        if is_pg_snapshot(tables):
+            self.close()
+            raise PostgresShapedFile(f"{self.path}: holds PostgresSaver's tables.")
         missing = {"checkpoints", "writes"} - tables
         if missing:
             raise SourceError(
