@@ -262,6 +262,11 @@ class Manifest:
     error: str | None = None
     """Why the campaign stopped early, when it did (the runs before it are kept)."""
     folder: str | None = None
+    planned_runs: int | None = None
+    """How many runs the matrix holds; `runs` lists those that completed (fewer when `error`)."""
+    schemas_left: list[str] | None = None
+    """Postgres schemas of this campaign still on the server at its end: all of them with
+    --keep-schemas, those a failed DROP left otherwise, [] when every one was dropped."""
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Manifest:
@@ -315,12 +320,23 @@ class Manifest:
             baseline_effect_lines=_opt_int(raw.get("baseline_effect_lines")),
             error=_opt_str(raw.get("error")),
             folder=_opt_str(raw.get("folder")),
+            planned_runs=_opt_int(raw.get("planned_runs")),
+            schemas_left=[str(x) for x in raw["schemas_left"]]
+            if isinstance(raw.get("schemas_left"), list)
+            else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["runs"] = [r.to_dict() for r in self.runs]
-        for key in ("name", "baseline_effect_lines", "error", "folder"):
+        for key in (
+            "name",
+            "baseline_effect_lines",
+            "error",
+            "folder",
+            "planned_runs",
+            "schemas_left",
+        ):
             if data[key] is None:
                 del data[key]
         return data
@@ -776,6 +792,7 @@ def run_campaign(
     sleep: float = 0.5,
     checkpointer: str | None = None,
     pg_ephemeral: bool = False,
+    keep_schemas: bool = False,
     faults: Sequence[str] = (),
     server_crash: bool = False,
     synchronous_commit: Sequence[str] = SYNCHRONOUS_COMMIT,
@@ -788,7 +805,10 @@ def run_campaign(
     Runs go one after another on purpose: a kill is aimed by the clock, and parallel
     children competing for the CPU would move where it lands. A backend failure in the
     middle (the server went away) stops the campaign: the manifest keeps the runs done
-    so far and names the error, then the error is raised.
+    so far (`runs` against `planned_runs`) and names the error, then the error is raised.
+    A `--checkpointer` campaign drops the schemas it created at the end (each run's rows
+    are exported to SQLite files in its folder first) unless `keep_schemas`; the manifest's
+    `schemas_left` names what stays on the server.
     """
     targets = _parse_targets(kill_at)
     faults = [f for f in faults if f]
@@ -817,6 +837,7 @@ def run_campaign(
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     backend = _open_backend(checkpointer, pg_ephemeral)
+    manifest: Manifest | None = None
     try:
         sync_commits: list[str | None] = list(synchronous_commit) if server_crash else [None]
         plan = _plan(modes, runs, put_latencies, targets, faults, sync_commits, delay, rng)
@@ -834,7 +855,7 @@ def run_campaign(
             langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
             langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
             server_version=_server_version(backend),
-            created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), planned_runs=len(plan),
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
                          effects_source, server_crash)  # fmt: skip
@@ -852,6 +873,13 @@ def run_campaign(
             if progress is not None:
                 progress(progress_line(index, len(plan), record))
     finally:
+        if (
+            backend.kind == "postgres" and backend.server is None
+        ):  # --checkpointer: the user's server
+            left = backend.schemas_created() if keep_schemas else backend.drop_schemas()
+            if manifest is not None:
+                manifest.schemas_left = left
+                manifest.write(folder)
         backend.close()
     return manifest.to_dict()
 
