@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylens.errors import ReplaylensError
+from replaylens.times import utc_iso
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = "replaylens.bundle/1"
@@ -165,7 +166,7 @@ def _derive_and_zip(
     notes = manifest.pop("notes", [])
     manifest = {
         "schema": BUNDLE_SCHEMA,
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "created_at": utc_iso(),
         "thread_id": thread_id,
         **manifest,
         "effects_log": str(Path(effects).resolve()) if effects else None,

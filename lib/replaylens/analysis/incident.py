@@ -36,7 +36,7 @@ from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.model import Checkpoint
 from replaylens.sources._base import CheckpointSource, WriteRecord
-from replaylens.times import iso_to_epoch
+from replaylens.times import iso_to_epoch, utc_iso
 
 Route = Literal["fast", "plan", "restart", "no-lines"]
 """How a thread's verdicts were reached: the shortcut, a full plan_resume, no checkpoint at
@@ -530,12 +530,7 @@ def newest_crash(
 
 
 def _fmt(ts: float) -> str:
-    from datetime import UTC, datetime
-
-    try:
-        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    except (ValueError, OverflowError, OSError):  # beyond the calendar: say the number
-        return f"{ts:g} (epoch seconds)"
+    return utc_iso(ts)  # beyond the calendar it says the number
 
 
 # -- exports -----------------------------------------------------------------------------------

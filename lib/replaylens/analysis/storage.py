@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from replaylens.errors import SourceError
+from replaylens.times import uuid6_prefix_epoch
 
-UUID_EPOCH_OFFSET = 12219292800  # seconds from 1582-10-15 (UUID time) to 1970-01-01
 BUCKET_SECONDS = (1 << 28) / 1e7  # one unit of a UUID v6's leading 32 bits, 26.8 s
 TOP = 20
 
@@ -256,15 +256,6 @@ def ns_path(checkpoint_ns: str) -> str:
     if not checkpoint_ns:
         return "(root)"
     return "|".join(part.split(":", 1)[0] for part in checkpoint_ns.split("|"))
-
-
-def uuid6_epoch(prefix: str) -> float | None:
-    """Epoch seconds of the first 8 hex digits of a UUID v6 (None if they are not hex)."""
-    try:
-        high = int(prefix, 16)
-    except ValueError:
-        return None
-    return (high << 28) / 1e7 - UUID_EPOCH_OFFSET
 
 
 def _latest_channels(source: Any) -> tuple[list[tuple[str, int, bool]], int]:
@@ -519,7 +510,7 @@ def _growth(
     out: list[tuple[float, int, int]] = []
     not_v6 = 0
     for prefix, n, b, v6 in buckets:
-        start = uuid6_epoch(prefix) if v6 == n else None
+        start = uuid6_prefix_epoch(prefix) if v6 == n else None
         if start is None:
             not_v6 += n
             continue

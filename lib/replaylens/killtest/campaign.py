@@ -25,7 +25,6 @@ kill node and fault point.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import importlib.metadata
 import json
 import os
@@ -52,6 +51,7 @@ from replaylens.killtest._runner import (
     repo_paths,
     run_child,
 )
+from replaylens.times import utc_iso
 
 MANIFEST = "manifest.json"
 CHILD_TIMEOUT = 120.0
@@ -855,7 +855,7 @@ def run_campaign(
             langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
             langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
             server_version=_server_version(backend),
-            created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), planned_runs=len(plan),
+            created=utc_iso(), planned_runs=len(plan),
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
                          effects_source, server_crash)  # fmt: skip
