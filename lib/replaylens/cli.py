@@ -754,6 +754,9 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 def open_bundles(args: argparse.Namespace) -> list[Any]:
     """A bundle zip given as the database: verified, extracted privately, its snapshot and
     effects log used as DB and --effects (unless --effects names another log)."""
+    named = [getattr(args, "db", None), *(getattr(args, "paths", None) or [])]
+    if not any(isinstance(p, str) and p.lower().endswith(".zip") for p in named):
+        return []  # no zip named: the bundle module (zipfile, hashlib) is not even imported
     from replaylens.bundle import is_bundle, open_bundle
 
     opened: list[Any] = []
@@ -774,7 +777,21 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
 
 
 # -- parser -------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
+PLUGGED_COMMANDS = frozenset({"killtest", "validate", "serve"})
+"""Commands registered from their own modules (the kill-test harness imports the durability
+model; serve the dashboard's settings): built into the parser only when asked for, or for
+the full --help, so `replaylens threads` pays only for its own work."""
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The command named first on the command line, if any."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return args[0] if args and not args[0].startswith("-") else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with `command` one of this module's own commands, the parser
+    without the plugged-in ones (same arguments and help for `command`)."""
     parser = _Parser(
         prog="replaylens",
         description=(
@@ -945,6 +962,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="The zip file to write (e.g. incident.zip).")
     p.set_defaults(func=cmd_bundle)
 
+    if command is not None and command in sub.choices and command not in PLUGGED_COMMANDS:
+        return parser
     from replaylens._serve import register_serve
     from replaylens.killtest._cli import register_killtest
 
@@ -961,7 +980,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # a real process: its argv is public
         _reexec_without_passwords()
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:

@@ -55,7 +55,6 @@ def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -
     for it, nor needs it installed.
     """
     from replaylens import dsn
-    from replaylens.sources._postgres import PostgresSource, is_postgres_dsn  # psycopg: not yet
 
     if dsn.is_env_ref(spec):  # `env:NAME`: the DSN stays out of argv
         try:
@@ -64,7 +63,9 @@ def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -
             from replaylens.errors import SourceError
 
             raise SourceError(str(exc)) from None
-    if is_postgres_dsn(spec):
+    if dsn.is_dsn(spec):  # the Postgres reader (and psycopg, at connect) only for a DSN
+        from replaylens.sources._postgres import PostgresSource
+
         return PostgresSource(str(spec), aes_key=aes_key)
     from replaylens.sources._sqlite import PostgresShapedFile, SqliteSource
 
