@@ -9,16 +9,14 @@ import json
 import sqlite3
 import zipfile
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from langgraph.checkpoint.postgres import PostgresSaver
 from pg_server import PgServer
-from source_threads import ORPHAN_THREAD, write_threads
+from source_threads import ORPHAN_THREAD, postgres_threads
 from test_postgres import database_fingerprint
 
 from replaylens.analysis.status import load_thread, summarize_threads
@@ -39,14 +37,8 @@ class Db:
 @pytest.fixture(scope="module")
 def db(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Db]:
     tmp = tmp_path_factory.mktemp("pg-bundle")
-    dsn = pg_cluster.create_database("replaylens_bundle")
-    with pytest.MonkeyPatch.context() as mp, ExitStack() as stack:
-        mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
-        mp.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
-        saver = stack.enter_context(PostgresSaver.from_conn_string(dsn))
-        saver.setup()  # the test's writer creates the tables; replaylens never would
-        threads = write_threads(saver, mp)
-    yield Db(dsn, tmp / "effects.jsonl", threads)
+    with postgres_threads(pg_cluster, "replaylens_bundle", tmp) as (dsn, _saver, threads, _mp):
+        yield Db(dsn, tmp / "effects.jsonl", threads)
 
 
 def cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> Any:

@@ -18,7 +18,7 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from pg_server import PgServer
-from source_threads import write_threads
+from source_threads import postgres_threads, write_threads
 
 from replaylens.analysis.storage import PG_TABLES, StorageReport, storage_report
 from replaylens.cli import main
@@ -37,13 +37,10 @@ def twins(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """The same threads (every example graph, finished, interrupted, failed, and an orphan
     write) through PostgresSaver and SqliteSaver."""
     tmp = tmp_path_factory.mktemp("pg-storage")
-    dsn = pg_cluster.create_database("replaylens_storage")
-    with pytest.MonkeyPatch.context() as mp, ExitStack() as stack:
-        mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
-        mp.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
-        saver = stack.enter_context(PostgresSaver.from_conn_string(dsn))
-        saver.setup()  # the test's writer creates the tables; replaylens never would
-        threads = write_threads(saver, mp)
+    with ExitStack() as stack:
+        dsn, _saver, threads, mp = stack.enter_context(
+            postgres_threads(pg_cluster, "replaylens_storage", tmp)
+        )
         conn = sqlite3.connect(tmp / "twin.db", check_same_thread=False)
         stack.callback(conn.close)
         assert write_threads(SqliteSaver(conn), mp) == threads
