@@ -628,7 +628,7 @@ def cmd_storage(args: argparse.Namespace) -> int:
 
     source = _open(args.db)
     try:
-        report = storage_report(source, top=args.top)
+        report = storage_report(source, top=args.top, timeout_s=args.timeout)
     finally:
         source.close()
     if args.json:
@@ -924,6 +924,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     _add_db(p)
     p.add_argument("--top", type=int, default=20, help="Rows per table (default 20).")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                   help="Postgres: how long each of its aggregate statements may run (default 600; "
+                        "they read whole tables in a read-only snapshot and block no writer).")  # fmt: skip
     p.add_argument("--json", action="store_true", help="Print the report as one JSON document.")
     p.set_defaults(func=cmd_storage)
 

@@ -24,6 +24,7 @@ pages), so a large file is measured without reading its blobs:
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -33,6 +34,11 @@ from replaylens.times import uuid6_prefix_epoch
 
 BUCKET_SECONDS = (1 << 28) / 1e7  # one unit of a UUID v6's leading 32 bits, 26.8 s
 TOP = 20
+STORAGE_TIMEOUT_S = 600.0
+"""Storage forensics aggregates whole tables (the other readers seek by key): each of its
+statements may take this long on Postgres (`SET LOCAL`, in its read-only transaction; MVCC
+readers block no writer). 16,384 threads / 953,344 checkpoints took more than the 15 s the
+other readers get."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class StorageReport:
     orphan_threads: int = 0
     relations: list[Relation] = field(default_factory=list)  # Postgres: per table, on disk
     server: dict[str, str] = field(default_factory=dict)  # Postgres: version, synchronous_commit
+    seconds: dict[str, float] = field(default_factory=dict)  # Postgres: each statement's time
 
     @property
     def total_bytes(self) -> int:
@@ -204,6 +211,7 @@ class StorageReport:
             "blob_bytes": self.blob_bytes,
             "relations": [r.__dict__ for r in self.relations],
             "server": self.server,
+            "statement_seconds": self.seconds,
             "orphan_writes": {
                 "rows": self.orphan_writes,
                 "bytes": self.orphan_write_bytes,
@@ -383,10 +391,13 @@ LEFT JOIN wa ON wa.thread_id = h.thread_id AND wa.checkpoint_ns = h.checkpoint_n
 """
 
 
-def storage_report(source: Any, *, top: int = TOP) -> StorageReport:
-    """Measure a checkpoint database (SQLite or Postgres) with SQL aggregates; nothing is written."""
+def storage_report(
+    source: Any, *, top: int = TOP, timeout_s: float = STORAGE_TIMEOUT_S
+) -> StorageReport:
+    """Measure a checkpoint database (SQLite or Postgres) with SQL aggregates; nothing is
+    written. On Postgres every statement is bounded by `timeout_s`."""
     if getattr(source, "kind", "") == "postgres":
-        return _postgres_report(source, top=top)
+        return _postgres_report(source, top=top, timeout_s=timeout_s)
     if getattr(source, "kind", "") != "sqlite":
         raise SourceError(f"{source.label}: storage forensics reads SQLite and Postgres databases.")
     notes: list[str] = []
@@ -652,9 +663,11 @@ UNION ALL
 """
 
 
-def _postgres_report(source: Any, *, top: int) -> StorageReport:
+def _postgres_report(
+    source: Any, *, top: int, timeout_s: float = STORAGE_TIMEOUT_S
+) -> StorageReport:
     """The same report from a PostgresSaver database: SQL aggregates in one read-only snapshot
-    (`PostgresSource.snapshot_read`), every statement within the source's statement timeout."""
+    (`PostgresSource.snapshot_read`), every statement within `timeout_s`."""
 
     def work(cur: Any) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}
@@ -669,11 +682,14 @@ def _postgres_report(source: Any, *, top: int) -> StorageReport:
             ("largest", PG_LARGEST_SQL, {"top": top}),
             ("block", "SELECT current_setting('block_size')::int AS n", None),
         ):
+            started = time.perf_counter()
             cur.execute(sql, params)
             out[name] = list(cur.fetchall())
+            timings[name] = round(time.perf_counter() - started, 3)
         return out
 
-    rows = source.snapshot_read(work)
+    timings: dict[str, float] = {}
+    rows = source.snapshot_read(work, timeout_s=timeout_s)
     orphans = source.orphan_write_tasks()
     server = source.server_settings()
     per_thread_cp: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
@@ -811,4 +827,5 @@ def _postgres_report(source: Any, *, top: int) -> StorageReport:
         orphan_threads=len({o[0] for o in orphans}),
         relations=relations,
         server=server,
+        seconds=timings,
     )

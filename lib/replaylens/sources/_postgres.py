@@ -373,6 +373,7 @@ class PostgresSource:
         self.has_task_path = True
         self._psycopg = _import_psycopg(self.label)
         self._lock = threading.Lock()
+        self._timeout_ms = STATEMENT_TIMEOUT_MS  # the bound of the transaction running now
         self._conn: Any = None
         with self._lock:
             self._conn = self._connect()
@@ -422,7 +423,7 @@ class PostgresSource:
         psycopg = self._psycopg
         if isinstance(exc, psycopg.errors.QueryCanceled):
             return SourceError(
-                f"{self.label}: a query took longer than {STATEMENT_TIMEOUT_MS // 1000} s and was cancelled."
+                f"{self.label}: a query took longer than {self._timeout_ms / 1000:g} s and was cancelled."
             )
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
             return SourceError(
@@ -456,11 +457,24 @@ class PostgresSource:
         with self._transaction() as cur:
             return work(cur)
 
-    def snapshot_read(self, work: Callable[[Any], T]) -> T:
+    def snapshot_read(self, work: Callable[[Any], T], *, timeout_s: float | None = None) -> T:
         """Run `work(cursor)` in one `REPEATABLE READ, READ ONLY` transaction (one snapshot,
-        every statement bounded by the statement timeout); a dropped connection is retried
+        every statement bounded by the statement timeout, or by `timeout_s` for this
+        transaction only: `SET LOCAL`, never the session); a dropped connection is retried
         once. For readers with SQL of their own (storage forensics, bundles)."""
-        return self._run(work)
+        if timeout_s is None:
+            return self._run(work)
+        ms = max(1, int(timeout_s * 1000))
+
+        def bounded(cur: Any) -> T:
+            self._timeout_ms = ms
+            cur.execute(f"SET LOCAL statement_timeout = {ms}")
+            return work(cur)
+
+        try:
+            return self._run(bounded)
+        finally:
+            self._timeout_ms = STATEMENT_TIMEOUT_MS
 
     def orphan_write_tasks(self) -> list[tuple[str, str, str, int, int]]:
         """(thread id, namespace, task id, rows, stored bytes) of the writes whose checkpoint
