@@ -4,6 +4,9 @@ failed, plus writes whose checkpoint never landed, written by a real LangGraph s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -71,3 +74,20 @@ def write_threads(saver: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     )
     threads.append(ORPHAN_THREAD)
     return threads
+
+
+@contextmanager
+def postgres_threads(
+    cluster: Any, name: str, tmp: Path
+) -> Iterator[tuple[str, Any, list[str], Any]]:
+    """A fresh database `name` on the test server with every shape of `write_threads` in it,
+    written by PostgresSaver (whose `setup()` only the test's writer calls): (DSN, the saver,
+    the thread ids, the MonkeyPatch that holds the effects-log settings while it lasts)."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    dsn = cluster.create_database(name)
+    with pytest.MonkeyPatch.context() as mp, PostgresSaver.from_conn_string(dsn) as saver:
+        mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
+        mp.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
+        saver.setup()
+        yield dsn, saver, write_threads(saver, mp), mp

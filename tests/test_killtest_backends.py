@@ -88,8 +88,24 @@ def pg_campaign(
         conn.execute("CREATE TABLE public.checkpoints (thread_id text, note text)")
         conn.execute("INSERT INTO public.checkpoints VALUES ('their-thread', 'must not change')")
     out = tmp_path_factory.mktemp("kt-pg") / "campaign"
-    proc = _killtest(LINEAR, "--out", str(out), "--checkpointer", dsn, "--modes", "sync,async",
-                     "--kill-at", "b", "--fault", "after-writes", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
+    proc = _killtest(
+        LINEAR,
+        "--out",
+        str(out),
+        "--checkpointer",
+        dsn,
+        "--modes",
+        "sync,async",
+        "--kill-at",
+        "b",
+        "--fault",
+        "after-writes",
+        "--sleep",
+        "0.1",
+        "--input",
+        INPUT,
+        "--keep-schemas",
+    )  # fmt: skip  (the test reads the frozen schemas on the server)
     assert proc.returncode == 0, proc.stderr
     return out, dsn, proc
 
@@ -132,6 +148,77 @@ def test_postgres_campaign_counts_what_the_server_holds(
     # sync: b's writes landed under a's checkpoint, so the resume reuses them: b does not run again
     assert sync["resume"]["ok"] is True and sync["lines_repeated"] == 0
     assert sync["effects_source"] == "recorder"
+
+
+def _rlkt_schemas(dsn: str) -> list[str]:
+    with psycopg.connect(dsn) as conn:
+        return sorted(
+            r[0]
+            for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rlkt%%'")
+        )
+
+
+def test_keep_schemas_keeps_and_names_them(pg_campaign: tuple[Path, str, Any]) -> None:
+    out, dsn, _ = pg_campaign
+    raw = json.loads((out / "manifest.json").read_text())
+    stores = [r["store"] for r in raw["runs"]]
+    assert raw["schemas_left"] == [n for s in stores for n in (s, f"{s}_at_kill")]
+    assert _rlkt_schemas(dsn) == sorted(raw["schemas_left"])
+
+
+def test_a_checkpointer_campaign_drops_its_schemas(pg_cluster: PgServer, tmp_path: Path) -> None:
+    dsn = pg_cluster.create_database("killtest_drop")
+    out = tmp_path / "campaign"
+    proc = _killtest(LINEAR, "--out", str(out), "--checkpointer", dsn, "--modes", "sync", "--kill-at", "b",
+                     "--sleep", "0.1", "--input", INPUT)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    raw = json.loads((out / "manifest.json").read_text())
+    (run,) = raw["runs"]
+    assert raw["schemas_left"] == [] and raw["planned_runs"] == 1
+    assert _rlkt_schemas(dsn) == []
+    assert _lite_ids(out / run["db_at_kill"], run["thread_id"]), (
+        "the evidence stays in the run folder"
+    )
+
+
+def test_a_server_killed_mid_campaign_is_one_sentence_and_the_manifest_says_what_completed(
+    tmp_path: Path,
+) -> None:
+    """Three runs on a server of this test's own; when the first run's progress line appears
+    (the event), the server is SIGKILLed. The command ends with one sentence, and the manifest
+    lists the completed run against the three planned, with the error and the schemas left."""
+    from replaylens.killtest.pgserver import start_server
+
+    server = start_server()
+    try:
+        dsn = server.create_database("killtest_dies")
+        out = tmp_path / "campaign"
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "lib"), str(REPO)]))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "replaylens.cli", "killtest", LINEAR, "--out", str(out), "--checkpointer", dsn,
+             "--modes", "sync,async,exit", "--kill-at", "b", "--sleep", "0.1", "--input", INPUT],
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=REPO,
+        )  # fmt: skip
+        assert proc.stderr is not None
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith("[1/3]"):
+                server.crash()
+                break
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=120) == 2, seen + [rest]
+        lines = [ln for ln in rest.splitlines() if ln.strip() and not ln.startswith("[")]
+        assert (
+            len(lines) == 1 and lines[0].startswith("replaylens: ") and "Traceback" not in rest
+        ), rest
+        assert "Postgres checkpointer" in lines[0] and server.password not in rest
+        raw = json.loads((out / "manifest.json").read_text())
+        assert raw["planned_runs"] == 3 and 1 <= len(raw["runs"]) < 3
+        assert raw["error"] and raw["error"] in lines[0]
+        assert raw["schemas_left"] and all(s.startswith("rlkt_") for s in raw["schemas_left"])
+    finally:
+        server.stop()
 
 
 def test_postgres_output_and_manifest_never_carry_the_password(

@@ -216,6 +216,30 @@ def test_a_users_ci_fails_a_charge_without_a_key_and_passes_once_it_has_one(
         assert cli.returncode == code, cli.stdout[-3000:] + cli.stderr[-2000:]
 
 
+def test_installed_wheel_kill_tests_on_an_ephemeral_postgres(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The wheel's own dependencies carry PostgresSaver and psycopg: `--pg-ephemeral` runs a
+    kill on a throw-away server, from outside the checkout, and leaves no server behind."""
+    from pg_server import find_bindir
+
+    assert find_bindir() is not None, "PostgreSQL server binaries are needed (Debian's postgresql)"
+    out = tmp_path / "pg-campaign"
+    proc = subprocess.run(
+        [str(installed / "bin" / "replaylens"), "killtest", "replaylens.examples.graphs:linear", "--out", str(out),
+         "--kill-at", "c", "--modes", "sync", "--runs", "1", "--sleep", "0.2", "--pg-ephemeral"],
+        cwd=tmp_path, env=_clean_env(tmp_path), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "ModuleNotFoundError" not in proc.stderr and "Traceback" not in proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    (run,) = manifest["runs"]
+    assert manifest["backend"] == "postgres" and manifest["pg_ephemeral"] is True
+    assert manifest["langgraph_checkpoint_postgres"] and manifest["server_version"]
+    assert run["killed"] is True and run["backend"] == "postgres"
+    assert (out / run["db_at_kill"]).is_file()
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

@@ -37,6 +37,7 @@ class Backend:
     threads: list[str]
     checkpoint_rows: Callable[[], int]
     fingerprint: Callable[[], Any]
+    effects_log: Path | None = None
 
     def graph(self, thread_id: str) -> Any:
         return compile_graph(next(g for g in sorted(GRAPHS, key=len, reverse=True) if thread_id.startswith(g)),
@@ -92,9 +93,11 @@ def backend(
         mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
         mp.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
         if request.param == "sqlite":
-            yield _sqlite_backend(stack, tmp, mp)
+            made = _sqlite_backend(stack, tmp, mp)
         else:
-            yield _postgres_backend(stack, request, mp)
+            made = _postgres_backend(stack, request, mp)
+        made.effects_log = tmp / "effects.jsonl"
+        yield made
 
 
 def test_thread_list_names_every_thread_with_its_status(backend: Backend) -> None:
@@ -208,3 +211,34 @@ def test_a_status_cache_sees_every_change(backend: Backend, tmp_path: Path) -> N
     after = {s.thread_id: s for s in cached}
     assert after["linear"].checkpoints > before["linear"].checkpoints
     assert after["linear"].latest_checkpoint_id != before["linear"].latest_checkpoint_id
+
+
+def test_orphan_write_scan_names_the_writes_load_thread_calls_orphans(backend: Backend) -> None:
+    scanned = sorted((t, ns, task, n) for t, ns, task, n, _b in backend.source.orphan_write_tasks())
+    seen: dict[tuple[str, str, str], int] = {}
+    for tid in backend.threads:
+        for w in load_thread(backend.source, tid).orphan_writes:
+            key = (tid, w.checkpoint_ns, w.task_id)
+            seen[key] = seen.get(key, 0) + 1
+    assert scanned == sorted((*k, n) for k, n in seen.items()) and scanned
+
+
+def test_incident_fast_path_gives_the_full_plans_answers(backend: Backend) -> None:
+    """The incident view's shortcut (latest checkpoints, orphan scan) on this backend: the same
+    status and times-again as load_thread + plan_resume on every thread, and it is taken."""
+    from replaylens.analysis.incident import collect
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.effects.parse import read_effects
+
+    assert backend.effects_log is not None
+    log = read_effects(backend.effects_log)
+    incident = collect(backend.source, log)
+    routes = {t.route for t in incident.threads}
+    assert "fast" in routes, routes
+    for t in incident.threads:
+        thread = (
+            load_thread(backend.source, t.thread_id) if t.thread_id in backend.threads else None
+        )
+        plan = plan_resume(thread, log, t.thread_id)
+        again = sum(1 for a in plan.attempts if a.verdict in ("replays", "restart"))
+        assert (t.status, t.times_again) == (plan.status, again), (t.thread_id, t.route)

@@ -95,8 +95,8 @@ def test_totals_equal_the_rows(db: Path, tmp_path: Path) -> None:
 
 
 def test_prune_frees_what_a_real_prune_frees(db: Path, tmp_path: Path) -> None:
-    """Do on a copy what the report only computes: drop every checkpoint but each thread's
-    latest per namespace, and the writes of the dropped ones."""
+    """Do on a copy what the report only computes: LangGraph's keep-latest prune, by hand (the
+    Postgres twin runs PostgresSaver.prune itself, tests/test_storage_postgres.py)."""
     rep = _report(db)
     copy = tmp_path / "pruned.db"
     shutil.copy2(db, copy)
@@ -104,13 +104,31 @@ def test_prune_frees_what_a_real_prune_frees(db: Path, tmp_path: Path) -> None:
         if Path(f"{db}{suffix}").exists():
             shutil.copy2(f"{db}{suffix}", f"{copy}{suffix}")
     conn = sqlite3.connect(copy)
-    keep = "SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) FROM checkpoints GROUP BY 1, 2"
-    kept = set(conn.execute(keep).fetchall())
+    # LangGraph's keep_latest (PostgresSaver.prune; SqliteSaver has none): each namespace keeps
+    # its latest checkpoint, except a subgraph call's namespace (a ":" in it) whose head started
+    # from a saved root checkpoint that is no longer the root's latest: it goes whole.
+    heads = {
+        (t, ns): cid
+        for t, ns, cid in conn.execute(
+            "SELECT thread_id, checkpoint_ns, MAX(checkpoint_id) FROM checkpoints GROUP BY 1, 2"
+        )
+    }
+    ids = set(conn.execute("SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints"))
+    calls = set()
+    for (t, ns), cid in heads.items():
+        meta = json.loads(
+            conn.execute(
+                "SELECT metadata FROM checkpoints WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?",
+                (t, ns, cid),
+            ).fetchone()[0]
+        )
+        root = meta.get("parents", {}).get("")
+        if ":" in ns and (t, "", root) in ids and root != heads.get((t, "")):
+            calls.add((t, ns))
+    assert calls, "the subgraph threads' finished calls are pruned whole"
     dropped = 0
-    for t, ns, cid in conn.execute(
-        "SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints"
-    ).fetchall():
-        if (t, ns, cid) not in kept:
+    for t, ns, cid in sorted(ids):
+        if (t, ns) in calls or heads[(t, ns)] != cid:
             conn.execute(
                 "DELETE FROM checkpoints WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?",
                 (t, ns, cid),
@@ -120,6 +138,8 @@ def test_prune_frees_what_a_real_prune_frees(db: Path, tmp_path: Path) -> None:
                 (t, ns, cid),
             )
             dropped += 1
+    for t, ns in calls:
+        conn.execute("DELETE FROM writes WHERE thread_id=? AND checkpoint_ns=?", (t, ns))
     conn.commit()
     conn.close()
     after = _report(copy)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylens.errors import ReplaylensError
+from replaylens.times import utc_iso
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = "replaylens.bundle/1"
@@ -67,7 +68,7 @@ def snapshot(source: Any, target: Path) -> None:
 
 
 def make_bundle(
-    db: Path,
+    db: Path | str,
     thread_id: str,
     effects: Path | None,
     out: Path,
@@ -75,15 +76,15 @@ def make_bundle(
     latency: float | None = None,
     recording: Any = None,
 ) -> dict[str, Any]:
-    """Write the bundle zip at `out`; return its manifest. `recording` (a durability
-    `Recording`) is how the original database was recorded (the snapshot is not named by any
-    kill-test manifest); `latency` None models the recorded one."""
-    from replaylens.analysis.resume import plan_resume
-    from replaylens.analysis.status import load_thread
-    from replaylens.effects.parse import read_effects
-    from replaylens.errors import ThreadNotFound
-    from replaylens.export import history, to_json_bytes
-    from replaylens.report import incident_markdown
+    """Write the bundle zip at `out` from a SQLite file or a Postgres DSN; return its manifest.
+    `recording` (a durability `Recording`) is how the original database was recorded (the
+    snapshot is not named by any kill-test manifest); `latency` None models the recorded one."""
+    from replaylens import dsn
+
+    if dsn.is_env_ref(db) or dsn.is_dsn(db):
+        return make_postgres_bundle(
+            str(db), thread_id, effects, Path(out), latency=latency, recording=recording
+        )
     from replaylens.sources import open_source
 
     db = Path(db)
@@ -109,66 +110,244 @@ def make_bundle(
         finally:
             source.close()
         files.append(f"{stem}.db")
-        log = None
-        if effects is not None:
-            _raw_copy(Path(effects), work / f"{stem}.effects.jsonl")
-            files.append(f"{stem}.effects.jsonl")
-            log = read_effects(work / f"{stem}.effects.jsonl")
-        snap = open_source(work / f"{stem}.db")
-        try:
-            try:
-                thread = load_thread(snap, thread_id)
-            except ThreadNotFound:
-                if log is None or thread_id not in log.thread_ids:
-                    raise
-                thread = None
-            plan = plan_resume(thread, log, thread_id, latency=latency, recording=recording)
-            doc = history(snap, thread, plan, f"{stem}.effects.jsonl" if log else None)
-        finally:
-            snap.close()
-        (work / "report.md").write_text(
-            incident_markdown(
-                plan,
-                database=f"{stem}.db (snapshot in this bundle)",
-                effects_log=f"{stem}.effects.jsonl" if log else None,
-            )
-        )
-        (work / "plan.json").write_bytes(to_json_bytes(plan.to_json()))
-        (work / "history.json").write_bytes(to_json_bytes(doc))
-        files += ["report.md", "plan.json", "history.json"]
-        manifest = {
-            "schema": BUNDLE_SCHEMA,
-            "created_at": dt.datetime.now(dt.UTC)
-            .isoformat(timespec="seconds")
-            .replace("+00:00", "Z"),
-            "thread_id": thread_id,
-            "database": str(db.resolve()),
-            "effects_log": str(Path(effects).resolve()) if effects else None,
-            "snapshot": f"{stem}.db",
-            "effects": f"{stem}.effects.jsonl" if log else None,
-            "sqlite_version": sqlite3.sqlite_version,
-            "status": plan.status,
-            "verdict": plan.verdict_sentence(),
-            "notes": notes
-            + [
-                "raw/ holds the files as they stood, read with plain reads; a commit in flight can tear them. "
-                f"{stem}.db is a consistent snapshot made with SQLite's backup API from a read-only connection."
-            ],
-            "files": {
-                name: {"sha256": sha256_file(work / name), "bytes": (work / name).stat().st_size}
-                for name in files
+        manifest = _derive_and_zip(
+            work, files, stem, thread_id, effects, out, latency=latency, recording=recording,
+            manifest={
+                "database": str(db.resolve()),
+                "backend": "sqlite",
+                "sqlite_version": sqlite3.sqlite_version,
+                "notes": notes + [
+                    "raw/ holds the files as they stood, read with plain reads; a commit in flight can tear them. "
+                    f"{stem}.db is a consistent snapshot made with SQLite's backup API from a read-only connection."
+                ],
             },
-        }
-        (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        partial = out.with_name(out.name + ".partial")
-        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
-            zf.write(work / MANIFEST, MANIFEST)
-            for name in files:
-                zf.write(work / name, name)
-        partial.replace(out)
+        )  # fmt: skip
     return manifest
+
+
+def _derive_and_zip(
+    work: Path,
+    files: list[str],
+    stem: str,
+    thread_id: str,
+    effects: Path | None,
+    out: Path,
+    *,
+    latency: float | None,
+    recording: Any,
+    manifest: dict[str, Any],
+) -> dict[str, Any]:
+    """The bundle's second half, whatever the backend: the log, the report, plan and history
+    computed from the snapshot `<stem>.db` (already in `files`), the manifest, the zip."""
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.effects.parse import read_effects
+    from replaylens.errors import ThreadNotFound
+    from replaylens.export import history, to_json_bytes
+    from replaylens.report import incident_markdown
+    from replaylens.sources import open_source
+
+    log = None
+    if effects is not None:
+        _raw_copy(Path(effects), work / f"{stem}.effects.jsonl")
+        files.append(f"{stem}.effects.jsonl")
+        log = read_effects(work / f"{stem}.effects.jsonl")
+    snap = open_source(work / f"{stem}.db")
+    try:
+        try:
+            thread = load_thread(snap, thread_id)
+        except ThreadNotFound:
+            if log is None or thread_id not in log.thread_ids:
+                raise
+            thread = None
+        plan = plan_resume(thread, log, thread_id, latency=latency, recording=recording)
+        doc = history(snap, thread, plan, f"{stem}.effects.jsonl" if log else None)
+    finally:
+        snap.close()
+    (work / "report.md").write_text(
+        incident_markdown(
+            plan,
+            database=f"{stem}.db (snapshot in this bundle)",
+            effects_log=f"{stem}.effects.jsonl" if log else None,
+        )
+    )
+    (work / "plan.json").write_bytes(to_json_bytes(plan.to_json()))
+    (work / "history.json").write_bytes(to_json_bytes(doc))
+    files += ["report.md", "plan.json", "history.json"]
+    notes = manifest.pop("notes", [])
+    manifest = {
+        "schema": BUNDLE_SCHEMA,
+        "created_at": utc_iso(),
+        "thread_id": thread_id,
+        **manifest,
+        "effects_log": str(Path(effects).resolve()) if effects else None,
+        "snapshot": f"{stem}.db",
+        "effects": f"{stem}.effects.jsonl" if log else None,
+        "status": plan.status,
+        "verdict": plan.verdict_sentence(),
+        "notes": notes,
+        "files": {
+            name: {"sha256": sha256_file(work / name), "bytes": (work / name).stat().st_size}
+            for name in files
+        },
+    }
+    (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+        zf.write(work / MANIFEST, MANIFEST)
+        for name in files:
+            zf.write(work / name, name)
+    partial.replace(out)
+    return manifest
+
+
+# -- from Postgres -------------------------------------------------------------------------
+PG_BUNDLE_TABLES: dict[str, tuple[str, ...]] = {
+    "checkpoints": ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type",
+                    "checkpoint", "metadata"),
+    "checkpoint_blobs": ("thread_id", "checkpoint_ns", "channel", "version", "type", "blob"),
+    "checkpoint_writes": ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel",
+                          "type", "blob", "task_path"),
+}  # fmt: skip
+"""The columns a bundle's snapshot keeps, in PostgresSaver's order (its migrations 0-9)."""
+PG_BUNDLE_KEYS: dict[str, str] = {
+    "checkpoints": "checkpoint_ns, checkpoint_id",
+    "checkpoint_blobs": "checkpoint_ns, channel, version",
+    "checkpoint_writes": "checkpoint_ns, checkpoint_id, task_id, idx",
+}
+"""Each table's primary key after thread_id: the order of the rows in the snapshot and raw/."""
+
+
+def pg_bundle_order(table: str) -> str:
+    """ORDER BY of a table's rows in a bundle: its key, text in code-point order (COLLATE "C")."""
+    return ", ".join(
+        k if k == "idx" else f'{k} COLLATE "C"' for k in PG_BUNDLE_KEYS[table].split(", ")
+    )
+
+
+def postgres_thread_snapshot(
+    source: Any, thread_id: str, target: Path, raw: Path
+) -> dict[str, Any]:
+    """Copy one thread's rows from a PostgresSource, in ONE `REPEATABLE READ, READ ONLY`
+    transaction, into `target` (a new SQLite file in PostgresSaver's schema) and into
+    `raw/<table>.pgcopy`: the same rows as the server sends them with
+    `COPY (SELECT * …) TO STDOUT (FORMAT binary)`, PostgreSQL's own byte-exact row format.
+    Returns what the manifest records: server version, synchronous_commit, the snapshot's
+    time and transaction snapshot, the isolation the server reports, rows per table."""
+    from psycopg import sql
+
+    from replaylens.sources import PG_SNAPSHOT_DDL
+
+    def work(cur: Any) -> dict[str, Any]:
+        # The first statement takes the snapshot (REPEATABLE READ): its clock is the snapshot's time.
+        cur.execute(
+            "SELECT clock_timestamp() AS at, pg_current_snapshot()::text AS xid_snapshot, "
+            "current_setting('server_version') AS server_version, "
+            "current_setting('synchronous_commit') AS synchronous_commit, "
+            "current_setting('transaction_isolation') AS isolation, "
+            "current_setting('transaction_read_only') AS read_only, "
+            "EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('checkpoint_writes') "
+            "AND attname = 'task_path' AND NOT attisdropped) AS has_task_path"
+        )
+        info = dict(cur.fetchone())
+        rows: dict[str, list[tuple[Any, ...]]] = {}
+        copies: dict[str, bytes] = {}
+        for table, cols in PG_BUNDLE_TABLES.items():
+            select = [
+                "''" if (c == "task_path" and not info["has_task_path"]) else
+                f"{c}::text" if c in ("checkpoint", "metadata") else c
+                for c in cols
+            ]  # fmt: skip
+            cur.execute(
+                f"SELECT {', '.join(select)} FROM {table} WHERE thread_id = %s "
+                f"ORDER BY {pg_bundle_order(table)}",
+                (thread_id,),
+            )
+            rows[table] = [tuple(r.values()) for r in cur.fetchall()]
+            stmt = sql.SQL(
+                "COPY (SELECT * FROM {} WHERE thread_id = {} ORDER BY {}) TO STDOUT (FORMAT binary)"
+            ).format(sql.Identifier(table), sql.Literal(thread_id), sql.SQL(pg_bundle_order(table)))
+            data = bytearray()
+            with cur.copy(stmt) as copy:
+                for chunk in copy:
+                    data += chunk
+            copies[table] = bytes(data)
+        return {"info": info, "rows": rows, "copies": copies}
+
+    got = source.snapshot_read(work)
+    info = got["info"]
+    with closing(sqlite3.connect(target)) as conn:
+        for ddl in PG_SNAPSHOT_DDL:
+            conn.execute(ddl)
+        for table, cols in PG_BUNDLE_TABLES.items():
+            conn.executemany(
+                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                [
+                    tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                    for r in got["rows"][table]
+                ],
+            )
+        conn.commit()
+    for table, data in got["copies"].items():
+        (raw / f"{table}.pgcopy").write_bytes(data)
+    return {
+        "server_version": str(info["server_version"]),
+        "synchronous_commit": str(info["synchronous_commit"]),
+        "snapshot_at": info["at"].astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "transaction_snapshot": str(info["xid_snapshot"]),
+        "isolation": f"{str(info['isolation']).upper()}, {'READ ONLY' if info['read_only'] == 'on' else 'READ WRITE'}",
+        "rows": {table: len(found) for table, found in got["rows"].items()},
+        "raw": [f"raw/{table}.pgcopy" for table in got["copies"]],
+    }  # fmt: skip
+
+
+def make_postgres_bundle(
+    dsn: str,
+    thread_id: str,
+    effects: Path | None,
+    out: Path,
+    *,
+    latency: float | None = None,
+    recording: Any = None,
+) -> dict[str, Any]:
+    """A bundle of one thread of a PostgresSaver database: its rows from one read-only snapshot
+    in a SQLite file in PostgresSaver's schema (read by replaylens.sources like the live
+    database), the same rows byte for byte as COPY sends them, and the derived documents."""
+    from replaylens.sources import open_source
+
+    source = open_source(dsn)
+    stem = "postgres"
+    try:
+        if getattr(source, "kind", "") != "postgres":
+            raise BundleError(f"{source.label}: is not a Postgres database.")
+        label = source.label
+        with tempfile.TemporaryDirectory(prefix="replaylens-bundle-") as tmp:
+            work = Path(tmp)
+            (work / "raw").mkdir()
+            taken = postgres_thread_snapshot(source, thread_id, work / f"{stem}.db", work / "raw")
+            notes = list(source.notes)
+            source.close()
+            files = [*taken.pop("raw"), f"{stem}.db"]
+            return _derive_and_zip(
+                work, files, stem, thread_id, effects, out, latency=latency, recording=recording,
+                manifest={
+                    "database": label,  # the DSN without its password
+                    "backend": "postgres",
+                    **taken,
+                    "notes": notes + [
+                        f"{stem}.db holds the thread's rows of checkpoints, checkpoint_blobs and checkpoint_writes "
+                        f"in PostgresSaver's own schema (JSONB as the server's text of it), read in one "
+                        f"{taken['isolation']} transaction at {taken['snapshot_at']}. raw/<table>.pgcopy are the same "
+                        "rows from the same snapshot as the server sent them (COPY ... TO STDOUT, FORMAT binary, "
+                        "ordered by primary key), byte for byte; `COPY <table> FROM '<file>' (FORMAT binary)` "
+                        "loads them into a table of the same columns.",
+                    ],
+                },
+            )  # fmt: skip
+    finally:
+        source.close()
 
 
 @dataclass

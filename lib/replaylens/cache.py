@@ -184,6 +184,27 @@ class StatusCache:
                     rest.append(r)
             return hits, rest
 
+    def provisional(
+        self, threads: Iterable[ThreadIndexRow]
+    ) -> tuple[dict[str, CachedStatus], float | None]:
+        """The stored statuses of the rows whose latest checkpoint id is still the stored one,
+        before anything else is checked (their writes may have changed since), and when the
+        file holding them was saved (epoch seconds). What a page may show at once, marked
+        "as of <time>, re-checking", until `matching` or a derivation has checked each."""
+        with self._lock:
+            entries = self._load()
+            saved = self._stamp[2] / 1e9 if self._stamp is not None else None
+            out: dict[str, CachedStatus] = {}
+            for r in threads:
+                entry = entries.get(r.thread_id)
+                if (
+                    entry is not None
+                    and r.latest_checkpoint_id is not None
+                    and entry[0] == r.latest_checkpoint_id
+                ):
+                    out[r.thread_id] = CachedStatus(entry[2], entry[3], entry[4], tuple(entry[5]))
+            return out, saved  # fmt: skip
+
     def __len__(self) -> int:
         return len(self._load())
 

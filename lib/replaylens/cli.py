@@ -20,7 +20,9 @@ DB_HELP = (
     "or libpq's key=value form; its password is never printed), or env:NAME, an environment "
     "variable holding one. Leave it out with --dsn-file."
 )
-DSN_COMMANDS = frozenset({"threads", "thread", "replay", "report", "serve"})
+DSN_COMMANDS = frozenset(
+    {"threads", "thread", "replay", "report", "serve", "storage", "bundle", "incident", "export"}
+)
 """The commands whose database argument may be `env:NAME`."""
 ENV_ARGV_DSN = "REPLAYLENS_ARGV_DSN_"
 """Where main() moves a password-carrying DSN from argv before re-executing itself."""
@@ -647,7 +649,7 @@ def cmd_storage(args: argparse.Namespace) -> int:
 
     source = _open(args.db)
     try:
-        report = storage_report(source, top=args.top)
+        report = storage_report(source, top=args.top, timeout_s=args.timeout)
     finally:
         source.close()
     if args.json:
@@ -655,6 +657,16 @@ def cmd_storage(args: argparse.Namespace) -> int:
         return 0
     for sentence in report.sentences():
         print(safe(sentence))
+    if report.relations:
+        print("\nrelations on disk (heap, TOAST with its index, indexes):")
+        _print_table(
+            ["table", "rows (estimate)", "heap", "TOAST", "indexes", "total"],
+            [
+                [r.table, f"{r.rows_estimate:,}", human(r.heap_bytes), human(r.toast_bytes),
+                 human(r.index_bytes), human(r.total_bytes)]
+                for r in report.relations
+            ],
+        )  # fmt: skip
     print("\nlargest threads:")
     _print_table(
         ["thread_id", "checkpoints", "checkpoint bytes", "write bytes"],
@@ -681,7 +693,13 @@ def cmd_storage(args: argparse.Namespace) -> int:
     _print_table(
         ["table", "thread_id", "checkpoint_id", "channel", "bytes"],
         [
-            [b.table, b.thread_id, b.checkpoint_id, b.channel or "", human(b.bytes)]
+            [
+                b.table,
+                b.thread_id,
+                b.checkpoint_id or f"(version {b.version})",
+                b.channel or "",
+                human(b.bytes),
+            ]
             for b in report.largest
         ],
     )
@@ -721,16 +739,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from replaylens import dsn
     from replaylens.bundle import make_bundle
-    from replaylens.sources._postgres import is_postgres_dsn
 
-    if is_postgres_dsn(args.db):
-        raise ReplaylensError(
-            "A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export."
-        )
     _pair_effects(args)
     manifest = make_bundle(
-        Path(args.db),
+        args.db if dsn.is_env_ref(args.db) or dsn.is_dsn(args.db) else Path(args.db),
         args.thread,
         Path(args.effects) if args.effects else None,
         Path(args.out),
@@ -749,6 +763,9 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 def open_bundles(args: argparse.Namespace) -> list[Any]:
     """A bundle zip given as the database: verified, extracted privately, its snapshot and
     effects log used as DB and --effects (unless --effects names another log)."""
+    named = [getattr(args, "db", None), *(getattr(args, "paths", None) or [])]
+    if not any(isinstance(p, str) and p.lower().endswith(".zip") for p in named):
+        return []  # no zip named: the bundle module (zipfile, hashlib) is not even imported
     from replaylens.bundle import is_bundle, open_bundle
 
     opened: list[Any] = []
@@ -769,7 +786,21 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
 
 
 # -- parser -------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
+PLUGGED_COMMANDS = frozenset({"killtest", "validate", "serve"})
+"""Commands registered from their own modules (the kill-test harness imports the durability
+model; serve the dashboard's settings): built into the parser only when asked for, or for
+the full --help, so `replaylens threads` pays only for its own work."""
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The command named first on the command line, if any."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return args[0] if args and not args[0].startswith("-") else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with `command` one of this module's own commands, the parser
+    without the plugged-in ones (same arguments and help for `command`)."""
     parser = _Parser(
         prog="replaylens",
         description=(
@@ -892,14 +923,19 @@ def build_parser() -> argparse.ArgumentParser:
         "storage",
         help="Where the bytes of a checkpoint database go, and what a prune would free.",
         description=(
-            "Measure a SQLite checkpoint database with SQL length() aggregates, without decoding blobs: "
+            "Measure a checkpoint database with SQL aggregates (SQLite length(); Postgres pg_column_size and "
+            "octet_length, plus each table's size with its TOAST and indexes), without decoding blobs: "
             "bytes per thread, namespace and write channel, the largest blobs, growth over time (from the "
-            "UUID v6 checkpoint ids), the share of __pregel_tasks and of list values, and what a prune keeping "
-            "only each thread's latest checkpoint would free. Computed only: nothing is pruned or written."
+            "UUID v6 checkpoint ids), the orphan writes, the share of __pregel_tasks and of list values, and "
+            "what LangGraph's keep-latest prune would free. Computed only, in one read-only snapshot: nothing "
+            "is pruned or written."
         ),
     )
-    p.add_argument("db", help="The SQLite checkpoint database to measure.")
+    _add_db(p)
     p.add_argument("--top", type=int, default=20, help="Rows per table (default 20).")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                   help="Postgres: how long each of its aggregate statements may run (default 600; "
+                        "they read whole tables in a read-only snapshot and block no writer).")  # fmt: skip
     p.add_argument("--json", action="store_true", help="Print the report as one JSON document.")
     p.set_defaults(func=cmd_storage)
 
@@ -924,16 +960,22 @@ def build_parser() -> argparse.ArgumentParser:
         "bundle",
         help="Write an evidence bundle (zip) for one thread: database snapshot, raw files, log, report, sha256 manifest.",
         description=(
-            "Write a zip an incident write-up can cite: a consistent snapshot of the database made with SQLite's "
-            "backup API from a read-only connection, the database, -wal and -shm byte for byte as they stood, the "
-            "effects log, the report, the plan and the history export, and a manifest with the sha256 of every "
-            "file. A live writer is never blocked. Give the zip as DB to any command (or to serve) to read it."
+            "Write a zip an incident write-up can cite. From SQLite: a consistent snapshot of the database made with "
+            "SQLite's backup API from a read-only connection, and the database, -wal and -shm byte for byte as they "
+            "stood. From Postgres: the thread's rows of checkpoints, checkpoint_blobs and checkpoint_writes from one "
+            "REPEATABLE READ, READ ONLY snapshot, in a SQLite file in PostgresSaver's own schema, and the same rows "
+            "byte for byte as COPY sends them (the manifest records the server version, synchronous_commit and the "
+            "snapshot's time). Then the effects log, the report, the plan and the history export, and a manifest "
+            "with the sha256 of every file. A live writer is never blocked. Give the zip as DB to any command (or "
+            "to serve) to read it."
         ),
     )
     _add_plan_args(p)
     p.add_argument("--out", required=True, help="The zip file to write (e.g. incident.zip).")
     p.set_defaults(func=cmd_bundle)
 
+    if command is not None and command in sub.choices and command not in PLUGGED_COMMANDS:
+        return parser
     from replaylens._serve import register_serve
     from replaylens.killtest._cli import register_killtest
 
@@ -954,7 +996,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # a real process: its argv is public
         _reexec_without_passwords()
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:

@@ -23,11 +23,12 @@ NDJSON records carry `"record"`: `header`, `checkpoint` (one per checkpoint, wit
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
+
+from replaylens.times import utc_iso
 
 SCHEMA = "replaylens.history/1"
 
@@ -67,9 +68,7 @@ def history(
             "thread_id": plan.thread_id,
             "database": getattr(source, "label", ""),
             "effects_log": effects_path,
-            "exported_at": dt.datetime.now(dt.UTC)
-            .isoformat(timespec="seconds")
-            .replace("+00:00", "Z"),
+            "exported_at": utc_iso(),
             "status": plan.status,
             "replaylens": __version__,
         },

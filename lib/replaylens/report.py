@@ -20,6 +20,7 @@ from replaylens.analysis.again import outcome_tag
 from replaylens.analysis.durability import MODE_RULES, WHAT_IF_NOTE
 from replaylens.analysis.status import STATUS_EXPLAINED
 from replaylens.text import md, md_cell, md_code, md_ticks
+from replaylens.times import clock_ms
 
 if TYPE_CHECKING:
     from replaylens.analysis.durability import ModeOutcome
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 def _when(ts: float | None) -> str:
     if ts is None:
         return "—"
-    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%H:%M:%S.%f")[:-3]
+    return clock_ms(ts)
 
 
 def _window(o: ModeOutcome) -> str:

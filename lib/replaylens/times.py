@@ -22,28 +22,72 @@ def iso_to_epoch(text: str | None) -> float | None:
 _UUID_EPOCH_OFFSET = 0x01B21DD213814000  # 100-ns intervals from 1582-10-15 to 1970-01-01
 
 
+def _uuid6_stamp(checkpoint_id: str | None) -> int | None:
+    """The 60-bit timestamp (100-ns units since 1582-10-15) of a UUID v6, None if it is not one."""
+    if not checkpoint_id or len(checkpoint_id) != 36 or checkpoint_id[14] != "6":
+        return None
+    try:
+        return (int(checkpoint_id[:8] + checkpoint_id[9:13], 16) << 12) | int(
+            checkpoint_id[15:18], 16
+        )
+    except ValueError:
+        return None
+
+
+def checkpoint_id_epoch(checkpoint_id: str | None) -> float | None:
+    """The time inside a LangGraph checkpoint id (a UUID v6, `uuid6()` in
+    langgraph/checkpoint/base/id.py) in epoch seconds; None when the id is not a v6 UUID.
+    The one home of this rule: the durability model, storage and the thread list call it."""
+    stamp = _uuid6_stamp(checkpoint_id)
+    return None if stamp is None else (stamp - _UUID_EPOCH_OFFSET) / 1e7
+
+
+def uuid6_prefix_epoch(prefix: str) -> float | None:
+    """Epoch seconds where the ids starting with these 8 hex digits begin: a UUID v6's leading
+    32 bits are its time in units of 2^28 x 100 ns (26.8 s), so SQL can bucket ids by time
+    with a GROUP BY on the first 8 characters. None if they are not hex."""
+    try:
+        high = int(prefix, 16)
+    except ValueError:
+        return None
+    return ((high << 28) - _UUID_EPOCH_OFFSET) / 1e7
+
+
 def checkpoint_id_time(checkpoint_id: str | None) -> str | None:
-    """The time inside a LangGraph checkpoint id (a UUID v6, `uuid6()` in langgraph.checkpoint),
-    as ISO-8601 UTC exactly as `datetime.isoformat()` writes it; None when the id is not a
-    v6 UUID.
+    """The time inside a LangGraph checkpoint id (see `checkpoint_id_epoch`) as ISO-8601 UTC
+    exactly as `datetime.isoformat()` writes it; None when the id is not a v6 UUID.
 
     LangGraph takes the id's time a few microseconds after the checkpoint's `ts`, so the
     thread list can show when each thread last changed before any blob is read. The text is
     put together from integers (the date from a per-day table) because the thread list
     converts one id per thread: 100,000 `datetime` objects cost a fifth of a second.
     """
-    if not checkpoint_id or len(checkpoint_id) != 36 or checkpoint_id[14] != "6":
-        return None
-    try:
-        stamp = (int(checkpoint_id[:8] + checkpoint_id[9:13], 16) << 12) | int(
-            checkpoint_id[15:18], 16
-        )
-    except ValueError:
+    stamp = _uuid6_stamp(checkpoint_id)
+    if stamp is None:
         return None
     micros = (stamp - _UUID_EPOCH_OFFSET) // 10
     if micros < 0:
         return None
     return _iso_utc(micros)
+
+
+def utc_iso(ts: float | None = None) -> str:
+    """Epoch seconds (now when None) as ISO-8601 UTC to the second with a Z, as manifests,
+    exports and incident selections write times; a time beyond the calendar is said as the
+    number. The one home of this format."""
+    moment = dt.datetime.now(dt.UTC) if ts is None else None
+    try:
+        if moment is None:
+            moment = dt.datetime.fromtimestamp(ts, dt.UTC)  # type: ignore[arg-type]
+    except (ValueError, OverflowError, OSError):
+        return f"{ts:g} (epoch seconds)"
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def clock_ms(ts: float) -> str:
+    """Epoch seconds as the UTC time of day to the millisecond (`14:03:07.250`), as timelines
+    and reports label effect lines."""
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%H:%M:%S.%f")[:-3]
 
 
 _DAY_MICROS = 86_400_000_000

@@ -39,7 +39,7 @@ from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.model import NULL_TASK_ID, Checkpoint
 from replaylens.sources._base import CheckpointSource, WriteRecord
-from replaylens.times import iso_to_epoch
+from replaylens.times import iso_to_epoch, utc_iso
 
 Route = Literal["fast", "plan", "restart", "no-lines"]
 """How a thread's verdicts were reached: the shortcut, a full plan_resume, no checkpoint at
@@ -368,23 +368,12 @@ def _latest_checkpoints(source: CheckpointSource) -> dict[str, _Latest]:
     return out
 
 
-ORPHAN_SQL = (
-    "SELECT DISTINCT w.thread_id, w.task_id FROM writes w WHERE NOT EXISTS ("
-    "SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns "
-    "AND c.checkpoint_id = w.checkpoint_id)"
-)
-
-
-def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]] | None:
-    """Task ids of the writes whose checkpoint never landed, per thread (one SQL pass over
-    the writes' primary key, in the source's read transaction); None for a source other than
-    SQLite (Postgres keeps its writes in other tables): every thread is then planned in full."""
-    if getattr(source, "kind", "") != "sqlite":
-        return None
+def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]]:
+    """Task ids of the writes whose checkpoint never landed, per thread (one SQL pass in the
+    source's read transaction, on SQLite and Postgres alike)."""
     out: dict[str, set[str]] = defaultdict(set)
-    with source._snapshot() as conn:  # type: ignore[attr-defined]
-        for tid, task_id in conn.execute(ORPHAN_SQL):
-            out[str(tid)].add(str(task_id))
+    for tid, _ns, task_id, _rows, _bytes in source.orphan_write_tasks():
+        out[tid].add(task_id)
     return out
 
 
@@ -447,7 +436,8 @@ def collect(source: CheckpointSource, effects: EffectsLog | None, *, parse: Any 
     """Every thread of the database and of the effects log, with what resuming it repeats.
 
     `parse`, when given, is a callable returning the EffectsLog: it runs while the
-    database's orphan-write scan runs in a background thread (SQLite releases the GIL),
+    database's orphan-write scan runs in a background thread (SQLite and psycopg release
+    the GIL while the database works),
     so the CLI parses the log and scans the writes at the same time.
     """
     orphans_box: dict[str, Any] = {}
@@ -599,12 +589,7 @@ def newest_crash(
 
 
 def _fmt(ts: float) -> str:
-    from datetime import UTC, datetime
-
-    try:
-        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    except (ValueError, OverflowError, OSError):  # beyond the calendar: say the number
-        return f"{ts:g} (epoch seconds)"
+    return utc_iso(ts)  # beyond the calendar it says the number
 
 
 # -- exports -----------------------------------------------------------------------------------

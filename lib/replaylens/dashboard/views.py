@@ -18,11 +18,12 @@ from replaylens.analysis.durability import MODE_RULES
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, log_only_summaries
 from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
-from replaylens.times import checkpoint_id_time
+from replaylens.times import checkpoint_id_time, clock_ms
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
     from replaylens.analysis.status import ThreadSummary
+    from replaylens.cache import CachedStatus
     from replaylens.decode import DecodeResult
     from replaylens.effects.parse import EffectsLog
     from replaylens.sources._base import ThreadIndexRow
@@ -101,6 +102,8 @@ class ThreadRow(NamedTuple):
     effect_lines: int | None
     replay_lines: int | None
     checkpoint_id: str | None = None  # the time comes from it when `updated_at` is not known
+    was: str | None = None  # while `deriving`: the status the cache stored, not checked yet
+    as_of: float | None = None  # when the cache stored it (epoch seconds)
 
     @property
     def when(self) -> str | None:
@@ -162,14 +165,32 @@ def thread_rows(
 DERIVING = "deriving"
 
 
+def provisional_label(was: str, as_of: float | None) -> str:
+    """The status cell of a stored status whose check has not landed: the stored word, when,
+    and that it is being re-checked; no coloured mark, so it never reads as current."""
+    when = f"as of {clock_ms(as_of)[:8]} UTC" if as_of is not None else "as stored"
+    return f"{STATUS_WORDS.get(was, was)}? ({when}, re-checking)"
+
+
+def status_cell(r: ThreadRow) -> str:
+    """The Threads table's status cell of a row."""
+    if r.status == DERIVING and r.was is not None:
+        return provisional_label(r.was, r.as_of)
+    return status_label(r.status)
+
+
 def listing_rows(
     index: Iterable[ThreadIndexRow],
     found: Mapping[str, ThreadSummary],
     effects: EffectsLog | None = None,
     replay_counts: Mapping[str, int] | None = None,
+    provisional: Mapping[str, CachedStatus] | None = None,
+    as_of: float | None = None,
 ) -> list[ThreadRow]:
     """The Threads page's rows while statuses arrive: a derived summary where there is one,
-    else `deriving` with the latest step and checkpoint id the SQL thread list knows.
+    else `deriving` with the latest step and checkpoint id the SQL thread list knows (and,
+    from `provisional`, the status the cache stored, shown as "as of <time>, re-checking":
+    it counts as `deriving` for the tiles and the filter until its check lands).
 
     The same rows as `thread_rows` once every status is in; built straight from the thread
     list (no summary object per undecided thread), because this is the first screen."""
@@ -178,6 +199,7 @@ def listing_rows(
     rows: list[ThreadRow] = []
     seen: set[str] = set()
     has_log = effects is not None
+    stored = provisional or {}
     with collector_paused():  # a row per thread, no cycles (see replaylens._bulk)
         for r in index:
             tid = r.thread_id
@@ -187,8 +209,10 @@ def listing_rows(
             if s is not None:
                 rows.append(_summary_row(s, lines, replay_counts.get(tid)))
             else:
+                was = stored.get(tid)
                 rows.append(ThreadRow(tid, DERIVING, r.checkpoints, r.latest_step, r.latest_ts, "", lines,
-                                      replay_counts.get(tid), r.latest_checkpoint_id))  # fmt: skip
+                                      replay_counts.get(tid), r.latest_checkpoint_id,
+                                      was.status if was is not None else None, as_of))  # fmt: skip
         return _finish_rows(rows, seen, counts, replay_counts, effects)
 
 
@@ -225,7 +249,7 @@ def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
     Built column by column (100,000 rows: a tenth of the time of a list of dicts)."""
     rows = list(rows)
     data: dict[str, list[Any]] = {
-        "status": [status_label(r.status) for r in rows],
+        "status": [status_cell(r) for r in rows],
         "thread": [visible(r.thread_id) for r in rows],
         "checkpoints": [r.checkpoints for r in rows],
         "latest step": ["—" if r.latest_step is None else str(r.latest_step) for r in rows],

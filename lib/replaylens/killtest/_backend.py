@@ -129,6 +129,13 @@ class PostgresBackend:
         from replaylens.sources._postgres import redact_dsn
 
         self.label = redact_dsn(self.dsn)
+        try:
+            import langgraph.checkpoint.postgres  # noqa: F401 - the saver every run writes with
+        except ImportError:
+            raise BackendError(
+                "A Postgres kill test writes with LangGraph's PostgresSaver, which is not installed: "
+                "pip install langgraph-checkpoint-postgres."
+            ) from None
         self._check()
 
     # -- connections ----------------------------------------------------------------
@@ -157,6 +164,14 @@ class PostgresBackend:
             ) from None
         try:
             yield conn
+        except psycopg.Error as exc:  # the server went away or refused mid-campaign: one sentence
+            secret = dsn_password(self.dsn)
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            if secret:
+                text = text.replace(secret, "***")
+            raise BackendError(
+                f"The Postgres checkpointer {self.label} failed in the middle of the campaign: {text}"
+            ) from None
         finally:
             conn.close()
 
@@ -275,6 +290,31 @@ class PostgresBackend:
             lite_conn.close()
         for suffix in ("-wal", "-shm"):
             Path(f"{dest}{suffix}").unlink(missing_ok=True)
+
+    def schemas_created(self) -> list[str]:
+        """Every schema this campaign made: each run's and its frozen `<schema>_at_kill` copy."""
+        return [name for s in self.schemas for name in (s, f"{s}_at_kill")]
+
+    def drop_schemas(self) -> list[str]:
+        """DROP the campaign's schemas (its runs are exported to SQLite files already); return
+        those still on the server (all of them when it cannot be reached)."""
+        left: list[str] = []
+        try:
+            with self._connect() as conn:
+                for name in self.schemas_created():
+                    conn.execute(f"DROP SCHEMA IF EXISTS {_ident(name)} CASCADE")
+        except BackendError:
+            left = self._existing(self.schemas_created())
+        return left
+
+    def _existing(self, names: list[str]) -> list[str]:
+        try:
+            with self._connect() as conn:
+                found = {r[0] for r in conn.execute(
+                    "SELECT nspname FROM pg_namespace WHERE nspname = ANY(%s)", (names,))}  # fmt: skip
+        except BackendError:
+            return names  # the server is unreachable: nothing could be dropped
+        return [n for n in names if n in found]
 
     def close(self) -> None:
         if self.server is not None:

@@ -67,6 +67,7 @@ def cmd_killtest(args: argparse.Namespace) -> int:
         sleep=args.sleep,
         checkpointer=args.checkpointer,
         pg_ephemeral=args.pg_ephemeral,
+        keep_schemas=args.keep_schemas,
         faults=_words(args.fault),
         server_crash=args.server_crash,
         synchronous_commit=_words(args.synchronous_commit),
@@ -214,9 +215,16 @@ def register_killtest(sub: Any) -> None:
     p.add_argument(
         "--checkpointer",
         metavar="postgresql://…",
-        help="Run against this Postgres database: each run in a fresh schema the command creates "
-        "(named in the manifest, kept as evidence with a frozen <schema>_at_kill copy). The "
-        "password is never printed or stored. Default: a fresh SQLite file per run.",
+        help="Run against this Postgres database: each run in a fresh schema rlkt_<tag>_<n> the command "
+        "creates (with a frozen <schema>_at_kill copy), exported to SQLite files in the run folder and "
+        "dropped at the end unless --keep-schemas. The password is never printed or stored. Default: a "
+        "fresh SQLite file per run.",
+    )
+    p.add_argument(
+        "--keep-schemas",
+        action="store_true",
+        help="With --checkpointer: leave the campaign's rlkt_* schemas on the server (the manifest names "
+        "them) instead of dropping them at the end.",
     )
     p.add_argument(
         "--pg-ephemeral",

@@ -22,7 +22,6 @@ contract with every reader), and `replaylens.killtest.summary` reduces one to ro
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import importlib.metadata
 import json
 import os
@@ -54,6 +53,7 @@ from replaylens.killtest.manifest import (
     RunRecord,
     latency_label,
 )
+from replaylens.times import utc_iso
 
 CHILD_TIMEOUT = 120.0
 MAX_RESUME_ANSWERS = 3
@@ -544,6 +544,7 @@ def run_campaign(
     sleep: float = 0.5,
     checkpointer: str | None = None,
     pg_ephemeral: bool = False,
+    keep_schemas: bool = False,
     faults: Sequence[str] = (),
     server_crash: bool = False,
     synchronous_commit: Sequence[str] = SYNCHRONOUS_COMMIT,
@@ -559,7 +560,10 @@ def run_campaign(
     Runs go one after another on purpose: a kill is aimed by the clock, and parallel
     children competing for the CPU would move where it lands. A backend failure in the
     middle (the server went away) stops the campaign: the manifest keeps the runs done
-    so far and names the error, then the error is raised.
+    so far (`runs` against `planned_runs`) and names the error, then the error is raised.
+    A `--checkpointer` campaign drops the schemas it created at the end (each run's rows
+    are exported to SQLite files in its folder first) unless `keep_schemas`; the manifest's
+    `schemas_left` names what stays on the server.
     """
     targets = _parse_targets(kill_at)
     faults = [f for f in faults if f]
@@ -588,6 +592,7 @@ def run_campaign(
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     backend = _open_backend(checkpointer, pg_ephemeral)
+    manifest: Manifest | None = None
     try:
         sync_commits: list[str | None] = list(synchronous_commit) if server_crash else [None]
         plan = _plan(modes, runs, put_latencies, targets, faults, sync_commits, delay, rng)
@@ -606,7 +611,7 @@ def run_campaign(
             langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
             langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
             server_version=_server_version(backend),
-            created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            created=utc_iso(), planned_runs=len(plan),
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
                          effects_source, server_crash, configurable or None, tuple(then_inputs),
@@ -625,6 +630,13 @@ def run_campaign(
             if progress is not None:
                 progress(progress_line(index, len(plan), record))
     finally:
+        if (
+            backend.kind == "postgres" and backend.server is None
+        ):  # --checkpointer: the user's server
+            left = backend.schemas_created() if keep_schemas else backend.drop_schemas()
+            if manifest is not None:
+                manifest.schemas_left = left
+                manifest.write(folder)
         backend.close()
     return manifest.to_dict()
 

@@ -221,6 +221,11 @@ class Manifest:
     error: str | None = None
     """Why the campaign stopped early, when it did (the runs before it are kept)."""
     folder: str | None = None
+    planned_runs: int | None = None
+    """How many runs the matrix holds; `runs` lists those that completed (fewer when `error`)."""
+    schemas_left: list[str] | None = None
+    """Postgres schemas of this campaign still on the server at its end: all of them with
+    --keep-schemas, those a failed DROP left otherwise, [] when every one was dropped."""
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Manifest:
@@ -278,12 +283,24 @@ class Manifest:
             baseline_effect_lines=_opt_int(raw.get("baseline_effect_lines")),
             error=_opt_str(raw.get("error")),
             folder=_opt_str(raw.get("folder")),
+            planned_runs=_opt_int(raw.get("planned_runs")),
+            schemas_left=[str(x) for x in raw["schemas_left"]]
+            if isinstance(raw.get("schemas_left"), list)
+            else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["runs"] = [r.to_dict() for r in self.runs]
-        for key in ("name", "baseline_effect_lines", "error", "folder", "then_inputs"):
+        for key in (
+            "name",
+            "baseline_effect_lines",
+            "error",
+            "folder",
+            "then_inputs",
+            "planned_runs",
+            "schemas_left",
+        ):
             if data[key] is None:
                 del data[key]
         return data

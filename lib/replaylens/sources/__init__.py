@@ -15,6 +15,7 @@ from replaylens.sources._base import (
 )
 
 __all__ = [
+    "PG_SNAPSHOT_DDL",
     "file_identity",
     "ChangeMarks",
     "ReopenSpec",
@@ -25,6 +26,15 @@ __all__ = [
     "WriteRecord",
     "open_source",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """`PG_SNAPSHOT_DDL`: the schema of a Postgres bundle's snapshot, loaded on first use."""
+    if name == "PG_SNAPSHOT_DDL":
+        from replaylens.sources._pgsnapshot import PG_SNAPSHOT_DDL
+
+        return PG_SNAPSHOT_DDL
+    raise AttributeError(name)
 
 
 def file_identity(path: os.PathLike[str] | str) -> tuple[object, ...]:
@@ -45,7 +55,6 @@ def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -
     for it, nor needs it installed.
     """
     from replaylens import dsn
-    from replaylens.sources._postgres import PostgresSource, is_postgres_dsn  # psycopg: not yet
 
     if dsn.is_env_ref(spec):  # `env:NAME`: the DSN stays out of argv
         try:
@@ -54,8 +63,15 @@ def open_source(spec: str | os.PathLike[str], *, aes_key: bytes | None = None) -
             from replaylens.errors import SourceError
 
             raise SourceError(str(exc)) from None
-    if is_postgres_dsn(spec):
-        return PostgresSource(str(spec), aes_key=aes_key)
-    from replaylens.sources._sqlite import SqliteSource
+    if dsn.is_dsn(spec):  # the Postgres reader (and psycopg, at connect) only for a DSN
+        from replaylens.sources._postgres import PostgresSource
 
-    return SqliteSource(spec, aes_key=aes_key)
+        return PostgresSource(str(spec), aes_key=aes_key)
+    from replaylens.sources._sqlite import PostgresShapedFile, SqliteSource
+
+    try:
+        return SqliteSource(spec, aes_key=aes_key)
+    except PostgresShapedFile:  # a Postgres evidence bundle's snapshot
+        from replaylens.sources._pgsnapshot import PgSnapshotSource
+
+        return PgSnapshotSource(spec, aes_key=aes_key)

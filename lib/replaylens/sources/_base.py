@@ -169,6 +169,11 @@ class CheckpointSource(Protocol):
 
     def thread_index(self) -> list[ThreadIndexRow]: ...
 
+    def orphan_write_tasks(self) -> list[tuple[str, str, str, int, int]]:
+        """(thread id, namespace, task id, rows, bytes) of the writes whose checkpoint never landed, in
+        one read: the incident fast path and storage forensics both ask it."""
+        ...
+
     def read_thread(self, thread_id: str) -> ThreadRows: ...
 
     def read_latest(

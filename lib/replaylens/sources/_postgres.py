@@ -209,6 +209,16 @@ LEFT JOIN LATERAL (
 WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.checkpoint_id = %s
 """
 
+# The writes whose checkpoint never landed (an async-durability crash leaves them), per
+# thread and task: one anti-join on the checkpoints' primary key.
+ORPHAN_WRITES_SQL = """
+SELECT w.thread_id, w.checkpoint_ns, w.task_id, COUNT(*) AS n, COALESCE(SUM(pg_column_size(w.blob)), 0)::bigint AS b
+FROM checkpoint_writes w
+WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id
+                  AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+GROUP BY w.thread_id, w.checkpoint_ns, w.task_id
+"""
+
 # Changes whenever any transaction that wrote anything commits or aborts: every write to
 # the checkpoint tables takes a transaction id, and a snapshot's xmin:xmax:xip list moves
 # when such a transaction ends. Read-only transactions (ours) take no id. Writes to
@@ -363,6 +373,7 @@ class PostgresSource:
         self.has_task_path = True
         self._psycopg = _import_psycopg(self.label)
         self._lock = threading.Lock()
+        self._timeout_ms = STATEMENT_TIMEOUT_MS  # the bound of the transaction running now
         self._conn: Any = None
         with self._lock:
             self._conn = self._connect()
@@ -412,7 +423,7 @@ class PostgresSource:
         psycopg = self._psycopg
         if isinstance(exc, psycopg.errors.QueryCanceled):
             return SourceError(
-                f"{self.label}: a query took longer than {STATEMENT_TIMEOUT_MS // 1000} s and was cancelled."
+                f"{self.label}: a query took longer than {self._timeout_ms / 1000:g} s and was cancelled."
             )
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
             return SourceError(
@@ -445,6 +456,39 @@ class PostgresSource:
                 raise
         with self._transaction() as cur:
             return work(cur)
+
+    def snapshot_read(self, work: Callable[[Any], T], *, timeout_s: float | None = None) -> T:
+        """Run `work(cursor)` in one `REPEATABLE READ, READ ONLY` transaction (one snapshot,
+        every statement bounded by the statement timeout, or by `timeout_s` for this
+        transaction only: `SET LOCAL`, never the session); a dropped connection is retried
+        once. For readers with SQL of their own (storage forensics, bundles)."""
+        if timeout_s is None:
+            return self._run(work)
+        ms = max(1, int(timeout_s * 1000))
+
+        def bounded(cur: Any) -> T:
+            self._timeout_ms = ms
+            cur.execute(f"SET LOCAL statement_timeout = {ms}")
+            return work(cur)
+
+        try:
+            return self._run(bounded)
+        finally:
+            self._timeout_ms = STATEMENT_TIMEOUT_MS
+
+    def orphan_write_tasks(self) -> list[tuple[str, str, str, int, int]]:
+        """(thread id, namespace, task id, rows, stored bytes) of the writes whose checkpoint
+        never landed."""
+        return [
+            (
+                str(r["thread_id"]),
+                str(r["checkpoint_ns"] or ""),
+                str(r["task_id"]),
+                int(r["n"]),
+                int(r["b"]),
+            )
+            for r in self._fetch(ORPHAN_WRITES_SQL)
+        ]
 
     def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         def work(cur: Any) -> list[dict[str, Any]]:

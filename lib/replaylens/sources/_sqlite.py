@@ -115,6 +115,26 @@ def _uri(path: Path, params: str) -> str:
     return f"file:{quote(str(path.resolve()))}?{params}"
 
 
+ORPHAN_WRITES_SQL = (
+    "SELECT w.thread_id, w.checkpoint_ns, w.task_id, COUNT(*), SUM(length(w.value)) FROM writes w "
+    "WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id "
+    "AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id) GROUP BY 1, 2, 3"
+)
+
+
+PG_SNAPSHOT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+
+
+def is_pg_snapshot(tables: set[str]) -> bool:
+    """A SQLite file that holds PostgresSaver's tables, not SqliteSaver's: a Postgres evidence
+    bundle's snapshot (replaylens.sources._pgsnapshot reads it)."""
+    return set(PG_SNAPSHOT_TABLES) <= tables and "writes" not in tables
+
+
+class PostgresShapedFile(SourceError):
+    """The file is in PostgresSaver's schema: open it with PgSnapshotSource instead."""
+
+
 class SqliteSource:
     """Read-only access to one checkpoint database file."""
 
@@ -229,6 +249,9 @@ class SqliteSource:
             raise SourceError(
                 f"{self.path}: cannot be read as SQLite ({reason}); the file may be truncated or damaged."
             ) from exc
+        if is_pg_snapshot(tables):
+            self.close()
+            raise PostgresShapedFile(f"{self.path}: holds PostgresSaver's tables.")
         missing = {"checkpoints", "writes"} - tables
         if missing:
             raise SourceError(
@@ -334,6 +357,15 @@ class SqliteSource:
                 )
             )  # fmt: skip
         return out
+
+    def orphan_write_tasks(self) -> list[tuple[str, str, str, int, int]]:
+        """(thread id, namespace, task id, rows, bytes) of the writes whose checkpoint never landed: one
+        pass over the writes' primary key with a seek into the checkpoints' for each."""
+        with self._snapshot(mapped=False) as conn:
+            return [
+                (str(t), str(ns or ""), str(task), int(n), int(b or 0))
+                for t, ns, task, n, b in conn.execute(ORPHAN_WRITES_SQL)
+            ]
 
     def writes_keys(self, latest: dict[str, str]) -> dict[str, str]:
         """The writes key (count and largest rowid) of each (thread id -> latest checkpoint id)."""

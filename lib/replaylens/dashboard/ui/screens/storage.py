@@ -20,9 +20,7 @@ def _report(item: Any) -> StorageReport:
     source = ui.open_item(item)
 
     def compute() -> StorageReport:
-        with st.spinner(
-            "Measuring the database with SQL length() aggregates (no blob is decoded)…"
-        ):
+        with st.spinner("Measuring the database with SQL size aggregates (no blob is decoded)…"):
             return storage_report(source)
 
     return ui.cached("storage", item, compute)
@@ -67,7 +65,7 @@ st.title("Storage")
 st.caption(
     "Where the bytes of this checkpoint database go: per thread, namespace and channel, the largest blobs, growth "
     "over time, and what a prune keeping only each thread's latest checkpoint would free. Measured with SQL "
-    "length() aggregates; nothing is decoded, pruned or written."
+    "size aggregates (SQLite length(), Postgres pg_column_size); nothing is decoded, pruned or written."
 )
 item = ui.need_database()
 if item is not None:
@@ -77,12 +75,13 @@ if item is not None:
         cols[0].metric(
             "data", human(rep.total_bytes), help="Checkpoint blobs, their metadata and the writes."
         )
-        cols[1].metric("file + WAL", human(rep.file_bytes + rep.wal_bytes),
-                       help="The database file plus its -wal: pages, indexes and free space included.")  # fmt: skip
+        cols[1].metric(
+            rep.on_disk_label, human(rep.file_bytes + rep.wal_bytes), help=rep.on_disk_help
+        )
         cols[2].metric("prune frees", human(rep.prune_bytes),
                        f"{rep.prune_bytes / rep.total_bytes:.0%} of the data" if rep.total_bytes else None,
-                       delta_color="off", delta_arrow="off", help="A prune keeping only each thread's latest checkpoint per namespace. Computed "
-                       "only; SQLite returns the space to the disk only after a VACUUM.")  # fmt: skip
+                       delta_color="off", delta_arrow="off", help="LangGraph's keep-latest prune: each namespace's latest checkpoint is kept. Computed "
+                       f"only; {rep.prune_note}.")  # fmt: skip
         cols[3].metric(
             "threads",
             f"{rep.thread_count:,}",
@@ -92,6 +91,14 @@ if item is not None:
         )
         for sentence in rep.sentences():
             st.markdown(f"- {md_ticks(sentence)}")
+        if rep.relations:
+            st.subheader("Tables on disk")
+            st.dataframe(pd.DataFrame([
+                {"table": r.table, "rows (estimate)": r.rows_estimate, "heap MB": round(r.heap_bytes / 1e6, 2),
+                 "TOAST MB": round(r.toast_bytes / 1e6, 2), "indexes MB": round(r.index_bytes / 1e6, 2),
+                 "total MB": round(r.total_bytes / 1e6, 2)}
+                for r in rep.relations
+            ]), hide_index=True, width="stretch")  # fmt: skip
         fig = _growth_figure(rep)
         st.subheader("Growth over time")
         if fig is not None:

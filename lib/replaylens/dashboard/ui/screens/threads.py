@@ -39,7 +39,8 @@ if item is not None:
         ids = [r.thread_id for r in index] + sorted(set(log.thread_ids if log else []) - known)
         # "log lines again" loads whole threads: only once every status is in.
         counts = ui.replay_counts(item, ids, known, latency=0.25) if progress.finished else {}
-        rows = views.listing_rows(index, found, log, counts)
+        provisional, as_of = job.provisional()  # stored, not checked yet: shown marked as such
+        rows = views.listing_rows(index, found, log, counts, provisional, as_of)
 
         if progress.error:
             st.error(md(progress.error))
