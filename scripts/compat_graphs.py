@@ -7,13 +7,16 @@ truth it records come from that version alone.
     python compat_graphs.py build OUT_DIR      # every graph: databases + truth.json
     python compat_graphs.py child DB GRAPH THREAD     # one run, killed by the parent
     python compat_graphs.py resume DB GRAPH THREAD    # invoke(None) on a copy, after the kill
+    python compat_graphs.py history DIR        # add get_state_history to DIR/truth.json
 
 Per graph one database file (threads of one graph only, so node names never mix) with a
 finished thread `done` and, where the shape has one, a thread killed by SIGKILL in the
 middle of a node (`killed`), a thread failed by an exception (`failed`) or paused for a
 human (`paused`). For every checkpoint of every namespace the truth file records that
-version's own `get_state(config)`: next, task ids, names, paths, errors, interrupts; and
-for each killed thread, which nodes a resume with that same version ran (`resume_ran`).
+version's own `get_state(config)`: next, task ids, names, paths, errors, interrupts; the same as
+that version's `get_state_history` lists it (`history`: what a user browsing the thread's
+history sees, the list call of the saver attaching the pending writes its way); and for
+each killed thread, which nodes a resume with that same version ran (`resume_ran`).
 """
 
 from __future__ import annotations
@@ -388,6 +391,10 @@ def snapshot_truth(graph: Any, thread: str, ns: str, cid: str) -> dict:
         snap = graph.get_state(config)
     except Exception as exc:  # recorded, never hidden
         return {"error": f"{exc.__class__.__name__}: {exc}"}
+    return _snapshot_json(snap)
+
+
+def _snapshot_json(snap: Any) -> dict:
     tasks = []
     for t in snap.tasks:
         tasks.append(
@@ -409,6 +416,68 @@ def snapshot_truth(graph: Any, thread: str, ns: str, cid: str) -> dict:
         "loaded_checkpoint_id": got.get("checkpoint_id"),
         "step": (snap.metadata or {}).get("step"),
     }
+
+
+def history_truth(graph: Any, thread: str, ns: str) -> dict[str, dict]:
+    """That version's own get_state_history for one namespace of one thread, by checkpoint id."""
+    config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
+    try:
+        snaps = list(graph.get_state_history(config))
+    except Exception as exc:  # recorded, never hidden
+        return {"__error__": {"error": f"{exc.__class__.__name__}: {exc}"}}
+    out: dict[str, dict] = {}
+    for snap in snaps:
+        doc = _snapshot_json(snap)
+        if doc["loaded_checkpoint_id"]:
+            out[doc["loaded_checkpoint_id"]] = doc
+    # The pending writes as this release's saver attaches them to each checkpoint (its list
+    # call, the one get_state_history reads): (task id, channel), in the saver's order.
+    for tup in graph.checkpointer.list(config):
+        cid = tup.config["configurable"]["checkpoint_id"]
+        if cid in out:
+            out[cid]["pending_writes"] = [
+                [str(tid), str(chan)] for tid, chan, _ in (tup.pending_writes or ())
+            ]
+    return out
+
+
+def add_history(db: Path, name: str, doc: dict) -> None:
+    """Record get_state_history beside get_state on every checkpoint of `doc` (truth of `db`)."""
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    graph = compile_graph(name, conn)
+    try:
+        for thread, entry in doc["threads"].items():
+            by_ns: dict[str, dict[str, dict]] = {}
+            for c in entry["checkpoints"]:
+                ns = c["checkpoint_ns"]
+                if ns not in by_ns:
+                    by_ns[ns] = history_truth(graph, thread, ns)
+                found = by_ns[ns].get(c["checkpoint_id"])
+                if found is None:
+                    found = by_ns[ns].get("__error__", {"error": "not listed by get_state_history"})
+                c["history"] = found
+    finally:
+        conn.close()
+
+
+def history(folder: Path) -> None:
+    """Add get_state_history to an existing fixture folder's truth.json, reading copies of
+    its databases (an old saver's setup() creates tables: the fixtures stay as written)."""
+    truth = json.loads((folder / "truth.json").read_text())
+    if truth.get("langgraph") != LANGGRAPH_VERSION:
+        raise SystemExit(
+            f"{folder} was written by LangGraph {truth.get('langgraph')}, this is {LANGGRAPH_VERSION}"
+        )
+    work = Path(os.environ.get("TMPDIR", "/tmp")) / f"compat-history-{os.getpid()}"
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        for name, doc in truth["graphs"].items():
+            copy = work / f"{name}.sqlite"
+            shutil.copy2(folder / f"{name}.sqlite", copy)
+            add_history(copy, name, doc)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    (folder / "truth.json").write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n")
 
 
 def _thread_status(latest: dict | None) -> str:
@@ -449,7 +518,9 @@ def record_truth(db: Path, name: str, runs: dict[str, dict]) -> dict:
         entry["status"] = _thread_status(root[-1] if root else None)
     cols = [r[1] for r in conn.execute("PRAGMA table_info(writes)")]
     conn.close()
-    return {"threads": threads, "writes_columns": cols}
+    doc = {"threads": threads, "writes_columns": cols}
+    add_history(db, name, doc)
+    return doc
 
 
 def build(out: Path) -> None:
@@ -501,6 +572,8 @@ def main(argv: list[str]) -> None:
         run_thread(Path(argv[1]), argv[2], argv[3])
     elif argv[0] == "resume":
         resume_thread(Path(argv[1]), argv[2], argv[3])
+    elif argv[0] == "history":
+        history(Path(argv[1]))
     else:
         raise SystemExit(f"unknown command {argv[0]!r}")
 

@@ -9,6 +9,10 @@ file are copied to `tests/compat/<version>/`, which `tests/test_compat.py` reads
 old version installed.
 
     python scripts/make_compat_fixtures.py [VERSION ...]
+    python scripts/make_compat_fixtures.py --history [VERSION ...]
+
+`--history` keeps the committed databases and adds that version's `get_state_history`
+for every checkpoint to their `truth.json` (fixtures made before it was recorded).
 """
 
 from __future__ import annotations
@@ -120,14 +124,32 @@ def build(version: str) -> None:
     )
 
 
+def add_history(version: str) -> None:
+    """That version's get_state_history beside get_state in tests/compat/<version>/truth.json."""
+    python = ensure_venv(version)
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    subprocess.run(
+        [str(python), str(GRAPH_SCRIPT), "history", str(TARGET / version)],
+        check=True,
+        timeout=900,
+        env=env,
+    )
+    print(f"{version}: get_state_history recorded in {(TARGET / version).relative_to(ROOT)}")
+
+
 def main(argv: list[str]) -> None:
+    history_only = "--history" in argv
+    argv = [a for a in argv if a != "--history"]
     versions = argv or list(VERSIONS)
     unknown = [v for v in versions if v not in VERSIONS]
     if unknown:
         raise SystemExit(f"unknown version(s) {', '.join(unknown)}; known: {', '.join(VERSIONS)}")
     CACHE.mkdir(parents=True, exist_ok=True)
     for version in versions:
-        build(version)
+        if history_only:
+            add_history(version)
+        else:
+            build(version)
 
 
 if __name__ == "__main__":

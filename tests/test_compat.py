@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from compat_truth import COMPAT_DIR, Report, compare, generations, load_truth
+from compat_truth import COMPAT_DIR, Report, compare, generations, load_truth, truth_of
 
 from replaylens.analysis.status import load_thread
 from replaylens.sources import open_source
@@ -100,20 +100,25 @@ def test_killed_threads_are_never_completed(report: tuple[str, Report]) -> None:
 
 def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> None:
     """A status differs from LangGraph's only where the rows cannot tell the next task, and
-    then it is "resumable" with the reason on the checkpoint, never "completed"."""
+    then it is "unknown" with its reason in one sentence, never "completed" or "resumable"."""
+    from replaylens.analysis.status import unknown_reason
+
     version, rep = report
     for t in rep.threads:
-        if t.status == t.truth_status:
-            continue
-        assert _legacy(version) and t.truth_status == "completed" and t.status == "resumable", (
-            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}"
-        )
         source = open_source(str(COMPAT_DIR / version / f"{t.graph}.sqlite"))
         try:
             latest = load_thread(source, t.thread).root.latest
         finally:
             source.close()
-        assert latest.next_unknown
+        reason = unknown_reason(latest)
+        if t.status == t.truth_status:
+            assert not reason
+            continue
+        assert _legacy(version) and t.status == "unknown", (
+            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}"
+        )
+        assert latest.next_unknown and reason.startswith("Status unknown: ")
+        assert "--graph module:attribute" in reason
 
 
 def _expected_generation(version: str) -> tuple[str, str]:
@@ -208,8 +213,9 @@ def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Pat
 @pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
 def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
     """Without a finished thread of the same graph beside it, a pre-v3 thread killed in c holds
-    no trace of the edge b->c: the reader must say "resumable, next task unknown", never
-    "completed" (LangGraph says resumable, next c)."""
+    no trace of the edge b->c: the reader must say "unknown" (the rows cannot tell a finished
+    run from one killed before a node that never ran), never "completed" nor a reassuring
+    "resumable" that re-runs nothing (LangGraph says resumable, next c)."""
     db = tmp_path / "linear.sqlite"
     shutil.copy2(COMPAT_DIR / version / "linear.sqlite", db)
     conn = sqlite3.connect(str(db))  # a private copy: the committed fixture is never written
@@ -226,7 +232,7 @@ def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_p
         source.close()
     from replaylens.analysis.status import thread_status
 
-    assert thread_status(thread) == "resumable"
+    assert thread_status(thread) == "unknown"
     assert thread.root.latest.next_unknown
     assert "c" not in {t.node for t in thread.root.latest.tasks}  # nothing invented either
 
@@ -235,7 +241,7 @@ def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_p
 def test_thread_list_agrees_with_thread_page(version: str) -> None:
     """One truth: the Threads list (latest checkpoints only) and the thread page give every
     thread the same status and the same pending tasks, old formats included."""
-    from replaylens.analysis.status import summarize_threads, thread_status
+    from replaylens.analysis.status import summarize_threads, thread_status, unknown_reason
 
     for graph in load_truth(version)["graphs"]:
         source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
@@ -252,6 +258,7 @@ def test_thread_list_agrees_with_thread_page(version: str) -> None:
                     graph,
                     row.thread_id,
                 )
+                assert row.reason == unknown_reason(thread.root.latest), (graph, row.thread_id)
         finally:
             source.close()
 
@@ -320,22 +327,21 @@ def test_thread_page_says_which_generation_wrote_it(monkeypatch: pytest.MonkeyPa
         st.cache_data.clear()
         st.cache_resource.clear()
     assert "LangGraph 0.2 (checkpoint v1)" in info
-    assert "With today's LangGraph, p1, p2 run(s) again too" in info
+    assert "With today's LangGraph, p1, p2 run again too" in info
+    assert "Written by an old LangGraph, LangGraph 0.2 (checkpoint v1)" in info
+
+
+OUTPUT_EXCLUDED = {"__error__", "__interrupt__", "__scheduled__", "__resume__"}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_task_statuses_equal_langgraph_results(version: str) -> None:
-    """A derived task is "finished" exactly where that version's get_state gives the task a
-    result. LangGraph 0.2.28 gives none and saved no writes for the last task of a step:
-    there every task of a step whose next checkpoint exists must be finished."""
+    """A derived task is "finished" exactly where the writing release would reuse it: where
+    its saver attached an output write to the checkpoint for that task id (recorded from
+    its own list call, `history.pending_writes`), else where its get_state gives the task a
+    result. LangGraph 0.2.28 gives no result at all and saved no writes for the last task of
+    a step: such a task is pending, as that release lists it, never called finished."""
     truth = load_truth(version)
-    reports_results = any(
-        t["has_result"]
-        for g in truth["graphs"].values()
-        for th in g["threads"].values()
-        for c in th["checkpoints"]
-        for t in c.get("tasks", [])
-    )
     compared = 0
     for graph, doc in truth["graphs"].items():
         source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
@@ -344,28 +350,20 @@ def test_task_statuses_equal_langgraph_results(version: str) -> None:
                 thread = load_thread(source, thread_id)
                 for c in entry["checkpoints"]:
                     cp = thread.find(c["checkpoint_id"], c["checkpoint_ns"])
-                    ns = thread.namespaces[c["checkpoint_ns"]]
-                    followed = any(
-                        ns.by_id[i].source == "loop" and ns.by_id[i].step == cp.step + 1
-                        for i in cp.children
-                        if i in ns.by_id
-                    )
                     by_id = {t.task_id: t for t in cp.tasks}
-                    for t in c["tasks"]:
+                    attached = (c.get("history") or {}).get("pending_writes")
+                    for t in truth_of(c)["tasks"]:
                         if t["id"] not in by_id:
                             continue  # a task the rows cannot name (see test_next_tasks_equal_get_state)
                         finished = by_id[t["id"]].status == "finished"
-                        if reports_results:
-                            assert finished == t["has_result"], (
-                                graph,
-                                thread_id,
-                                c["checkpoint_id"],
-                                t,
+                        if attached is not None:
+                            reused = any(
+                                tid == t["id"] and chan not in OUTPUT_EXCLUDED
+                                for tid, chan in attached
                             )
-                        elif followed:  # the step completed: every task of it finished
-                            assert finished, (graph, thread_id, c["checkpoint_id"], t)
                         else:
-                            continue
+                            reused = t["has_result"]
+                        assert finished == reused, (graph, thread_id, c["checkpoint_id"], t)
                         compared += 1
         finally:
             source.close()

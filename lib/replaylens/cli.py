@@ -259,7 +259,12 @@ def plain(text: str) -> str:
 
 # -- thread -------------------------------------------------------------------------
 def cmd_thread(args: argparse.Namespace) -> int:
-    from replaylens.analysis.status import STATUS_EXPLAINED, load_thread, thread_status
+    from replaylens.analysis.status import (
+        STATUS_EXPLAINED,
+        load_thread,
+        thread_status,
+        unknown_reason,
+    )
     from replaylens.errors import ThreadNotFound
     from replaylens.export import thread_to_json
     from replaylens.model import channel_label
@@ -277,27 +282,19 @@ def cmd_thread(args: argparse.Namespace) -> int:
         source.close()
     status = thread_status(thread)
     root = thread.root.latest if thread.root else None
-    unknown = (
-        ", next task unknown"
+    more = (
+        ", more tasks may be due"
         if root is not None and root.next_unknown and status == "resumable"
         else ""
     )
-    print(
-        f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})"
-    )
+    print(f"thread {safe(thread.thread_id)}: {status}{more} ({STATUS_EXPLAINED.get(status, '')})")
+    if status == "unknown":
+        print(f"  {safe(unknown_reason(root))}")
     if thread.generation is not None:
-        gen = thread.generation
-        print(
-            f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
-            + (
-                f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)"
-                if gen.ids_written
-                else ""
-            )
-        )
-        for note in gen.notes:
+        print(thread.generation.headline(safe))
+        for note in thread.generation.notes:
             print(f"  {safe(note)}")
-    if unknown and root is not None:
+    if more and root is not None:
         print(f"  {safe(root.next_unknown or '')}")
     for ns in thread.namespaces.values():
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
@@ -392,6 +389,7 @@ def _latency(text: str) -> float:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from replaylens.analysis.again import AGAIN_COLUMNS, again_rows, next_moves
+    from replaylens.model import Generation
 
     plan, thread = _plan(args)
     if args.json:
@@ -424,15 +422,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 print(
                     f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}"
                 )
-    gen = doc.get("generation")
-    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
-        print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
-    if doc.get("today_reruns"):
-        names = ", ".join(sorted({safe(t["node"]) for t in doc["today_reruns"]}))
-        print(
-            f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
-            "names and hashes other task ids, so their writes are not found"
-        )
+    if plan.generation is not None and plan.generation.sentence():
+        print(plan.generation.sentence(safe))
+    if plan.today_reruns:
+        print(Generation.today_sentence([t.node for _, t in plan.today_reruns], safe))
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:

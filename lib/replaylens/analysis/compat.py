@@ -43,7 +43,12 @@ def _label(versions: tuple[int, ...], rule: IdRule, legacy: bool, evidence: bool
 
 
 def describe_generation(
-    cps: list[Checkpoint], rule: IdRule, matched: int, written: int, hint_threads: int = 0
+    cps: list[Checkpoint],
+    rule: IdRule,
+    matched: int,
+    written: int,
+    hint_threads: int = 0,
+    today: int | None = None,
 ) -> Generation:
     """The `Generation` of a thread whose checkpoints are `cps`, annotated with `rule`."""
     versions = tuple(sorted({cp.record.v for cp in cps if cp.record.v is not None}))
@@ -99,4 +104,5 @@ def describe_generation(
         ids_written=written,
         today_ids_differ=today_differs,
         notes=tuple(notes),
+        ids_today=matched if today is None else today,
     )

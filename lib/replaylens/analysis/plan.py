@@ -12,8 +12,8 @@ from typing import Any
 from replaylens.analysis.again import again_rows
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
-from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
-from replaylens.model import Checkpoint, Task, WriteRecord
+from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus, unknown_reason
+from replaylens.model import Checkpoint, Generation, Task, WriteRecord
 
 
 @dataclass
@@ -39,7 +39,7 @@ class ResumePlan:
     # Finished tasks that today's LangGraph would run again anyway: it migrates a pre-v3
     # checkpoint's channel names, hashes other task ids and so finds none of their writes.
     today_reruns: list[tuple[str, Task]] = field(default_factory=list)
-    generation: dict[str, Any] | None = None
+    generation: Generation | None = None
     unmatched_reruns: list[str] = field(default_factory=list)
     """Sentences: a task the resume re-runs, of a node the log shows started, with no log line given to it."""
 
@@ -89,6 +89,8 @@ class ResumePlan:
             )
         if self.status == "completed" and not replay:
             return "This thread completed; a resume would run nothing."
+        if self.status == "unknown":
+            return self.unknown_reason
         if not self.effects_given or not self.attempts:
             rerun = sorted({t.label for _, t in self.reruns} | self.lost_step_nodes)
             names = ", ".join(f"`{n}`" for n in rerun)
@@ -105,6 +107,11 @@ class ResumePlan:
                 return f"Resuming this thread may repeat a recorded side effect: {' '.join(self.unmatched_reruns)}"
             return "Resuming this thread repeats no recorded side effect." + doubt
         return f"Resuming this thread will {effect_list(replay)}." + doubt
+
+    @property
+    def unknown_reason(self) -> str:
+        """Why the status is `unknown`, in one sentence ("" for any other status)."""
+        return unknown_reason(self.resume_checkpoint)
 
     @property
     def lost_step_nodes(self) -> set[str]:
@@ -175,7 +182,8 @@ class ResumePlan:
             "ambiguities": self.ambiguities,
             "crash_ts": self.crash_ts,
             "backend": self.backend,
-            "generation": self.generation,
+            "generation": self.generation.to_json() if self.generation else None,
+            "unknown_reason": self.unknown_reason or None,
             "today_reruns": [
                 {**task_json(ns, t), "today_task_id": t.today_task_id}
                 for ns, t in self.today_reruns

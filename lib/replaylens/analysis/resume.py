@@ -99,7 +99,7 @@ def plan_resume(
         crash_ts=crash,
         recording=recording or Recording(),
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
-        generation=thread.generation.to_json() if thread.generation else None,
+        generation=thread.generation,
         unmatched_reruns=unmatched,
     )
 

@@ -31,6 +31,7 @@ STATUS_WORDS = {
     "resumable": "resumable",
     "interrupted": "interrupted",
     "failed": "failed",
+    "unknown": "unknown",
     "needs_restart": "needs restart",
     "unreadable": "unreadable",
     "deriving": "deriving…",
@@ -41,6 +42,7 @@ STATUS_MD_COLOR = {
     "resumable": "orange",
     "interrupted": "violet",
     "failed": "red",
+    "unknown": "blue",
     "needs_restart": "red",
     "unreadable": "gray",
 }
@@ -52,6 +54,7 @@ STATUS_DOT = {
     "resumable": "🟠",
     "interrupted": "🟣",
     "failed": "🔴",
+    "unknown": "🔵",
     "needs_restart": "⛔",
     "unreadable": "⚪",
 }
@@ -211,6 +214,8 @@ def due_next(status: str, latest_step: int | None, pending: str) -> str:
         return "— (restart from the input)"
     if status == "completed":
         return "— (nothing due)"
+    if status == "unknown":
+        return "unknown (the rows cannot tell; --graph decides)"
     if latest_step == -1:
         return "the first nodes, after the input"
     return "—"

@@ -13,6 +13,7 @@ from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
+from replaylens.model import Generation
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import as_json_text, md, md_code, md_ticks, truncate
 
@@ -101,16 +102,19 @@ if item is not None:
                     for p in thread.problems[:50]:
                         st.text(p)
             gen = thread.generation if thread is not None else None
-            if gen is not None and gen.checkpoint_versions and min(gen.checkpoint_versions) < 4:
+            if plan.status == "unknown":
+                st.warning(md(plan.unknown_reason), icon=":material/help:")
+            if gen is not None and gen.old:
                 latest = thread.root.latest if thread.root else None
-                lines = [f"Written by **{md(gen.label)}**; task ids: {md(gen.id_rule)}."]
+                lines = [md(gen.headline()) + "."]
                 lines += [md(n) for n in gen.notes]
-                if latest is not None and latest.next_unknown:
+                if latest is not None and latest.next_unknown and plan.status != "unknown":
                     lines.append(md(latest.next_unknown))
+                if gen.sentence():
+                    lines.append(gen.sentence(md))
                 if plan.today_reruns:
-                    names = ", ".join(sorted({md(t.node) for _, t in plan.today_reruns}))
                     lines.append(
-                        f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids."
+                        Generation.today_sentence([t.node for _, t in plan.today_reruns], md)
                     )
                 st.info("\n\n".join(lines), icon=":material/history:")
 
