@@ -148,13 +148,26 @@ def _warn(problems: list[str], notes: list[str]) -> None:
 # -- threads ------------------------------------------------------------------------
 def cmd_threads(args: argparse.Namespace) -> int:
     from replaylens import cache
-    from replaylens.analysis.status import ATTENTION_ORDER, ThreadSummary, summarize_threads
+    from replaylens.analysis.from_graph import GRAPH_HEADER, graph_summary
+    from replaylens.analysis.status import (
+        ATTENTION_ORDER,
+        DECIDE_UNKNOWN,
+        ThreadSummary,
+        summarize_threads,
+    )
 
     source = _open(args.db)
+    answers: dict[str, Any] = {}
     try:
         summaries, problems = summarize_threads(
             source, cache=cache.for_source(source, enabled=not args.no_cache)
         )
+        if args.graph:
+            from replaylens.analysis.from_graph import ask_graph
+
+            answers = ask_graph(
+                source, args.graph, {s.thread_id: [""] for s in summaries}, newest_only=True
+            )
     finally:
         source.close()
     effects = _effects(args)
@@ -162,16 +175,25 @@ def cmd_threads(args: argparse.Namespace) -> int:
         known = {s.thread_id for s in summaries}
         summaries += [ThreadSummary(tid, 0, 0, None, None, "needs_restart", None)
                       for tid in sorted(set(effects.thread_ids) - known)]  # fmt: skip
+    if answers:  # the graph code's status where it answers; the rows' beside it
+        summaries = [graph_summary(s, answers[s.thread_id]) if s.thread_id in answers else s
+                     for s in summaries]  # fmt: skip
     if args.json:
         _print_json([s.to_json() for s in summaries])
     else:
+        if answers:
+            release = next(iter(answers.values())).langgraph
+            print(f"status: {GRAPH_HEADER} ({safe(args.graph)}), LangGraph {safe(release)}'s own "
+                  "get_state_history")  # fmt: skip
         ordered = sorted(summaries, key=lambda s: (ATTENTION_ORDER.get(s.status, 99), s.thread_id))
         _print_table(
-            ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
+            ["thread_id", "status", *(["rows say"] if answers else []), "checkpoints",
+             "latest_step", "updated_at", "due next"],
             [
                 [
                     s.thread_id,
                     s.status,
+                    *([s.rows] if answers else []),
                     s.checkpoints,
                     "-" if s.latest_step is None else s.latest_step,
                     s.updated_at or "-",
@@ -180,9 +202,17 @@ def cmd_threads(args: argparse.Namespace) -> int:
                 ]
                 for s in ordered
             ],
-        )
+        )  # fmt: skip
         if not summaries:
             print(f"{safe(source.label)} holds no threads yet.")
+        undecided = sum(s.status == "unknown" for s in summaries)
+        if undecided:
+            print(f"\n{undecided} thread(s) unknown: the rows cannot tell whether they finished; to "
+                  f"decide, {DECIDE_UNKNOWN}.")  # fmt: skip
+        differ = [s for s in summaries if s.rows and s.rows not in (s.status, "unknown")]
+        if differ:
+            print(f"\n{len(differ)} thread(s) where the rows and your graph code differ: "
+                  + ", ".join(safe(s.thread_id) for s in differ[:20]))  # fmt: skip
     _warn(problems, source.notes)
     return 0
 
@@ -252,6 +282,27 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
     )
 
 
+def _print_graph_answer(thread: Any, answer: Any) -> None:
+    """The graph code's answer first: its status, then where it and the rows differ."""
+    from replaylens.analysis.from_graph import GRAPH_HEADER, differences, status_sentence
+    from replaylens.analysis.status import thread_status
+
+    print(f"{GRAPH_HEADER} ({safe(answer.graph)}): LangGraph {safe(answer.langgraph)}'s own "
+          "get_state_history")  # fmt: skip
+    print(f"  {safe(status_sentence(thread_status(thread), answer))}")
+    for error in answer.errors:
+        print(f"  LangGraph could not answer: {safe(error)}")
+    found = differences(thread, answer)
+    if found:
+        print(f"  where the rows and your graph code differ ({len(found)} checkpoint(s)):")
+        for d in found:
+            where = f"{d.checkpoint_ns or '(root)'} step {d.step}"
+            print(f"    {safe(where)} {safe(d.checkpoint_id)}: {safe(d.sentence)}")
+    else:
+        print("  every checkpoint: the rows and your graph code list the same tasks")
+    print("the rows alone:")
+
+
 def plain(text: str) -> str:
     """A sentence written for Markdown, for a terminal: code spans lose their backticks."""
     return text.replace("`", "")
@@ -270,16 +321,28 @@ def cmd_thread(args: argparse.Namespace) -> int:
     from replaylens.model import channel_label
 
     source = _open(args.db)
+    answer = None
     try:
         try:
             thread = load_thread(source, args.thread)
         except ThreadNotFound:
             raise _not_found(source, args.thread, None, args.db) from None
+        if args.graph:
+            from replaylens.analysis.from_graph import ask_thread
+
+            answer = ask_thread(source, args.graph, thread)
         if args.json:
-            _print_json(thread_to_json(source, thread, with_values=args.values))
+            doc = thread_to_json(source, thread, with_values=args.values)
+            if answer is not None:
+                from replaylens.analysis.from_graph import answer_json
+
+                doc["from_graph"] = answer_json(thread, answer, thread_status(thread))
+            _print_json(doc)
             return 0
     finally:
         source.close()
+    if answer is not None:
+        _print_graph_answer(thread, answer)
     status = thread_status(thread)
     root = thread.root.latest if thread.root else None
     more = (
@@ -753,6 +816,19 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
 
 
 # -- parser -------------------------------------------------------------------------
+GRAPH_HELP = (
+    "Also ask your graph code: 'package.module:attribute' or 'path/to/file.py:attribute' (as in "
+    "langgraph.json), naming a compiled graph, a StateGraph or a factory. It is imported in a child "
+    "process and LangGraph itself is asked get_state / get_state_history through a saver over the same "
+    "read-only connection that refuses every write; its answer is shown beside the rows', with where "
+    "they differ. Opt-in: without it no code of yours is ever imported."
+)
+
+
+def add_graph_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--graph", metavar="MODULE:ATTR", help=GRAPH_HELP)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="replaylens",
@@ -785,6 +861,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Derive every status from the database, without reading or writing the status cache "
         "($REPLAYLENS_CACHE_DIR, default ~/.cache/replaylens; never next to the database).",
     )  # fmt: skip
+    add_graph_arg(p)
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser(
@@ -803,6 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--values", action="store_true", help="Include every channel value and write value (large)."
     )
+    add_graph_arg(p)
     p.set_defaults(func=cmd_thread)
 
     p = sub.add_parser(

@@ -161,6 +161,7 @@ class ThreadSummary(NamedTuple):
     pending: tuple[str, ...] = ()
     next_unknown: bool = False  # the rows cannot tell the next task (pre-v3 formats)
     reason: str = ""  # why the status is `unknown` (`unknown_reason`), "" otherwise
+    rows: str = ""  # with --graph: the rows' own status, where the graph code's replaced it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -174,6 +175,7 @@ class ThreadSummary(NamedTuple):
             "pending": list(self.pending),
             "next_unknown": self.next_unknown,
             "unknown_reason": self.reason or None,
+            **({"rows_status": self.rows} if self.rows else {}),
         }
 
 
