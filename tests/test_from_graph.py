@@ -259,3 +259,61 @@ def test_a_graph_file_path_as_in_langgraph_json(
     finally:
         source.close()
     assert answer.status == "resumable" and differences(thread, answer) == []
+
+
+def test_dashboard_graph_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve --graph`: the picker offers it, the thread page says in its header that the next
+    tasks come from the graph code and decides the `unknown` thread; a URL naming other code
+    is not taken (only the operator's graphs are options)."""
+    import json
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.dashboard import APP
+
+    folder = COMPAT_DIR / "0.2.28"
+    monkeypatch.chdir(SCRIPTS)
+    monkeypatch.setenv(
+        "REPLAYLENS_SERVE_ARGS", json.dumps([str(folder), "--graph", "compat_graphs:linear"])
+    )
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=120)
+        at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
+        at.switch_page("screens/thread.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+        assert f"**{GRAPH_HEADER}**" in info
+        assert "Status completed, decided by your graph code" in info
+        assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
+
+        at = AppTest.from_file(str(APP), default_timeout=120)
+        at.query_params.update({"db": str(folder / "linear.sqlite"), "graph": "os:system"})
+        at.switch_page("screens/threads.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
+        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+        assert "decides the 1 thread(s) the rows cannot: done **completed**" in info
+    finally:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+
+
+def test_serve_passes_the_graph_to_the_app() -> None:
+    """`replaylens serve DB --graph M:A` reaches the app's config, in order, deduplicated."""
+    from replaylens._serve import build_command
+    from replaylens.cli import build_parser
+    from replaylens.dashboard import config as cfg
+
+    db = str(COMPAT_DIR / VERSIONS[-1] / "linear.sqlite")
+    args = build_parser().parse_args(
+        ["serve", db, "--graph", "a.b:g", "--graph", "c.py:h", "--graph", "a.b:g"]
+    )
+    served = build_command(args)
+    served = served[served.index("--") + 1 :]
+    assert cfg.parse(served).graphs == ("a.b:g", "c.py:h")
+    assert cfg.parse([db]).graphs == ()

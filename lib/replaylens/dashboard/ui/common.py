@@ -633,8 +633,52 @@ def sidebar() -> None:
                 st.query_params.pop(param, None)
                 st.session_state.pop(f"_sel_{param}", None)
         st.session_state["_item"] = _checked(items.get(key)) if key else None
+        graph_field()
         for problem in catalog_.problems[:5]:
             st.caption(md(problem))
+
+
+def graph_field() -> None:
+    """The picker's "Graph code" field: only the graphs `serve --graph` named (a browser can
+    never name code to import); "" is the rows alone."""
+    graphs = list(config().graphs)
+    st.session_state["_graph"] = None
+    if not graphs:
+        return
+    st.session_state["_graph"] = synced_selectbox(
+        "Graph code", ["", *graphs], "graph", default_index=1,
+        format_func=lambda g: g or "none: the rows alone",
+        help="Ask LangGraph itself, through your graph's code, for the next tasks and the status "
+        "(a child process, read-only). Given with `replaylens serve --graph MODULE:ATTR`.",
+    ) or None  # fmt: skip
+
+
+def graph_ref() -> str | None:
+    """The graph code chosen in the sidebar, None for the rows alone."""
+    return st.session_state.get("_graph")
+
+
+def graph_answers(
+    item: cat.DataItem, threads: dict[str, list[str]], newest_only: bool = False
+) -> Any:
+    """LangGraph's answer through the chosen graph code, per database version (cached)."""
+    from replaylens.analysis.from_graph import ask_graph
+
+    graph = graph_ref()
+    source = open_item(item)
+    key = (
+        "graph",
+        graph,
+        source.identity(),
+        newest_only,
+        tuple(sorted((t, tuple(n)) for t, n in threads.items())),
+    )
+    hit = _store().get(key)
+    return (
+        hit
+        if hit is not None
+        else _store().put(key, ask_graph(source, graph, threads, newest_only=newest_only))
+    )
 
 
 def _checked(item: cat.DataItem | None) -> cat.DataItem | None:

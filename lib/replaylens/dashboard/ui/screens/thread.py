@@ -63,6 +63,30 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
     st.code(shown, language="json")
 
 
+def graph_block(item, thread, rows_status: str) -> None:  # noqa: ANN001 - page-local helper
+    """The graph code's answer (opt-in): said in the header, then where it and the rows differ."""
+    from replaylens.analysis.from_graph import GRAPH_HEADER, differences, status_sentence
+
+    answer = ui.graph_answers(item, {thread.thread_id: sorted(thread.namespaces)})[thread.thread_id]
+    found = differences(thread, answer)
+    st.info(
+        f"**{GRAPH_HEADER}** ({md_code(answer.graph)}, LangGraph {md(answer.langgraph)}'s own "
+        f"get_state_history): {md(status_sentence(rows_status, answer))} "
+        + (f"They differ at {len(found)} checkpoint(s), listed below." if found
+           else "Every checkpoint: the same tasks."),
+        icon=":material/code:",
+    )  # fmt: skip
+    for error in answer.errors:
+        st.warning(f"LangGraph could not answer: {md(error)}")
+    if found:
+        with st.expander(f"Where the rows and your graph code differ ({len(found)} checkpoint(s))"):
+            st.dataframe(
+                [{"namespace": d.checkpoint_ns or "(root)", "step": d.step,
+                  "checkpoint": d.checkpoint_id, "difference": d.sentence} for d in found],
+                hide_index=True, width="stretch",
+            )  # fmt: skip
+
+
 item = ui.need_database()
 if item is not None:
     ui.campaign_banner(item)
@@ -86,6 +110,8 @@ if item is not None:
 
             st.markdown(f"### {views.status_md(status)}")
             st.caption(views.explain_status(status))
+            if thread is not None and ui.graph_ref():
+                graph_block(item, thread, status)
             ui.verdict_block(plan, thread)
             if log_error:
                 st.warning(f"The effects log could not be read: {md(log_error)}")

@@ -89,10 +89,21 @@ if item is not None:
                 bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in STATUSES),
             )  # fmt: skip
             shown = views.filter_rows(rows, chosen, query)
-            undecided = sum(r.status == "unknown" for r in rows)
-            if undecided:
+            undecided = [r.thread_id for r in rows if r.status == "unknown"]
+            if undecided and ui.graph_ref():
+                from replaylens.analysis.from_graph import GRAPH_HEADER
+
+                answers = ui.graph_answers(item, {t: [""] for t in undecided}, newest_only=True)
+                st.info(
+                    f"**{GRAPH_HEADER}** ({md(ui.graph_ref())}) decides the {len(undecided):,} thread(s) "
+                    "the rows cannot: " + ", ".join(
+                        f"{md(t)} **{answers[t].status}**" for t in undecided[:50]
+                    ) + ("…" if len(undecided) > 50 else "") + ".",
+                    icon=":material/code:",
+                )  # fmt: skip
+            elif undecided:
                 st.warning(
-                    f"{undecided:,} thread(s) have status **unknown**: written by a LangGraph release whose "
+                    f"{len(undecided):,} thread(s) have status **unknown**: written by a LangGraph release whose "
                     "checkpoint format (before v3) does not say where an edge leads, so the rows cannot tell "
                     f"whether the run finished. To decide it, {md(DECIDE_UNKNOWN)}. Each thread page says why.",
                     icon=":material/help:",
