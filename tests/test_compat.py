@@ -29,15 +29,20 @@ def _minor(version: str) -> tuple[int, int]:
 
 
 def _legacy(version: str) -> bool:
-    """Written before checkpoint format v3 (LangGraph 0.3.24): edge channels named after their source."""
-    return tuple(int(p) for p in version.split(".")) < (0, 3, 24)
+    """Edge channels named after their source (before LangGraph 0.3.22; 0.3.22 and 0.3.23
+    write checkpoint v2 with today's `branch:to:` channels)."""
+    return tuple(int(p) for p in version.split(".")) < (0, 3, 22)
 
 
 def test_every_generation_has_fixtures() -> None:
-    """0.2 (early and late), 0.3 (before and after format v3), 0.4, 0.6, 1.0 and today's 1.2."""
+    """0.2 (early and late), 0.3 (old channel names, v2 with branch:to: channels, format v3),
+    0.4, 0.6, 1.0 and today's 1.2; the migration-test graph and a `then` barrier on 0.2 and on
+    the v2 branch:to: layout."""
     assert {_minor(v) for v in VERSIONS} >= {(0, 2), (0, 3), (0, 4), (0, 6), (1, 0), (1, 2)}
     assert len([v for v in VERSIONS if _minor(v) == (0, 2)]) == 2
-    assert len([v for v in VERSIONS if _minor(v) == (0, 3)]) == 2
+    assert {"0.3.20", "0.3.23", "0.3.34"} <= set(VERSIONS)
+    for version in ("0.2.28", "0.2.76", "0.3.23"):
+        assert {"migration", "then"} <= set(load_truth(version)["graphs"]), version
 
 
 @pytest.fixture(scope="module", params=VERSIONS)
@@ -131,7 +136,12 @@ def _expected_generation(version: str) -> tuple[str, str]:
             ("SHA-1 over only the triggers that fired"),
         )
     if _legacy(version):
-        return "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)", "xxh3 over all of a node's triggers"
+        return "LangGraph 0.3.19 to 0.3.21 (checkpoint v2)", "xxh3 over all of a node's triggers"
+    if tuple(int(p) for p in version.split(".")) < (0, 3, 24):
+        return (
+            "LangGraph 0.3.22 to 0.3.23 (checkpoint v2 with branch:to: channels)",
+            "xxh3 over all of a node's triggers",
+        )
     if minor in ((0, 3), (0, 4)):
         return "LangGraph 0.3.24 to 0.4 (checkpoint v3)", "xxh3 over all of a node's triggers"
     return "LangGraph 0.5 or later (checkpoint v4)", "xxh3 over all of a node's triggers"

@@ -94,6 +94,16 @@ def _direct(db: Path, graph_ref: str, thread_id: str, namespaces: list[str], tmp
         conn.close()
 
 
+def _buildable_here() -> set[str]:
+    """The compat graphs the LangGraph installed here can build."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import compat_graphs
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    return set(compat_graphs.GRAPHS)
+
+
 def _fingerprint(db: Path) -> dict[str, tuple[str, int]]:
     out = {}
     for suffix in ("", "-wal", "-shm"):
@@ -114,7 +124,10 @@ def test_graph_answer_is_langgraphs_own_on_every_checkpoint(
     checkpoint the rows could not decide."""
     truth = load_truth(version)
     compared = 0
+    buildable = _buildable_here()
     for graph, doc in sorted(truth["graphs"].items()):
+        if graph not in buildable:  # `then=` left LangGraph with 0.3: no graph code to import
+            continue
         db = COMPAT_DIR / version / f"{graph}.sqlite"
         before = _fingerprint(db)
         source = open_source(str(db))

@@ -155,7 +155,26 @@ def channel_available(cp: Checkpoint, channel: str) -> bool:
     if channel.startswith("branch:to:"):
         after = _after_finish(value)
         return after[1] if after is not None else True
+    if is_then_barrier(channel):
+        return then_barrier_complete(value)
     return True
+
+
+def is_then_barrier(channel: str) -> bool:
+    """`branch:a:cond::then`: the barrier before a conditional edge's `then` node (0.2 releases,
+    a DynamicBarrierValue); its name does not say which node it leads to."""
+    return channel.startswith("branch:") and channel.endswith("::then")
+
+
+def then_barrier_complete(value: Any) -> bool:
+    """A DynamicBarrierValue checkpoints as (names, seen): available once every name the
+    branch waits for has been seen (`get()` raises EmptyChannelError until then)."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return False
+    names, seen = value
+    if names is None or not isinstance(names, list | tuple | set | frozenset):
+        return False
+    return isinstance(seen, list | tuple | set | frozenset) and set(seen) == set(names)
 
 
 def namespace_key(name: str) -> str:
@@ -465,6 +484,18 @@ def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | N
         and ch in rec.channel_versions
         and ch not in triggers.unread
     )
+    barriers = sorted(
+        ch
+        for ch in rec.present_channels
+        if is_then_barrier(ch) and ch not in triggers.by_channel and channel_available(cp, ch)
+    )
+    if barriers:
+        names = ", ".join(f"'{ch}'" for ch in barriers)
+        return (
+            f"The barrier {names} is complete, so the `then` node of that conditional edge is due, but it "
+            "never ran in this thread and the barrier's name does not say which node it is: the next task "
+            "is unknown."
+        )
     if not dangling:
         return None
     names = ", ".join(f"'{ch}'" for ch in dangling)
