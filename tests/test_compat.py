@@ -398,3 +398,94 @@ def test_an_edge_proven_to_lead_nowhere_lets_a_legacy_thread_complete(version: s
         source.close()
     assert thread_status(thread) == "completed" and not thread.root.latest.next_unknown
     assert {s.thread_id: s.status for s in summaries}["done"] == "completed"
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _minor(v) >= (0, 4) or v == "0.3.34"])
+def test_ids_listed_count_against_what_langgraph_lists(version: str) -> None:
+    """`replaylens thread` said "0 of 3 written ids reproduced" on a current database whose
+    ids equal get_state's. Every id written there is one LangGraph lists at that checkpoint
+    (checked against the recorded truth), so the count must be all of them, as the CLI says."""
+    truth = load_truth(version)
+    for graph, doc in truth["graphs"].items():
+        db = COMPAT_DIR / version / f"{graph}.sqlite"
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            rows = conn.execute(
+                "SELECT DISTINCT thread_id, checkpoint_id, task_id FROM writes WHERE task_id != ?",
+                ("00000000-0000-0000-0000-000000000000",),
+            ).fetchall()
+        finally:
+            conn.close()
+        listed = {
+            (tid, c["checkpoint_id"], t["id"])
+            for tid, entry in doc["threads"].items()
+            for c in entry["checkpoints"]
+            for t in truth_of(c)["tasks"]
+        }
+        assert set(rows) <= listed, (version, graph, set(rows) - listed)
+        source = open_source(str(db))
+        try:
+            for thread_id in doc["threads"]:
+                gen = load_thread(source, thread_id).generation
+                assert gen.ids_written >= sum(1 for r in rows if r[0] == thread_id)
+                assert gen.ids_today == gen.ids_reproduced == gen.ids_written, (graph, thread_id)
+                if gen.ids_written:
+                    assert gen.ids_sentence() == (
+                        f"{gen.ids_written} of {gen.ids_written} written task ids are ids "
+                        "LangGraph lists today"
+                    )
+        finally:
+            source.close()
+
+
+def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One sentence, everywhere: the thread list (and its JSON), the thread JSON, the plan and
+    its verdict, and the Threads page, which says how to decide it."""
+    import json
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import summarize_threads, unknown_reason
+    from replaylens.dashboard import APP
+    from replaylens.export import thread_to_json
+
+    folder = COMPAT_DIR / "0.2.28"
+    source = open_source(str(folder / "linear.sqlite"))
+    try:
+        thread = load_thread(source, "done")
+        reason = unknown_reason(thread.root.latest)
+        summaries = {s.thread_id: s for s in summarize_threads(source)[0]}
+        exported = thread_to_json(source, thread, with_values=False)
+    finally:
+        source.close()
+    assert reason.startswith("Status unknown: ") and "'d'" in reason
+    assert summaries["done"].status == "unknown" and summaries["done"].reason == reason
+    assert summaries["done"].to_json()["unknown_reason"] == reason
+    assert exported["status"] == "unknown" and exported["unknown_reason"] == reason
+    plan = plan_resume(thread, None, "done")
+    assert plan.status == "unknown" and plan.verdict_sentence() == reason
+    assert plan.to_json()["unknown_reason"] == reason
+    assert "re-runs no task" not in plan.verdict_sentence()
+
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        at.query_params.update({"db": str(folder / "linear.sqlite")})
+        at.switch_page("screens/threads.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+        assert "1 thread(s) have status **unknown**" in warned
+        assert "--graph module:attribute" in warned
+        table = at.dataframe[0].value
+        assert list(table["status"]) == [
+            "🟠 resumable",
+            "🔵 unknown",
+        ]  # next to what needs attention
+    finally:
+        st.cache_data.clear()
+        st.cache_resource.clear()

@@ -64,6 +64,7 @@ class Task:
     # Set when today's LangGraph, after migrating a pre-v3 checkpoint's channel names,
     # hashes another id for this task: the writes under `task_id` are then not found.
     today_task_id: str | None = None
+    today_id_unknown: bool = False  # today's LangGraph cannot run this task as written (`then=`)
     calls: list[Task] = field(default_factory=list)  # functional @task calls this task made
     parent_task_id: str | None = None  # for a call: the task that made it
     call_index: int | None = None  # for a call: its place among its parent's calls
@@ -327,7 +328,7 @@ class Generation:
             return f"{self.ids_today} of {self.ids_written} written task ids are ids LangGraph lists today"
         return (
             f"{self.ids_reproduced} of {self.ids_written} written task ids are ids the writing release "
-            f"lists; today's LangGraph lists {self.ids_today} of them (it renames the old channels and hashes other ids)"
+            f"lists; today's LangGraph lists {self.ids_today} of them (the others get other ids there: see below)"
         )
 
     def headline(self, code: Any = _same) -> str:

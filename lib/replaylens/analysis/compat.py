@@ -81,7 +81,7 @@ def describe_generation(
         sends = "__pregel_tasks"
     else:
         sends = "none"
-    today_differs = any(t.today_task_id for cp in cps for t in cp.tasks)
+    today_differs = any(t.today_task_id or t.today_id_unknown for cp in cps for t in cp.tasks)
     notes: list[str] = []
     if legacy:
         notes.append(

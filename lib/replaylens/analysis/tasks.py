@@ -458,7 +458,13 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
         hashed = fired if rule.triggers == "fired" else sorted(node_triggers)
         tid = hash_id(rule.hash, rec.checkpoint_id, task_ns, str(step), node, PULL, *hashed)
         task = Task(node, tid, "pull", step, f"~{PULL}, {node}")
-        if legacy:
+        if legacy and any(is_then_barrier(ch) for ch in node_triggers):
+            task.today_id_unknown = True
+            task.note = (
+                "triggered by a `then=` barrier, which today's LangGraph no longer has: the graph must be "
+                "rewritten to run there, so the id its resume would give this task cannot be foreseen"
+            )
+        elif legacy:
             # Today's `_migrate_checkpoint` renames the channels; __start__ keeps its one trigger.
             after = [START] if node == START else today_triggers(node, node_triggers)
             today = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PULL, *after)
@@ -732,7 +738,11 @@ def _ids_listed(pairs: list[tuple[Checkpoint, TriggerMap]], evidence: Evidence) 
         if not written:
             continue
         derived = {t.task_id for t in cp.tasks if t.derived}
-        listed_today = {t.task_id for t in cp.tasks if t.derived and not t.today_task_id}
+        listed_today = {
+            t.task_id
+            for t in cp.tasks
+            if t.derived and not t.today_task_id and not t.today_id_unknown
+        }
         matched += len(derived & written)
         today += len(listed_today & written)
     return matched, today
