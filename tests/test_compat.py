@@ -438,12 +438,12 @@ def test_ids_listed_count_against_what_langgraph_lists(version: str) -> None:
             source.close()
 
 
+@pytest.mark.usefixtures("fresh_streamlit")
 def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """One sentence, everywhere: the thread list (and its JSON), the thread JSON, the plan and
     its verdict, and the Threads page, which says how to decide it."""
     import json
 
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     from replaylens.analysis.resume import plan_resume
@@ -470,22 +470,16 @@ def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "re-runs no task" not in plan.verdict_sentence()
 
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    try:
-        at = AppTest.from_file(str(APP), default_timeout=60)
-        at.query_params.update({"db": str(folder / "linear.sqlite")})
-        at.switch_page("screens/threads.py")
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
-        assert "1 thread(s) have status **unknown**" in warned
-        assert "--graph module:attribute" in warned
-        table = at.dataframe[0].value
-        assert list(table["status"]) == [
-            "🟠 resumable",
-            "🔵 unknown",
-        ]  # next to what needs attention
-    finally:
-        st.cache_data.clear()
-        st.cache_resource.clear()
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"db": str(folder / "linear.sqlite")})
+    at.switch_page("screens/threads.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+    assert "1 thread(s) have status **unknown**" in warned
+    assert "--graph module:attribute" in warned
+    table = at.dataframe[0].value
+    assert list(table["status"]) == [
+        "🟠 resumable",
+        "🔵 unknown",
+    ]  # next to what needs attention

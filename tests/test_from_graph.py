@@ -104,6 +104,22 @@ def _buildable_here() -> set[str]:
     return set(compat_graphs.GRAPHS)
 
 
+def _ask_untouched(db: Path, graph_ref: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every thread of `db` and the graph code's answer for it, the files (database, -wal,
+    -shm) byte-identical with unchanged modification times afterwards."""
+    before = _fingerprint(db)
+    source = open_source(str(db))
+    try:
+        threads = {r.thread_id: load_thread(source, r.thread_id) for r in source.thread_index()}
+        answers = ask_graph(
+            source, graph_ref, {t: sorted(th.namespaces) for t, th in threads.items()}
+        )
+    finally:
+        source.close()
+    assert _fingerprint(db) == before, f"{db}: the evidence changed"
+    return threads, answers
+
+
 def _fingerprint(db: Path) -> dict[str, tuple[str, int]]:
     out = {}
     for suffix in ("", "-wal", "-shm"):
@@ -129,18 +145,8 @@ def test_graph_answer_is_langgraphs_own_on_every_checkpoint(
         if graph not in buildable:  # `then=` left LangGraph with 0.3: no graph code to import
             continue
         db = COMPAT_DIR / version / f"{graph}.sqlite"
-        before = _fingerprint(db)
-        source = open_source(str(db))
-        try:
-            threads = {tid: load_thread(source, tid) for tid in doc["threads"]}
-            answers = ask_graph(
-                source,
-                f"compat_graphs:{graph}",
-                {t: sorted(th.namespaces) for t, th in threads.items()},
-            )
-        finally:
-            source.close()
-        assert _fingerprint(db) == before, f"{version}/{graph}: the evidence changed"
+        threads, answers = _ask_untouched(db, f"compat_graphs:{graph}")
+        assert set(threads) == set(doc["threads"])
         for tid, thread in threads.items():
             answer = answers[tid]
             assert not answer.errors, answer.errors
@@ -175,19 +181,7 @@ def test_example_graph_kill_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
                 db = run / name
                 if not db.exists():
                     continue
-                before = _fingerprint(db)
-                source = open_source(str(db))
-                try:
-                    ids = [r.thread_id for r in source.thread_index()]
-                    threads = {t: load_thread(source, t) for t in ids}
-                    answers = ask_graph(
-                        source,
-                        f"replaylens.examples.graphs:{graph}",
-                        {t: sorted(th.namespaces) for t, th in threads.items()},
-                    )
-                finally:
-                    source.close()
-                assert _fingerprint(db) == before, f"{db}: the evidence changed"
+                threads, answers = _ask_untouched(db, f"replaylens.examples.graphs:{graph}")
                 for tid, thread in threads.items():
                     assert not answers[tid].errors
                     assert answers[tid].status == thread_status(thread), (db, tid)
@@ -274,13 +268,13 @@ def test_a_graph_file_path_as_in_langgraph_json(
     assert answer.status == "resumable" and differences(thread, answer) == []
 
 
+@pytest.mark.usefixtures("fresh_streamlit")
 def test_dashboard_graph_field(monkeypatch: pytest.MonkeyPatch) -> None:
     """`serve --graph`: the picker offers it, the thread page says in its header that the next
     tasks come from the graph code and decides the `unknown` thread; a URL naming other code
     is not taken (only the operator's graphs are options)."""
     import json
 
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     from replaylens.dashboard import APP
@@ -290,30 +284,24 @@ def test_dashboard_graph_field(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(
         "REPLAYLENS_SERVE_ARGS", json.dumps([str(folder), "--graph", "compat_graphs:linear"])
     )
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    try:
-        at = AppTest.from_file(str(APP), default_timeout=120)
-        at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
-        at.switch_page("screens/thread.py")
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
-        assert f"**{GRAPH_HEADER}**" in info
-        assert "Status completed, decided by your graph code" in info
-        assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
+    at.switch_page("screens/thread.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+    assert f"**{GRAPH_HEADER}**" in info
+    assert "Status completed, decided by your graph code" in info
+    assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
 
-        at = AppTest.from_file(str(APP), default_timeout=120)
-        at.query_params.update({"db": str(folder / "linear.sqlite"), "graph": "os:system"})
-        at.switch_page("screens/threads.py")
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
-        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
-        assert "decides the 1 thread(s) the rows cannot: done **completed**" in info
-    finally:
-        st.cache_data.clear()
-        st.cache_resource.clear()
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params.update({"db": str(folder / "linear.sqlite"), "graph": "os:system"})
+    at.switch_page("screens/threads.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
+    info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+    assert "decides the 1 thread(s) the rows cannot: done **completed**" in info
 
 
 def test_serve_passes_the_graph_to_the_app() -> None:
