@@ -221,7 +221,7 @@ def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
-def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
+def test_lone_killed_legacy_thread_is_unknown(version: str, tmp_path: Path) -> None:
     """Without a finished thread of the same graph beside it, a pre-v3 thread killed in c holds
     no trace of the edge b->c: the reader must say "unknown" (the rows cannot tell a finished
     run from one killed before a node that never ran), never "completed" nor a reassuring

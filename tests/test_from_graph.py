@@ -318,3 +318,42 @@ def test_serve_passes_the_graph_to_the_app() -> None:
     served = served[served.index("--") + 1 :]
     assert cfg.parse(served).graphs == ("a.b:g", "c.py:h")
     assert cfg.parse([db]).graphs == ()
+
+
+def test_postgres_graph_answer(pg_cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Postgres the child asks through a session that cannot write (and a saver that
+    refuses to): the example graphs' threads, written by a real PostgresSaver, get LangGraph's
+    own answer, equal to the rows' on every checkpoint, and no row changes."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from source_threads import write_threads
+
+    dsn = pg_cluster.create_database("replaylens_graph_code")
+    monkeypatch.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
+    with PostgresSaver.from_conn_string(dsn) as saver:
+        saver.setup()  # the test's writer creates the tables; replaylens never would
+        written = write_threads(saver, monkeypatch)
+
+    def rows() -> list[int]:
+        with psycopg.connect(dsn) as conn:
+            return [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                    for t in ("checkpoints", "checkpoint_writes", "checkpoint_blobs")]  # fmt: skip
+
+    before = rows()
+    source = open_source(dsn)
+    try:
+        for graph in ("linear", "fanout", "payment", "failing"):
+            ids = [t for t in written if t.startswith(graph)]
+            threads = {t: load_thread(source, t) for t in ids}
+            answers = ask_graph(
+                source,
+                f"replaylens.examples.graphs:{graph}",
+                {t: sorted(th.namespaces) for t, th in threads.items()},
+            )
+            for tid, thread in threads.items():
+                assert not answers[tid].errors, answers[tid].errors
+                assert answers[tid].status == thread_status(thread), (graph, tid)
+                assert differences(thread, answers[tid]) == [], (graph, tid)
+    finally:
+        source.close()
+    assert rows() == before

@@ -99,6 +99,37 @@ def read_only_saver(conn: Any) -> Any:
     return saver
 
 
+def read_only_postgres_saver(dsn: str) -> tuple[Any, Any]:
+    """A PostgresSaver over a session that cannot write (`default_transaction_read_only`),
+    refusing every write itself too; (saver, connection)."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    class ReadOnlyPostgresSaver(PostgresSaver):
+        def setup(self) -> None:  # the tables exist; never CREATE or migrate anything
+            return None
+
+        def put(self, *args: Any, **kwargs: Any) -> Any:
+            raise WriteRefused("put refused: replaylens opens the database read-only")
+
+        def put_writes(self, *args: Any, **kwargs: Any) -> Any:
+            raise WriteRefused("put_writes refused: replaylens opens the database read-only")
+
+        def delete_thread(self, *args: Any, **kwargs: Any) -> Any:
+            raise WriteRefused("delete_thread refused: replaylens opens the database read-only")
+
+    conn = psycopg.connect(
+        dsn,
+        autocommit=True,
+        prepare_threshold=None,
+        row_factory=dict_row,
+        application_name="replaylens --graph",
+        options="-c default_transaction_read_only=on",
+    )
+    return ReadOnlyPostgresSaver(conn, serde=_serde()), conn
+
+
 def _old_schema_view(conn: Any) -> None:
     """A database written before langgraph-checkpoint-sqlite 3.1 has no `writes.task_path`,
     which today's saver selects (its own setup() would ALTER the table: a write). A TEMP view
@@ -178,11 +209,12 @@ def main() -> int:
     try:
         source = open_source(job["spec"], aes_key=key)
         connect = getattr(source, "connect", None)
-        if connect is None:
-            raise ValueError("--graph reads SQLite databases only for now")
-        conn = connect(mapped=False)
-        try:
+        if connect is not None:  # SQLite: the very read-only connection replaylens reads with
+            conn = connect(mapped=False)
             saver = read_only_saver(conn)
+        else:  # Postgres: a session of its own that cannot write
+            saver, conn = read_only_postgres_saver(job["spec"])
+        try:
             graph = build_graph(load_graph_object(job["graph"]), saver)
             for thread_id, namespaces in job["threads"].items():
                 result["threads"][thread_id] = ask(graph, thread_id, namespaces, job.get("limit"))
