@@ -231,6 +231,11 @@ def test_cli_thread_and_threads_say_the_graph_answered(in_scripts: None) -> None
     by_id = {r["thread_id"]: r for r in doc}
     assert by_id["done"]["status"] == "completed" and by_id["done"]["rows_status"] == "unknown"
     assert by_id["killed"]["status"] == "resumable" and by_id["killed"]["pending"] == ["c"]
+    plan = orjson.loads(subprocess.run(
+        [*cli, "replay", str(db), "--thread", "done", "--graph", "compat_graphs:linear", "--json"],
+        capture_output=True, check=True).stdout)  # fmt: skip
+    assert plan["status"] == "unknown" and plan["from_graph"]["status"] == "completed"
+    assert plan["from_graph"]["rows_status"] == "unknown"
     plain = subprocess.run([*cli, "threads", str(db)], capture_output=True, text=True, check=True)
     assert "--graph module:attribute" in plain.stdout  # how to decide the unknown thread
 

@@ -282,6 +282,19 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
     )
 
 
+def _graph_answer(args: argparse.Namespace, thread: Any) -> Any:
+    """With --graph (and a thread in the database): LangGraph's answer through the graph code."""
+    if not getattr(args, "graph", None) or thread is None:
+        return None
+    from replaylens.analysis.from_graph import ask_thread
+
+    source = _open(args.db)
+    try:
+        return ask_thread(source, args.graph, thread)
+    finally:
+        source.close()
+
+
 def _print_graph_answer(thread: Any, answer: Any) -> None:
     """The graph code's answer first: its status, then where it and the rows differ."""
     from replaylens.analysis.from_graph import GRAPH_HEADER, differences, status_sentence
@@ -330,7 +343,7 @@ def cmd_thread(args: argparse.Namespace) -> int:
         if args.graph:
             from replaylens.analysis.from_graph import ask_thread
 
-            answer = ask_thread(source, args.graph, thread)
+            answer = ask_thread(source, args.graph, thread)  # the source is open already
         if args.json:
             doc = thread_to_json(source, thread, with_values=args.values)
             if answer is not None:
@@ -455,11 +468,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from replaylens.model import Generation
 
     plan, thread = _plan(args)
+    answer = _graph_answer(args, thread)
     if args.json:
         doc = plan.to_json()
         doc["next_moves"] = [m.to_json() for m in next_moves(plan, thread)]
+        if answer is not None:
+            from replaylens.analysis.from_graph import answer_json
+
+            doc["from_graph"] = answer_json(thread, answer, plan.status)
         _print_json(doc)
         return 0
+    if answer is not None:
+        _print_graph_answer(thread, answer)
     doc = plan.to_json()
     print(f"thread {safe(plan.thread_id)}: {plan.status}")
     print(safe(plain(plan.verdict_sentence())))
@@ -896,6 +916,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_plan_args(p)
     p.add_argument("--json", action="store_true", help="Print the plan as one JSON document.")
+    add_graph_arg(p)
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(

@@ -47,8 +47,8 @@ STATUSES: tuple[ThreadStatus, ...] = typing.get_args(ThreadStatus)
 ATTENTION_ORDER = {s: i for i, s in enumerate(STATUSES)}
 
 DECIDE_UNKNOWN = (
-    "give the graph's code with --graph module:attribute (the dashboard's 'graph' field) "
-    "to ask LangGraph itself"
+    "give the graph's code with --graph module:attribute (replaylens serve --graph adds a "
+    "'Graph code' field to the dashboard) to ask LangGraph itself"
 )
 """How a person decides an `unknown` thread."""
 
