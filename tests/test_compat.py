@@ -483,3 +483,25 @@ def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
         "🟠 resumable",
         "🔵 unknown",
     ]  # next to what needs attention
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_thread_page_says_unknown_as_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Thread page's verdict for an unknown thread is its reason, in a warning, never a
+    green success box."""
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.dashboard import APP
+
+    folder = COMPAT_DIR / "0.2.28"
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
+    at.switch_page("screens/thread.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+    assert "Status unknown: the rows cannot tell whether this run finished." in warned
+    assert not any("Status unknown" in str(e.value) for e in at.success)

@@ -128,8 +128,6 @@ if item is not None:
                     for p in thread.problems[:50]:
                         st.text(p)
             gen = thread.generation if thread is not None else None
-            if plan.status == "unknown":
-                st.warning(md(plan.unknown_reason), icon=":material/help:")
             if gen is not None and gen.old:
                 latest = thread.root.latest if thread.root else None
                 lines = [md(gen.headline()) + "."]
