@@ -4,16 +4,19 @@ Run by `scripts/make_compat_fixtures.py` inside one throw-away virtual environme
 LangGraph generation; it never imports replaylens, so that the database it writes and the
 truth it records come from that version alone.
 
-    python compat_graphs.py build OUT_DIR      # every graph: databases + truth.json
+    python compat_graphs.py build OUT_DIR [GRAPH ...]   # databases + truth.json
     python compat_graphs.py child DB GRAPH THREAD     # one run, killed by the parent
     python compat_graphs.py resume DB GRAPH THREAD    # invoke(None) on a copy, after the kill
+    python compat_graphs.py history DIR        # add get_state_history to DIR/truth.json
 
 Per graph one database file (threads of one graph only, so node names never mix) with a
 finished thread `done` and, where the shape has one, a thread killed by SIGKILL in the
 middle of a node (`killed`), a thread failed by an exception (`failed`) or paused for a
 human (`paused`). For every checkpoint of every namespace the truth file records that
-version's own `get_state(config)`: next, task ids, names, paths, errors, interrupts; and
-for each killed thread, which nodes a resume with that same version ran (`resume_ran`).
+version's own `get_state(config)`: next, task ids, names, paths, errors, interrupts; the same as
+that version's `get_state_history` lists it (`history`: what a user browsing the thread's
+history sees, the list call of the saver attaching the pending writes its way); and for
+each killed thread, which nodes a resume with that same version ran (`resume_ran`).
 """
 
 from __future__ import annotations
@@ -260,6 +263,87 @@ def failing() -> StateGraph:
     return b
 
 
+class QueryState(TypedDict, total=False):
+    query: str
+    answer: str
+    docs: Annotated[list, operator.add]
+
+
+def _rewrite_query(state: QueryState) -> dict:
+    _node_open("rewrite_query", 0.05)
+    return {"query": f"query: {state['query']}"}
+
+
+def _analyzer_one(state: QueryState) -> dict:
+    _node_open("analyzer_one", 0.05)
+    return {"query": f"analyzed: {state['query']}"}
+
+
+def _retriever_one(state: QueryState) -> dict:
+    _node_open("retriever_one", 0.05)
+    return {"docs": ["doc1", "doc2"]}
+
+
+def _retriever_two(state: QueryState) -> dict:
+    _node_open("retriever_two")
+    return {"docs": ["doc3", "doc4"]}
+
+
+def _qa(state: QueryState) -> dict:
+    _node_open("qa", 0.05)
+    if interrupt is not None:
+        interrupt("")
+    return {"answer": ",".join(sorted(state.get("docs", [])))}
+
+
+def _rewrite_query_then(state: QueryState) -> str:
+    return "retriever_two"
+
+
+def migration() -> StateGraph:
+    """The graph of LangGraph's own tests/test_checkpoint_migration.py (`make_state_graph`),
+    written anew: rewrite_query -> analyzer_one -> retriever_one -> qa (which asks a human),
+    and a conditional edge rewrite_query -> retriever_two that leads nowhere after it. Its
+    saved checkpoints there are the v2 layouts this file's releases write for real."""
+    b = StateGraph(QueryState)
+    b.add_node("rewrite_query", _rewrite_query)
+    b.add_node("analyzer_one", _analyzer_one)
+    b.add_node("retriever_one", _retriever_one)
+    b.add_node("retriever_two", _retriever_two)
+    b.add_node("qa", _qa)
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_conditional_edges("rewrite_query", _rewrite_query_then, ["retriever_two"])
+    b.add_edge("retriever_one", "qa")
+    b.add_edge("qa", END)
+    return b
+
+
+def _then_route(state: Visited) -> list:
+    return ["w1", "w2"]
+
+
+def then_barrier() -> StateGraph:
+    """A conditional fan-out with `then=` (0.2 and 0.3 releases): plan -> [w1, w2], then
+    collect once both are done, through the `branch:plan:<cond>::then` barrier channel."""
+    b = StateGraph(Visited)
+    b.add_node("plan", _visit("plan", 0.05))
+    b.add_node("w1", _visit("w1", 0.05))
+    b.add_node("w2", _visit("w2"))
+    b.add_node("collect", _visit("collect", 0.05))
+    b.add_edge(START, "plan")
+    b.add_conditional_edges("plan", _then_route, ["w1", "w2"], then="collect")
+    b.add_edge("collect", END)
+    return b
+
+
+def _supports_then() -> bool:
+    import inspect
+
+    return "then" in inspect.signature(StateGraph.add_conditional_edges).parameters
+
+
 GRAPHS: dict[str, Any] = {
     "linear": linear,
     "fanout": fanout,
@@ -268,6 +352,8 @@ GRAPHS: dict[str, Any] = {
     "subgraph": subgraph,
     "payment": payment,
     "failing": failing,
+    "migration": migration,
+    **({"then": then_barrier} if _supports_then() else {}),
 }
 INPUTS: dict[str, dict] = {
     "linear": {"visited": []},
@@ -277,6 +363,8 @@ INPUTS: dict[str, dict] = {
     "subgraph": {"visited": []},
     "payment": {"visited": []},
     "failing": {"visited": []},
+    "migration": {"query": "what is weather in sf"},
+    "then": {"visited": []},
 }
 # graph -> the start marker after which the killed child gets SIGKILL
 KILL_AT = {
@@ -286,6 +374,8 @@ KILL_AT = {
     "send": "work3",
     "subgraph": "s2",
     "payment": "charge",
+    "migration": "retriever_two",
+    "then": "w2",
 }
 
 
@@ -294,6 +384,8 @@ def compile_graph(name: str, conn: sqlite3.Connection) -> Any:
     kwargs: dict[str, Any] = {"checkpointer": saver}
     if name == "payment" and interrupt is None:
         kwargs["interrupt_before"] = ["approve"]
+    if name == "migration" and interrupt is None:
+        kwargs["interrupt_before"] = ["qa"]
     return GRAPHS[name]().compile(**kwargs)
 
 
@@ -309,11 +401,11 @@ def run_thread(db: Path, name: str, thread: str) -> None:
         graph.invoke(INPUTS[name], _config(thread))
     except RuntimeError:
         pass  # the failing graph
-    if name == "payment" and thread in ("done", "killed"):
+    if name in ("payment", "migration") and thread in ("done", "killed"):
         if interrupt is not None:
             from langgraph.types import Command
 
-            graph.invoke(Command(resume=True), _config(thread))
+            graph.invoke(Command(resume=True if name == "payment" else ""), _config(thread))
         else:
             graph.invoke(None, _config(thread))
     conn.close()
@@ -388,6 +480,10 @@ def snapshot_truth(graph: Any, thread: str, ns: str, cid: str) -> dict:
         snap = graph.get_state(config)
     except Exception as exc:  # recorded, never hidden
         return {"error": f"{exc.__class__.__name__}: {exc}"}
+    return _snapshot_json(snap)
+
+
+def _snapshot_json(snap: Any) -> dict:
     tasks = []
     for t in snap.tasks:
         tasks.append(
@@ -409,6 +505,68 @@ def snapshot_truth(graph: Any, thread: str, ns: str, cid: str) -> dict:
         "loaded_checkpoint_id": got.get("checkpoint_id"),
         "step": (snap.metadata or {}).get("step"),
     }
+
+
+def history_truth(graph: Any, thread: str, ns: str) -> dict[str, dict]:
+    """That version's own get_state_history for one namespace of one thread, by checkpoint id."""
+    config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
+    try:
+        snaps = list(graph.get_state_history(config))
+    except Exception as exc:  # recorded, never hidden
+        return {"__error__": {"error": f"{exc.__class__.__name__}: {exc}"}}
+    out: dict[str, dict] = {}
+    for snap in snaps:
+        doc = _snapshot_json(snap)
+        if doc["loaded_checkpoint_id"]:
+            out[doc["loaded_checkpoint_id"]] = doc
+    # The pending writes as this release's saver attaches them to each checkpoint (its list
+    # call, the one get_state_history reads): (task id, channel), in the saver's order.
+    for tup in graph.checkpointer.list(config):
+        cid = tup.config["configurable"]["checkpoint_id"]
+        if cid in out:
+            out[cid]["pending_writes"] = [
+                [str(tid), str(chan)] for tid, chan, _ in (tup.pending_writes or ())
+            ]
+    return out
+
+
+def add_history(db: Path, name: str, doc: dict) -> None:
+    """Record get_state_history beside get_state on every checkpoint of `doc` (truth of `db`)."""
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    graph = compile_graph(name, conn)
+    try:
+        for thread, entry in doc["threads"].items():
+            by_ns: dict[str, dict[str, dict]] = {}
+            for c in entry["checkpoints"]:
+                ns = c["checkpoint_ns"]
+                if ns not in by_ns:
+                    by_ns[ns] = history_truth(graph, thread, ns)
+                found = by_ns[ns].get(c["checkpoint_id"])
+                if found is None:
+                    found = by_ns[ns].get("__error__", {"error": "not listed by get_state_history"})
+                c["history"] = found
+    finally:
+        conn.close()
+
+
+def history(folder: Path) -> None:
+    """Add get_state_history to an existing fixture folder's truth.json, reading copies of
+    its databases (an old saver's setup() creates tables: the fixtures stay as written)."""
+    truth = json.loads((folder / "truth.json").read_text())
+    if truth.get("langgraph") != LANGGRAPH_VERSION:
+        raise SystemExit(
+            f"{folder} was written by LangGraph {truth.get('langgraph')}, this is {LANGGRAPH_VERSION}"
+        )
+    work = Path(os.environ.get("TMPDIR", "/tmp")) / f"compat-history-{os.getpid()}"
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        for name, doc in truth["graphs"].items():
+            copy = work / f"{name}.sqlite"
+            shutil.copy2(folder / f"{name}.sqlite", copy)
+            add_history(copy, name, doc)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    (folder / "truth.json").write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n")
 
 
 def _thread_status(latest: dict | None) -> str:
@@ -449,10 +607,12 @@ def record_truth(db: Path, name: str, runs: dict[str, dict]) -> dict:
         entry["status"] = _thread_status(root[-1] if root else None)
     cols = [r[1] for r in conn.execute("PRAGMA table_info(writes)")]
     conn.close()
-    return {"threads": threads, "writes_columns": cols}
+    doc = {"threads": threads, "writes_columns": cols}
+    add_history(db, name, doc)
+    return doc
 
 
-def build(out: Path) -> None:
+def build(out: Path, only: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     truth: dict[str, Any] = {
         "langgraph": LANGGRAPH_VERSION,
@@ -462,7 +622,9 @@ def build(out: Path) -> None:
         "graphs": {},
     }
     markers = out / ".markers"
-    for name in GRAPHS:
+    for name in only or GRAPHS:
+        if name not in GRAPHS:
+            continue  # a graph this release cannot build (`then` before 0.2 ended, after 0.3)
         db = out / f"{name}.sqlite"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
@@ -470,7 +632,7 @@ def build(out: Path) -> None:
         if name == "failing":
             run_thread(db, name, "failed")
             runs["failed"] = {"kind": "failed"}
-        elif name == "payment":
+        elif name in ("payment", "migration"):
             run_thread(db, name, "paused")
             runs["paused"] = {"kind": "paused"}
             run_thread(db, name, "done")
@@ -496,11 +658,13 @@ def build(out: Path) -> None:
 
 def main(argv: list[str]) -> None:
     if argv[0] == "build":
-        build(Path(argv[1]))
+        build(Path(argv[1]), argv[2:] or None)
     elif argv[0] == "child":
         run_thread(Path(argv[1]), argv[2], argv[3])
     elif argv[0] == "resume":
         resume_thread(Path(argv[1]), argv[2], argv[3])
+    elif argv[0] == "history":
+        history(Path(argv[1]))
     else:
         raise SystemExit(f"unknown command {argv[0]!r}")
 

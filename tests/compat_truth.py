@@ -2,7 +2,9 @@
 
 The fixtures under tests/compat/<version>/ were written by `make compat-fixtures`: one
 database per example graph, and `truth.json` with the writing version's own
-`get_state(config)` for every checkpoint. Nothing here needs an old LangGraph installed.
+`get_state(config)` for every checkpoint and, where recorded (`history`), its
+`get_state_history` with the pending writes its saver attached; the history is the truth
+where it is there. Nothing here needs an old LangGraph installed.
 
     .venv/bin/python tests/compat_truth.py     # the per-generation table of the report
 """
@@ -80,6 +82,13 @@ class Report:
     threads: list[ThreadOutcome] = field(default_factory=list)
 
 
+def truth_of(c: dict[str, Any]) -> dict[str, Any]:
+    """What the writing release says of one checkpoint: its get_state_history entry where
+    recorded, else its get_state."""
+    history = c.get("history")
+    return history if isinstance(history, dict) and "error" not in history else c
+
+
 def derived_tasks(
     thread: Thread, ns: str, checkpoint_id: str
 ) -> tuple[list[tuple[str, str]], bool]:
@@ -99,7 +108,7 @@ def compare(version: str) -> Report:
             for thread_id, entry in sorted(doc["threads"].items()):
                 thread = load_thread(source, thread_id)
                 for c in entry["checkpoints"]:
-                    expected = sorted((t["name"], t["id"]) for t in c["tasks"])
+                    expected = sorted((t["name"], t["id"]) for t in truth_of(c)["tasks"])
                     got, unknown = derived_tasks(thread, c["checkpoint_ns"], c["checkpoint_id"])
                     report.checkpoints.append(
                         Outcome(
@@ -144,6 +153,9 @@ def main() -> int:
                 verdicts["match"],
                 verdicts["unknown"],
                 verdicts["mismatch"],
+                len(rep.threads),
+                sum(t.status == "unknown" for t in rep.threads),
+                sum(t.status not in (t.truth_status, "unknown") for t in rep.threads),
                 len(killed),
                 ", ".join(sorted(f"{t.graph}:{t.status}" for t in killed)),
                 "; ".join(gens),
@@ -161,7 +173,8 @@ def main() -> int:
                     f"  {version} {t.graph}/{t.thread}: status {t.status}, LangGraph says {t.truth_status}"
                 )
     print(
-        "version | checkpoints | match | unknown | mismatch | killed | killed statuses | generation"
+        "version | checkpoints | match | unknown | mismatch | threads | status unknown | status wrong"
+        " | killed | killed statuses | generation"
     )
     for r in rows:
         print(" | ".join(str(x) for x in r))

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from compat_truth import COMPAT_DIR, Report, compare, generations, load_truth
+from compat_truth import COMPAT_DIR, Report, compare, generations, load_truth, truth_of
 
 from replaylens.analysis.status import load_thread
 from replaylens.sources import open_source
@@ -29,15 +29,20 @@ def _minor(version: str) -> tuple[int, int]:
 
 
 def _legacy(version: str) -> bool:
-    """Written before checkpoint format v3 (LangGraph 0.3.24): edge channels named after their source."""
-    return tuple(int(p) for p in version.split(".")) < (0, 3, 24)
+    """Edge channels named after their source (before LangGraph 0.3.22; 0.3.22 and 0.3.23
+    write checkpoint v2 with today's `branch:to:` channels)."""
+    return tuple(int(p) for p in version.split(".")) < (0, 3, 22)
 
 
 def test_every_generation_has_fixtures() -> None:
-    """0.2 (early and late), 0.3 (before and after format v3), 0.4, 0.6, 1.0 and today's 1.2."""
+    """0.2 (early and late), 0.3 (old channel names, v2 with branch:to: channels, format v3),
+    0.4, 0.6, 1.0 and today's 1.2; the migration-test graph and a `then` barrier on 0.2 and on
+    the v2 branch:to: layout."""
     assert {_minor(v) for v in VERSIONS} >= {(0, 2), (0, 3), (0, 4), (0, 6), (1, 0), (1, 2)}
     assert len([v for v in VERSIONS if _minor(v) == (0, 2)]) == 2
-    assert len([v for v in VERSIONS if _minor(v) == (0, 3)]) == 2
+    assert {"0.3.20", "0.3.23", "0.3.34"} <= set(VERSIONS)
+    for version in ("0.2.28", "0.2.76", "0.3.23"):
+        assert {"migration", "then"} <= set(load_truth(version)["graphs"]), version
 
 
 @pytest.fixture(scope="module", params=VERSIONS)
@@ -100,20 +105,25 @@ def test_killed_threads_are_never_completed(report: tuple[str, Report]) -> None:
 
 def test_statuses_equal_langgraph_or_say_unknown(report: tuple[str, Report]) -> None:
     """A status differs from LangGraph's only where the rows cannot tell the next task, and
-    then it is "resumable" with the reason on the checkpoint, never "completed"."""
+    then it is "unknown" with its reason in one sentence, never "completed" or "resumable"."""
+    from replaylens.analysis.status import unknown_reason
+
     version, rep = report
     for t in rep.threads:
-        if t.status == t.truth_status:
-            continue
-        assert _legacy(version) and t.truth_status == "completed" and t.status == "resumable", (
-            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}"
-        )
         source = open_source(str(COMPAT_DIR / version / f"{t.graph}.sqlite"))
         try:
             latest = load_thread(source, t.thread).root.latest
         finally:
             source.close()
-        assert latest.next_unknown
+        reason = unknown_reason(latest)
+        if t.status == t.truth_status:
+            assert not reason
+            continue
+        assert _legacy(version) and t.status == "unknown", (
+            f"{version} {t.graph}/{t.thread}: {t.status} where LangGraph says {t.truth_status}"
+        )
+        assert latest.next_unknown and reason.startswith("Status unknown: ")
+        assert "--graph module:attribute" in reason
 
 
 def _expected_generation(version: str) -> tuple[str, str]:
@@ -126,7 +136,12 @@ def _expected_generation(version: str) -> tuple[str, str]:
             ("SHA-1 over only the triggers that fired"),
         )
     if _legacy(version):
-        return "LangGraph 0.3.19 to 0.3.23 (checkpoint v2)", "xxh3 over all of a node's triggers"
+        return "LangGraph 0.3.19 to 0.3.21 (checkpoint v2)", "xxh3 over all of a node's triggers"
+    if tuple(int(p) for p in version.split(".")) < (0, 3, 24):
+        return (
+            "LangGraph 0.3.22 to 0.3.23 (checkpoint v2 with branch:to: channels)",
+            "xxh3 over all of a node's triggers",
+        )
     if minor in ((0, 3), (0, 4)):
         return "LangGraph 0.3.24 to 0.4 (checkpoint v3)", "xxh3 over all of a node's triggers"
     return "LangGraph 0.5 or later (checkpoint v4)", "xxh3 over all of a node's triggers"
@@ -206,10 +221,11 @@ def test_today_langgraph_resume_of_a_legacy_database(version: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("version", [v for v in VERSIONS if _legacy(v)])
-def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_path: Path) -> None:
+def test_lone_killed_legacy_thread_is_unknown(version: str, tmp_path: Path) -> None:
     """Without a finished thread of the same graph beside it, a pre-v3 thread killed in c holds
-    no trace of the edge b->c: the reader must say "resumable, next task unknown", never
-    "completed" (LangGraph says resumable, next c)."""
+    no trace of the edge b->c: the reader must say "unknown" (the rows cannot tell a finished
+    run from one killed before a node that never ran), never "completed" nor a reassuring
+    "resumable" that re-runs nothing (LangGraph says resumable, next c)."""
     db = tmp_path / "linear.sqlite"
     shutil.copy2(COMPAT_DIR / version / "linear.sqlite", db)
     conn = sqlite3.connect(str(db))  # a private copy: the committed fixture is never written
@@ -226,7 +242,7 @@ def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_p
         source.close()
     from replaylens.analysis.status import thread_status
 
-    assert thread_status(thread) == "resumable"
+    assert thread_status(thread) == "unknown"
     assert thread.root.latest.next_unknown
     assert "c" not in {t.node for t in thread.root.latest.tasks}  # nothing invented either
 
@@ -235,7 +251,7 @@ def test_lone_killed_legacy_thread_is_resumable_next_unknown(version: str, tmp_p
 def test_thread_list_agrees_with_thread_page(version: str) -> None:
     """One truth: the Threads list (latest checkpoints only) and the thread page give every
     thread the same status and the same pending tasks, old formats included."""
-    from replaylens.analysis.status import summarize_threads, thread_status
+    from replaylens.analysis.status import summarize_threads, thread_status, unknown_reason
 
     for graph in load_truth(version)["graphs"]:
         source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
@@ -252,6 +268,7 @@ def test_thread_list_agrees_with_thread_page(version: str) -> None:
                     graph,
                     row.thread_id,
                 )
+                assert row.reason == unknown_reason(thread.root.latest), (graph, row.thread_id)
         finally:
             source.close()
 
@@ -320,22 +337,21 @@ def test_thread_page_says_which_generation_wrote_it(monkeypatch: pytest.MonkeyPa
         st.cache_data.clear()
         st.cache_resource.clear()
     assert "LangGraph 0.2 (checkpoint v1)" in info
-    assert "With today's LangGraph, p1, p2 run(s) again too" in info
+    assert "With today's LangGraph, p1, p2 run again too" in info
+    assert "Written by an old LangGraph, LangGraph 0.2 (checkpoint v1)" in info
+
+
+OUTPUT_EXCLUDED = {"__error__", "__interrupt__", "__scheduled__", "__resume__"}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_task_statuses_equal_langgraph_results(version: str) -> None:
-    """A derived task is "finished" exactly where that version's get_state gives the task a
-    result. LangGraph 0.2.28 gives none and saved no writes for the last task of a step:
-    there every task of a step whose next checkpoint exists must be finished."""
+    """A derived task is "finished" exactly where the writing release would reuse it: where
+    its saver attached an output write to the checkpoint for that task id (recorded from
+    its own list call, `history.pending_writes`), else where its get_state gives the task a
+    result. LangGraph 0.2.28 gives no result at all and saved no writes for the last task of
+    a step: such a task is pending, as that release lists it, never called finished."""
     truth = load_truth(version)
-    reports_results = any(
-        t["has_result"]
-        for g in truth["graphs"].values()
-        for th in g["threads"].values()
-        for c in th["checkpoints"]
-        for t in c.get("tasks", [])
-    )
     compared = 0
     for graph, doc in truth["graphs"].items():
         source = open_source(str(COMPAT_DIR / version / f"{graph}.sqlite"))
@@ -344,28 +360,20 @@ def test_task_statuses_equal_langgraph_results(version: str) -> None:
                 thread = load_thread(source, thread_id)
                 for c in entry["checkpoints"]:
                     cp = thread.find(c["checkpoint_id"], c["checkpoint_ns"])
-                    ns = thread.namespaces[c["checkpoint_ns"]]
-                    followed = any(
-                        ns.by_id[i].source == "loop" and ns.by_id[i].step == cp.step + 1
-                        for i in cp.children
-                        if i in ns.by_id
-                    )
                     by_id = {t.task_id: t for t in cp.tasks}
-                    for t in c["tasks"]:
+                    attached = (c.get("history") or {}).get("pending_writes")
+                    for t in truth_of(c)["tasks"]:
                         if t["id"] not in by_id:
                             continue  # a task the rows cannot name (see test_next_tasks_equal_get_state)
                         finished = by_id[t["id"]].status == "finished"
-                        if reports_results:
-                            assert finished == t["has_result"], (
-                                graph,
-                                thread_id,
-                                c["checkpoint_id"],
-                                t,
+                        if attached is not None:
+                            reused = any(
+                                tid == t["id"] and chan not in OUTPUT_EXCLUDED
+                                for tid, chan in attached
                             )
-                        elif followed:  # the step completed: every task of it finished
-                            assert finished, (graph, thread_id, c["checkpoint_id"], t)
                         else:
-                            continue
+                            reused = t["has_result"]
+                        assert finished == reused, (graph, thread_id, c["checkpoint_id"], t)
                         compared += 1
         finally:
             source.close()
@@ -390,3 +398,110 @@ def test_an_edge_proven_to_lead_nowhere_lets_a_legacy_thread_complete(version: s
         source.close()
     assert thread_status(thread) == "completed" and not thread.root.latest.next_unknown
     assert {s.thread_id: s.status for s in summaries}["done"] == "completed"
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if _minor(v) >= (0, 4) or v == "0.3.34"])
+def test_ids_listed_count_against_what_langgraph_lists(version: str) -> None:
+    """`replaylens thread` said "0 of 3 written ids reproduced" on a current database whose
+    ids equal get_state's. Every id written there is one LangGraph lists at that checkpoint
+    (checked against the recorded truth), so the count must be all of them, as the CLI says."""
+    truth = load_truth(version)
+    for graph, doc in truth["graphs"].items():
+        db = COMPAT_DIR / version / f"{graph}.sqlite"
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            rows = conn.execute(
+                "SELECT DISTINCT thread_id, checkpoint_id, task_id FROM writes WHERE task_id != ?",
+                ("00000000-0000-0000-0000-000000000000",),
+            ).fetchall()
+        finally:
+            conn.close()
+        listed = {
+            (tid, c["checkpoint_id"], t["id"])
+            for tid, entry in doc["threads"].items()
+            for c in entry["checkpoints"]
+            for t in truth_of(c)["tasks"]
+        }
+        assert set(rows) <= listed, (version, graph, set(rows) - listed)
+        source = open_source(str(db))
+        try:
+            for thread_id in doc["threads"]:
+                gen = load_thread(source, thread_id).generation
+                assert gen.ids_written >= sum(1 for r in rows if r[0] == thread_id)
+                assert gen.ids_today == gen.ids_reproduced == gen.ids_written, (graph, thread_id)
+                if gen.ids_written:
+                    assert gen.ids_sentence() == (
+                        f"{gen.ids_written} of {gen.ids_written} written task ids are ids "
+                        "LangGraph lists today"
+                    )
+        finally:
+            source.close()
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One sentence, everywhere: the thread list (and its JSON), the thread JSON, the plan and
+    its verdict, and the Threads page, which says how to decide it."""
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import summarize_threads, unknown_reason
+    from replaylens.dashboard import APP
+    from replaylens.export import thread_to_json
+
+    folder = COMPAT_DIR / "0.2.28"
+    source = open_source(str(folder / "linear.sqlite"))
+    try:
+        thread = load_thread(source, "done")
+        reason = unknown_reason(thread.root.latest)
+        summaries = {s.thread_id: s for s in summarize_threads(source)[0]}
+        exported = thread_to_json(source, thread, with_values=False)
+    finally:
+        source.close()
+    assert reason.startswith("Status unknown: ") and "'d'" in reason
+    assert summaries["done"].status == "unknown" and summaries["done"].reason == reason
+    assert summaries["done"].to_json()["unknown_reason"] == reason
+    assert exported["status"] == "unknown" and exported["unknown_reason"] == reason
+    plan = plan_resume(thread, None, "done")
+    assert plan.status == "unknown" and plan.verdict_sentence() == reason
+    assert plan.to_json()["unknown_reason"] == reason
+    assert "re-runs no task" not in plan.verdict_sentence()
+
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"db": str(folder / "linear.sqlite")})
+    at.switch_page("screens/threads.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+    assert "1 thread(s) have status **unknown**" in warned
+    assert "--graph module:attribute" in warned
+    table = at.dataframe[0].value
+    assert list(table["status"]) == [
+        "🟠 resumable",
+        "🔵 unknown",
+    ]  # next to what needs attention
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_thread_page_says_unknown_as_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Thread page's verdict for an unknown thread is its reason, in a warning, never a
+    green success box."""
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.dashboard import APP
+
+    folder = COMPAT_DIR / "0.2.28"
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
+    at.switch_page("screens/thread.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+    assert "Status unknown: the rows cannot tell whether this run finished." in warned
+    assert not any("Status unknown" in str(e.value) for e in at.success)

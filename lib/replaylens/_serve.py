@@ -71,6 +71,8 @@ def build_command(args: argparse.Namespace) -> list[str]:
         passthrough += ["--allow", os.path.abspath(folder)]
     if getattr(args, "no_cache", False):
         passthrough.append("--no-cache")
+    for graph in getattr(args, "graph", None) or []:
+        passthrough += ["--graph", graph]
     return cmd + ["--", *passthrough]
 
 

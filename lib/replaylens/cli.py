@@ -150,26 +150,43 @@ def _warn(problems: list[str], notes: list[str]) -> None:
 # -- threads ------------------------------------------------------------------------
 def cmd_threads(args: argparse.Namespace) -> int:
     from replaylens import cache
-    from replaylens.analysis.status import ATTENTION_ORDER, summarize_threads
+    from replaylens.analysis.from_graph import GRAPH_HEADER, graph_summary
+    from replaylens.analysis.status import ATTENTION_ORDER, DECIDE_UNKNOWN, summarize_threads
 
     effects = _effects(args)
     source = _open(args.db)
+    answers: dict[str, Any] = {}
     try:
         summaries, problems = summarize_threads(
             source, cache=cache.for_source(source, enabled=not args.no_cache), effects=effects
         )
+        if args.graph:
+            from replaylens.analysis.from_graph import ask_graph
+
+            answers = ask_graph(
+                source, args.graph, {s.thread_id: [""] for s in summaries}, newest_only=True
+            )
     finally:
         source.close()
+    if answers:  # the graph code's status where it answers; the rows' beside it
+        summaries = [graph_summary(s, answers[s.thread_id]) if s.thread_id in answers else s
+                     for s in summaries]  # fmt: skip
     if args.json:
         _print_json([s.to_json() for s in summaries])
     else:
+        if answers:
+            release = next(iter(answers.values())).langgraph
+            print(f"status: {GRAPH_HEADER} ({safe(args.graph)}), LangGraph {safe(release)}'s own "
+                  "get_state_history")  # fmt: skip
         ordered = sorted(summaries, key=lambda s: (ATTENTION_ORDER.get(s.status, 99), s.thread_id))
         _print_table(
-            ["thread_id", "status", "checkpoints", "latest_step", "updated_at", "due next"],
+            ["thread_id", "status", *(["rows say"] if answers else []), "checkpoints",
+             "latest_step", "updated_at", "due next"],
             [
                 [
                     s.thread_id,
                     s.status,
+                    *([s.rows] if answers else []),
                     s.checkpoints,
                     "-" if s.latest_step is None else s.latest_step,
                     s.updated_at or "-",
@@ -178,9 +195,17 @@ def cmd_threads(args: argparse.Namespace) -> int:
                 ]
                 for s in ordered
             ],
-        )
+        )  # fmt: skip
         if not summaries:
             print(f"{safe(source.label)} holds no threads yet.")
+        undecided = sum(s.status == "unknown" for s in summaries)
+        if undecided:
+            print(f"\n{undecided} thread(s) unknown: the rows cannot tell whether they finished; to "
+                  f"decide, {DECIDE_UNKNOWN}.")  # fmt: skip
+        differ = [s for s in summaries if s.rows and s.rows not in (s.status, "unknown")]
+        if differ:
+            print(f"\n{len(differ)} thread(s) where the rows and your graph code differ: "
+                  + ", ".join(safe(s.thread_id) for s in differ[:20]))  # fmt: skip
     _warn(problems, source.notes)
     return 0
 
@@ -258,6 +283,40 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
     )
 
 
+def _graph_answer(args: argparse.Namespace, thread: Any) -> Any:
+    """With --graph (and a thread in the database): LangGraph's answer through the graph code."""
+    if not getattr(args, "graph", None) or thread is None:
+        return None
+    from replaylens.analysis.from_graph import ask_thread
+
+    source = _open(args.db)
+    try:
+        return ask_thread(source, args.graph, thread)
+    finally:
+        source.close()
+
+
+def _print_graph_answer(thread: Any, answer: Any) -> None:
+    """The graph code's answer first: its status, then where it and the rows differ."""
+    from replaylens.analysis.from_graph import GRAPH_HEADER, differences, status_sentence
+    from replaylens.analysis.status import thread_status
+
+    print(f"{GRAPH_HEADER} ({safe(answer.graph)}): LangGraph {safe(answer.langgraph)}'s own "
+          "get_state_history")  # fmt: skip
+    print(f"  {safe(status_sentence(thread_status(thread), answer))}")
+    for error in answer.errors:
+        print(f"  LangGraph could not answer: {safe(error)}")
+    found = differences(thread, answer)
+    if found:
+        print(f"  where the rows and your graph code differ ({len(found)} checkpoint(s)):")
+        for d in found:
+            where = f"{d.checkpoint_ns or '(root)'} step {d.step}"
+            print(f"    {safe(where)} {safe(d.checkpoint_id)}: {safe(d.sentence)}")
+    else:
+        print("  every checkpoint: the rows and your graph code list the same tasks")
+    print("the rows alone:")
+
+
 def plain(text: str) -> str:
     """A sentence written for Markdown, for a terminal: code spans lose their backticks."""
     return text.replace("`", "")
@@ -265,45 +324,54 @@ def plain(text: str) -> str:
 
 # -- thread -------------------------------------------------------------------------
 def cmd_thread(args: argparse.Namespace) -> int:
-    from replaylens.analysis.status import STATUS_EXPLAINED, load_thread, thread_status
+    from replaylens.analysis.status import (
+        STATUS_EXPLAINED,
+        load_thread,
+        thread_status,
+        unknown_reason,
+    )
     from replaylens.errors import ThreadNotFound
     from replaylens.export import thread_to_json
     from replaylens.model import channel_label
 
     source = _open(args.db)
+    answer = None
     try:
         try:
             thread = load_thread(source, args.thread)
         except ThreadNotFound:
             raise _not_found(source, args.thread, None, args.db) from None
+        if args.graph:
+            from replaylens.analysis.from_graph import ask_thread
+
+            answer = ask_thread(source, args.graph, thread)  # the source is open already
         if args.json:
-            _print_json(thread_to_json(source, thread, with_values=args.values))
+            doc = thread_to_json(source, thread, with_values=args.values)
+            if answer is not None:
+                from replaylens.analysis.from_graph import answer_json
+
+                doc["from_graph"] = answer_json(thread, answer, thread_status(thread))
+            _print_json(doc)
             return 0
     finally:
         source.close()
+    if answer is not None:
+        _print_graph_answer(thread, answer)
     status = thread_status(thread)
     root = thread.root.latest if thread.root else None
-    unknown = (
-        ", next task unknown"
+    more = (
+        ", more tasks may be due"
         if root is not None and root.next_unknown and status == "resumable"
         else ""
     )
-    print(
-        f"thread {safe(thread.thread_id)}: {status}{unknown} ({STATUS_EXPLAINED.get(status, '')})"
-    )
+    print(f"thread {safe(thread.thread_id)}: {status}{more} ({STATUS_EXPLAINED.get(status, '')})")
+    if status == "unknown":
+        print(f"  {safe(unknown_reason(root))}")
     if thread.generation is not None:
-        gen = thread.generation
-        print(
-            f"written by: {safe(gen.label)}; task ids: {safe(gen.id_rule)}"
-            + (
-                f" ({gen.ids_reproduced} of {gen.ids_written} written ids reproduced)"
-                if gen.ids_written
-                else ""
-            )
-        )
-        for note in gen.notes:
+        print(thread.generation.headline(safe))
+        for note in thread.generation.notes:
             print(f"  {safe(note)}")
-    if unknown and root is not None:
+    if more and root is not None:
         print(f"  {safe(root.next_unknown or '')}")
     for ns in thread.namespaces.values():
         print(f"\nnamespace {safe(ns.name) or '(root)'}: {len(ns.checkpoints)} checkpoints")
@@ -407,13 +475,21 @@ def _latency(text: str) -> float:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from replaylens.analysis.again import AGAIN_COLUMNS, again_rows, next_moves, outcome_tag
+    from replaylens.model import Generation
 
     plan, thread = _plan(args)
+    answer = _graph_answer(args, thread)
     if args.json:
         doc = plan.to_json()
         doc["next_moves"] = [m.to_json() for m in next_moves(plan, thread)]
+        if answer is not None:
+            from replaylens.analysis.from_graph import answer_json
+
+            doc["from_graph"] = answer_json(thread, answer, plan.status)
         _print_json(doc)
         return 0
+    if answer is not None:
+        _print_graph_answer(thread, answer)
     doc = plan.to_json()
     print(f"thread {safe(plan.thread_id)}: {plan.status}")
     print(safe(plain(plan.verdict_sentence())))
@@ -443,15 +519,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 print(
                     f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}"
                 )
-    gen = doc.get("generation")
-    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
-        print(f"written by {safe(gen['label'])}: the plan above is a resume with that version")
-    if doc.get("today_reruns"):
-        names = ", ".join(sorted({safe(t["node"]) for t in doc["today_reruns"]}))
-        print(
-            f"with today's LangGraph, {names} run(s) again too: it migrates these checkpoints' channel "
-            "names and hashes other task ids, so their writes are not found"
-        )
+    if plan.generation is not None and plan.generation.sentence():
+        print(plan.generation.sentence(safe))
+    if plan.today_reruns:
+        print(Generation.today_sentence([t.node for _, t in plan.today_reruns], safe))
     if doc["orphan_writes"]:
         print(f"  {len(doc['orphan_writes'])} orphan write(s): ignored by a resume")
     if plan.effects_given:
@@ -786,6 +857,19 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
 
 
 # -- parser -------------------------------------------------------------------------
+GRAPH_HELP = (
+    "Also ask your graph code: 'package.module:attribute' or 'path/to/file.py:attribute' (as in "
+    "langgraph.json), naming a compiled graph, a StateGraph or a factory. It is imported in a child "
+    "process and LangGraph itself is asked get_state / get_state_history through a saver over the same "
+    "read-only connection that refuses every write; its answer is shown beside the rows', with where "
+    "they differ. Opt-in: without it no code of yours is ever imported."
+)
+
+
+def add_graph_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--graph", metavar="MODULE:ATTR", help=GRAPH_HELP)
+
+
 PLUGGED_COMMANDS = frozenset({"killtest", "validate", "serve"})
 """Commands registered from their own modules (the kill-test harness imports the durability
 model; serve the dashboard's settings): built into the parser only when asked for, or for
@@ -832,6 +916,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="Derive every status from the database, without reading or writing the status cache "
         "($REPLAYLENS_CACHE_DIR, default ~/.cache/replaylens; never next to the database).",
     )  # fmt: skip
+    add_graph_arg(p)
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser(
@@ -850,6 +935,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--values", action="store_true", help="Include every channel value and write value (large)."
     )
+    add_graph_arg(p)
     p.set_defaults(func=cmd_thread)
 
     p = sub.add_parser(
@@ -865,6 +951,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     _add_plan_args(p)
     p.add_argument("--json", action="store_true", help="Print the plan as one JSON document.")
+    add_graph_arg(p)
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(

@@ -126,7 +126,7 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
     """The `replaylens thread --json` document (a contract other tools rely on), also the
     thread part of the history export: one JSON form of a thread, here rather than in the CLI."""
     from replaylens.analysis.delta import state_values
-    from replaylens.analysis.status import thread_status
+    from replaylens.analysis.status import thread_status, unknown_reason
     from replaylens.decode import to_jsonable
 
     checkpoints = []
@@ -151,6 +151,7 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
                         "kind": t.kind,
                         "derived": t.derived,
                         **({"today_task_id": t.today_task_id} if t.today_task_id else {}),
+                        **({"note": t.note} if t.note else {}),
                         **({"calls": [c.call_json() for c in t.calls]} if t.calls else {}),
                     }
                     for t in cp.tasks
@@ -177,6 +178,7 @@ def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, 
     return {
         "thread_id": thread.thread_id,
         "status": thread_status(thread),
+        "unknown_reason": unknown_reason(thread.root.latest if thread.root else None) or None,
         "generation": thread.generation.to_json() if thread.generation else None,
         "namespaces": list(thread.namespaces),
         "checkpoints": checkpoints,

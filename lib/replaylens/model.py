@@ -64,10 +64,7 @@ class Task:
     # Set when today's LangGraph, after migrating a pre-v3 checkpoint's channel names,
     # hashes another id for this task: the writes under `task_id` are then not found.
     today_task_id: str | None = None
-    # Set when the writes table holds nothing for this task but the next checkpoint of the
-    # chain (source "loop", the following step) exists, so the step finished: LangGraph 0.2
-    # releases saved no writes for the last task to finish in a step.
-    finished_by_next_checkpoint: bool = False
+    today_id_unknown: bool = False  # today's LangGraph cannot run this task as written (`then=`)
     calls: list[Task] = field(default_factory=list)  # functional @task calls this task made
     parent_task_id: str | None = None  # for a call: the task that made it
     call_index: int | None = None  # for a call: its place among its parent's calls
@@ -85,7 +82,12 @@ class Task:
             return f"unnamed @task call{which} (the database saves a call's id and result, not its name)"
         if self.kind == "push":
             return "unnamed Send task (its packet could not be read)"
-        return f"unnamed run-time task (path {self.path or 'not recorded'})"
+        if not self.path:
+            return (
+                "unnamed task (the writes hold its id but no task path, as formats before v3 do, and "
+                "no node this database names reproduces the id; --graph names it)"
+            )
+        return f"unnamed run-time task (path {self.path})"
 
     @property
     def reused_on_resume(self) -> bool:
@@ -126,9 +128,9 @@ class Task:
 
     @property
     def status(self) -> TaskStatus:
-        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write
-        (or, where the writer saved none, the next step's checkpoint exists)."""
-        if self.output_writes or self.finished_by_next_checkpoint:
+        """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write,
+        the writes a resume re-applies instead of running the task."""
+        if self.output_writes:
             return "finished"
         if any(w.channel == "__error__" for w in self.writes):
             return "failed"
@@ -291,19 +293,71 @@ class Namespace:
         return self.by_id.get(cp.parent_checkpoint_id or "")
 
 
+def _same(text: str) -> str:
+    return text
+
+
 @dataclass(frozen=True)
 class Generation:
-    """Which LangGraph generation wrote a thread, as far as its rows tell."""
+    """Which LangGraph generation wrote a thread, as far as its rows tell, and the one home
+    of the sentences every view (CLI, report, dashboard) says about it. Each sentence takes
+    `code`, the view's way to quote text from the data (escaping it for its renderer)."""
 
     label: str  # e.g. "LangGraph 0.2 (checkpoint v1)"
     checkpoint_versions: tuple[int, ...]
     channel_layout: str  # "branch:to" (v3 on) or "legacy" (edge channels named after their source)
     sends: str  # where the format keeps Send packets: "__pregel_tasks", "pending_sends" or "none"
     id_rule: str  # e.g. "SHA-1 over only the triggers that fired"
-    ids_reproduced: int  # task ids of the writes table the rule reproduces
+    ids_reproduced: int  # written task ids that a task derived with the thread's id rule has
     ids_written: int  # distinct (checkpoint, task id) pairs in the writes table
     today_ids_differ: bool  # a resume with today's LangGraph hashes other ids for some task
     notes: tuple[str, ...] = ()
+    ids_today: int = 0  # written task ids that today's LangGraph lists (after its migration)
+
+    @property
+    def old(self) -> bool:
+        """Written before checkpoint format v4 (LangGraph 0.5): its resume differs from today's."""
+        return bool(self.checkpoint_versions) and min(self.checkpoint_versions) < 4
+
+    def ids_sentence(self) -> str:
+        """How many written task ids LangGraph lists (today's release; and the writing
+        release's rule where the two differ). "" when the writes hold no task id."""
+        if not self.ids_written:
+            return ""
+        if not self.today_ids_differ or self.ids_today == self.ids_reproduced:
+            return f"{self.ids_today} of {self.ids_written} written task ids are ids LangGraph lists today"
+        return (
+            f"{self.ids_reproduced} of {self.ids_written} written task ids are ids the writing release "
+            f"lists; today's LangGraph lists {self.ids_today} of them (the others get other ids there: see below)"
+        )
+
+    def headline(self, code: Any = _same) -> str:
+        """`written by: …; task ids: …` for the thread's heading."""
+        ids = self.ids_sentence()
+        return f"written by: {code(self.label)}; task ids: {code(self.id_rule)}" + (
+            f" ({ids})" if ids else ""
+        )
+
+    def sentence(self, code: Any = _same) -> str:
+        """Under a resume plan: the plan is the writing release's resume ("" for today's format)."""
+        if not self.old:
+            return ""
+        return (
+            f"Written by an old LangGraph, {code(self.label)}: the plan above is a resume with that "
+            "release."
+        )
+
+    @staticmethod
+    def today_sentence(nodes: list[str], code: Any = _same) -> str:
+        """Today's LangGraph resume, said apart from the writing release's: the tasks it re-runs
+        too because their ids changed ("" when none)."""
+        if not nodes:
+            return ""
+        names = ", ".join(code(n) for n in sorted(set(nodes)))
+        return (
+            f"With today's LangGraph, {names} run again too: it migrates these checkpoints' channel "
+            "names and hashes other task ids, so their writes are not found."
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -313,9 +367,12 @@ class Generation:
             "sends": self.sends,
             "id_rule": self.id_rule,
             "ids_reproduced": self.ids_reproduced,
+            "ids_today": self.ids_today,
             "ids_written": self.ids_written,
             "today_ids_differ": self.today_ids_differ,
             "notes": list(self.notes),
+            "sentence": self.sentence() or None,
+            "ids_sentence": self.ids_sentence() or None,
         }
 
 

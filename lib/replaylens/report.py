@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from replaylens.analysis.again import outcome_tag
 from replaylens.analysis.durability import MODE_RULES, WHAT_IF_NOTE
 from replaylens.analysis.status import STATUS_EXPLAINED
+from replaylens.model import Generation
 from replaylens.text import md, md_cell, md_code, md_ticks
 from replaylens.times import clock_ms
 
@@ -114,16 +115,10 @@ def _resume_section(plan: ResumePlan) -> list[str]:
             out.append(f"| {md_cell(t.label)} | {md_cell(t.task_id)} | {md_cell(ns or '(root)')} | {t.status} | "
                        "writes reused, not run |")  # fmt: skip
         out.append("")
-    gen = plan.generation
-    if gen and gen.get("checkpoint_versions") and min(gen["checkpoint_versions"]) < 4:
-        out += [
-            f"Written by {md_code(gen['label'])}: the plan above is a resume with that version.",
-            "",
-        ]
+    if plan.generation is not None and plan.generation.sentence():
+        out += [plan.generation.sentence(md_code), ""]
     if plan.today_reruns:
-        names = ", ".join(md_code(n) for n in sorted({t.node for _, t in plan.today_reruns}))
-        out += [f"With today's LangGraph, {names} run again too: it migrates these checkpoints' channel "
-                "names and hashes other task ids, so their writes are not found.", ""]  # fmt: skip
+        out += [Generation.today_sentence([t.node for _, t in plan.today_reruns], md_code), ""]
     if plan.ambiguities:
         out.append("What the effects log cannot tell apart (these verdicts are a guess):")
         out += [f"- {md_cell(text)}" for text in plan.ambiguities]

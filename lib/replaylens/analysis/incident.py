@@ -60,7 +60,8 @@ KEY_VERDICT_WORDS: dict[str, str] = {
 }
 """Each key verdict in one sentence, for the incident page's table."""
 REPLAYING = ("replays", "restart")
-UNFINISHED = ("resumable", "failed", "needs_restart")
+UNFINISHED = ("resumable", "failed", "needs_restart", "unknown")
+"""`unknown` counts as unfinished: the rows cannot tell that it finished, so a crash may have left it."""
 """Statuses a crash leaves behind (interrupted threads wait for a person, not a resume)."""
 DEFAULT_WINDOW = 60.0
 

@@ -20,8 +20,8 @@ from replaylens.analysis.again import (
 )
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
-from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus
-from replaylens.model import Checkpoint, Task, WriteRecord
+from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus, unknown_reason
+from replaylens.model import Checkpoint, Generation, Task, WriteRecord
 
 
 @dataclass
@@ -47,7 +47,7 @@ class ResumePlan:
     # Finished tasks that today's LangGraph would run again anyway: it migrates a pre-v3
     # checkpoint's channel names, hashes other task ids and so finds none of their writes.
     today_reruns: list[tuple[str, Task]] = field(default_factory=list)
-    generation: dict[str, Any] | None = None
+    generation: Generation | None = None
     unmatched_reruns: list[str] = field(default_factory=list)
     """Sentences: a task the resume re-runs, of a node the log shows started, with no log line given to it."""
     evidence_source: str = ""
@@ -110,6 +110,8 @@ class ResumePlan:
             )
         if self.status == "completed" and not replay:
             return "This thread completed; a resume would run nothing."
+        if self.status == "unknown":
+            return self.unknown_reason
         if not self.effects_given or not self.attempts:
             rerun = sorted({t.label for _, t in self.reruns} | self.lost_step_nodes)
             names = ", ".join(f"`{n}`" for n in rerun)
@@ -157,6 +159,11 @@ class ResumePlan:
         if not self.evidence_limits or self.status == "completed":
             return ""
         return f" {self.evidence_limits[0]}"
+
+    @property
+    def unknown_reason(self) -> str:
+        """Why the status is `unknown`, in one sentence ("" for any other status)."""
+        return unknown_reason(self.resume_checkpoint)
 
     @property
     def lost_step_nodes(self) -> set[str]:
@@ -251,7 +258,8 @@ class ResumePlan:
             else None,
             "crash_ts": self.crash_ts,
             "backend": self.backend,
-            "generation": self.generation,
+            "generation": self.generation.to_json() if self.generation else None,
+            "unknown_reason": self.unknown_reason or None,
             "today_reruns": [
                 {**task_json(ns, t), "today_task_id": t.today_task_id}
                 for ns, t in self.today_reruns

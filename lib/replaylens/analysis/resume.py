@@ -159,7 +159,7 @@ def _plan(
         crash_ts=crash,
         recording=recording or Recording(),
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
-        generation=thread.generation.to_json() if thread.generation else None,
+        generation=thread.generation,
         unmatched_reruns=unmatched,
         evidence_source=source,
         evidence_limits=limits,

@@ -26,7 +26,7 @@ from replaylens.analysis.tasks import (
     needs_hints,
 )
 from replaylens.cache import CachedStatus, StatusCache
-from replaylens.model import Checkpoint, Namespace, Thread, build_thread
+from replaylens.model import Checkpoint, Namespace, TaskStatus, Thread, build_thread
 from replaylens.sources import (
     ChangeMarks,
     CheckpointSource,
@@ -40,39 +40,68 @@ if typing.TYPE_CHECKING:
     from replaylens.effects.parse import EffectsLog
 
 ThreadStatus = Literal[
-    "failed", "interrupted", "resumable", "needs_restart", "completed", "unreadable"
+    "failed", "interrupted", "resumable", "unknown", "needs_restart", "completed", "unreadable"
 ]
-"""A thread's state as a resume would see it (see the README's status table)."""
+"""A thread's state as a resume would see it (see the README's status table). `unknown`:
+the rows cannot tell whether the run finished (`unknown_reason` says why)."""
 STATUSES: tuple[ThreadStatus, ...] = typing.get_args(ThreadStatus)
-# What needs attention first: a failed run before a paused one before a finished one.
+# What needs attention first: a failed run before a paused one before a finished one; a
+# thread the rows cannot decide sits with those that need attention, never with the finished.
 ATTENTION_ORDER = {s: i for i, s in enumerate(STATUSES)}
+
+DECIDE_UNKNOWN = (
+    "give the graph's code with --graph module:attribute (replaylens serve --graph adds a "
+    "'Graph code' field to the dashboard) to ask LangGraph itself"
+)
+"""How a person decides an `unknown` thread."""
 
 STATUS_EXPLAINED = {
     "completed": "nothing is due: the run finished",
     "resumable": "the run stopped mid-step; invoke(None) re-runs the unfinished tasks",
     "interrupted": "waiting for an answer to interrupt(); resume with Command(resume=...)",
     "failed": "a due task's last attempt raised; a resume runs it again",
+    "unknown": "the rows cannot tell whether the run finished (a checkpoint format before v3); "
+    + DECIDE_UNKNOWN,
     "needs_restart": "no checkpoint exists: invoke(None) raises EmptyInputError, only a restart from the input is possible",
     "unreadable": "the latest checkpoint cannot be decoded",
 }
 
 
-def checkpoint_status(cp: Checkpoint | None) -> str:
-    """The status of a thread whose resume would load `cp`."""
+def checkpoint_status(cp: Checkpoint | None) -> ThreadStatus:
+    """The status of a thread whose resume would load `cp`.
+
+    Where the rows cannot tell the next task (`cp.next_unknown`, formats before v3) and no
+    task is known to be due, the run may have finished or may stop before a node that never
+    ran: `unknown`, never `completed` or `resumable`. A known due task decides it (resumable)."""
     if cp is None:
         return "needs_restart"
     if cp.unreadable:
         return "unreadable"
-    statuses = [t.status for t in cp.tasks]
+    return status_of_tasks([t.status for t in cp.tasks], bool(cp.next_unknown))
+
+
+def status_of_tasks(statuses: list[TaskStatus], next_unknown: bool = False) -> ThreadStatus:
+    """The rule behind every status, from the statuses of the tasks of the checkpoint a
+    resume loads (derived from the rows, or as LangGraph's own snapshot lists them)."""
     if "failed" in statuses:
         return "failed"
     if "interrupted" in statuses:
         return "interrupted"
-    if cp.next_unknown:
-        return "resumable"  # a channel nobody is known to read was written: never "completed"
-    if not statuses:
-        return "completed"
-    return "resumable"
+    if statuses:
+        return "resumable"
+    if next_unknown:
+        return "unknown"
+    return "completed"
+
+
+def unknown_reason(cp: Checkpoint | None) -> str:
+    """The one sentence every view shows for an `unknown` status ("" for any other)."""
+    if cp is None or checkpoint_status(cp) != "unknown":
+        return ""
+    return (
+        "Status unknown: the rows cannot tell whether this run finished. "
+        f"{cp.next_unknown} To decide it, {DECIDE_UNKNOWN}."
+    )
 
 
 def thread_status(thread: Thread) -> ThreadStatus:
@@ -134,6 +163,8 @@ class ThreadSummary(NamedTuple):
     updated_at: str | None
     pending: tuple[str, ...] = ()
     next_unknown: bool = False  # the rows cannot tell the next task (pre-v3 formats)
+    reason: str = ""  # why the status is `unknown` (`unknown_reason`), "" otherwise
+    rows: str = ""  # with --graph: the rows' own status, where the graph code's replaced it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,6 +177,8 @@ class ThreadSummary(NamedTuple):
             "updated_at": self.updated_at,
             "pending": list(self.pending),
             "next_unknown": self.next_unknown,
+            "unknown_reason": self.reason or None,
+            **({"rows_status": self.rows} if self.rows else {}),
         }
 
 
@@ -201,6 +234,7 @@ def _summary(
     ts: str | None,
     pending: tuple[str, ...],
     next_unknown: bool = False,
+    reason: str = "",
 ) -> ThreadSummary:
     return ThreadSummary(
         thread_id=row.thread_id,
@@ -212,6 +246,7 @@ def _summary(
         updated_at=ts,
         pending=pending,
         next_unknown=next_unknown,
+        reason=reason,
     )
 
 
@@ -263,7 +298,15 @@ def _derive(
             cp = full.root.latest if full.root and full.root.latest else cp
         pending = tuple(t.node or t.label for t in cp.pending_tasks)
         out.append(
-            _summary(row, checkpoint_status(cp), cp.step, cp.ts, pending, bool(cp.next_unknown))
+            _summary(
+                row,
+                checkpoint_status(cp),
+                cp.step,
+                cp.ts,
+                pending,
+                bool(cp.next_unknown),
+                unknown_reason(cp),
+            )  # fmt: skip
         )
         # Cached under the thread list's key only if the rows read are the ones it named
         # (a live writer may have moved on in between) and nothing about them was wrong.
@@ -390,7 +433,7 @@ class _Helper:
             return None
         try:
             return [
-                ([ThreadSummary(*s[:7], tuple(s[7]), s[8]) for s in summaries], problems, set(cacheable))
+                ([ThreadSummary(*s[:7], tuple(s[7]), *s[8:]) for s in summaries], problems, set(cacheable))
                 for summaries, problems, cacheable in orjson.loads(out)
             ]  # fmt: skip
         except (orjson.JSONDecodeError, TypeError, ValueError):

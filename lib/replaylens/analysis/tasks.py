@@ -156,7 +156,26 @@ def channel_available(cp: Checkpoint, channel: str) -> bool:
     if channel.startswith("branch:to:"):
         after = _after_finish(value)
         return after[1] if after is not None else True
+    if is_then_barrier(channel):
+        return then_barrier_complete(value)
     return True
+
+
+def is_then_barrier(channel: str) -> bool:
+    """`branch:a:cond::then`: the barrier before a conditional edge's `then` node (0.2 releases,
+    a DynamicBarrierValue); its name does not say which node it leads to."""
+    return channel.startswith("branch:") and channel.endswith("::then")
+
+
+def then_barrier_complete(value: Any) -> bool:
+    """A DynamicBarrierValue checkpoints as (names, seen): available once every name the
+    branch waits for has been seen (`get()` raises EmptyChannelError until then)."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return False
+    names, seen = value
+    if names is None or not isinstance(names, list | tuple | set | frozenset):
+        return False
+    return isinstance(seen, list | tuple | set | frozenset) and set(seen) == set(names)
 
 
 def namespace_key(name: str) -> str:
@@ -405,7 +424,11 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
         # The written path is (PUSH, idx) for pending_sends, (PUSH, idx, False) after:
         # False prints as 0000000000.
         path = f"~{PUSH}, {idx:010d}" if pending else f"~{PUSH}, {idx:010d}, {0:010d}"
-        tasks.append(Task(node, tid, "push", step, path, send_index=idx))
+        task = Task(node, tid, "push", step, path, send_index=idx)
+        if is_legacy(cp):  # today's hash over the same parts (xxh3 for v2, where 0.2 used SHA-1)
+            today = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PUSH, str(idx))
+            task.today_task_id = today if today != tid else None
+        tasks.append(task)
     null_version = _null_version(cp)
     if null_version is None:
         return tasks
@@ -436,16 +459,16 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
         hashed = fired if rule.triggers == "fired" else sorted(node_triggers)
         tid = hash_id(rule.hash, rec.checkpoint_id, task_ns, str(step), node, PULL, *hashed)
         task = Task(node, tid, "pull", step, f"~{PULL}, {node}")
-        if legacy and node != START:
-            today = task_id(
-                rec.v,
-                rec.checkpoint_id,
-                task_ns,
-                str(step),
-                node,
-                PULL,
-                *today_triggers(node, node_triggers),
+        if legacy and any(is_then_barrier(ch) for ch in node_triggers):
+            task.today_id_unknown = True
+            task.note = (
+                "triggered by a `then=` barrier, which today's LangGraph no longer has: the graph must be "
+                "rewritten to run there, so the id its resume would give this task cannot be foreseen"
             )
+        elif legacy:
+            # Today's `_migrate_checkpoint` renames the channels; __start__ keeps its one trigger.
+            after = [START] if node == START else today_triggers(node, node_triggers)
+            today = task_id(rec.v, rec.checkpoint_id, task_ns, str(step), node, PULL, *after)
             task.today_task_id = today if today != tid else None
         tasks.append(task)
     if legacy:
@@ -468,6 +491,18 @@ def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | N
         and ch in rec.channel_versions
         and ch not in triggers.unread
     )
+    barriers = sorted(
+        ch
+        for ch in rec.present_channels
+        if is_then_barrier(ch) and ch not in triggers.by_channel and channel_available(cp, ch)
+    )
+    if barriers:
+        names = ", ".join(f"'{ch}'" for ch in barriers)
+        return (
+            f"The barrier {names} is complete, so the `then` node of that conditional edge is due, but it "
+            "never ran in this thread and the barrier's name does not say which node it is: the next task "
+            "is unknown."
+        )
     if not dangling:
         return None
     names = ", ".join(f"'{ch}'" for ch in dangling)
@@ -680,30 +715,46 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
         cp.next_unknown = None
     evidence = task_evidence(thread)
     rule, _, written = choose_id_rule(pairs, evidence)
-    matched = 0
     for cp, triggers in pairs:
         cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
         _flag_unexplained(cp)
     for ns in thread.namespaces.values():
         for cp in ns.checkpoints:
-            _finished_by_next_step(ns, cp)
-        if ns.checkpoints:  # a namespace of writes rows only has no checkpoint to match
-            last = ns.checkpoints[-1]
-            matched += len(
-                {t.task_id for t in last.tasks if t.derived}
-                & set(evidence.get(last.checkpoint_id, {}))
-            )
+            _ran_without_writes(ns, cp)
+    matched, today = _ids_listed(pairs, evidence)
     thread.generation = describe_generation(
-        [cp for cp, _ in pairs], rule, matched, written, hints.threads if hints else 0
+        [cp for cp, _ in pairs], rule, matched, written, hints.threads if hints else 0, today
     )
     name_updates(thread)
     return thread
 
 
-def _finished_by_next_step(ns: Namespace, cp: Checkpoint) -> None:
-    """Tasks of a pre-v3 checkpoint with no writes row whose step has a next checkpoint in
-    the chain (source "loop", step + 1) did finish: LangGraph 0.2 releases saved no writes
-    for the last task to finish in a step (0.2.28: every single-task step)."""
+def _ids_listed(pairs: list[tuple[Checkpoint, TriggerMap]], evidence: Evidence) -> tuple[int, int]:
+    """(written ids a derived task has, written ids today's LangGraph lists), over every
+    checkpoint: the writing release's ids are the derived ones (`attach_writes` keeps the
+    writes' own id where the path proves it), today's are those `today_task_id` leaves alone."""
+    matched = today = 0
+    for cp, _ in pairs:
+        written = set(evidence.get(cp.checkpoint_id, {}))
+        if not written:
+            continue
+        derived = {t.task_id for t in cp.tasks if t.derived}
+        listed_today = {
+            t.task_id
+            for t in cp.tasks
+            if t.derived and not t.today_task_id and not t.today_id_unknown
+        }
+        matched += len(derived & written)
+        today += len(listed_today & written)
+    return matched, today
+
+
+def _ran_without_writes(ns: Namespace, cp: Checkpoint) -> None:
+    """A pre-v3 task with no writes row whose step has a next checkpoint in the chain (source
+    "loop", step + 1) ran: LangGraph 0.2 releases saved no writes for the last task to finish
+    in a step (0.2.28: every single-task step). It stays pending, as that release's own
+    get_state lists it (no result), and as a resume from this checkpoint would run it again
+    (nothing saved of it here); the note says the next step shows it ran."""
     if not is_legacy(cp) or cp.step is None:
         return
     nxt = [
@@ -715,10 +766,10 @@ def _finished_by_next_step(ns: Namespace, cp: Checkpoint) -> None:
         return
     for task in cp.tasks:
         if not task.writes and task.status == "pending":
-            task.finished_by_next_checkpoint = True
             task.note = task.note or (
-                f"no writes row (this LangGraph release saved none for the last task of a step); "
-                f"the next step's checkpoint {nxt[0].checkpoint_id} shows it finished"
+                f"ran (the next step's checkpoint {nxt[0].checkpoint_id} exists) but saved no writes row "
+                "(this LangGraph release saved none for the last task of a step): a resume from this "
+                "checkpoint runs it again"
             )
 
 

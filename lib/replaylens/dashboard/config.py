@@ -32,6 +32,9 @@ class ServeConfig:
     allow: AllowList = field(default_factory=lambda: AllowList.build(DEFAULT_ALLOWED))
     dsns: tuple[str, ...] = field(default=(), repr=False)  # postgresql://… (passwords inside)
     no_cache: bool = False  # derive every status, never read or write the status cache
+    graphs: tuple[
+        str, ...
+    ] = ()  # `--graph MODULE:ATTR`: graph code the operator allows the app to ask
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -73,6 +76,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Derive every thread status from the database; never read or write the status cache "
         "($REPLAYLENS_CACHE_DIR, default ~/.cache/replaylens).",
     )  # fmt: skip
+    parser.add_argument(
+        "--graph", metavar="MODULE:ATTR", action="append", default=[],
+        help="Your graph code ('package.module:attribute' or 'file.py:attribute', as in langgraph.json; "
+        "repeatable): the sidebar's 'Graph code' field offers it, and the pages then show LangGraph's own "
+        "get_state_history beside the rows' answer, asked in a child process through a read-only saver. "
+        "The field offers only what is given here: no one reaching the page can name other code.",
+    )  # fmt: skip
 
 
 def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> ServeConfig:
@@ -94,7 +104,12 @@ def parse(argv: Sequence[str], base: str | os.PathLike[str] | None = None) -> Se
     if effects is not None:
         allowed.append(str(effects))
     return ServeConfig(
-        paths, effects, AllowList.build(allowed, base_path), dsns, no_cache=bool(args.no_cache)
+        paths,
+        effects,
+        AllowList.build(allowed, base_path),
+        dsns,
+        no_cache=bool(args.no_cache),
+        graphs=tuple(dict.fromkeys(str(g) for g in args.graph)),
     )
 
 

@@ -33,6 +33,7 @@ STATUS_WORDS = {
     "resumable": "resumable",
     "interrupted": "interrupted",
     "failed": "failed",
+    "unknown": "unknown",
     "needs_restart": "needs restart",
     "unreadable": "unreadable",
     "deriving": "deriving…",
@@ -43,6 +44,7 @@ STATUS_MD_COLOR = {
     "resumable": "orange",
     "interrupted": "violet",
     "failed": "red",
+    "unknown": "blue",
     "needs_restart": "red",
     "unreadable": "gray",
 }
@@ -54,6 +56,7 @@ STATUS_DOT = {
     "resumable": "🟠",
     "interrupted": "🟣",
     "failed": "🔴",
+    "unknown": "🔵",
     "needs_restart": "⛔",
     "unreadable": "⚪",
 }
@@ -238,6 +241,8 @@ def due_next(status: str, latest_step: int | None, pending: str) -> str:
         return "— (restart from the input)"
     if status == "completed":
         return "— (nothing due)"
+    if status == "unknown":
+        return "unknown (the rows cannot tell; --graph decides)"
     if latest_step == -1:
         return "the first nodes, after the input"
     return "—"

@@ -11,6 +11,7 @@ STATUS = {
     "resumable": "#E69F00",
     "interrupted": "#8E6CC2",
     "failed": "#D62728",  # red, as the status tiles and headings say it (Streamlit's :red[])
+    "unknown": "#0072B2",  # blue, as Streamlit's :blue[]: undecided, not reassuring green
     "needs_restart": "#A3001B",
     "unreadable": "#999999",
 }

@@ -3,3 +3,7 @@
 # The durability modes a campaign can run, in LangGraph's names. Defined here, not in
 # `campaign`, so that `replaylens --help` does not import the campaign machinery.
 from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no campaign machinery
+
+# How a user's graph object (StateGraph, compiled graph or factory) gets a checkpointer:
+# one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker).
+from replaylens.killtest._child import build_graph  # noqa: E402,F401 - light: stdlib only

@@ -20,8 +20,13 @@ from replaylens.decode import DecodeResult, decode_typed
 
 # Channels whose values the task derivation needs; everything else is decoded lazily.
 def is_scheduling_channel(name: str) -> bool:
+    """Channels whose values decide which task is due (decoded for every checkpoint): Send
+    packets, branch and join barriers, the input, and 0.2's `branch:a:cond::then` barriers."""
     return (
-        name == "__pregel_tasks" or name.startswith(("branch:to:", "join:")) or name == "__start__"
+        name == "__pregel_tasks"
+        or name.startswith(("branch:to:", "join:"))
+        or name == "__start__"
+        or (name.startswith("branch:") and name.endswith("::then"))
     )
 
 

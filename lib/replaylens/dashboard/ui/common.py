@@ -59,6 +59,9 @@ from replaylens.dashboard.ui.picker import (  # noqa: F401 - the pages' names
     GLOSSARY,
     SELECT_FITS_CHARS,
     current,
+    graph_answers,
+    graph_field,
+    graph_ref,
     sidebar,
     synced_selectbox,
 )

@@ -12,7 +12,7 @@ import streamlit as st
 from replaylens.analysis.durability import MODE_RULES
 from replaylens.dashboard import catalog as cat
 from replaylens.dashboard import config as cfg
-from replaylens.dashboard.ui.data import allow_list, catalog, config, upload_folder
+from replaylens.dashboard.ui.data import allow_list, catalog, config, lru, open_item, upload_folder
 from replaylens.dashboard.ui.live import upload_ids
 from replaylens.dashboard.ui.navigation import navigation_links
 from replaylens.pairing import is_evidence_name, sibling_effects
@@ -184,8 +184,52 @@ def sidebar() -> None:
                 st.query_params.pop(param, None)
                 st.session_state.pop(f"_sel_{param}", None)
         st.session_state["_item"] = _checked(items.get(key)) if key else None
+        graph_field()
         for problem in catalog_.problems[:5]:
             st.caption(md(problem))
+
+
+def graph_field() -> None:
+    """The picker's "Graph code" field: only the graphs `serve --graph` named (a browser can
+    never name code to import); "" is the rows alone."""
+    graphs = list(config().graphs)
+    st.session_state["_graph"] = None
+    if not graphs:
+        return
+    st.session_state["_graph"] = synced_selectbox(
+        "Graph code", ["", *graphs], "graph", default_index=1,
+        format_func=lambda g: g or "none: the rows alone",
+        help="Ask LangGraph itself, through your graph's code, for the next tasks and the status "
+        "(a child process, read-only). Given with `replaylens serve --graph MODULE:ATTR`.",
+    ) or None  # fmt: skip
+
+
+def graph_ref() -> str | None:
+    """The graph code chosen in the sidebar, None for the rows alone."""
+    return st.session_state.get("_graph")
+
+
+def graph_answers(
+    item: cat.DataItem, threads: dict[str, list[str]], newest_only: bool = False
+) -> Any:
+    """LangGraph's answer through the chosen graph code, per database version (cached)."""
+    from replaylens.analysis.from_graph import ask_graph
+
+    graph = graph_ref()
+    source = open_item(item)
+    key = (
+        "graph",
+        graph,
+        source.identity(),
+        newest_only,
+        tuple(sorted((t, tuple(n)) for t, n in threads.items())),
+    )
+    hit = lru().get(key)
+    return (
+        hit
+        if hit is not None
+        else lru().put(key, ask_graph(source, graph, threads, newest_only=newest_only))
+    )
 
 
 def _checked(item: cat.DataItem | None) -> cat.DataItem | None:

@@ -140,7 +140,10 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
     from replaylens.text import md_code, md_ticks
 
     frames = views.again_frames(plan) if plan.effects_given else {}
-    alarming = bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart")
+    # `unknown` is never shown as reassuring: the rows could not tell that the run finished.
+    alarming = (
+        bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart", "unknown")
+    )
     (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
     if "synchronous_commit" in plan.backend:
         st.caption(

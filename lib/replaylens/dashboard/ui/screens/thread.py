@@ -13,6 +13,7 @@ from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
+from replaylens.model import Generation
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import as_json_text, md, md_code, md_ticks, truncate
 
@@ -62,6 +63,30 @@ def _show_value(name: str, result) -> None:  # noqa: ANN001
     st.code(shown, language="json")
 
 
+def graph_block(item, thread, rows_status: str) -> None:  # noqa: ANN001 - page-local helper
+    """The graph code's answer (opt-in): said in the header, then where it and the rows differ."""
+    from replaylens.analysis.from_graph import GRAPH_HEADER, differences, status_sentence
+
+    answer = ui.graph_answers(item, {thread.thread_id: sorted(thread.namespaces)})[thread.thread_id]
+    found = differences(thread, answer)
+    st.info(
+        f"**{GRAPH_HEADER}** ({md_code(answer.graph)}, LangGraph {md(answer.langgraph)}'s own "
+        f"get_state_history): {md(status_sentence(rows_status, answer))} "
+        + (f"They differ at {len(found)} checkpoint(s), listed below." if found
+           else "Every checkpoint: the same tasks."),
+        icon=":material/code:",
+    )  # fmt: skip
+    for error in answer.errors:
+        st.warning(f"LangGraph could not answer: {md(error)}")
+    if found:
+        with st.expander(f"Where the rows and your graph code differ ({len(found)} checkpoint(s))"):
+            st.dataframe(
+                [{"namespace": d.checkpoint_ns or "(root)", "step": d.step,
+                  "checkpoint": d.checkpoint_id, "difference": d.sentence} for d in found],
+                hide_index=True, width="stretch",
+            )  # fmt: skip
+
+
 item = ui.need_database()
 if item is not None:
     ui.campaign_banner(item)
@@ -85,6 +110,8 @@ if item is not None:
 
             st.markdown(f"### {views.status_md(status)}")
             st.caption(views.explain_status(status))
+            if thread is not None and ui.graph_ref():
+                graph_block(item, thread, status)
             ui.verdict_block(plan, thread)
             for note in log.notes if log is not None else []:  # a trace: its format, what it gave
                 st.caption(md(note))
@@ -103,16 +130,17 @@ if item is not None:
                     for p in thread.problems[:50]:
                         st.text(p)
             gen = thread.generation if thread is not None else None
-            if gen is not None and gen.checkpoint_versions and min(gen.checkpoint_versions) < 4:
+            if gen is not None and gen.old:
                 latest = thread.root.latest if thread.root else None
-                lines = [f"Written by **{md(gen.label)}**; task ids: {md(gen.id_rule)}."]
+                lines = [md(gen.headline()) + "."]
                 lines += [md(n) for n in gen.notes]
-                if latest is not None and latest.next_unknown:
+                if latest is not None and latest.next_unknown and plan.status != "unknown":
                     lines.append(md(latest.next_unknown))
+                if gen.sentence():
+                    lines.append(gen.sentence(md))
                 if plan.today_reruns:
-                    names = ", ".join(sorted({md(t.node) for _, t in plan.today_reruns}))
                     lines.append(
-                        f"With today's LangGraph, {names} run(s) again too: their writes are under the old ids."
+                        Generation.today_sentence([t.node for _, t in plan.today_reruns], md)
                     )
                 st.info("\n\n".join(lines), icon=":material/history:")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, STATUSES
+from replaylens.analysis.status import ATTENTION_ORDER, DECIDE_UNKNOWN, STATUS_EXPLAINED, STATUSES
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
 from replaylens.text import md, url_value
@@ -14,7 +14,8 @@ ui.page_started()
 st.title("Threads")
 st.caption(
     "Every thread (one run or conversation of the graph) in the database, with what a resume would do. "
-    "Threads that need attention come first: failed, then waiting for an answer, then stopped mid-step."
+    "Threads that need attention come first: failed, then waiting for an answer, then stopped mid-step, "
+    "then those whose status the rows cannot decide."
 )
 
 
@@ -91,6 +92,25 @@ if item is not None:
                 bind="query-params", help="\n".join(f"- **{s}**: {STATUS_EXPLAINED.get(s, '')}" for s in STATUSES),
             )  # fmt: skip
             shown = views.filter_rows(rows, chosen, query)
+            undecided = [r.thread_id for r in rows if r.status == "unknown"]
+            if undecided and ui.graph_ref():
+                from replaylens.analysis.from_graph import GRAPH_HEADER
+
+                answers = ui.graph_answers(item, {t: [""] for t in undecided}, newest_only=True)
+                st.info(
+                    f"**{GRAPH_HEADER}** ({md(ui.graph_ref())}) decides the {len(undecided):,} thread(s) "
+                    "the rows cannot: " + ", ".join(
+                        f"{md(t)} **{answers[t].status}**" for t in undecided[:50]
+                    ) + ("…" if len(undecided) > 50 else "") + ".",
+                    icon=":material/code:",
+                )  # fmt: skip
+            elif undecided:
+                st.warning(
+                    f"{len(undecided):,} thread(s) have status **unknown**: written by a LangGraph release whose "
+                    "checkpoint format (before v3) does not say where an edge leads, so the rows cannot tell "
+                    f"whether the run finished. To decide it, {md(DECIDE_UNKNOWN)}. Each thread page says why.",
+                    icon=":material/help:",
+                )
             cols = st.columns(len(present))
             for col, status in zip(cols, present, strict=True):
                 col.metric(views.status_md(status), sum(r.status == status for r in rows),
