@@ -406,7 +406,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         what = "failed with" if move.kind == "failed" else "asks"
         print(f"\n{safe(move.node)} {what}: {safe(move.detail)}")
         print("next move:")
-        for line in move.code.splitlines():
+        for line in move.code.split("\n"):  # only \n ends a line of it (never U+2028)
             print(f"    {safe(line)}")
     if "synchronous_commit" in plan.backend:
         print(
@@ -677,6 +677,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from replaylens.errors import ThreadNotFound
     from replaylens.export import history, to_json_bytes, to_ndjson
 
+    if args.out:
+        _refuse_evidence_out(args)
     effects = None
     if args.effects:
         from replaylens.effects.parse import read_effects
@@ -721,6 +723,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         raise ReplaylensError(
             "A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export."
         )
+    _refuse_evidence_out(args)
     manifest = make_bundle(
         Path(args.db),
         args.thread,
@@ -737,6 +740,16 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_evidence_out(args: argparse.Namespace) -> None:
+    """--out must not name what is being read (the database and its -wal/-shm/-journal, the
+    effects log, a bundle given as the database)."""
+    from replaylens import dsn
+    from replaylens.paths import refuse_evidence_out
+
+    evidence = [p for p in (args.db, getattr(args, "effects", None)) if p and not dsn.is_dsn(p)]
+    refuse_evidence_out(args.out, [*evidence, *getattr(args, "bundle_paths", [])])
+
+
 def open_bundles(args: argparse.Namespace) -> list[Any]:
     """A bundle zip given as the database: verified, extracted privately, its snapshot and
     effects log used as DB and --effects (unless --effects names another log)."""
@@ -746,6 +759,7 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
     if isinstance(getattr(args, "db", None), str) and is_bundle(args.db):
         bundle = open_bundle(args.db)
         opened.append(bundle)
+        args.bundle_paths = [args.db]
         args.db = str(bundle.db)
         if hasattr(args, "effects") and not args.effects and bundle.effects is not None:
             args.effects = str(bundle.effects)

@@ -1,0 +1,318 @@
+"""Issue 27, round three of hardening: every promise of docs/security.md with the test that holds it.
+
+The databases are written by real LangGraph graphs (hostile names and values are what a
+graph, an LLM or a user put there); the bundles by `replaylens bundle`, then damaged as an
+attacker would. Each section names the point of the issue it holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as hs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# -- 1. the code users paste ---------------------------------------------------------------
+class _S(TypedDict, total=False):
+    answer: Any
+
+
+ATTACK = "\n__import__('os').system('echo PWNED')\n"
+"""What the round-three attack put in node names and interrupt questions."""
+LINE_BREAKS = ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c"]
+hostile = hs.lists(
+    hs.characters(codec="utf-8", exclude_characters="|:", exclude_categories=["Cs"])
+    | hs.sampled_from(
+        [*LINE_BREAKS, "#", "'", '"', "\\", "\U0001f600", "\x00", "\x1b[31m", ATTACK]
+    ),
+    min_size=1,
+    max_size=8,
+).map("".join)
+
+
+def _node_name(text: str) -> str:
+    """A name LangGraph accepts for a node (it refuses its reserved names and `|`, `:`)."""
+    return text if text not in ("__start__", "__end__", "answer") else text + "_"
+
+
+def _hostile_thread(kind: str, db: Path, thread_id: str, node: str, value: Any, outer: str) -> None:
+    """One real thread, stopped by a node called `node`: failed (raises `value`), asked
+    (interrupt(value)), asked inside a subgraph run by node `outer` (its namespace), or two
+    questions at once (two interrupts pending: the resume needs their ids)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import interrupt
+
+    def fail(_state: _S) -> _S:
+        raise RuntimeError(str(value))
+
+    def ask(_state: _S) -> _S:
+        return {"answer": interrupt(value)}
+
+    def graph_with(body: Any, name: str) -> StateGraph:
+        g = StateGraph(_S)
+        g.add_node(name, body)
+        g.add_edge(START, name)
+        return g
+
+    with contextlib.closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        saver = SqliteSaver(conn)
+        if kind == "failed":
+            g = graph_with(fail, node)
+        elif kind == "asked":
+            g = graph_with(ask, node)
+        elif kind == "nested":
+            g = graph_with(graph_with(ask, node).compile(), outer)
+        else:  # two questions pending in one step
+            g = StateGraph(_S)
+            for name in (node, node + "'2"):
+                g.add_node(name, ask)
+                g.add_edge(START, name)
+        config = {"configurable": {"thread_id": thread_id}}
+        with contextlib.suppress(RuntimeError):
+            g.compile(checkpointer=saver).invoke({}, config, durability="sync")
+
+
+PASTE_HARNESS = r"""
+import json, sys, types
+calls, events = [], []
+langgraph, lg_types = types.ModuleType("langgraph"), types.ModuleType("langgraph.types")
+class Command:
+    def __init__(self, **kw):
+        self.kw = kw
+lg_types.Command = Command
+sys.modules["langgraph"], sys.modules["langgraph.types"] = langgraph, lg_types
+class Graph:
+    def invoke(self, value, config, *args, **kw):
+        resume = value.kw.get("resume", "no resume") if isinstance(value, Command) else "no command"
+        resume = dict(sorted(resume.items())) if isinstance(resume, dict) else resume
+        calls.append({"value": None if value is None else "Command", "args": len(args) + len(kw),
+                      "resume": repr(resume), "config": config})
+    def __getattr__(self, name):
+        calls.append({"other": name})
+        return lambda *a, **k: None
+code = compile(sys.stdin.read(), "<pasted>", "exec")
+sys.addaudithook(lambda event, _args: events.append(event))
+exec(code, {"graph": Graph(), "__builtins__": __builtins__})
+sys.stdout.write(json.dumps({"calls": calls, "events": events}))
+"""
+
+
+def _paste(block: str) -> dict[str, Any]:
+    """Run a pasted block in a fresh Python with a stub `graph` and `Command`: the calls it
+    made and the audit events it raised (os.system, open, import, subprocess... show up)."""
+    done = subprocess.run([sys.executable, "-I", "-c", PASTE_HARNESS], input=block.encode(),
+                          capture_output=True, timeout=30)  # fmt: skip
+    assert done.returncode == 0, (block, done.stderr.decode(errors="replace")[-2000:])
+    return json.loads(done.stdout)
+
+
+def _cli_blocks(db: Path, thread_id: str) -> tuple[list[str], list[str]]:
+    """The next-move blocks as `replay` prints them (the lines under "next move:", as a
+    reader copies them from the terminal) and as `replay --json` gives them."""
+    from replaylens.cli import main
+
+    def run(*extra: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main(["replay", str(db), "--thread", thread_id, "--no-effects", *extra]) == 0
+        return out.getvalue()
+
+    blocks, current = [], None
+    for line in run().split("\n"):
+        if line == "next move:":
+            current = []
+            blocks.append(current)
+        elif current is not None and line.startswith("    "):
+            current.append(line[4:])
+        else:
+            current = None
+    moves = json.loads(run("--json"))["next_moves"]
+    return ["\n".join(b) for b in blocks], [m["code"] for m in moves]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=hs.sampled_from(["failed", "asked", "nested", "two"]),
+    thread_id=hostile,
+    node=hostile.map(_node_name),
+    outer=hostile.map(_node_name),
+    value=hostile | hs.dictionaries(hostile, hostile, max_size=2),
+)
+@example(kind="failed", thread_id="t", node=f"n{ATTACK}", outer="o", value="boom")
+@example(
+    kind="asked", thread_id="t", node="n\u2028__import__('os').system('x')", outer="o", value="q"
+)
+@example(kind="asked", thread_id="t", node="n", outer="o", value=f"ok?\u2028{ATTACK}")
+@example(kind="nested", thread_id="t\x85x", node="n", outer=f"o\x85{ATTACK}", value="q")
+@example(kind="failed", thread_id="t-\U0001f600", node="n", outer="o", value="boom")
+def test_every_pasted_next_move_makes_only_the_expected_call(
+    kind: str, thread_id: str, node: str, outer: str, value: Any
+) -> None:
+    """The Thread page's block (next_moves), `replay`'s and `replay --json`'s, pasted into
+    Python: exactly one graph.invoke, of the same thread and checkpoint, nothing else run."""
+    from replaylens.analysis.again import next_moves
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.sources import open_source
+
+    if kind == "two" and node + "'2" == outer:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "hostile.db"
+        _hostile_thread(kind, db, thread_id, node, value, outer)
+        source = open_source(db)
+        try:
+            thread = load_thread(source, thread_id)
+        finally:
+            source.close()
+        plan = plan_resume(thread, None, thread_id)
+        assert plan.status == ("failed" if kind == "failed" else "interrupted")
+        moves = next_moves(plan, thread)
+        assert moves and len(moves) == (2 if kind == "two" else 1)
+        printed, as_json = _cli_blocks(db, thread_id)
+        assert len(printed) == len(as_json) == len(moves)
+        pending = (
+            sorted(i.id for _, t in plan.reruns for i in t.interrupts) if kind == "two" else []
+        )
+        for block in [m.code for m in moves] + printed + as_json:
+            ran = _paste(block)
+            assert ran["events"] == ["exec"], (block, ran["events"])
+            assert len(ran["calls"]) == 1, (block, ran["calls"])
+            call = ran["calls"][0]
+            assert call["config"] == {"configurable": {
+                "thread_id": thread_id, "checkpoint_id": plan.resume_checkpoint.checkpoint_id}}  # fmt: skip
+            assert call["args"] == 0
+            if kind == "failed":
+                assert call["value"] is None
+            elif kind == "two":  # LangGraph refuses a bare value with two pending: a map by id
+                assert call["resume"] == repr(dict.fromkeys(pending, ...))
+            else:
+                assert call["value"] == "Command" and call["resume"] == "Ellipsis"
+
+
+def test_the_pasted_block_resumes_a_thread_whose_id_is_outside_the_bmp(tmp_path: Path) -> None:
+    """With real LangGraph: the failed node is fixed, the block is pasted, the thread ends.
+    A JSON literal of the id (`"\\ud83d\\ude00"`) names another thread in Python."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import Command
+
+    from replaylens.analysis.again import next_moves
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.analysis.status import load_thread
+    from replaylens.sources import open_source
+
+    thread_id, db, broken = "run-\U0001f600\u2028x", tmp_path / "emoji.db", [True]
+
+    def step(_state: _S) -> _S:
+        if broken[0]:
+            raise RuntimeError("not yet")
+        return {"answer": "done"}
+
+    g = StateGraph(_S)
+    g.add_node("step", step)
+    g.add_edge(START, "step")
+    with contextlib.closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        graph = g.compile(checkpointer=SqliteSaver(conn))
+        with pytest.raises(RuntimeError):
+            graph.invoke({}, {"configurable": {"thread_id": thread_id}}, durability="sync")
+        source = open_source(db)
+        try:
+            thread = load_thread(source, thread_id)
+        finally:
+            source.close()
+        (move,) = next_moves(plan_resume(thread, None, thread_id), thread)
+        broken[0] = False
+        exec(compile(move.code, "<pasted>", "exec"), {"graph": graph, "Command": Command})
+        state = graph.get_state({"configurable": {"thread_id": thread_id}})
+        assert state.values == {"answer": "done"} and not state.next
+
+
+# -- 6. CSV downloads ------------------------------------------------------------------------
+FORMULAS = ["=1+1", "\t=HYPERLINK(\"http://x\")", "\r=cmd|'/c calc'!A0", "\n+1", " \t\r\n-2", "@SUM(A1)",
+            "\r\n@x", "=", "plain", "", "a=b", "'=quoted"]  # fmt: skip
+
+
+def test_csv_cells_never_start_a_formula_after_blanks(tmp_path: Path) -> None:
+    """The incident CSV, read back as a spreadsheet would: no cell whose first character that
+    is not a space, tab, CR or LF is = + - @; every other cell exactly as it was."""
+    from replaylens.analysis.incident import collect, to_csv
+    from replaylens.effects.parse import read_effects
+    from replaylens.sources import open_source
+
+    log = tmp_path / "effects.jsonl"
+    log.write_text("".join(json.dumps({"thread_id": f"id{i}" if not f else f, "node": f or "n", "phase": "start",
+                                       "ts": 1.0 + i}) + "\n" for i, f in enumerate(FORMULAS)))  # fmt: skip
+    db = tmp_path / "empty.db"
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        saver.setup()
+    source = open_source(db)
+    try:
+        incident = collect(source, read_effects(log))
+    finally:
+        source.close()
+    rows = list(csv.DictReader(io.StringIO(to_csv(incident))))
+    ids = {r["thread_id"] for r in rows}
+    for f in FORMULAS:
+        if not f:
+            continue
+        risky = f.lstrip(" \t\r\n")[:1] in ("=", "+", "-", "@")
+        assert ("'" + f if risky else f) in ids, (f, ids)
+    for row in rows:
+        for cell in row.values():
+            assert cell.lstrip(" \t\r\n")[:1] not in ("=", "+", "-", "@"), (cell, row)
+
+
+# -- 3. --out never writes over the evidence -------------------------------------------------
+def _run_cli(*args: str) -> tuple[int, str, str]:
+    from replaylens.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("command", ["bundle", "export"])
+def test_out_refuses_the_evidence_and_its_sidecars(tmp_path: Path, command: str) -> None:
+    from hardening_data import linear_db
+
+    db = linear_db(tmp_path / "checkpoints.db", ["t"])
+    log = db.with_suffix(".effects.jsonl")
+    (tmp_path / "link.db").symlink_to(db)
+    os.link(db, tmp_path / "hard.db")
+    before = _digest(db), _digest(log)
+    for out in [db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal"), tmp_path / "link.db",
+                tmp_path / "hard.db", log, tmp_path / "sub" / ".." / "checkpoints.db"]:  # fmt: skip
+        code, _, err = _run_cli(
+            command, str(db), "--thread", "t", "--effects", str(log), "--out", str(out)
+        )
+        assert code == 2 and "refused because it is" in err and "Traceback" not in err, (out, err)
+        assert (_digest(db), _digest(log)) == before
+        for suffix in ("-wal", "-shm", "-journal"):
+            assert not Path(f"{db}{suffix}").exists(), (out, suffix)
+    code, _, err = _run_cli(command, str(db), "--thread", "t", "--out", str(tmp_path / "fine.out"))
+    assert code == 0 and (tmp_path / "fine.out").stat().st_size > 0, err
