@@ -7,7 +7,6 @@ database of ten thousand threads costs the query, not the start-up.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -206,7 +205,7 @@ def _effects(args: argparse.Namespace) -> Any:
     from replaylens.effects.parse import read_effects
 
     path = getattr(args, "effects", None)
-    if not path and not getattr(args, "no_effects", False) and "://" not in args.db:
+    if not path and not getattr(args, "no_effects", False) and not _names_postgres(args.db):
         from replaylens.dashboard.catalog import effects_for
 
         found = effects_for(Path(args.db))
@@ -222,8 +221,18 @@ def _effects(args: argparse.Namespace) -> Any:
     return effects
 
 
-def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> ReplaylensError:
-    """The unknown-thread error, naming a few thread ids that do exist."""
+def _names_postgres(spec: Any) -> bool:
+    from replaylens import dsn
+
+    return dsn.names_postgres(spec)
+
+
+def _not_found(
+    source: Any, thread_id: str, effects: Any, args: argparse.Namespace
+) -> ReplaylensError:
+    """The unknown-thread error, naming a few thread ids that do exist, and how to list them
+    all (the source as the reader can type it again, never with its password)."""
+    from replaylens import dsn
     from replaylens.analysis.status import summarize_threads
     from replaylens.errors import ThreadNotFound
 
@@ -233,17 +242,20 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
         ids = []
     if effects is not None:
         ids += sorted(set(effects.thread_ids) - set(ids))
-    where = (
-        db if "://" not in db else str(source.label)
-    )  # a connection string by its redacted label
     shown = ", ".join(repr(i) for i in ids[:5]) + (
         f" and {len(ids) - 5} more" if len(ids) > 5 else ""
     )
-    hint = (
-        f" It holds {shown}; 'replaylens threads {shlex.quote(where)}' lists them all."
-        if ids
-        else " It holds no thread."
+    words = dsn.retype_words(
+        str(getattr(args, "bundle_paths", [args.db])[0]),
+        dsn_file=getattr(args, "dsn_file", None),
+        moved_prefix=ENV_ARGV_DSN,
     )
+    listing = (
+        f"'replaylens threads {words}' lists them all"
+        if words
+        else "'replaylens threads' with the same connection string lists them all"
+    )
+    hint = f" It holds {shown}; {listing}." if ids else " It holds no thread."
     return ThreadNotFound(
         f"Thread {thread_id!r} is not in {source.label}"
         + (" or its effects log" if effects else "")
@@ -269,7 +281,7 @@ def cmd_thread(args: argparse.Namespace) -> int:
         try:
             thread = load_thread(source, args.thread)
         except ThreadNotFound:
-            raise _not_found(source, args.thread, None, args.db) from None
+            raise _not_found(source, args.thread, None, args) from None
         if args.json:
             _print_json(thread_to_json(source, thread, with_values=args.values))
             return 0
@@ -351,7 +363,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
             thread = load_thread(source, args.thread)
         except ThreadNotFound:
             if effects is None or args.thread not in effects.thread_ids:
-                raise _not_found(source, args.thread, effects, args.db) from None
+                raise _not_found(source, args.thread, effects, args) from None
             thread = None  # only the effects log knows it: it needs a restart, not an error
         _warn(thread.problems if thread else [], source.notes)
         settings = source.server_settings() if hasattr(source, "server_settings") else {}
@@ -370,7 +382,7 @@ def _recording(args: argparse.Namespace) -> Any:
     from replaylens.analysis.durability import Recording
     from replaylens.killtest.recorded import recording_for
 
-    found = recording_for(args.db, args.thread) if "://" not in str(args.db) else Recording()
+    found = recording_for(args.db, args.thread) if not _names_postgres(args.db) else Recording()
     if args.recorded_mode is None:
         return found
     latency = args.recorded_latency if args.recorded_latency is not None else found.latency
@@ -717,9 +729,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from replaylens.bundle import make_bundle
-    from replaylens.sources._postgres import is_postgres_dsn
 
-    if is_postgres_dsn(args.db):
+    if _names_postgres(args.db):
         raise ReplaylensError(
             "A bundle copies a SQLite file; for Postgres, use pg_dump and replaylens export."
         )
@@ -746,7 +757,9 @@ def _refuse_evidence_out(args: argparse.Namespace) -> None:
     from replaylens import dsn
     from replaylens.paths import refuse_evidence_out
 
-    evidence = [p for p in (args.db, getattr(args, "effects", None)) if p and not dsn.is_dsn(p)]
+    evidence = [
+        p for p in (args.db, getattr(args, "effects", None)) if p and not dsn.names_postgres(p)
+    ]
     refuse_evidence_out(args.out, [*evidence, *getattr(args, "bundle_paths", [])])
 
 
@@ -863,7 +876,7 @@ def build_parser() -> argparse.ArgumentParser:
             "(threads known only from the log need a restart). Filters combine."
         ),
     )
-    p.add_argument("db", help=DB_HELP)
+    _add_db(p)
     p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
     p.add_argument(
         "--since",

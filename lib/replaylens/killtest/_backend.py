@@ -126,9 +126,9 @@ class PostgresBackend:
     schemas: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from replaylens.sources._postgres import redact_dsn
+        from replaylens import dsn
 
-        self.label = redact_dsn(self.dsn)
+        self.label = dsn.redact(self.dsn)
         self._check()
 
     # -- connections ----------------------------------------------------------------
@@ -140,7 +140,7 @@ class PostgresBackend:
             raise BackendError(
                 "--checkpointer postgresql://… needs psycopg (pip install 'psycopg[binary]')."
             ) from None
-        from replaylens.sources._postgres import dsn_password
+        from replaylens import dsn
 
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S}
         if schema is not None:
@@ -148,10 +148,7 @@ class PostgresBackend:
         try:
             conn = psycopg.connect(self.dsn, **kwargs)
         except psycopg.Error as exc:
-            secret = dsn_password(self.dsn)
-            text = " ".join(str(exc).split())
-            if secret:
-                text = text.replace(secret, "***")
+            text = dsn.scrub(" ".join(str(exc).split()), self.dsn)
             raise BackendError(
                 f"Cannot connect to the Postgres checkpointer {self.label}: {text}"
             ) from None

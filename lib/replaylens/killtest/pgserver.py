@@ -286,7 +286,9 @@ class PgServer:
 
     def dsn_label(self, dbname: str = "postgres") -> str:
         """The DSN without its password, for anything printed or stored."""
-        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{dbname}"
+        from replaylens import dsn
+
+        return dsn.redact(self.dsn(dbname))
 
     def create_database(self, name: str) -> str:
         """A fresh, empty database; returns its DSN."""
