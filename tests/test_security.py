@@ -316,3 +316,146 @@ def test_out_refuses_the_evidence_and_its_sidecars(tmp_path: Path, command: str)
             assert not Path(f"{db}{suffix}").exists(), (out, suffix)
     code, _, err = _run_cli(command, str(db), "--thread", "t", "--out", str(tmp_path / "fine.out"))
     assert code == 0 and (tmp_path / "fine.out").stat().st_size > 0, err
+
+
+# -- 5. the status cache is trusted only as far as it must be ----------------------------------
+def _db_and_poisoned_cache(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(a real database of two completed threads, its cache folder, its cache file holding a
+    wrong status, 'failed', under the right keys: what a planted or stale file would say)."""
+    from hardening_data import linear_db
+
+    from replaylens import cache as status_cache
+    from replaylens.sources import open_source
+
+    db = linear_db(tmp_path / "evidence" / "checkpoints.db", ["t1", "t2"])
+    folder = tmp_path / "cache"
+    source = open_source(db)
+    try:
+        cache = status_cache.StatusCache(
+            source.cache_identity(), folder, content=source.content_stamp
+        )
+        index = source.thread_index()
+        keys = source.writes_keys({r.thread_id: r.latest_checkpoint_id for r in index})
+        for row in index:
+            cache.put(row.thread_id, row.latest_checkpoint_id, keys[row.thread_id],
+                      status_cache.CachedStatus("failed", 4, None, ()))  # fmt: skip
+        cache.save()
+    finally:
+        source.close()
+    return db, folder, cache.path
+
+
+def _threads(db: Path, folder: Path, *, timeout: float = 60) -> tuple[dict[str, str], str]:
+    """`replaylens threads --json` in its own process (a FIFO could hang it; memory is capped
+    at 1 GiB so that a file linked to /dev/zero fails fast instead of filling the machine)."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "lib"), "REPLAYLENS_CACHE_DIR": str(folder)}
+    done = subprocess.run([sys.executable, "-m", "replaylens.cli", "threads", str(db), "--json"],
+                          capture_output=True, text=True, timeout=timeout, env=env, preexec_fn=cap)  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-1500:]
+    return {t["thread_id"]: t["status"] for t in json.loads(done.stdout)}, done.stderr
+
+
+TRUE = {"t1": "completed", "t2": "completed"}
+
+
+def test_the_poisoned_cache_is_read_when_it_is_ours(tmp_path: Path) -> None:
+    """The control: a file of ours under the right keys is trusted (so the tests below, where
+    the same file is ignored, show the check and not a miss)."""
+    db, folder, _ = _db_and_poisoned_cache(tmp_path)
+    assert _threads(db, folder)[0] == {"t1": "failed", "t2": "failed"}
+
+
+@pytest.mark.parametrize("how", ["writable by others", "another user", "folder writable by others"])
+def test_a_cache_file_someone_else_could_write_is_ignored_with_a_note(
+    tmp_path: Path, how: str
+) -> None:
+    db, folder, path = _db_and_poisoned_cache(tmp_path)
+    if how == "writable by others":
+        path.chmod(0o666)
+    elif how == "folder writable by others":
+        folder.chmod(0o777)
+    elif os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    else:  # not root: another user's file cannot be made here; one that others may write can
+        path.chmod(0o646)
+    statuses, err = _threads(db, folder)
+    assert statuses == TRUE
+    assert "it is ignored" in err and str(path.parent) in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "link"])
+def test_a_cache_file_that_is_no_regular_file_is_ignored_without_hanging(
+    tmp_path: Path, kind: str
+) -> None:
+    db, folder, path = _db_and_poisoned_cache(tmp_path)
+    planted = tmp_path / "planted.json"
+    path.rename(planted)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero" if kind == "dev-zero" else planted)
+    statuses, err = _threads(db, folder, timeout=30)
+    assert statuses == TRUE and "it is ignored" in err, err
+
+
+def test_a_cache_of_the_wrong_types_is_discarded_with_a_note(tmp_path: Path) -> None:
+    db, folder, path = _db_and_poisoned_cache(tmp_path)
+    doc = json.loads(path.read_bytes())
+    for entry in doc["entries"].values():
+        entry[3], entry[5] = "four", [1, {"x": 2}]
+    path.write_text(json.dumps(doc))
+    statuses, err = _threads(db, folder)
+    assert statuses == TRUE and "damaged and has been discarded" in err, err
+
+
+def test_the_lock_is_never_opened_through_a_dangling_link(tmp_path: Path) -> None:
+    db, folder, path = _db_and_poisoned_cache(tmp_path)
+    path.unlink()
+    target = db.parent / "planted-beside-the-evidence"
+    path.with_suffix(".lock").unlink()
+    path.with_suffix(".lock").symlink_to(target)
+    statuses, err = _threads(db, folder)
+    assert statuses == TRUE and "cannot be written" in err, err
+    assert not target.exists() and sorted(p.name for p in db.parent.iterdir()) == [
+        "checkpoints.db", "checkpoints.effects.jsonl"]  # fmt: skip
+
+
+def test_a_database_replaced_in_place_is_derived_again(tmp_path: Path) -> None:
+    """`cp other.db checkpoints.db`: same path, same inode, the same rowids and ids, another
+    content (the latest checkpoint of t1 says b is due again). The cache holds the statuses
+    it derived itself, right for the file it read; they must not be shown for the new one."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    db, folder, path = _db_and_poisoned_cache(tmp_path)
+    path.unlink()
+    assert _threads(db, folder)[0] == TRUE  # derived and cached, right
+    other = tmp_path / "other.db"
+    other.write_bytes(db.read_bytes())
+    with contextlib.closing(sqlite3.connect(other, check_same_thread=False)) as conn:
+        saver = SqliteSaver(conn)
+        history = list(saver.list({"configurable": {"thread_id": "t1"}}))
+        latest, before = history[0], history[1]
+        conn.execute("UPDATE checkpoints SET checkpoint = (SELECT checkpoint FROM checkpoints WHERE "
+                     "thread_id = 't1' AND checkpoint_id = ?) WHERE thread_id = 't1' AND checkpoint_id = ?",
+                     (before.config["configurable"]["checkpoint_id"],
+                      latest.config["configurable"]["checkpoint_id"]))  # fmt: skip
+        conn.commit()
+    inode = db.stat().st_ino
+    subprocess.run(["cp", "-p", str(other), str(db)], check=True)
+    assert db.stat().st_ino == inode
+    fresh = _threads(db, tmp_path / "empty-cache")[0]
+    assert fresh["t1"] != "completed"  # what the new content says
+    assert _threads(db, folder)[0] == fresh
+
+
+def test_a_cache_folder_inside_the_evidence_folder_is_refused(tmp_path: Path) -> None:
+    db, _, _ = _db_and_poisoned_cache(tmp_path)
+    inside = db.parent / "sub" / "cache"
+    statuses, err = _threads(db, inside)
+    assert statuses == TRUE and "inside a folder of evidence" in err, err
+    assert not (db.parent / "sub").exists()
