@@ -459,3 +459,179 @@ def test_a_cache_folder_inside_the_evidence_folder_is_refused(tmp_path: Path) ->
     statuses, err = _threads(db, inside)
     assert statuses == TRUE and "inside a folder of evidence" in err, err
     assert not (db.parent / "sub").exists()
+
+
+# -- 2 and 4. bundles: one reader that trusts nothing before it matched -------------------------
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real bundle of a real `linear` thread with its effects log."""
+    from hardening_data import linear_db
+
+    from replaylens.bundle import make_bundle
+
+    root = tmp_path_factory.mktemp("bundle")
+    db = linear_db(root / "checkpoints.db", ["t"])
+    out = root / "incident.zip"
+    make_bundle(db, "t", db.with_suffix(".effects.jsonl"), out)
+    return out
+
+
+def _rezip(src: Path, dst: Path, *, manifest: Any = None, raw_manifest: bytes | None = None,
+           extra: list[tuple[str, bytes]] = (), drop: tuple[str, ...] = ()) -> Path:  # fmt: skip
+    """The bundle rewritten: its manifest replaced (as a dict or as raw bytes), entries added."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if info.filename in drop:
+                continue
+            if info.filename == "manifest.json" and (
+                manifest is not None or raw_manifest is not None
+            ):
+                zout.writestr(
+                    "manifest.json",
+                    raw_manifest if raw_manifest is not None else json.dumps(manifest),
+                )
+            else:
+                zout.writestr(info.filename, zin.read(info.filename))
+        for name, data in extra:
+            zinfo = zipfile.ZipInfo(name)
+            zout.writestr(zinfo, data)
+    return dst
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        return json.loads(zf.read("manifest.json"))
+
+
+def _refused(path: Path, *words: str) -> str:
+    """`replay` of a hostile bundle: exit 2, one sentence, no traceback, nothing left in the
+    temporary folder."""
+    leftovers = set(Path(tempfile.gettempdir()).glob("replaylens-bundle-*"))
+    code, out, err = _run_cli("replay", str(path), "--thread", "t")
+    assert code == 2 and out == "", (out, err)
+    lines = err.strip().split("\n")
+    assert len(lines) == 1 and lines[0].startswith("replaylens: ") and "Traceback" not in err, err
+    for word in words:
+        assert word in err, err
+    assert set(Path(tempfile.gettempdir()).glob("replaylens-bundle-*")) <= leftovers
+    return err
+
+
+def test_manifest_entries_outside_the_bundle_are_refused(bundle: Path, tmp_path: Path) -> None:
+    """The snapshot and effects entries named `../` or absolute paths (read before, with no
+    digest check, and allowed under serve): refused, whatever the file holds."""
+    import shutil
+
+    outside = tmp_path / "outside.db"
+    shutil.copy(bundle.parent / "checkpoints.db", outside)
+    for key, value in [("snapshot", "../outside.db"), ("snapshot", str(outside)), ("effects", "../x.jsonl"),
+                       ("effects", "/etc/passwd"), ("snapshot", "notlisted.db")]:  # fmt: skip
+        manifest = _manifest(bundle)
+        manifest[key] = value
+        _refused(_rezip(bundle, tmp_path / "b.zip", manifest=manifest), key)
+    manifest = _manifest(bundle)
+    manifest["files"]["../../escape.txt"] = {"sha256": "0" * 64, "bytes": 1}
+    _refused(
+        _rezip(bundle, tmp_path / "b.zip", manifest=manifest, extra=[("../../escape.txt", b"x")])
+    )
+    assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_odd_and_duplicate_names_are_one_sentence(bundle: Path, tmp_path: Path) -> None:
+    import warnings
+
+    cases = {
+        "dot": [(".", b"x")],
+        "file then folder": [("report.md/inner", b"x")],
+        "nul": [("a\x00b", b"x")],
+        "duplicate": [("checkpoints.db", b"not the snapshot")],
+        "deep": [("/".join(["d"] * 50) + "/f", b"x")],
+        "unlisted": [("extra.txt", b"x")],
+    }
+    for why, extra in cases.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile's "Duplicate name" warning
+            path = _rezip(bundle, tmp_path / f"{why.replace(' ', '-')}.zip", extra=extra)
+        _refused(path)
+
+
+def test_a_manifest_nested_200000_deep_or_too_large_is_refused_before_it_is_read(
+    bundle: Path, tmp_path: Path
+) -> None:
+    _refused(_rezip(bundle, tmp_path / "deep.zip", raw_manifest=b"[" * 200_000 + b"]" * 200_000))
+    big = b'{"files": {}, "pad": "' + b" " * (64 * 2**20) + b'"}'
+    _refused(_rezip(bundle, tmp_path / "big.zip", raw_manifest=big), "manifest.json")
+
+
+def test_ten_thousand_entries_are_refused_by_count(bundle: Path, tmp_path: Path) -> None:
+    path = _rezip(bundle, tmp_path / "many.zip", extra=[(f"e/{i}", b"") for i in range(10_000)])
+    _refused(path, "10,0")
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(bundle: Path, tmp_path: Path) -> None:
+    """512 MiB of zeros in about 500 KiB, listed with its true size and digest (a consistent
+    rewrite) and with the original's size: neither is inflated."""
+    import hashlib
+    import zipfile
+
+    size, chunk = 512 * 2**20, bytes(2**20)
+    digest = hashlib.sha256()
+    for _ in range(size // len(chunk)):
+        digest.update(chunk)
+    for honest in (True, False):
+        path = tmp_path / f"bomb-{honest}.zip"
+        manifest = _manifest(bundle)
+        original = manifest["files"]["history.json"]
+        if honest:
+            manifest["files"]["history.json"] = {"sha256": digest.hexdigest(), "bytes": size}
+        _rezip(bundle, path, manifest=manifest, drop=("history.json",))
+        with (
+            zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as zf,
+            zf.open("history.json", "w", force_zip64=True) as fh,
+        ):
+            for _ in range(size // len(chunk)):
+                fh.write(chunk)
+        assert path.stat().st_size < 2 * 2**20 and original["bytes"] < size
+        _refused(path, "history.json")
+
+
+def test_the_bundle_digest_is_printed_to_cite_and_a_consistent_rewrite_shows_another(
+    bundle: Path, tmp_path: Path
+) -> None:
+    """`bundle` prints the zip's sha256 and says it is a checksum, not a signature; reading a
+    bundle says its sha256 (stderr) and the report cites it. A bundle rewritten consistently
+    (a file and its manifest digest together) opens, and shows another sha256."""
+    import hashlib
+
+    from hardening_data import linear_db
+
+    db = linear_db(tmp_path / "checkpoints.db", ["t"])
+    out = tmp_path / "fresh.zip"
+    code, printed, _ = _run_cli("bundle", str(db), "--thread", "t", "--out", str(out))
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    assert (
+        code == 0
+        and f"bundle sha256: {digest}" in printed
+        and "checksum, not a signature" in printed
+    )
+    code, report, err = _run_cli("report", str(out), "--thread", "t")
+    assert code == 0 and digest in report and f"sha256 {digest}" in err
+    manifest = _manifest(out)
+    plan = json.dumps({"forged": True}).encode()
+    import hashlib as h
+
+    manifest["files"]["plan.json"] = {"sha256": h.sha256(plan).hexdigest(), "bytes": len(plan)}
+    forged = _rezip(
+        out,
+        tmp_path / "forged.zip",
+        manifest=manifest,
+        drop=("plan.json",),
+        extra=[("plan.json", plan)],
+    )
+    code, report2, err2 = _run_cli("report", str(forged), "--thread", "t")
+    other = hashlib.sha256(forged.read_bytes()).hexdigest()
+    assert code == 0 and other != digest and other in report2 and digest not in report2 + err2

@@ -502,7 +502,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     plan, _thread = _plan(args)
     # A file as the user typed it (relative stays relative); a Postgres source by its
     # redacted label, never the connection string.
-    database = (
+    database = getattr(args, "bundle_label", None) or (
         args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
     )
     sys.stdout.write(incident_markdown(plan, database=database, effects_log=args.effects))
@@ -728,7 +728,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from replaylens.bundle import make_bundle
+    from replaylens.bundle import CHECKSUM_NOTE, make_bundle, sha256_file
 
     if _names_postgres(args.db):
         raise ReplaylensError(
@@ -748,6 +748,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     )
     for name, info in manifest["files"].items():
         print(f"  {info['sha256']}  {info['bytes']:>12,}  {safe(name)}")
+    print(f"bundle sha256: {sha256_file(Path(args.out))}  {safe(args.out)}")
+    print(CHECKSUM_NOTE)
     return 0
 
 
@@ -763,6 +765,11 @@ def _refuse_evidence_out(args: argparse.Namespace) -> None:
     refuse_evidence_out(args.out, [*evidence, *getattr(args, "bundle_paths", [])])
 
 
+def _bundle_note(bundle: Any) -> None:
+    print(f"note: bundle {safe(bundle.path)}: sha256 {bundle.sha256}; its {len(bundle.manifest['files'])} "
+          "files match the sha256 its manifest gives (a checksum, not a signature)", file=sys.stderr)  # fmt: skip
+
+
 def open_bundles(args: argparse.Namespace) -> list[Any]:
     """A bundle zip given as the database: verified, extracted privately, its snapshot and
     effects log used as DB and --effects (unless --effects names another log)."""
@@ -772,7 +779,9 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
     if isinstance(getattr(args, "db", None), str) and is_bundle(args.db):
         bundle = open_bundle(args.db)
         opened.append(bundle)
+        _bundle_note(bundle)
         args.bundle_paths = [args.db]
+        args.bundle_label = f"{bundle.manifest['snapshot']} in bundle {bundle.citation()}"
         args.db = str(bundle.db)
         if hasattr(args, "effects") and not args.effects and bundle.effects is not None:
             args.effects = str(bundle.effects)
@@ -780,6 +789,7 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
         if isinstance(path, str) and is_bundle(path):
             bundle = open_bundle(path)
             opened.append(bundle)
+            _bundle_note(bundle)
             args.paths[i] = str(bundle.db)
             if not getattr(args, "effects", None) and bundle.effects is not None:
                 args.effects = str(bundle.effects)
