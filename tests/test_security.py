@@ -635,3 +635,187 @@ def test_the_bundle_digest_is_printed_to_cite_and_a_consistent_rewrite_shows_ano
     code, report2, err2 = _run_cli("report", str(forged), "--thread", "t")
     other = hashlib.sha256(forged.read_bytes()).hexdigest()
     assert code == 0 and other != digest and other in report2 and digest not in report2 + err2
+
+
+# -- 9. round two's leftovers: terminal bytes on the Thread page ------------------------------
+TERMINAL = "t\x1b[31mred\x07bell\x9b2Jcsi\x1b]0;title\x07"
+
+
+def _json_strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _json_strings(k, out)
+            _json_strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _json_strings(v, out)
+
+
+def _strings(message: Any, out: list[str]) -> None:
+    """Every string field of a protobuf message, nested ones included."""
+    for _field, value in message.ListFields():
+        for item in (
+            value
+            if isinstance(value, list | tuple)
+            or hasattr(value, "__len__")
+            and not isinstance(value, str | bytes)
+            and not hasattr(value, "ListFields")
+            else [value]
+        ):
+            if isinstance(item, str):
+                out.append(item)
+                if item[:1] in "{[":  # a chart's spec: its strings are what the browser draws
+                    with contextlib.suppress(ValueError, RecursionError):
+                        _json_strings(json.loads(item), out)
+            elif hasattr(item, "ListFields"):
+                _strings(item, out)
+
+
+def _every_text(at: Any) -> list[str]:
+    """Every string an AppTest run sent to the browser: element values, labels, options,
+    help texts, and the cells of every table."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        proto = getattr(node, "proto", None)
+        if hasattr(proto, "ListFields"):
+            _strings(proto, out)
+        children = getattr(node, "children", None)
+        for child in children.values() if isinstance(children, dict) else []:
+            walk(child)
+
+    walk(at._tree)
+    for df in at.dataframe:
+        out += [str(v) for v in df.value.astype(str).to_numpy().ravel()]
+        out += [str(c) for c in df.value.columns]
+    return out
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+@pytest.mark.parametrize(
+    "view", ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report", "Time travel"]
+)
+def test_terminal_bytes_of_a_thread_id_never_reach_the_thread_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view: str
+) -> None:
+    from hardening_data import linear_db
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.dashboard import APP
+
+    db = linear_db(tmp_path / "served" / "term.db", [TERMINAL, "plain"])
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # one damaged row: a problem
+        conn.execute("UPDATE checkpoints SET metadata = ? WHERE thread_id = ? AND checkpoint_id = "
+                     "(SELECT MIN(checkpoint_id) FROM checkpoints WHERE thread_id = ?)",
+                     ('{"step": ' + "9" * 5000 + "}", TERMINAL, TERMINAL))  # fmt: skip
+    log = db.with_suffix(".effects.jsonl")  # and a line of the log that is not JSON
+    log.write_text(log.read_text() + f'{{"thread_id": {json.dumps(TERMINAL)}, "node": \n')
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(db.parent)]))
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params.update(db=str(db), thread=TERMINAL, view=view)
+    at.switch_page("screens/thread.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="_sel_thread").value == TERMINAL
+    texts = _every_text(at)
+    assert any("red" in t and "bell" in t for t in texts), "the thread id is shown"
+    found = [t for t in texts if any(c in t for c in "\x1b\x07\x9b")]
+    assert not found, found[:5]
+
+
+# -- 7. throw-away servers and graph children never outlive their campaign ---------------------
+CAMPAIGN_CHILD = """
+import sys
+from replaylens.killtest._runner import ChildSpec, child_env, run_child, stop_on_signals
+spec = ChildSpec(graph="replaylens.examples.graphs:linear", db=sys.argv[1], thread_id="t",
+                 durability="sync", input={"visited": []})
+env = child_env(effects_log=sys.argv[2], extra={"REPLAYLENS_EXAMPLE_SLEEP": "120"})
+with stop_on_signals():
+    run_child(spec, env=env, timeout=300)
+"""
+CAMPAIGN_SERVER = """
+import sys
+from replaylens.killtest._runner import stop_on_signals
+from replaylens.killtest.pgserver import start_server
+with stop_on_signals():
+    server = start_server()
+    try:
+        print("ready", server.process.pid, server.root, flush=True)
+        sys.stdin.read()  # until the test signals this process
+    finally:
+        server.stop()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    """Whether the process has ended by the deadline (its exit polled: nothing else to wait on)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def _campaign(script: str, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "lib")}
+    return subprocess.Popen([sys.executable, "-c", script, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)  # fmt: skip
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGKILL"])
+def test_the_graph_child_dies_with_its_campaign(tmp_path: Path, sig: str) -> None:
+    """Signalled once the child's node has started (its effect line, written by the child,
+    names its pid), the child is gone within seconds, though its node sleeps two minutes."""
+    import signal
+    import time
+
+    log = tmp_path / "effects.jsonl"
+    parent = _campaign(CAMPAIGN_CHILD, str(tmp_path / "c.db"), str(log))
+    try:
+        deadline = time.monotonic() + 60
+        while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the event: the child's first effect line
+        child = json.loads(log.read_text().splitlines()[0])["pid"]
+        assert _alive(child) and child != parent.pid
+        os.kill(parent.pid, getattr(signal, sig))
+        parent.wait(timeout=30)
+        assert _gone_within(child, 10), f"the graph child {child} outlived its campaign ({sig})"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
+@pytest.mark.usefixtures("pg_cluster")  # the server binaries are there (else the fixture says why)
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGKILL"])
+def test_the_throw_away_server_dies_with_its_campaign(sig: str) -> None:
+    """Signalled on the server's readiness line: its postmaster ends and its folder is removed."""
+    import signal
+
+    parent = _campaign(CAMPAIGN_SERVER)
+    try:
+        assert parent.stdout is not None
+        word, pid, root = parent.stdout.readline().split()
+        assert word == "ready" and _alive(int(pid)) and Path(root).is_dir()
+        os.kill(parent.pid, getattr(signal, sig))
+        parent.wait(timeout=30)
+        assert _gone_within(int(pid), 20), f"the server {pid} outlived its campaign ({sig})"
+        import time
+
+        end = time.monotonic() + 20
+        while Path(root).exists() and time.monotonic() < end:
+            time.sleep(0.05)  # the watchdog's rmtree, polled
+        assert not Path(root).exists(), f"{root} was left behind ({sig})"
+    finally:
+        if parent.poll() is None:
+            parent.kill()

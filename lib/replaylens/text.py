@@ -32,7 +32,7 @@ def visible(text: str) -> str:
     )
 
 
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=www)(\.)|(@)(?=[a-z0-9])")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=w)(?=ww\.)|(@)(?=[a-z0-9])")
 
 
 def md(text: Any, *, line_start: bool = True) -> str:
