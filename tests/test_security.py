@@ -819,3 +819,38 @@ def test_the_throw_away_server_dies_with_its_campaign(sig: str) -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_the_page_cites_the_bundle_it_reads_and_ignores_a_planted_note(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+    import shutil
+
+    from streamlit.testing.v1 import AppTest
+
+    from replaylens.bundle import BUNDLE_NOTE, open_bundle
+    from replaylens.dashboard import APP
+
+    digest = hashlib.sha256(bundle.read_bytes()).hexdigest()
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    shutil.copy(bundle.parent / "checkpoints.db", planted / "checkpoints.db")
+    (planted / BUNDLE_NOTE).write_text(json.dumps({"bundle": "forged.zip", "sha256": "f" * 64}))
+    opened = open_bundle(bundle)
+    try:
+        captions = {}
+        for db in (opened.db, planted / "checkpoints.db"):
+            monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(db)]))
+            at = AppTest.from_file(str(APP), default_timeout=120)
+            at.query_params.update(db=str(db), thread="t")
+            at.switch_page("screens/thread.py")
+            at.run()
+            assert not at.exception, [e.value for e in at.exception]
+            captions[db] = " ".join(str(c.value) for c in at.caption).replace("\\", "")
+    finally:
+        opened.close()
+    assert digest in captions[opened.db] and "checksum, not a signature" in captions[opened.db]
+    assert "f" * 64 not in captions[planted / "checkpoints.db"]
+    assert "evidence bundle" not in captions[planted / "checkpoints.db"]

@@ -409,4 +409,37 @@ def open_bundle(path: str | Path) -> OpenedBundle:
         raise
     db = folder.joinpath(*str(manifest["snapshot"]).split("/"))
     effects = folder.joinpath(*manifest["effects"].split("/")) if manifest.get("effects") else None
-    return OpenedBundle(folder, db, effects, manifest, tmp, p, sha256_file(p))
+    opened = OpenedBundle(folder, db, effects, manifest, tmp, p, sha256_file(p))
+    note = {"bundle": str(p.resolve()), "sha256": opened.sha256,
+            "files": {name: digest for name, (digest, _) in listed.items()}}  # fmt: skip
+    (folder / BUNDLE_NOTE).write_text(
+        json.dumps(note)
+    )  # for the pages: what they show came from it
+    return opened
+
+
+BUNDLE_NOTE = "replaylens-bundle.json"
+"""Written by open_bundle into its private folder, beside the verified snapshot."""
+
+
+def bundle_of(db: Path) -> dict[str, Any] | None:
+    """The bundle a served database was verified from ({"bundle", "sha256", "files"}), or
+    None. Only a folder open_bundle made counts: named `replaylens-bundle-*` in the temporary
+    folder, this user's and private, so a note planted beside other evidence shows nothing."""
+    folder = Path(db).parent
+    try:
+        st = folder.lstat()
+        if (
+            folder.parent.resolve() != Path(tempfile.gettempdir()).resolve()
+            or not folder.name.startswith("replaylens-bundle-")
+            or st.st_uid != os.geteuid()
+            or st.st_mode & 0o077
+        ):
+            return None
+        raw = (folder / BUNDLE_NOTE).read_bytes()[:MAX_MANIFEST_BYTES]
+        note = json.loads(raw)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(note, dict) or not isinstance(note.get("sha256"), str):
+        return None
+    return note
