@@ -145,7 +145,7 @@ def _cli_blocks(db: Path, thread_id: str) -> tuple[list[str], list[str]]:
     return ["\n".join(b) for b in blocks], [m["code"] for m in moves]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=hs.sampled_from(["failed", "asked", "nested", "two"]),
     thread_id=hostile,
@@ -656,14 +656,8 @@ def _json_strings(value: Any, out: list[str]) -> None:
 def _strings(message: Any, out: list[str]) -> None:
     """Every string field of a protobuf message, nested ones included."""
     for _field, value in message.ListFields():
-        for item in (
-            value
-            if isinstance(value, list | tuple)
-            or hasattr(value, "__len__")
-            and not isinstance(value, str | bytes)
-            and not hasattr(value, "ListFields")
-            else [value]
-        ):
+        single = isinstance(value, str | bytes | int | float) or hasattr(value, "ListFields")
+        for item in [value] if single else value:  # a repeated field: its items
             if isinstance(item, str):
                 out.append(item)
                 if item[:1] in "{[":  # a chart's spec: its strings are what the browser draws
@@ -694,9 +688,7 @@ def _every_text(at: Any) -> list[str]:
 
 
 @pytest.mark.usefixtures("fresh_streamlit")
-@pytest.mark.parametrize(
-    "view", ["Checkpoints", "Writes", "State", "Graph", "Effects", "Report", "Time travel"]
-)
+@pytest.mark.parametrize("view", ["Checkpoints", "State", "Report"])
 def test_terminal_bytes_of_a_thread_id_never_reach_the_thread_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view: str
 ) -> None:
