@@ -846,3 +846,52 @@ def test_the_page_cites_the_bundle_it_reads_and_ignores_a_planted_note(
     assert digest in captions[opened.db] and "checksum, not a signature" in captions[opened.db]
     assert "f" * 64 not in captions[planted / "checkpoints.db"]
     assert "evidence bundle" not in captions[planted / "checkpoints.db"]
+
+
+@pytest.mark.usefixtures("pg_cluster")
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
+def test_killtest_pg_ephemeral_leaves_no_server_when_killed(tmp_path: Path, sig: str) -> None:
+    """The attack as the issue tried it: `replaylens killtest --pg-ephemeral`, signalled once
+    its first run is recorded (the progress line; the manifest then names the server's
+    port). No postgres on that port, and no graph child, is left running."""
+    import re
+    import signal
+
+    out = tmp_path / "campaign"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "lib"), str(REPO)])}
+    proc = subprocess.Popen([sys.executable, "-m", "replaylens.cli", "killtest", "replaylens.examples.graphs:linear",
+                             "--out", str(out), "--pg-ephemeral", "--modes", "sync", "--runs", "3",
+                             "--kill-at", "b", "--sleep", "0.5", "--input", '{"visited": []}'],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # the event: the first run's progress line
+        assert line, "the campaign ended before its first run"
+        port = re.search(r":(\d+)/", json.loads((out / "manifest.json").read_text())["dsn"]).group(
+            1
+        )
+        servers = [p for p in _pids_with(f"-p\0{port}\0") if p != proc.pid]
+        assert servers, "the throw-away server is running"
+        os.kill(proc.pid, getattr(signal, sig))
+        proc.wait(timeout=60)
+        for pid in servers:
+            assert _gone_within(pid, 30), (
+                f"postgres {pid} on port {port} outlived the campaign ({sig})"
+            )
+        assert not [p for p in _pids_with(str(out)) if _alive(p)], (
+            "a graph child outlived the campaign"
+        )
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def _pids_with(needle: str) -> list[int]:
+    """Processes whose command line holds `needle` (arguments joined by NUL)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if needle.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
