@@ -407,7 +407,9 @@ def test_md_leaves_no_markdown_character_unescaped(text: str) -> None:
     flat = visible(text).replace("\r", " ").replace("\n", " ").replace("\t", " ")
     expected = re.sub(r"^ +", lambda m: "\u00a0" * len(m.group()), flat)
     assert "".join(plain).replace("\u2060", "") == expected
-    assert not re.search(r"(?i)[a-z0-9]:(?=//)|www\.(?!\u2060)", "".join(plain))  # no autolink left
+    assert not re.search(
+        r"(?i)[a-z0-9]:(?=//)|www\.", "".join(plain)
+    )  # no autolink left (GFM links "www." even with a joiner after it)
     from markdown_it import MarkdownIt
 
     rendered = MarkdownIt("commonmark").render(out)

@@ -27,6 +27,8 @@ EVIL = "evil.example"
 NODE = f'<a href="http://{EVIL}/n">N</a><b>B</b><span style="color:red">S</span>'
 MD = f"![i](http://{EVIL}/i.png) [l](http://{EVIL}/l) :material/home: :red[R] **M**"
 HTML = f"<img src=http://{EVIL}/x.png onerror=alert(1)>"
+WWW = f"www.{EVIL}/w www\u2060.{EVIL}/j"
+"""Bare addresses GitHub-flavoured Markdown links by itself (issue 27.9: also with a word joiner)."""
 THREAD = f"t {MD} {HTML}"
 DB_NAME = f"x {MD.replace('/', '_')} {HTML.replace('/', '_')}.db"
 
@@ -44,7 +46,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     campaign = served / "campaign"
     campaign.mkdir()
     (campaign / "manifest.json").write_text(json.dumps({
-        "name": f"{MD} {HTML}",
+        "name": f"{MD} {HTML} {WWW}",
         "graph": "replaylens.examples.graphs:linear",
         "runs": [{"run": 1, "mode": NODE, "thread_id": THREAD, "db_at_kill": str(db), "db_after_resume": str(db),
                   "effect_lines_at_kill": 2, "effect_lines_after_resume": 2, "resume": {"ok": True}}],

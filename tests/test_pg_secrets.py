@@ -6,6 +6,7 @@ processes, their /proc/<pid>/cmdline and stderr, and the served page in real Chr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -258,3 +259,76 @@ def test_no_label_or_scrubbed_message_holds_the_password(
         for form in forms(password):
             assert form not in text, (form, text)
     assert "db.internal" in label
+
+
+# -- issue 27, point 8: every command, a key=value DSN with a password, from a file and env: ----
+def _every_cmdline() -> str:
+    """Every process's command line on this machine, as any user could read it (`ps`)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                out.append((entry / "cmdline").read_bytes().decode(errors="replace"))
+    return "\n".join(out)
+
+
+def _run_watched(
+    args: list[str], env: dict[str, str], password: str
+) -> subprocess.CompletedProcess[str]:
+    """Run one command and read every command line of the machine while it runs."""
+    full = {**os.environ, "PYTHONPATH": str(REPO / "lib"), **env}
+    proc = subprocess.Popen([sys.executable, "-m", "replaylens.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=full)  # fmt: skip
+    seen = []
+    while proc.poll() is None:  # not a wait for anything: a look at /proc on every turn
+        seen.append(_every_cmdline())
+    out, err = proc.communicate(timeout=120)
+    for cmdlines in seen:
+        assert_clean(cmdlines.replace("Traceback", ""), password)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("given", ["dsn-file", "env"])
+def test_every_command_keeps_a_keyvalue_password_out_of_everything_it_writes(
+    pgdb: str, pg_cluster: PgServer, tmp_path: Path, given: str
+) -> None:
+    password = pg_cluster.password
+    keyvalue = (f"host=127.0.0.1 port={pg_cluster.port} user={SUPERUSER} password={password} "
+                "dbname=replaylens_secrets")  # fmt: skip
+    (tmp_path / "dsn.txt").write_text(keyvalue + "\n")
+    cache = tmp_path / "cache"
+    env = {"CHECKPOINT_DSN": keyvalue, "REPLAYLENS_CACHE_DIR": str(cache)}
+    source = (
+        ["--dsn-file", str(tmp_path / "dsn.txt")] if given == "dsn-file" else ["env:CHECKPOINT_DSN"]
+    )
+    out = tmp_path / "out"
+    commands = [
+        ["threads"], ["thread", "--thread", THREAD], ["thread", "--thread", "missing"],
+        ["replay", "--thread", THREAD, "--json"], ["replay", "--thread", "missing"],
+        ["report", "--thread", THREAD], ["incident", "--json"], ["export", "--thread", THREAD, "--out", str(out / "history.json")],
+        ["bundle", "--thread", THREAD, "--out", str(out / "bundle.zip")],
+    ]  # fmt: skip
+    out.mkdir()
+    for command in commands:
+        done = _run_watched([command[0], *source, *command[1:]], env, password)
+        assert_clean(done.stdout + done.stderr, password)
+        assert "REPLAYLENS_ARGV_DSN" not in done.stderr
+        if "missing" in command:
+            assert done.returncode == 2 and "lists them all" in done.stderr, done.stderr
+            retype = "--dsn-file" if given == "dsn-file" else "env:CHECKPOINT_DSN"
+            assert f"'replaylens threads {retype}" in done.stderr, done.stderr
+        elif command[0] != "bundle":  # a bundle copies a SQLite file: one sentence for Postgres
+            assert done.returncode == 0, (command, done.stderr[-800:])
+    assert (out / "history.json").stat().st_size > 0
+    for path in [*out.rglob("*"), *cache.rglob("*")]:
+        if path.is_file():
+            assert_clean(path.read_bytes().decode(errors="replace"), password)
+
+
+def test_the_hint_never_names_the_variable_argv_was_moved_to(
+    pgdb: str, pg_cluster: PgServer
+) -> None:
+    done = run_cli("replay", pgdb, "--thread", "missing")
+    assert done.returncode == 2 and "lists them all" in done.stderr, done.stderr
+    assert "REPLAYLENS_ARGV_DSN" not in done.stderr
+    assert_clean(done.stderr, pg_cluster.password)

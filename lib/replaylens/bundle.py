@@ -15,10 +15,13 @@
   and the history export (`replaylens.export`), computed from the snapshot;
 - `manifest.json`: the sha256 and size of every file above, when and from where.
 
-`open_bundle` checks every sha256 against the manifest before anything is read, then
-extracts into a private temporary folder, so the CLI (`replaylens replay bundle.zip
---thread T`) and the dashboard (`replaylens serve bundle.zip`) show the same answers as
-the originals did.
+`open_bundle` refuses a zip that is not exactly such a bundle (odd or duplicate names,
+too many entries, a manifest too large or naming files outside itself, sizes past the cap)
+before anything is inflated, then extracts into a private temporary folder, hashing each
+file as it is written; only when every sha256 matches are the snapshot and the log used,
+so the CLI (`replaylens replay bundle.zip --thread T`) and the dashboard (`replaylens
+serve bundle.zip`) show the same answers as the originals did. A sha256 is a checksum,
+not a signature (CHECKSUM_NOTE): the bundle's own digest is printed to be cited.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -350,6 +354,162 @@ def make_postgres_bundle(
         source.close()
 
 
+# -- reading a bundle: the zip is not trusted until every byte of it matched ------------------
+MAX_ENTRIES = 64
+"""A bundle replaylens writes holds about ten files."""
+MAX_MANIFEST_BYTES = 4 * 2**20
+MAX_NAME_DEPTH = 4
+MAX_RATIO = 200
+"""Inflated size per compressed byte past which a large entry is a zip bomb, not a database
+(a SQLite file or a log compresses tens of times; zeros a thousand times)."""
+RATIO_FROM = 16 * 2**20
+MAX_BYTES = 64 * 2**30
+"""Total inflated size a bundle may have; the free space of the temporary folder is checked
+too, before anything is written."""
+_HEX64 = frozenset("0123456789abcdef")
+CHECKSUM_NOTE = (
+    "A bundle's sha256 is a checksum, not a signature: it shows the files are those its "
+    "manifest lists, not who made them (whoever rewrites a file can rewrite the manifest too). "
+    "Cite the bundle's own sha256 in the write-up and keep a copy where it cannot be changed."
+)
+
+
+def _name_problem(name: object) -> str | None:
+    """Why an entry or manifest name cannot be a file of the bundle (None: it can)."""
+    if not isinstance(name, str) or not name:
+        return "is not a file name"
+    if "\x00" in name or "\\" in name or any(ord(c) < 32 for c in name):
+        return "holds a NUL, a backslash or a control character"
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "is an absolute path"
+    parts = name.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return "has an empty, '.' or '..' part"
+    if len(parts) > MAX_NAME_DEPTH:
+        return f"is nested more than {MAX_NAME_DEPTH} folders deep"
+    return None
+
+
+def _bad(p: Path, what: str) -> BundleError:
+    return BundleError(f"{p}: {what}; it is not opened.")
+
+
+def _check_entries(p: Path, infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
+    """The zip's entries by name, after refusing too many, odd names, duplicates and a name
+    that is both a file and a folder."""
+    if len(infos) > MAX_ENTRIES:
+        raise _bad(p, f"the zip holds {len(infos):,} entries, more than a bundle's {MAX_ENTRIES}")
+    by_name: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        why = _name_problem(info.filename)
+        if why is not None or info.is_dir():
+            raise _bad(p, f"the zip entry {info.filename!r} {why or 'is a folder'}")
+        if info.filename in by_name:  # unzip reads the first, zipfile the last: never guess
+            raise _bad(p, f"the zip holds {info.filename!r} twice")
+        by_name[info.filename] = info
+    for name in by_name:
+        for i in range(1, name.count("/") + 1):
+            folder = name.rsplit("/", i)[0]
+            if folder in by_name:
+                raise _bad(p, f"{folder!r} is both a file and a folder in the zip")
+    return by_name
+
+
+def _read_manifest(p: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo | None) -> dict[str, Any]:
+    if info is None:
+        raise BundleError(f"{p}: has no {MANIFEST}; it is not a replaylens bundle.")
+    if info.file_size > MAX_MANIFEST_BYTES:
+        raise _bad(
+            p, f"its {MANIFEST} is {info.file_size:,} bytes, more than {MAX_MANIFEST_BYTES:,}"
+        )
+    try:
+        with zf.open(info) as fh:
+            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise _bad(p, f"its {MANIFEST} inflates past {MAX_MANIFEST_BYTES:,} bytes")
+        manifest = json.loads(raw)
+    except BundleError:
+        raise
+    except RecursionError:
+        raise _bad(p, f"its {MANIFEST} is nested too deeply") from None
+    except (ValueError, OSError, zipfile.BadZipFile, NotImplementedError) as exc:
+        raise BundleError(
+            f"{p}: has no readable {MANIFEST} ({type(exc).__name__}); it is not a replaylens bundle."
+        ) from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        raise BundleError(f"{p}: {MANIFEST} lists no files.")
+    return manifest
+
+
+def _check_manifest(
+    p: Path, manifest: dict[str, Any], entries: dict[str, zipfile.ZipInfo]
+) -> dict[str, tuple[str, int]]:
+    """Every file the manifest lists (name -> (sha256, bytes)), each a well-formed entry of
+    the zip of the declared size; the snapshot and the effects log among them."""
+    listed: dict[str, tuple[str, int]] = {}
+    for name, info in manifest["files"].items():
+        why = _name_problem(name)
+        if why is not None:
+            raise _bad(p, f"the manifest names {name!r}, which {why} (outside the bundle)")
+        digest = info.get("sha256") if isinstance(info, dict) else None
+        size = info.get("bytes") if isinstance(info, dict) else None
+        if not (isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX64):
+            raise _bad(p, f"the manifest gives {name!r} no sha256")
+        if type(size) is not int or size < 0:
+            raise _bad(p, f"the manifest gives {name!r} no size in bytes")
+        if name not in entries:
+            raise BundleError(
+                f"{p}: {name} is in the manifest but not in the zip; it is not opened."
+            )
+        packed = max(1, entries[name].compress_size)
+        if size > RATIO_FROM and size / packed > MAX_RATIO:
+            raise _bad(
+                p,
+                f"{name} would inflate {size // packed:,} times ({packed:,} to {size:,} bytes), a zip bomb",
+            )
+        if entries[name].file_size != size:
+            raise _bad(
+                p,
+                f"{name} is {entries[name].file_size:,} bytes in the zip, the manifest says {size:,}",
+            )
+        listed[name] = (digest, size)
+    extra = sorted(set(entries) - set(listed) - {MANIFEST})
+    if extra:
+        raise _bad(p, f"the zip holds {extra[0]!r}, which the manifest does not list")
+    for key in ("snapshot", "effects"):
+        value = manifest.get(key)
+        if value is None and key == "effects":
+            continue
+        if value not in listed:
+            raise _bad(
+                p, f"the manifest's {key} ({str(value)[:80]!r}) is not one of the files it lists"
+            )
+    return listed
+
+
+def _extract(p: Path, zf: zipfile.ZipFile, name: str, digest: str, size: int, folder: Path) -> None:
+    """One entry into the private folder: a new file (never through a link), at most `size`
+    bytes, hashed while written; refused unless the digest is the manifest's."""
+    target = folder.joinpath(*name.split("/"))
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    h = hashlib.sha256()
+    written = 0
+    with zf.open(name) as fin, os.fdopen(os.open(target, flags, 0o600), "wb") as fout:
+        while chunk := fin.read(CHUNK):
+            written += len(chunk)
+            if written > size:
+                raise _bad(p, f"{name} inflates past the {size:,} bytes its manifest gives")
+            h.update(chunk)
+            fout.write(chunk)
+    got = h.hexdigest()
+    if written != size or got != digest:
+        raise BundleError(
+            f"{p}: {name} does not match its sha256 in the manifest ({got[:12]}… against "
+            f"{digest[:12]}…): the bundle was changed after it was made; it is not opened."
+        )
+
+
 @dataclass
 class OpenedBundle:
     """An extracted, verified bundle; `close()` removes the private folder."""
@@ -359,9 +519,16 @@ class OpenedBundle:
     effects: Path | None
     manifest: dict[str, Any]
     _tmp: tempfile.TemporaryDirectory[str]
+    path: Path | None = None
+    sha256: str = ""
+    """The bundle zip's own sha256: what a write-up cites."""
 
     def close(self) -> None:
         self._tmp.cleanup()
+
+    def citation(self) -> str:
+        """`<zip> (sha256 <hex>)`, for reports and notes."""
+        return f"{self.path} (sha256 {self.sha256})"
 
 
 def is_bundle(path: str | Path) -> bool:
@@ -370,56 +537,96 @@ def is_bundle(path: str | Path) -> bool:
         return False
     try:
         with zipfile.ZipFile(p) as zf:
-            return MANIFEST in zf.namelist()
-    except zipfile.BadZipFile:
+            return any(i.filename == MANIFEST for i in zf.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
         return False
 
 
 def open_bundle(path: str | Path) -> OpenedBundle:
-    """Verify every file of the bundle against its manifest, then extract it privately."""
+    """Verify a bundle and extract it into a private temporary folder.
+
+    Before anything is inflated: at most MAX_ENTRIES entries, each name a plain relative
+    path (no '.', '..', NUL, backslash, absolute path, folder entry, duplicate or name that is
+    also a folder), the manifest at most MAX_MANIFEST_BYTES, every file it lists (the
+    snapshot and the effects log included) an entry of the declared size, no entry it does
+    not list, and the total within the cap and the free space. Each file is then hashed as
+    it is written, never past its declared size; anything wrong is one sentence and the
+    folder is removed. The zip's own sha256 is computed for citing."""
     p = Path(path)
     try:
         zf = zipfile.ZipFile(p)
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise BundleError(f"{p}: is not a readable zip file ({exc}).") from exc
+    except (OSError, zipfile.BadZipFile, ValueError) as exc:
+        raise BundleError(f"{p}: is not a readable zip file ({type(exc).__name__}).") from None
     tmp = tempfile.TemporaryDirectory(prefix="replaylens-bundle-")
     folder = Path(tmp.name)
+    os.chmod(folder, 0o700)
     try:
         with zf:
-            try:
-                manifest = json.loads(zf.read(MANIFEST))
-            except (KeyError, ValueError) as exc:
-                raise BundleError(
-                    f"{p}: has no readable {MANIFEST}; it is not a replaylens bundle."
-                ) from exc
-            listed = manifest.get("files") if isinstance(manifest, dict) else None
-            if not isinstance(listed, dict):
-                raise BundleError(f"{p}: {MANIFEST} lists no files.")
-            for name, info in listed.items():
-                target = (folder / name).resolve()
-                if not target.is_relative_to(folder.resolve()) or name.startswith("/"):
-                    raise BundleError(f"{p}: the manifest names {name!r}, outside the bundle.")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    with zf.open(name) as fin, open(target, "wb") as fout:
-                        shutil.copyfileobj(fin, fout, CHUNK)
-                except KeyError as exc:
-                    raise BundleError(
-                        f"{p}: {name} is in the manifest but not in the zip."
-                    ) from exc
-                got = sha256_file(target)
-                if got != info.get("sha256"):
-                    raise BundleError(
-                        f"{p}: {name} does not match its sha256 in the manifest ({got[:12]}… against "
-                        f"{str(info.get('sha256'))[:12]}…): the bundle was changed after it was made."
-                    )
+            entries = _check_entries(p, zf.infolist())
+            manifest = _read_manifest(p, zf, entries.get(MANIFEST))
+            listed = _check_manifest(p, manifest, entries)
+            total = sum(size for _, size in listed.values())
+            if total > MAX_BYTES:
+                raise _bad(
+                    p, f"its files inflate to {total:,} bytes, more than the {MAX_BYTES:,} allowed"
+                )
+            free = shutil.disk_usage(folder).free
+            if total > free:
+                raise _bad(
+                    p,
+                    f"its files inflate to {total:,} bytes and the temporary folder has {free:,} free",
+                )
+            for name, (digest, size) in listed.items():
+                _extract(p, zf, name, digest, size, folder)
+    except BundleError:
+        tmp.cleanup()
+        raise
+    except (
+        OSError,
+        zipfile.BadZipFile,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+    ) as exc:
+        tmp.cleanup()  # zlib's error, a truncated zip, an encrypted entry: one sentence
+        raise BundleError(f"{p}: cannot be read as a bundle ({type(exc).__name__}).") from None
     except BaseException:
         tmp.cleanup()
         raise
-    db = folder / str(manifest.get("snapshot") or "")
-    if not db.is_file():
-        tmp.cleanup()
-        raise BundleError(f"{p}: the manifest names no snapshot database.")
-    effects = folder / manifest["effects"] if manifest.get("effects") else None
-    # The raw copies stay for whoever wants them, but out of the dashboard's listing.
-    return OpenedBundle(folder, db, effects, manifest, tmp)
+    db = folder.joinpath(*str(manifest["snapshot"]).split("/"))
+    effects = folder.joinpath(*manifest["effects"].split("/")) if manifest.get("effects") else None
+    opened = OpenedBundle(folder, db, effects, manifest, tmp, p, sha256_file(p))
+    note = {"bundle": str(p.resolve()), "sha256": opened.sha256,
+            "files": {name: digest for name, (digest, _) in listed.items()}}  # fmt: skip
+    (folder / BUNDLE_NOTE).write_text(
+        json.dumps(note)
+    )  # for the pages: what they show came from it
+    return opened
+
+
+BUNDLE_NOTE = "replaylens-bundle.json"
+"""Written by open_bundle into its private folder, beside the verified snapshot."""
+
+
+def bundle_of(db: Path) -> dict[str, Any] | None:
+    """The bundle a served database was verified from ({"bundle", "sha256", "files"}), or
+    None. Only a folder open_bundle made counts: named `replaylens-bundle-*` in the temporary
+    folder, this user's and private, so a note planted beside other evidence shows nothing."""
+    folder = Path(db).parent
+    try:
+        st = folder.lstat()
+        if (
+            folder.parent.resolve() != Path(tempfile.gettempdir()).resolve()
+            or not folder.name.startswith("replaylens-bundle-")
+            or st.st_uid != os.geteuid()
+            or st.st_mode & 0o077
+        ):
+            return None
+        raw = (folder / BUNDLE_NOTE).read_bytes()[:MAX_MANIFEST_BYTES]
+        note = json.loads(raw)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(note, dict) or not isinstance(note.get("sha256"), str):
+        return None
+    return note

@@ -22,9 +22,20 @@ checkpoint's pending writes change, so a status is stored with exactly that key:
   checked again, as without marks.
 
 The file lives in `REPLAYLENS_CACHE_DIR` (default the platform's user cache folder,
-`~/.cache/replaylens` on Linux), never next to the database and never inside it. It is
-written to a temporary file and renamed over the old one under an advisory lock, so two
-processes never leave half a file; a file that cannot be read is discarded with a note.
+`~/.cache/replaylens` on Linux), never next to the database and never inside a folder of
+evidence. It is written to a temporary file and renamed over the old one under an advisory
+lock, so two processes never leave half a file; a file that cannot be read is discarded
+with a note.
+
+A cache is a file someone could have put there, so it is trusted only as far as it must
+be: the folder and the file must belong to this user and be writable by nobody else (a
+shared folder's file from another user is ignored, with a note), the file must be a
+regular file (opened without following a link, so a FIFO or `/dev/zero` cannot hang or
+fill memory), at most `MAX_BYTES`, and of the exact shape this version writes (anything
+else is discarded with a note). The database's *content stamp* (for SQLite the header's
+file change counter and page count, and the WAL's salts) is stored with the statuses: a
+file replaced in place under the same name and inode (`cp`) has another stamp, and every
+status is derived again.
 """
 
 from __future__ import annotations
@@ -32,10 +43,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -48,8 +60,10 @@ if TYPE_CHECKING:
     from replaylens.sources import ThreadIndexRow
 
 CACHE_ENV = "REPLAYLENS_CACHE_DIR"
-FORMAT = 2
+FORMAT = 3
 """Bumped whenever the stored fields or their meaning change."""
+MAX_BYTES = 512 * 2**20
+"""Largest cache file read: 100,000 threads take about 20 MB."""
 
 
 def default_cache_dir() -> Path:
@@ -88,11 +102,28 @@ def _version() -> str:
     return str(__version__)
 
 
+def _untrusted(st: os.stat_result, what: str, path: Path) -> str | None:
+    """Why a cache file or folder must not be trusted (None: it may be)."""
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        return f"The status cache {what} {path} belongs to another user (uid {st.st_uid}); it is ignored."
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"The status cache {what} {path} is writable by other users; it is ignored."
+    return None
+
+
 class StatusCache:
     """The statuses of one database's threads, keyed by latest checkpoint id and writes key."""
 
-    def __init__(self, database_key: str, directory: Path | None = None) -> None:
+    def __init__(
+        self,
+        database_key: str,
+        directory: Path | None = None,
+        *,
+        content: Callable[[], str | None] | None = None,
+    ) -> None:
         self.directory = directory if directory is not None else cache_dir()
+        self._content_of = content
+        self._content: str | None = None  # the database's content stamp the entries are for
         digest = hashlib.sha256(f"{FORMAT}\0{_version()}\0{database_key}".encode()).hexdigest()[:32]
         self.path = self.directory / f"statuses-{digest}.json"
         self.notes: list[str] = []
@@ -105,7 +136,11 @@ class StatusCache:
     # -- reading ---------------------------------------------------------------------
     def _load(self) -> dict[str, Entry]:
         with self._lock:
+            if self._entries is not None and self._content_of is not None:
+                if self._content_of() != self._content:  # replaced in place since: start over
+                    self._entries, self._dirty = None, {}
             if self._entries is None:
+                self._content = self._content_of() if self._content_of is not None else None
                 self._entries, self._marks, self._stamp = self._read_file()
             return self._entries
 
@@ -120,9 +155,8 @@ class StatusCache:
         self,
     ) -> tuple[dict[str, Entry], dict[str, list[Any]] | None, tuple[int, int, int] | None]:
         """The entries, the change marks and the file's stamp (inode, size, mtime)."""
-        stamp = self._file_stamp()
         try:
-            raw = self.path.read_bytes()
+            raw, stamp = self._read_trusted()
         except FileNotFoundError:
             return {}, None, None
         except OSError as exc:
@@ -130,16 +164,69 @@ class StatusCache:
                 f"The status cache {self.path} cannot be read ({exc.strerror}); statuses are derived."
             )
             return {}, None, None
+        if raw is None:
+            return {}, None, None
         with collector_paused():  # a list per thread, no cycles (see replaylens._bulk)
             parsed = _parse(raw)
         if parsed is None:
             self.notes.append(
-                f"The status cache {self.path} was damaged and has been discarded; every status is derived again."
+                f"The status cache {self.path} was damaged and has been discarded (it is not "
+                "what this version writes); every status is derived again."
             )
             with contextlib.suppress(OSError):
                 self.path.unlink()
             return {}, None, None
+        if parsed[2] != self._content:  # another database under the same name and inode
+            return {}, None, stamp
         return parsed[0], parsed[1], stamp
+
+    def _folder_refused(self) -> str | None:
+        """Why the cache folder must not be used (None: it may)."""
+        try:
+            st = os.lstat(self.directory)
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            return f"The status cache folder {self.directory} is not a folder (a link or a file); it is ignored."
+        return _untrusted(st, "folder", self.directory)
+
+    def _read_trusted(self) -> tuple[bytes | None, tuple[int, int, int] | None]:
+        """The file's bytes and stamp, read only from a regular file of this user that nobody
+        else can write, opened without following a link and without blocking; (None, None)
+        with a note otherwise."""
+        refused = self._folder_refused()
+        if refused:
+            self.notes.append(refused)
+            return None, None
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(self.path, flags | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            self.notes.append(
+                f"The status cache {self.path} cannot be opened as a plain file ({exc.strerror}); it is ignored."
+            )
+            return None, None
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fd)
+            why = (
+                None
+                if stat.S_ISREG(st.st_mode)
+                else f"The status cache {self.path} is not a regular file; it is ignored."
+            ) or _untrusted(st, "file", self.path)
+            if why is None and st.st_size > MAX_BYTES:
+                why = f"The status cache {self.path} is larger than {MAX_BYTES // 2**20} MiB; it is ignored."
+            if why is not None:
+                self.notes.append(why)
+                return None, None
+            raw = fh.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            self.notes.append(
+                f"The status cache {self.path} grew past {MAX_BYTES // 2**20} MiB; it is ignored."
+            )
+            return None, None
+        return raw, (st.st_ino, st.st_size, st.st_mtime_ns)
 
     @property
     def marks(self) -> dict[str, list[Any]] | None:
@@ -234,7 +321,12 @@ class StatusCache:
             if not self._dirty and marks == self.marks:
                 return
             try:
-                self.directory.mkdir(parents=True, exist_ok=True)
+                refused = self._folder_refused()
+                if refused:
+                    if refused not in self.notes:
+                        self.notes.append(refused)
+                    return
+                self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
                 with self._locked():
                     self._load()
                     if self._stamp == self._file_stamp():  # nobody saved since this one loaded
@@ -259,7 +351,8 @@ class StatusCache:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         lock_path = self.path.with_suffix(".lock")
-        with open(lock_path, "a+b") as fh:
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        with os.fdopen(os.open(lock_path, flags, 0o600), "r+b") as fh:  # never through a link
             try:
                 import fcntl
             except ImportError:  # Windows: the rename alone keeps the file whole
@@ -274,7 +367,9 @@ class StatusCache:
     def _write_atomically(
         self, entries: dict[str, Entry], marks: dict[str, list[Any]] | None
     ) -> None:
-        data = orjson.dumps({"format": FORMAT, "entries": entries, "marks": marks})
+        data = orjson.dumps(
+            {"format": FORMAT, "content": self._content, "entries": entries, "marks": marks}
+        )
         fd, tmp = tempfile.mkstemp(prefix=".statuses-", suffix=".tmp", dir=self.directory)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -299,8 +394,21 @@ def _older_marks(
             for t in ours}  # fmt: skip
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Entry], dict[str, list[Any]] | None] | None:
-    """The entries and marks of a cache file, or None when it is not one this version wrote."""
+def _is_entry(e: Any) -> bool:
+    """(checkpoint id, writes key, status, latest step, time, pending node names)."""
+    return (
+        type(e) is list and len(e) == 6 and type(e[0]) is str and type(e[1]) is str
+        and type(e[2]) is str and (e[3] is None or type(e[3]) is int)
+        and (e[4] is None or type(e[4]) is str)
+        and type(e[5]) is list and all(type(n) is str for n in e[5])
+    )  # fmt: skip
+
+
+def _parse(
+    raw: bytes,
+) -> tuple[dict[str, Entry], dict[str, list[Any]] | None, str | None] | None:
+    """The entries, marks and content stamp of a cache file, or None when it is not exactly
+    what this version writes (any other shape is discarded, never half used)."""
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -309,43 +417,60 @@ def _parse(raw: bytes) -> tuple[dict[str, Entry], dict[str, list[Any]] | None] |
         not isinstance(doc, dict)
         or doc.get("format") != FORMAT
         or not isinstance(doc.get("entries"), dict)
+        or not (doc.get("content") is None or isinstance(doc.get("content"), str))
     ):
         return None
     entries = doc["entries"]
-    if not all(
-        type(e) is list and len(e) == 6 and type(e[0]) is str and type(e[1]) is str
-        and type(e[2]) is str and type(e[5]) is list
-        for e in entries.values()
-    ):  # fmt: skip
+    if not all(_is_entry(e) for e in entries.values()):
         return None
     marks = doc.get("marks")
     if marks is not None and not (
-        isinstance(marks, dict) and all(isinstance(m, list) and m for m in marks.values())
+        isinstance(marks, dict)
+        and all(
+            isinstance(m, list) and m and all(isinstance(v, int | str) for v in m)
+            for m in marks.values()
+        )
     ):
         return None
     # Tuples of plain values: the cycle collector stops tracking them at its first look,
     # where 100,000 lists would be walked by every full collection while the page runs.
-    return {k: (e[0], e[1], e[2], e[3], e[4], tuple(e[5])) for k, e in entries.items()}, marks
+    return (
+        {k: (e[0], e[1], e[2], e[3], e[4], tuple(e[5])) for k, e in entries.items()},
+        marks,
+        doc.get("content"),
+    )
 
 
-def for_source(source: Any, *, enabled: bool = True) -> StatusCache | None:
+def for_source(
+    source: Any, *, enabled: bool = True, evidence: Iterable[Path] = ()
+) -> StatusCache | None:
     """The status cache of an open source, or None when turned off or not allowed.
 
-    The cache folder must not be the database's own folder: the evidence stays alone.
+    The cache folder must not lie in a folder of evidence (the database's own folder, or
+    a folder the dashboard serves), unless it is the platform's own cache folder: nothing
+    is written among the evidence.
     """
     if not enabled:
         return None
     key_of = getattr(source, "cache_identity", None)
     if key_of is None:
         return None
-    cache = StatusCache(key_of())
+    cache = StatusCache(key_of(), content=getattr(source, "content_stamp", None))
     db_path = getattr(source, "path", None)
-    if isinstance(db_path, Path):
-        with contextlib.suppress(OSError):
-            if cache.directory.resolve() == db_path.resolve().parent:
-                source.notes.append(
-                    f"{CACHE_ENV} points at the database's own folder; the status cache is off so that "
-                    "nothing is written next to the evidence."
-                )
-                return None
+    folders = [*evidence, *([db_path.parent] if isinstance(db_path, Path) else [])]
+    with contextlib.suppress(OSError):
+        here = cache.directory.resolve()
+        if here != default_cache_dir().resolve():
+            for folder in folders:
+                if here.is_relative_to(folder.resolve()):
+                    where = (
+                        "at the database's own folder"
+                        if here == folder.resolve()
+                        else f"inside a folder of evidence ({folder})"
+                    )
+                    source.notes.append(
+                        f"{CACHE_ENV} points {where}; the status cache is off so that nothing is "
+                        "written among the evidence."
+                    )
+                    return None
     return cache

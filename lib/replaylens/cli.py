@@ -7,7 +7,6 @@ database of ten thousand threads costs the query, not the start-up.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -226,9 +225,11 @@ def _pair_effects(args: argparse.Namespace) -> None:
     run's log, or `<name>.effects.jsonl` next to it) unless one was given or --no-effects."""
     from pathlib import Path
 
-    from replaylens.dsn import is_dsn
-
-    if getattr(args, "effects", None) or getattr(args, "no_effects", False) or is_dsn(args.db):
+    if (
+        getattr(args, "effects", None)
+        or getattr(args, "no_effects", False)
+        or _names_postgres(args.db)
+    ):
         return
     from replaylens.pairing import effects_for
 
@@ -253,8 +254,18 @@ def _effects(args: argparse.Namespace) -> Any:
     return effects
 
 
-def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> ReplaylensError:
-    """The unknown-thread error, naming a few thread ids that do exist."""
+def _names_postgres(spec: Any) -> bool:
+    from replaylens import dsn
+
+    return dsn.names_postgres(spec)
+
+
+def _not_found(
+    source: Any, thread_id: str, effects: Any, args: argparse.Namespace
+) -> ReplaylensError:
+    """The unknown-thread error, naming a few thread ids that do exist, and how to list them
+    all (the source as the reader can type it again, never with its password)."""
+    from replaylens import dsn
     from replaylens.analysis.status import summarize_threads
     from replaylens.errors import ThreadNotFound
 
@@ -264,17 +275,20 @@ def _not_found(source: Any, thread_id: str, effects: Any, db: str) -> Replaylens
         ids = []
     if effects is not None:
         ids += sorted(set(effects.thread_ids) - set(ids))
-    where = (
-        db if "://" not in db else str(source.label)
-    )  # a connection string by its redacted label
     shown = ", ".join(repr(i) for i in ids[:5]) + (
         f" and {len(ids) - 5} more" if len(ids) > 5 else ""
     )
-    hint = (
-        f" It holds {shown}; 'replaylens threads {shlex.quote(where)}' lists them all."
-        if ids
-        else " It holds no thread."
+    words = dsn.retype_words(
+        str(getattr(args, "bundle_paths", [args.db])[0]),
+        dsn_file=getattr(args, "dsn_file", None),
+        moved_prefix=ENV_ARGV_DSN,
     )
+    listing = (
+        f"'replaylens threads {words}' lists them all"
+        if words
+        else "'replaylens threads' with the same connection string lists them all"
+    )
+    hint = f" It holds {shown}; {listing}." if ids else " It holds no thread."
     return ThreadNotFound(
         f"Thread {thread_id!r} is not in {source.label}"
         + (" or its effects log" if effects else "")
@@ -340,7 +354,7 @@ def cmd_thread(args: argparse.Namespace) -> int:
         try:
             thread = load_thread(source, args.thread)
         except ThreadNotFound:
-            raise _not_found(source, args.thread, None, args.db) from None
+            raise _not_found(source, args.thread, None, args) from None
         if args.graph:
             from replaylens.analysis.from_graph import ask_thread
 
@@ -433,7 +447,7 @@ def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any
         thread = load_thread(source, args.thread)
     except ThreadNotFound:
         if effects is None or args.thread not in effects.thread_ids:
-            raise _not_found(source, args.thread, effects, args.db) from None
+            raise _not_found(source, args.thread, effects, args) from None
         thread = None  # only the effects log knows it: it needs a restart, not an error
     _warn(thread.problems if thread else [], source.notes)
     plan = plan_resume(
@@ -450,10 +464,9 @@ def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any
 def _recording(args: argparse.Namespace) -> Any:
     """The recorded mode: given on the command line, else from a kill-test manifest, else unknown."""
     from replaylens.analysis.durability import Recording
-    from replaylens.dsn import is_dsn
     from replaylens.killtest.recorded import recording_for
 
-    found = recording_for(args.db, args.thread) if not is_dsn(args.db) else Recording()
+    found = recording_for(args.db, args.thread) if not _names_postgres(args.db) else Recording()
     if args.recorded_mode is None:
         return found
     latency = args.recorded_latency if args.recorded_latency is not None else found.latency
@@ -498,7 +511,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         what = "failed with" if move.kind == "failed" else "asks"
         print(f"\n{safe(move.node)} {what}: {safe(move.detail)}")
         print("next move:")
-        for line in move.code.splitlines():
+        for line in move.code.split("\n"):  # only \n ends a line of it (never U+2028)
             print(f"    {safe(line)}")
     if "synchronous_commit" in plan.backend:
         print(
@@ -580,7 +593,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     plan, _thread = _plan(args)
     # A file as the user typed it (relative stays relative); a Postgres source by its
     # redacted label, never the connection string.
-    database = (
+    database = getattr(args, "bundle_label", None) or (
         args.db if plan.backend.get("kind") == "sqlite" else str(plan.backend.get("database", ""))
     )
     sys.stdout.write(incident_markdown(plan, database=database, effects_log=args.effects))
@@ -784,6 +797,8 @@ def cmd_storage(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from replaylens.export import history, to_json_bytes, to_ndjson
 
+    if args.out:
+        _refuse_evidence_out(args)
     effects = _effects(args)
     source = _open(args.db)
     try:
@@ -810,12 +825,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from replaylens import dsn
-    from replaylens.bundle import make_bundle
+    from replaylens.bundle import CHECKSUM_NOTE, make_bundle, sha256_file
 
     _pair_effects(args)
+    _refuse_evidence_out(args)
     manifest = make_bundle(
-        args.db if dsn.is_env_ref(args.db) or dsn.is_dsn(args.db) else Path(args.db),
+        args.db if _names_postgres(args.db) else Path(args.db),
         args.thread,
         Path(args.effects) if args.effects else None,
         Path(args.out),
@@ -828,7 +843,26 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     )
     for name, info in manifest["files"].items():
         print(f"  {info['sha256']}  {info['bytes']:>12,}  {safe(name)}")
+    print(f"bundle sha256: {sha256_file(Path(args.out))}  {safe(args.out)}")
+    print(CHECKSUM_NOTE)
     return 0
+
+
+def _refuse_evidence_out(args: argparse.Namespace) -> None:
+    """--out must not name what is being read (the database and its -wal/-shm/-journal, the
+    effects log, a bundle given as the database)."""
+    from replaylens import dsn
+    from replaylens.paths import refuse_evidence_out
+
+    evidence = [
+        p for p in (args.db, getattr(args, "effects", None)) if p and not dsn.names_postgres(p)
+    ]
+    refuse_evidence_out(args.out, [*evidence, *getattr(args, "bundle_paths", [])])
+
+
+def _bundle_note(bundle: Any) -> None:
+    print(f"note: bundle {safe(bundle.path)}: sha256 {bundle.sha256}; its {len(bundle.manifest['files'])} "
+          "files match the sha256 its manifest gives (a checksum, not a signature)", file=sys.stderr)  # fmt: skip
 
 
 def open_bundles(args: argparse.Namespace) -> list[Any]:
@@ -843,6 +877,9 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
     if isinstance(getattr(args, "db", None), str) and is_bundle(args.db):
         bundle = open_bundle(args.db)
         opened.append(bundle)
+        _bundle_note(bundle)
+        args.bundle_paths = [args.db]
+        args.bundle_label = f"{bundle.manifest['snapshot']} in bundle {bundle.citation()}"
         args.db = str(bundle.db)
         if hasattr(args, "effects") and not args.effects and bundle.effects is not None:
             args.effects = str(bundle.effects)
@@ -850,6 +887,7 @@ def open_bundles(args: argparse.Namespace) -> list[Any]:
         if isinstance(path, str) and is_bundle(path):
             bundle = open_bundle(path)
             opened.append(bundle)
+            _bundle_note(bundle)
             args.paths[i] = str(bundle.db)
             if not getattr(args, "effects", None) and bundle.effects is not None:
                 args.effects = str(bundle.effects)
@@ -976,8 +1014,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "(threads known only from the log need a restart). Filters combine."
         ),
     )
-    p.add_argument("db", help=DB_HELP)
-    _add_effects_args(p)
+    _add_db(p)
+    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
     p.add_argument(
         "--since",
         type=_when_arg,

@@ -58,6 +58,32 @@ def is_env_ref(spec: object) -> bool:
     return isinstance(spec, str) and spec.startswith(ENV_PREFIX) and len(spec) > len(ENV_PREFIX)
 
 
+def names_postgres(spec: object) -> bool:
+    """The one test of "this source is a Postgres database": a DSN in either form, or
+    `env:NAME` (an environment variable holding one). Everything else is a file path."""
+    return is_dsn(spec) or is_env_ref(spec)
+
+
+def retype_words(spec: str, *, dsn_file: str | None = None, moved_prefix: str = "") -> str | None:
+    """How a reader names this source again in a shell, without its password: a file path or
+    `env:NAME` as given, `--dsn-file FILE`, a DSN that holds no secret; None when every way
+    to write it would show the password (or name a variable only this process had: a name
+    starting with `moved_prefix`)."""
+    import shlex
+
+    if dsn_file:
+        return f"--dsn-file {shlex.quote(dsn_file)}"
+    if is_env_ref(spec):
+        return (
+            None
+            if moved_prefix and spec[len(ENV_PREFIX) :].startswith(moved_prefix)
+            else shlex.quote(spec)
+        )
+    if is_dsn(spec):
+        return shlex.quote(spec) if not passwords(spec) and redact(spec) == spec else None
+    return shlex.quote(spec)
+
+
 # -- parsing, never raising ----------------------------------------------------------------
 def _unquote_kv(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] == "'":

@@ -94,3 +94,35 @@ class AllowList:
             return resolved.relative_to(self.base).as_posix()
         except ValueError:
             return resolved.as_posix()
+
+
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database: writing one of them changes the database."""
+
+
+def refuse_evidence_out(
+    out: str | os.PathLike[str], evidence: Iterable[str | os.PathLike[str]]
+) -> None:
+    """Raise PathRefused (one sentence) when writing `out` would change a piece of evidence:
+    the file itself (also through a link or another name of the same inode) or, for a
+    database, its `-wal`, `-shm` or `-journal`."""
+    target = Path(out)
+    real = target.resolve()
+    for item in evidence:
+        src = Path(item)
+        for suffix in ("", *SQLITE_SIDECARS):
+            guarded = Path(f"{src}{suffix}")
+            same = real == guarded.resolve()
+            if not same and target.exists() and guarded.exists():
+                try:
+                    same = os.path.samefile(target, guarded)
+                except OSError:
+                    same = False
+            if same:
+                what = (
+                    "the evidence being read" if not suffix else f"the {suffix[1:]} file of {src}"
+                )
+                raise PathRefused(
+                    f"{os.fspath(out)}: refused because it is {what}; writing there would change it. "
+                    "Give --out a new file."
+                )

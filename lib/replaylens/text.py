@@ -32,7 +32,7 @@ def visible(text: str) -> str:
     )
 
 
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=www)(\.)|(@)(?=[a-z0-9])")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<=w)(?=ww\.)|(@)(?=[a-z0-9])")
 
 
 def md(text: Any, *, line_start: bool = True) -> str:
@@ -120,6 +120,20 @@ def from_url_value(given: str | None, options: list[str]) -> str | None:
 
 
 # -- one escaper per renderer that is not Markdown ------------------------------------------
+FORMULA_START = "=+-@"
+"""A spreadsheet reads a cell as a formula when its first character that is not blank is one
+of these: LibreOffice and Excel skip leading spaces, tabs, carriage returns and line feeds."""
+
+
+def csv_cell(value: Any) -> Any:
+    """A value for a CSV download: text that a spreadsheet would run as a formula (`=`, `+`,
+    `-` or `@` first, after any spaces, tabs, CR or LF) gets a leading `'`, which makes it
+    text; everything else is left as it is."""
+    if isinstance(value, str) and value.lstrip(" \t\r\n")[:1] in tuple(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def plotly_text(text: Any) -> str:
     """Database text for Plotly labels, hovers, ticks and category values.
 

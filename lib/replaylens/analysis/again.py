@@ -392,36 +392,67 @@ def _payload(value: Any) -> Any:
     return to_jsonable(getattr(value, "value", value))
 
 
+def _interrupt_id(value: Any) -> str | None:
+    """The id LangGraph gave an interrupt (the key of a resume map), when the row kept it."""
+    found = value.get("id") if isinstance(value, dict) else getattr(value, "id", None)
+    return found if isinstance(found, str) and found else None
+
+
+def _config_code(thread_id: str, checkpoint_id: str | None) -> str:
+    """`config = {...}` naming the thread and the checkpoint this plan read.
+
+    Built from values, never from text: each one goes through repr(), which writes any
+    string (quotes, new lines, U+2028, NEL, characters outside the BMP) as a Python literal
+    that reads back as the same string, and nothing from the data is ever in a comment."""
+    configurable = {"thread_id": thread_id}
+    if checkpoint_id:
+        configurable["checkpoint_id"] = checkpoint_id
+    return f"config = {{'configurable': {configurable!r}}}"
+
+
+def _resume_code(ids: list[str | None]) -> str:
+    """The Command that answers the pending interrupts: `resume=...` for a single one, else a
+    map from each interrupt's id to its answer (LangGraph refuses a bare value then)."""
+    if len(ids) <= 1 or any(i is None for i in ids):
+        return "Command(resume=...)"
+    return "Command(resume={" + ", ".join(f"{i!r}: ..." for i in ids) + "})"
+
+
 def next_moves(plan: ResumePlan, thread: Thread | None) -> list[NextMove]:
     """A failed task's exception and an interrupted task's question, with the call that continues.
 
     `graph.invoke(None, config)` re-runs a failed task from its first line after the bug is
     fixed; `graph.invoke(Command(resume=...), config)` answers an interrupt() (LangGraph
-    passes the value back as interrupt()'s return value)."""
+    passes the value back as interrupt()'s return value). The code names the thread and
+    the checkpoint the plan read, as literals; lines end with `\\n` only."""
     if thread is None or plan.status not in ("failed", "interrupted"):
         return []
-    config = f'config = {{"configurable": {{"thread_id": {json.dumps(plan.thread_id)}}}}}'
+    cp = plan.resume_checkpoint
+    config = _config_code(plan.thread_id, cp.checkpoint_id if cp is not None else None)
+    asked: dict[Any, tuple[str, Any]] = {}  # one question once: a subgraph's interrupt is
+    for ns, task in plan.reruns:  # also its parent task's, the deeper namespace asked it
+        if task.status == "interrupted":
+            for question in task.interrupts or [None]:
+                key = _interrupt_id(question) or ("unnamed", len(asked))
+                if key not in asked or len(ns) > len(asked[key][0]):
+                    asked[key] = (task.node if not ns else f"{ns} / {task.node}", question)
+    resume = _resume_code([_interrupt_id(q) for _, q in asked.values()])
     moves: list[NextMove] = []
     for ns, task in plan.reruns:
         if task.status == "failed":
-            code = f"{config}\ngraph.invoke(None, config)  # after fixing the cause: re-runs {task.node} from its first line"
-            moves.append(
-                NextMove(
-                    "failed", task.node if not ns else f"{ns} / {task.node}", task.error or "", code
-                )
+            code = (
+                f"{config}\n"
+                "# after fixing the cause: re-runs the failed task from its first line\n"
+                "graph.invoke(None, config)"
             )
-        elif task.status == "interrupted":
-            for question in task.interrupts or [None]:
-                payload = json.dumps(
-                    _payload(question), ensure_ascii=False, indent=None, default=str
-                )
-                code = (
-                    f"from langgraph.types import Command\n\n{config}\n# {task.node} asked: {payload}\n"
-                    "graph.invoke(Command(resume=...), config)  # your answer becomes interrupt()'s return value"
-                )
-                moves.append(
-                    NextMove(
-                        "interrupted", task.node if not ns else f"{ns} / {task.node}", payload, code
-                    )
-                )
+            where = task.node if not ns else f"{ns} / {task.node}"
+            moves.append(NextMove("failed", where, task.error or "", code))
+    code = (
+        f"from langgraph.types import Command\n\n{config}\n"
+        "# replace ... with your answer: it becomes interrupt()'s return value\n"
+        f"graph.invoke({resume}, config)"
+    )
+    for where, question in asked.values():
+        payload = json.dumps(_payload(question), ensure_ascii=False, indent=None, default=str)
+        moves.append(NextMove("interrupted", where, payload, code))
     return moves

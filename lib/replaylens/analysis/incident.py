@@ -613,6 +613,9 @@ def thread_table(incident: Incident) -> list[dict[str, Any]]:
 
 
 def to_csv(incident: Incident) -> str:
+    """The thread table as CSV: every cell a spreadsheet would run as a formula made text."""
+    from replaylens.text import csv_cell
+
     rows = thread_table(incident)
     buf = io.StringIO()
     writer = csv.DictWriter(
@@ -620,10 +623,7 @@ def to_csv(incident: Incident) -> str:
     )
     writer.writeheader()
     for row in rows:
-        # A cell starting with = + - @ is a formula to a spreadsheet: quote it as text.
-        writer.writerow(
-            {k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()}
-        )
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buf.getvalue()
 
 

@@ -120,7 +120,7 @@ def is_dsn(arg: str) -> bool:
     """A Postgres connection string (URI in any letter case, or libpq key=value): replaylens.dsn."""
     from replaylens import dsn
 
-    return dsn.is_dsn(arg) or dsn.is_env_ref(arg)
+    return dsn.names_postgres(arg)
 
 
 def _resolved_dsn(spec: str) -> str | None:

@@ -126,9 +126,9 @@ class PostgresBackend:
     schemas: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from replaylens.sources._postgres import redact_dsn
+        from replaylens import dsn
 
-        self.label = redact_dsn(self.dsn)
+        self.label = dsn.redact(self.dsn)
         try:
             import langgraph.checkpoint.postgres  # noqa: F401 - the saver every run writes with
         except ImportError:
@@ -147,7 +147,7 @@ class PostgresBackend:
             raise BackendError(
                 "--checkpointer postgresql://… needs psycopg (pip install 'psycopg[binary]')."
             ) from None
-        from replaylens.sources._postgres import dsn_password
+        from replaylens import dsn
 
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S}
         if schema is not None:
@@ -155,20 +155,14 @@ class PostgresBackend:
         try:
             conn = psycopg.connect(self.dsn, **kwargs)
         except psycopg.Error as exc:
-            secret = dsn_password(self.dsn)
-            text = " ".join(str(exc).split())
-            if secret:
-                text = text.replace(secret, "***")
+            text = dsn.scrub(" ".join(str(exc).split()), self.dsn)
             raise BackendError(
                 f"Cannot connect to the Postgres checkpointer {self.label}: {text}"
             ) from None
         try:
             yield conn
         except psycopg.Error as exc:  # the server went away or refused mid-campaign: one sentence
-            secret = dsn_password(self.dsn)
-            text = " ".join(str(exc).split()) or type(exc).__name__
-            if secret:
-                text = text.replace(secret, "***")
+            text = dsn.scrub(" ".join(str(exc).split()) or type(exc).__name__, self.dsn)
             raise BackendError(
                 f"The Postgres checkpointer {self.label} failed in the middle of the campaign: {text}"
             ) from None

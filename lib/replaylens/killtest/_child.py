@@ -41,6 +41,7 @@ slow interpreter start only lengthens every test.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import json
@@ -429,9 +430,33 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             saver.conn.close()
 
 
+WATCH_STDIN = "--watch-stdin"
+"""Given by the parent (`_runner.run_child`): stdin is a pipe only the parent writes to."""
+
+
+def watch_parent(stream: Any) -> threading.Thread:
+    """A watchdog: read `stream` (a pipe whose other end only the parent holds) until its
+    end, then SIGKILL this process. The end comes when the parent closes it or dies, even by
+    SIGKILL, so a graph under test never outlives its campaign."""
+
+    def watch() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while stream.read(1 << 12):
+                pass
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    thread = threading.Thread(target=watch, name="replaylens-parent-watchdog", daemon=True)
+    thread.start()
+    return thread
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: read the spec from argv[1], run it, print RESULT. Exit 0 iff ok."""
+    """Entry point: read the spec from argv[1], run it, print RESULT. Exit 0 iff ok.
+
+    With `--watch-stdin` after the spec, the child dies when its parent does (watch_parent)."""
     args = sys.argv[1:] if argv is None else argv
+    if WATCH_STDIN in args[1:]:
+        watch_parent(sys.stdin.buffer)
     try:
         spec = json.loads(args[0])
         if not isinstance(spec, dict):

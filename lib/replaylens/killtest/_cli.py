@@ -47,12 +47,22 @@ def _float_list(text: str) -> list[float]:
 
 def cmd_killtest(args: argparse.Namespace) -> int:
     """Run the campaign, print progress on stderr and the summary table on stdout."""
-    from replaylens.killtest.campaign import KilltestError, run_campaign, unreached_faults
+    from replaylens.killtest.campaign import KilltestError
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not args.put_latency:
         raise KilltestError("--put-latency needs at least one number of seconds.")
-    manifest = run_campaign(
+    from replaylens.killtest._runner import stop_on_signals
+
+    with stop_on_signals():  # SIGTERM too: the graph child and the throw-away server stop with us
+        manifest = _run(args, modes)
+    return _check_and_report(args, manifest)
+
+
+def _run(args: argparse.Namespace, modes: list[str]) -> dict[str, Any]:
+    from replaylens.killtest.campaign import run_campaign
+
+    return run_campaign(
         args.graph,
         args.out,
         input_value=args.input,
@@ -75,6 +85,12 @@ def cmd_killtest(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
+
+
+def _check_and_report(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
+    """One sentence for a fault point no run reached; else the report (and its exit code)."""
+    from replaylens.killtest.campaign import KilltestError, unreached_faults
+
     saver = (f"langgraph-checkpoint-postgres {manifest['langgraph_checkpoint_postgres']}, PostgreSQL "
              f"{manifest['server_version']} at {manifest['dsn']}" if manifest["backend"] == "postgres"
              else f"langgraph-checkpoint-sqlite {manifest['langgraph_checkpoint_sqlite']}")  # fmt: skip

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from replaylens.killtest._child import FAULT, NODE_START, RESULT
+from replaylens.killtest._child import FAULT, NODE_START, RESULT, WATCH_STDIN
 
 CHILD_MODULE = "replaylens.killtest._child"
 STDERR_TAIL_CHARS = 4000
@@ -189,9 +189,9 @@ def run_child(
     server there, so that both die at one moment).
     """
     payload = spec.to_json() if isinstance(spec, ChildSpec) else json.dumps(dict(spec))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", CHILD_MODULE, payload],
-        stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(  # in this process's group; its stdin is its watchdog's pipe
+        [sys.executable, "-m", CHILD_MODULE, payload, WATCH_STDIN],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -210,6 +210,34 @@ def run_child(
         reader.start()
 
     outcome = ChildOutcome(killed=False, kill_reason=None)
+    try:
+        _watch(proc, outcome, lines, start, kill_at, kill_delay, kill_after, timeout, on_kill)
+    finally:  # SIGINT, SIGTERM (see stop_on_signals) or an error here: the child goes too
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # type: ignore[union-attr]
+    for reader in readers:
+        reader.join(timeout=5)
+    proc.stdout.close()
+    proc.stderr.close()
+    outcome.stderr_tail = "".join(tail)[-STDERR_TAIL_CHARS:]
+    return outcome
+
+
+def _watch(
+    proc: subprocess.Popen[str],
+    outcome: ChildOutcome,
+    lines: queue.Queue[tuple[float, str] | None],
+    start: float,
+    kill_at: tuple[str, int] | None,
+    kill_delay: float,
+    kill_after: float | None,
+    timeout: float,
+    on_kill: Callable[[], None] | None,
+) -> None:
+    """Read the child's lines until it ends, killing it when the kill falls due."""
     kill_due: float | None = None if kill_after is None else start + kill_after
     kill_why = None if kill_after is None else f"{kill_after:g}s after start"
     give_up = start + timeout
@@ -265,12 +293,6 @@ def run_child(
     if outcome.fault is not None and not outcome.killed and outcome.returncode == -signal.SIGKILL:
         outcome.killed = True  # it killed itself at the fault point
         outcome.kill_reason = f"fault {outcome.fault}"
-    for reader in readers:
-        reader.join(timeout=5)
-    proc.stdout.close()
-    proc.stderr.close()
-    outcome.stderr_tail = "".join(tail)[-STDERR_TAIL_CHARS:]
-    return outcome
 
 
 SIDECARS = ("-wal", "-shm", "-journal")
@@ -294,6 +316,26 @@ def snapshot_db(db: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Pat
         elif side_out.exists():
             side_out.unlink()
     return out
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGTERM (and SIGINT, as always) raise KeyboardInterrupt in the main thread for the
+    duration, so every `finally` runs: the graph child is killed (run_child), the throw-away
+    server stopped and its folder removed (PgServer.stop). Python's default for SIGTERM
+    ends the process with none of them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager

@@ -571,9 +571,12 @@ def run_campaign(
         raise KilltestError(
             "Give either --checkpointer postgresql://… or --pg-ephemeral, not both."
         )
-    if checkpointer and not checkpointer.lower().startswith(("postgresql://", "postgres://")):
+    from replaylens import dsn
+
+    if checkpointer and not dsn.is_dsn(checkpointer):
         raise KilltestError(
-            "--checkpointer takes a postgresql://… DSN (SQLite, the default, needs no option)."
+            "--checkpointer takes a Postgres connection string (postgresql://… or key=value; SQLite, "
+            "the default, needs no option)."
         )
     _validate(modes, runs, put_latencies, targets, kill_after, faults, server_crash, pg_ephemeral)
     bad_sc = [v for v in synchronous_commit if v not in SYNCHRONOUS_COMMIT]

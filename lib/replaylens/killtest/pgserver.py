@@ -25,6 +25,7 @@ something. The Unix socket (trusted) lives in the private folder; the tests use 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import secrets
@@ -120,6 +121,8 @@ class PgServer:
     password: str
     account: pwd.struct_passwd | None
     process: subprocess.Popen[bytes] | None = None
+    watchdog: subprocess.Popen[bytes] | None = None
+    """`killtest._pgwatch`: stops the server and removes the folder when this process ends."""
     settings: dict[str, str] = field(default_factory=dict)
     """Extra `-c name=value` settings given to `postgres` at every start."""
     log: Path = field(init=False)
@@ -199,7 +202,28 @@ class PgServer:
             cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **self._as_server()
         )
         log.close()
+        self._watch(self.process.pid)
         self._wait_ready()
+
+    def _watch(self, pid: int) -> None:
+        """Tell the watchdog (started on first use) which postmaster to stop if we die."""
+        import sys
+
+        if self.watchdog is None or self.watchdog.poll() is not None:
+            self.watchdog = subprocess.Popen(  # in our process group, unlike the server
+                [sys.executable, "-m", "replaylens.killtest._pgwatch", str(self.root)],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env=self._watchdog_env(),
+            )  # fmt: skip
+        assert self.watchdog.stdin is not None
+        self.watchdog.stdin.write(f"pid {pid}\n".encode())
+        self.watchdog.stdin.flush()
+
+    @staticmethod
+    def _watchdog_env() -> dict[str, str]:
+        from replaylens.killtest._runner import child_env
+
+        return child_env()
 
     def crash(self) -> int:
         """SIGKILL this server's postmaster and every backend of it; return the group id.
@@ -274,6 +298,12 @@ class PgServer:
                 self.process.kill()
                 self.process.wait(timeout=5)
         self.process = None
+        if self.watchdog is not None:  # its pipe ends: it finds the server gone and leaves
+            with contextlib.suppress(OSError):
+                self.watchdog.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.watchdog.wait(timeout=20)
+            self.watchdog = None
         shutil.rmtree(self.root, ignore_errors=True)
 
     # -- connecting -----------------------------------------------------------------
@@ -286,7 +316,9 @@ class PgServer:
 
     def dsn_label(self, dbname: str = "postgres") -> str:
         """The DSN without its password, for anything printed or stored."""
-        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{dbname}"
+        from replaylens import dsn
+
+        return dsn.redact(self.dsn(dbname))
 
     def create_database(self, name: str) -> str:
         """A fresh, empty database; returns its DSN."""

@@ -288,6 +288,33 @@ class SqliteSource:
         real = self.path.resolve()
         return f"sqlite\0{real}\0{st.st_dev}:{st.st_ino}\0{key_fingerprint(self.aes_key)}"
 
+    def content_stamp(self) -> str | None:
+        """What changes when the file's content is replaced in place (same name and inode):
+        the header's file change counter and page count (offsets 24 and 28; SQLite rewrites
+        them at every commit outside WAL mode), the file's size and inode change time (any
+        write to it, which `cp -p` or `touch` cannot set back; in WAL mode the file is only
+        written at a checkpoint) and the WAL header's checkpoint sequence and salts (new at
+        every WAL reset). Read with plain reads and a stat."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        parts = [f"{st.st_size}@{st.st_ctime_ns}"]
+        for suffix, start, end in (("", 24, 32), ("-wal", 12, 24)):
+            try:
+                fd = os.open(f"{self.path}{suffix}", os.O_RDONLY | os.O_NONBLOCK)
+            except FileNotFoundError:
+                parts.append("")
+                continue
+            except OSError:
+                return None
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return None
+                head = fh.read(end)
+            parts.append(head[start:end].hex())
+        return ":".join(parts)
+
     def identity(self) -> tuple[Any, ...]:
         """Changes whenever the database or its WAL changes: the cache key of a loaded view."""
         return file_identity(self.path)

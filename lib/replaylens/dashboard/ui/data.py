@@ -148,7 +148,7 @@ def status_cache(source: Any) -> Any:
     ident = source.cache_identity()
     with shared["lock"]:
         if ident not in shared["caches"]:
-            shared["caches"][ident] = cache.for_source(source)
+            shared["caches"][ident] = cache.for_source(source, evidence=allow_list().roots)
         return shared["caches"][ident]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -18,7 +19,7 @@ from replaylens.dashboard.ui.data import catalog, effects, recording, summaries
 from replaylens.dashboard.ui.navigation import PAGES, page
 from replaylens.dashboard.ui.picker import current, synced_selectbox
 from replaylens.errors import ReplaylensError
-from replaylens.text import from_url_value, md, option_text, url_value
+from replaylens.text import from_url_value, md, md_code, option_text, url_value
 
 log = logging.getLogger("replaylens.app")
 
@@ -67,6 +68,15 @@ def need_database() -> cat.DataItem | None:
             "Pick a checkpoint database in the sidebar, or upload one there. "
             "`replaylens serve FOLDER` serves every database in FOLDER."
         )
+    elif item.dsn is None:
+        from replaylens.bundle import CHECKSUM_NOTE, bundle_of
+
+        note = bundle_of(item.path)
+        if note is not None:  # cite the bundle the page reads, not a temporary path
+            st.caption(
+                f"Read from the evidence bundle {md_code(Path(str(note.get('bundle'))).name)}, sha256 "
+                f"{md_code(note['sha256'])}; every file matched its manifest. {md(CHECKSUM_NOTE)}"
+            )
     return item
 
 

@@ -15,7 +15,7 @@ from replaylens.figures.graph import graph_dot, lineage_dot
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
 from replaylens.model import Generation
 from replaylens.report import incident_markdown, plan_json
-from replaylens.text import as_json_text, md, md_code, md_ticks, truncate
+from replaylens.text import as_json_text, md, md_code, md_ticks, truncate, visible
 
 ui.ensure_navigation()
 ui.page_started()
@@ -122,13 +122,13 @@ if item is not None:
                     f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"
                 ):
                     for p in log.problems[:50]:
-                        st.text(p)
+                        st.text(visible(p))  # a problem names the thread: its terminal bytes shown
             if thread is not None and thread.problems:
                 with st.expander(
                     f":material/warning: {len(thread.problems)} problem(s) in this thread's rows (the rest loaded)"
                 ):
                     for p in thread.problems[:50]:
-                        st.text(p)
+                        st.text(visible(p))  # a problem names the thread: its terminal bytes shown
             gen = thread.generation if thread is not None else None
             if gen is not None and gen.old:
                 latest = thread.root.latest if thread.root else None

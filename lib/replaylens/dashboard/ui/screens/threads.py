@@ -7,7 +7,7 @@ import streamlit as st
 from replaylens.analysis.status import ATTENTION_ORDER, DECIDE_UNKNOWN, STATUS_EXPLAINED, STATUSES
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
-from replaylens.text import md, url_value
+from replaylens.text import md, url_value, visible
 
 ui.ensure_navigation()
 ui.page_started()
@@ -66,13 +66,13 @@ if item is not None:
                 f":material/warning: {log.bad_lines} bad line(s) in the effects log were skipped"
             ):
                 for p in log.problems[:50]:
-                    st.text(p)
+                    st.text(visible(p))  # a problem names the thread: its terminal bytes shown
         if problems:
             with st.expander(
                 f":material/warning: {len(problems)} problem(s) reading the database (the rest loaded)"
             ):
                 for p in problems[:50]:
-                    st.text(p)
+                    st.text(visible(p))  # a problem names the thread: its terminal bytes shown
 
         if not rows:
             st.info(
