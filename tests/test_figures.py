@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -232,3 +233,20 @@ def test_graph_of_a_lost_step_has_every_edge_langgraph_draws(graph_name: str) ->
     for plan in (None, plan_resume(thread, read_effects(log), row.thread_id, latency=0.25)):
         drawn = {(a[1], b[1]) for a, b, _ in infer_graph(thread, plan).edges}
         assert drawn >= real, sorted(real - drawn)
+
+
+def test_every_status_has_one_word_and_one_colour_and_no_glyph() -> None:
+    """Status words and colours live in one home (`figures.statuses`), used by the pages and
+    the figures: each status the analysis can give has a word and a colour there, and no
+    word leans on a symbol or emoji glyph (a machine without the emoji font drew boxes)."""
+    from replaylens.analysis.status import STATUSES
+    from replaylens.dashboard import views
+    from replaylens.figures import colors, statuses
+
+    for status in STATUSES:
+        word = statuses.status_word(status)
+        assert word.replace(" ", "").isalpha(), word
+        assert re.fullmatch(r"#[0-9A-F]{6}", statuses.status_color(status)), status
+        assert statuses.status_md(status).endswith(f"-badge[{word}]")
+        assert views.status_label(status) == word
+    assert not hasattr(colors, "STATUS")  # the second copy is gone

@@ -9,6 +9,7 @@ from replaylens.analysis.again import tasks_again
 from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
+from replaylens.figures.statuses import status_md
 from replaylens.figures.timeline import build_timeline_data, timeline_figure
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import md, md_code, md_ticks
@@ -34,7 +35,7 @@ if item is not None:
             plan = ui.plan(item, thread_id, thread, latency)
             log, _ = ui.effects(item)
 
-            st.markdown(f"### As recorded: {views.status_md(plan.status)}")
+            st.markdown(f"### As recorded: {status_md(plan.status)}")
             ui.verdict_block(plan, thread)
             cp = plan.resume_checkpoint
             ui.metric_row([

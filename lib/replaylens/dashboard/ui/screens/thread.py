@@ -12,6 +12,7 @@ from replaylens.dashboard.ui import timetravel_block
 from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
+from replaylens.figures.statuses import status_md
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import as_json_text, md, md_code, md_ticks, truncate
@@ -83,7 +84,7 @@ if item is not None:
             status = plan.status
             outcome = plan.what_if.get(mode) if mode else None
 
-            st.markdown(f"### {views.status_md(status)}")
+            st.markdown(f"### {status_md(status)}")
             st.caption(views.explain_status(status))
             ui.verdict_block(plan, thread)
             if log_error:
