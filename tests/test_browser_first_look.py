@@ -184,3 +184,66 @@ def test_threads_table_without_a_log_says_so_in_words(page: Any, site: str, own:
     texts = cells.all_inner_texts()
     assert "no effects log" in texts, texts
     assert "None" not in texts, texts
+
+
+def sample_run(campaign: str, mode: str, latency: float = 0.0) -> tuple[str, str]:
+    """(database at the kill, thread id) of a bundled campaign's run."""
+    from replaylens.killtest.campaign import load_manifest
+
+    (run,) = [r for r in load_manifest(SAMPLES / campaign).runs
+              if r.mode == mode and r.put_latency == latency]  # fmt: skip
+    return str(run.db_at_kill), run.thread_id
+
+
+# --------------------------------------------------------------------------- 4: Report tab
+def test_report_tab_shows_the_report_rendered_and_its_markdown_beside(page: Any, site: str) -> None:
+    db, thread = sample_run("payment", "sync")
+    open_view(page, url(site, "thread", db=db, thread=thread, view="Report"))
+    rendered = page.locator(".st-key-report_rendered")
+    expect(rendered).to_contain_text("Resume report for thread")
+    text = rendered.inner_text()
+    for escape in ("\\:", "\\/", "\\.", "\\(", "**"):
+        assert escape not in text, escape
+    link = rendered.get_by_role("link", name="Thread view")
+    assert link.get_attribute("href").startswith("http://127.0.0.1")
+    source = page.locator(".st-key-report_source [data-testid='stCode']")
+    expect(source).to_contain_text("# Resume report for thread")
+    assert "127\\.0\\.0\\.1" not in source.inner_text()  # the address is a link target
+    a, b = rendered.bounding_box(), source.bounding_box()
+    assert b["x"] >= a["x"] + a["width"] - 1 and abs(a["y"] - b["y"]) < 60, (a, b)  # beside
+
+
+# --------------------------------------------------------------------------- 7: Effects table
+def test_effects_table_shows_key_log_line_and_pid(page: Any, site: str) -> None:
+    db, thread = sample_run("payment", "sync")
+    open_view(page, url(site, "thread", db=db, thread=thread, view="Effects"))
+    grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="charge_card").first
+    expect(grid).to_be_visible()
+    shown = grid_headers(page, grid)
+    for column in ("idempotency key", "log lines", "pid"):
+        assert column in shown, (column, shown)
+    assert shown.index("pid") < len(shown) - 1 or not overflows(grid), shown
+
+
+# --------------------------------------------------------------------------- 8: Resume cards
+def test_resume_cards_line_up_and_cut_no_word(page: Any, site: str) -> None:
+    """At 1000 px the three mode cards' rows were at different heights, the exit card's
+    "times again" column was cut, and `request_approval` wrapped mid-word."""
+    db, thread = sample_run("payment", "sync")
+    open_view(page, url(site, "resume", db=db, thread=thread, mode="sync"))
+    labels = page.locator('[data-testid="stMain"] [data-testid="stMetricLabel"]').filter(
+        has_text="checkpoints kept"
+    )
+    expect(labels).to_have_count(3)
+    tops = {round(label.bounding_box()["y"]) for label in labels.all()}
+    assert len(tops) == 1, tops
+    cards = page.locator('[class*="st-key-mode_card_"]')
+    for card in cards.all():
+        assert card.evaluate(
+            "e => ![e, ...e.querySelectorAll('*')].some(x => x.scrollWidth > x.clientWidth + 1)"
+        ), card.inner_text()
+    broken = page.locator('[data-testid="stMain"] code').evaluate_all(
+        "cs => cs.filter(c => c.getClientRects().length > 1).map(c => c.textContent)"
+    )
+    assert not broken, broken
+    expect(page.get_by_text("request_approval").first).to_be_visible()

@@ -380,11 +380,18 @@ def diff_frame(
     return pd.DataFrame(rows, columns=["channel", "change", "before", "after", "internal"])
 
 
+ATTEMPT_COLUMNS = ["node", "attempt", "resume", "effects", "idempotency key", "log lines", "pid",
+                   "outcome", "after checkpoint", "why"]  # fmt: skip
+"""What a reader matches against the downstream service first (the key, the log line, the
+process), the long "why" sentence last: it pushed them off-screen even at 1400 px."""
+
+
 def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
     """Each recorded execution of a task, with what a resume does to it and why."""
     rows = []
     for a in getattr(plan, "attempts", []):
         lines = [line.line for line in a.lines]
+        keys = dict.fromkeys(line.idempotency_key for line in a.lines if line.idempotency_key)
         rows.append(
             {
                 "node": visible(a.node),
@@ -398,12 +405,12 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                 }.get(a.verdict, a.verdict),
                 "why": a.reason,
                 "effects": ", ".join(visible(e) for e in a.effects),
+                "idempotency key": ", ".join(visible(k) for k in keys) or "—",
                 "log lines": ", ".join(map(str, lines)),
-                "pid": a.pid,
+                "pid": "—" if a.pid is None else str(a.pid),
             }
         )
-    return pd.DataFrame(rows, columns=["node", "after checkpoint", "attempt", "outcome", "resume", "why",
-                                       "effects", "log lines", "pid"])  # fmt: skip
+    return pd.DataFrame(rows, columns=ATTEMPT_COLUMNS)
 
 
 def _after_checkpoint(a: Any) -> int | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from replaylens.analysis.again import tasks_again
@@ -70,14 +69,17 @@ if item is not None:
                 )
             st.subheader("The three durability modes")
             st.caption(WHAT_IF_NOTE)
+            # The cards hold what lines up (the same three counts and the resume step), so at
+            # 1000 px their rows stay aligned; the sentences and effect names, long and unbreakable
+            # (`request_approval`), read full width below them instead of wrapping mid-word.
             cols = st.columns(3)
             for col, m in zip(cols, ui.MODES, strict=True):
                 outcome = plan.what_if.get(m)
-                with col.container(border=True):
+                with col.container(border=True, key=f"mode_card_{m}"):
                     st.markdown(f"#### {'▶ ' if m == mode else ''}{m}")
-                    st.caption(views.MODE_EXPLAINED[m])
                     if outcome is None:
                         st.info("Not modelled for this thread.")
+                        st.caption(views.MODE_EXPLAINED[m])
                         continue
                     st.caption(
                         "as recorded"
@@ -105,16 +107,20 @@ if item is not None:
                                   help="Effect-log lines whose tasks would run again.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
-                    (st.warning if outcome.replayed_lines else st.success)(
-                        md_ticks(outcome.sentence)
+                    st.caption(views.MODE_EXPLAINED[m])
+            for m in ui.MODES:
+                outcome = plan.what_if.get(m)
+                if outcome is None:
+                    continue
+                (st.warning if outcome.replayed_lines else st.success)(md_ticks(outcome.sentence))
+                if outcome.replayed_effects:
+                    again = " · ".join(
+                        f"{md_code(k)} {v} time{'s' if v != 1 else ''} again"
+                        for k, v in outcome.replayed_effects.items()
                     )
-                    if outcome.replayed_effects:
-                        # A static table (Markdown cells, escaped): it wraps in a narrow box, a grid cuts.
-                        st.table(
-                            pd.DataFrame([{"effect": md(k), "times again": v} for k, v in outcome.replayed_effects.items()]),
-                            hide_index=True, border="horizontal",
-                        )  # fmt: skip
-                        st.caption("Log lines: " + ", ".join(map(str, outcome.replayed_lines[:60])))
+                    lines = outcome.replayed_lines[:60]
+                    st.caption(f"{again} · log line{'s' if len(lines) != 1 else ''} "
+                               + ", ".join(map(str, lines)))  # fmt: skip
 
             if mode:
                 st.subheader(f"Timeline under {mode}")

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.dashboard.campaigns import runs_frame, summary_frame
+from replaylens.dashboard.campaigns import (
+    campaign_label,
+    resolve_campaigns,
+    runs_frame,
+    summary_frame,
+)
 from replaylens.dashboard.ui import common as ui
 from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
 from replaylens.text import md, option_text, url_value
@@ -38,12 +43,26 @@ with ui.friendly_errors():
             "listing its runs). Serve one with `replaylens serve CAMPAIGN_FOLDER`, or put it under sample_dbs/."
         )
     else:
-        names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
-        chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
+        names = {c.key: campaign_label(c) for c in catalog.campaigns}
+        # The URL keeps each campaign by its path (`campaign=sample_dbs/payment`), written by
+        # this page, not by the widget: Streamlit would write the label and drop a path.
+        wanted = st.query_params.get_all("campaign")
+        if st.session_state.get("_campaign_url") != wanted or "campaign" not in st.session_state:
+            found, unknown = resolve_campaigns(wanted, catalog.campaigns)
+            st.session_state["campaign"] = found or keys[:1]
+            st.session_state["_campaign_unknown"] = unknown
+        for value in st.session_state.get("_campaign_unknown", []):
+            st.warning(
+                f"The link names the campaign {md(value)}, which is not among the served campaigns; "
+                "showing the ones picked below instead."
+            )
+        chosen_keys = st.multiselect("Campaigns", keys, key="campaign",
                                      format_func=lambda k: option_text(names.get(k, k)),
                                      help="Pick several to compare them on the same axes: each campaign gets "
                                      "its own marker shape. "
                                      + "; ".join(f"{md(k)}: {md(v)}" for k, v in names.items()))  # fmt: skip
+        st.query_params["campaign"] = chosen_keys
+        st.session_state["_campaign_url"] = list(chosen_keys)
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
