@@ -65,3 +65,40 @@ def test_an_old_label_link_still_opens_its_campaign_and_an_unknown_one_says_so()
     assert url_values(at, "campaign") == [fanout, linear]
     at = open_page("runs", campaign="sample_dbs/nowhere")
     assert any("sample_dbs/nowhere" in w.value.replace("\\", "") for w in at.warning)
+
+
+# --------------------------------------------------------------------------- 9: first paint
+def test_first_paint_bench_measures_every_page() -> None:
+    """`make first-paint` timed the Thread page only; every page of the navigation is drawn
+    (the URLs are built without a server: a base address is enough)."""
+    import importlib.util
+
+    from replaylens.dashboard.ui import common
+
+    spec = importlib.util.spec_from_file_location(
+        "first_paint", Path(__file__).resolve().parents[1] / "bench" / "first_paint.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    urls = bench.page_urls("http://127.0.0.1:1")
+    assert set(urls) == set(common.PAGES)
+    assert all(u.startswith(f"http://127.0.0.1:1/{name}") for name, u in urls.items())
+
+
+@pytest.mark.usefixtures("served")
+def test_the_catalogue_is_shared_between_runs_not_copied() -> None:
+    """st.cache_data unpickled the whole catalogue (a Path per database) on every run of every
+    page before its header was drawn; it is one shared object now."""
+
+    def script() -> None:
+        import streamlit as st
+
+        from replaylens.dashboard.ui import common
+
+        st.session_state.setdefault("ids", []).append(id(common.catalog()))
+
+    at = AppTest.from_function(script, default_timeout=60)
+    at.run()
+    at.run()
+    assert not at.exception
+    assert len(at.session_state["ids"]) == 2 and len(set(at.session_state["ids"])) == 1

@@ -49,7 +49,10 @@ with ui.friendly_errors():
         wanted = st.query_params.get_all("campaign")
         if st.session_state.get("_campaign_url") != wanted or "campaign" not in st.session_state:
             found, unknown = resolve_campaigns(wanted, catalog.campaigns)
-            st.session_state["campaign"] = found or keys[:1]
+            # Unasked, the largest campaign: alphabetically the first is `failing`, whose every
+            # resume raises, a poor first sight of the page.
+            largest = max(catalog.campaigns, key=lambda c: len(c.runs)).key
+            st.session_state["campaign"] = found or [largest]
             st.session_state["_campaign_unknown"] = unknown
         for value in st.session_state.get("_campaign_unknown", []):
             st.warning(
