@@ -88,7 +88,20 @@ with ui.friendly_errors():
                     points = (event or {}).get("selection", {}).get("points", []) if event else []
                     if points and picked is None:
                         picked = points[0].get("customdata")
-                if runs["kill delay (s)"].notna().any():
+                # A curve needs kill moments spread over the node (`--kill-delay LOW..HIGH`): with one
+                # delay per campaign it was a vertical line at that delay, which reads as nothing.
+                spread = (
+                    runs.dropna(subset=["kill delay (s)"])
+                    .groupby("campaign")["kill delay (s)"]
+                    .nunique()
+                )
+                if not spread.empty and spread.max() <= 1:
+                    st.caption(
+                        "Every run of a campaign here was killed at one moment of its node, so there is no "
+                        "curve against the kill moment: `replaylens killtest --kill-delay LOW..HIGH` spreads "
+                        "the kills over the node (the linear-postgres-spread sample does)."
+                    )
+                elif not spread.empty:
                     st.subheader("Against the kill moment (the async window as a curve)")
                     for col, metric in zip(
                         st.columns(2), ("lines repeated", "checkpoints kept"), strict=True
