@@ -209,6 +209,9 @@ def test_report_tab_shows_the_report_rendered_and_its_markdown_beside(page: Any,
     source = page.locator(".st-key-report_source [data-testid='stCode']")
     expect(source).to_contain_text("# Resume report for thread")
     assert "127\\.0\\.0\\.1" not in source.inner_text()  # the address is a link target
+    assert source.evaluate(  # wrapped, not cut at the right edge
+        "e => ![e, ...e.querySelectorAll('*')].some(x => x.scrollWidth > x.clientWidth + 1)"
+    )
     a, b = rendered.bounding_box(), source.bounding_box()
     assert b["x"] >= a["x"] + a["width"] - 1 and abs(a["y"] - b["y"]) < 60, (a, b)  # beside
 

@@ -15,8 +15,11 @@ STYLE = """
 @media (max-width: 1200px) {
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
 }
-/* Inline code (an identifier) is never broken mid-word ("request_appro" + "val"). */
-[data-testid="stMain"] code { overflow-wrap: normal; word-break: normal; }
+/* Inline code (an identifier) is never broken mid-word ("request_appro" + "val"); code
+   blocks keep their own wrapping. */
+[data-testid="stMain"] :not(pre) > code { overflow-wrap: normal; word-break: normal; }
+/* The report's Markdown, beside the report, wraps a long path anywhere rather than cut it. */
+.st-key-report_source pre, .st-key-report_source pre code { overflow-wrap: anywhere; }
 </style>
 """
 
