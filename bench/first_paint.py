@@ -1,18 +1,23 @@
-"""Cold first draw of the Thread page, as a fresh browser on a warm server sees it (issue 16).
+"""Cold first draw of every page, as a fresh browser on a warm server sees it.
 
 Run it with `.venv/bin/python bench/first_paint.py` (or `make first-paint`). It starts
-`replaylens serve sample_dbs` on a free port, loads the Thread page of the bundled fan-out
-kill once to warm the server (Python imports, the thread's analysis in Streamlit's caches),
-then loads it N times (default 5), each in a new headless Chromium process with an empty
-cache, and prints:
+`replaylens serve sample_dbs` on a free port and, for each page (Threads, Thread, Resume
+simulator, Incident, Storage, Kill-test runs, Learn) on the bundled samples, loads it once
+to warm the server (Python imports, the analysis in Streamlit's caches), then N times
+(default 5), each in a new headless Chromium process with an empty cache, and prints per
+page, as the median and the worst of the loads:
 
-- the time from navigation start to the page being drawn: the timeline chart's SVG is in the
-  page and Streamlit's script state is `notRunning` (read in the page as `performance.now()`,
-  whose origin is the navigation start, so Python's and Playwright's overheads are not counted);
-- median, minimum and maximum over the loads, and the machine's load average before and after
-  (this machine is shared: a number without the load beside it means little);
-- what the browser fetched on the last load: bytes on the wire against bytes after decoding
-  (compression shows as the difference), and the slowest resources.
+- header: from navigation start to the page's title (its h1) being in the page, the first
+  thing a person sees of the page itself;
+- drawn: to the page being drawn whole: Streamlit's script state is `notRunning`, no
+  skeleton is left, and every chart the page shows has its SVG (read in the page as
+  `performance.now()`, whose origin is the navigation start, so Python's and Playwright's
+  overheads are not counted);
+
+then the machine's load average before and after (this machine is shared: a number
+without the load beside it means little), and what the browser fetched on the last load
+of the Thread page: bytes on the wire against bytes after decoding, and the slowest
+resources. `--pages thread,runs` measures only those.
 
 It is a measurement, not a test: nothing fails when the numbers are high.
 """
@@ -33,12 +38,18 @@ sys.path[:0] = [str(REPO / "lib"), str(REPO / "tests")]
 from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
 
 SAMPLE_DB = REPO / "sample_dbs" / "fanout" / "runs" / "async-0.25s-2" / "at-kill.db"
+PAYMENT_DB = REPO / "sample_dbs" / "payment" / "runs" / "sync-0s-1" / "at-kill.db"
+LIST_DB = REPO / "sample_dbs" / "payment-approved.db"
+
+HEADER = """() => document.querySelector('[data-testid="stMain"] h1') !== null ? performance.now() : null"""
 
 DRAWN = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
-    const svg = document.querySelector('[data-testid="stMain"] .js-plotly-plot svg.main-svg');
-    return app && app.getAttribute('data-test-script-state') === 'notRunning' && svg
-        && document.querySelector('[data-testid="stSkeleton"]') === null ? performance.now() : null;
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (!app || !main || app.getAttribute('data-test-script-state') !== 'notRunning') return null;
+    if (main.querySelector('h1') === null || document.querySelector('[data-testid="stSkeleton"]')) return null;
+    const charts = [...main.querySelectorAll('.js-plotly-plot')];
+    return charts.every(c => c.querySelector('svg.main-svg')) ? performance.now() : null;
 }"""
 
 RESOURCES = """() => performance.getEntriesByType('resource').map(e => ({
@@ -47,27 +58,45 @@ RESOURCES = """() => performance.getEntriesByType('resource').map(e => ({
     start: e.startTime, end: e.responseEnd}))"""
 
 
-def thread_url(base: str) -> str:
-    """The Thread page of the fan-out thread killed under async with a 250 ms store."""
+def _thread_id(db: Path) -> str:
     from replaylens.sources import open_source
 
-    source = open_source(SAMPLE_DB)
+    source = open_source(db)
     try:
-        (row,) = source.thread_index()
+        return source.thread_index()[0].thread_id
     finally:
         source.close()
-    params = {"db": str(SAMPLE_DB.relative_to(REPO)), "thread": row.thread_id}
-    return f"{base}/thread?{urlencode(params, quote_via=quote)}"
 
 
-def one_load(pw: Any, address: str, timeout_ms: float) -> tuple[float, list[dict[str, Any]]]:
-    """Seconds from navigation start to the drawn page, in a new browser with an empty cache."""
+def page_urls(base: str) -> dict[str, str]:
+    """Every page, each on the sample it is most often opened with."""
+
+    def at(page: str, **params: str) -> str:
+        return f"{base}/{page}" + (f"?{urlencode(params, quote_via=quote)}" if params else "")
+
+    fan = {"db": str(SAMPLE_DB.relative_to(REPO)), "thread": _thread_id(SAMPLE_DB)}
+    pay = {"db": str(PAYMENT_DB.relative_to(REPO)), "thread": _thread_id(PAYMENT_DB)}
+    return {
+        "threads": at("threads", db=str(LIST_DB.relative_to(REPO))),
+        "thread": at("thread", **fan),
+        "resume": at("resume", **pay, mode="sync"),
+        "incident": at("incident", db=pay["db"]),
+        "storage": at("storage", db=fan["db"]),
+        "runs": at("runs"),
+        "learn": at("learn", db=fan["db"], thread=fan["thread"]),
+    }
+
+
+def one_load(pw: Any, address: str, timeout_ms: float) -> tuple[float, float, list[dict[str, Any]]]:
+    """Seconds from navigation start to the header and to the drawn page, in a new browser
+    with an empty cache, and what it fetched."""
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
     try:
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         page.goto(address, wait_until="commit")
+        header = page.wait_for_function(HEADER, timeout=timeout_ms, polling="raf").json_value()
         drawn = page.wait_for_function(DRAWN, timeout=timeout_ms, polling="raf").json_value()
-        return float(drawn) / 1000, page.evaluate(RESOURCES)
+        return float(header) / 1000, float(drawn) / 1000, page.evaluate(RESOURCES)
     finally:
         browser.close()
 
@@ -77,46 +106,74 @@ def load_average() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min; {os.cpu_count()} cores)"
 
 
-def report(times: list[float], resources: list[dict[str, Any]], before: str, after: str) -> str:
-    wire = sum(r["wire"] for r in resources)
-    decoded = sum(r["decoded"] for r in resources)
+def report(
+    measured: dict[str, list[tuple[float, float]]],
+    resources: list[dict[str, Any]],
+    before: str,
+    after: str,
+) -> str:
+    loads = len(next(iter(measured.values()), []))
     lines = [
-        f"cold first draw of the Thread page, {len(times)} fresh browsers on a warm server:",
-        f"  median {statistics.median(times):.2f} s, min {min(times):.2f} s, max {max(times):.2f} s"
-        f"  ({', '.join(f'{t:.2f}' for t in times)})",
+        f"cold first draw of every page, {loads} fresh browsers each on a warm server (seconds):",
+        f"  {'page':10} {'header median':>14} {'worst':>7} {'drawn median':>13} {'worst':>7}",
+    ]
+    for name, times in measured.items():
+        headers, drawn = [h for h, _ in times], [d for _, d in times]
+        lines.append(
+            f"  {name:10} {statistics.median(headers):14.2f} {max(headers):7.2f}"
+            f" {statistics.median(drawn):13.2f} {max(drawn):7.2f}"
+        )
+    every = [d for times in measured.values() for _, d in times]
+    lines += [
+        f"  all pages: drawn median {statistics.median(every):.2f} s, worst {max(every):.2f} s",
         f"  load average before {before}",
         f"  load average after  {after}",
-        f"last load: {len(resources)} resources, {wire / 1e6:.2f} MB on the wire, "
-        f"{decoded / 1e6:.2f} MB decoded",
-        "  slowest (ms from navigation start to the last byte, wire / decoded kB):",
     ]
-    for r in sorted(resources, key=lambda r: r["end"] - r["start"], reverse=True)[:8]:
-        lines.append(
-            f"    {r['name'][:48]:48} {r['start']:6.0f} -> {r['end']:6.0f} ms  "
-            f"{r['wire'] / 1e3:7.0f} / {r['decoded'] / 1e3:7.0f} kB"
-        )
+    if resources:
+        wire = sum(r["wire"] for r in resources)
+        decoded = sum(r["decoded"] for r in resources)
+        lines += [
+            f"last load of the Thread page: {len(resources)} resources, {wire / 1e6:.2f} MB on the wire, "
+            f"{decoded / 1e6:.2f} MB decoded",
+            "  slowest (ms from navigation start to the last byte, wire / decoded kB):",
+        ]
+        for r in sorted(resources, key=lambda r: r["end"] - r["start"], reverse=True)[:8]:
+            lines.append(
+                f"    {r['name'][:48]:48} {r['start']:6.0f} -> {r['end']:6.0f} ms  "
+                f"{r['wire'] / 1e3:7.0f} / {r['decoded'] / 1e3:7.0f} kB"
+            )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--loads", type=int, default=5, help="cold loads to time (default 5)")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds one load may take")
+    parser.add_argument("--loads", type=int, default=5, help="cold loads per page (default 5)")
+    parser.add_argument("--timeout", type=float, default=90, help="seconds one load may take")
+    parser.add_argument("--pages", help="only these pages, separated by commas")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     port = free_port()
     server = start_server([REPO / "sample_dbs"], port)
+    measured: dict[str, list[tuple[float, float]]] = {}
+    resources: list[dict[str, Any]] = []
     try:
-        address = thread_url(f"http://127.0.0.1:{port}")
+        urls = page_urls(f"http://127.0.0.1:{port}")
+        if args.pages:
+            urls = {k: v for k, v in urls.items() if k in args.pages.split(",")}
         with sync_playwright() as pw:
-            one_load(pw, address, args.timeout * 1000)  # warms the server, not the browser
+            for address in urls.values():
+                one_load(pw, address, args.timeout * 1000)  # warms the server, not the browser
             before = load_average()
-            results = [one_load(pw, address, args.timeout * 1000) for _ in range(args.loads)]
+            for name, address in urls.items():
+                runs = [one_load(pw, address, args.timeout * 1000) for _ in range(args.loads)]
+                measured[name] = [(h, d) for h, d, _ in runs]
+                if name == "thread":
+                    resources = runs[-1][2]
             after = load_average()
     finally:
         stop_server(server)
-    print(report([t for t, _ in results], results[-1][1], before, after))
+    print(report(measured, resources, before, after))
     return 0
 
 

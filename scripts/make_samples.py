@@ -55,6 +55,12 @@ CAMPAIGNS: dict[str, list[str]] = {
         '{"invoice_id": "inv-0001", "visited": []}',
     ],
     "send_map_reduce": ["--kill-at", "reduce", "--runs", "1", "--input", '{"items": []}'],
+    # Checkpoint namespaces: killed in the subgraph's second step, so a resume re-enters
+    # the subgraph at its own latest checkpoint (s1 is not run again, s2 is).
+    "subgraph": ["--kill-at", "s2", "--runs", "1", "--input", '{"visited": []}'],
+    # A node that raises: killed while b and b2 run in one superstep; the resume runs b
+    # again and it fails again, so the thread ends failed with an __error__ write.
+    "failing": ["--kill-at", "b", "--runs", "1", "--input", '{"visited": []}'],
     # The async window as a curve: a throw-away Postgres, kills spread over c's 0.5 s.
     "linear-postgres-spread": [
         "--pg-ephemeral",

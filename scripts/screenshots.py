@@ -62,6 +62,12 @@ def _sample_choices(sample: Path) -> dict[str, str]:
         chosen.update(fanout_db=str(fan.db_at_kill), fanout_thread=fan.thread_id)
     if pay and pay.db_at_kill:
         chosen.update(crash_db=str(pay.db_at_kill), crash_thread=pay.thread_id)
+    sub = runs.get(("subgraph", "sync", 0.0))
+    if sub and sub.db_at_kill:  # checkpoint namespaces: killed inside the subgraph
+        chosen.update(subgraph_db=str(sub.db_at_kill), subgraph_thread=sub.thread_id)
+    fail = runs.get(("failing", "sync", 0.0))
+    if fail and fail.db_after_resume:  # an exception: the resume raised again
+        chosen.update(failing_db=str(fail.db_after_resume), failing_thread=fail.thread_id)
     learn = next((d for d in cat.databases if d.campaign is None), None)
     if fan and fan.db_after_resume:
         chosen["learn_db"] = str(fan.db_after_resume)
@@ -89,8 +95,18 @@ def shots(base: str, chosen: dict[str, str]) -> list[tuple[str, str]]:
             for m in ("sync", "async", "exit")
         ),
         ("thread-graph", f"{base}/thread{q(**fan, view='Graph')}"),
+        *(
+            (
+                f"thread-{kind}",
+                f"{base}/thread{q(db=chosen[kind + '_db'], thread=chosen[kind + '_thread'])}",
+            )
+            for kind in ("subgraph", "failing")
+            if chosen.get(f"{kind}_db")
+        ),
         ("thread-writes", f"{base}/thread{q(**fan, view='Writes')}"),
         ("thread-state", f"{base}/thread{q(**crash, view='State')}"),
+        ("thread-effects", f"{base}/thread{q(**crash, view='Effects')}"),
+        ("thread-report", f"{base}/thread{q(**crash, view='Report')}"),
         ("resume", f"{base}/resume{q(**crash, mode='sync')}"),
         ("runs", f"{base}/runs"),
         ("incident", f"{base}/incident{q(db=crash['db'])}"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -232,3 +233,139 @@ def test_graph_of_a_lost_step_has_every_edge_langgraph_draws(graph_name: str) ->
     for plan in (None, plan_resume(thread, read_effects(log), row.thread_id, latency=0.25)):
         drawn = {(a[1], b[1]) for a, b, _ in infer_graph(thread, plan).edges}
         assert drawn >= real, sorted(real - drawn)
+
+
+def test_every_status_has_one_word_and_one_colour_and_no_glyph() -> None:
+    """Status words and colours live in one home (`figures.statuses`), used by the pages and
+    the figures: each status the analysis can give has a word and a colour there, and no
+    word leans on a symbol or emoji glyph (a machine without the emoji font drew boxes)."""
+    from replaylens.analysis.status import STATUSES
+    from replaylens.dashboard import views
+    from replaylens.figures import colors, statuses
+
+    for status in STATUSES:
+        word = statuses.status_word(status)
+        assert word.replace(" ", "").isalpha(), word
+        assert re.fullmatch(r"#[0-9A-F]{6}", statuses.status_color(status)), status
+        assert statuses.status_md(status).endswith(f"-badge[{word}]")
+        assert views.status_label(status) == word
+    assert not hasattr(colors, "STATUS")  # the second copy is gone
+
+
+def test_kill_moment_chart_keeps_one_line_per_campaign() -> None:
+    """Comparing two campaigns, each line joins one campaign's runs only and the legend names
+    the campaign: one line through both campaigns' points read as a single curve."""
+    from replaylens.dashboard.campaigns import runs_frame
+    from replaylens.dashboard.catalog import discover
+    from replaylens.figures.runs import repeats_by_kill_moment
+    from replaylens.paths import AllowList
+
+    cat = discover([SAMPLES], AllowList.build([SAMPLES]))
+    chosen = [c for c in cat.campaigns if c.name in ("fanout", "linear")]
+    runs = runs_frame(chosen, AllowList.build([SAMPLES]))
+    assert set(runs["campaign"]) == {"fanout", "linear"}
+    for metric in ("lines repeated", "checkpoints kept"):
+        fig = repeats_by_kill_moment(runs, metric)
+        for trace in fig.data:
+            owners = set(runs.loc[list(trace.customdata), "campaign"])
+            assert len(owners) == 1, (trace.name, owners)
+            assert trace.name.startswith(f"{owners.pop()} · "), trace.name
+
+
+def _sample(campaign: str, run_folder: str, moment: str = "at-kill", with_log: bool = True):  # noqa: ANN202
+    """(thread, plan) of a bundled campaign's run, at the kill or after the resume."""
+    folder = SAMPLES / campaign / "runs" / run_folder
+    db = folder / ("at-kill.db" if moment == "at-kill" else "checkpoints.db")
+    log = folder / ("at-kill.effects.jsonl" if moment == "at-kill" else "effects.jsonl")
+    source = open_source(db)
+    try:
+        (row,) = source.thread_index()
+        thread = load_thread(source, row.thread_id)
+    finally:
+        source.close()
+    return thread, plan_resume(thread, read_effects(log) if with_log else None, row.thread_id)
+
+
+def test_without_a_log_the_crash_moment_is_unknown_past_the_last_record() -> None:
+    """A database of one's own, no effects log: the line sits at the newest checkpoint, the
+    last thing dated. It must say the crash came later, and the task that was running is
+    drawn past it as undated, not as a bar ending at a crash time nobody recorded."""
+    from replaylens.figures.timeline import AFTER_LAST_RECORD
+
+    thread, plan = _sample("fanout", "sync-0s-1", with_log=False)
+    data = build_timeline_data(thread, plan)
+    assert data.ending == "unknown"
+    fig = timeline_figure(data)
+    said = [a.text for a in fig.layout.annotations]
+    assert any("crash came later" in t and "unknown" in t for t in said), said
+    last = max(m.ts for m in data.marks if m.kind == "checkpoint")
+    due = [b for b in data.bars if b.start >= last]
+    assert due and all(b.category == AFTER_LAST_RECORD for b in due), due
+    # With the log the crash is dated by it: the same line reads as the crash.
+    thread, plan = _sample("fanout", "sync-0s-1")
+    assert build_timeline_data(thread, plan).ending == "killed"
+
+
+def test_killed_attempts_end_before_the_resume_process_starts() -> None:
+    """The failing graph killed in b, then resumed (b raises again): the killed process's
+    attempts of b and b2 were drawn as running on until the resume failed, beside it."""
+    thread, plan = _sample("failing", "sync-0s-b1-1", moment="after-resume")
+    data = build_timeline_data(thread, plan)
+    killed = [a for a in plan.attempts if a.outcome == "in flight"]
+    assert killed
+    resumed = min(line.ts for a in plan.attempts for line in a.lines if line.pid != killed[0].pid)
+    drawn = [b for b in data.bars if b.in_flight]
+    assert drawn and all(b.end <= resumed for b in drawn), [
+        (b.lane, b.end - resumed) for b in drawn
+    ]
+
+
+def test_auto_zoom_leaves_no_lane_mostly_empty_on_the_subgraph_thread() -> None:
+    """Killed in s2 with no pause before it: zoomed to the last moments, 4 of the 8 lanes
+    (root checkpoints, __start__, prepare, the subgraph's __start__) showed nothing."""
+    from replaylens.figures.timeline import focus_range
+
+    for mode in (None, "sync"):
+        thread, plan = _sample("subgraph", "sync-0s-s21-1")
+        data = build_timeline_data(thread, plan, mode)
+        zoom = focus_range(data, mode)
+        if zoom is None:
+            continue
+        lo, hi = zoom
+        busy = {b.lane for b in data.bars if b.end >= lo and b.start <= hi}
+        busy |= {m.lane for m in data.marks if lo <= m.ts <= hi}
+        empty = [lane for lane in data.lanes if lane not in busy]
+        assert len(empty) <= len(data.lanes) // 3, empty
+    # A real pause (the approval thread waits seconds for a human) still zooms.
+    thread, plan = _sample("payment", "sync-0s-1")
+    assert focus_range(build_timeline_data(thread, plan, "sync"), "sync") is not None
+
+
+def test_approval_thread_checkpoints_neither_overlap_nor_lose_their_step_labels() -> None:
+    """The approval thread writes checkpoints -1 and 0 milliseconds apart, then waits for a
+    human: their diamonds printed over each other. Close ones are one diamond labelled with
+    both steps, and no step label is clipped by the plot area."""
+    from replaylens.figures.timeline import CLOSE_SHARE
+
+    thread, plan = _sample("payment", "sync-0s-1")
+    for mode in (None, "sync"):
+        fig = timeline_figure(build_timeline_data(thread, plan, mode), mode=mode)
+        shown = fig.layout.xaxis.range
+        diamonds = [
+            t
+            for t in fig.data
+            if t.name in ("checkpoint landed", "checkpoint lost under this mode")
+        ]
+        assert diamonds
+        for trace in diamonds:
+            assert trace.cliponaxis is False
+            xs = sorted(pd.to_datetime(list(trace.x)))
+            lo, hi = (
+                (pd.to_datetime(shown[0]), pd.to_datetime(shown[1])) if shown else (xs[0], xs[-1])
+            )
+            seen = [x for x in xs if lo <= x <= hi]
+            gaps = [(b - a).total_seconds() for a, b in zip(seen, seen[1:], strict=False)]
+            span = (hi - lo).total_seconds()
+            assert all(g >= span * CLOSE_SHARE for g in gaps), (mode, gaps, span)
+        labels = [t for trace in diamonds for t in trace.text]
+        assert any("," in t for t in labels) or mode == "sync", labels  # "-1, 0" as one

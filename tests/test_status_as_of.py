@@ -22,6 +22,7 @@ from replaylens.analysis.status import summarize_threads
 from replaylens.cache import StatusCache
 from replaylens.dashboard import views
 from replaylens.dashboard.statuses import StatusJob
+from replaylens.figures.statuses import status_word
 from replaylens.sources import open_source
 
 CHANGED = "payment-interrupted"
@@ -87,7 +88,7 @@ def test_stored_statuses_show_as_of_until_checked(written: tuple[str, Any], tmp_
             "nothing is current before it is checked"
         )
         cells = views.threads_frame(rows)["status"].tolist()
-        assert all("re-checking" in c and c.startswith(views.STATUS_WORDS[truth[r.thread_id]])
+        assert all("re-checking" in c and c.startswith(status_word(truth[r.thread_id]))
                    for r, c in zip(rows, cells, strict=True) if r.thread_id != CHANGED)  # fmt: skip
         assert views.clock_ms(as_of)[:8] in cells[0]
         gated.release.set()

@@ -197,7 +197,8 @@ def _what_if_section(plan: ResumePlan) -> list[str]:
 
 
 def _links_section(links: dict[str, str]) -> list[str]:
-    """Links as Markdown link text and target: the text escaped, the target percent-safe."""
+    """Links named by what they open (the name escaped), the target percent-safe: with the
+    address as the link text, the Markdown source read `http\\:` and `127\\.0\\.0\\.1`."""
     if not links:
         return []
     out = ["## Links", ""]
@@ -209,7 +210,7 @@ def _links_section(links: dict[str, str]) -> list[str]:
             .replace("(", "%28")
             .replace(")", "%29")
         )
-        out.append(f"- {md(name)}: [{md(url)}]({target})")
+        out.append(f"- [{md(name)}]({target})")  # the address is the target, not escaped text
     return out + [""]
 
 

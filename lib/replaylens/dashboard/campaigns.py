@@ -253,3 +253,30 @@ def node_verdict_frame(campaigns: list[Campaign], allow: AllowList) -> pd.DataFr
             rows.append({"campaign": c.name, "node": v.node, "verdict": v.verdict,
                          "evidence": v.evidence, "runs killed here": v.runs_killed_here})  # fmt: skip
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def campaign_label(campaign: Campaign) -> str:
+    """How the picker names a campaign: `fanout (24 runs)`."""
+    return f"{campaign.name} ({len(campaign.runs)} runs)"
+
+
+def resolve_campaigns(wanted: list[str], campaigns: list[Campaign]) -> tuple[list[str], list[str]]:
+    """The campaign keys a URL's `campaign=` values name, and the values that name none.
+
+    The URL keeps a campaign by its key, the folder's path (`campaign=sample_dbs/payment`);
+    links written before that kept the picker's label (`campaign=fanout (24 runs)`) or the
+    bare name, and still open the same campaign."""
+    by_key = {c.key: c.key for c in campaigns}
+    by_label = {campaign_label(c): c.key for c in campaigns}
+    by_name: dict[str, str] = {}
+    for c in campaigns:
+        by_name.setdefault(c.name, c.key)
+    found: list[str] = []
+    unknown: list[str] = []
+    for value in wanted:
+        key = by_key.get(value.rstrip("/")) or by_label.get(value) or by_name.get(value)
+        if key is None:
+            unknown.append(value)
+        elif key not in found:
+            found.append(key)
+    return found, unknown

@@ -16,6 +16,7 @@ from replaylens import namespaces
 from replaylens._bulk import collector_paused
 from replaylens.analysis.durability import MODE_RULES
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, log_only_summaries
+from replaylens.figures.statuses import status_word
 from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
 from replaylens.times import checkpoint_id_time, clock_ms
@@ -28,53 +29,17 @@ if TYPE_CHECKING:
     from replaylens.effects.parse import EffectsLog
     from replaylens.sources._base import ThreadIndexRow
 
-STATUS_WORDS = {
-    "completed": "completed",
-    "resumable": "resumable",
-    "interrupted": "interrupted",
-    "failed": "failed",
-    "unknown": "unknown",
-    "needs_restart": "needs restart",
-    "unreadable": "unreadable",
-    "deriving": "deriving…",
-}
-"""`deriving` is no status: the Threads page shows it while a thread's status is being worked out."""
-STATUS_MD_COLOR = {
-    "completed": "green",
-    "resumable": "orange",
-    "interrupted": "violet",
-    "failed": "red",
-    "unknown": "blue",
-    "needs_restart": "red",
-    "unreadable": "gray",
-}
 TASK_STATUS_ICON = {"finished": "✓", "failed": "✗", "interrupted": "‖", "pending": "○"}
-
-
-STATUS_DOT = {
-    "completed": "🟢",
-    "resumable": "🟠",
-    "interrupted": "🟣",
-    "failed": "🔴",
-    "unknown": "🔵",
-    "needs_restart": "⛔",
-    "unreadable": "⚪",
-}
-"""A coloured mark per status, carried by the text itself: a pandas Styler would colour
-the cells instead, and Streamlit refuses a Styler beyond 262,144 cells (29,000 threads)."""
+"""Beside the task's status word (plain symbols of the text fonts, never emoji)."""
 
 PAGE_ROWS = 1_000
 """Rows per page of the Threads table: the browser gets one page, never 100,000 rows."""
 
 
 def status_label(status: str) -> str:
-    """`resumable` -> `🟠 resumable` (the word stays, for colour-blind readers)."""
-    return f"{STATUS_DOT.get(status, '⚪')} {STATUS_WORDS.get(status, status)}"
-
-
-def status_md(status: str) -> str:
-    """The status as coloured Markdown (a fixed word, never database text)."""
-    return f":{STATUS_MD_COLOR.get(status, 'gray')}[● {STATUS_WORDS.get(status, status)}]"
+    """The Threads table's status cell: the word alone, which any font draws; the table
+    colours it as a pill (`status_column`)."""
+    return status_word(status)
 
 
 def page_count(rows: int, per_page: int = PAGE_ROWS) -> int:
@@ -172,7 +137,7 @@ def provisional_label(was: str, as_of: float | None) -> str:
     """The status cell of a stored status whose check has not landed: the stored word, when,
     and that it is being re-checked; no coloured mark, so it never reads as current."""
     when = f"as of {clock_ms(as_of)[:8]} UTC" if as_of is not None else "as stored"
-    return f"{STATUS_WORDS.get(was, was)}? ({when}, re-checking)"
+    return f"{status_word(was)}? ({when}, re-checking)"
 
 
 def status_cell(r: ThreadRow) -> str:
@@ -248,23 +213,32 @@ def due_next(status: str, latest_step: int | None, pending: str) -> str:
     return "—"
 
 
+NO_LOG = "no effects log"
+"""What the effect columns say when no effects log goes with the database (never "None")."""
+
+
 def threads_frame(rows: Iterable[ThreadRow], link: Any = None) -> pd.DataFrame:
     """The Threads table; `link(thread_id)` gives the URL of the Thread page for a row.
 
-    Built column by column (100,000 rows: a tenth of the time of a list of dicts)."""
+    The columns a reader acts on come first (status, thread, what is due, what a resume
+    repeats, the link), so they stay on screen in a 540-pixel-wide page at 1000 px; the
+    bookkeeping (checkpoints, step, time) follows. Without an effects log the effect
+    columns say so in words. Built column by column (100,000 rows: a tenth of the time
+    of a list of dicts)."""
     rows = list(rows)
+    has_log = any(r.effect_lines is not None for r in rows)
     data: dict[str, list[Any]] = {
         "status": [status_cell(r) for r in rows],
         "thread": [visible(r.thread_id) for r in rows],
-        "checkpoints": [r.checkpoints for r in rows],
-        "latest step": ["—" if r.latest_step is None else str(r.latest_step) for r in rows],
-        "last update (UTC)": [_short_ts(r.when) for r in rows],
         "due next": [visible(due_next(r.status, r.latest_step, r.due_next)) for r in rows],
-        "effect lines": [r.effect_lines for r in rows],
-        "log lines again": [r.replay_lines for r in rows],
+        "log lines again": [r.replay_lines for r in rows] if has_log else [NO_LOG] * len(rows),
+        "effect lines": [r.effect_lines for r in rows] if has_log else [NO_LOG] * len(rows),
     }
     if link:
         data["open"] = [link(r.thread_id) for r in rows]
+    data["checkpoints"] = [r.checkpoints for r in rows]
+    data["latest step"] = ["—" if r.latest_step is None else str(r.latest_step) for r in rows]
+    data["last update (UTC)"] = [_short_ts(r.when) for r in rows]
     return pd.DataFrame(data)
 
 
@@ -434,11 +408,18 @@ def diff_frame(
     return pd.DataFrame(rows, columns=["channel", "change", "before", "after", "internal"])
 
 
+ATTEMPT_COLUMNS = ["node", "attempt", "resume", "effects", "idempotency key", "log lines", "pid",
+                   "outcome", "after checkpoint", "why"]  # fmt: skip
+"""What a reader matches against the downstream service first (the key, the log line, the
+process), the long "why" sentence last: it pushed them off-screen even at 1400 px."""
+
+
 def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
     """Each recorded execution of a task, with what a resume does to it and why."""
     rows = []
     for a in getattr(plan, "attempts", []):
         lines = [line.line for line in a.lines]
+        keys = dict.fromkeys(line.idempotency_key for line in a.lines if line.idempotency_key)
         rows.append(
             {
                 "node": visible(a.node),
@@ -452,12 +433,12 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                 }.get(a.verdict, a.verdict),
                 "why": a.reason,
                 "effects": ", ".join(visible(e) for e in a.effects),
+                "idempotency key": ", ".join(visible(k) for k in keys) or "—",
                 "log lines": ", ".join(map(str, lines)),
-                "pid": a.pid,
+                "pid": "—" if a.pid is None else str(a.pid),
             }
         )
-    return pd.DataFrame(rows, columns=["node", "after checkpoint", "attempt", "outcome", "resume", "why",
-                                       "effects", "log lines", "pid"])  # fmt: skip
+    return pd.DataFrame(rows, columns=ATTEMPT_COLUMNS)
 
 
 def _after_checkpoint(a: Any) -> int | None:

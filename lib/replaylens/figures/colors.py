@@ -1,20 +1,13 @@
 """One palette for the whole app, so a colour means the same thing on every page.
 
+Thread statuses have their own home, `replaylens.figures.statuses` (word and colour).
+
 Chosen to stay distinguishable for the common colour-vision deficiencies (Okabe-Ito
 based) and always paired with a word or an icon, never colour alone.
 """
 
 from __future__ import annotations
 
-STATUS = {
-    "completed": "#009E73",
-    "resumable": "#E69F00",
-    "interrupted": "#8E6CC2",
-    "failed": "#D62728",  # red, as the status tiles and headings say it (Streamlit's :red[])
-    "unknown": "#0072B2",  # blue, as Streamlit's :blue[]: undecided, not reassuring green
-    "needs_restart": "#A3001B",
-    "unreadable": "#999999",
-}
 VERDICT = {
     "kept": "#009E73",
     "replays": "#E69F00",

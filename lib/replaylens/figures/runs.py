@@ -146,7 +146,8 @@ def _whole_ticks(values: pd.Series) -> dict[str, float]:
 
 def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -> go.Figure:
     """`metric` (lines repeated, checkpoints kept) against the drawn kill delay, one trace
-    per backend and mode.
+    per backend and mode, and per campaign when several are compared (each its own marker
+    shape and legend entry: one line through two campaigns' points read as one curve).
 
     With `--kill-delay LOW..HIGH` every run lands at its own moment of the node, so the
     window in which `async` has not yet saved the previous checkpoint shows as a step in
@@ -159,19 +160,29 @@ def repeats_by_kill_moment(runs: pd.DataFrame, metric: str = "lines repeated") -
                            xref="paper", yref="paper")  # fmt: skip
         return fig
     timed = timed.reset_index().rename(columns={"index": "row"})
-    for (backend, mode), part in timed.groupby(["backend", "mode"], sort=True):
+    campaigns = sorted(set(timed["campaign"])) if "campaign" in timed else []
+    several = len(campaigns) > 1  # then one line per campaign too, named in the legend
+    keys = ["campaign", "backend", "mode"] if several else ["backend", "mode"]
+    for group, part in timed.groupby(keys, sort=True):
+        camp, backend, mode = group if several else (None, *group)
         part = part.sort_values("kill delay (s)")
+        symbol = (
+            CAMPAIGN_SYMBOLS[campaigns.index(camp) % len(CAMPAIGN_SYMBOLS)]
+            if several
+            else BACKEND_SYMBOL.get(str(backend).split(" ")[0], "square")
+        )
+        named = f"{plotly_text(camp)} · " if several else ""
         fig.add_trace(
             go.Scatter(
                 x=part["kill delay (s)"], y=part[metric], mode="lines+markers",
-                name=f"{plotly_text(backend)} · {plotly_text(mode)}",
+                name=f"{named}{plotly_text(backend)} · {plotly_text(mode)}",
                 line={"color": colors.MODE.get(str(mode), "#999999"), "width": 1,
                       "dash": "solid" if str(backend).startswith("sqlite") else "dot"},
-                marker={"size": 10, "symbol": BACKEND_SYMBOL.get(str(backend).split(" ")[0], "square"),
+                marker={"size": 10, "symbol": symbol,
                         "color": colors.MODE.get(str(mode), "#999999"), "line": {"width": 1, "color": "white"}},
                 customdata=part["row"],
                 hovertext=[
-                    f"run {r} · {plotly_text(backend)} · {plotly_text(mode)}<br>killed {d:.3f}s after "
+                    f"{named}run {r} · {plotly_text(backend)} · {plotly_text(mode)}<br>killed {d:.3f}s after "
                     f"{plotly_text(k)} started<br>{plotly_text(metric)}: {v}<br>click to open it on the Thread page"
                     for r, d, k, v in zip(part["run"], part["kill delay (s)"], part["kill at"], part[metric],
                                           strict=True)

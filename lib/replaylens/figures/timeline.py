@@ -29,9 +29,16 @@ if TYPE_CHECKING:
 MIN_BAR_SECONDS = 0.004
 ENDING_LINE = {
     "killed": "crash (last record)",
+    "unknown": "last record: the crash came later (when is unknown)",
     "raised": "failed here",
     "paused": "paused for an answer",
 }
+
+AFTER_LAST_RECORD = "ran after the last record (when: unknown)"
+"""The legend name of a task due after the newest checkpoint of a thread with no effects log:
+nothing dates it, nor the crash, so it is drawn past the last record, hatched, not to a time."""
+UNKNOWN_TAIL = 0.08
+"""How far past the last record such a task is drawn, as a share of the thread's span."""
 
 CHECKPOINT_TASK = "task with no log line (drawn from checkpoints)"
 """The legend name of a task the effects log has no line for: drawn from the checkpoint it
@@ -70,7 +77,9 @@ class TimelineData:
     marks: list[Mark] = field(default_factory=list)
     crash_ts: float | None = None
     windows: dict[str, tuple[float, float]] = field(default_factory=dict)
-    ending: str = "killed"  # killed | returned | raised | paused: names the line at crash_ts
+    ending: str = (
+        "killed"  # killed | returned | raised | paused | unknown: names the line at crash_ts
+    )
     unplaced: int = 0
     """Checkpoints the mode's model keeps that left no trace to place them by (never landed
     in the recording, no write hangs off them): counted in the banner, not drawn."""
@@ -124,8 +133,13 @@ def build_timeline_data(
     status = getattr(plan, "status", None)
     if status != "completed":
         data.crash_ts = crash
+    # Without an effects log the last thing dated is the newest checkpoint: the crash came
+    # after it, at a moment nothing records, so the line there is the last record, not the crash.
+    unknown = data.ending == "killed" and not getattr(plan, "effects_given", True)
+    if unknown:
+        data.ending = "unknown"
     if thread is not None:
-        _lay_out_checkpoints(data, thread, attempt_by_task, crash)
+        _lay_out_checkpoints(data, thread, attempt_by_task, crash, unknown_after=unknown)
     if outcome is not None:
         kept = set(outcome.kept_checkpoint_ids)
         data.marks = [
@@ -143,13 +157,14 @@ def build_timeline_data(
     if outcome is not None and thread is not None and not outcome.as_recorded:
         _would_keep(data, thread, outcome, mode or "")
     again = set(outcome.replayed_lines) if outcome is not None else None
+    dated = [m.ts for m in data.marks if m.kind in ("checkpoint", "lost")]
     for a in attempts:
         ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
         lane = data.add_lane(lane_for(ns, a.node))
         end = a.end_ts
         in_flight = a.outcome == "in flight"
         if in_flight and crash is not None:
-            end = max(end, crash)
+            end = max(end, _gone_by(a, attempts, crash, dated))
         verdict = a.verdict or ""
         if again is not None:
             runs_again = any(line.line in again for line in a.lines)
@@ -192,6 +207,34 @@ def build_timeline_data(
     return data
 
 
+def _gone_by(attempt: Any, attempts: list[Any], crash: float, dated: list[float]) -> float:
+    """Until when an attempt that never ended is drawn: the crash, unless another process
+    wrote after it started (a resume runs in a fresh process). Then its process was killed
+    before that line, at a moment nothing records, and the attempt is drawn to the last
+    sign of that process (its own log lines, the checkpoints written before the resume):
+    drawn to the crash, a killed attempt of a thread resumed later looked as if it ran on
+    beside the resume."""
+    pid = attempt.pid
+    if pid is None:
+        return crash
+    later = [
+        line.ts
+        for other in attempts
+        for line in other.lines
+        if line.ts > attempt.start_ts and line.pid is not None and line.pid != pid
+    ]
+    if not later:
+        return crash
+    resumed = min(later)
+    alive = [
+        line.ts
+        for other in attempts
+        for line in other.lines
+        if line.pid == pid and line.ts < resumed
+    ] + [t for t in dated if t < resumed]
+    return min(max([attempt.start_ts, *alive]), crash)
+
+
 def _ending_of(plan: Any) -> str:
     """How the recorded run ended, for the label of the line drawn where it stopped."""
     outcomes = list((getattr(plan, "what_if", None) or {}).values())
@@ -226,8 +269,17 @@ def stack_parallel(bars: list[Bar]) -> list[Bar]:
 
 
 def _lay_out_checkpoints(
-    data: TimelineData, thread: Thread, attempt_by_task: dict[str, Any], crash: float | None
+    data: TimelineData,
+    thread: Thread,
+    attempt_by_task: dict[str, Any],
+    crash: float | None,
+    *,
+    unknown_after: bool = False,
 ) -> None:
+    dated = [
+        t for ns in thread.namespaces.values() for c in ns.checkpoints if (t := iso_to_epoch(c.ts))
+    ]
+    tail = max((max(dated) - min(dated)) * UNKNOWN_TAIL, 0.02) if dated else 0.02
     for ns in thread.namespaces.values():
         cp_lane = data.add_lane(checkpoint_lane(ns.name))
         for cp in ns.checkpoints:
@@ -253,7 +305,21 @@ def _lay_out_checkpoints(
             for task in [*cp.tasks, *cp.calls]:  # calls on their own lanes, not as tasks of `next`
                 lane = data.add_lane(lane_for(ns.name, task.node or "unnamed @task calls"))
                 attempt = attempt_by_task.get(task.task_id)
-                if attempt is None:
+                if attempt is None and next_ts is None and unknown_after:
+                    data.bars.append(
+                        Bar(
+                            lane,
+                            ts,
+                            ts + tail,
+                            AFTER_LAST_RECORD,
+                            "#BBBBBB",
+                            f"<b>{_e(task.label)}</b> step {task.step}: {_e(task.status)}<br>due after the newest "
+                            "checkpoint, the last record: without an effects log, when it ran and when the crash "
+                            "came are unknown",
+                            in_flight=task.status != "finished",
+                        )  # fmt: skip
+                    )
+                elif attempt is None:
                     end = next_ts
                     if end is None:  # no next checkpoint: a pending task runs until the crash
                         running = task.status != "finished" and crash is not None and crash > ts
@@ -271,7 +337,11 @@ def _lay_out_checkpoints(
                     )
                 writes = [w for w in cp.writes if w.task_id == task.task_id]
                 if writes:
-                    at = attempt.end_ts if attempt is not None else (next_ts or ts)
+                    at = (
+                        attempt.end_ts
+                        if attempt is not None
+                        else (next_ts or (ts + tail if unknown_after else ts))
+                    )
                     chans = ", ".join(sorted({channel_label(w.channel) for w in writes}))
                     data.marks.append(
                         Mark(
@@ -411,10 +481,12 @@ MARK_STYLE = {
 
 
 def focus_range(data: TimelineData, mode: str | None) -> tuple[float, float] | None:
-    """Seconds to show around the crash when the whole thread spans much longer (a pause for a human).
+    """Seconds to show around the crash when the thread waited a long time before it (a pause
+    for a human): from the end of that pause (or the newest checkpoint before the crash, or
+    the replay window's start, whichever is earliest) to the crash, padded.
 
-    From the newest checkpoint before the crash (or the replay window's start, if
-    earlier) to the crash, padded; None when the whole thread already fits.
+    None when the whole thread already fits, or when nothing paused: zoomed into a busy
+    thread (a subgraph's eight lanes), most lanes were left empty.
     """
     if data.crash_ts is None:
         return None
@@ -427,10 +499,33 @@ def focus_range(data: TimelineData, mode: str | None) -> tuple[float, float] | N
     if not times:
         return None
     span = crash - min(times)
+    pause = _longest_pause(data, crash)
+    if pause is None or pause[1] - pause[0] < span / 2:
+        return None
+    lo = min(lo, pause[1])
     pad = max((crash - lo) * 0.15, 0.05)
     if span <= 3 * (crash - lo + 2 * pad):
         return None
     return lo - pad, crash + pad
+
+
+def _longest_pause(data: TimelineData, until: float) -> tuple[float, float] | None:
+    """The longest stretch before `until` in which no bar ran and no mark was made."""
+    spans = sorted(
+        [(b.start, b.end) for b in data.bars if b.start <= until]
+        + [(m.ts, m.ts) for m in data.marks if m.ts <= until]
+    )
+    best: tuple[float, float] | None = None
+    reach = None
+    for start, end in spans:
+        if (
+            reach is not None
+            and start > reach
+            and (best is None or start - reach > best[1] - best[0])
+        ):
+            best = (reach, start)
+        reach = end if reach is None else max(reach, end)
+    return best
 
 
 def _uniform(values: list[Any]) -> Any:
@@ -464,6 +559,29 @@ def _label_positions(marks: list[Mark]) -> list[str]:
         flip = (not flip) if previous is not None and previous.lane == m.lane else False
         out[i] = "bottom center" if flip else "top center"
         previous = m
+    return out
+
+
+CLOSE_SHARE = 0.04
+"""Checkpoints of one lane closer than this share of the shown time are one diamond: 13-pixel
+diamonds a few milliseconds apart drew over each other and over their step numbers."""
+
+
+def merge_close(marks: list[Mark], shown: tuple[float, float] | None) -> list[Mark]:
+    """Checkpoint (and lost-checkpoint) marks of a lane that would overlap at the shown time
+    span, as one mark: its label lists the steps (`-1, 0`), its hover every checkpoint."""
+    if not marks or shown is None or shown[1] <= shown[0]:
+        return marks
+    gap = (shown[1] - shown[0]) * CLOSE_SHARE
+    out: list[Mark] = []
+    for m in sorted(marks, key=lambda m: (m.lane, m.kind, m.ts)):
+        last = out[-1] if out else None
+        if (last is not None and last.lane == m.lane and last.kind == m.kind
+                and m.kind in ("checkpoint", "lost") and m.ts - last.ts < gap):  # fmt: skip
+            out[-1] = Mark(last.lane, last.ts, last.kind, f"{last.hover}<br><br>{m.hover}",
+                           f"{last.text}, {m.text}" if m.text else last.text, last.checkpoint_id)  # fmt: skip
+        else:
+            out.append(m)
     return out
 
 
@@ -502,8 +620,13 @@ def timeline_figure(
                 **_slot_geometry(bars),
             }
         )
+    zoom = focus_range(data, mode)
+    moments = [b.start for b in data.bars] + [b.end for b in data.bars] + [m.ts for m in data.marks]
+    shown = zoom or ((min(moments), max(moments)) if moments else None)
     for kind, style in MARK_STYLE.items():
         marks = [m for m in data.marks if m.kind == kind]
+        if kind in ("checkpoint", "lost"):
+            marks = merge_close(marks, shown)
         if not marks:
             continue
         traces.append(
@@ -526,6 +649,7 @@ def timeline_figure(
                 "name": style["name"],
                 "hovertext": _texts([m.hover for m in marks]),
                 "hoverinfo": "text",
+                "cliponaxis": False,  # a step number above the top lane stays whole
             }
         )
     # One Figure built from plain dicts: add_trace() would deep-copy every array again.
@@ -581,7 +705,6 @@ def timeline_figure(
         )
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(data.lanes)), title=None)
     fig.update_xaxes(title={"text": "time (UTC)", "standoff": 6}, type="date")
-    zoom = focus_range(data, mode)
     if zoom is not None:
         fig.update_xaxes(range=[_when(zoom[0]), _when(zoom[1])])
     fig.update_layout(

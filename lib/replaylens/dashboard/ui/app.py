@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from replaylens.dashboard.ui import common as ui
+from replaylens.dashboard.ui import look
 
 
 def page_icon() -> Any:
@@ -31,6 +32,7 @@ def page_icon() -> Any:
 def main() -> None:
     """Configure the page, route to the chosen page, draw the sidebar, run the page."""
     st.set_page_config(page_title="replaylens", page_icon=page_icon(), layout="wide")
+    look.apply()
     current = st.navigation(ui.navigation_pages(), position="hidden")
     st.session_state["_page"] = current.url_path  # links drawn by shared helpers stay on this page
     with ui.friendly_errors():

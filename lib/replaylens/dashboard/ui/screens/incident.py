@@ -21,6 +21,8 @@ from replaylens.analysis.incident import (
 from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
+from replaylens.dashboard.ui.cells import status_column
+from replaylens.figures.statuses import status_md
 from replaylens.text import md, md_ticks, safe_filename, visible
 
 
@@ -104,6 +106,7 @@ def _impact(chosen: Incident) -> None:
         ]
     )
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "status": status_column("What a resume would find."),
         "times again": st.column_config.NumberColumn(help="Task executions a resume of every listed thread performs again."),
         "threads": st.column_config.NumberColumn(help="How many of the listed threads repeat it."),
     })  # fmt: skip
@@ -186,6 +189,7 @@ def _threads(item: Any, chosen: Incident) -> None:
         ]
     )
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "status": status_column("What a resume would find."),
         "times again": st.column_config.NumberColumn(help="Executions of a side effect of this thread a resume performs again (one task run each, not log lines), as the Thread page's “executions again”."),
         "re-runs": st.column_config.TextColumn(help="Tasks a resume runs again, as the Thread page's “tasks again”: due at the newest checkpoint without a saved output, or of steps whose checkpoint was lost."),
         "age (s)": st.column_config.NumberColumn(help="Seconds since the thread's last activity."),
@@ -238,7 +242,7 @@ if item is not None:
             for col, (status, n) in zip(
                 cols[2:], ((s, n) for s, n in counts.items() if n), strict=True
             ):
-                col.metric(views.status_md(status), f"{n:,}", help=STATUS_EXPLAINED.get(status))
+                col.metric(status_md(status), f"{n:,}", help=STATUS_EXPLAINED.get(status))
             _impact(chosen)
             _threads(item, chosen)
             _downloads(chosen)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from replaylens.analysis.again import outcome_tag
 from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
+from replaylens.figures.statuses import status_md
 from replaylens.figures.timeline import build_timeline_data, timeline_figure
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import md, md_code, md_ticks
@@ -34,7 +34,7 @@ if item is not None:
             plan = ui.plan(item, thread_id, thread, latency)
             log, _ = ui.effects(item)
 
-            st.markdown(f"### As recorded: {views.status_md(plan.status)}")
+            st.markdown(f"### As recorded: {status_md(plan.status)}")
             ui.verdict_block(plan, thread)
             cp = plan.resume_checkpoint
             ui.metric_row([
@@ -69,14 +69,17 @@ if item is not None:
                 )
             st.subheader("The three durability modes")
             st.caption(WHAT_IF_NOTE)
+            # The cards hold what lines up (the same three counts and the resume step), so at
+            # 1000 px their rows stay aligned; the sentences and effect names, long and unbreakable
+            # (`request_approval`), read full width below them instead of wrapping mid-word.
             cols = st.columns(3)
             for col, m in zip(cols, ui.MODES, strict=True):
                 outcome = plan.what_if.get(m)
-                with col.container(border=True):
+                with col.container(border=True, key=f"mode_card_{m}"):
                     st.markdown(f"#### {'▶ ' if m == mode else ''}{m}")
-                    st.caption(views.MODE_EXPLAINED[m])
                     if outcome is None:
                         st.info("Not modelled for this thread.")
+                        st.caption(views.MODE_EXPLAINED[m])
                         continue
                     st.caption(md(outcome_tag(plan, m)))
                     under = plan.again_under(m)
@@ -103,18 +106,22 @@ if item is not None:
                                   width="content", help="Effects-log lines of those executions.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
-                    (
-                        st.warning
-                        if under.line_count or under.task_count or outcome.restart
-                        else st.success
-                    )(md_ticks(outcome.sentence))
-                    if under.effects:
-                        # A static table (Markdown cells, escaped): it wraps in a narrow box, a grid cuts.
-                        st.table(
-                            pd.DataFrame([{"effect": md(k), "times again": v} for k, v in under.effects.items()]),
-                            hide_index=True, border="horizontal",
-                        )  # fmt: skip
-                        st.caption("Log lines: " + ", ".join(map(str, (under.lines or ())[:60])))
+                    st.caption(views.MODE_EXPLAINED[m])
+            for m in ui.MODES:
+                outcome = plan.what_if.get(m)
+                if outcome is None:
+                    continue
+                under = plan.again_under(m)
+                alarming = under.line_count or under.task_count or outcome.restart
+                (st.warning if alarming else st.success)(md_ticks(outcome.sentence))
+                if under.effects:
+                    again = " · ".join(
+                        f"{md_code(k)} {v} time{'s' if v != 1 else ''} again"
+                        for k, v in under.effects.items()
+                    )
+                    lines = list(under.lines or ())[:60]
+                    st.caption(f"{again} · log line{'s' if len(lines) != 1 else ''} "
+                               + ", ".join(map(str, lines)))  # fmt: skip
 
             if mode:
                 st.subheader(f"Timeline under {mode}")

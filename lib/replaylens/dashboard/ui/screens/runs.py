@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from replaylens.dashboard.campaigns import node_verdict_frame, runs_frame, summary_frame
+from replaylens.dashboard.campaigns import (
+    campaign_label,
+    node_verdict_frame,
+    resolve_campaigns,
+    runs_frame,
+    summary_frame,
+)
 from replaylens.dashboard.ui import common as ui
 from replaylens.figures.runs import METRICS, repeats_by_kill_moment, runs_strip
 from replaylens.text import md, option_text, url_value
@@ -38,12 +44,29 @@ with ui.friendly_errors():
             "listing its runs). Serve one with `replaylens serve CAMPAIGN_FOLDER`, or put it under sample_dbs/."
         )
     else:
-        names = {c.key: f"{c.name} ({len(c.runs)} runs)" for c in catalog.campaigns}
-        chosen_keys = st.multiselect("Campaigns", keys, default=keys[:1], key="campaign", bind="query-params",
+        names = {c.key: campaign_label(c) for c in catalog.campaigns}
+        # The URL keeps each campaign by its path (`campaign=sample_dbs/payment`), written by
+        # this page, not by the widget: Streamlit would write the label and drop a path.
+        wanted = st.query_params.get_all("campaign")
+        if st.session_state.get("_campaign_url") != wanted or "campaign" not in st.session_state:
+            found, unknown = resolve_campaigns(wanted, catalog.campaigns)
+            # Unasked, the largest campaign: alphabetically the first is `failing`, whose every
+            # resume raises, a poor first sight of the page.
+            largest = max(catalog.campaigns, key=lambda c: len(c.runs)).key
+            st.session_state["campaign"] = found or [largest]
+            st.session_state["_campaign_unknown"] = unknown
+        for value in st.session_state.get("_campaign_unknown", []):
+            st.warning(
+                f"The link names the campaign {md(value)}, which is not among the served campaigns; "
+                "showing the ones picked below instead."
+            )
+        chosen_keys = st.multiselect("Campaigns", keys, key="campaign",
                                      format_func=lambda k: option_text(names.get(k, k)),
                                      help="Pick several to compare them on the same axes: each campaign gets "
                                      "its own marker shape. "
                                      + "; ".join(f"{md(k)}: {md(v)}" for k, v in names.items()))  # fmt: skip
+        st.query_params["campaign"] = chosen_keys
+        st.session_state["_campaign_url"] = list(chosen_keys)
         if not chosen_keys:
             st.info("Pick at least one campaign above.")
         else:
@@ -66,7 +89,20 @@ with ui.friendly_errors():
                     points = (event or {}).get("selection", {}).get("points", []) if event else []
                     if points and picked is None:
                         picked = points[0].get("customdata")
-                if runs["kill delay (s)"].notna().any():
+                # A curve needs kill moments spread over the node (`--kill-delay LOW..HIGH`): with one
+                # delay per campaign it was a vertical line at that delay, which reads as nothing.
+                spread = (
+                    runs.dropna(subset=["kill delay (s)"])
+                    .groupby("campaign")["kill delay (s)"]
+                    .nunique()
+                )
+                if not spread.empty and spread.max() <= 1:
+                    st.caption(
+                        "Every run of a campaign here was killed at one moment of its node, so there is no "
+                        "curve against the kill moment: `replaylens killtest --kill-delay LOW..HIGH` spreads "
+                        "the kills over the node (the linear-postgres-spread sample does)."
+                    )
+                elif not spread.empty:
                     st.subheader("Against the kill moment (the async window as a curve)")
                     for col, metric in zip(
                         st.columns(2), ("lines repeated", "checkpoints kept"), strict=True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from replaylens.analysis.again import outcome_tag
@@ -12,6 +14,7 @@ from replaylens.dashboard.ui import timetravel_block
 from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
+from replaylens.figures.statuses import status_md
 from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
 from replaylens.model import Generation
 from replaylens.report import incident_markdown, plan_json
@@ -108,7 +111,7 @@ if item is not None:
             status = plan.status
             outcome = plan.what_if.get(mode) if mode else None
 
-            st.markdown(f"### {views.status_md(status)}")
+            st.markdown(f"### {status_md(status)}")
             st.caption(views.explain_status(status))
             if thread is not None and ui.graph_ref():
                 graph_block(item, thread, status)
@@ -191,6 +194,8 @@ if item is not None:
                 "returned": "The run completed: there is no replay window.",
                 "raised": "The run raised where the line says “failed here”: a resume re-runs the failed task.",
                 "paused": "The run paused at interrupt() (“paused for an answer”): a resume re-runs that task.",
+                "unknown": "Without an effects log nothing dates the crash: the dashed line is the last record "
+                "(the newest checkpoint), and the tasks due after it are drawn hatched past it, not at a time.",
             }.get(
                 data.ending,
                 f"The dashed line is the crash; the shaded area is what {mode} would run again."
@@ -382,7 +387,19 @@ if item is not None:
                         st.caption(
                             "Each attempt is one execution of one task in one process, as the log saw it."
                         )
-                        st.dataframe(frame, hide_index=True, width="stretch")
+                        st.dataframe(frame, hide_index=True, width="stretch", column_config={
+                            "node": st.column_config.TextColumn(width=80),
+                            "attempt": st.column_config.NumberColumn(width=60),
+                            "resume": st.column_config.TextColumn(width=88),
+                            "effects": st.column_config.TextColumn(width=120),
+                            "idempotency key": st.column_config.TextColumn(
+                                width=180, help="The key the effect sent, for the downstream service to dedupe."),
+                            "log lines": st.column_config.TextColumn(
+                                width=60, help="Line numbers in the effects log."),
+                            "pid": st.column_config.TextColumn(
+                                width=56, help="The process that ran the attempt (a new one after a crash)."),
+                            "why": st.column_config.TextColumn(width="large"),
+                        })  # fmt: skip
                     for finding in plan.idempotency_findings:
                         st.warning(md_ticks(finding))
 
@@ -413,8 +430,16 @@ if item is not None:
                 c2.download_button("Download the resume plan (JSON)", plan_json(plan, database=item.key,
                                    effects_log=ui.effects_label(item)),
                                    file_name=ui.download_name(item, thread_id, ".json"), mime="application/json", key="dl_json")  # fmt: skip
-                st.caption("The report, as it will read in your incident write-up (Markdown):")
-                st.code(report, language="markdown", wrap_lines=True)
+                # The report as it will read in the write-up, and beside it the Markdown to copy
+                # (its escapes belong to the source, not to what a reader of the page sees).
+                shown, source = st.columns([3, 2])
+                shown.caption("As it will read in your incident write-up:")
+                with shown.container(border=True, height=640, key="report_rendered"):
+                    # Two heading sizes down: a write-up's title, not the page's.
+                    st.markdown(re.sub(r"(?m)^(#{1,4}) ", r"##\1 ", report))
+                source.caption("The Markdown to copy (the button at its top right copies it):")
+                with source.container(height=640, border=False, key="report_source"):
+                    st.code(report, language="markdown", wrap_lines=True)
 
             with tabs[6]:
                 timetravel_block.draw(item, thread, plan, ns_name, cp)

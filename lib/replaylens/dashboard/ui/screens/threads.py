@@ -7,6 +7,8 @@ import streamlit as st
 from replaylens.analysis.status import ATTENTION_ORDER, DECIDE_UNKNOWN, STATUS_EXPLAINED, STATUSES
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
+from replaylens.dashboard.ui.cells import status_column
+from replaylens.figures.statuses import status_md, status_word
 from replaylens.text import md, url_value, visible
 
 ui.ensure_navigation()
@@ -113,9 +115,9 @@ if item is not None:
                 )
             cols = st.columns(len(present))
             for col, status in zip(cols, present, strict=True):
-                col.metric(views.status_md(status), sum(r.status == status for r in rows),
+                col.metric(status_md(status), sum(r.status == status for r in rows),
                            help=STATUS_EXPLAINED.get(status))  # fmt: skip
-                col.button(f"show only {views.STATUS_WORDS.get(status, status)}", key=f"only_{status}",
+                col.button(f"show only {status_word(status)}", key=f"only_{status}",
                            on_click=_only, args=(status,), type="tertiary", icon=":material/filter_alt:")  # fmt: skip
             if not shown:
                 st.info(
@@ -137,6 +139,16 @@ if item is not None:
                         f"Threads {part.start + 1:,}-{part.stop:,} of {len(shown):,} matching."
                     )
                 shown = shown[part]
+                no_log = log is None
+
+                def effect_column(help_: str) -> object:
+                    """A count, or the words "no effects log" (never "None") without a log."""
+                    if no_log:
+                        return st.column_config.TextColumn(
+                            width=88, help=help_ + " No effects log here."
+                        )
+                    return st.column_config.NumberColumn(width=88, help=help_)
+
                 event = st.dataframe(
                     frame,
                     hide_index=True,
@@ -145,21 +157,22 @@ if item is not None:
                     selection_mode="single-row",
                     key="threads_table",
                     column_config={
-                        "status": st.column_config.TextColumn("status", help="What a resume would find."),
-                        "checkpoints": st.column_config.NumberColumn(
+                        "status": status_column("What a resume would find."),
+                        "thread": st.column_config.TextColumn(width=160),
+                        "checkpoints": st.column_config.NumberColumn(width="small",
                             help="Saved snapshots of the state, one per superstep (all namespaces)."),
-                        "latest step": st.column_config.TextColumn(
+                        "latest step": st.column_config.TextColumn(width="small",
                             help="The superstep of the newest checkpoint: a resume starts after it "
                             "(— when no checkpoint exists)."),
-                        "due next": st.column_config.TextColumn(
+                        "due next": st.column_config.TextColumn(width=110,
                             help="Tasks due after the newest checkpoint that have not finished."),
-                        "effect lines": st.column_config.NumberColumn(
-                            help="Lines of the effects log written by this thread's nodes."),
-                        "log lines again": st.column_config.NumberColumn(
-                            help="Effects-log lines of the executions a resume performs again (log lines, "
+                        "log lines again": effect_column(
+                            "Effects-log lines of the executions a resume performs again (log lines, "
                             "not executions: a start and an end line are one execution), as the Thread "
                             "page's “log lines again”."),
-                        "open": st.column_config.LinkColumn("open", display_text="open ›",
+                        "effect lines": effect_column(
+                            "Lines of the effects log written by this thread's nodes."),
+                        "open": st.column_config.LinkColumn("open", display_text="open ›", width=56,
                                                             help="Open the thread's timeline."),
                     },
                 )  # fmt: skip
