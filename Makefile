@@ -44,6 +44,7 @@ system-deps: chromium postgres
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: $(STAMP) system-deps lint
 	$(BIN)/python -m pytest -q

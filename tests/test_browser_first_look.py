@@ -188,7 +188,7 @@ def test_threads_table_without_a_log_says_so_in_words(page: Any, site: str, own:
 
 def sample_run(campaign: str, mode: str, latency: float = 0.0) -> tuple[str, str]:
     """(database at the kill, thread id) of a bundled campaign's run."""
-    from replaylens.killtest.campaign import load_manifest
+    from replaylens.killtest.manifest import load_manifest
 
     (run,) = [r for r in load_manifest(SAMPLES / campaign).runs
               if r.mode == mode and r.put_latency == latency]  # fmt: skip

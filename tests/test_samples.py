@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from replaylens.analysis.status import load_thread
-from replaylens.killtest.campaign import load_manifest
+from replaylens.killtest.manifest import load_manifest
 from replaylens.sources import open_source
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_dbs"

@@ -1015,7 +1015,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         ),
     )
     _add_db(p)
-    p.add_argument("--effects", help="The effects log (JSON Lines) the nodes wrote.")
+    _add_effects_args(p)
     p.add_argument(
         "--since",
         type=_when_arg,

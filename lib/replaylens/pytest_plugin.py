@@ -69,5 +69,6 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
             raise pytest.UsageError(
                 f"@pytest.mark.{MARKER} needs the graph as 'package.module:attribute'."
             )
-        item.funcargs[FIXTURE](*marker.args, **marker.kwargs)
+        check: Callable[..., Any] = item.funcargs[FIXTURE]  # type: ignore[assignment]
+        check(*marker.args, **marker.kwargs)
     return result

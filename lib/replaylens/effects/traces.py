@@ -17,6 +17,7 @@ JSON document nests at most 64 deep, attribute values at most 8.
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from dataclasses import dataclass
 from typing import IO, Any, Literal
@@ -151,6 +152,11 @@ def _looks_binary(head: bytes) -> bool:
     return any(ord(c) < 32 and c not in "\n\r\t" for c in text)
 
 
+_EFFECTS_LINE_START = re.compile(rb'\{\s*"(thread_id|node|phase|ts|step|pid|effect)"\s*:')
+"""How an effects-log line begins (a key of its own, first): no trace document starts so, so
+an overlong first line of a log is left to the log parser, which skips it in bounded memory."""
+
+
 def sniff(fh: IO[bytes], name: str) -> Sniffed:
     """What the open file is. An effects log is left to be read as a stream from the start."""
     head = fh.read(HEAD_BYTES)
@@ -169,6 +175,8 @@ def sniff(fh: IO[bytes], name: str) -> Sniffed:
     if stripped[:1] in (b"{", b"["):
         first = _first_line(stripped)
         if len(first) == len(stripped) and len(head) == HEAD_BYTES:  # a line longer than the head
+            if _EFFECTS_LINE_START.match(stripped):  # an effects-log line: the parser bounds it
+                return Sniffed("effects", data, compression)
             first = _whole_first_line(fh, data, name)
         doc = _decode(first)
         fmt = classify(doc)

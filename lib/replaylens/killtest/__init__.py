@@ -7,3 +7,5 @@ from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no 
 # How a user's graph object (StateGraph, compiled graph or factory) gets a checkpointer:
 # one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker).
 from replaylens.killtest._child import build_graph  # noqa: E402,F401 - light: stdlib only
+
+__all__ = ["MODES", "build_graph"]

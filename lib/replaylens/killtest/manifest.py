@@ -123,13 +123,11 @@ class RunRecord:
         elif effects_at_kill is None and effects is not None:
             effects_at_kill, effects = effects, None  # one log named: it is the one at the kill
         effects = effects or raw.get("effects_after_resume")
-        kill = raw.get("kill") if isinstance(raw.get("kill"), dict) else {}
-        resume = raw.get("resume") if isinstance(raw.get("resume"), dict) else {}
-        backend = raw.get("backend") if raw.get("backend") in ("sqlite", "postgres") else "sqlite"
-        source = (
-            raw.get("effects_source")
-            if raw.get("effects_source") in ("recorder", "callbacks")
-            else "recorder"
+        kill: dict[str, Any] = raw["kill"] if isinstance(raw.get("kill"), dict) else {}
+        resume: dict[str, Any] = raw["resume"] if isinstance(raw.get("resume"), dict) else {}
+        backend: Backend = "postgres" if raw.get("backend") == "postgres" else "sqlite"
+        source: EffectsSource = (
+            "callbacks" if raw.get("effects_source") == "callbacks" else "recorder"
         )
         lost = raw.get("acked_lost")
         killed = raw.get("killed", kill.get("killed"))
@@ -240,9 +238,7 @@ class Manifest:
         return cls(
             graph=str(raw.get("graph") or "?"),
             runs=runs,
-            backend=raw.get("backend")
-            if raw.get("backend") in ("sqlite", "postgres")
-            else "sqlite",
+            backend="postgres" if raw.get("backend") == "postgres" else "sqlite",
             dsn=_opt_str(raw.get("dsn")),
             pg_ephemeral=bool(raw.get("pg_ephemeral")),
             seed=_opt_int(raw.get("seed")),
