@@ -85,7 +85,9 @@ clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
 # The what-if on graphs modelled on LangGraph's own tests (16 shapes, an early and a late kill,
-# sync/async/exit at 0 and 0.25 s: 288 kills, about 1.5 h on 2 shared cores). Kept in .cache/corpus.
+# sync/async/exit, one run at 0 s and two at 0.25 s: 288 kills, about 30 min on an idle 2-core
+# machine, hours on a loaded one). The campaigns stay in .cache/corpus: re-judge them with
+# `replaylens validate --corpus langgraph-tests --judge-only --out .cache/corpus`.
 .PHONY: validate-corpus
 validate-corpus: $(STAMP)
 	nice -n 10 $(BIN)/replaylens validate --corpus langgraph-tests --out .cache/corpus
