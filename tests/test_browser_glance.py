@@ -134,7 +134,7 @@ def test_what_happens_again_is_one_vocabulary_and_one_count(
     for table in tables.all():
         assert table.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), table.inner_text()
     tasks = page.locator('[data-testid="stMetric"]').filter(has_text="tasks again")
-    effects = page.locator('[data-testid="stMetric"]').filter(has_text="effects again")
+    effects = page.locator('[data-testid="stMetric"]').filter(has_text="executions again")
     assert tasks.locator('[data-testid="stMetricValue"]').inner_text().strip() != "0"
     assert effects.locator('[data-testid="stMetricValue"]').inner_text().strip() == "1"
     for label in page.locator('[data-testid="stMetricLabel"]').all():

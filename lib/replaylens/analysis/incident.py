@@ -393,18 +393,6 @@ def _full_plan(
     return plan.status, replayed, tuple(t.node for t in tasks_again(plan))
 
 
-def _fast_reruns(latest: Checkpoint, replayed: list[Attempt]) -> tuple[str, ...]:
-    """The tasks a resume runs again, for the shortcut: the unfinished tasks of the latest
-    checkpoint, then the tasks of the replayed attempts (orphaned ones), each once, as
-    `analysis.again.tasks_again` lists them."""
-    seen: dict[str, str] = {t.task_id: t.label for t in latest.pending_tasks}
-    for a in sorted(replayed, key=lambda a: a.lines[0].line if a.lines else 0):
-        tid = a.task.task_id if a.task is not None else a.task_id
-        if tid is not None:
-            seen.setdefault(tid, a.node)
-    return tuple(seen.values())
-
-
 def _restart(lines: list[EffectLine]) -> list[Attempt]:
     attempts = group_attempts(lines)
     for a in attempts:
@@ -499,17 +487,14 @@ def _impact_of(
             and info.namespaces == 1
             and orphans is not None
         ):
-            lost = orphans.get(tid, set())
-            replayed = fast_verdicts(lines, cp, lost)
-            if replayed is not None and checkpoint_status(cp) != "completed":
-                named = {a.task_id for a in replayed}
-                if (
-                    lost - named - {NULL_TASK_ID}
-                ):  # a lost step's task the log does not show: only a plan names it
-                    replayed = None
+            lost = orphans.get(tid, set()) - {NULL_TASK_ID}
+            # A lost step (orphan writes) of an unfinished thread runs again: only a full plan
+            # names its tasks, so the shortcut stands aside (its threads are few).
+            if not lost or checkpoint_status(cp) == "completed":
+                replayed = fast_verdicts(lines, cp, lost)
         if replayed is not None and cp is not None:
             status, route = checkpoint_status(cp), "fast"
-            reruns = _fast_reruns(cp, replayed)
+            reruns = tuple(t.label for t in cp.pending_tasks)
         else:
             status, replayed, reruns = _full_plan(source, effects, tid, True)
             route = "plan"
