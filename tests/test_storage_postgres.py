@@ -165,3 +165,25 @@ def test_cli_storage_on_postgres(twins: Twins, capsys: pytest.CaptureFixture[str
     assert "relations on disk" in text and "checkpoint_blobs" in text and "orphan writes" in text
     password = twins.dsn.split(":")[2].split("@")[0]
     assert password not in text
+
+
+def test_storage_has_its_own_bound_and_says_it(twins: Twins) -> None:
+    """A locked table: the aggregates stop at storage's bound with one sentence naming it, and
+    the session's own timeout is back for the next reader."""
+    from replaylens.errors import SourceError
+    from replaylens.sources import _postgres
+
+    source = open_source(twins.dsn)
+    try:
+        with psycopg.connect(twins.dsn) as locker:
+            locker.execute("LOCK TABLE checkpoint_blobs IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(SourceError, match=r"took longer than 0\.4 s and was cancelled"):
+                storage_report(source, timeout_s=0.4)
+        assert source._timeout_ms == _postgres.STATEMENT_TIMEOUT_MS
+        with source._transaction() as cur:
+            cur.execute("SHOW statement_timeout")
+            assert (
+                cur.fetchone()["statement_timeout"] == f"{_postgres.STATEMENT_TIMEOUT_MS // 1000}s"
+            )
+    finally:
+        source.close()
