@@ -9,6 +9,7 @@ Waits use Streamlit's script state (`dashboard_data.wait_idle`), never sleeps.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -187,11 +188,11 @@ def test_threads_table_without_a_log_says_so_in_words(page: Any, site: str, own:
 
 
 def sample_run(campaign: str, mode: str, latency: float = 0.0) -> tuple[str, str]:
-    """(database at the kill, thread id) of a bundled campaign's run."""
+    """(database at the kill, thread id) of a bundled campaign's first run in that cell."""
     from replaylens.killtest.manifest import load_manifest
 
-    (run,) = [r for r in load_manifest(SAMPLES / campaign).runs
-              if r.mode == mode and r.put_latency == latency]  # fmt: skip
+    run = next(r for r in load_manifest(SAMPLES / campaign).runs
+               if r.mode == mode and r.put_latency == latency)  # fmt: skip
     return str(run.db_at_kill), run.thread_id
 
 
@@ -250,3 +251,30 @@ def test_resume_cards_line_up_and_cut_no_word(page: Any, site: str) -> None:
     )
     assert not broken, broken
     expect(page.get_by_text("request_approval").first).to_be_visible()
+
+
+# --------------------------------------------------------------------------- 9: first paint
+def test_cold_thread_page_fetches_no_code_highlighter_for_hidden_tabs(
+    browser: Any, site: str
+) -> None:
+    """A resumable thread's first view shows no code: the Time travel tab, drawn on every
+    load, fetched the syntax highlighter (1.5 MB) before the page was done."""
+    db, thread = sample_run("fanout", "async", 0.25)
+    address = url(site, "thread", db=db, thread=thread)
+    warm = browser.new_context()
+    open_view(warm.new_page(), address)
+    warm.close()
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        p = context.new_page()
+        scripts: list[str] = []
+        p.on("request", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]))
+        open_view(p, address)
+        p.locator(".js-plotly-plot").first.wait_for(state="visible", timeout=60_000)
+        assert not [s for s in scripts if s.startswith("StreamlitSyntaxHighlighter")], scripts
+        # The tab still draws when opened.
+        p.get_by_role("tab", name="Time travel").click()
+        wait_idle(p)
+        expect(p.get_by_text(re.compile("Resume")).first).to_be_visible()
+    finally:
+        context.close()

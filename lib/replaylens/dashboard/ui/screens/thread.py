@@ -441,7 +441,9 @@ if item is not None:
                 with source.container(height=640, border=False, key="report_source"):
                     st.code(report, language="markdown", wrap_lines=True)
 
-            with tabs[6]:
+            # Lazy like the others: drawn on every load, its code blocks fetched the syntax
+            # highlighter (1.5 MB of script) before a resumable thread's page was done.
+            for _ in ui.open_tab(tabs[6]):
                 timetravel_block.draw(item, thread, plan, ns_name, cp)
             # A live agent's new checkpoint shows without a reload.
             drawn = thread.checkpoint_count if thread is not None else 0
