@@ -275,7 +275,9 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
                 continue
             # A task id no saved checkpoint knows: either the checkpoint it started from was
             # never saved but a later one was (exit mode), or its step never got one.
-            latest = thread.root.latest if thread.root else None
+            # Steps count per loop: a subgraph node's step is its subgraph's, not the root's.
+            loop = thread.namespaces.get(a.logged_ns or "")
+            latest = loop.latest if loop is not None else None
             if (
                 a.step is not None
                 and latest is not None
