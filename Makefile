@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
 
-.PHONY: run test lint venv system-deps chromium postgres samples screenshots bench first-paint validate compat-fixtures clean
+.PHONY: run test test-fast lint venv system-deps chromium postgres samples screenshots bench first-paint validate compat-fixtures clean
 
 # The dashboard and CLI alone (make run): runtime dependencies only, with pip's progress.
 $(RUN_STAMP): pyproject.toml
@@ -48,6 +48,10 @@ lint: $(STAMP)
 test: $(STAMP) system-deps lint
 	$(BIN)/python -m pytest -q
 
+# The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not browser and not slow and not ui"
+
 # PNGs of every page for the README, taken from the running app by headless Chromium.
 screenshots: $(STAMP) system-deps
 	$(BIN)/python scripts/screenshots.py
@@ -78,3 +82,11 @@ compat-fixtures: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The what-if on graphs modelled on LangGraph's own tests (16 shapes, an early and a late kill,
+# sync/async/exit, one run at 0 s and two at 0.25 s: 288 kills, about 30 min on an idle 2-core
+# machine, hours on a loaded one). The campaigns stay in .cache/corpus: re-judge them with
+# `replaylens validate --corpus langgraph-tests --judge-only --out .cache/corpus`.
+.PHONY: validate-corpus
+validate-corpus: $(STAMP)
+	nice -n 10 $(BIN)/replaylens validate --corpus langgraph-tests --out .cache/corpus

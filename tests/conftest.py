@@ -52,6 +52,27 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return built
 
 
+_SLOW_FIXTURES = frozenset({"corpus", "demo", "pg_cluster", "pg_dsn"})
+"""Fixtures that run real graphs in killed child processes or start a database server."""
+_UI_FIXTURES = frozenset({"apptest_env", "fresh_streamlit"})
+"""Fixtures that run dashboard pages under Streamlit's AppTest (seconds per page)."""
+_BROWSER_FIXTURES = frozenset({"browser", "base_url"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs, so `make test-fast` can leave out kills, servers,
+    pages and browsers without every module remembering to say so."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if used & _SLOW_FIXTURES or "postgres" in params.values():
+            item.add_marker(pytest.mark.slow)
+        if used & _UI_FIXTURES or hasattr(getattr(item, "module", None), "AppTest"):
+            item.add_marker(pytest.mark.ui)
+        if used & _BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say how long the corpus took: it is most of the suite's run time."""
     for built in _built:

@@ -27,6 +27,8 @@ from replaylens.killtest.validate import REDUCED_MATRIX, outside, run_matrix, ta
 from replaylens.model import Thread
 from replaylens.sources import open_source
 
+pytestmark = pytest.mark.slow  # real graphs killed in child processes
+
 LATENCIES = (0.0, 0.25, 1.0)
 
 

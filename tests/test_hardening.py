@@ -337,9 +337,9 @@ def test_the_thread_page_decodes_state_only_when_its_tab_is_open(
     at = run_page(
         monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="Checkpoints"
     )
-    assert not [k for k in ui._store().items if k[0] == "values"]
+    assert not [k for k in ui.lru().items if k[0] == "values"]
     at = run_page(monkeypatch, [bomb.parent], "thread", db=str(bomb), thread="bomb", view="State")
-    assert [k for k in ui._store().items if k[0] == "values"]
+    assert [k for k in ui.lru().items if k[0] == "values"]
     problems = [
         p for df in (d.value for d in at.dataframe) if "problem" in df for p in df["problem"]
     ]

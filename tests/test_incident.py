@@ -29,6 +29,8 @@ from replaylens.effects.parse import EffectsLog, read_effects, strip_optional
 from replaylens.errors import ThreadNotFound
 from replaylens.sources import open_source
 
+pytestmark = pytest.mark.slow  # real graphs killed in child processes
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -18,7 +18,10 @@ from typing import Any
 
 import pytest
 
-from replaylens.killtest.campaign import ManifestError, read_manifest, summarize
+from replaylens.killtest.manifest import ManifestError, read_manifest
+from replaylens.killtest.summary import summarize
+
+pytestmark = pytest.mark.slow  # real graphs killed in child processes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -180,7 +183,7 @@ def test_errors_are_one_sentence_and_exit_2(
 def test_older_manifests_read_through_the_model() -> None:
     """The bundled samples predate backends and per-run kill points: they read as SQLite runs
     that all share the campaign's kill point, and the model writes back what it read."""
-    from replaylens.killtest.campaign import Manifest, load_manifest
+    from replaylens.killtest.manifest import Manifest, load_manifest
 
     raw = json.loads((REPO / "sample_dbs" / "fanout" / "manifest.json").read_text())
     manifest = load_manifest(REPO / "sample_dbs" / "fanout")

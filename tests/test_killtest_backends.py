@@ -22,7 +22,10 @@ import psycopg
 import pytest
 from pg_server import PgServer, _free_port
 
-from replaylens.killtest.campaign import load_manifest, summarize
+from replaylens.killtest.manifest import load_manifest
+from replaylens.killtest.summary import summarize
+
+pytestmark = pytest.mark.slow  # real graphs killed in child processes
 
 REPO = Path(__file__).resolve().parents[1]
 LINEAR = "replaylens.examples.graphs:linear"

@@ -31,4 +31,4 @@ def test_streamlit_is_imported_only_inside_dashboard_ui() -> None:
 
 def test_the_ui_layer_does_import_streamlit() -> None:
     """The check above reads real imports: the layer that draws must show up in it."""
-    assert "streamlit" in _imported_roots(UI / "common.py")
+    assert "streamlit" in _imported_roots(UI / "data.py")

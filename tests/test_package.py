@@ -69,10 +69,11 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_holds_the_dashboard_and_no_checkout_path(installed: Path) -> None:
     site = next((installed / "lib").glob("python3*/site-packages"))
-    dash = site / "replaylens" / "dashboard"
+    dash = site / "replaylens" / "dashboard" / "ui"
     for name in (
         "app.py",
         "common.py",
+        "data.py",
         *(f"screens/{p}.py" for p in ("threads", "thread", "resume", "runs", "learn")),
     ):
         assert (dash / name).is_file(), name

@@ -1,4 +1,4 @@
-"""Settings are declared once (replaylens.settings) and the README lists exactly them."""
+"""Settings are declared once (replaylens.settings) and docs/settings.md lists exactly them."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_only_the_settings_module_reads_the_environment() -> None:
 
 
 def test_readme_lists_the_settings_table() -> None:
-    assert settings.markdown_table() in (REPO / "README.md").read_text()
+    assert settings.markdown_table() in (REPO / "docs" / "settings.md").read_text()
 
 
 def test_a_setting_that_is_not_a_number_counts_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ import pytest
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, form_log
 from replaylens.killtest._runner import scoped_environ
 from replaylens.killtest.campaign import load_graph_nodes
-from replaylens.killtest.corpus import CorpusPoint, failures, report, run_corpus
+from replaylens.killtest.corpus import CorpusPoint, CorpusResult, failures, report, run_corpus
 
 
 def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
@@ -106,6 +106,35 @@ def _langgraph_checkpoint_count(db: str, thread_id: str, tmp_path: Path) -> int:
         conn.close()
 
 
+def _bare_claims_match_the_recorder(result: CorpusResult) -> int:
+    """A bare log claims an orphan write for every finished attempt whose writes the recorder's
+    task ids show orphaned; a claim by name is the task id the recorder logged for the same
+    line (same ts); claims among parallel workers of one step are flagged as a choice."""
+    from replaylens.effects.parse import read_effects
+    from replaylens.killtest.validate import plan_for
+
+    claimed = 0
+    for folder in result.folders.values():
+        manifest = json.loads((Path(folder) / "manifest.json").read_text())
+        for run in manifest["runs"]:
+            at_kill = Path(folder) / run["effects_at_kill"]
+            truth = {repr(x.ts): x for x in read_effects(at_kill).for_thread(run["thread_id"])}
+            entry = {**run, "db_at_kill": str(Path(folder) / run["db_at_kill"])}
+            orphaned = sum(1 for a in plan_for(entry, str(at_kill)).attempts
+                           if a.alignment == "orphaned" and a.outcome == "finished")  # fmt: skip
+            mine = [a for a in plan_for(entry, str(form_log(at_kill, "bare"))).attempts
+                    if a.task_id_inferred]  # fmt: skip
+            assert len(mine) == orphaned, (run["thread_id"], len(mine), orphaned)
+            for a in mine:  # parallel workers' claims are interchangeable, and say so
+                if not a.ambiguous:
+                    assert a.task_id == truth[repr(a.lines[0].ts)].task_id, (
+                        run["thread_id"],
+                        a.node,
+                    )
+            claimed += len(mine)
+    return claimed
+
+
 def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
     result = run_corpus(
         [CorpusPoint(SHAPES[shape], kill)], (0.25,), 1, tmp_path / "corpus", backend=backend
@@ -121,6 +150,7 @@ def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
             ours = run["checkpoints_at_kill"]
             db = str(Path(folder) / run["db_at_kill"])
             assert ours == _langgraph_checkpoint_count(db, run["thread_id"], tmp_path), run
+    _bare_claims_match_the_recorder(result)
     # The recorder's own log with the mode told: every cross-mode prediction inside.
     told = [f for f in failures(result) if " | recorder | given | " in f]
     assert not told, text
@@ -142,3 +172,25 @@ def test_reduced_corpus_send_workers_postgres(tmp_path: Path) -> None:
     """Send workers of unequal duration, killed while the slowest runs, under every mode,
     checkpointing to a throw-away Postgres server (3 real SIGKILLs)."""
     _judge_reduced(tmp_path, "send_map_reduce_uneven", 0, "postgres")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--corpus", "nope"], "unknown corpus 'nope'"),
+        (["--corpus", "langgraph-tests", "--graphs", "nope"], "no corpus shape nope"),
+        (["--corpus", "langgraph-tests", "--judge-only"], "give --out"),
+    ],
+)
+def test_validate_corpus_refuses_bad_options_in_one_sentence(args: list[str], words: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "replaylens.cli", "validate", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert words in proc.stderr and "Traceback" not in proc.stderr

@@ -64,6 +64,8 @@ class Attempt:
         False  # pairing or alignment was chosen among candidates the log cannot tell apart
     )
     ambiguity: str = ""  # why, in words
+    task_id_inferred: bool = False
+    """`task_id` was not in the log: `align` took it from the orphan write of its node."""
     peers: tuple[int, ...] = ()
     """Start lines of the open attempts of its node the log could not tell apart when a
     later line was paired by order (itself included): which of them is still open, or

@@ -36,8 +36,12 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
                 if ns.name
                 else f"{task.node}:{task.task_id}"
             )
-            if child in thread.namespaces:
-                frontier.append(thread.namespaces[child])
+            # A subgraph compiled with checkpointer=True keeps one namespace under its node's
+            # name alone (no task id), across its runs; a resume re-enters it there too.
+            stable = f"{ns.name}|{task.node}" if ns.name else task.node
+            for name in (child, stable):
+                if name in thread.namespaces and name not in out:
+                    frontier.append(thread.namespaces[name])
     return out
 
 

@@ -161,7 +161,7 @@ def _walk(folder: Path, depth: int = 0) -> Iterable[Path]:
 def read_campaign(folder: Path, key: str, allow: AllowList) -> Campaign:
     """A campaign folder's runs, through the kill test's own manifest model, every path
     checked against the allow-list (a manifest may name files anywhere)."""
-    from replaylens.killtest.campaign import ManifestError, load_manifest
+    from replaylens.killtest.manifest import ManifestError, load_manifest
 
     problems: list[str] = []
     try:

@@ -25,10 +25,13 @@ except the functional one, which takes the checkpointer (as `examples.graphs`).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import operator
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -40,7 +43,7 @@ from langgraph.types import Command, RetryPolicy, Send, interrupt
 from typing_extensions import TypedDict
 
 from replaylens import record_effect, settings
-from replaylens.effects._recorder import ENV_LOG, append_line
+from replaylens.effects._recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP
 
 LogForm = Literal["recorder", "langgraph", "bare"]
@@ -65,6 +68,21 @@ def _sleep(fraction: float) -> None:
         time.sleep(seconds)
 
 
+@contextlib.contextmanager
+def _appending(paths: list[Path]) -> Iterator[list[int]]:
+    """Descriptors open for appending under an exclusive flock each; fsync'ed on the way out."""
+    fds = [os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644) for p in paths]
+    try:
+        for fd in fds:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fds
+        for fd in fds:
+            os.fsync(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)  # closing releases the lock
+
+
 def _task_config() -> tuple[dict[str, Any], dict[str, Any]]:
     from langgraph.config import get_config
 
@@ -86,21 +104,25 @@ class effect:  # noqa: N801 - used like record_effect, a verb in node code
             self.recorder.write(phase)  # warns once that nothing is recorded
             return
         ts = time.time()
-        self.recorder.write(phase, ts=ts, **more)
         conf, meta = _task_config()
         thread_id = str(conf.get("thread_id", ""))
         node = str(meta.get("langgraph_node", self.name))
         pid = os.getpid()
-        append_line(form_log(base, "langgraph"), {
+        langgraph = {
             "thread_id": thread_id, "node": node, "phase": phase, "ts": ts, "pid": pid,
             "step": meta.get("langgraph_step"), "checkpoint_ns": conf.get("checkpoint_ns", ""),
             "langgraph_triggers": list(meta.get("langgraph_triggers") or ()),
             "effect": self.name, **self.keys, **more,
-        })  # fmt: skip
-        append_line(
-            form_log(base, "bare"),
-            {"thread_id": thread_id, "node": node, "phase": phase, "ts": ts, "pid": pid},
-        )
+        }  # fmt: skip
+        bare = {"thread_id": thread_id, "node": node, "phase": phase, "ts": ts, "pid": pid}
+        # The other two forms are written (not yet synced) just before the recorder's line, so
+        # that a kill leaves the three logs the same length but for a window of microseconds.
+        with _appending([form_log(base, "langgraph"), form_log(base, "bare")]) as fds:
+            for fd, record in zip(fds, (langgraph, bare), strict=True):
+                data = (json.dumps(record, default=str) + "\n").encode()
+                while data:
+                    data = data[os.write(fd, data) :]
+            self.recorder.write(phase, ts=ts, **more)
 
     def __enter__(self) -> effect:
         self.write("start")
@@ -451,10 +473,10 @@ def _flaky(state: Trail) -> dict[str, Any]:
     tid = str(get_config().get("configurable", {}).get("thread_id"))
     _flaky_attempts[tid] = _flaky_attempts.get(tid, 0) + 1
     with effect("failing_node", attempt=_flaky_attempts[tid]):
-        _sleep(0.3)
+        _sleep(0.1)
         if _flaky_attempts[tid] <= FLAKY_FAILURES:
             raise ValueError("Intentional failure")
-        _sleep(0.7)
+        _sleep(1.9)  # the attempt that succeeds stays open long: the kill lands in it
     return {"visited": ["failing_node"]}
 
 

@@ -256,15 +256,16 @@ class PostgresBackend:
                     rows.append((conf["thread_id"], conf.get("checkpoint_ns", ""), conf["checkpoint_id"],
                                  parent, kind, blob, meta))  # fmt: skip
                 writes = conn.execute(
-                    "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob "
+                    "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob "
                     "FROM checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx"
                 ).fetchall()
             with lite_conn:
                 lite_conn.executemany("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
                 lite_conn.executemany(
-                    "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(w["thread_id"], w["checkpoint_ns"], w["checkpoint_id"], w["task_id"], w["idx"], w["channel"],
+                    "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
+                    "type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(w["thread_id"], w["checkpoint_ns"], w["checkpoint_id"], w["task_id"], w["task_path"] or "",
+                      w["idx"], w["channel"],
                       w["type"], bytes(w["blob"]) if w["blob"] is not None else None) for w in writes],
                 )  # fmt: skip
             lite_conn.execute(

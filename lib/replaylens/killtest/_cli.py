@@ -46,12 +46,8 @@ def _float_list(text: str) -> list[float]:
 
 def cmd_killtest(args: argparse.Namespace) -> int:
     """Run the campaign, print progress on stderr and the summary table on stdout."""
-    from replaylens.killtest.campaign import (
-        KilltestError,
-        run_campaign,
-        summary_table,
-        unreached_faults,
-    )
+    from replaylens.killtest.campaign import KilltestError, run_campaign, unreached_faults
+    from replaylens.killtest.summary import summary_table
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not args.put_latency:

@@ -15,11 +15,8 @@ this command started, never another) is SIGKILLed together with the child, under
 told were saved (its fsync'ed acknowledgement log) are compared with what the server
 still holds after recovery.
 
-The manifest model (`Manifest`, `RunRecord`) is the one contract between the writer
-(`run_campaign`, DIR/manifest.json with paths relative to DIR, so a folder can be moved
-or shipped as a sample) and the readers (`load_manifest`, `read_manifest`, the
-dashboard's catalog); `summarize` reduces it to one row per backend, mode, latency,
-kill node and fault point.
+This module runs campaigns; the manifest they write is `replaylens.killtest.manifest` (the
+contract with every reader), and `replaylens.killtest.summary` reduces one to rows.
 """
 
 from __future__ import annotations
@@ -34,13 +31,11 @@ import random
 import re
 import secrets
 import shutil
-import statistics
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from replaylens.errors import ReplaylensError, ThreadNotFound
 from replaylens.killtest import MODES
@@ -52,291 +47,22 @@ from replaylens.killtest._runner import (
     repo_paths,
     run_child,
 )
+from replaylens.killtest.manifest import (
+    EffectsChoice,
+    EffectsSource,
+    Manifest,
+    RunRecord,
+    latency_label,
+)
 
-MANIFEST = "manifest.json"
 CHILD_TIMEOUT = 120.0
 MAX_RESUME_ANSWERS = 3
 """How often a run answers an interrupt with --resume-value before giving up on it."""
-
-Backend = Literal["sqlite", "postgres"]
-EffectsSource = Literal["recorder", "callbacks"]
-EffectsChoice = Literal["auto", "recorder", "callbacks"]
 SYNCHRONOUS_COMMIT = ("on", "off")
-
-_RUN_KEYS = (
-    "mode",
-    "put_latency",
-    "run",
-    "thread_id",
-    "db_at_kill",
-    "db_after_resume",
-    "effects",
-    "effects_at_kill",
-    "checkpoints_at_kill",
-    "writes_at_kill",
-    "effect_lines_at_kill",
-    "effect_lines_after_resume",
-    "lines_repeated",
-    "killed",
-    "kill_reason",
-    "resume",
-)
-_PATH_KEYS = ("db_at_kill", "db_after_resume", "effects", "effects_at_kill")
 
 
 class KilltestError(ReplaylensError):
     """A kill test cannot start (bad graph path, unknown node, bad option)."""
-
-
-class ManifestError(ReplaylensError):
-    """A campaign folder has no readable, well-formed manifest.json."""
-
-
-# --------------------------------------------------------------------------- manifest model
-def _get(obj: dict[str, Any], *names: str) -> Any:
-    """The first of `names` present in `obj` (older manifests and hand-made ones differ)."""
-    for name in names:
-        if name in obj:
-            return obj[name]
-    return None
-
-
-def _opt_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _opt_float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-@dataclass
-class RunRecord:
-    """One kill-and-resume run as the manifest records it; paths relative to the campaign.
-
-    Fields after `resume` came with the Postgres and fault-point campaigns; a manifest
-    without them reads as SQLite runs killed by the clock with recorder effects.
-    """
-
-    mode: str
-    put_latency: float = 0.0
-    run: int | None = None
-    thread_id: str = ""
-    db_at_kill: str | None = None
-    db_after_resume: str | None = None
-    effects: str | None = None
-    """The effects log after the resume (of whichever source `effects_source` names)."""
-    effects_at_kill: str | None = None
-    checkpoints_at_kill: int | None = None
-    writes_at_kill: int | None = None
-    effect_lines_at_kill: int | None = None
-    effect_lines_after_resume: int | None = None
-    lines_repeated: int | None = None
-    killed: bool | None = None
-    kill_reason: str | None = None
-    resume: dict[str, Any] = field(default_factory=dict)
-    backend: Backend = "sqlite"
-    store: str | None = None
-    """The SQLite file or the Postgres schema the run wrote (its frozen copy: `<schema>_at_kill`)."""
-    kill_at: str | None = None
-    kill_delay: float | None = None
-    fault_point: str | None = None
-    fault_reached: bool | None = None
-    effects_source: EffectsSource = "recorder"
-    synchronous_commit: str | None = None
-    server_crash: bool = False
-    acked_checkpoints: int | None = None
-    acked_lost: list[str] | None = None
-    """Checkpoint ids `put` had returned for, missing from the store right after the kill."""
-    run_error: str | None = None
-    graph: str | None = None
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> RunRecord:
-        """Read a run, tolerating the older shapes (`effects` as a pair, `kill` as a dict, aliases)."""
-        effects, effects_at_kill = raw.get("effects"), raw.get("effects_at_kill")
-        if isinstance(effects, dict):
-            effects_at_kill = effects_at_kill or _get(effects, "at_kill", "kill", "before")
-            effects = _get(effects, "after_resume", "resume", "after")
-        elif isinstance(effects, list | tuple):
-            pair = list(effects)
-            effects_at_kill = effects_at_kill or (pair[0] if pair else None)
-            effects = pair[1] if len(pair) > 1 else None
-        elif effects_at_kill is None and effects is not None:
-            effects_at_kill, effects = effects, None  # one log named: it is the one at the kill
-        effects = effects or raw.get("effects_after_resume")
-        kill = raw.get("kill") if isinstance(raw.get("kill"), dict) else {}
-        resume = raw.get("resume") if isinstance(raw.get("resume"), dict) else {}
-        backend = raw.get("backend") if raw.get("backend") in ("sqlite", "postgres") else "sqlite"
-        source = (
-            raw.get("effects_source")
-            if raw.get("effects_source") in ("recorder", "callbacks")
-            else "recorder"
-        )
-        lost = raw.get("acked_lost")
-        killed = raw.get("killed", kill.get("killed"))
-        return cls(
-            mode=str(_get(raw, "mode", "durability") or "?"),
-            put_latency=_opt_float(_get(raw, "put_latency", "latency")) or 0.0,
-            run=_opt_int(raw.get("run")),
-            thread_id=str(raw.get("thread_id") or ""),
-            db_at_kill=_opt_str(raw.get("db_at_kill")),
-            db_after_resume=_opt_str(_get(raw, "db_after_resume", "db")),
-            effects=_opt_str(effects),
-            effects_at_kill=_opt_str(effects_at_kill),
-            checkpoints_at_kill=_opt_int(raw.get("checkpoints_at_kill")),
-            writes_at_kill=_opt_int(raw.get("writes_at_kill")),
-            effect_lines_at_kill=_opt_int(raw.get("effect_lines_at_kill")),
-            effect_lines_after_resume=_opt_int(raw.get("effect_lines_after_resume")),
-            lines_repeated=_opt_int(raw.get("lines_repeated")),
-            killed=killed if isinstance(killed, bool) else None,
-            kill_reason=_opt_str(raw.get("kill_reason")),
-            resume=dict(resume),
-            backend=backend,
-            store=_opt_str(raw.get("store")),
-            kill_at=_opt_str(raw.get("kill_at", kill.get("node"))),
-            kill_delay=_opt_float(raw.get("kill_delay", kill.get("delay"))),
-            fault_point=_opt_str(raw.get("fault_point")),
-            fault_reached=raw.get("fault_reached")
-            if isinstance(raw.get("fault_reached"), bool)
-            else None,
-            effects_source=source,
-            synchronous_commit=_opt_str(raw.get("synchronous_commit")),
-            server_crash=bool(raw.get("server_crash")),
-            acked_checkpoints=_opt_int(raw.get("acked_checkpoints")),
-            acked_lost=[str(x) for x in lost] if isinstance(lost, list) else None,
-            run_error=_opt_str(raw.get("run_error")),
-            graph=_opt_str(raw.get("graph")),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        return {k: v for k, v in data.items() if not (k in ("run_error", "graph") and v is None)}
-
-    @property
-    def resume_ok(self) -> bool | None:
-        ok = self.resume.get("ok")
-        return ok if isinstance(ok, bool) else None
-
-    @property
-    def resume_error(self) -> str | None:
-        return _opt_str(self.resume.get("error"))
-
-
-@dataclass
-class Manifest:
-    """A campaign: what was run, on which backend, and every run's record."""
-
-    graph: str
-    runs: list[RunRecord]
-    backend: Backend = "sqlite"
-    dsn: str | None = None
-    """The Postgres DSN without password or query; None for SQLite."""
-    pg_ephemeral: bool = False
-    seed: int | None = None
-    """The seed of the kill-delay draws (None when the delay was one fixed value)."""
-    kill_delay_range: tuple[float, float] | None = None
-    modes: list[str] = field(default_factory=lambda: list(MODES))
-    kill_at: list[str] | None = None
-    kill_delay: float | None = None
-    kill_after: float | None = None
-    fault_points: list[str] | None = None
-    put_latency: list[float] = field(default_factory=lambda: [0.0])
-    synchronous_commit: list[str] | None = None
-    server_crash: bool = False
-    effects_source: str = "auto"
-    input: Any = None
-    resume_value: Any = None
-    then_inputs: list[Any] | None = None
-    """Inputs of further invocations before the kill (each sent once the previous one ended)."""
-    kill_from_invocation: int = 0
-    """The kill is aimed only from this invocation of a run on (0: the first)."""
-    sleep: float | None = None
-    python: str | None = None
-    langgraph: str | None = None
-    langgraph_checkpoint_sqlite: str | None = None
-    langgraph_checkpoint_postgres: str | None = None
-    server_version: str | None = None
-    created: str | None = None
-    name: str | None = None
-    baseline_effect_lines: int | None = None
-    error: str | None = None
-    """Why the campaign stopped early, when it did (the runs before it are kept)."""
-    folder: str | None = None
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> Manifest:
-        runs = [RunRecord.from_dict(r) for r in raw.get("runs") or [] if isinstance(r, dict)]
-        kill_at = raw.get("kill_at")
-        rng = raw.get("kill_delay_range")
-        for rec in runs:  # campaigns written before per-run kill points: every run shared one
-            if rec.kill_at is None and isinstance(kill_at, str):
-                rec.kill_at = kill_at
-            if rec.kill_delay is None and rec.fault_point is None and rec.kill_at is not None:
-                rec.kill_delay = _opt_float(raw.get("kill_delay"))
-        return cls(
-            graph=str(raw.get("graph") or "?"),
-            runs=runs,
-            backend=raw.get("backend")
-            if raw.get("backend") in ("sqlite", "postgres")
-            else "sqlite",
-            dsn=_opt_str(raw.get("dsn")),
-            pg_ephemeral=bool(raw.get("pg_ephemeral")),
-            seed=_opt_int(raw.get("seed")),
-            kill_delay_range=(float(rng[0]), float(rng[1]))
-            if isinstance(rng, list | tuple) and len(rng) == 2
-            else None,
-            modes=[str(m) for m in raw.get("modes") or MODES],
-            kill_at=[kill_at]
-            if isinstance(kill_at, str)
-            else (list(kill_at) if isinstance(kill_at, list) else None),
-            kill_delay=_opt_float(raw.get("kill_delay")),
-            kill_after=_opt_float(raw.get("kill_after")),
-            fault_points=list(raw["fault_points"])
-            if isinstance(raw.get("fault_points"), list)
-            else None,
-            put_latency=[
-                float(x) for x in raw.get("put_latency") or [0.0] if isinstance(x, int | float)
-            ],
-            synchronous_commit=raw.get("synchronous_commit")
-            if isinstance(raw.get("synchronous_commit"), list)
-            else None,
-            server_crash=bool(raw.get("server_crash")),
-            effects_source=str(raw.get("effects_source") or "auto"),
-            input=raw.get("input"),
-            resume_value=raw.get("resume_value"),
-            then_inputs=list(raw["then_inputs"])
-            if isinstance(raw.get("then_inputs"), list)
-            else None,
-            kill_from_invocation=_opt_int(raw.get("kill_from_invocation")) or 0,
-            sleep=_opt_float(raw.get("sleep")),
-            python=_opt_str(raw.get("python")),
-            langgraph=_opt_str(raw.get("langgraph")),
-            langgraph_checkpoint_sqlite=_opt_str(raw.get("langgraph_checkpoint_sqlite")),
-            langgraph_checkpoint_postgres=_opt_str(raw.get("langgraph_checkpoint_postgres")),
-            server_version=_opt_str(raw.get("server_version")),
-            created=_opt_str(raw.get("created")),
-            name=_opt_str(raw.get("name")),
-            baseline_effect_lines=_opt_int(raw.get("baseline_effect_lines")),
-            error=_opt_str(raw.get("error")),
-            folder=_opt_str(raw.get("folder")),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["runs"] = [r.to_dict() for r in self.runs]
-        for key in ("name", "baseline_effect_lines", "error", "folder", "then_inputs"):
-            if data[key] is None:
-                del data[key]
-        return data
-
-    def write(self, folder: Path) -> None:
-        (folder / MANIFEST).write_text(
-            json.dumps(self.to_dict(), indent=1, default=str) + "\n", encoding="utf-8"
-        )
 
 
 # --------------------------------------------------------------------------- checks
@@ -495,10 +221,6 @@ def _drive(
     return outcome
 
 
-def _latency_label(latency: float) -> str:
-    return f"{latency:g}s"
-
-
 @dataclass(frozen=True)
 class KillDelay:
     """A fixed delay, or a range each run draws from uniformly (`0.05..0.45`)."""
@@ -544,7 +266,7 @@ class RunPlan:
 
     @property
     def name(self) -> str:
-        parts = [self.mode, _latency_label(self.put_latency)]
+        parts = [self.mode, latency_label(self.put_latency)]
         if self.kill_at is not None:
             parts.append(f"{self.kill_at[0]}{self.kill_at[1]}")
         if self.fault:
@@ -706,7 +428,7 @@ def _error_of(outcome: ChildOutcome) -> str | None:
 
 def progress_line(index: int, total: int, rec: RunRecord) -> str:
     """The one line per run a person watching the campaign reads."""
-    head = f"[{index}/{total}] {rec.mode} {_latency_label(rec.put_latency)} run {rec.run}: "
+    head = f"[{index}/{total}] {rec.mode} {latency_label(rec.put_latency)} run {rec.run}: "
     if not rec.killed:
         if rec.fault_point:
             return head + f"not killed: the fault point {rec.fault_point} was never reached"
@@ -929,170 +651,3 @@ def unreached_faults(manifest: dict[str, Any] | Manifest) -> list[str]:
         if r.fault_point:
             reached[r.fault_point] = reached.get(r.fault_point, False) or bool(r.fault_reached)
     return [f for f, ok in reached.items() if not ok]
-
-
-# --------------------------------------------------------------------------- reading
-def load_manifest(folder: str | os.PathLike[str], *, strict: bool = True) -> Manifest:
-    """Load DIR/manifest.json (or the file itself) as the typed model, paths made absolute.
-
-    Strict (the default): a manifest whose runs lack the writer's keys or whose files are
-    gone is refused in one sentence rather than half drawn. Not strict (the dashboard's
-    catalog, which also reads hand-made campaigns): missing keys read as unknown.
-    """
-    path = Path(folder)
-    if path.is_dir():
-        path = path / MANIFEST
-    if not path.is_file():
-        raise ManifestError(
-            f"{path} does not exist; a kill-test campaign folder holds a {MANIFEST}."
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ManifestError(f"{path} is not readable JSON ({exc}).") from None
-    if (
-        not isinstance(data, dict)
-        or not isinstance(data.get("runs"), list)
-        or (strict and "graph" not in data)
-    ):
-        raise ManifestError(
-            f"{path} is not a kill-test manifest: it needs 'graph' and a 'runs' list."
-        )
-    root = path.parent
-    if strict:
-        for i, entry in enumerate(data["runs"], 1):
-            missing = [k for k in _RUN_KEYS if not isinstance(entry, dict) or k not in entry]
-            if missing:
-                raise ManifestError(f"Run {i} of {path} lacks {', '.join(missing)}.")
-    manifest = Manifest.from_dict(data)
-    for i, rec in enumerate(manifest.runs, 1):
-        for key in _PATH_KEYS:
-            value = getattr(rec, key)
-            if value is None:
-                continue
-            file = (root / value).resolve()
-            if strict and not file.exists():
-                raise ManifestError(
-                    f"Run {i} of {path} names {value} as {key}, and that file is missing."
-                )
-            setattr(rec, key, str(file))
-    manifest.folder = str(root.resolve())
-    return manifest
-
-
-def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """`load_manifest` as a plain dict (the JSON shape, paths absolute), for scripts."""
-    return load_manifest(folder).to_dict()
-
-
-def _stats(values: list[float]) -> tuple[float | None, float | None, float | None]:
-    if not values:
-        return None, None, None
-    med = statistics.median(values)
-    return min(values), (int(med) if float(med).is_integer() else med), max(values)
-
-
-def _group_key(r: RunRecord) -> tuple[Any, ...]:
-    return (
-        r.backend,
-        r.put_latency,
-        r.kill_at or "",
-        r.fault_point or "",
-        r.synchronous_commit or "",
-        r.mode,
-    )
-
-
-def summarize(manifest: dict[str, Any] | Manifest) -> list[dict[str, Any]]:
-    """One row per (backend, latency, kill node, fault point, synchronous_commit, mode).
-
-    Min/median/max of what the killed runs left, the spread of the drawn kill delays and
-    the distribution of repeated lines (`{repeats: runs}`). Runs that were not killed
-    (the graph finished first, the fault point never came) are counted apart and kept
-    out of the statistics: they measure a different experiment.
-    """
-    m = manifest if isinstance(manifest, Manifest) else Manifest.from_dict(manifest)
-    groups: dict[tuple[Any, ...], list[RunRecord]] = {}
-    for rec in m.runs:
-        groups.setdefault(_group_key(rec), []).append(rec)
-    mode_order = {mode: i for i, mode in enumerate(m.modes or MODES)}
-    rows: list[dict[str, Any]] = []
-
-    def order(item: tuple[tuple[Any, ...], list[RunRecord]]) -> tuple[Any, ...]:
-        key = item[0]
-        return (*key[:-1], mode_order.get(key[-1], 9))
-
-    for key, records in sorted(groups.items(), key=order):
-        backend, latency, kill_at, fault, sc, mode = key
-        killed = [r for r in records if r.killed]
-        row: dict[str, Any] = {
-            "backend": backend, "mode": mode, "put_latency": latency, "kill_at": kill_at or None,
-            "fault_point": fault or None, "synchronous_commit": sc or None, "runs": len(records),
-            "killed": len(killed), "not_killed": len(records) - len(killed),
-            "resumed_ok": sum(1 for r in killed if r.resume_ok),
-            "resume_errors": sorted({str(r.resume_error).split(":")[0] for r in killed if r.resume_error}),
-            "effects_source": sorted({r.effects_source for r in records}),
-            "repeated_distribution": dict(sorted(Counter(r.lines_repeated for r in killed
-                                                         if r.lines_repeated is not None).items())),
-            "acked_lost": (None if all(r.acked_lost is None for r in killed)
-                           else sum(len(r.acked_lost or []) for r in killed)),
-        }  # fmt: skip
-        for name in (
-            "checkpoints_at_kill",
-            "writes_at_kill",
-            "effect_lines_at_kill",
-            "effect_lines_after_resume",
-            "lines_repeated",
-            "kill_delay",
-        ):
-            values = [getattr(r, name) for r in killed if getattr(r, name) is not None]
-            lo, med, hi = _stats(values)
-            row[f"{name}_min"], row[f"{name}_median"], row[f"{name}_max"] = lo, med, hi
-        rows.append(row)
-    return rows
-
-
-def _span(row: dict[str, Any], key: str, fmt: str = "{}") -> str:
-    lo, med, hi = row[f"{key}_min"], row[f"{key}_median"], row[f"{key}_max"]
-    return "-" if lo is None else "/".join(fmt.format(v) for v in (lo, med, hi))
-
-
-def summary_table(manifest: dict[str, Any] | Manifest) -> str:
-    """The summary as fixed-width text (min/median/max), printed at the end of a campaign."""
-    m = manifest if isinstance(manifest, Manifest) else Manifest.from_dict(manifest)
-    rows = summarize(m)
-    headers = ["backend", "mode", "put latency", "kill at", "kill delay", "killed", "checkpoints", "writes",
-               "lines at kill", "lines after", "repeated", "repeats: runs", "acked lost", "resumed ok"]  # fmt: skip
-    cells = []
-    for r in rows:
-        where = r["fault_point"] or r["kill_at"] or "-"
-        if r["fault_point"] and r["kill_at"]:
-            where = f"{r['fault_point']} ({r['kill_at']})"
-        backend = r["backend"] + (
-            f" sc={r['synchronous_commit']} crash" if r["synchronous_commit"] else ""
-        )
-        dist = " ".join(f"{k}:{v}" for k, v in r["repeated_distribution"].items()) or "-"
-        cells.append([
-            backend, r["mode"], _latency_label(r["put_latency"]), where, _span(r, "kill_delay", "{:.3f}"),
-            f"{r['killed']}/{r['runs']}", _span(r, "checkpoints_at_kill"), _span(r, "writes_at_kill"),
-            _span(r, "effect_lines_at_kill"), _span(r, "effect_lines_after_resume"), _span(r, "lines_repeated"),
-            dist, "-" if r["acked_lost"] is None else str(r["acked_lost"]),
-            f"{r['resumed_ok']}/{r['killed']}" + (f" ({', '.join(r['resume_errors'])})" if r["resume_errors"] else ""),
-        ])  # fmt: skip
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    out += [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-    sources = sorted({s for r in rows for s in r["effects_source"]})
-    out.append("(min/median/max over the killed runs; 'repeated' counts start lines of a (node, step) that had "
-               "already started before the kill; 'repeats: runs' is how many runs repeated that many; "
-               f"effects counted from: {', '.join(sources) or '-'})")  # fmt: skip
-    if m.seed is not None and m.kill_delay_range is not None:
-        lo, hi = m.kill_delay_range
-        out.append(f"kill delays drawn uniformly from {lo:g}..{hi:g}s with seed {m.seed}")
-    not_killed = sum(r["not_killed"] for r in rows)
-    if not_killed:
-        out.append(f"{not_killed} run(s) were not killed because the graph finished before the kill point "
-                   "(or never reached the fault point).")  # fmt: skip
-    return "\n".join(out)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,8 @@ class CorpusResult:
     not_killed: int = 0
     backend: str = "sqlite"
     folders: dict[str, str] = field(default_factory=dict)
+    cut: list[str] = field(default_factory=list)
+    """Runs and log forms not judged: the kill fell between the appends of one line."""
 
 
 # --------------------------------------------------------------------------- judging
@@ -196,19 +199,27 @@ def _check_verdicts(
 
 def judge_campaign(
     manifest: dict[str, Any], point: CorpusPoint, forms: Sequence[LogForm] = LOG_FORMS
-) -> tuple[list[CorpusRow], list[VerdictCheck]]:
-    """Rows and verdict checks of one campaign (its run paths already absolute)."""
+) -> tuple[list[CorpusRow], list[VerdictCheck], list[str]]:
+    """Rows and verdict checks of one campaign (its run paths already absolute), and the runs
+    whose log forms the kill left with different line counts (a kill between the appends of
+    one line): those forms of those runs are not judged."""
     killed = [e for e in manifest["runs"] if e["killed"]]
     measured: dict[int, tuple[int, int, int]] = {}
     preds: dict[tuple[int, LogForm, Told], Any] = {}
     checks: list[VerdictCheck] = []
+    cut: list[str] = []
     for e in killed:
         truth, m = _again_truth(e)
         measured[id(e)] = (m.checkpoints, m.reruns, m.lines)
         delay = float(e.get("kill_delay") or 0.0)
         node = str(e.get("kill_at") or "").rpartition(":")[0] or None
+        sizes = {f: _size(form_log(e["effects_at_kill"], f)) for f in forms}
         for form in forms:
             log = str(form_log(e["effects_at_kill"], form))
+            if sizes[form] != sizes.get("recorder", sizes[form]):
+                cut.append(f"{Path(e['effects_at_kill']).parent.name} ({form}: {sizes[form]} lines, "
+                           f"recorder: {sizes['recorder']})")  # fmt: skip
+                continue
             given = plan_for(e, log, manifest_recording(e, delay, node))
             preds[(id(e), form, "given")] = numbers(given)
             preds[(id(e), form, "inferred")] = numbers(plan_for(e, log))
@@ -217,22 +228,41 @@ def judge_campaign(
             _check_verdicts(e, given, truth, check)
             checks.append(check)
     rows: list[CorpusRow] = []
+    sig = {id(e): _progress(e) for e in killed}
     for lat in sorted({float(e["put_latency"]) for e in killed}):
+        here = [e for e in killed if float(e["put_latency"]) == lat]
         for form in forms:
             for told in ("given", "inferred"):
                 for src in MODES:
                     for tgt in MODES:
-                        row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
-                                        shape=point.shape.name, when=point.when)  # fmt: skip
-                        mine = [preds[(id(e), form, told)][tgt] for e in killed
-                                if e["mode"] == src and float(e["put_latency"]) == lat]  # fmt: skip
-                        row.predicted = [p[0] for p in mine]
-                        row.races = [p[1] for p in mine]
-                        row.measured = [measured[id(e)] for e in killed
-                                        if e["mode"] == tgt and float(e["put_latency"]) == lat]  # fmt: skip
-                        if row.predicted:
-                            rows.append(row)
-    return rows, checks
+                        for point_sig in dict.fromkeys(
+                            sig[id(e)] for e in here if e["mode"] == src
+                        ):
+                            row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
+                                            shape=point.shape.name, when=point.when)  # fmt: skip
+                            mine = [preds[(id(e), form, told)][tgt] for e in here
+                                    if e["mode"] == src and sig[id(e)] == point_sig
+                                    and (id(e), form, told) in preds]  # fmt: skip
+                            row.predicted = [p[0] for p in mine]
+                            row.races = [p[1] for p in mine]
+                            row.measured = [measured[id(e)] for e in here
+                                            if e["mode"] == tgt and sig[id(e)] == point_sig]  # fmt: skip
+                            if row.predicted:
+                                rows.append(row)
+    return rows, checks, cut
+
+
+def _progress(entry: dict[str, Any]) -> tuple[tuple[tuple[str, str], int], ...]:
+    """How far a run got before its kill: how many lines of each (node, phase) its recorder
+    log holds. A prediction is judged against runs of the target mode that got exactly as far
+    (the what-if is about a crash at the same point of progress); on a loaded machine a kill
+    aimed by the clock can land a task end earlier or later."""
+    lines = read_effects(entry["effects_at_kill"]).for_thread(entry["thread_id"])
+    return tuple(sorted(Counter((x.node, x.phase) for x in lines).items()))
+
+
+def _size(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.is_file() else 0
 
 
 # --------------------------------------------------------------------------- running
@@ -254,49 +284,104 @@ def run_corpus(
     sleep: float = SLEEP,
     reuse: bool = False,
     progress: Callable[[str], None] | None = None,
+    judge_only: bool = False,
 ) -> CorpusResult:
     """One campaign per kill point and latency (every mode, `runs` runs), then its judgement.
 
     With `reuse`, a campaign folder already in `out` is judged again instead of run again:
-    the model changes, the evidence does not."""
-    from replaylens.killtest.campaign import MANIFEST, run_campaign
+    the model changes, the evidence does not. `judge_only` runs nothing: it judges the
+    campaigns `out` holds and skips the rest."""
 
     result = CorpusResult(backend=backend)
-    for point in chosen:
-        for lat in latencies:
-            folder = out / point.folder(lat)
-            n = runs.get(lat, 1) if isinstance(runs, dict) else runs
-            manifest = None
-            if reuse and (folder / MANIFEST).is_file():
-                manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-            if manifest is None:
-                shape = point.shape
-                manifest = run_campaign(
-                    shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
-                    kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
-                    resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
-                    sleep=sleep, pg_ephemeral=backend == "postgres", then_inputs=shape.then,
-                    kill_from_invocation=shape.kill_from,
-                )  # fmt: skip
-            _absolute(manifest, folder)
-            rows, checks = judge_campaign(manifest, point, forms)
-            result.rows += rows
-            result.verdicts += checks
-            result.kills += sum(1 for e in manifest["runs"] if e["killed"])
-            result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
-            result.folders[f"{point.label} {lat:g}s"] = str(folder)
-            if progress:
-                bad = sum(1 for r in rows if r.source != r.target for ok in r.inside() if not ok)
-                total = sum(len(r.predicted) for r in rows if r.source != r.target and r.measured)
-                wrong = sum(len(c.wrong) for c in checks)
-                progress(
-                    f"{point.label} at {lat:g} s: {len(manifest['runs'])} runs, {total - bad}/{total} "
-                    f"cross-mode predictions inside, {wrong} verdict miss(es)"
-                )
+    server = None
+    if backend == "postgres":  # one throw-away server for the whole matrix, judged while it runs
+        from replaylens.killtest.pgserver import start_server
+
+        server = start_server()
+    try:
+        dsn = server.create_database("corpus") if server is not None else None
+        for point in chosen:
+            _run_point(point, latencies, runs, out, result, dsn, forms, sleep,
+                       reuse or judge_only, progress, judge_only)  # fmt: skip
+    finally:
+        if server is not None:
+            server.stop()
     return result
 
 
+def _pg_at_kill(dsn: str, schema: str) -> str:
+    """The DSN that reads a run's frozen at-kill schema (first on the search_path)."""
+    from urllib.parse import quote
+
+    return f"{dsn}?options={quote(f'-c search_path={schema}_at_kill')}"
+
+
+def _run_point(
+    point: CorpusPoint,
+    latencies: Sequence[float],
+    runs: int | dict[float, int],
+    out: Path,
+    result: CorpusResult,
+    dsn: str | None,
+    forms: Sequence[LogForm],
+    sleep: float,
+    reuse: bool,
+    progress: Callable[[str], None] | None,
+    judge_only: bool = False,
+) -> None:
+    """Run (or with `reuse`, reread) one kill point's campaigns and add their judgement."""
+    from replaylens.killtest.campaign import run_campaign
+    from replaylens.killtest.manifest import MANIFEST
+
+    for lat in latencies:
+        folder = out / point.folder(lat)
+        n = runs.get(lat, 1) if isinstance(runs, dict) else runs
+        manifest = None
+        if reuse and (folder / MANIFEST).is_file():
+            manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        fresh = manifest is None
+        if manifest is None and judge_only:
+            continue
+        if manifest is None:
+            shape = point.shape
+            manifest = run_campaign(
+                shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
+                kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
+                resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
+                sleep=sleep, checkpointer=dsn, then_inputs=shape.then,
+                kill_from_invocation=shape.kill_from,
+            )  # fmt: skip
+        _absolute(manifest, folder)
+        if manifest.get("backend") == "postgres":
+            result.backend = "postgres"
+        if fresh and dsn is not None:
+            for entry in manifest["runs"]:  # read the frozen schema itself, not its export
+                if entry.get("store"):
+                    entry["db_at_kill"] = _pg_at_kill(dsn, str(entry["store"]))
+        rows, checks, cut = judge_campaign(manifest, point, forms)
+        result.cut += [f"{point.label} {lat:g} s: {c}" for c in cut]
+        result.rows += rows
+        result.verdicts += checks
+        result.kills += sum(1 for e in manifest["runs"] if e["killed"])
+        result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
+        result.folders[f"{point.label} {lat:g}s"] = str(folder)
+        if progress:
+            bad = sum(1 for r in rows if r.source != r.target and r.measured
+                      for ok in r.inside() if not ok)  # fmt: skip
+            total = sum(len(r.predicted) for r in rows if r.source != r.target and r.measured)
+            wrong = sum(len(c.wrong) for c in checks)
+            progress(
+                f"{point.label} at {lat:g} s: {len(manifest['runs'])} runs, {total - bad}/{total} "
+                f"cross-mode predictions inside, {wrong} verdict miss(es)"
+            )
+
+
 # --------------------------------------------------------------------------- reporting
+def unmatched(rows: Sequence[CorpusRow]) -> int:
+    """Cross-mode predictions with no run of the target mode at the same point of progress."""
+    return sum(len(r.predicted) for r in rows if r.source != r.target and not r.measured)
+
+
 def _cross(rows: Sequence[CorpusRow]) -> tuple[int, int]:
     verdicts = [ok for r in rows if r.source != r.target and r.measured for ok in r.inside()]
     return sum(verdicts), len(verdicts)
@@ -393,7 +478,9 @@ def report(result: CorpusResult) -> str:
         f"Corpus {CORPUS_NAME} on {result.backend}: {result.kills} kills "
         f"({result.not_killed} runs finished before the kill point and are not judged).",
         f"Cross-mode predictions inside the measured range: {_frac(given)} with the recorded mode "
-        f"given, {_frac(inferred)} with it inferred (all three log forms).",
+        f"given, {_frac(inferred)} with it inferred (all three log forms); "
+        f"{unmatched(result.rows)} more had no run of the target mode that got as far before "
+        "its kill (the same effect lines), and are not judged.",
         f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
         f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
         f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
@@ -423,6 +510,9 @@ def report(result: CorpusResult) -> str:
         lines += [
             f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {w}" for c, w in wrong
         ]
+    if result.cut:
+        lines += ["", f"## Log forms the kill cut apart, not judged ({len(result.cut)})", ""]
+        lines += [f"- {c}" for c in result.cut]
     wide = wide_ranges(result)
     if wide:
         lines += ["", "## Measured ranges wider than one value (kept, re-run, lines)", ""]
@@ -448,6 +538,10 @@ def cmd_corpus(args: Any) -> int:
     except ValueError as exc:
         print(f"replaylens validate: {exc}.", file=sys.stderr)
         return 2
+    if getattr(args, "judge_only", False) and not args.out:
+        print("replaylens validate: --judge-only judges the campaigns of --out DIR; give --out.",
+              file=sys.stderr)  # fmt: skip
+        return 2
     latencies = args.latency or (REDUCED_LATENCIES if args.reduced else FULL_LATENCIES)
     runs: int | dict[float, int] = (
         args.runs if args.runs is not None else (1 if args.reduced else FULL_RUNS)
@@ -456,7 +550,11 @@ def cmd_corpus(args: Any) -> int:
     result = run_corpus(
         chosen, latencies, runs, out, backend=args.backend, sleep=args.sleep or SLEEP,
         reuse=args.reuse, progress=lambda line: print(line, file=sys.stderr, flush=True),
+        judge_only=bool(getattr(args, "judge_only", False)),
     )  # fmt: skip
+    if not result.kills:
+        print(f"replaylens validate: no killed run to judge in {out}.", file=sys.stderr)
+        return 1
     print(report(result))
     if not args.out and not args.keep:
         shutil.rmtree(out, ignore_errors=True)

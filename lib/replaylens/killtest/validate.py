@@ -190,8 +190,40 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
         new = len({_tid(line) for line in starts if _tid(line) not in ids})
         rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
         rerun |= {(key, i) for i in rest[:new]}
+    rerun |= _persistent_reruns(pre, again, rerun)
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
     return Measured(checkpoints, len(rerun), lines), rerun
+
+
+def _persistent_reruns(
+    pre: list[Attempt], again: list[EffectLine], rerun: set[RerunKey]
+) -> set[RerunKey]:
+    """Re-runs inside a subgraph compiled with ``checkpointer=True``: its namespace is a stable
+    name (``inner``, no task id) and its steps go on across its runs, so when the parent task
+    runs it again the repeated effects carry new step numbers. Per node of such a namespace,
+    the latest attempts before the kill that no start matched by step are paired with the
+    earliest starts after it that matched nothing, unless some start there matched by step
+    (the subgraph resumed at its own checkpoint rather than running again from its start)."""
+    out: set[RerunKey] = set()
+    used = {(k[0], k[1], k[2]) for k, _ in rerun}
+    for ns in {_ns(a.lines[0]) for a in pre}:
+        if (
+            not ns
+            or ":"
+            in (a_ns := next(a.lines[0].checkpoint_ns or "" for a in pre if _ns(a.lines[0]) == ns))
+            or not a_ns
+        ):
+            continue
+        if any(k[0] == ns for k in used if any(x.step == k[2] for x in again if _ns(x) == ns)):
+            continue  # it resumed at its own checkpoint: the steps match, nothing to pair
+        for node in {a.node for a in pre if _ns(a.lines[0]) == ns}:
+            left = [a for a in pre if _ns(a.lines[0]) == ns and a.node == node
+                    and (_task_of(a), a.task_id) not in rerun]  # fmt: skip
+            starts = [x for x in again if _ns(x) == ns and x.node == node
+                      and (ns, node, x.step) not in used]  # fmt: skip
+            left.sort(key=lambda a: a.start_ts, reverse=True)
+            out |= {(_task_of(a), a.task_id) for a in left[: len(starts)]}
+    return out
 
 
 def _finished_first(attempts: list[Attempt], task_id: str | None) -> int:
@@ -309,7 +341,7 @@ def run_matrix(
     from replaylens.killtest.campaign import run_campaign
 
     rows: list[Row] = []
-    from replaylens.killtest.campaign import MANIFEST
+    from replaylens.killtest.manifest import MANIFEST
 
     for point in points:
         folder = out / point.label.replace(" @ ", "-").replace("+", "-").replace(":", "_")
@@ -489,7 +521,7 @@ def register_validate(sub: Any) -> None:
         "--runs",
         type=int,
         default=None,
-        help="Runs per mode and latency (default 3; the corpus: 2, reduced 1).",
+        help="Runs per mode and latency (default 3; the corpus: 1 at 0 s and 2 at 0.25 s, reduced 1).",
     )
     p.add_argument(
         "--corpus",
@@ -530,5 +562,10 @@ def register_validate(sub: Any) -> None:
         action="store_true",
         help="With --out: re-judge campaigns already in DIR instead of running them again "
         "(the model changes, the evidence does not).",
+    )
+    p.add_argument(
+        "--judge-only",
+        action="store_true",
+        help="With --corpus and --out: run no kill, judge the campaigns DIR holds (skip the rest).",
     )
     p.set_defaults(func=cmd_validate)

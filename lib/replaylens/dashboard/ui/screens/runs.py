@@ -22,10 +22,10 @@ def _runs(keys: list[str]):  # noqa: ANN202 - page-local cached read
     chosen = [c for c in catalog.campaigns if c.key in keys]
     stat = tuple((c.key, (c.path / "manifest.json").stat().st_mtime_ns) for c in chosen)
     key = ("runs", stat)
-    hit = ui._store().get(key)
+    hit = ui.lru().get(key)
     if hit is None:
         with st.spinner(f"Reading {sum(len(c.runs) for c in chosen)} runs…"):
-            hit = ui._store().put(key, runs_frame(chosen, ui.allow_list()))
+            hit = ui.lru().put(key, runs_frame(chosen, ui.allow_list()))
     return chosen, hit
 
 

@@ -36,7 +36,7 @@ def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001,
         ns,
         checkpoint_id,
     )  # a checkpoint row never changes
-    hit = ui._store().get(key)
+    hit = ui.lru().get(key)
     if hit is None:
         with st.spinner("Decoding the state at this checkpoint…"):
             thread = ui.thread(item, thread_id)
@@ -46,7 +46,7 @@ def _values(item, thread_id: str, ns: str, checkpoint_id: str):  # noqa: ANN001,
                 if cp is not None
                 else source.read_channel_values(thread_id, ns, checkpoint_id)
             )
-            hit = ui._store().put(key, values)
+            hit = ui.lru().put(key, values)
     return hit
 
 
