@@ -552,8 +552,12 @@ def _spread(runs: list[dict[str, ModeOutcome]], inferred: Inference) -> dict[str
     out: dict[str, ModeOutcome] = {}
     for mode in MODES:
         cands = [r[mode] for r in runs]
+        # A candidate the mode order had to correct is a recorded mode the evidence fits
+        # worse: the figures come from the others when there are any (the range keeps all).
+        fitting = [o for o in cands if not any("never keeps less" in x for x in o.assumed)]
         worst = max(
-            cands, key=lambda o: (len(o.reruns), len(o.replayed_lines), -o.checkpoints_kept)
+            fitting or cands,
+            key=lambda o: (len(o.reruns), len(o.replayed_lines), -o.checkpoints_kept),
         )
         chosen = dataclasses.replace(worst, as_recorded=False)
         chosen.used = [*worst.used]
