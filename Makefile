@@ -25,7 +25,8 @@ $(STAMP): $(RUN_STAMP)
 venv: $(STAMP)
 
 # Debian's Chromium for the browser tests (Playwright cannot download browsers here).
-# The colour-emoji font draws the status dots (green completed, red failed) in screenshots.
+# Statuses are drawn as coloured badges and pills (no emoji font needed); the emoji font only keeps
+# screenshots of pasted data faithful.
 chromium:
 	@{ command -v chromium >/dev/null 2>&1 && [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; } || { \
 	  echo "Installing Debian's chromium and fonts for the browser tests..."; \
@@ -72,7 +73,7 @@ validate: $(STAMP)
 bench: $(STAMP) first-paint
 	$(BIN)/python bench/run.py
 
-# The cold first draw of the Thread page in 5 fresh headless Chromiums on a warm server (about 30 s).
+# The cold first draw of every page in 5 fresh headless Chromiums each on a warm server (median, worst, load).
 first-paint: $(STAMP) system-deps
 	$(BIN)/python bench/first_paint.py
 

@@ -9,7 +9,7 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
 from replaylens.model import Checkpoint, Thread
-from replaylens.times import iso_to_epoch
+from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
 
 @dataclass
@@ -70,15 +70,8 @@ before its first step)."""
 
 
 def uuid6_time(checkpoint_id: str) -> float | None:
-    """The creation time LangGraph's uuid6 checkpoint ids carry (`checkpoint/base/id.py`)."""
-    hexa = checkpoint_id.replace("-", "")
-    if len(hexa) != 32 or hexa[12] != "6":
-        return None
-    try:
-        stamp = (int(hexa[:12], 16) << 12) | int(hexa[13:16], 16)
-    except ValueError:
-        return None
-    return (stamp - 0x01B21DD213814000) / 1e7
+    """The creation time LangGraph's uuid6 checkpoint ids carry (the rule lives in `times`)."""
+    return checkpoint_id_epoch(checkpoint_id)
 
 
 def _ending(
