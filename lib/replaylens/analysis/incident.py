@@ -38,7 +38,7 @@ from replaylens.analysis.status import _TriggerCache, checkpoint_status
 from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.model import NULL_TASK_ID, Checkpoint
-from replaylens.sources._base import CheckpointSource, WriteRecord
+from replaylens.sources import CheckpointSource, WriteRecord
 from replaylens.times import iso_to_epoch, utc_iso
 
 Route = Literal["fast", "plan", "restart", "no-lines"]
@@ -475,7 +475,8 @@ def _impact_of(
     if info is None:
         status, replayed, route = "needs_restart", _restart(lines), "restart"
         reruns = tuple(a.node for a in replayed)
-    elif not lines and not _lost_steps(cp, tid, orphans):
+    elif not lines and info.namespaces == 1 and not _lost_steps(cp, tid, orphans):
+        # Root tasks only: a subgraph's own due tasks are named by the full plan below.
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
         reruns = tuple(t.label for t in cp.pending_tasks) if cp else ()
     else:

@@ -270,7 +270,7 @@ def ns_path(checkpoint_ns: str) -> str:
 def _latest_channels(source: Any) -> tuple[list[tuple[str, int, bool]], int]:
     """Channel byte sizes of every thread's latest root checkpoint (values skipped, not built)."""
     from replaylens.decode import Placeholder, decrypt_if_needed
-    from replaylens.sources._base import CheckpointRecord
+    from replaylens.sources import CheckpointRecord
     from replaylens.sources._skeleton import SkeletonError, _array_header, _skeleton_from_msgpack
 
     sizes: Counter[str] = Counter()

@@ -23,7 +23,7 @@ from replaylens._bulk import collector_paused
 from replaylens.analysis.status import ThreadSummary, derive_statuses
 from replaylens.cache import CachedStatus, StatusCache
 from replaylens.errors import ReplaylensError
-from replaylens.sources._base import CheckpointSource, ThreadIndexRow
+from replaylens.sources import CheckpointSource, ThreadIndexRow
 
 
 @dataclass(frozen=True)

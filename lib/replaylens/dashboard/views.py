@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from replaylens.cache import CachedStatus
     from replaylens.decode import DecodeResult
     from replaylens.effects.parse import EffectsLog
-    from replaylens.sources._base import ThreadIndexRow
+    from replaylens.sources import ThreadIndexRow
 
 TASK_STATUS_ICON = {"finished": "✓", "failed": "✗", "interrupted": "‖", "pending": "○"}
 """Beside the task's status word (plain symbols of the text fonts, never emoji)."""

@@ -348,7 +348,7 @@ def _run_point(
                 shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
                 kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
                 resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
-                sleep=sleep, checkpointer=dsn, then_inputs=shape.then,
+                sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
                 kill_from_invocation=shape.kill_from,
             )  # fmt: skip
         _absolute(manifest, folder)

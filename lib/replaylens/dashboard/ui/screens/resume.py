@@ -81,7 +81,6 @@ if item is not None:
                         st.info("Not modelled for this thread.")
                         st.caption(views.MODE_EXPLAINED[m])
                         continue
-                    st.caption(md(outcome_tag(plan, m)))
                     under = plan.again_under(m)
                     # Side by side when they fit, one under another in a narrow box: three columns in
                     # a third of the page cut the labels to "c…", "t…", "l…" at 1000 px.
@@ -106,6 +105,9 @@ if item is not None:
                                   width="content", help="Effects-log lines of those executions.")  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
+                    # Below the metrics: its length differs per mode, and above them it pushed
+                    # one card's rows down.
+                    st.caption(md(outcome_tag(plan, m)))
                     st.caption(views.MODE_EXPLAINED[m])
             for m in ui.MODES:
                 outcome = plan.what_if.get(m)
