@@ -141,13 +141,13 @@ if item is not None:
                 shown = shown[part]
                 no_log = log is None
 
-                def effect_column(help_: str) -> object:
+                def effect_column(help_: str, width: int) -> object:
                     """A count, or the words "no effects log" (never "None") without a log."""
                     if no_log:
                         return st.column_config.TextColumn(
-                            width=88, help=help_ + " No effects log here."
+                            width=width, help=help_ + " No effects log here."
                         )
-                    return st.column_config.NumberColumn(width=88, help=help_)
+                    return st.column_config.NumberColumn(width=width, help=help_)
 
                 event = st.dataframe(
                     frame,
@@ -169,9 +169,9 @@ if item is not None:
                         "log lines again": effect_column(
                             "Effects-log lines of the executions a resume performs again (log lines, "
                             "not executions: a start and an end line are one execution), as the Thread "
-                            "page's “log lines again”."),
+                            "page's “log lines again”.", 100),
                         "effect lines": effect_column(
-                            "Lines of the effects log written by this thread's nodes."),
+                            "Lines of the effects log written by this thread's nodes.", 80),
                         "open": st.column_config.LinkColumn("open", display_text="open ›", width=56,
                                                             help="Open the thread's timeline."),
                     },
