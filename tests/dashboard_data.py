@@ -400,3 +400,25 @@ def wait_idle(page: Any, timeout: float = 30_000) -> None:
         }""",
         timeout=timeout,
     )
+
+
+def url(base: str, path: str, **params: str | list[str]) -> str:
+    """A page's address on a test server, its query parameters encoded as the app reads them."""
+    from urllib.parse import quote, urlencode
+
+    return f"{base}/{path}" + (
+        f"?{urlencode(params, quote_via=quote, doseq=True)}" if params else ""
+    )
+
+
+def open_view(page: Any, address: str) -> None:
+    """Open a page in the browser, wait for Streamlit to finish it, and fail on a traceback."""
+    from playwright.sync_api import expect
+
+    page.goto(address)
+    wait_idle(page, 60_000)
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def main_text(page: Any) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()

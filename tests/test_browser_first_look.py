@@ -13,10 +13,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import CHROMIUM, CHROMIUM_ARGS, serving, wait_idle
+from dashboard_data import CHROMIUM, CHROMIUM_ARGS, open_view, serving, url, wait_idle
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
@@ -77,22 +76,6 @@ def emojiless(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     )
     yield b
     b.close()
-
-
-def url(base: str, path: str, **params: str | list[str]) -> str:
-    return f"{base}/{path}" + (
-        f"?{urlencode(params, quote_via=quote, doseq=True)}" if params else ""
-    )
-
-
-def open_view(page: Any, address: str) -> None:
-    page.goto(address)
-    wait_idle(page, 60_000)
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-
-
-def main_text(page: Any) -> str:
-    return page.locator('[data-testid="stMain"]').inner_text()
 
 
 def grid_headers(page: Any, grid: Any) -> list[str]:

@@ -13,10 +13,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import wait_idle
+from dashboard_data import main_text, open_view, url, wait_idle
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
@@ -31,20 +30,6 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     p.set_default_timeout(45_000)
     yield p
     context.close()
-
-
-def url(base: str, path: str, **params: str) -> str:
-    return f"{base}/{path}" + (f"?{urlencode(params, quote_via=quote)}" if params else "")
-
-
-def open_view(page: Any, address: str) -> None:
-    page.goto(address)
-    wait_idle(page, 60_000)
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-
-
-def main_text(page: Any) -> str:
-    return page.locator('[data-testid="stMain"]').inner_text()
 
 
 def not_cut(locator: Any) -> bool:
