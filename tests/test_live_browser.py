@@ -117,7 +117,7 @@ def follow_a_live_writer(page: Any, server: str, db: str, url_db: dict[str, str]
     page.goto(f"{server}/threads?{urlencode(url_db, quote_via=quote)}")
     wait_idle(page)
     first = value(page, "completed")
-    writer = start_writer(db, 6)
+    writer = start_writer(db, 3)
     expect(metric(page, "completed")).not_to_have_text(
         shown_as(first), timeout=FOLLOW_LIMIT_MS + 4_000
     )
@@ -137,7 +137,7 @@ def follow_a_live_writer(page: Any, server: str, db: str, url_db: dict[str, str]
     live = page.get_by_text(re.compile(r"live: [\d,]+ checkpoints"))
     expect(live).to_be_visible()
     first_seen = live.inner_text()
-    writer = start_writer(db, 6, "grows")
+    writer = start_writer(db, 3, "grows")
     expect(live).not_to_have_text(first_seen, timeout=FOLLOW_LIMIT_MS + 2_000)
     report = finish(writer)
     source = open_source(db)

@@ -125,6 +125,11 @@ ORPHAN_WRITES_SQL = (
 PG_SNAPSHOT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 
 
+def _side_files(path: Path) -> tuple[bool, bool, bool]:
+    """Which of the -wal, -shm and -journal files lie next to the database right now."""
+    return tuple(Path(f"{path}{s}").exists() for s in ("-wal", "-shm", "-journal"))  # type: ignore[return-value]
+
+
 def is_pg_snapshot(tables: set[str]) -> bool:
     """A SQLite file that holds PostgresSaver's tables, not SqliteSaver's: a Postgres evidence
     bundle's snapshot (replaylens.sources._pgsnapshot reads it)."""
@@ -146,11 +151,34 @@ class SqliteSource:
         self.aes_key = aes_key if aes_key is not None else aes_key_from_env()
         self.notes: list[str] = []
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
-        self._uri, self._journal = self._choose_uri()
         self.has_task_path = True
         self.has_rowid = True
         self.writes_rowid = True
-        self._check_schema()
+        self._open_checked()
+
+    def _open_checked(self, attempts: int = 3) -> None:
+        """Choose how to open the file, then read its schema. A live writer that closes its
+        last connection between the two deletes its -wal and -shm (SQLite does on a clean
+        close), and a read-only open that counted on that -shm then fails with "unable to open
+        database file": that is not a damaged file, so look again (a few times, bounded)."""
+        for attempt in range(attempts):
+            looked = _side_files(self.path)
+            self._uri, self._journal = self._choose_uri()
+            try:
+                self._check_schema()
+                return
+            except PostgresShapedFile:
+                raise
+            except SourceError:
+                if attempt == attempts - 1 or _side_files(self.path) == looked:
+                    raise
+                self._drop_private_copy()
+
+    def _drop_private_copy(self) -> None:
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+            self._tmpdir = None
+            self.notes = [n for n in self.notes if not n.startswith("Opened a private copy")]
 
     # -- opening -------------------------------------------------------------------
     def _choose_uri(self) -> tuple[str, str]:
