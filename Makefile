@@ -48,7 +48,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: $(STAMP) system-deps lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 # The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
 test-fast: $(STAMP)
