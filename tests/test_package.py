@@ -185,14 +185,14 @@ def test_checkout_resumes_safely(resume_safety):
 """
 
 
-@pytest.mark.timeout(900)  # a fresh venv gets pytest, then two campaigns run
+@pytest.mark.timeout(900)  # a fresh venv gets pytest, then four campaigns run
 def test_a_users_ci_fails_a_charge_without_a_key_and_passes_once_it_has_one(
     installed: Path, tmp_path: Path
 ) -> None:
     """The wheel and pytest in a fresh venv, a graph and a test file outside the checkout:
     the plugin (found through the wheel's pytest11 entry point) fails the test with the
-    table, then passes once the key is added. The CLI's `--fail-on` exit codes are proved on
-    the checkout (test_resume_safety); the installed CLI runs a kill test above."""
+    table, then passes once the key is added; the installed CLI's `--fail-on repeat` exits 1,
+    then 0, on the same two graphs."""
     pip = [str(installed / "bin" / "python"), "-m", "pip", "install", "--quiet", "pytest"]
     subprocess.run(pip, check=True, env=_clean_env(tmp_path), capture_output=True, timeout=300)
     (tmp_path / "test_checkout.py").write_text(USER_TEST, encoding="utf-8")
@@ -212,6 +212,13 @@ def test_a_users_ci_fails_a_charge_without_a_key_and_passes_once_it_has_one(
             assert "replaylens serve" in run.stdout and "charge_card" in junit
         else:
             assert "1 passed" in run.stdout and "<failure" not in junit
+        cli = subprocess.run(
+            [str(installed / "bin" / "replaylens"), "killtest", "shop_graph:build", "--out",
+             str(tmp_path / f"cli-{keyed}"), "--modes", "sync", "--kill-at", "charge",
+             "--kill-delay", "0.1", "--input", '{"invoice_id": "inv-9"}', "--fail-on", "repeat"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert cli.returncode == code, cli.stdout[-3000:] + cli.stderr[-2000:]
 
 
 def test_installed_wheel_kill_tests_on_an_ephemeral_postgres(
