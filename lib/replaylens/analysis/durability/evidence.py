@@ -55,6 +55,8 @@ class Evidence:
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
     kinds: list[InvocationKind] = field(default_factory=list)  # how each invocation began
+    raised_out: set[tuple[str, int, int]] = field(default_factory=set)
+    """(ns, inv, step): a subgraph step its loop left by raising (`_raised_out`): no put."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
     ordinal: dict[int, int] = field(default_factory=dict)
@@ -583,13 +585,19 @@ def gather(
         orphan_times.setdefault((ns, inv, step - 1), t)
 
     containers = _place_nested(
-        step_att, step_of, cp_at, stamps, {namespaces.names(c.checkpoint_ns) for c in db_cps}
+        step_att,
+        step_of,
+        cp_at,
+        stamps,
+        {namespaces.names(c.checkpoint_ns) for c in db_cps},
+        {inv for inv, k in enumerate(kinds) if k == "input"},
     )
     ns_order = sorted(
         {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
     )
     steps: list[Step] = []
     puts: list[Put] = []
+    raised_out: set[tuple[str, int, int]] = set()
     container: dict[tuple[str, int], int] = {}
     for inv in range(len(groups)):
         for ns in ns_order:
@@ -638,7 +646,11 @@ def gather(
                         if k[0] == ns and k[1] == inv and k[2] > s
                         for a in v
                     ]
-                    base = prev_end if prev_end is not None else (min(nxt) if nxt else 0.0)
+                    base = (
+                        prev_end
+                        if prev_end is not None
+                        else _first_activity(step_att, cp_at, stamps, inv, ns, nxt)
+                    )
                     start = base
                     if (
                         s == -1
@@ -676,8 +688,16 @@ def gather(
                         for a in v
                     ]
                     if cp is None and first_att:
-                        start = end = min(first_att) - _recorded_lead(recording, hi)
+                        start = end = min(
+                            min(first_att) - _recorded_lead(recording, hi),
+                            _first_activity(step_att, cp_at, stamps, inv, ns, first_att),
+                        )
                 steps.append(Step(ns, inv, s, start, end, atts, cp))
+                if end is not None and _raised_out(
+                    ns, inv, s, hi, atts, end, cp_at, stamps, step_att, recording
+                ):
+                    raised_out.add((ns, inv, s))
+                    break
                 if end is not None:
                     puts.append(Put(ns, inv, s, end, cp))
                     prev_end = end
@@ -754,6 +774,7 @@ def gather(
         endings=endings,
         kill_unsure=kill_unsure,
         ordinal=_ordinals(attempts, step_of, retry_of),
+        raised_out=raised_out,
     )
 
 
@@ -798,13 +819,25 @@ def _place_nested(
     cp_at: dict[tuple[str, int, int], Checkpoint],
     stamps: dict[str, float],
     db_namespaces: set[str],
+    fresh: set[int] = frozenset(),
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
     A line logged under `parent:<id>` is either a subgraph's node (its own loop, steps
     from 1 after the subgraph's `__start__`) or a functional call of the parent task (the
     parent's own step, saved in the parent's namespace). A namespace the database holds
-    is a subgraph; otherwise calls carry the step of the root step they ran in.
+    is a subgraph; so is one whose first line no task of the parent loop holds in its span
+    (a subgraph node logs nothing of its own: `SubgraphRunnable` has no effect lines, while
+    an `@entrypoint` runs around its calls); otherwise calls carry the step of the root
+    step they ran in.
+
+    A subgraph added as a graph's first node, in an invocation that began with a fresh
+    input (`fresh`), runs in the root's step 1, not 0: `PregelLoop._first` saves the input
+    checkpoint (step -1) and runs `__start__` as step 0 before any node of a `StateGraph`
+    (``pregel/_loop.py``, ``_first``: "apply input writes", then ``after_tick`` of the input
+    step). Without root lines or root checkpoints (an exit database is empty; the subgraph's
+    nodes are the only ones that log) nothing else dates that step. A functional
+    `@entrypoint` is the root task of step 0 itself: its calls run while it runs.
     """
     containers: set[tuple[str, int, int]] = set()
     groups: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
@@ -827,7 +860,10 @@ def _place_nested(
             if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= first
         ]
         holder = max(done, default=-1) + 1
-        if ns not in db_namespaces and all(k[2] == holder for k in keys):
+        held = _held_by_parent(step_att, parent, inv, first)
+        if holder == 0 and inv in fresh and parent == "" and not held:
+            holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
+        if ns not in db_namespaces and held and all(k[2] == holder for k in keys):
             for k in keys:  # calls of the parent task: they belong to the parent's step
                 moved = (parent, inv, holder)
                 for a in step_att.pop(k):
@@ -836,6 +872,103 @@ def _place_nested(
             continue
         containers.add((parent, inv, holder))
     return containers
+
+
+def _raised_out(
+    ns: str,
+    inv: int,
+    step: int,
+    hi: int,
+    atts: list[Attempt],
+    end: float,
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    recording: Recording,
+) -> bool:
+    """Did a subgraph's loop leave by raising out of this, its last, step (no put after it)?
+
+    A node that returns ``Command(graph=Command.PARENT, goto=...)`` raises `ParentCommand`
+    (``pregel/_retry.py``, ``run_with_retry``: "this command is for the parent graph ...
+    bubble up"); it leaves the subgraph's loop before ``after_tick``, so that step has no
+    checkpoint, and the parent's task that ran the subgraph takes the command as its own
+    writes and finishes. The database shows it: the step's tasks all finished and its
+    checkpoint is missing while a later checkpoint of the subgraph or of its parent, in the
+    same invocation, landed. Under sync and async a subgraph that ended normally would have
+    put that step first (its `BackgroundExecutor.__exit__` waits for its puts before the
+    parent step ends); under exit a subgraph saves only when it raised or paused
+    (``_suppress_interrupt``), and that save is stamped when it left.
+
+    With no later checkpoint landed yet (a slow store, the kill soon after), the parent's
+    next task tells, when the recorded mode and latency are known: after a normal end the
+    subgraph's executor waited one put (`BackgroundExecutor.__exit__`), and under sync the
+    parent's own step put after it, before the parent's next step began; a loop that raised
+    out had no put of that step to wait for, so the parent went on one put sooner.
+    """
+    if not ns or step != hi or not atts or (ns, inv, step) in cp_at:
+        return False
+    if not all(a.outcome == "finished" for a in atts):
+        return False
+    parent = ns.rpartition("|")[0]
+    if any(
+        k[1] == inv and k[0] in (ns, parent) and stamps[c.checkpoint_id] > end
+        for k, c in cp_at.items()
+    ):
+        return True
+    lat = recording.latency or 0.0
+    if recording.mode not in ("sync", "async") or lat <= 0:
+        return False
+    after = [
+        a.start_ts
+        for k, v in step_att.items()
+        if k[0] == parent and k[1] == inv
+        for a in v
+        if a.start_ts > end - 1e-6
+    ]
+    if not after:
+        return False
+    normal = lat * (2 if recording.mode == "sync" else 1)  # the waits after a normal end
+    return min(after) - end < normal - lat / 2
+
+
+def _held_by_parent(
+    step_att: dict[tuple[str, int, int], list[Attempt]], parent: str, inv: int, at: float
+) -> bool:
+    """Is a task of the parent loop running at `at` (an entrypoint holding its calls)?"""
+    return any(
+        a.start_ts <= at + 1e-6 and at <= _until(a) + 1e-6
+        for k, v in step_att.items()
+        if k[0] == parent and k[1] == inv
+        for a in v
+    )
+
+
+def _first_activity(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    inv: int,
+    ns: str,
+    own: list[float],
+) -> float:
+    """Where a loop's first steps (its input, `__start__`) sit when nothing of its own dates
+    them: before its own next task (`own`) or, earlier, the first line or checkpoint of a
+    namespace below it, less one tick. A root whose first node is a subgraph logs nothing of
+    its own until the subgraph has returned, and an exit database is empty."""
+    below = (ns + "|") if ns else ""
+    times = list(own)
+    times += [
+        a.start_ts - TICK
+        for k, v in step_att.items()
+        if k[1] == inv and k[0] != ns and k[0].startswith(below)
+        for a in v
+    ]
+    times += [
+        stamps[c.checkpoint_id] - TICK
+        for k, c in cp_at.items()
+        if k[1] == inv and k[0] != ns and k[0].startswith(below)
+    ]
+    return min(times) if times else 0.0
 
 
 def _has_nested(

@@ -178,8 +178,19 @@ def schedule(
 
 
 def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
-    """Under exit, each invocation that ended saved its last root checkpoint (if it moved on)."""
+    """Under exit, each invocation that ended saved its last root checkpoint (if it moved on);
+    a subgraph whose loop raised out of a step (`evidence._raised_out`, a `ParentCommand`)
+    saved its last checkpoint on the way out, even in the invocation that was then killed:
+    ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop under exit when
+    ``exc_value is not None``, and the subgraph left before the kill."""
     saves: set[tuple[str, int, int]] = set()
+    built = {(p.ns, p.inv, p.step) for p in ev.puts}
+    for ns, inv, step in ev.raised_out:
+        before = max(
+            (k[2] for k in built if k[0] == ns and k[1] == inv and k[2] < step), default=None
+        )
+        if before is not None and inv not in ev.killed_earlier:
+            saves.add((ns, inv, before))
     last_inv = ev.invocations - 1
     for inv in range(ev.invocations):
         if (inv == last_inv and ev.ending == "killed") or inv in ev.killed_earlier:
