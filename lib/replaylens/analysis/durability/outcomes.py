@@ -12,7 +12,16 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
 from replaylens.analysis.durability.evidence import Evidence, gather
 from replaylens.analysis.durability.inference import Inference, infer_mode
-from replaylens.analysis.durability.rules import MODES, RACE, Ending, Mode, Recording, is_recorded
+from replaylens.analysis.durability.rules import (
+    MODES,
+    RACE,
+    WRITE_COST,
+    WRITE_COST_SPAN,
+    Ending,
+    Mode,
+    Recording,
+    is_recorded,
+)
 from replaylens.analysis.durability.schedule import Schedule, schedule
 from replaylens.analysis.durability.words import mode_sentence
 from replaylens.model import Checkpoint, Namespace, Thread
@@ -316,34 +325,58 @@ def _race(
     if mode == "exit" or ev.ending != "killed":
         return {}
     seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
-    slacks = [-RACE, RACE]
+    variants = [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
     if ev.kill_unsure > RACE:
-        slacks += [ev.kill_unsure * f for f in (0.25, 0.5, 0.75, 1.0)]
-    for slack in slacks:
-        sched = schedule(ev, mode, latency, recording, slack)
+        variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
+    queued = latency > 0 and _queued(ev, mode, latency, recording)
+    if queued:
+        variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
+    by_kill: set[tuple[int, int, int]] = set(seen)
+    for slack, cost in variants:
+        sched = schedule(ev, mode, latency, recording, slack, cost)
         again = _reruns(ev, sched)
-        seen.append(
-            (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
-        )
+        fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
+        seen.append(fig)
+        if cost == WRITE_COST:
+            by_kill.add(fig)
     if len(set(seen)) == 1:
         return {}
     spans = {
         key: [min(v[i] for v in seen), max(v[i] for v in seen)]
         for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
     }
+    queue_only = len(by_kill) == 1
     return {
         **spans,
         "note": (
             (
                 "the kill moment is not known (only the log's last line bounds it): "
                 if ev.kill_unsure > RACE
-                else f"a write lands within {RACE * 1000:g} ms of the kill: the race decides "
+                else (
+                    "checkpoint writes queue behind each other on this store (each waits for "
+                    "the previous one), and how long each took beyond the latency "
+                    f"({WRITE_COST_SPAN[0] * 1000:g}-{WRITE_COST_SPAN[1] * 1000:g} ms) adds up "
+                    "along the queue: the recording does not show it, so the race decides "
+                    if queue_only
+                    else f"a write lands within {RACE * 1000:g} ms of the kill: the race decides "
+                )
             )
             + "between "
             f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
             f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
         ),
     }
+
+
+def _queued(ev: Evidence, mode: Mode, latency: float, recording: Recording) -> bool:
+    """Did a put of the killed invocation wait behind an earlier one of its loop under `mode`?
+
+    Only then does the cost of a write add up (`rules.WRITE_COST_SPAN`): a put submitted to an
+    idle queue lands one write after its step, whatever the writes before it took."""
+    if mode != "async":
+        return False
+    last = ev.invocations - 1
+    return any(k[1] == last for k in schedule(ev, mode, latency, recording).queued)
 
 
 def recorded(

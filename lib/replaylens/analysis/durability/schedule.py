@@ -16,6 +16,9 @@ class Schedule:
     crash: float | None
     landing: dict[tuple[str, int, int], float] = field(default_factory=dict)  # re-timed clock
     kill_start: float | None = None  # the killed attempt's start, re-timed
+    queued: set[tuple[str, int, int]] = field(
+        default_factory=set
+    )  # puts that waited for one before
 
 
 def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
@@ -90,9 +93,17 @@ class _Clock:
 
 
 def schedule(
-    ev: Evidence, mode: Mode, latency: float, recording: Recording, slack: float = 0.0
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    slack: float = 0.0,
+    write_cost: float = WRITE_COST,
 ) -> Schedule:
-    """Re-time the recording under `mode` and say what had landed at the same point of progress."""
+    """Re-time the recording under `mode` and say what had landed at the same point of progress.
+
+    `slack` moves the kill, `write_cost` sets what each write takes beyond `latency` (the
+    race, `outcomes._race`, asks both)."""
     gaps = _gaps(ev)
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
     #    step until it landed (chained behind the previous put), capped by the gap seen.
@@ -121,10 +132,14 @@ def schedule(
 
     land: dict[tuple[str, int], float] = {}
     landing: dict[tuple[str, int, int], float] = {}
+    queued: set[tuple[str, int, int]] = set()
     if mode != "exit":
         for sub, nxt, p in gaps:
             t = target(sub)
-            lands = max(t, land.get((p.ns, p.inv), float("-inf"))) + latency + WRITE_COST
+            before = land.get((p.ns, p.inv), float("-inf"))
+            if before > t + 1e-9:
+                queued.add((p.ns, p.inv, p.step))
+            lands = max(t, before) + latency + write_cost
             land[(p.ns, p.inv)] = lands
             landing[(p.ns, p.inv, p.step)] = lands
             if _waited(mode, p, nxt, ev):
@@ -174,7 +189,7 @@ def schedule(
         elif ended or (mode != "exit" and crash is not None and target(a.end_ts) <= crash + 1e-9):
             written.add(id(a))
     kill_start = target(ev.kill_attempt.start_ts) if ev.kill_attempt is not None else None
-    return Schedule(landed, written, crash, landing, kill_start)
+    return Schedule(landed, written, crash, landing, kill_start, queued)
 
 
 def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
