@@ -55,6 +55,10 @@ class Evidence:
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
     kinds: list[InvocationKind] = field(default_factory=list)  # how each invocation began
+    holder_of: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    """(nested ns, inv, step) -> the parent step whose task ran it (one per run of a subgraph)."""
+    stable: set[str] = field(default_factory=set)
+    """Nested namespaces without task id: subgraphs compiled with ``checkpointer=True``."""
     raised_out: set[tuple[str, int, int]] = field(default_factory=set)
     """(ns, inv, step): a subgraph step its loop left by raising (`_raised_out`): no put."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
@@ -584,6 +588,9 @@ def gather(
         ns, inv, step = step_of[id(owner)]
         orphan_times.setdefault((ns, inv, step - 1), t)
 
+    holder_of: dict[tuple[str, int, int], int] = {}
+    run_starts: dict[tuple[str, int, int], float] = {}
+    run_ends: dict[tuple[str, int, int], float] = {}
     containers = _place_nested(
         step_att,
         step_of,
@@ -591,6 +598,9 @@ def gather(
         stamps,
         {namespaces.names(c.checkpoint_ns) for c in db_cps},
         {inv for inv, k in enumerate(kinds) if k == "input"},
+        holder_of,
+        run_starts,
+        run_ends,
     )
     ns_order = sorted(
         {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
@@ -621,6 +631,8 @@ def gather(
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
+                if key in run_starts and key not in cp_at and prev_end is not None:
+                    prev_end = run_starts[key]  # a later run of the subgraph: its input step
                 atts = step_att.get(key, [])
                 cp = cp_at.get(key)
                 known_end = stamps[cp.checkpoint_id] if cp else orphan_times.get(key)
@@ -660,7 +672,7 @@ def gather(
                     ):
                         end = base  # a step without effects, e.g. __start__: it ends at once
                     else:  # a step that ran a subgraph: it starts when the subgraph does
-                        end = min(nxt) if nxt else None
+                        end = run_ends.get(key, min(nxt) if nxt else None)
                         inner = [
                             a.start_ts
                             for k, v in step_att.items()
@@ -706,6 +718,8 @@ def gather(
     # The root step whose time span holds each nested namespace's activity.
     roots = [s for s in steps if s.ns == ""]
     for s in steps:
+        if (s.ns, s.inv, s.step) in holder_of and (s.ns, s.inv) not in container:
+            container[(s.ns, s.inv)] = holder_of[(s.ns, s.inv, s.step)]
         if s.ns and (s.ns, s.inv) not in container:
             holder = [
                 r
@@ -775,6 +789,8 @@ def gather(
         kill_unsure=kill_unsure,
         ordinal=_ordinals(attempts, step_of, retry_of),
         raised_out=raised_out,
+        holder_of=holder_of,
+        stable=_stable_namespaces(attempts, db_cps),
     )
 
 
@@ -819,7 +835,10 @@ def _place_nested(
     cp_at: dict[tuple[str, int, int], Checkpoint],
     stamps: dict[str, float],
     db_namespaces: set[str],
-    fresh: set[int] = frozenset(),
+    fresh: set[int],
+    holder_of: dict[tuple[str, int, int], int],
+    run_starts: dict[tuple[str, int, int], float],
+    run_ends: dict[tuple[str, int, int], float],
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
@@ -838,13 +857,23 @@ def _place_nested(
     step). Without root lines or root checkpoints (an exit database is empty; the subgraph's
     nodes are the only ones that log) nothing else dates that step. A functional
     `@entrypoint` is the root task of step 0 itself: its calls run while it runs.
+
+    A subgraph that runs more than once in an invocation (`_split_runs`) is a parent task
+    per run, each in a later parent step than the one before. Filled in as it goes:
+    `holder_of` (each nested step's parent step), `run_starts` (where a later run's input
+    step sits), `run_ends` (a parent step without lines of its own that ends when the run it
+    holds has ended, another run coming after it).
     """
     containers: set[tuple[str, int, int]] = set()
-    groups: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    groups: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
     for key in step_att:
         if key[0]:
             groups.setdefault((key[0], key[1]), []).append(key)
+    runs: list[tuple[str, int, list[tuple[str, int, int]]]] = []
     for (ns, inv), keys in groups.items():
+        runs += [(ns, inv, run) for run in _split_runs(keys, step_att, cp_at)]
+    previous: dict[tuple[str, int], int] = {}  # the holder of the last run of each subgraph
+    for ns, inv, keys in runs:
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
         done = [
@@ -863,6 +892,9 @@ def _place_nested(
         held = _held_by_parent(step_att, parent, inv, first)
         if holder == 0 and inv in fresh and parent == "" and not held:
             holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
+        if (ns, inv) in previous:
+            holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task
+        previous[(ns, inv)] = holder
         if ns not in db_namespaces and held and all(k[2] == holder for k in keys):
             for k in keys:  # calls of the parent task: they belong to the parent's step
                 moved = (parent, inv, holder)
@@ -871,7 +903,66 @@ def _place_nested(
                     step_of[id(a)] = moved
             continue
         containers.add((parent, inv, holder))
+        lo = min(k[2] for k in keys)
+        start = (
+            lo - 2
+            if len(runs_of(runs, ns, inv)) > 1 and keys is not runs_of(runs, ns, inv)[0]
+            else -1
+        )
+        for st in range(start, max(k[2] for k in keys) + 1):
+            holder_of[(ns, inv, st)] = holder
+        if start >= 0:
+            run_starts[(ns, inv, start)] = first - TICK
+        atts = [a for k in keys for a in step_att[k]]
+        if all(a.outcome == "finished" for a in atts) and keys is not runs_of(runs, ns, inv)[-1]:
+            run_ends[(parent, inv, holder)] = max(a.end_ts for a in atts)
     return containers
+
+
+def _stable_namespaces(attempts: list[Attempt], db_cps: list[Checkpoint]) -> set[str]:
+    """Nested namespaces named without a task id, by the log or the database: a subgraph
+    compiled with ``checkpointer=True`` keeps one namespace across its runs (LangGraph's
+    ``recast_checkpoint_ns`` has nothing to strip), any other carries ``node:<task id>``."""
+    raw = [a.logged_ns for a in attempts if a.logged_ns] + [
+        c.checkpoint_ns for c in db_cps if c.checkpoint_ns
+    ]
+    return {namespaces.names(n) for n in raw if ":" not in n}
+
+
+def runs_of(
+    runs: list[tuple[str, int, list[tuple[str, int, int]]]], ns: str, inv: int
+) -> list[list[tuple[str, int, int]]]:
+    """The runs (step keys) of one subgraph in one invocation, in order."""
+    return [keys for n, i, keys in runs if n == ns and i == inv]
+
+
+def _split_runs(
+    keys: list[tuple[str, int, int]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+) -> list[list[tuple[str, int, int]]]:
+    """One subgraph's steps in one invocation, split into its runs.
+
+    A subgraph compiled with ``checkpointer=True`` keeps one history under a namespace
+    without task id: run again (the parent's loop reaches its node a second time), it loads
+    its latest checkpoint and takes the parent's value as a fresh input, so its steps go on
+    from that history: an input checkpoint, `__start__`, then its first node
+    (``pregel/_loop.py``, ``_first``: the ``input_writes`` branch saves ``{"source":
+    "input"}`` at the next step). A later run shows as a checkpoint of that namespace with
+    source ``input`` after step -1, or in the log as its steps skipping two numbers after a
+    step whose tasks all finished."""
+    ordered = sorted(keys, key=lambda k: k[2])
+    runs: list[list[tuple[str, int, int]]] = [[ordered[0]]]
+    for prev, cur in zip(ordered, ordered[1:], strict=False):
+        finished = all(a.outcome == "finished" for a in step_att[prev])
+        inputs = any(
+            k[0] == cur[0] and k[1] == cur[1] and prev[2] < k[2] < cur[2] and c.source == "input"
+            for k, c in cp_at.items()
+        )
+        if finished and (inputs or cur[2] - prev[2] >= 3):
+            runs.append([])
+        runs[-1].append(cur)
+    return runs
 
 
 def _raised_out(

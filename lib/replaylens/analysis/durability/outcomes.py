@@ -146,7 +146,7 @@ def _runs_again(
 ) -> bool:
     if ns == "":
         return step > r + 1 or (step == r + 1 and id(a) not in sched.written)
-    holder = ev.container.get((ns, inv))
+    holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
     if holder is None:
         return True  # its parent step is unknown: assume it runs again
     if holder <= r:

@@ -200,6 +200,7 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
     ``exc_value is not None``, and the subgraph left before the kill."""
     saves: set[tuple[str, int, int]] = set()
     built = {(p.ns, p.inv, p.step) for p in ev.puts}
+    saves |= _stable_run_saves(ev, built)
     for ns, inv, step in ev.raised_out:
         before = max(
             (k[2] for k in built if k[0] == ns and k[1] == inv and k[2] < step), default=None
@@ -213,4 +214,24 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
         done = [p for p in ev.puts if p.ns == "" and p.inv == inv]
         if done:
             saves.add(("", inv, max(p.step for p in done)))
+    return saves
+
+
+def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
+    """Under exit, a subgraph compiled with ``checkpointer=True`` saves when each of its runs
+    ends, returned or not: ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop
+    whose namespace has no task id (``all(NS_END not in part for part in
+    self.checkpoint_ns)``). A run that ended before the kill left its last checkpoint."""
+    saves: set[tuple[str, int, int]] = set()
+    runs: dict[tuple[str, int, int], list[int]] = {}
+    for (ns, inv, step), holder in ev.holder_of.items():
+        if ns in ev.stable and inv not in ev.killed_earlier:
+            runs.setdefault((ns, inv, holder), []).append(step)
+    last_inv = ev.invocations - 1
+    for (ns, inv, holder), steps in runs.items():
+        later = any(k[0] == ns and k[1] == inv and k[2] > holder for k in runs)
+        ended = later or inv < last_inv or ev.ending != "killed"
+        mine = [s for s in steps if (ns, inv, s) in built]
+        if ended and mine:
+            saves.add((ns, inv, max(mine)))
     return saves
