@@ -313,7 +313,58 @@ def modelled(
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:
         out.assumed.append(out.race["note"])
+    _widen_for_unplaced(ev, mode, out)
     return out, sched
+
+
+NESTING_CHECKPOINTS = 3
+"""Checkpoints one level of subgraph adds at most that a flat reading of the log does not
+count: the subgraph's input checkpoint and its `__start__` step (``PregelLoop._first``, its
+own loop), and, once it returned, the parent step that ran it (the parent's ``after_tick``)."""
+
+
+def _unplaced(ev: Evidence) -> list[str]:
+    """Nodes of a log that names no namespace which no checkpoint of the database names as a
+    task: nothing shows whether they ran in the root or inside a subgraph."""
+    if not ev.attempts or any(a.logged_ns is not None for a in ev.attempts):
+        return []
+    named = {t.node for c in ev.db_checkpoints for t in c.tasks}
+    return sorted({a.node for a in ev.attempts if a.node not in named})
+
+
+def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
+    """Say the checkpoints kept as a range where the log cannot place its nodes (`_unplaced`).
+
+    A subgraph's loop saves checkpoints of its own under sync and async (the durability is
+    handed down through the config, ``pregel/main.py``, ``stream``), and an exit database of a
+    killed run is empty: a bare log and such a database cannot tell a flat graph from one whose
+    nodes run in subgraphs. The tasks and lines again stand (a resume re-enters a subgraph at
+    its own checkpoint, `_runs_again`); the checkpoints kept could be up to
+    `NESTING_CHECKPOINTS` more per node that could be a subgraph's."""
+    nodes = _unplaced(ev)
+    if mode == "exit" or not nodes or ev.ending != "killed":
+        return
+    low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
+    high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * len(nodes)
+    spans = {
+        "checkpoints_kept": [min(low[0], out.checkpoints_kept), high],
+        "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
+        "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
+    }
+    note = (
+        f"the log names no namespace and the database names none of {', '.join(nodes)}: "
+        "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "
+        f"too, so {spans['checkpoints_kept'][0]}-{high} checkpoints kept (up to "
+        f"{NESTING_CHECKPOINTS} more per node: a subgraph's input, its __start__, the step "
+        "that ran it)"
+    )
+    out.race = {
+        **out.race,
+        **spans,
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+    out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
 
 
 def _race(
