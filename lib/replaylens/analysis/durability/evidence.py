@@ -845,10 +845,10 @@ def _place_nested(
     A line logged under `parent:<id>` is either a subgraph's node (its own loop, steps
     from 1 after the subgraph's `__start__`) or a functional call of the parent task (the
     parent's own step, saved in the parent's namespace). A namespace the database holds
-    is a subgraph; so is one whose first line no task of the parent loop holds in its span
-    (a subgraph node logs nothing of its own: `SubgraphRunnable` has no effect lines, while
-    an `@entrypoint` runs around its calls); otherwise calls carry the step of the root
-    step they ran in.
+    is a subgraph. Otherwise calls carry the step of the parent task that made them (an
+    `@entrypoint`'s is step 0, and the entrypoint itself may log nothing), while a subgraph's
+    nodes carry their own loop's steps, from 1; a parent task running around the lines
+    (its span holds them) makes them calls in any later step.
 
     A subgraph added as a graph's first node, in an invocation that began with a fresh
     input (`fresh`), runs in the root's step 1, not 0: `PregelLoop._first` saves the input
@@ -889,13 +889,19 @@ def _place_nested(
             if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= first
         ]
         holder = max(done, default=-1) + 1
-        held = _held_by_parent(step_att, parent, inv, first)
-        if holder == 0 and inv in fresh and parent == "" and not held:
+        # Calls log the step of the task that makes them (an entrypoint's is step 0); a
+        # subgraph's nodes log their own loop's steps, from 1 (its step 0 is `__start__`).
+        calls = (
+            ns not in db_namespaces
+            and all(k[2] == holder for k in keys)
+            and (holder == 0 or _held_by_parent(step_att, parent, inv, first))
+        )
+        if holder == 0 and inv in fresh and parent == "" and not calls:
             holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
         if (ns, inv) in previous:
             holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task
         previous[(ns, inv)] = holder
-        if ns not in db_namespaces and held and all(k[2] == holder for k in keys):
+        if calls:
             for k in keys:  # calls of the parent task: they belong to the parent's step
                 moved = (parent, inv, holder)
                 for a in step_att.pop(k):
