@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import inf
 from typing import Literal
 
 from replaylens import namespaces
@@ -862,7 +863,7 @@ def _place_nested(
     per run, each in a later parent step than the one before. Filled in as it goes:
     `holder_of` (each nested step's parent step), `run_starts` (where a later run's input
     step sits), `run_ends` (a parent step without lines of its own that ends when the run it
-    holds has ended, another run coming after it).
+    holds has ended, another run or another task outside it coming after).
     """
     containers: set[tuple[str, int, int]] = set()
     groups: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
@@ -919,9 +920,25 @@ def _place_nested(
             holder_of[(ns, inv, st)] = holder
         if start >= 0:
             run_starts[(ns, inv, start)] = first - TICK
-        atts = [a for k in keys for a in step_att[k]]
-        if all(a.outcome == "finished" for a in atts) and keys is not runs_of(runs, ns, inv)[-1]:
-            run_ends[(parent, inv, holder)] = max(a.end_ts for a in atts)
+        mine = runs_of(runs, ns, inv)
+        later = [r for r in mine[mine.index(keys) + 1 :]]
+        until = min((a.start_ts for r in later for k in r for a in step_att[k]), default=inf)
+        atts = [  # the run's tasks and those of the subgraphs inside it
+            a
+            for k, v in step_att.items()
+            if k[1] == inv and (k[0] == ns or k[0].startswith(ns + "|"))
+            for a in v
+            if first - 1e-6 <= a.start_ts < until
+        ]
+        if all(a.outcome == "finished" for a in atts) and (
+            keys is not runs_of(runs, ns, inv)[-1]
+            or _went_on(step_att, ns, inv, max(a.end_ts for a in atts))
+        ):
+            # The parent's task ends after the subgraph's loop has left (and waited for its
+            # puts), each loop inside it leaving first: one tick per level, in that order.
+            levels = 1 + max(k[0].count("|") - ns.count("|") for k in step_att if k[0] == ns
+                             or k[0].startswith(ns + "|"))  # fmt: skip
+            run_ends[(parent, inv, holder)] = max(a.end_ts for a in atts) + TICK * levels
     return containers
 
 
@@ -933,6 +950,19 @@ def _stable_namespaces(attempts: list[Attempt], db_cps: list[Checkpoint]) -> set
         c.checkpoint_ns for c in db_cps if c.checkpoint_ns
     ]
     return {namespaces.names(n) for n in raw if ":" not in n}
+
+
+def _went_on(
+    step_att: dict[tuple[str, int, int], list[Attempt]], ns: str, inv: int, after: float
+) -> bool:
+    """Did a task outside `ns` and its subgraphs start after `after` in this invocation (the
+    subgraph had returned and its parent went on)?"""
+    return any(
+        a.start_ts > after
+        for k, v in step_att.items()
+        if k[1] == inv and k[0] != ns and not k[0].startswith(ns + "|")
+        for a in v
+    )
 
 
 def runs_of(
