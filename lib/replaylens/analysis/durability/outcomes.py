@@ -346,17 +346,29 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         return
     low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
     high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * len(nodes)
+    lo = min(low[0], out.checkpoints_kept)
+    calls = ev.invocations == 1 and {a.node for a in ev.attempts} <= set(nodes)
+    if calls:
+        # Or they were `@task` calls of an `@entrypoint` that logs nothing: the calls run
+        # inside its step 0 (no `__start__` before it) and save writes, not checkpoints, so
+        # only the input checkpoint precedes the kill (`pregel/_loop.py`, `_first`).
+        lo = min(lo, 1 if mode == "sync" else 0)
     spans = {
-        "checkpoints_kept": [min(low[0], out.checkpoints_kept), high],
+        "checkpoints_kept": [lo, high],
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
         "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
     }
     note = (
         f"the log names no namespace and the database names none of {', '.join(nodes)}: "
         "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "
-        f"too, so {spans['checkpoints_kept'][0]}-{high} checkpoints kept (up to "
-        f"{NESTING_CHECKPOINTS} more per node: a subgraph's input, its __start__, the step "
-        "that ran it)"
+        f"too, so {lo}-{high} checkpoints kept (up to {NESTING_CHECKPOINTS} more per node: a "
+        "subgraph's input, its __start__, the step that ran it"
+        + (
+            "; or fewer, if they were @task calls of an entrypoint that logs nothing"
+            if calls
+            else ""
+        )
+        + ")"
     )
     out.race = {
         **out.race,
