@@ -59,6 +59,14 @@ drift, so each rule names its file and function):
   saved between the tries, and only a failure that ends the invocation saves its
   ``__error__`` write (``put_writes`` in ``pregel/_loop.py``, or ``_put_pending_writes`` on
   the way out under ``exit``).
+* **Subgraphs.** A subgraph node runs in its own loop with its own executor (its puts
+  chain apart from the parent's); a subgraph that is a graph's first node runs in the root's
+  step 1. ``Command(graph=PARENT)`` raises ``ParentCommand`` out of the subgraph's step
+  (``pregel/_retry.py``, ``run_with_retry``): no put for that step, and under exit the
+  subgraph saves on the way out. A subgraph compiled with ``checkpointer=True`` keeps one
+  namespace without task id, goes on from its history when run again, and under exit saves
+  at the end of every run (``_suppress_interrupt``). See `evidence._place_nested`,
+  `evidence._raised_out`, `evidence._split_runs`, `schedule.exit_saves`.
 * **What a resume loads.** The checkpoint with the highest id in the root namespace; it
   re-runs the tasks due there that have no saved writes, and re-enters a subgraph at the
   subgraph's own latest checkpoint when the task that runs it is the same task (the

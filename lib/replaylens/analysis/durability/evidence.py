@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import inf
 from typing import Literal
 
 from replaylens import namespaces
@@ -55,6 +56,12 @@ class Evidence:
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
     kinds: list[InvocationKind] = field(default_factory=list)  # how each invocation began
+    holder_of: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    """(nested ns, inv, step) -> the parent step whose task ran it (one per run of a subgraph)."""
+    stable: set[str] = field(default_factory=set)
+    """Nested namespaces without task id: subgraphs compiled with ``checkpointer=True``."""
+    raised_out: set[tuple[str, int, int]] = field(default_factory=set)
+    """(ns, inv, step): a subgraph step its loop left by raising (`_raised_out`): no put."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
     ordinal: dict[int, int] = field(default_factory=dict)
@@ -582,14 +589,26 @@ def gather(
         ns, inv, step = step_of[id(owner)]
         orphan_times.setdefault((ns, inv, step - 1), t)
 
+    holder_of: dict[tuple[str, int, int], int] = {}
+    run_starts: dict[tuple[str, int, int], float] = {}
+    run_ends: dict[tuple[str, int, int], float] = {}
     containers = _place_nested(
-        step_att, step_of, cp_at, stamps, {namespaces.names(c.checkpoint_ns) for c in db_cps}
+        step_att,
+        step_of,
+        cp_at,
+        stamps,
+        {namespaces.names(c.checkpoint_ns) for c in db_cps},
+        {inv for inv, k in enumerate(kinds) if k == "input"},
+        holder_of,
+        run_starts,
+        run_ends,
     )
     ns_order = sorted(
         {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
     )
     steps: list[Step] = []
     puts: list[Put] = []
+    raised_out: set[tuple[str, int, int]] = set()
     container: dict[tuple[str, int], int] = {}
     for inv in range(len(groups)):
         for ns in ns_order:
@@ -613,6 +632,8 @@ def gather(
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
+                if key in run_starts and key not in cp_at and prev_end is not None:
+                    prev_end = run_starts[key]  # a later run of the subgraph: its input step
                 atts = step_att.get(key, [])
                 cp = cp_at.get(key)
                 known_end = stamps[cp.checkpoint_id] if cp else orphan_times.get(key)
@@ -638,7 +659,11 @@ def gather(
                         if k[0] == ns and k[1] == inv and k[2] > s
                         for a in v
                     ]
-                    base = prev_end if prev_end is not None else (min(nxt) if nxt else 0.0)
+                    base = (
+                        prev_end
+                        if prev_end is not None
+                        else _first_activity(step_att, cp_at, stamps, inv, ns, nxt)
+                    )
                     start = base
                     if (
                         s == -1
@@ -648,7 +673,7 @@ def gather(
                     ):
                         end = base  # a step without effects, e.g. __start__: it ends at once
                     else:  # a step that ran a subgraph: it starts when the subgraph does
-                        end = min(nxt) if nxt else None
+                        end = run_ends.get(key, min(nxt) if nxt else None)
                         inner = [
                             a.start_ts
                             for k, v in step_att.items()
@@ -676,8 +701,16 @@ def gather(
                         for a in v
                     ]
                     if cp is None and first_att:
-                        start = end = min(first_att) - _recorded_lead(recording, hi)
+                        start = end = min(
+                            min(first_att) - _recorded_lead(recording, hi),
+                            _first_activity(step_att, cp_at, stamps, inv, ns, first_att),
+                        )
                 steps.append(Step(ns, inv, s, start, end, atts, cp))
+                if end is not None and _raised_out(
+                    ns, inv, s, hi, atts, end, cp_at, stamps, step_att, recording
+                ):
+                    raised_out.add((ns, inv, s))
+                    break
                 if end is not None:
                     puts.append(Put(ns, inv, s, end, cp))
                     prev_end = end
@@ -686,6 +719,8 @@ def gather(
     # The root step whose time span holds each nested namespace's activity.
     roots = [s for s in steps if s.ns == ""]
     for s in steps:
+        if (s.ns, s.inv, s.step) in holder_of and (s.ns, s.inv) not in container:
+            container[(s.ns, s.inv)] = holder_of[(s.ns, s.inv, s.step)]
         if s.ns and (s.ns, s.inv) not in container:
             holder = [
                 r
@@ -754,6 +789,9 @@ def gather(
         endings=endings,
         kill_unsure=kill_unsure,
         ordinal=_ordinals(attempts, step_of, retry_of),
+        raised_out=raised_out,
+        holder_of=holder_of,
+        stable=_stable_namespaces(attempts, db_cps),
     )
 
 
@@ -798,20 +836,45 @@ def _place_nested(
     cp_at: dict[tuple[str, int, int], Checkpoint],
     stamps: dict[str, float],
     db_namespaces: set[str],
+    fresh: set[int],
+    holder_of: dict[tuple[str, int, int], int],
+    run_starts: dict[tuple[str, int, int], float],
+    run_ends: dict[tuple[str, int, int], float],
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
     A line logged under `parent:<id>` is either a subgraph's node (its own loop, steps
     from 1 after the subgraph's `__start__`) or a functional call of the parent task (the
     parent's own step, saved in the parent's namespace). A namespace the database holds
-    is a subgraph; otherwise calls carry the step of the root step they ran in.
+    is a subgraph. Otherwise calls carry the step of the parent task that made them (an
+    `@entrypoint`'s is step 0, and the entrypoint itself may log nothing), while a subgraph's
+    nodes carry their own loop's steps, from 1; a parent task running around the lines
+    (its span holds them) makes them calls in any later step.
+
+    A subgraph added as a graph's first node, in an invocation that began with a fresh
+    input (`fresh`), runs in the root's step 1, not 0: `PregelLoop._first` saves the input
+    checkpoint (step -1) and runs `__start__` as step 0 before any node of a `StateGraph`
+    (``pregel/_loop.py``, ``_first``: "apply input writes", then ``after_tick`` of the input
+    step). Without root lines or root checkpoints (an exit database is empty; the subgraph's
+    nodes are the only ones that log) nothing else dates that step. A functional
+    `@entrypoint` is the root task of step 0 itself: its calls run while it runs.
+
+    A subgraph that runs more than once in an invocation (`_split_runs`) is a parent task
+    per run, each in a later parent step than the one before. Filled in as it goes:
+    `holder_of` (each nested step's parent step), `run_starts` (where a later run's input
+    step sits), `run_ends` (a parent step without lines of its own that ends when the run it
+    holds has ended, another run or another task outside it coming after).
     """
     containers: set[tuple[str, int, int]] = set()
-    groups: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    groups: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
     for key in step_att:
         if key[0]:
             groups.setdefault((key[0], key[1]), []).append(key)
+    runs: list[tuple[str, int, list[tuple[str, int, int]]]] = []
     for (ns, inv), keys in groups.items():
+        runs += [(ns, inv, run) for run in _split_runs(keys, step_att, cp_at)]
+    previous: dict[tuple[str, int], int] = {}  # the holder of the last run of each subgraph
+    for ns, inv, keys in runs:
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
         done = [
@@ -827,7 +890,19 @@ def _place_nested(
             if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= first
         ]
         holder = max(done, default=-1) + 1
-        if ns not in db_namespaces and all(k[2] == holder for k in keys):
+        # Calls log the step of the task that makes them (an entrypoint's is step 0); a
+        # subgraph's nodes log their own loop's steps, from 1 (its step 0 is `__start__`).
+        calls = (
+            ns not in db_namespaces
+            and all(k[2] == holder for k in keys)
+            and (holder == 0 or _held_by_parent(step_att, parent, inv, first))
+        )
+        if holder == 0 and inv in fresh and parent == "" and not calls:
+            holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
+        if (ns, inv) in previous:
+            holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task
+        previous[(ns, inv)] = holder
+        if calls:
             for k in keys:  # calls of the parent task: they belong to the parent's step
                 moved = (parent, inv, holder)
                 for a in step_att.pop(k):
@@ -835,7 +910,192 @@ def _place_nested(
                     step_of[id(a)] = moved
             continue
         containers.add((parent, inv, holder))
+        lo = min(k[2] for k in keys)
+        start = (
+            lo - 2
+            if len(runs_of(runs, ns, inv)) > 1 and keys is not runs_of(runs, ns, inv)[0]
+            else -1
+        )
+        for st in range(start, max(k[2] for k in keys) + 1):
+            holder_of[(ns, inv, st)] = holder
+        if start >= 0:
+            run_starts[(ns, inv, start)] = first - TICK
+        mine = runs_of(runs, ns, inv)
+        later = [r for r in mine[mine.index(keys) + 1 :]]
+        until = min((a.start_ts for r in later for k in r for a in step_att[k]), default=inf)
+        atts = [  # the run's tasks and those of the subgraphs inside it
+            a
+            for k, v in step_att.items()
+            if k[1] == inv and (k[0] == ns or k[0].startswith(ns + "|"))
+            for a in v
+            if first - 1e-6 <= a.start_ts < until
+        ]
+        if all(a.outcome == "finished" for a in atts) and (
+            keys is not runs_of(runs, ns, inv)[-1]
+            or _went_on(step_att, ns, inv, max(a.end_ts for a in atts))
+        ):
+            # The parent's task ends after the subgraph's loop has left (and waited for its
+            # puts), each loop inside it leaving first: one tick per level, in that order.
+            levels = 1 + max(k[0].count("|") - ns.count("|") for k in step_att if k[0] == ns
+                             or k[0].startswith(ns + "|"))  # fmt: skip
+            run_ends[(parent, inv, holder)] = max(a.end_ts for a in atts) + TICK * levels
     return containers
+
+
+def _stable_namespaces(attempts: list[Attempt], db_cps: list[Checkpoint]) -> set[str]:
+    """Nested namespaces named without a task id, by the log or the database: a subgraph
+    compiled with ``checkpointer=True`` keeps one namespace across its runs (LangGraph's
+    ``recast_checkpoint_ns`` has nothing to strip), any other carries ``node:<task id>``."""
+    raw = [a.logged_ns for a in attempts if a.logged_ns] + [
+        c.checkpoint_ns for c in db_cps if c.checkpoint_ns
+    ]
+    return {namespaces.names(n) for n in raw if ":" not in n}
+
+
+def _went_on(
+    step_att: dict[tuple[str, int, int], list[Attempt]], ns: str, inv: int, after: float
+) -> bool:
+    """Did a task outside `ns` and its subgraphs start after `after` in this invocation (the
+    subgraph had returned and its parent went on)?"""
+    return any(
+        a.start_ts > after
+        for k, v in step_att.items()
+        if k[1] == inv and k[0] != ns and not k[0].startswith(ns + "|")
+        for a in v
+    )
+
+
+def runs_of(
+    runs: list[tuple[str, int, list[tuple[str, int, int]]]], ns: str, inv: int
+) -> list[list[tuple[str, int, int]]]:
+    """The runs (step keys) of one subgraph in one invocation, in order."""
+    return [keys for n, i, keys in runs if n == ns and i == inv]
+
+
+def _split_runs(
+    keys: list[tuple[str, int, int]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+) -> list[list[tuple[str, int, int]]]:
+    """One subgraph's steps in one invocation, split into its runs.
+
+    A subgraph compiled with ``checkpointer=True`` keeps one history under a namespace
+    without task id: run again (the parent's loop reaches its node a second time), it loads
+    its latest checkpoint and takes the parent's value as a fresh input, so its steps go on
+    from that history: an input checkpoint, `__start__`, then its first node
+    (``pregel/_loop.py``, ``_first``: the ``input_writes`` branch saves ``{"source":
+    "input"}`` at the next step). A later run shows as a checkpoint of that namespace with
+    source ``input`` after step -1, or in the log as its steps skipping two numbers after a
+    step whose tasks all finished."""
+    ordered = sorted(keys, key=lambda k: k[2])
+    runs: list[list[tuple[str, int, int]]] = [[ordered[0]]]
+    for prev, cur in zip(ordered, ordered[1:], strict=False):
+        finished = all(a.outcome == "finished" for a in step_att[prev])
+        inputs = any(
+            k[0] == cur[0] and k[1] == cur[1] and prev[2] < k[2] < cur[2] and c.source == "input"
+            for k, c in cp_at.items()
+        )
+        if finished and (inputs or cur[2] - prev[2] >= 3):
+            runs.append([])
+        runs[-1].append(cur)
+    return runs
+
+
+def _raised_out(
+    ns: str,
+    inv: int,
+    step: int,
+    hi: int,
+    atts: list[Attempt],
+    end: float,
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    recording: Recording,
+) -> bool:
+    """Did a subgraph's loop leave by raising out of this, its last, step (no put after it)?
+
+    A node that returns ``Command(graph=Command.PARENT, goto=...)`` raises `ParentCommand`
+    (``pregel/_retry.py``, ``run_with_retry``: "this command is for the parent graph ...
+    bubble up"); it leaves the subgraph's loop before ``after_tick``, so that step has no
+    checkpoint, and the parent's task that ran the subgraph takes the command as its own
+    writes and finishes. The database shows it: the step's tasks all finished and its
+    checkpoint is missing while a later checkpoint of the subgraph or of its parent, in the
+    same invocation, landed. Under sync and async a subgraph that ended normally would have
+    put that step first (its `BackgroundExecutor.__exit__` waits for its puts before the
+    parent step ends); under exit a subgraph saves only when it raised or paused
+    (``_suppress_interrupt``), and that save is stamped when it left.
+
+    With no later checkpoint landed yet (a slow store, the kill soon after), the parent's
+    next task tells, when the recorded mode and latency are known: after a normal end the
+    subgraph's executor waited one put (`BackgroundExecutor.__exit__`), and under sync the
+    parent's own step put after it, before the parent's next step began; a loop that raised
+    out had no put of that step to wait for, so the parent went on one put sooner.
+    """
+    if not ns or step != hi or not atts or (ns, inv, step) in cp_at:
+        return False
+    if not all(a.outcome == "finished" for a in atts):
+        return False
+    parent = ns.rpartition("|")[0]
+    if any(
+        k[1] == inv and k[0] in (ns, parent) and stamps[c.checkpoint_id] > end
+        for k, c in cp_at.items()
+    ):
+        return True
+    lat = recording.latency or 0.0
+    if recording.mode not in ("sync", "async") or lat <= 0:
+        return False
+    after = [
+        a.start_ts
+        for k, v in step_att.items()
+        if k[0] == parent and k[1] == inv
+        for a in v
+        if a.start_ts > end - 1e-6
+    ]
+    if not after:
+        return False
+    normal = lat * (2 if recording.mode == "sync" else 1)  # the waits after a normal end
+    return min(after) - end < normal - lat / 2
+
+
+def _held_by_parent(
+    step_att: dict[tuple[str, int, int], list[Attempt]], parent: str, inv: int, at: float
+) -> bool:
+    """Is a task of the parent loop running at `at` (an entrypoint holding its calls)?"""
+    return any(
+        a.start_ts <= at + 1e-6 and at <= _until(a) + 1e-6
+        for k, v in step_att.items()
+        if k[0] == parent and k[1] == inv
+        for a in v
+    )
+
+
+def _first_activity(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    inv: int,
+    ns: str,
+    own: list[float],
+) -> float:
+    """Where a loop's first steps (its input, `__start__`) sit when nothing of its own dates
+    them: before its own next task (`own`) or, earlier, the first line or checkpoint of a
+    namespace below it, less one tick. A root whose first node is a subgraph logs nothing of
+    its own until the subgraph has returned, and an exit database is empty."""
+    below = (ns + "|") if ns else ""
+    times = list(own)
+    times += [
+        a.start_ts - TICK
+        for k, v in step_att.items()
+        if k[1] == inv and k[0] != ns and k[0].startswith(below)
+        for a in v
+    ]
+    times += [
+        stamps[c.checkpoint_id] - TICK
+        for k, c in cp_at.items()
+        if k[1] == inv and k[0] != ns and k[0].startswith(below)
+    ]
+    return min(times) if times else 0.0
 
 
 def _has_nested(

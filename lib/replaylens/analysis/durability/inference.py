@@ -172,13 +172,18 @@ def _only_likely(reasons: list[str]) -> bool:
 
 
 def _gaps_after_checkpoints(ev: Evidence) -> list[float]:
-    """Seconds from each saved root checkpoint's ts to the first start of the next root step."""
-    by_key = {(s.inv, s.step): s for s in ev.steps if s.ns == ""}
+    """Seconds from each saved checkpoint's ts to the first start of the next step of its loop.
+
+    Every namespace counts: the durability is handed to subgraphs through the config
+    (``pregel/main.py``, ``stream``: "set durability mode for subgraphs"), and a subgraph's
+    loop under sync waits for its own puts after each step as the root does (the same
+    ``stream`` loop runs it). A root whose only node is a subgraph logs no step of its own."""
+    by_key = {(s.ns, s.inv, s.step): s for s in ev.steps}
     out: list[float] = []
-    for (inv, step), s in by_key.items():
+    for (ns, inv, step), s in by_key.items():
         if s.checkpoint is None or s.checkpoint.source != "loop":
             continue
-        nxt = by_key.get((inv, step + 1))
+        nxt = by_key.get((ns, inv, step + 1))
         if nxt is None or not nxt.attempts:
             continue
         taken = iso_to_epoch(s.checkpoint.ts)

@@ -12,7 +12,16 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
 from replaylens.analysis.durability.evidence import Evidence, gather
 from replaylens.analysis.durability.inference import Inference, infer_mode
-from replaylens.analysis.durability.rules import MODES, RACE, Ending, Mode, Recording, is_recorded
+from replaylens.analysis.durability.rules import (
+    MODES,
+    RACE,
+    WRITE_COST,
+    WRITE_COST_SPAN,
+    Ending,
+    Mode,
+    Recording,
+    is_recorded,
+)
 from replaylens.analysis.durability.schedule import Schedule, schedule
 from replaylens.analysis.durability.words import mode_sentence
 from replaylens.model import Checkpoint, Namespace, Thread
@@ -137,7 +146,7 @@ def _runs_again(
 ) -> bool:
     if ns == "":
         return step > r + 1 or (step == r + 1 and id(a) not in sched.written)
-    holder = ev.container.get((ns, inv))
+    holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
     if holder is None:
         return True  # its parent step is unknown: assume it runs again
     if holder <= r:
@@ -304,7 +313,70 @@ def modelled(
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:
         out.assumed.append(out.race["note"])
+    _widen_for_unplaced(ev, mode, out)
     return out, sched
+
+
+NESTING_CHECKPOINTS = 3
+"""Checkpoints one level of subgraph adds at most that a flat reading of the log does not
+count: the subgraph's input checkpoint and its `__start__` step (``PregelLoop._first``, its
+own loop), and, once it returned, the parent step that ran it (the parent's ``after_tick``)."""
+
+
+def _unplaced(ev: Evidence) -> list[str]:
+    """Nodes of a log that names no namespace which no checkpoint of the database names as a
+    task: nothing shows whether they ran in the root or inside a subgraph."""
+    if not ev.attempts or any(a.logged_ns is not None for a in ev.attempts):
+        return []
+    named = {t.node for c in ev.db_checkpoints for t in c.tasks}
+    return sorted({a.node for a in ev.attempts if a.node not in named})
+
+
+def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
+    """Say the checkpoints kept as a range where the log cannot place its nodes (`_unplaced`).
+
+    A subgraph's loop saves checkpoints of its own under sync and async (the durability is
+    handed down through the config, ``pregel/main.py``, ``stream``), and an exit database of a
+    killed run is empty: a bare log and such a database cannot tell a flat graph from one whose
+    nodes run in subgraphs. The tasks and lines again stand (a resume re-enters a subgraph at
+    its own checkpoint, `_runs_again`); the checkpoints kept could be up to
+    `NESTING_CHECKPOINTS` more per node that could be a subgraph's."""
+    nodes = _unplaced(ev)
+    if mode == "exit" or not nodes or ev.ending != "killed":
+        return
+    low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
+    high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * len(nodes)
+    lo = min(low[0], out.checkpoints_kept)
+    calls = ev.invocations == 1 and {a.node for a in ev.attempts} <= set(nodes)
+    if calls:
+        # Or they were `@task` calls of an `@entrypoint` that logs nothing: the calls run
+        # inside its step 0 (no `__start__` before it) and save writes, not checkpoints, so
+        # only the input checkpoint precedes the kill (`pregel/_loop.py`, `_first`).
+        lo = min(lo, 1 if mode == "sync" else 0)
+    spans = {
+        "checkpoints_kept": [lo, high],
+        "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
+        "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
+    }
+    note = (
+        f"the log names no namespace and the database names none of {', '.join(nodes)}: "
+        "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "
+        f"too, so {lo}-{high} checkpoints kept (up to {NESTING_CHECKPOINTS} more per node: a "
+        "subgraph's input, its __start__, the step that ran it"
+        + (
+            "; or fewer, if they were @task calls of an entrypoint that logs nothing"
+            if calls
+            else ""
+        )
+        + ")"
+    )
+    out.race = {
+        **out.race,
+        **spans,
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+    out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
 
 
 def _race(
@@ -316,34 +388,58 @@ def _race(
     if mode == "exit" or ev.ending != "killed":
         return {}
     seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
-    slacks = [-RACE, RACE]
+    variants = [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
     if ev.kill_unsure > RACE:
-        slacks += [ev.kill_unsure * f for f in (0.25, 0.5, 0.75, 1.0)]
-    for slack in slacks:
-        sched = schedule(ev, mode, latency, recording, slack)
+        variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
+    queued = latency > 0 and _queued(ev, mode, latency, recording)
+    if queued:
+        variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
+    by_kill: set[tuple[int, int, int]] = set(seen)
+    for slack, cost in variants:
+        sched = schedule(ev, mode, latency, recording, slack, cost)
         again = _reruns(ev, sched)
-        seen.append(
-            (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
-        )
+        fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
+        seen.append(fig)
+        if cost == WRITE_COST:
+            by_kill.add(fig)
     if len(set(seen)) == 1:
         return {}
     spans = {
         key: [min(v[i] for v in seen), max(v[i] for v in seen)]
         for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
     }
+    queue_only = len(by_kill) == 1
     return {
         **spans,
         "note": (
             (
                 "the kill moment is not known (only the log's last line bounds it): "
                 if ev.kill_unsure > RACE
-                else f"a write lands within {RACE * 1000:g} ms of the kill: the race decides "
+                else (
+                    "checkpoint writes queue behind each other on this store (each waits for "
+                    "the previous one), and how long each took beyond the latency "
+                    f"({WRITE_COST_SPAN[0] * 1000:g}-{WRITE_COST_SPAN[1] * 1000:g} ms) adds up "
+                    "along the queue: the recording does not show it, so the race decides "
+                    if queue_only
+                    else f"a write lands within {RACE * 1000:g} ms of the kill: the race decides "
+                )
             )
             + "between "
             f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
             f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
         ),
     }
+
+
+def _queued(ev: Evidence, mode: Mode, latency: float, recording: Recording) -> bool:
+    """Did a put of the killed invocation wait behind an earlier one of its loop under `mode`?
+
+    Only then does the cost of a write add up (`rules.WRITE_COST_SPAN`): a put submitted to an
+    idle queue lands one write after its step, whatever the writes before it took."""
+    if mode != "async":
+        return False
+    last = ev.invocations - 1
+    return any(k[1] == last for k in schedule(ev, mode, latency, recording).queued)
 
 
 def recorded(

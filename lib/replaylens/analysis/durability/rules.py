@@ -19,6 +19,14 @@ TICK = 0.004
 WRITE_COST = 0.01
 """Seconds a checkpoint write takes beyond the latency (serializing, SQLite's commit): a put
 that lands at the very moment of the kill is taken as lost, as the kill tests measure."""
+WRITE_COST_SPAN = (0.0, 0.05)
+"""The least and most a checkpoint write takes beyond the latency, for the race: puts of one
+loop run one after another (``_checkpointer_put_after_previous`` in ``pregel/_loop.py`` waits
+for the previous put's future), so under async on a slow store they queue, and each queued
+put lands only after every one before it: the error in one write's cost adds up along the
+queue. Sync recordings of the langgraph-tests corpus on a loaded 2-core machine show the
+write, the commit and the thread hand-over taking 3 to 158 ms beyond a 250 ms latency
+(median 27 ms, 75 steps); an exit or async recording shows no write's duration at all."""
 RACE = 0.05
 """Seconds either side of the kill within which a landing write is a race the recording
 cannot decide (the kill's own latency: the parent sees the task start, sleeps, signals)."""

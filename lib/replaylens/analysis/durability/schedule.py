@@ -16,6 +16,9 @@ class Schedule:
     crash: float | None
     landing: dict[tuple[str, int, int], float] = field(default_factory=dict)  # re-timed clock
     kill_start: float | None = None  # the killed attempt's start, re-timed
+    queued: set[tuple[str, int, int]] = field(
+        default_factory=set
+    )  # puts that waited for one before
 
 
 def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
@@ -90,9 +93,17 @@ class _Clock:
 
 
 def schedule(
-    ev: Evidence, mode: Mode, latency: float, recording: Recording, slack: float = 0.0
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    slack: float = 0.0,
+    write_cost: float = WRITE_COST,
 ) -> Schedule:
-    """Re-time the recording under `mode` and say what had landed at the same point of progress."""
+    """Re-time the recording under `mode` and say what had landed at the same point of progress.
+
+    `slack` moves the kill, `write_cost` sets what each write takes beyond `latency` (the
+    race, `outcomes._race`, asks both)."""
     gaps = _gaps(ev)
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
     #    step until it landed (chained behind the previous put), capped by the gap seen.
@@ -121,10 +132,14 @@ def schedule(
 
     land: dict[tuple[str, int], float] = {}
     landing: dict[tuple[str, int, int], float] = {}
+    queued: set[tuple[str, int, int]] = set()
     if mode != "exit":
         for sub, nxt, p in gaps:
             t = target(sub)
-            lands = max(t, land.get((p.ns, p.inv), float("-inf"))) + latency + WRITE_COST
+            before = land.get((p.ns, p.inv), float("-inf"))
+            if before > t + 1e-9:
+                queued.add((p.ns, p.inv, p.step))
+            lands = max(t, before) + latency + write_cost
             land[(p.ns, p.inv)] = lands
             landing[(p.ns, p.inv, p.step)] = lands
             if _waited(mode, p, nxt, ev):
@@ -174,12 +189,24 @@ def schedule(
         elif ended or (mode != "exit" and crash is not None and target(a.end_ts) <= crash + 1e-9):
             written.add(id(a))
     kill_start = target(ev.kill_attempt.start_ts) if ev.kill_attempt is not None else None
-    return Schedule(landed, written, crash, landing, kill_start)
+    return Schedule(landed, written, crash, landing, kill_start, queued)
 
 
 def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
-    """Under exit, each invocation that ended saved its last root checkpoint (if it moved on)."""
+    """Under exit, each invocation that ended saved its last root checkpoint (if it moved on);
+    a subgraph whose loop raised out of a step (`evidence._raised_out`, a `ParentCommand`)
+    saved its last checkpoint on the way out, even in the invocation that was then killed:
+    ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop under exit when
+    ``exc_value is not None``, and the subgraph left before the kill."""
     saves: set[tuple[str, int, int]] = set()
+    built = {(p.ns, p.inv, p.step) for p in ev.puts}
+    saves |= _stable_run_saves(ev, built)
+    for ns, inv, step in ev.raised_out:
+        before = max(
+            (k[2] for k in built if k[0] == ns and k[1] == inv and k[2] < step), default=None
+        )
+        if before is not None and inv not in ev.killed_earlier:
+            saves.add((ns, inv, before))
     last_inv = ev.invocations - 1
     for inv in range(ev.invocations):
         if (inv == last_inv and ev.ending == "killed") or inv in ev.killed_earlier:
@@ -187,4 +214,24 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
         done = [p for p in ev.puts if p.ns == "" and p.inv == inv]
         if done:
             saves.add(("", inv, max(p.step for p in done)))
+    return saves
+
+
+def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
+    """Under exit, a subgraph compiled with ``checkpointer=True`` saves when each of its runs
+    ends, returned or not: ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop
+    whose namespace has no task id (``all(NS_END not in part for part in
+    self.checkpoint_ns)``). A run that ended before the kill left its last checkpoint."""
+    saves: set[tuple[str, int, int]] = set()
+    runs: dict[tuple[str, int, int], list[int]] = {}
+    for (ns, inv, step), holder in ev.holder_of.items():
+        if ns in ev.stable and inv not in ev.killed_earlier:
+            runs.setdefault((ns, inv, holder), []).append(step)
+    last_inv = ev.invocations - 1
+    for (ns, inv, holder), steps in runs.items():
+        later = any(k[0] == ns and k[1] == inv and k[2] > holder for k in runs)
+        ended = later or inv < last_inv or ev.ending != "killed"
+        mine = [s for s in steps if (ns, inv, s) in built]
+        if ended and mine:
+            saves.add((ns, inv, max(mine)))
     return saves
