@@ -299,6 +299,16 @@ def modelled(
         for p in ev.puts
         if (p.ns, p.inv, p.step) in sched.landed and p.checkpoint is not None
     ]
+    count = len(sched.landed)
+    if mode != "exit" and sched.crash is None:
+        # No moment of the kill is known: every checkpoint the database holds landed under a
+        # mode that writes them (`schedule`'s rule), also those no put carries. Without a
+        # log nothing splits the thread into invocations, so two runs of one subgraph share
+        # (namespace, step) and one put stands for both checkpoints.
+        carried = set(kept_ids)
+        missing = [c.checkpoint_id for c in ev.db_checkpoints if c.checkpoint_id not in carried]
+        kept_ids += missing
+        count += len(missing)
     resume_cp = None if restart else cps.get(("", step))
     assumed = list(ev.assumed)
     if mode != "exit" and latency > 0:
@@ -310,7 +320,7 @@ def modelled(
         ev,
         replayed,
         kept_ids,
-        len(sched.landed),
+        count,
         resume_cp,
         step,
         restart,
