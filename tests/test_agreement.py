@@ -351,6 +351,42 @@ def test_learn_never_holds_fewer_checkpoints_under_sync_than_its_step_started_fr
                 assert listed == said or not ml.repeated_effects, (ml.repeated_effects, ml.sentence)
 
 
+def _own_databases() -> list[Path]:
+    """Run 1 of every linear and subgraph sample, at the kill and after the resume, read as a
+    database of one's own: no effects log, no manifest (the recorded mode is inferred)."""
+    return sorted(p for g in ("linear", "subgraph") for p in SAMPLES.glob(f"{g}/runs/*-1/*.db"))
+
+
+def test_without_a_log_no_saved_checkpoint_is_lost_in_the_mode_it_ran_under() -> None:
+    """Without a log the what-if rests on the database alone: under every mode the thread could
+    have run under (the inferred candidates) each checkpoint the file holds is kept, and the
+    timeline draws (or counts) as many as the banner says. A completed subgraph thread (killed,
+    then resumed) has two runs of its subgraph at the same steps: nothing in the database
+    tells the invocations apart, and one of those checkpoints used to be called lost."""
+    from replaylens.analysis.status import load_thread
+    from replaylens.figures.timeline import build_timeline_data
+
+    checked = 0
+    for path in _own_databases():
+        source = open_source(path)
+        try:
+            for s in summarize_threads(source)[0]:
+                thread = load_thread(source, s.thread_id)
+                plan = plan_resume(thread, None, s.thread_id)
+                modes = next(iter(plan.what_if.values())).inference.get("modes") or []
+                for m in modes:
+                    o, where = plan.what_if[m], (path.name, s.thread_id, m)
+                    assert o.lost_checkpoint_ids == [], where
+                    assert o.checkpoints_kept >= thread.checkpoint_count and not o.restart, where
+                    data = build_timeline_data(thread, plan, m)
+                    drawn = sum(1 for k in data.marks if k.kind == "checkpoint")
+                    assert drawn + data.unplaced == o.checkpoints_kept, where
+                    checked += 1
+        finally:
+            source.close()
+    assert checked >= 20
+
+
 def _times(text: str) -> int:
     if text.endswith("once)") or text.endswith("once"):
         return 1
