@@ -344,6 +344,42 @@ def outcome_tag(plan: ResumePlan, mode: str) -> str:
     return f"model at {o.latency * 1000:g} ms per checkpoint write"
 
 
+Tone = Literal["warning", "info", "success"]
+"""How a mode's answer is shown: something happens again (or may), the evidence cannot tell,
+or the evidence shows that nothing does."""
+
+BASIS_NAMES = (
+    ("checkpoints_kept", "checkpoints kept"),
+    ("reruns", "tasks re-run"),
+    ("replayed_lines", "side effects"),
+)
+
+
+def rests_on(plan: ResumePlan, mode: str) -> str:
+    """What each figure of `mode`'s outcome rests on, in words (its `basis`): the database
+    alone, the effects log, or the model."""
+    basis = plan.what_if[mode].basis
+    return "; ".join(f"{name}: {basis[key]}" for key, name in BASIS_NAMES if basis.get(key))
+
+
+def outcome_tone(plan: ResumePlan, mode: str) -> Tone:
+    """The tone of `mode`'s sentence, from what its figures rest on (`basis`), never from a
+    count that is only missing: a warning when a task or a line happens again (or may, at
+    either end of its range, or by a restart); neutral when a figure rests on no effects log
+    (which side effects repeat is unknown); the reassuring green only when the evidence shows
+    that nothing happens again (the log says so, or the run completed)."""
+    o = plan.what_if[mode]
+    under = again_under(plan, mode)
+    if o.restart or under.task_count or under.line_count:
+        return "warning"
+    if any((o.race or {}).get(key, (0, 0))[1] for key in ("reruns", "replayed_lines")):
+        return "warning"
+    if o.ending == "returned" and not o.reruns:
+        return "success"
+    unknown = any(v.startswith("unknown") for v in o.basis.values())
+    return "info" if unknown or under.task_count is None or under.line_count is None else "success"
+
+
 def again_under(plan: ResumePlan, mode: str) -> Again:
     """What happens again under `mode` at the plan's latency: the recorded outcome is the
     resume of the database itself (`what_happens_again`); another mode is the durability
