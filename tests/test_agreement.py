@@ -349,6 +349,11 @@ def test_learn_never_holds_fewer_checkpoints_under_sync_than_its_step_started_fr
                 )
                 assert not any("×" in e for e in ml.repeated_effects)
                 assert listed == said or not ml.repeated_effects, (ml.repeated_effects, ml.sentence)
+                # Each node of these graphs is one task per step: a kill repeats it once at
+                # most. On the resumed fan-out the killed run's p3, which the resume re-did
+                # as a new task, was counted beside the resume's own ("p3 (2 times)").
+                assert len(set(ml.reruns)) == len(ml.reruns), (db, lesson.step, ml.reruns)
+                assert all(_times(e) == 1 for e in ml.repeated_effects), (db, ml.repeated_effects)
 
 
 def _own_databases() -> list[Path]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from replaylens.analysis.attempts import Attempt, effect_lines
 
 if TYPE_CHECKING:
-    from replaylens.analysis.durability import Mode
+    from replaylens.analysis.durability import Mode, ModeOutcome
     from replaylens.analysis.plan import ResumePlan
     from replaylens.model import Thread
 
@@ -389,7 +389,12 @@ def again_under(plan: ResumePlan, mode: str) -> Again:
         base = what_happens_again(plan)
         return Again(base.tasks, base.effects, base.lines, o.checkpoints_kept, o.restart,
                      "recorded", o.mode)  # fmt: skip
-    logged = plan.effects_given and bool(plan.attempts)
+    return again_of(o, plan.effects_given and bool(plan.attempts))
+
+
+def again_of(o: ModeOutcome, logged: bool) -> Again:
+    """What happens again in a modelled outcome (`again_under`'s other modes, and each of
+    Learn's imagined kills): its tasks, executions and lines, unknown without log lines."""
     tasks = tuple(
         TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "",
                   "restart from the input" if o.restart else "re-run in the resume step")
