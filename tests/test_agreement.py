@@ -274,6 +274,22 @@ def assert_corpus_thread(db: Path, log_path: Path, tid: str) -> None:
     inc = json.loads(_cli("incident", str(db), "--effects", str(log_path), "--json"))
     row = next(t for t in inc["threads"] if t["thread_id"] == tid)
     assert (row["times_again"], row["reruns"]) == (want[1] or 0, again.task_names), (db, tid, row)
+    for label, answer in [("database", again), *((m, plan.again_under(m)) for m in MODES)]:
+        _assert_parents_listed(answer, (db.name, tid, label))
+
+
+def _assert_parents_listed(answer: Any, where: Any) -> None:
+    """A task inside a subgraph runs again only inside the parent task that runs the subgraph:
+    every count of tasks re-run names that parent too, the database's (a due task of the root
+    checkpoint) and each mode's (the model logs no line for a subgraph node: its Resume card
+    said 1 task under sync where the Thread page said 2, `sub` and `s2`)."""
+    from replaylens.namespaces import names
+
+    listed = {(names(t.checkpoint_ns), t.node) for t in answer.tasks or ()}
+    for t in answer.tasks or ():
+        parts = names(t.checkpoint_ns).split("|") if t.checkpoint_ns else []
+        for depth, node in enumerate(parts):
+            assert ("|".join(parts[:depth]), node) in listed, (where, t, sorted(listed))
 
 
 def test_the_runs_page_predicts_what_the_thread_page_says() -> None:

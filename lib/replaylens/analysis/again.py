@@ -395,11 +395,10 @@ def again_under(plan: ResumePlan, mode: str) -> Again:
 def again_of(o: ModeOutcome, logged: bool) -> Again:
     """What happens again in a modelled outcome (`again_under`'s other modes, and each of
     Learn's imagined kills): its tasks, executions and lines, unknown without log lines."""
-    tasks = tuple(
-        TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "",
-                  "restart from the input" if o.restart else "re-run in the resume step")
-        for r in o.reruns
-    )  # fmt: skip
+    why: Why = "restart from the input" if o.restart else "re-run in the resume step"
+    listed = [TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "", why)
+              for r in o.reruns]  # fmt: skip
+    tasks = tuple(_with_parent_tasks(listed, why))
     return Again(
         tasks=tasks if logged else None,
         effects=dict(o.replayed_effects) if logged else None,
@@ -409,6 +408,27 @@ def again_of(o: ModeOutcome, logged: bool) -> Again:
         basis="model",
         mode=o.mode,
     )
+
+
+def _with_parent_tasks(tasks: list[TaskAgain], why: Why) -> list[TaskAgain]:
+    """The tasks, each subgraph's parent task added before the first of its tasks: a task
+    inside a subgraph runs again only inside the parent task that runs the subgraph, which
+    runs again too (a resume re-enters the subgraph through it). The model's list names the
+    logged tasks only, and a subgraph node logs nothing of its own; the database's list
+    (`tasks_again`) names it, as a due task of the root checkpoint."""
+    from replaylens.namespaces import names
+
+    out: list[TaskAgain] = []
+    seen = {(names(t.checkpoint_ns), t.node) for t in tasks}
+    for t in tasks:
+        parts = names(t.checkpoint_ns).split("|") if t.checkpoint_ns else []
+        for depth, node in enumerate(parts):
+            parent = "|".join(parts[:depth])
+            if (parent, node) not in seen:
+                seen.add((parent, node))
+                out.append(TaskAgain(node, None, parent, why))
+        out.append(t)
+    return out
 
 
 NextKind = Literal["failed", "interrupted"]
