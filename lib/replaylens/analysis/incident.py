@@ -85,6 +85,14 @@ class ThreadImpact:
     lines: int = 0
 
     @property
+    def left_by_crash(self) -> bool:
+        """Did a crash leave this thread behind? Its status is unfinished, or its log shows a
+        task that started and never finished and runs again: a thread paused at interrupt()
+        whose answer was sent in an invocation that was killed (under exit the database
+        still shows the pause, the log shows the kill) waits for a resume, not a person."""
+        return self.status in UNFINISHED or any(a.outcome == "in flight" for a in self.replayed)
+
+    @property
     def executions(self) -> Counter[tuple[str, str]]:
         """(node, effect) -> executions a resume performs again (`effect_counts`)."""
         out: Counter[tuple[str, str]] = Counter()
@@ -557,7 +565,7 @@ def newest_crash(
     threads: Iterable[ThreadImpact], window: float = DEFAULT_WINDOW
 ) -> tuple[list[ThreadImpact], str]:
     """The threads the newest crash left unfinished (see `select`) and how they were chosen."""
-    left = [t for t in threads if t.status in UNFINISHED and t.last_activity is not None]
+    left = [t for t in threads if t.left_by_crash and t.last_activity is not None]
     if not left:
         return [], "the newest crash: no thread was left resumable, failed or needing a restart"
     newest = max(left, key=lambda t: (t.last_activity or 0.0, t.thread_id))
