@@ -274,6 +274,12 @@ def assert_corpus_thread(db: Path, log_path: Path, tid: str) -> None:
     inc = json.loads(_cli("incident", str(db), "--effects", str(log_path), "--json"))
     row = next(t for t in inc["threads"] if t["thread_id"] == tid)
     assert (row["times_again"], row["reruns"]) == (want[1] or 0, again.task_names), (db, tid, row)
+    # The key table counts executions as the impact table does (an interrupted node asked
+    # again is one execution of one task: its two attempts counted 2 beside an impact of 1).
+    keyed: dict[tuple[str, str], int] = {}
+    for k in inc["idempotency"]:
+        keyed[(k["node"], k["effect"])] = keyed.get((k["node"], k["effect"]), 0) + k["times_again"]
+    assert keyed == {(r["node"], r["effect"]): r["times_again"] for r in inc["impact"]}, (db, tid)
     for label, answer in [("database", again), *((m, plan.again_under(m)) for m in MODES)]:
         _assert_parents_listed(answer, (db.name, tid, label))
 

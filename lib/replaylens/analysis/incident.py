@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.analysis.attempts import Attempt, effect_counts, group_attempts
+from replaylens.analysis.attempts import Attempt, effect_counts, execution_of, group_attempts
 from replaylens.analysis.status import _TriggerCache, checkpoint_status
 from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
@@ -176,15 +176,17 @@ class Incident:
         ]
 
     def keys(self) -> list[KeyRow]:
-        """What the idempotency keys of the repeated effects would do, per (node, effect)."""
-        counts: Counter[tuple[str, str, KeyVerdict]] = Counter()
+        """What the idempotency keys of the repeated effects would do, per (node, effect),
+        counted in executions as the impact rows are (`execution_of`: two attempts of one
+        task, an interrupted node asked again, are one execution, not two)."""
+        runs: dict[tuple[str, str, KeyVerdict], set[Any]] = defaultdict(set)
         threads: dict[tuple[str, str, KeyVerdict], set[str]] = defaultdict(set)
         example: dict[tuple[str, str, KeyVerdict], str] = {}
         for t in self.threads:
             for a, verdicts in _key_verdicts(t.replayed):
                 for label, (verdict, key) in verdicts.items():
                     k = (a.node, label, verdict)
-                    counts[k] += 1
+                    runs[k].add((t.thread_id, execution_of(a)))
                     threads[k].add(t.thread_id)
                     if key and k not in example:
                         example[k] = key
@@ -197,7 +199,9 @@ class Incident:
                 len(threads[(node, effect, verdict)]),
                 example.get((node, effect, verdict)),
             )
-            for (node, effect, verdict), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            for (node, effect, verdict), n in sorted(
+                ((k, len(v)) for k, v in runs.items()), key=lambda kv: (-kv[1], kv[0])
+            )
         ]
 
     def sentence(self) -> str:
