@@ -223,7 +223,18 @@ def assert_views_agree(db: str, tid: str) -> None:
             for t in again.tasks or ()
             if t.checkpoint_ns == "" or t.why != "re-run in the resume step"
         ]
-        assert tt.task_count == len(root_again) + reused_here, where
+        assert tt.task_count == len(root_again) + reused_here + len(tt.nested), where
+        # Time travel re-runs a subgraph from its start: every subgraph task a plain resume
+        # re-runs is among its tasks (the tab said 1 task where the header said 2: `sub` and
+        # `s2`, the subgraph's own due task, was not counted).
+        from replaylens.namespaces import names
+
+        inside = {(ns, node) for ns, node, _tid in tt.nested}
+        logged = {(names(a.namespace), a.node) for a in plan.attempts if a.namespace}
+        for t in again.tasks or ():
+            key = (names(t.checkpoint_ns), t.node)
+            if t.checkpoint_ns and t.why == "re-run in the resume step" and key in logged:
+                assert key in inside, (where, t, inside)
         if plan.status != "completed":
             assert set(plan.replayed_lines) <= set(tt.certain_lines), where
 
