@@ -250,6 +250,8 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     the effects log shows running again, each once."""
     from replaylens.model import NULL_TASK_ID
 
+    if plan.resume_checkpoint is None:
+        return restart_tasks([a for a in plan.attempts if a.verdict in REPLAYING])
     out: dict[Any, TaskAgain] = {}
     for ns, t in plan.reruns:
         out.setdefault(t.task_id, TaskAgain(t.label, t.task_id, ns, "re-run in the resume step"))
@@ -283,7 +285,23 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
         key = tid if tid is not None else ("attempt", a.node, id(a))
         ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
         out[key] = TaskAgain(a.node, tid, ns, why_again(a))
-    return list(out.values())
+    return with_parent_tasks(list(out.values()))
+
+
+def restart_tasks(attempts: list[Attempt]) -> list[TaskAgain]:
+    """The tasks a restart from the input runs (no checkpoint: every logged task), each once,
+    in log order, a subgraph's parent task with them; `incident` names the same list."""
+    from replaylens.namespaces import task_namespace
+
+    out: dict[Any, TaskAgain] = {}
+    for a in sorted(attempts, key=lambda a: a.lines[0].line if a.lines else 0):
+        if a.alignment in ("parent", "call-unsaved"):
+            continue  # an @task call runs again inside its parent task
+        place = task_namespace(a.logged_ns, a.node, a.task_id)
+        key = a.task_id if a.task_id is not None else ("attempt", a.node, id(a))
+        out.setdefault(key, TaskAgain(a.node, a.task_id, place.checkpoint_ns,
+                                      "restart from the input"))  # fmt: skip
+    return with_parent_tasks(list(out.values()))
 
 
 def what_happens_again(plan: ResumePlan) -> Again:
@@ -398,7 +416,7 @@ def again_of(o: ModeOutcome, logged: bool) -> Again:
     why: Why = "restart from the input" if o.restart else "re-run in the resume step"
     listed = [TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "", why)
               for r in o.reruns]  # fmt: skip
-    tasks = tuple(_with_parent_tasks(listed, why))
+    tasks = tuple(with_parent_tasks(listed))
     return Again(
         tasks=tasks if logged else None,
         effects=dict(o.replayed_effects) if logged else None,
@@ -410,7 +428,7 @@ def again_of(o: ModeOutcome, logged: bool) -> Again:
     )
 
 
-def _with_parent_tasks(tasks: list[TaskAgain], why: Why) -> list[TaskAgain]:
+def with_parent_tasks(tasks: list[TaskAgain]) -> list[TaskAgain]:
     """The tasks, each subgraph's parent task added before the first of its tasks: a task
     inside a subgraph runs again only inside the parent task that runs the subgraph, which
     runs again too (a resume re-enters the subgraph through it). The model's list names the
@@ -426,7 +444,7 @@ def _with_parent_tasks(tasks: list[TaskAgain], why: Why) -> list[TaskAgain]:
             parent = "|".join(parts[:depth])
             if (parent, node) not in seen:
                 seen.add((parent, node))
-                out.append(TaskAgain(node, None, parent, why))
+                out.append(TaskAgain(node, None, parent, t.why))
         out.append(t)
     return out
 

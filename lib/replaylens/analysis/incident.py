@@ -485,8 +485,10 @@ def _impact_of(
     route: Route
     reruns: tuple[str, ...] = ()
     if info is None:
+        from replaylens.analysis.again import restart_tasks
+
         status, replayed, route = "needs_restart", _restart(lines), "restart"
-        reruns = tuple(a.node for a in replayed)
+        reruns = tuple(t.node for t in restart_tasks(replayed))
     elif not lines and info.namespaces == 1 and not _lost_steps(cp, tid, orphans):
         # Root tasks only: a subgraph's own due tasks are named by the full plan below.
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
