@@ -119,6 +119,12 @@ def kill_scenarios() -> list[KillScenario]:
         for g in sorted(KILL_POINTS, key=lambda g: g != "payment")
         for m in MODES
     ]
+    # A second fresh input on a thread whose first invocation raised, killed in `b` under
+    # exit: nothing of the second invocation is saved, so its input is lost with it and a
+    # resume goes on from the first one's checkpoint (re-running its failed `b`, not the
+    # second input's tasks).
+    plan.append(KillScenario("failing-exit-second-input", "failing", "exit", 0.0, "b", 0.25,
+                             "second_input"))  # fmt: skip
     return plan
 
 
@@ -135,8 +141,9 @@ class CorpusEntry:
     process resumed the thread; both carry the kill's and the resume's `ChildOutcome`.
     `mode` is "mixed" for a database that holds one thread per durability mode.
     `variant` says what is special about the file: "plain", "fork" (time travel),
-    "rollback_journal" (journal_mode=DELETE), "legacy_no_task_path", or "orphan_writes"
-    (a kill while a slow async `put` lagged: writes under checkpoints that never landed).
+    "rollback_journal" (journal_mode=DELETE), "legacy_no_task_path", "orphan_writes"
+    (a kill while a slow async `put` lagged: writes under checkpoints that never landed),
+    or "second_input" (the kill in a second fresh input after a first invocation raised).
     """
 
     name: str
@@ -351,10 +358,23 @@ def _prepare_kill(root: Path, sc: KillScenario) -> _KillJob:
             put_latency=sc.put_latency,
         )
     else:
+        if sc.variant == "second_input":
+            # The first invocation raises in `b` (in-process, no kill); the child's second
+            # input on the same thread runs with the failure switched off.
+            with scoped_environ(
+                REPLAYLENS_EFFECTS_LOG=str(log),
+                REPLAYLENS_EXAMPLE_SLEEP="0",
+                REPLAYLENS_EXAMPLE_FAIL="1",
+            ):
+                with _graph(sc.graph, db) as compiled:
+                    _invoke(compiled, DEFAULT_INPUTS[sc.graph], thread, sc.mode)
         first = ChildSpec(
             target, db, thread, sc.mode, DEFAULT_INPUTS[sc.graph], put_latency=sc.put_latency
         )
-    env = child_env(log, {"REPLAYLENS_EXAMPLE_SLEEP": str(KILL_SLEEP)})
+    knobs = {"REPLAYLENS_EXAMPLE_SLEEP": str(KILL_SLEEP)}
+    if sc.variant == "second_input":
+        knobs["REPLAYLENS_EXAMPLE_FAIL"] = "0"
+    env = child_env(log, knobs)
     return _KillJob(sc, db, log, thread, env, first)
 
 

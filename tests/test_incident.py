@@ -274,3 +274,36 @@ def test_cli_incident_reports_bad_time(capsys: pytest.CaptureFixture[str], tmp_p
         main(["incident", str(tmp_path / "x.db"), "--since", "yesterday-ish"])
     assert exc.value.code == 2
     assert "is not a time" in capsys.readouterr().err
+
+
+def test_the_newest_crash_includes_a_paused_thread_whose_answer_was_killed(corpus: Corpus) -> None:
+    """Payment under exit: paused at approve, answered with Command(resume=True), killed in
+    charge. The database still shows the pause (exit saved nothing of the answered run), the
+    log shows charge started and never finished: the crash left it, and the newest crash
+    lists it with what the Thread page says happens again (approve and charge)."""
+    entry = corpus.get("payment-exit-killed")
+    log = read_effects(entry.effects_log)
+    source = open_source(entry.db)
+    try:
+        found = collect(source, log)
+    finally:
+        source.close()
+    tid = entry.thread_ids[0]
+    chosen = select(found, latest=True).threads
+    assert [t.thread_id for t in chosen] == [tid]
+    assert chosen[0].status == "interrupted"
+    source = open_source(entry.db)
+    try:
+        plan = plan_resume(source, log, tid)
+    finally:
+        source.close()
+    assert chosen[0].times_again == plan.again.executions == 2
+    # A thread paused and not answered is not left by a crash: it waits for a person.
+    waiting = corpus.get("payment-interrupted-exit")
+    source = open_source(waiting.db)
+    try:
+        others = collect(source, read_effects(waiting.effects_log))
+    finally:
+        source.close()
+    row = next(t for t in others.threads if t.thread_id == waiting.thread_ids[0])
+    assert row.status == "interrupted" and not row.left_by_crash

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from replaylens.analysis.attempts import Attempt, effect_lines
 
 if TYPE_CHECKING:
-    from replaylens.analysis.durability import Mode
+    from replaylens.analysis.durability import Mode, ModeOutcome
     from replaylens.analysis.plan import ResumePlan
     from replaylens.model import Thread
 
@@ -250,6 +250,8 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     the effects log shows running again, each once."""
     from replaylens.model import NULL_TASK_ID
 
+    if plan.resume_checkpoint is None:
+        return restart_tasks([a for a in plan.attempts if a.verdict in REPLAYING])
     out: dict[Any, TaskAgain] = {}
     for ns, t in plan.reruns:
         out.setdefault(t.task_id, TaskAgain(t.label, t.task_id, ns, "re-run in the resume step"))
@@ -283,7 +285,23 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
         key = tid if tid is not None else ("attempt", a.node, id(a))
         ns = a.namespace if a.namespace is not None else (a.logged_ns or "")
         out[key] = TaskAgain(a.node, tid, ns, why_again(a))
-    return list(out.values())
+    return with_parent_tasks(list(out.values()))
+
+
+def restart_tasks(attempts: list[Attempt]) -> list[TaskAgain]:
+    """The tasks a restart from the input runs (no checkpoint: every logged task), each once,
+    in log order, a subgraph's parent task with them; `incident` names the same list."""
+    from replaylens.namespaces import task_namespace
+
+    out: dict[Any, TaskAgain] = {}
+    for a in sorted(attempts, key=lambda a: a.lines[0].line if a.lines else 0):
+        if a.alignment in ("parent", "call-unsaved"):
+            continue  # an @task call runs again inside its parent task
+        place = task_namespace(a.logged_ns, a.node, a.task_id)
+        key = a.task_id if a.task_id is not None else ("attempt", a.node, id(a))
+        out.setdefault(key, TaskAgain(a.node, a.task_id, place.checkpoint_ns,
+                                      "restart from the input"))  # fmt: skip
+    return with_parent_tasks(list(out.values()))
 
 
 def what_happens_again(plan: ResumePlan) -> Again:
@@ -344,6 +362,42 @@ def outcome_tag(plan: ResumePlan, mode: str) -> str:
     return f"model at {o.latency * 1000:g} ms per checkpoint write"
 
 
+Tone = Literal["warning", "info", "success"]
+"""How a mode's answer is shown: something happens again (or may), the evidence cannot tell,
+or the evidence shows that nothing does."""
+
+BASIS_NAMES = (
+    ("checkpoints_kept", "checkpoints kept"),
+    ("reruns", "tasks re-run"),
+    ("replayed_lines", "side effects"),
+)
+
+
+def rests_on(plan: ResumePlan, mode: str) -> str:
+    """What each figure of `mode`'s outcome rests on, in words (its `basis`): the database
+    alone, the effects log, or the model."""
+    basis = plan.what_if[mode].basis
+    return "; ".join(f"{name}: {basis[key]}" for key, name in BASIS_NAMES if basis.get(key))
+
+
+def outcome_tone(plan: ResumePlan, mode: str) -> Tone:
+    """The tone of `mode`'s sentence, from what its figures rest on (`basis`), never from a
+    count that is only missing: a warning when a task or a line happens again (or may, at
+    either end of its range, or by a restart); neutral when a figure rests on no effects log
+    (which side effects repeat is unknown); the reassuring green only when the evidence shows
+    that nothing happens again (the log says so, or the run completed)."""
+    o = plan.what_if[mode]
+    under = again_under(plan, mode)
+    if o.restart or under.task_count or under.line_count:
+        return "warning"
+    if any((o.race or {}).get(key, (0, 0))[1] for key in ("reruns", "replayed_lines")):
+        return "warning"
+    if o.ending == "returned" and not o.reruns:
+        return "success"
+    unknown = any(v.startswith("unknown") for v in o.basis.values())
+    return "info" if unknown or under.task_count is None or under.line_count is None else "success"
+
+
 def again_under(plan: ResumePlan, mode: str) -> Again:
     """What happens again under `mode` at the plan's latency: the recorded outcome is the
     resume of the database itself (`what_happens_again`); another mode is the durability
@@ -353,12 +407,16 @@ def again_under(plan: ResumePlan, mode: str) -> Again:
         base = what_happens_again(plan)
         return Again(base.tasks, base.effects, base.lines, o.checkpoints_kept, o.restart,
                      "recorded", o.mode)  # fmt: skip
-    logged = plan.effects_given and bool(plan.attempts)
-    tasks = tuple(
-        TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "",
-                  "restart from the input" if o.restart else "re-run in the resume step")
-        for r in o.reruns
-    )  # fmt: skip
+    return again_of(o, plan.effects_given and bool(plan.attempts))
+
+
+def again_of(o: ModeOutcome, logged: bool) -> Again:
+    """What happens again in a modelled outcome (`again_under`'s other modes, and each of
+    Learn's imagined kills): its tasks, executions and lines, unknown without log lines."""
+    why: Why = "restart from the input" if o.restart else "re-run in the resume step"
+    listed = [TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "", why)
+              for r in o.reruns]  # fmt: skip
+    tasks = tuple(with_parent_tasks(listed))
     return Again(
         tasks=tasks if logged else None,
         effects=dict(o.replayed_effects) if logged else None,
@@ -368,6 +426,27 @@ def again_under(plan: ResumePlan, mode: str) -> Again:
         basis="model",
         mode=o.mode,
     )
+
+
+def with_parent_tasks(tasks: list[TaskAgain]) -> list[TaskAgain]:
+    """The tasks, each subgraph's parent task added before the first of its tasks: a task
+    inside a subgraph runs again only inside the parent task that runs the subgraph, which
+    runs again too (a resume re-enters the subgraph through it). The model's list names the
+    logged tasks only, and a subgraph node logs nothing of its own; the database's list
+    (`tasks_again`) names it, as a due task of the root checkpoint."""
+    from replaylens.namespaces import names
+
+    out: list[TaskAgain] = []
+    seen = {(names(t.checkpoint_ns), t.node) for t in tasks}
+    for t in tasks:
+        parts = names(t.checkpoint_ns).split("|") if t.checkpoint_ns else []
+        for depth, node in enumerate(parts):
+            parent = "|".join(parts[:depth])
+            if (parent, node) not in seen:
+                seen.add((parent, node))
+                out.append(TaskAgain(node, None, parent, t.why))
+        out.append(t)
+    return out
 
 
 NextKind = Literal["failed", "interrupted"]

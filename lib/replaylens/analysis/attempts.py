@@ -163,6 +163,14 @@ def times(n: int) -> str:
     return "once" if n == 1 else f"{n} times"
 
 
+def execution_of(a: Attempt) -> Any:
+    """What makes attempts one execution: the task they ran (several attempts of one task in
+    the log, an interrupted node asked again, are one), else the attempt itself."""
+    return a.key or (
+        ("task", a.namespace or a.logged_ns or "", a.task_id) if a.task_id else ("attempt", id(a))
+    )
+
+
 def effect_counts(attempts: list[Attempt]) -> dict[str, dict[str, int]]:
     """node -> effect -> how many executions performed it, in the order the log first saw them.
 
@@ -170,11 +178,7 @@ def effect_counts(attempts: list[Attempt]) -> dict[str, dict[str, int]]:
     attempts of it), never a log line: a start and an end line are one execution."""
     tasks: dict[str, dict[str, set[Any]]] = {}
     for a in sorted(attempts, key=lambda x: x.lines[0].line if x.lines else 0):
-        who = a.key or (
-            ("task", a.namespace or a.logged_ns or "", a.task_id)
-            if a.task_id
-            else ("attempt", id(a))
-        )
+        who = execution_of(a)
         for label in dict.fromkeys(line.label for line in effect_lines(a.lines)):
             tasks.setdefault(a.node, {}).setdefault(label, set()).add(who)
     return {

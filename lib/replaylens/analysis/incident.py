@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.analysis.attempts import Attempt, effect_counts, group_attempts
+from replaylens.analysis.attempts import Attempt, effect_counts, execution_of, group_attempts
 from replaylens.analysis.status import _TriggerCache, checkpoint_status
 from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
@@ -83,6 +83,14 @@ class ThreadImpact:
     pids: frozenset[int] = frozenset()
     last_pid: int | None = None
     lines: int = 0
+
+    @property
+    def left_by_crash(self) -> bool:
+        """Did a crash leave this thread behind? Its status is unfinished, or its log shows a
+        task that started and never finished and runs again: a thread paused at interrupt()
+        whose answer was sent in an invocation that was killed (under exit the database
+        still shows the pause, the log shows the kill) waits for a resume, not a person."""
+        return self.status in UNFINISHED or any(a.outcome == "in flight" for a in self.replayed)
 
     @property
     def executions(self) -> Counter[tuple[str, str]]:
@@ -168,15 +176,17 @@ class Incident:
         ]
 
     def keys(self) -> list[KeyRow]:
-        """What the idempotency keys of the repeated effects would do, per (node, effect)."""
-        counts: Counter[tuple[str, str, KeyVerdict]] = Counter()
+        """What the idempotency keys of the repeated effects would do, per (node, effect),
+        counted in executions as the impact rows are (`execution_of`: two attempts of one
+        task, an interrupted node asked again, are one execution, not two)."""
+        runs: dict[tuple[str, str, KeyVerdict], set[Any]] = defaultdict(set)
         threads: dict[tuple[str, str, KeyVerdict], set[str]] = defaultdict(set)
         example: dict[tuple[str, str, KeyVerdict], str] = {}
         for t in self.threads:
             for a, verdicts in _key_verdicts(t.replayed):
                 for label, (verdict, key) in verdicts.items():
                     k = (a.node, label, verdict)
-                    counts[k] += 1
+                    runs[k].add((t.thread_id, execution_of(a)))
                     threads[k].add(t.thread_id)
                     if key and k not in example:
                         example[k] = key
@@ -189,7 +199,9 @@ class Incident:
                 len(threads[(node, effect, verdict)]),
                 example.get((node, effect, verdict)),
             )
-            for (node, effect, verdict), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            for (node, effect, verdict), n in sorted(
+                ((k, len(v)) for k, v in runs.items()), key=lambda kv: (-kv[1], kv[0])
+            )
         ]
 
     def sentence(self) -> str:
@@ -473,8 +485,10 @@ def _impact_of(
     route: Route
     reruns: tuple[str, ...] = ()
     if info is None:
+        from replaylens.analysis.again import restart_tasks
+
         status, replayed, route = "needs_restart", _restart(lines), "restart"
-        reruns = tuple(a.node for a in replayed)
+        reruns = tuple(t.node for t in restart_tasks(replayed))
     elif not lines and info.namespaces == 1 and not _lost_steps(cp, tid, orphans):
         # Root tasks only: a subgraph's own due tasks are named by the full plan below.
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
@@ -557,7 +571,7 @@ def newest_crash(
     threads: Iterable[ThreadImpact], window: float = DEFAULT_WINDOW
 ) -> tuple[list[ThreadImpact], str]:
     """The threads the newest crash left unfinished (see `select`) and how they were chosen."""
-    left = [t for t in threads if t.status in UNFINISHED and t.last_activity is not None]
+    left = [t for t in threads if t.left_by_crash and t.last_activity is not None]
     if not left:
         return [], "the newest crash: no thread was left resumable, failed or needing a restart"
     newest = max(left, key=lambda t: (t.last_activity or 0.0, t.thread_id))

@@ -9,7 +9,12 @@ from __future__ import annotations
 from replaylens.analysis.align import align
 from replaylens.analysis.attempts import Attempt, group_attempts, number_attempts
 from replaylens.analysis.checks import find_duplicates, idempotency_findings
-from replaylens.analysis.durability import DEFAULT_LATENCY, Recording, what_if
+from replaylens.analysis.durability import (
+    DEFAULT_LATENCY,
+    Recording,
+    lost_input_attempts,
+    what_if,
+)
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
@@ -135,11 +140,12 @@ def _plan(
         else set()
         for ns in thread.namespaces.values()
     }
+    status = thread_status(thread)
+    lost = _lost_with_input(thread, attempts, status, recording)
     for a in attempts:
-        judge(a, thread, resumed, lineage_ids)
+        judge(a, thread, resumed, lineage_ids, lost)
     reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status != "finished"]
     reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status == "finished"]
-    status = thread_status(thread)
     outcomes, crash = what_if(thread, attempts, latency, status=status, recording=recording)
     unmatched = unmatched_reruns(reruns, attempts)
     return ResumePlan(
@@ -164,6 +170,21 @@ def _plan(
         evidence_source=source,
         evidence_limits=limits,
     )
+
+
+UNSAVED_ALIGNMENTS = ("after-latest", "orphaned", "none")
+"""How an attempt of an invocation of which no checkpoint was saved can align: with no
+checkpoint of its own, it falls after the latest one, on orphan writes, or nowhere."""
+
+
+def _lost_with_input(
+    thread: Thread, attempts: list[Attempt], status: str, recording: Recording | None
+) -> set[int]:
+    """The attempts a resume never runs because their fresh input was lost with them
+    (the durability model's rule); only asked when some attempt has no saved checkpoint."""
+    if not any(a.alignment in UNSAVED_ALIGNMENTS for a in attempts):
+        return set()
+    return lost_input_attempts(thread, attempts, status, recording or Recording())
 
 
 def unmatched_reruns(reruns: list[tuple[str, Task]], attempts: list[Attempt]) -> list[str]:

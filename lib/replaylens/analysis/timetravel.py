@@ -60,9 +60,24 @@ class TimeTravel:
     the anchor's tasks (from the latest checkpoint only: they follow it)."""
 
     @property
+    def nested(self) -> list[tuple[str, str, str | None]]:
+        """(namespace, node, task id) of the subgraph tasks the log shows running again for
+        certain inside the anchor's re-run parent tasks, each once: counted as the plain
+        resume counts a subgraph's tasks (the parent task and the tasks inside it)."""
+        out: dict[tuple[str, str, Any], tuple[str, str, str | None]] = {}
+        for a, how in self.again:
+            ns = namespaces.names(a.namespace if a.namespace is not None else a.logged_ns)
+            if how != "certain" or not ns:
+                continue
+            tid = a.task.task_id if a.task is not None else a.task_id
+            out.setdefault((ns, a.node, tid or ("attempt", id(a))), (ns, a.node, tid))
+        return list(out.values())
+
+    @property
     def task_count(self) -> int:
-        """Tasks that run again: every task due at the anchor, then the lost steps' tasks."""
-        return len(self.reruns) + len(self.lost)
+        """Tasks that run again: every task due at the anchor, the tasks inside its subgraphs
+        the log shows, then the lost steps' tasks."""
+        return len(self.reruns) + len(self.nested) + len(self.lost)
 
     @property
     def certain_lines(self) -> list[int]:
@@ -75,6 +90,8 @@ class TimeTravel:
     def sentence(self) -> str:
         nodes = ", ".join([f"`{t.node}`" for t in self.reruns] + [f"`{t.node}`" for t in self.lost])
         nodes = nodes or "nothing"
+        if self.nested:
+            nodes += " (inside: " + ", ".join(f"`{node}`" for _ns, node, _t in self.nested) + ")"
         where = (
             ""
             if self.target is self.anchor
@@ -118,6 +135,10 @@ class TimeTravel:
             "reruns": [
                 {"node": t.node, "task_id": t.task_id, "status_before": t.status}
                 for t in self.reruns
+            ]
+            + [
+                {"node": node, "task_id": tid, "status_before": f"inside a re-run task ({ns})"}
+                for ns, node, tid in self.nested
             ]
             + [
                 {

@@ -6,6 +6,10 @@
   writes orphaned, or its superstep's checkpoint never landed).
 - `restart`: the thread has no checkpoint; `invoke(None)` raises `EmptyInputError`, so
   only a restart from the input is possible and every effect happens again.
+
+An attempt of a later fresh input of which nothing was saved (`lost_input_attempts`, the
+durability model's rule) is `kept` in the sense a resume gives it: `invoke(None)` goes on
+from an earlier invocation's checkpoint and never runs it; its reason says the input is lost.
 """
 
 from __future__ import annotations
@@ -45,9 +49,25 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
     return out
 
 
+LOST_INPUT = (
+    "its invocation was a fresh input of which nothing was saved (not even its input "
+    "checkpoint): a resume goes on from an earlier invocation's checkpoint and never runs it; "
+    "sending that input again would"
+)
+
+
 def judge(
-    a: Attempt, thread: Thread, resumed: dict[str, Checkpoint], idx_lineage: dict[str, set[str]]
+    a: Attempt,
+    thread: Thread,
+    resumed: dict[str, Checkpoint],
+    idx_lineage: dict[str, set[str]],
+    lost: set[int] | frozenset[int] = frozenset(),
 ) -> None:
+    """Judge one aligned attempt; `lost` holds the id() of attempts whose invocation was lost
+    with its input (`durability.lost_input_attempts`), which a resume never runs."""
+    if id(a) in lost:
+        a.verdict, a.reason = "kept", LOST_INPUT
+        return
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":
         a.verdict, a.reason = (
             "kept",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from replaylens.analysis.again import again_of
 from replaylens.analysis.attempts import times
 from replaylens.analysis.durability import (
     DEFAULT_LATENCY,
@@ -132,12 +133,55 @@ def build_lesson(
         step = (cp.step if cp.step is not None else i - 1) + 1
         at = _kill_moment(runs, cp, after_cp, latency)
         outcomes = (
-            what_if_at(thread, attempts, latency, at, recording=recording) if at is not None else {}
+            what_if_at(thread, current_attempts(attempts, at), latency, at, recording=recording)
+            if at is not None
+            else {}
         )
         lessons.append(
-            StepLesson(step, cp, after_cp, runs, _modes(outcomes, runs, steps, chain, i))
+            StepLesson(
+                step, cp, after_cp, runs, _modes(outcomes, runs, steps, chain, i, bool(attempts))
+            )
         )
     return lessons
+
+
+def _step_of(a: Any) -> int | None:
+    """The superstep an attempt ran in: the log's, else the one after its aligned checkpoint."""
+    if a.step is not None:
+        return int(a.step)
+    cp = a.checkpoint
+    return None if cp is None or cp.step is None else cp.step + 1
+
+
+def _task_of(a: Any) -> str | None:
+    return a.task.task_id if a.task is not None else a.task_id
+
+
+def current_attempts(attempts: list[Any], at: float) -> list[Any]:
+    """The attempts a kill at `at` could repeat: without those a later process had already run
+    again by then as a new task (the same node, namespace and step, another task id: the
+    earlier run's checkpoint was lost). On a resumed thread that attempt is history the
+    resume re-did, not a second execution a kill in the resumed run would repeat (it made
+    Learn say `p3` happens again 2 times, once per process). A resume of the same task (the
+    same id) stays: the model counts the two attempts as one task, and needs the first."""
+    redone: set[int] = set()
+    groups: dict[tuple[str, str, int], list[Any]] = {}
+    for a in attempts:
+        step = _step_of(a)
+        if step is not None:
+            ns = a.logged_ns if a.logged_ns is not None else (a.namespace or "")
+            groups.setdefault((ns, a.node, step), []).append(a)
+    for group in groups.values():
+        for a in group:
+            mine = _task_of(a)
+            if mine is None:
+                continue  # which task it was is unknown: the model decides, as before
+            if any(
+                b.pid != a.pid and a.start_ts < b.start_ts <= at and _task_of(b) not in (None, mine)
+                for b in group
+            ):
+                redone.add(id(a))
+    return [a for a in attempts if id(a) not in redone]
 
 
 def _kill_moment(
@@ -164,8 +208,10 @@ def _modes(
     steps: list[list[TaskRun]],
     chain: list[Checkpoint],
     i: int,
+    logged: bool,
 ) -> dict[str, ModeLesson]:
-    """The model's outcome per mode (analysis.durability), in the lesson's words and fates."""
+    """The model's outcome per mode (analysis.durability), in the lesson's words and fates;
+    its counts are the `Again` of that outcome (`again.again_of`), as every view counts."""
     cp = chain[i]
     step = (cp.step if cp.step is not None else 0) + 1
     victim = _last_to_finish(runs)
@@ -189,7 +235,9 @@ def _modes(
             ),
             reruns=[f"{r['node']} (step {r['step']})" for r in o.reruns],
             reused=[f"{r.node} (step {step})" for r in done],
-            repeated_effects=[f"{k} ({times(v)})" for k, v in o.replayed_effects.items()],
+            repeated_effects=[
+                f"{k} ({times(v)})" for k, v in (again_of(o, logged).effects or {}).items()
+            ],
             restart=o.restart,
             sentence=o.sentence,
         )

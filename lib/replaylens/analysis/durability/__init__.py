@@ -95,7 +95,12 @@ from __future__ import annotations
 
 from replaylens.analysis.durability.evidence import uuid6_time
 from replaylens.analysis.durability.inference import Inference, infer_recorded_mode
-from replaylens.analysis.durability.outcomes import ModeOutcome, what_if, what_if_at
+from replaylens.analysis.durability.outcomes import (
+    ModeOutcome,
+    lost_input_attempts,
+    what_if,
+    what_if_at,
+)
 from replaylens.analysis.durability.rules import (
     DEFAULT_LATENCY,
     MODES,
@@ -132,6 +137,7 @@ __all__ = [
     "Recording",
     "infer_recorded_mode",
     "is_recorded",
+    "lost_input_attempts",
     "mode_sentence",
     "uuid6_time",
     "what_if",

@@ -109,7 +109,7 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     if "" not in resume:
         return list(ev.attempts)
     r = resume[""]
-    lost = _lost_inputs(ev, sched)
+    lost = lost_inputs(ev, sched.landed)
     # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
     # answered in a later invocation is finished once the answered attempt's writes landed.
     again = {
@@ -121,17 +121,34 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
 
 
-def _lost_inputs(ev: Evidence, sched: Schedule) -> set[int]:
+def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
     """Later fresh-input invocations of which nothing landed (not even the input checkpoint):
     the input is lost with them, so a resume (`invoke(None)`) goes on from what an earlier
-    invocation saved and never runs their tasks; sending that input again would."""
+    invocation saved and never runs their tasks; sending that input again would.
+
+    `landed` holds (namespace, invocation, step) of the checkpoints a mode kept: a
+    schedule's for a modelled mode, the database's own for the recorded resume."""
     out: set[int] = set()
     for inv in range(1, ev.invocations):
         if ev.kinds[inv] != "input":
             continue
-        if not any(k[1] == inv for k in sched.landed):
+        if not any(k[1] == inv for k in landed):
             out.add(inv)
     return out
+
+
+def lost_input_attempts(
+    thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording
+) -> set[int]:
+    """id() of the attempts (aligned, not yet judged) of invocations lost with their input in
+    the database as it stands: what the verdicts take from `lost_inputs`, so the recorded
+    resume and every modelled mode follow the one rule."""
+    ev = gather(thread, attempts, status, recording)
+    held = {(p.ns, p.inv, p.step) for p in ev.puts if p.checkpoint is not None}
+    lost = lost_inputs(ev, held)
+    if not lost:
+        return set()
+    return {id(a) for a in ev.attempts if ev.step_of[id(a)][1] in lost}
 
 
 def _runs_again(
@@ -291,6 +308,16 @@ def modelled(
         for p in ev.puts
         if (p.ns, p.inv, p.step) in sched.landed and p.checkpoint is not None
     ]
+    count = len(sched.landed)
+    if mode != "exit" and sched.crash is None:
+        # No moment of the kill is known: every checkpoint the database holds landed under a
+        # mode that writes them (`schedule`'s rule), also those no put carries. Without a
+        # log nothing splits the thread into invocations, so two runs of one subgraph share
+        # (namespace, step) and one put stands for both checkpoints.
+        carried = set(kept_ids)
+        missing = [c.checkpoint_id for c in ev.db_checkpoints if c.checkpoint_id not in carried]
+        kept_ids += missing
+        count += len(missing)
     resume_cp = None if restart else cps.get(("", step))
     assumed = list(ev.assumed)
     if mode != "exit" and latency > 0:
@@ -302,7 +329,7 @@ def modelled(
         ev,
         replayed,
         kept_ids,
-        len(sched.landed),
+        count,
         resume_cp,
         step,
         restart,
@@ -476,7 +503,7 @@ def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
 
     With a later fresh input on the thread the repeats are not ordered: a mode that lost
     that invocation whole lost its input with it, and a resume does not run its tasks
-    (`_lost_inputs`), while a mode that kept its input checkpoint runs them again. Only the
+    (`lost_inputs`), while a mode that kept its input checkpoint runs them again. Only the
     checkpoints kept are ordered then.
     """
     repeats_ordered = ev is None or "input" not in ev.kinds[1:]

@@ -77,6 +77,7 @@ from replaylens.dashboard.ui.widgets import (  # noqa: F401 - the pages' names
     link,
     md_quote,
     metric_row,
+    mode_answer,
     mode_picker,
     need_database,
     open_tab,

@@ -142,6 +142,18 @@ WHY_CAPTION = {
 }
 
 
+def mode_answer(plan: Any, mode: str, text: str) -> None:
+    """One mode's answer in the box its evidence earns (`again.outcome_tone`): a warning when
+    something happens again or may, a neutral box when a figure rests on no effects log
+    (with what each figure rests on), green only when the evidence shows nothing does."""
+    from replaylens.analysis.again import outcome_tone, rests_on
+
+    tone = outcome_tone(plan, mode)
+    if plan.again_under(mode).line_count is None:
+        text += "\n\n" + md("What the figures rest on: " + rests_on(plan, mode) + ".")
+    {"warning": st.warning, "info": st.info, "success": st.success}[tone](text)
+
+
 def verdict_block(plan: Any, thread_obj: Any) -> None:
     """The answer at the top of a per-thread page: the verdict, what stopped the thread with the
     code for the next move, and the "what happens again" table, all from the same plan."""

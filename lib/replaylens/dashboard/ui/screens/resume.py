@@ -114,8 +114,7 @@ if item is not None:
                 if outcome is None:
                     continue
                 under = plan.again_under(m)
-                alarming = under.line_count or under.task_count or outcome.restart
-                (st.warning if alarming else st.success)(md_ticks(outcome.sentence))
+                ui.mode_answer(plan, m, md_ticks(outcome.sentence))
                 if under.effects:
                     again = " · ".join(
                         f"{md_code(k)} {v} time{'s' if v != 1 else ''} again"

@@ -169,14 +169,12 @@ if item is not None:
             st.subheader("Superstep timeline" + (f" under {mode}" if mode else ", as recorded"))
             if outcome is not None and mode is not None:
                 under = plan.again_under(mode)
-                (
-                    st.warning
-                    if under.line_count or under.task_count or outcome.restart
-                    else st.success
-                )(
+                ui.mode_answer(
+                    plan,
+                    mode,
                     md_ticks(outcome.sentence)
                     + f" ({md(outcome_tag(plan, mode))}: {outcome.checkpoints_kept} checkpoint(s) kept, "
-                    f"{under.words()}.)"
+                    f"{under.words()}.)",
                 )
             data = build_timeline_data(thread, plan, mode)
             st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key="timeline")
