@@ -1,4 +1,5 @@
-"""The architecture's layers, checked on the source: only `dashboard/ui/` imports Streamlit."""
+"""The architecture's layers, checked on the source: only `dashboard/ui/` imports Streamlit,
+and no module imports another package's private `_module`."""
 
 from __future__ import annotations
 
@@ -32,3 +33,81 @@ def test_streamlit_is_imported_only_inside_dashboard_ui() -> None:
 def test_the_ui_layer_does_import_streamlit() -> None:
     """The check above reads real imports: the layer that draws must show up in it."""
     assert "streamlit" in _imported_roots(UI / "data.py")
+
+
+def _module_parts(path: Path) -> tuple[str, ...]:
+    """`lib/replaylens/sources/_sqlite.py` -> ("replaylens", "sources", "_sqlite")."""
+    parts = path.relative_to(LIB.parent).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _is_module(parts: tuple[str, ...]) -> bool:
+    base = LIB.parent.joinpath(*parts)
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _imported_modules(source: str, package: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """Every replaylens module a file's source imports (at module level or in a function),
+    relative imports resolved against `package`, and `from pkg import _mod` counted as the
+    module it names."""
+    found: set[tuple[str, ...]] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(tuple(alias.name.split(".")) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = base + tuple(node.module.split(".") if node.module else ())
+            found.add(module)
+            found.update(module + (a.name,) for a in node.names if _is_module(module + (a.name,)))
+    return {parts for parts in found if parts[:1] == ("replaylens",)}
+
+
+def _private_owner(module: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The package a private module belongs to (the parts before its first `_name`)."""
+    for i, part in enumerate(module):
+        if part.startswith("_") and not part.startswith("__"):
+            return module[:i]
+    return None
+
+
+def private_imports_from_outside(
+    source: str, importer: tuple[str, ...], package: bool
+) -> list[str]:
+    """The `_private` modules `importer` reaches into although it lives outside their package
+    (a package and its subpackages may use their own privates)."""
+    home = importer if package else importer[:-1]
+    bad = []
+    for module in sorted(_imported_modules(source, home)):
+        owner = _private_owner(module)
+        if owner is not None and importer[: len(owner)] != owner:
+            bad.append(".".join(module))
+    return bad
+
+
+def test_no_module_imports_another_packages_private_module() -> None:
+    """A `_module` is its package's business: others go through the package's `__init__` or a
+    public module, so the internals can change without a search across the tree."""
+    offenders = [
+        f"{'.'.join(_module_parts(path))} imports {target}"
+        for path in sorted(LIB.rglob("*.py"))
+        for target in private_imports_from_outside(
+            path.read_text(encoding="utf-8"), _module_parts(path), path.name == "__init__.py"
+        )
+    ]
+    assert offenders == []
+
+
+def test_the_private_import_check_sees_both_forms_and_allows_a_package_its_own() -> None:
+    """The check above must be able to fail: a reach into `sources._skeleton` from `analysis`,
+    written absolute or relative, is caught; `sources._sqlite` using it is not."""
+    reach = "from replaylens.sources._skeleton import channel_sizes\n"
+    relative = "from ..sources import _skeleton\n"
+    assert private_imports_from_outside(reach, ("replaylens", "analysis", "storage"), False) == [
+        "replaylens.sources._skeleton"
+    ]
+    assert private_imports_from_outside(relative, ("replaylens", "analysis", "storage"), False) == [
+        "replaylens.sources._skeleton"
+    ]
+    assert private_imports_from_outside(reach, ("replaylens", "sources", "_sqlite"), False) == []
+    own = "from replaylens.killtest import _child\n"
+    assert private_imports_from_outside(own, ("replaylens", "killtest"), True) == []

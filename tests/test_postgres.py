@@ -500,8 +500,7 @@ def test_incident_over_postgres_equals_its_sqlite_twin(pair: Pair) -> None:
         # their threads ran, and a rerun found in the log is listed in log order: compare the
         # tasks that run again, not the order the two recordings happened to give them.
         return [
-            (t.thread_id, t.status, t.times_again, sorted(t.reruns), t.route)
-            for t in inc.threads
+            (t.thread_id, t.status, t.times_again, sorted(t.reruns), t.route) for t in inc.threads
         ]
 
     assert view(pg) == view(lite) and len(pg.threads) == len(pair.threads)
