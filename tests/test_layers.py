@@ -1,12 +1,13 @@
 """The architecture's layers, checked on the source: only `dashboard/ui/` imports Streamlit,
-and no module imports another package's private `_module`."""
+no module imports another package's private `_module`, and no test module imports another."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-LIB = Path(__file__).resolve().parents[1] / "lib" / "replaylens"
+TESTS = Path(__file__).resolve().parent
+LIB = TESTS.parent / "lib" / "replaylens"
 UI = LIB / "dashboard" / "ui"
 
 
@@ -111,3 +112,33 @@ def test_the_private_import_check_sees_both_forms_and_allows_a_package_its_own()
     assert private_imports_from_outside(reach, ("replaylens", "sources", "_sqlite"), False) == []
     own = "from replaylens.killtest import _child\n"
     assert private_imports_from_outside(own, ("replaylens", "killtest"), True) == []
+
+
+def imported_test_modules(source: str) -> list[str]:
+    """The `test_*` modules a file's source imports (a shared helper belongs in a helper
+    module such as tests/corpus.py, so that each test file stands alone)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return sorted(n for n in names if n.split(".")[-1].startswith("test_"))
+
+
+def test_no_test_module_imports_another() -> None:
+    """Importing a test module runs its module-level set-up and ties the two files' fates
+    together: a helper two test files share lives in a module that is not a test."""
+    offenders = [
+        f"{path.name} imports {name}"
+        for path in sorted(TESTS.rglob("test_*.py"))
+        for name in imported_test_modules(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_the_test_import_check_sees_both_forms() -> None:
+    """The check above must be able to fail: both import forms are seen, helpers are allowed."""
+    assert imported_test_modules("from test_reader import private_copy\n") == ["test_reader"]
+    assert imported_test_modules("def f():\n    import tests.test_pages\n") == ["tests.test_pages"]
+    assert imported_test_modules("from corpus import replay_json\n") == []
