@@ -13,8 +13,10 @@ interpreter start-up (importing LangGraph, about 1.5 s of CPU) dominates the bui
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import sqlite3
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -444,6 +446,25 @@ def build_corpus(root: Path, *, workers: int = WORKERS) -> Corpus:
     corpus.root = root
     corpus.build_seconds = time.monotonic() - started
     return corpus
+
+
+def replay_process(entry: CorpusEntry, *args: str) -> subprocess.CompletedProcess[str]:
+    """`replaylens replay DB --thread T [args …]` on the entry's first thread, as a separate
+    process, the way scripts call it."""
+    command = [sys.executable, "-m", "replaylens.cli", "replay", str(entry.db)]
+    return subprocess.run(
+        [*command, "--thread", entry.thread_ids[0], *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def replay_json(entry: CorpusEntry, *extra: str) -> dict:
+    """`replaylens replay --effects LOG --json [extra …]`, its JSON read back."""
+    proc = replay_process(entry, "--effects", str(entry.effects_log), "--json", *extra)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
 
 if __name__ == "__main__":  # build into a folder to look at: python tests/corpus.py DIR

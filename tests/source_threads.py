@@ -91,3 +91,14 @@ def postgres_threads(
         mp.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
         saver.setup()
         yield dsn, saver, write_threads(saver, mp), mp
+
+
+def expected_status(task: Any) -> str:
+    """LangGraph's PregelTask, read the way _task_status.py defines it."""
+    if task.error is not None:
+        return "failed"
+    if task.result is not None:
+        return "finished"
+    if task.interrupts:
+        return "interrupted"
+    return "pending"

@@ -311,7 +311,7 @@ def _assert_parents_listed(answer: Any, where: Any) -> None:
 
 def test_the_runs_page_predicts_what_the_thread_page_says() -> None:
     """The Kill-test runs page's "(predicted)" columns are the Thread page's numbers for the
-    run's own mode; its "lines repeated" is the measured count in the same unit (log lines),
+    run's own mode; its "effect lines again" is the measured count in the same unit (log lines),
     so a resume that failed with EmptyInputError (exit) repeats every line, never 0."""
     from replaylens.dashboard import catalog
     from replaylens.dashboard.campaigns import runs_frame
@@ -340,7 +340,7 @@ def test_the_runs_page_predicts_what_the_thread_page_says() -> None:
     )
     assert measured == predicted
     exit_runs = runs[runs["mode"] == "exit"]
-    assert (exit_runs["lines repeated"] == exit_runs["effect lines at kill"]).all()
+    assert (exit_runs["effect lines again"] == exit_runs["effect lines at kill"]).all()
     assert (exit_runs["lines repeated"] > 0).all()
     assert checked >= 4
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_server import PgServer
+from pg_server import PgServer, database_fingerprint
 from source_threads import ORPHAN_THREAD, postgres_threads
-from test_postgres import database_fingerprint
 
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.bundle import PG_BUNDLE_KEYS, make_bundle, open_bundle, pg_bundle_order

@@ -242,10 +242,18 @@ def test_campaign_runs_are_measured_and_summarised(demo: Path) -> None:
     assert len(runs) == 6
     exit_runs = runs[runs["mode"] == "exit"]
     assert (exit_runs["checkpoints kept"] == 0).all() and not exit_runs["resumed"].any()
-    # A resume that failed with EmptyInputError needs a restart, which repeats every line at the
-    # kill: never the 0 the failed resume wrote (the Thread page counts them the same way).
-    assert (exit_runs["lines repeated"] == exit_runs["effect lines at kill"]).all()
+    # A resume that failed with EmptyInputError needs a restart, which begins every effect at the
+    # kill again (never the 0 the failed resume wrote) and re-runs every line of the Thread page.
+    starts = [
+        sum(
+            line.phase == "start"
+            for line in read_effects(r.effects_at_kill).for_thread(r.thread_id)
+        )
+        for r in camp.runs
+    ]
+    assert (exit_runs["lines repeated"] == [starts[i] for i in exit_runs.index]).all()
     assert (exit_runs["lines repeated"] > 0).all()
+    assert (exit_runs["effect lines again"] == exit_runs["effect lines at kill"]).all()
     sync_runs = runs[runs["mode"] == "sync"]
     assert (sync_runs["lines repeated"] >= 1).all()  # c's second start
     summary = summary_frame(runs)

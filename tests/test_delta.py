@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
+from evidence_files import private_copy
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
-from test_reader import private_copy
 from typing_extensions import TypedDict
 
 from replaylens.analysis.delta import delta_channels, state_values

@@ -8,15 +8,12 @@ recording; a thread that returned, raised or paused was not killed.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_verdicts import replay_json
 
-from corpus import Corpus, CorpusEntry
+from corpus import Corpus, CorpusEntry, replay_json, replay_process
 from replaylens.analysis.durability import MODES, Recording, infer_recorded_mode
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.resume import plan_resume
@@ -162,23 +159,7 @@ def test_async_recording_predicts_sync_keeps_more_on_a_slow_store(corpus: Corpus
 def test_cli_rejects_bad_latency(corpus: Corpus) -> None:
     entry = corpus.get("linear-sync-killed")
     for bad in ("-1", "soon", "nan"):
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "replaylens.cli",
-                "replay",
-                str(entry.db),
-                "--thread",
-                entry.thread_ids[0],
-                "--latency",
-                bad,
-                "--json",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        proc = replay_process(entry, "--latency", bad, "--json")
         assert proc.returncode == 2 and "latency" in proc.stderr, (bad, proc.stderr)
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from evidence_files import fingerprint, make_db
 from streamlit.testing.v1 import AppTest
-from test_readonly import fingerprint, make_db
 
 from replaylens.cli import main
 from replaylens.dashboard import APP

@@ -1,11 +1,13 @@
-"""The architecture's layers, checked on the source: only `dashboard/ui/` imports Streamlit."""
+"""The architecture's layers, checked on the source: only `dashboard/ui/` imports Streamlit,
+no module imports another package's private `_module`, and no test module imports another."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-LIB = Path(__file__).resolve().parents[1] / "lib" / "replaylens"
+TESTS = Path(__file__).resolve().parent
+LIB = TESTS.parent / "lib" / "replaylens"
 UI = LIB / "dashboard" / "ui"
 
 
@@ -32,3 +34,111 @@ def test_streamlit_is_imported_only_inside_dashboard_ui() -> None:
 def test_the_ui_layer_does_import_streamlit() -> None:
     """The check above reads real imports: the layer that draws must show up in it."""
     assert "streamlit" in _imported_roots(UI / "data.py")
+
+
+def _module_parts(path: Path) -> tuple[str, ...]:
+    """`lib/replaylens/sources/_sqlite.py` -> ("replaylens", "sources", "_sqlite")."""
+    parts = path.relative_to(LIB.parent).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _is_module(parts: tuple[str, ...]) -> bool:
+    base = LIB.parent.joinpath(*parts)
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _imported_modules(source: str, package: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """Every replaylens module a file's source imports (at module level or in a function),
+    relative imports resolved against `package`, and `from pkg import _mod` counted as the
+    module it names."""
+    found: set[tuple[str, ...]] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(tuple(alias.name.split(".")) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = base + tuple(node.module.split(".") if node.module else ())
+            found.add(module)
+            found.update(module + (a.name,) for a in node.names if _is_module(module + (a.name,)))
+    return {parts for parts in found if parts[:1] == ("replaylens",)}
+
+
+def _private_owner(module: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The package a private module belongs to (the parts before its first `_name`)."""
+    for i, part in enumerate(module):
+        if part.startswith("_") and not part.startswith("__"):
+            return module[:i]
+    return None
+
+
+def private_imports_from_outside(
+    source: str, importer: tuple[str, ...], package: bool
+) -> list[str]:
+    """The `_private` modules `importer` reaches into although it lives outside their package
+    (a package and its subpackages may use their own privates)."""
+    home = importer if package else importer[:-1]
+    bad = []
+    for module in sorted(_imported_modules(source, home)):
+        owner = _private_owner(module)
+        if owner is not None and importer[: len(owner)] != owner:
+            bad.append(".".join(module))
+    return bad
+
+
+def test_no_module_imports_another_packages_private_module() -> None:
+    """A `_module` is its package's business: others go through the package's `__init__` or a
+    public module, so the internals can change without a search across the tree."""
+    offenders = [
+        f"{'.'.join(_module_parts(path))} imports {target}"
+        for path in sorted(LIB.rglob("*.py"))
+        for target in private_imports_from_outside(
+            path.read_text(encoding="utf-8"), _module_parts(path), path.name == "__init__.py"
+        )
+    ]
+    assert offenders == []
+
+
+def test_the_private_import_check_sees_both_forms_and_allows_a_package_its_own() -> None:
+    """The check above must be able to fail: a reach into `sources._skeleton` from `analysis`,
+    written absolute or relative, is caught; `sources._sqlite` using it is not."""
+    reach = "from replaylens.sources._skeleton import channel_sizes\n"
+    relative = "from ..sources import _skeleton\n"
+    assert private_imports_from_outside(reach, ("replaylens", "analysis", "storage"), False) == [
+        "replaylens.sources._skeleton"
+    ]
+    assert private_imports_from_outside(relative, ("replaylens", "analysis", "storage"), False) == [
+        "replaylens.sources._skeleton"
+    ]
+    assert private_imports_from_outside(reach, ("replaylens", "sources", "_sqlite"), False) == []
+    own = "from replaylens.killtest import _child\n"
+    assert private_imports_from_outside(own, ("replaylens", "killtest"), True) == []
+
+
+def imported_test_modules(source: str) -> list[str]:
+    """The `test_*` modules a file's source imports (a shared helper belongs in a helper
+    module such as tests/corpus.py, so that each test file stands alone)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return sorted(n for n in names if n.split(".")[-1].startswith("test_"))
+
+
+def test_no_test_module_imports_another() -> None:
+    """Importing a test module runs its module-level set-up and ties the two files' fates
+    together: a helper two test files share lives in a module that is not a test."""
+    offenders = [
+        f"{path.name} imports {name}"
+        for path in sorted(TESTS.rglob("test_*.py"))
+        for name in imported_test_modules(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_the_test_import_check_sees_both_forms() -> None:
+    """The check above must be able to fail: both import forms are seen, helpers are allowed."""
+    assert imported_test_modules("from test_reader import private_copy\n") == ["test_reader"]
+    assert imported_test_modules("def f():\n    import tests.test_pages\n") == ["tests.test_pages"]
+    assert imported_test_modules("from corpus import replay_json\n") == []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_pages import open_page, texts
 from streamlit.testing.v1 import AppTest
-from test_pages import open_page, texts
 
 from replaylens.dashboard import APP
 

@@ -26,7 +26,7 @@ import psycopg
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
-from pg_server import PgServer, _free_port
+from pg_server import PgServer, _free_port, database_fingerprint
 from source_threads import GRAPHS, compile_graph, run_sync, write_threads
 
 from replaylens.analysis.resume import plan_resume
@@ -227,24 +227,6 @@ def test_a_dropped_connection_is_reopened(pair: Pair) -> None:
 
 
 # --------------------------------------------------------------------------- read-only
-def database_fingerprint(dsn: str) -> dict[str, Any]:
-    """Tables, row counts and the newest row version (xmin) of every table in the database."""
-    out: dict[str, Any] = {}
-    with psycopg.connect(dsn) as conn:
-        tables = [
-            r[0]
-            for r in conn.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') "
-                "ORDER BY tablename"
-            )
-        ]
-        for table in tables:
-            out[table] = conn.execute(
-                f'SELECT COUNT(*), MAX(xmin::text::bigint) FROM "{table}"'
-            ).fetchone()
-    return out
-
-
 def test_replaylens_never_writes(pair: Pair) -> None:
     before = database_fingerprint(pair.dsn)
     source = open_source(pair.dsn)

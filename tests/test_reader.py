@@ -8,7 +8,6 @@ same checkpoint. LangGraph reads a private copy: its saver runs `setup()`, which
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,23 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from evidence_files import private_copy
 from langgraph.checkpoint.sqlite import SqliteSaver
+from source_threads import expected_status
 
 from corpus import Corpus, CorpusEntry
 from replaylens.analysis.status import load_thread, summarize_threads, thread_status
 from replaylens.examples.graphs import ALL
 from replaylens.killtest._child import build_graph
 from replaylens.sources import open_source
-
-
-def private_copy(db: Path, copy: Path) -> Path:
-    """`db` with its -wal, -shm and -journal copied to `copy` (stale files there removed),
-    for code that writes when it opens a file: LangGraph's saver, or SQLite itself."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{copy}{suffix}").unlink(missing_ok=True)
-        if Path(f"{db}{suffix}").exists():
-            shutil.copy2(f"{db}{suffix}", f"{copy}{suffix}")
-    return copy
 
 
 @contextmanager
@@ -44,17 +35,6 @@ def langgraph_on_copy(entry: CorpusEntry, tmp_path: Path) -> Iterator[Any]:
         yield build_graph(ALL[entry.graph], saver)
     finally:
         conn.close()
-
-
-def expected_status(task: Any) -> str:
-    """LangGraph's PregelTask, read the way _task_status.py defines it."""
-    if task.error is not None:
-        return "failed"
-    if task.result is not None:
-        return "finished"
-    if task.interrupts:
-        return "interrupted"
-    return "pending"
 
 
 def comparable_entries(corpus: Corpus) -> list[CorpusEntry]:

@@ -7,76 +7,22 @@ appears).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from evidence_files import SIDE, fingerprint, make_db
 
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.sources import open_source
 
 REPO = Path(__file__).resolve().parents[1]
-SIDE = ("", "-wal", "-shm", "-journal")
-
-
-def fingerprint(db: Path) -> dict[str, tuple[str, int, int]]:
-    out = {}
-    for suffix in SIDE:
-        p = Path(f"{db}{suffix}")
-        if p.exists():
-            st = p.stat()
-            out[suffix or "db"] = (
-                hashlib.sha256(p.read_bytes()).hexdigest(),
-                st.st_size,
-                st.st_mtime_ns,
-            )
-    return out
-
-
-def run_python(
-    code: str, env: dict[str, str] | None = None, check: bool = True
-) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'lib'}", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=check,
-    )
-
-
-WRITE_AND_KILL = """
-    import os, sqlite3, signal
-    from langgraph.checkpoint.sqlite import SqliteSaver
-    from replaylens.examples.graphs import linear
-    conn = sqlite3.connect({db!r}, check_same_thread=False)
-    graph = linear().compile(checkpointer=SqliteSaver(conn))
-    for i in range({threads}):
-        graph.invoke({{"visited": []}}, {{"configurable": {{"thread_id": f"t{{i}}"}}}}, durability="sync")
-    {tail}
-"""
-
-
-def make_db(tmp_path: Path, *, kill: bool, threads: int = 2) -> Path:
-    db = tmp_path / "evidence.db"
-    tail = "os.kill(os.getpid(), signal.SIGKILL)" if kill else "conn.close()"
-    proc = run_python(
-        WRITE_AND_KILL.format(db=str(db), threads=threads, tail=tail),
-        env={"REPLAYLENS_EFFECTS_LOG": str(tmp_path / "effects.jsonl")},
-        check=False,
-    )
-    assert proc.returncode == (-9 if kill else 0), proc.stderr
-    return db
 
 
 def read_everything(db: Path) -> tuple[int, list[str]]:

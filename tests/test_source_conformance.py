@@ -19,8 +19,14 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
-from source_threads import GRAPHS, ORPHAN_CHECKPOINT, ORPHAN_THREAD, compile_graph, write_threads
-from test_reader import expected_status
+from source_threads import (
+    GRAPHS,
+    ORPHAN_CHECKPOINT,
+    ORPHAN_THREAD,
+    compile_graph,
+    expected_status,
+    write_threads,
+)
 
 from replaylens.analysis.status import load_thread, summarize_threads
 from replaylens.decode import to_jsonable
@@ -67,7 +73,7 @@ def _postgres_backend(
     stack: ExitStack, request: pytest.FixtureRequest, mp: pytest.MonkeyPatch
 ) -> Backend:
     from langgraph.checkpoint.postgres import PostgresSaver
-    from test_postgres import database_fingerprint
+    from pg_server import database_fingerprint
 
     cluster = request.getfixturevalue("pg_cluster")
     dsn = cluster.create_database("replaylens_conformance")

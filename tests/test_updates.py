@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
+from evidence_files import private_copy
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import StateUpdate
-from test_reader import expected_status, private_copy
+from source_threads import expected_status
 from typing_extensions import TypedDict
 
 from replaylens.analysis.status import load_thread

@@ -7,15 +7,12 @@ tells, line by line, which task (node, superstep) actually ran again.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from corpus import Corpus, CorpusEntry
+from corpus import Corpus, CorpusEntry, replay_json
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
 from replaylens.effects.parse import EffectsLog, read_effects, strip_optional
@@ -101,30 +98,6 @@ def test_verdicts_match_the_real_resume(corpus: Corpus, stripped: bool) -> None:
                 )
     assert not wrong, "\n".join(wrong)
     assert checked["replays"] > 0 and checked["kept"] > 0 and checked["restart"] > 0, checked
-
-
-def replay_json(entry: CorpusEntry, *extra: str) -> dict:
-    """`replaylens replay --json [extra …]` as a separate process, the way scripts call it."""
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "replaylens.cli",
-            "replay",
-            str(entry.db),
-            "--thread",
-            entry.thread_ids[0],
-            "--effects",
-            str(entry.effects_log),
-            "--json",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def test_replay_cli_contract(corpus: Corpus) -> None:

@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "open_source", "record_effect", "ReplaylensError"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from replaylens.effects._recorder import record_effect
+    from replaylens.effects.recorder import record_effect
     from replaylens.errors import ReplaylensError
     from replaylens.sources import open_source
 
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
     # Lazy exports: `from replaylens import record_effect` inside a node must not pull in
     # pandas or the reader, and the CLI must not pay for the recorder.
     if name == "record_effect":
-        from replaylens.effects._recorder import record_effect
+        from replaylens.effects.recorder import record_effect
 
         return record_effect
     if name == "open_source":

@@ -1102,7 +1102,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command is not None and command in sub.choices and command not in PLUGGED_COMMANDS:
         return parser
     from replaylens._serve import register_serve
-    from replaylens.killtest._cli import register_killtest
+    from replaylens.killtest import register_killtest
 
     register_killtest(sub)
 

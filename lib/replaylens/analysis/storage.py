@@ -270,8 +270,7 @@ def ns_path(checkpoint_ns: str) -> str:
 def _latest_channels(source: Any) -> tuple[list[tuple[str, int, bool]], int]:
     """Channel byte sizes of every thread's latest root checkpoint (values skipped, not built)."""
     from replaylens.decode import Placeholder, decrypt_if_needed
-    from replaylens.sources import CheckpointRecord
-    from replaylens.sources._skeleton import SkeletonError, _array_header, _skeleton_from_msgpack
+    from replaylens.sources import channel_sizes
 
     sizes: Counter[str] = Counter()
     is_list: dict[str, bool] = {}
@@ -289,15 +288,9 @@ def _latest_channels(source: Any) -> tuple[list[tuple[str, int, bool]], int]:
             plain = decrypt_if_needed(type_, bytes(blob), source.aes_key)
             if isinstance(plain, Placeholder) or plain[0] != "msgpack":
                 continue
-            offsets: dict[str, tuple[int, int]] = {}
-            try:
-                _skeleton_from_msgpack(plain[1], CheckpointRecord("", "", "", None, {}), offsets)
-            except SkeletonError:
-                continue
-            for name, (start, end) in offsets.items():
-                sizes[name] += end - start
-                if name not in is_list:
-                    is_list[name] = _array_header(plain[1], start) is not None
+            for name, (size, listed) in (channel_sizes(plain[1]) or {}).items():
+                sizes[name] += size
+                is_list.setdefault(name, listed)
     return [(n, b, is_list.get(n, False)) for n, b in sizes.most_common()], blob_bytes
 
 

@@ -2,10 +2,10 @@
 
 For each run the database as it stood at the kill and the effects log before and after
 the resume are read back, so the numbers are measured, not copied from the manifest:
-checkpoints kept at the kill, effect lines, and lines repeated (the log lines, at the kill,
-of the executions the resume ran again, as `replaylens.killtest.validate.measure` counts
-them: the Thread page's "log lines again" measured; a resume that needs a restart repeats
-them all). The summary table has the shape of the
+checkpoints kept at the kill, effect lines, lines repeated (the effects the resume began
+again, `replaylens.effects.repeats`, as the manifest counts them: a resume that needs a
+restart begins them all again), and the Thread page's "log lines again" measured
+(`replaylens.killtest.validate.measure`, the model's unit). The summary table has the shape of the
 "what durability modes lose" article: one row per graph, mode and latency, with the
 range over the runs, so a reader sees the spread rather than one lucky sample.
 """
@@ -34,18 +34,12 @@ prediction column is what the runs of the other modes, at the same latency, pred
 this run's mode (`analysis.durability`, the one model)."""
 
 
-def _repeated(run: CampaignRun) -> int | None:
-    """Start lines the resume wrote again, by the kill-test library's own count (the
-    manifest's `lines_repeated`), when no database is there to measure in the model's units."""
-    from replaylens.killtest.campaign import count_effects
+def _repeated(run: CampaignRun, at_kill: list[Any], after: list[Any]) -> int:
+    """The effects the resume (or the restart it needs) began again, read back from the logs
+    by the one count the manifest's `lines_repeated` uses."""
+    from replaylens.effects.repeats import count_repeats, needs_restart
 
-    if run.effects_at_kill is None or run.effects_after_resume is None:
-        return None
-    return int(
-        count_effects(run.effects_at_kill, run.effects_after_resume, run.thread_id)[
-            "lines_repeated"
-        ]
-    )
+    return count_repeats(at_kill, after, restart=needs_restart(run.resume_error))
 
 
 def _lines(path: Any, thread_id: str) -> list[Any] | None:
@@ -83,7 +77,7 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
         row["effect lines at kill"] = len(at_kill)
     if after is not None:
         row["effect lines after resume"] = len(after)
-        row["lines repeated"] = _repeated(run)
+        row["lines repeated"] = _repeated(run, at_kill or [], after)
     if run.db_at_kill is not None and run.db_at_kill.exists():
         source = open_source(run.db_at_kill)
         try:
@@ -132,10 +126,6 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
             }
         )
         row["tasks re-run"], row["effect lines again"] = got.reruns, got.lines
-        # The lines a resume repeated, in the Thread page's unit (log lines of the executions that
-        # ran again). A resume that failed with EmptyInputError needs a restart from the input,
-        # which repeats every line: never the 0 that a failed resume wrote (issue: exit looked safest).
-        row["lines repeated"] = got.lines
     return row
 
 

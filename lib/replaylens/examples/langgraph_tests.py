@@ -43,7 +43,7 @@ from langgraph.types import Command, RetryPolicy, Send, interrupt
 from typing_extensions import TypedDict
 
 from replaylens import record_effect, settings
-from replaylens.effects._recorder import ENV_LOG
+from replaylens.effects.recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP
 
 LogForm = Literal["recorder", "langgraph", "bare"]

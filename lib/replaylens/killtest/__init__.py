@@ -1,5 +1,7 @@
 """Run a graph in a child process and SIGKILL it mid-node: the crash evidence is real, not simulated."""
 
+from typing import Any
+
 # The durability modes a campaign can run, in LangGraph's names. Defined here, not in
 # `campaign`, so that `replaylens --help` does not import the campaign machinery.
 from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no campaign machinery
@@ -8,4 +10,12 @@ from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no 
 # one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker).
 from replaylens.killtest._child import build_graph  # noqa: E402,F401 - light: stdlib only
 
-__all__ = ["MODES", "build_graph"]
+__all__ = ["MODES", "build_graph", "register_killtest"]
+
+
+def register_killtest(sub: Any) -> None:
+    """Add the `killtest` subcommand to the `replaylens` subparsers (argparse, loaded on use:
+    the CLI's other commands never pay for the kill-test options)."""
+    from replaylens.killtest._cli import register_killtest as register
+
+    register(sub)

@@ -127,26 +127,21 @@ def parse_kill_at(value: str | None) -> tuple[str, int] | None:
 
 
 # --------------------------------------------------------------------------- evidence
-def _starts(lines: Sequence[Any]) -> list[tuple[str, int | None]]:
-    return [(e.node, e.step) for e in lines if e.phase == "start"]
-
-
-def count_effects(at_kill: Path, after: Path, thread_id: str) -> dict[str, int]:
-    """Effect lines before and after the resume, and the start lines the resume repeated.
-
-    A start line written after the kill whose (node, step) already had a start line
-    before it is a side effect begun twice: the number the whole experiment is about.
-    """
+def count_effects(
+    at_kill: Path, after: Path, thread_id: str, *, resume_error: str | None = None
+) -> dict[str, int]:
+    """Effect lines before and after the resume, and the effects the resume (or the restart
+    its `resume_error` calls for) began again (`replaylens.effects.repeats`: the number the
+    whole experiment is about)."""
     from replaylens.effects.parse import read_effects
+    from replaylens.effects.repeats import count_repeats, needs_restart
 
     before = read_effects(at_kill).for_thread(thread_id) if at_kill.exists() else []
     total = read_effects(after).for_thread(thread_id) if after.exists() else []
-    seen = set(_starts(before))
-    repeated = sum(1 for key in _starts(total[len(before) :]) if key in seen)
     return {
         "effect_lines_at_kill": len(before),
         "effect_lines_after_resume": len(total),
-        "lines_repeated": repeated,
+        "lines_repeated": count_repeats(before, total, restart=needs_restart(resume_error)),
     }
 
 
@@ -407,7 +402,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
         db_at_kill=str(rel / store.db_at_kill.name), db_after_resume=str(rel / store.db_after_resume.name),
         effects=str(rel / after_log.name), effects_at_kill=str(rel / kill_log.name),
         checkpoints_at_kill=checkpoints, writes_at_kill=writes,
-        **count_effects(kill_log, after_log, thread_id),
+        **count_effects(kill_log, after_log, thread_id, resume_error=resume.get("error")),
         killed=outcome.killed, kill_reason=outcome.kill_reason, resume=resume,
         backend=ctx.backend.kind, store=store.name,
         kill_at=None if plan.kill_at is None else f"{plan.kill_at[0]}:{plan.kill_at[1]}",

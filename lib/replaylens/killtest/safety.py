@@ -28,16 +28,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 from replaylens.effects.parse import EffectLine, read_effects
+from replaylens.effects.repeats import (
+    RepeatKey,
+    needs_restart,
+    repeat_key,
+    repeated_starts,
+    start_lines,
+    task_id,
+)
 from replaylens.killtest.manifest import Manifest, RunRecord, latency_label
 
 KeyVerdict = Literal["dedupes", "changes", "missing", "unproven"]
 NodeWord = Literal["safe to repeat", "repeats an effect", "not deterministic"]
 FailOn = Literal["repeat", "repeat-without-key"]
 FAIL_ON: tuple[FailOn, ...] = ("repeat", "repeat-without-key")
-
-RESTART_ERROR = "EmptyInputError"
-"""A resume that raised this found no checkpoint: only a restart from the input is possible,
-and a restart performs every effect the killed run had performed again."""
 
 _RUNTIME_KEYS = frozenset({"error", "span_id", "trace_id", "parent_span_id", "inferred"})
 """Keys of a start line that say how it was recorded, not what the effect sent."""
@@ -134,12 +138,10 @@ def node_of(kill_at: str) -> str:
     return node if node and nth.isdigit() else kill_at
 
 
-def _task_key(line: EffectLine) -> tuple[Any, ...]:
-    return (line.checkpoint_ns or "", line.node, line.step, line.effect)
-
-
-def _starts(lines: Iterable[EffectLine]) -> list[EffectLine]:
-    return [line for line in lines if line.phase == "start" and line.effect]
+def _named(lines: Iterable[EffectLine]) -> list[EffectLine]:
+    """The lines that name an effect: the verdicts are per effect, and a task's own start
+    line (callbacks, traces) names none."""
+    return [line for line in lines if line.effect]
 
 
 def _payload(line: EffectLine) -> dict[str, str]:
@@ -167,8 +169,8 @@ def _original(again: EffectLine, candidates: list[EffectLine]) -> tuple[EffectLi
     node, step and effect: the same task id pairs them for certain; else the attempt with the
     same payload and key (a deterministic task repeats itself); else, only when one attempt
     is left, that one (certain, and any difference in what it sent is evidence)."""
-    if again.task_id:
-        same = [c for c in candidates if c.task_id == again.task_id]
+    if (tid := task_id(again)) is not None:
+        same = [c for c in candidates if task_id(c) == tid]
         if same:
             return same[0], True
     alike = [
@@ -192,21 +194,19 @@ def run_repeats(rec: RunRecord) -> list[Repeat]:
     """The effects one run's resume performed again (a restart's, when no checkpoint existed:
     then every effect the killed run had begun happens again, its key not yet seen twice)."""
     before = _thread_lines(rec.effects_at_kill, rec.thread_id)
-    after = _thread_lines(rec.effects, rec.thread_id)[len(before) :]
-    restart = RESTART_ERROR in str((rec.resume or {}).get("error") or "")
-    by_task: dict[tuple[Any, ...], list[EffectLine]] = {}
-    for line in _starts(before):
-        by_task.setdefault(_task_key(line), []).append(line)
+    after = _thread_lines(rec.effects, rec.thread_id)
+    restart = needs_restart((rec.resume or {}).get("error"))
+    by_task: dict[RepeatKey, list[EffectLine]] = {}
+    for line in _named(start_lines(before)):
+        by_task.setdefault(repeat_key(line), []).append(line)
     pairs: list[tuple[list[EffectLine], bool]] = []
     if restart:
         pairs = [([line], True) for lines in by_task.values() for line in lines]
     else:
         chains: dict[int, list[EffectLine]] = {}
-        unpaired: dict[tuple[Any, ...], list[EffectLine]] = {}
-        for line in _starts(after):
-            key = _task_key(line)
-            if key not in by_task:
-                continue
+        unpaired: dict[RepeatKey, list[EffectLine]] = {}
+        for line in _named(repeated_starts(before, after)):
+            key = repeat_key(line)
             left = unpaired.setdefault(key, list(by_task[key]))
             first, certain = _original(line, left or by_task[key])
             if first is None:

@@ -35,6 +35,7 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
+from replaylens.effects.repeats import needs_restart, start_lines
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -173,11 +174,10 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     before = read_effects(entry["effects_at_kill"]).for_thread(tid)
     after = read_effects(entry["effects"]).for_thread(tid)[len(before) :]
     pre = group_attempts(before)
-    error = str((entry.get("resume") or {}).get("error") or "")
-    if "EmptyInputError" in error:
+    if needs_restart((entry.get("resume") or {}).get("error")):
         tasks = {(_task_of(a), a.task_id) for a in pre}
         return Measured(checkpoints, len(tasks), sum(len(a.lines) for a in pre)), None
-    again = [line for line in after if line.phase == "start"]
+    again = start_lines(after)
     rerun: set[RerunKey] = set()
     by_key: dict[tuple[str, str, int | None], list[Attempt]] = {}
     for a in pre:

@@ -16,6 +16,7 @@ from replaylens.sources._base import (
 
 __all__ = [
     "PG_SNAPSHOT_DDL",
+    "channel_sizes",
     "file_identity",
     "ChangeMarks",
     "ReopenSpec",
@@ -35,6 +36,14 @@ def __getattr__(name: str) -> object:
 
         return PG_SNAPSHOT_DDL
     raise AttributeError(name)
+
+
+def channel_sizes(msgpack_blob: bytes) -> dict[str, tuple[int, bool]] | None:
+    """Each channel's (encoded bytes, value is a list) in one plain msgpack checkpoint blob,
+    None when it cannot be walked: sizes without building the values."""
+    from replaylens.sources._skeleton import channel_sizes as _sizes
+
+    return _sizes(msgpack_blob)
 
 
 def file_identity(path: os.PathLike[str] | str) -> tuple[object, ...]:

@@ -281,3 +281,21 @@ def channel_values_from_blob(
             str(k): DecodeResult(v) for k, v in (result.value.get("channel_values") or {}).items()
         }
     return {"(unreadable)": result}
+
+
+def channel_sizes(msgpack_blob: bytes) -> dict[str, tuple[int, bool]] | None:
+    """Each channel's (encoded bytes, value is a list) in one plain msgpack checkpoint, None
+    when the blob cannot be walked.
+
+    The values are skipped, never built: the storage page sizes every thread's latest
+    checkpoint, and building a long message list only to measure it would cost its decode.
+    """
+    offsets: dict[str, tuple[int, int]] = {}
+    try:
+        _skeleton_from_msgpack(msgpack_blob, CheckpointRecord("", "", "", None, {}), offsets)
+    except SkeletonError:
+        return None
+    return {
+        name: (end - start, _array_header(msgpack_blob, start) is not None)
+        for name, (start, end) in offsets.items()
+    }
