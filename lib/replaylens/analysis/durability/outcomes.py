@@ -422,36 +422,37 @@ def _race(
     if queued:
         variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
     by_kill: set[tuple[int, int, int]] = set(seen)
+    by_cost: set[tuple[int, int, int]] = set(seen)
     for slack, cost in variants:
         sched = schedule(ev, mode, latency, recording, slack, cost)
         again = _reruns(ev, sched)
         fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
         seen.append(fig)
-        if cost == WRITE_COST:
-            by_kill.add(fig)
+        (by_kill if cost == WRITE_COST else by_cost).add(fig)
     if len(set(seen)) == 1:
         return {}
     spans = {
         key: [min(v[i] for v in seen), max(v[i] for v in seen)]
         for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
     }
-    queue_only = len(by_kill) == 1
+    if ev.kill_unsure > RACE:
+        why = "the kill moment is not known (only the log's last line bounds it)"
+    elif len(by_kill) > 1:
+        why = f"a write lands within {RACE * 1000:g} ms of the kill"
+    else:
+        why = ""
+    if len(by_cost) > 1:  # a write's cost along the queue moves a landing across the kill
+        queue = (
+            "checkpoint writes queue behind each other on this store (each waits for the "
+            "previous one), and how long each took beyond the latency "
+            f"({WRITE_COST_SPAN[0] * 1000:g}-{WRITE_COST_SPAN[1] * 1000:g} ms) adds up along "
+            "the queue, which the recording does not show"
+        )
+        why = f"{why}; {queue}" if why else queue
     return {
         **spans,
         "note": (
-            (
-                "the kill moment is not known (only the log's last line bounds it): "
-                if ev.kill_unsure > RACE
-                else (
-                    "checkpoint writes queue behind each other on this store (each waits for "
-                    "the previous one), and how long each took beyond the latency "
-                    f"({WRITE_COST_SPAN[0] * 1000:g}-{WRITE_COST_SPAN[1] * 1000:g} ms) adds up "
-                    "along the queue: the recording does not show it, so the race decides "
-                    if queue_only
-                    else f"a write lands within {RACE * 1000:g} ms of the kill: the race decides "
-                )
-            )
-            + "between "
+            f"{why}: the race decides between "
             f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept and "
             f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
         ),
