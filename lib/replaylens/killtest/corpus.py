@@ -228,7 +228,7 @@ def judge_campaign(
             _check_verdicts(e, given, truth, check)
             checks.append(check)
     rows: list[CorpusRow] = []
-    sig = {id(e): _progress(e) for e in killed}
+    sig = {id(e): run_progress(e) for e in killed}
     for lat in sorted({float(e["put_latency"]) for e in killed}):
         here = [e for e in killed if float(e["put_latency"]) == lat]
         for form in forms:
@@ -252,7 +252,7 @@ def judge_campaign(
     return rows, checks, cut
 
 
-def _progress(entry: dict[str, Any]) -> tuple[tuple[tuple[str, str], int], ...]:
+def run_progress(entry: dict[str, Any]) -> tuple[tuple[tuple[str, str], int], ...]:
     """How far a run got before its kill: how many lines of each (node, phase) its recorder
     log holds. A prediction is judged against runs of the target mode that got exactly as far
     (the what-if is about a crash at the same point of progress); on a loaded machine a kill

@@ -1,0 +1,81 @@
+"""Recorded real kills for the what-if's subgraph, slow-store and bare-log rules.
+
+Each campaign is a real run of a langgraph-tests corpus shape (`examples/langgraph_tests.py`)
+under two durability modes, SIGKILLed at the shape's kill point and resumed in a fresh
+process by `killtest.campaign.run_campaign`, then kept under `tests/whatif_kills/<name>/`
+(the manifest, the databases at the kill and after the resume, the effects logs). The tests
+(`test_durability_subgraphs.py`) judge the model against these recordings without killing
+anything, so a loaded machine cannot move a kill; `python scripts/make_whatif_kills.py`
+records them again (a recording is kept only when every precondition below holds).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent / "whatif_kills"
+UNIT = 0.4
+"""Seconds of one sleep unit: the corpus's own, so every kill lands at least 0.2 s from any
+other task's start or end."""
+
+
+@dataclass(frozen=True)
+class KillCampaign:
+    shape: str
+    kill: int  # 0: the shape's early kill point, 1: its late one
+    modes: tuple[str, ...]
+    latency: float
+
+
+CAMPAIGNS: dict[str, KillCampaign] = {
+    "parent_command-late-0s": KillCampaign("parent_command", 1, ("sync", "exit"), 0.0),
+    "subgraph_checkpoint_true-late-0s": KillCampaign(
+        "subgraph_checkpoint_true", 1, ("sync", "exit"), 0.0
+    ),
+    "parent_command-early-0.25s": KillCampaign("parent_command", 0, ("sync", "exit"), 0.25),
+    "long_chain-late-0.25s": KillCampaign("long_chain", 1, ("async", "exit"), 0.25),
+}
+
+
+def _absolute(manifest: dict[str, Any], folder: Path) -> dict[str, Any]:
+    for entry in manifest["runs"]:
+        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
+            entry[key] = str(folder / entry[key])
+    return manifest
+
+
+def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
+    """Run one campaign into `folder` (real kills, real resumes): mode -> its manifest run."""
+    from replaylens.examples.langgraph_tests import SHAPES
+    from replaylens.killtest.campaign import run_campaign
+    from replaylens.killtest.corpus import CorpusPoint
+
+    c = CAMPAIGNS[name]
+    point = CorpusPoint(SHAPES[c.shape], c.kill)
+    s = point.shape
+    run_campaign(
+        s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
+        kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
+        resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
+        then_inputs=s.then, kill_from_invocation=s.kill_from,
+    )  # fmt: skip
+    return runs_in(folder)
+
+
+def runs_in(folder: Path) -> dict[str, dict[str, Any]]:
+    manifest = _absolute(json.loads((folder / "manifest.json").read_text()), folder)
+    return {e["mode"]: e for e in manifest["runs"]}
+
+
+def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """A recorded campaign, copied out of the checkout first (the evidence stays as recorded):
+    mode -> its manifest run, paths absolute."""
+    folder = tmp_path / name
+    shutil.copytree(ROOT / name, folder)
+    runs = runs_in(folder)
+    assert set(runs) == set(CAMPAIGNS[name].modes) and all(r["killed"] for r in runs.values())
+    return runs
