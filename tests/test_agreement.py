@@ -123,6 +123,11 @@ def assert_views_agree(db: str, tid: str) -> None:
     for m in MODES:
         mine, cli = plan.again_under(m), doc["what_if"]["modes"][m]
         assert cli["checkpoints_kept"] == plan.what_if[m].checkpoints_kept, (where, m)
+        # The mode's task list is the one the views count (a subgraph's parent task included).
+        if mine.tasks is None:
+            assert cli["reruns"] is None, (where, m)
+        else:
+            assert [t["node"] for t in cli["reruns"]] == mine.task_names, (where, m)
         assert _counts(cli["again"]) == (mine.task_count, mine.executions, mine.line_count), (
             where,
             m,

@@ -273,17 +273,24 @@ class ResumePlan:
                     "kill_offset_seconds": self.recording.kill_offset,
                     "origin": self.recording.origin or None,
                 },
-                "modes": {
-                    m: {
-                        **o.to_json(),
-                        "outcome": outcome_tag(self, m),
-                        "as_recorded": o.as_recorded and self.recording.mode == m,
-                        "again": again_under(self, m).to_json(),
-                    }
-                    for m, o in self.what_if.items()
-                },  # fmt: skip
+                "modes": {m: self._mode_json(m, o) for m, o in self.what_if.items()},
             },
         }
+
+
+    def _mode_json(self, mode: str, o: ModeOutcome) -> dict[str, Any]:
+        """One mode's what-if. Its `reruns` is the one answer's task list (`again.tasks`,
+        which names a subgraph's parent task beside the tasks inside it; None when the model
+        cannot tell), so the block never lists other tasks than the views count."""
+        again = again_under(self, mode)
+        doc = {
+            **o.to_json(),
+            "outcome": outcome_tag(self, mode),
+            "as_recorded": o.as_recorded and self.recording.mode == mode,
+            "again": again.to_json(),
+        }
+        doc["reruns"] = doc["again"]["tasks"]
+        return doc
 
 
 def task_json(ns: str, t: Task) -> dict[str, Any]:
