@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -41,10 +40,10 @@ ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "lib"), str(ROOT / "tests"), str(ROOT)]
 
 import fixtures as fx  # noqa: E402
-from harness import Bench, child_env  # noqa: E402
+from harness import Bench, child_env, write_section  # noqa: E402
 
 PY = sys.executable
-SECTION = "## Scale against each backend's floor (issue 25)"
+SECTION = "## Scale against each backend's floor (`bench/floors.py`)"
 
 FIRST_SCREEN_SQL = {
     "sqlite": (
@@ -344,20 +343,6 @@ def section(results: dict[str, dict[str, Any]], cold_label: str, n: int) -> str:
     return "\n".join(head + [table(k, m, cold_label) + "\n" for k, m in results.items()])
 
 
-def write_results(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else ""
-    pattern = re.compile(re.escape(SECTION) + r".*?(?=\n## |\Z)", re.S)
-    if SECTION in old:
-        new = pattern.sub(lambda _m: text.rstrip() + "\n", old)
-    elif "\n## " in old:  # first, before the older runs' sections
-        at = old.index("\n## ")
-        new = old[:at] + "\n\n" + text.rstrip() + "\n" + old[at:]
-    else:
-        new = old.rstrip() + "\n\n" + text
-    path.write_text(new)
-
-
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, default=16_384)
@@ -388,7 +373,7 @@ def main() -> int:
     print(text)
     (fx.CACHE / "floors-latest.json").write_text(json.dumps(results, indent=1))
     if args.write:
-        write_results(text)
+        write_section(SECTION, text)
     return 0
 
 
