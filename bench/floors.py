@@ -144,15 +144,9 @@ def build_sqlite(n: int) -> Path:
 
 def build_postgres(dsn: str, n: int) -> None:
     import psycopg
-    from langgraph.checkpoint.postgres import PostgresSaver
 
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="floors-pg-") as work:
-        with PostgresSaver.from_conn_string(dsn) as saver:
-            saver.setup()
-            fx._record_templates(
-                Path(work) / "unused.db", Path(work) / "effects.jsonl", saver=saver
-            )
+    fx.record_postgres_templates(dsn)
     pairs = plan_ids(n)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE UNLOGGED TABLE plan (i serial, new_tid text, src_tid text)")
