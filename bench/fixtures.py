@@ -290,6 +290,17 @@ def build_big_thread(target: Path = BIG_DB) -> dict[str, Any]:
     return info
 
 
+def record_postgres_templates(dsn: str) -> None:
+    """The template threads written through a real PostgresSaver into the database at `dsn`
+    (its own `setup()` makes the schema): the rows the Postgres scale fixtures copy."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with tempfile.TemporaryDirectory(prefix="bench-pg-") as work:
+        with PostgresSaver.from_conn_string(dsn) as saver:
+            saver.setup()
+            _record_templates(Path(work) / "unused.db", Path(work) / "effects.jsonl", saver=saver)
+
+
 def _record_templates(db: Path, log: Path, saver: Any = None) -> None:
     """Run every template graph once, under the thread id 'tpl-<name>' (into `saver` if given,
     a PostgresSaver for instance, else a SqliteSaver on `db`)."""

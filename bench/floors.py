@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -41,10 +40,10 @@ ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "lib"), str(ROOT / "tests"), str(ROOT)]
 
 import fixtures as fx  # noqa: E402
-from harness import Bench, child_env  # noqa: E402
+from harness import Bench, child_env, write_section  # noqa: E402
 
 PY = sys.executable
-SECTION = "## Scale against each backend's floor (issue 25)"
+SECTION = "## Scale against each backend's floor (`bench/floors.py`)"
 
 FIRST_SCREEN_SQL = {
     "sqlite": (
@@ -145,15 +144,9 @@ def build_sqlite(n: int) -> Path:
 
 def build_postgres(dsn: str, n: int) -> None:
     import psycopg
-    from langgraph.checkpoint.postgres import PostgresSaver
 
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="floors-pg-") as work:
-        with PostgresSaver.from_conn_string(dsn) as saver:
-            saver.setup()
-            fx._record_templates(
-                Path(work) / "unused.db", Path(work) / "effects.jsonl", saver=saver
-            )
+    fx.record_postgres_templates(dsn)
     pairs = plan_ids(n)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE UNLOGGED TABLE plan (i serial, new_tid text, src_tid text)")
@@ -344,20 +337,6 @@ def section(results: dict[str, dict[str, Any]], cold_label: str, n: int) -> str:
     return "\n".join(head + [table(k, m, cold_label) + "\n" for k, m in results.items()])
 
 
-def write_results(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else ""
-    pattern = re.compile(re.escape(SECTION) + r".*?(?=\n## |\Z)", re.S)
-    if SECTION in old:
-        new = pattern.sub(lambda _m: text.rstrip() + "\n", old)
-    elif "\n## " in old:  # first, before the older runs' sections
-        at = old.index("\n## ")
-        new = old[:at] + "\n\n" + text.rstrip() + "\n" + old[at:]
-    else:
-        new = old.rstrip() + "\n\n" + text
-    path.write_text(new)
-
-
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, default=16_384)
@@ -388,7 +367,7 @@ def main() -> int:
     print(text)
     (fx.CACHE / "floors-latest.json").write_text(json.dumps(results, indent=1))
     if args.write:
-        write_results(text)
+        write_section(SECTION, text)
     return 0
 
 

@@ -31,10 +31,31 @@ PY = sys.executable
 REPLAYLENS = str(Path(PY).with_name("replaylens"))
 SCRATCH = fx.CACHE / "scratch"
 RESULTS = HERE / "RESULTS.md"
+RESULTS_INTRO = (
+    "# Benchmark results\n\n"
+    "One current table per benchmark, each rewritten by its script's latest run (with that run's\n"
+    "date, machine and versions). Earlier runs are in git: `git log -p bench/RESULTS.md`.\n"
+)
 STATUS_SAMPLE = 200
 LOAD_AT_START: list[str] = []
 EFFECTS_THREAD = "loop-failed-00000"  # a thread whose resume re-runs a failed task
 REPLAY_COUNTS_THREADS = 300  # what the Threads page plans at most (ui/loading.py)
+
+
+def write_section(heading: str, text: str) -> None:
+    """Put `text` (starting with the `## heading` line) in RESULTS.md in place of that
+    benchmark's previous section, leaving the other benchmarks' sections as they are: the
+    file holds each benchmark's latest run, and its history is in git."""
+    import re
+
+    old = RESULTS.read_text() if RESULTS.exists() else RESULTS_INTRO
+    body = text.rstrip() + "\n"
+    pattern = re.compile(re.escape(heading) + r".*?(?=\n## |\Z)", re.S)
+    if heading in old:
+        new = pattern.sub(lambda _m: body, old)
+    else:
+        new = old.rstrip() + "\n\n" + body
+    RESULTS.write_text(new)
 
 
 # ======================================================================================

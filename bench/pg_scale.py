@@ -14,7 +14,6 @@ LangGraph's route is `PostgresSaver.list(None)`; it is timed with `limit=` on th
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,15 +34,9 @@ def _server() -> Any:
 def build(dsn: str, copies: int = fx.SCALE_COPIES) -> dict[str, Any]:
     """Templates through a real PostgresSaver, then copied in SQL; returns sizes and time."""
     import psycopg
-    from langgraph.checkpoint.postgres import PostgresSaver
 
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bench-pg-") as work:
-        with PostgresSaver.from_conn_string(dsn) as saver:
-            saver.setup()
-            fx._record_templates(
-                Path(work) / "unused.db", Path(work) / "effects.jsonl", saver=saver
-            )
+    fx.record_postgres_templates(dsn)
     new_ids = [f"{tid}~{k}" for k in range(copies) for tid in fx.thread_ids()]
     src_ids = [f"tpl-{fx.template_of(tid)}" for _k in range(copies) for tid in fx.thread_ids()]
     with psycopg.connect(dsn, autocommit=True) as conn:

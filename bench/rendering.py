@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from harness import RESULTS, fx  # noqa: F401
+from harness import RESULTS, fx, write_section  # noqa: F401
 
 
 # -- formatting -----------------------------------------------------------------------
@@ -173,6 +173,9 @@ def _scale_fixtures(stamp: dict[str, Any]) -> list[str]:
     return out
 
 
+SECTION = "## Against LangGraph's own API (`bench/run.py`)"
+
+
 def write_results(
     table: str,
     info: dict[str, str],
@@ -184,7 +187,7 @@ def write_results(
     big, many = stamp["big"], stamp["many"]
     when = time.strftime("%Y-%m-%d %H:%M %Z")
     md = [
-        "# Benchmark results (issues 7 and 17)",
+        SECTION,
         "",
         f"Written by `.venv/bin/python bench/run.py` on {when}. replaylens rows: {args.repeat} runs, "
         f"LangGraph rows: {args.lg_repeat} runs; the first run of each is {cold} "
@@ -196,11 +199,11 @@ def write_results(
         + "the others warm (median shown). Ratios: warm median over warm median, cold ratio beside it; "
         "a ratio target must hold for both.",
         "",
-        "## Machine",
+        "### Machine and versions",
         "",
         *[f"- {k}: {v}" for k, v in info.items()],
         "",
-        "## Fixtures (bench/fixtures.py, cached in bench/.cache/)",
+        "### Fixtures (bench/fixtures.py, cached in bench/.cache/)",
         "",
         f"- 1 GB thread: {big['checkpoints']:,} checkpoints, {big['writes']:,} writes, "
         f"{big['bytes'] / 1e9:.2f} GB; one invoke of a real agent/tool loop ({big['tool_calls']:,} tool calls, "
@@ -213,7 +216,7 @@ def write_results(
         "lines replicated per thread id.",
         *_scale_fixtures(stamp),
         "",
-        "## Results",
+        "### Results",
         "",
         table,
         "Sanity checks (both sides read the same data):",
@@ -229,4 +232,4 @@ def write_results(
         "on the machine adds noise (see the load averages above); the warm medians are the steadier numbers.",
         "",
     ]
-    RESULTS.write_text("\n".join(md))
+    write_section(SECTION, "\n".join(md))

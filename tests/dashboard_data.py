@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # `examples` lives at the repo root
     sys.path.insert(0, str(REPO))
 
+from corpus import spared  # noqa: E402
 from replaylens.killtest._child import build_graph, make_saver  # noqa: E402
 from replaylens.killtest._runner import ChildSpec, child_env, run_child, scoped_environ, snapshot_db  # noqa: E402
 
@@ -141,7 +142,14 @@ def _prepare(
 
 def _kill(job: _Kill, spec: ChildSpec, env: dict[str, str], *, resume: bool) -> dict[str, Any]:
     """SIGKILL mid-node; optionally keep the evidence and resume on the original."""
-    outcome = run_child(spec, kill_at=(job.node, 1), kill_delay=job.delay, timeout=60, env=env)
+    outcome = run_child(
+        spec,
+        kill_at=(job.node, 1),
+        kill_delay=job.delay,
+        kill_after_writes_of=spared(job.graph, job.mode),
+        timeout=60,
+        env=env,
+    )
     lines_at_kill = _count_lines(job.log)
     info: dict[str, Any] = {"killed": outcome.killed, "effect_lines_at_kill": lines_at_kill}
     if not resume:

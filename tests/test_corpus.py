@@ -187,6 +187,27 @@ def test_fanout_kill_keeps_the_finished_siblings(corpus: Corpus, ro: Any) -> Non
         assert "~__pregel_pull, p3" not in paths, name
         assert killed.resume is not None
         assert [s.node for s in killed.resume.node_starts] == ["p3", "join"], name
+        assert killed.kill is not None and killed.kill.kill_reason is not None
+        assert "once p1, p2 had written" in killed.kill.kill_reason, name  # an event, not a delay
+
+
+def test_a_kill_held_for_writes_waits_for_them(tmp_path: Path, ro: Any) -> None:
+    """With no delay after p3's start, only the siblings' WRITES lines hold the kill back:
+    p1 and p2 have written when it lands, p3 (still asleep in its node) has not."""
+    from replaylens.examples.graphs import DEFAULT_INPUTS
+    from replaylens.killtest._runner import ChildSpec, child_env, run_child
+
+    db = tmp_path / "fanout.db"
+    spec = ChildSpec("replaylens.examples.graphs:fanout", db, "t", "sync", DEFAULT_INPUTS["fanout"])
+    env = child_env(tmp_path / "effects.jsonl", {"REPLAYLENS_EXAMPLE_SLEEP": "0.5"})
+    kill = run_child(
+        spec, kill_at=("p3", 1), kill_delay=0.0, kill_after_writes_of=("p1", "p2"), env=env
+    )
+    assert kill.killed and kill.returncode == -signal.SIGKILL, kill.kill_reason
+    assert kill.kill_reason is not None and "once p1, p2 had written" in kill.kill_reason
+    paths = {p for (p,) in ro(db).execute("SELECT task_path FROM writes")}
+    assert {"~__pregel_pull, p1", "~__pregel_pull, p2"} <= paths
+    assert "~__pregel_pull, p3" not in paths
 
 
 def test_subgraph_resume_reenters_at_s2(corpus: Corpus, ro: Any) -> None:

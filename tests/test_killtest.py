@@ -9,14 +9,12 @@ minute; the error cases check the one-sentence, exit-2 contract.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from killtest_runs import jsonl, run_killtest
 
 from replaylens.killtest.manifest import ManifestError, read_manifest
 from replaylens.killtest.summary import summarize
@@ -26,29 +24,12 @@ pytestmark = pytest.mark.slow  # real graphs killed in child processes
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _killtest(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "lib"), str(REPO)])
-    return subprocess.run(
-        [sys.executable, "-m", "replaylens.cli", "killtest", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 @pytest.fixture(scope="module")
 def campaign(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("killtest") / "campaign"
-    proc = _killtest(
+    proc = run_killtest(
         "replaylens.examples.graphs:linear",
         "--out",
         str(out),
@@ -80,8 +61,8 @@ def test_manifest_matches_the_files(
         for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
             assert not Path(run[key]).is_absolute()
         assert run["killed"] is True
-        at_kill = _lines(out / run["effects_at_kill"])
-        after = _lines(out / run["effects"])
+        at_kill = jsonl(out / run["effects_at_kill"])
+        after = jsonl(out / run["effects"])
         assert run["effect_lines_at_kill"] == len(at_kill)
         assert run["effect_lines_after_resume"] == len(after)
         assert after[: len(at_kill)] == at_kill  # the log only grows
@@ -174,7 +155,7 @@ def test_read_manifest_refuses_a_missing_or_bad_manifest(tmp_path: Path) -> None
 def test_errors_are_one_sentence_and_exit_2(
     tmp_path: Path, graph: str, kill_at: str, expected: str
 ) -> None:
-    proc = _killtest(graph, "--out", str(tmp_path / "out"), "--kill-at", kill_at, cwd=REPO)
+    proc = run_killtest(graph, "--out", str(tmp_path / "out"), "--kill-at", kill_at, cwd=REPO)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], proc.stderr

@@ -20,6 +20,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from killtest_runs import jsonl, run_killtest
 from pg_server import PgServer, _free_port
 
 from replaylens.killtest.manifest import load_manifest
@@ -31,23 +32,6 @@ REPO = Path(__file__).resolve().parents[1]
 LINEAR = "replaylens.examples.graphs:linear"
 QUIET = "replaylens.examples.graphs:quiet_linear"
 INPUT = '{"visited": []}'
-
-
-def _killtest(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "lib"), str(REPO)])
-    return subprocess.run(
-        [sys.executable, "-m", "replaylens.cli", "killtest", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=240,
-    )
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _repeated(at_kill: list[dict[str, Any]], after: list[dict[str, Any]]) -> int:
@@ -70,7 +54,7 @@ def _lite_ids(db: Path, thread_id: str) -> set[str]:
 
 
 def _check_effects(out: Path, run: dict[str, Any]) -> None:
-    at_kill, after = _lines(out / run["effects_at_kill"]), _lines(out / run["effects"])
+    at_kill, after = jsonl(out / run["effects_at_kill"]), jsonl(out / run["effects"])
     assert after[: len(at_kill)] == at_kill  # the log only grows
     assert run["effect_lines_at_kill"] == len(at_kill)
     assert run["effect_lines_after_resume"] == len(after)
@@ -88,7 +72,7 @@ def pg_campaign(
         conn.execute("CREATE TABLE public.checkpoints (thread_id text, note text)")
         conn.execute("INSERT INTO public.checkpoints VALUES ('their-thread', 'must not change')")
     out = tmp_path_factory.mktemp("kt-pg") / "campaign"
-    proc = _killtest(
+    proc = run_killtest(
         LINEAR,
         "--out",
         str(out),
@@ -137,7 +121,7 @@ def test_postgres_campaign_counts_what_the_server_holds(
             # the SQLite export the dashboard opens holds the same checkpoints
             assert _lite_ids(out / run["db_at_kill"], run["thread_id"]) == ids
             # the last put_writes acknowledged was b's (it routes to c), and its rows are on the server
-            acks = _lines(out / "runs" / Path(run["db_at_kill"]).parent.name / "acks.jsonl")
+            acks = jsonl(out / "runs" / Path(run["db_at_kill"]).parent.name / "acks.jsonl")
             last = [a for a in acks if a["kind"] == "writes"][-1]
             assert "branch:to:c" in last["channels"]
             (rows,) = conn.execute(f"SELECT count(*) FROM {frozen}.checkpoint_writes WHERE task_id = %s",
@@ -169,7 +153,7 @@ def test_keep_schemas_keeps_and_names_them(pg_campaign: tuple[Path, str, Any]) -
 def test_a_checkpointer_campaign_drops_its_schemas(pg_cluster: PgServer, tmp_path: Path) -> None:
     dsn = pg_cluster.create_database("killtest_drop")
     out = tmp_path / "campaign"
-    proc = _killtest(LINEAR, "--out", str(out), "--checkpointer", dsn, "--modes", "sync", "--kill-at", "b",
+    proc = run_killtest(LINEAR, "--out", str(out), "--checkpointer", dsn, "--modes", "sync", "--kill-at", "b",
                      "--sleep", "0.1", "--input", INPUT)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     raw = json.loads((out / "manifest.json").read_text())
@@ -234,7 +218,7 @@ def test_postgres_output_and_manifest_never_carry_the_password(
 # --------------------------------------------------------------------------- server crash
 def test_server_crash_reports_acknowledged_checkpoints_that_vanished(tmp_path: Path) -> None:
     out = tmp_path / "crash"
-    proc = _killtest(LINEAR, "--out", str(out), "--pg-ephemeral", "--server-crash", "--modes", "sync",
+    proc = run_killtest(LINEAR, "--out", str(out), "--pg-ephemeral", "--server-crash", "--modes", "sync",
                      "--kill-at", "c", "--kill-delay", "0.05", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     manifest = load_manifest(out)
@@ -242,7 +226,7 @@ def test_server_crash_reports_acknowledged_checkpoints_that_vanished(tmp_path: P
     assert sorted(r.synchronous_commit for r in manifest.runs) == ["off", "on"]
     for run in manifest.runs:
         assert run.server_crash and run.killed and run.resume_ok
-        acked = [a["checkpoint_id"] for a in _lines(Path(run.db_at_kill).parent / "acks.jsonl")
+        acked = [a["checkpoint_id"] for a in jsonl(Path(run.db_at_kill).parent / "acks.jsonl")
                  if a["kind"] == "checkpoint"]  # fmt: skip
         present = _lite_ids(Path(run.db_at_kill), run.thread_id)
         assert run.acked_checkpoints == len(acked) > 0
@@ -260,7 +244,7 @@ def test_server_crash_reports_acknowledged_checkpoints_that_vanished(tmp_path: P
 # --------------------------------------------------------------------------- no recorder, spread delays
 def test_callbacks_count_repeats_on_a_graph_without_recorder(tmp_path: Path) -> None:
     out = tmp_path / "quiet"
-    proc = _killtest(QUIET, "--out", str(out), "--modes", "sync", "--runs", "3", "--kill-at", "b",
+    proc = run_killtest(QUIET, "--out", str(out), "--modes", "sync", "--runs", "3", "--kill-at", "b",
                      "--kill-delay", "0.02..0.08", "--seed", "7", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     raw = json.loads((out / "manifest.json").read_text())
@@ -276,7 +260,7 @@ def test_callbacks_count_repeats_on_a_graph_without_recorder(tmp_path: Path) -> 
         assert (
             out / Path(run["effects"]).parent / "effects.jsonl"
         ).read_text() == ""  # no recorder lines
-        at_kill = _lines(out / run["effects_at_kill"])
+        at_kill = jsonl(out / run["effects_at_kill"])
         assert [(e["node"], e["phase"]) for e in at_kill] == [
             ("a", "start"),
             ("a", "end"),
@@ -292,7 +276,9 @@ def test_callbacks_count_repeats_on_a_graph_without_recorder(tmp_path: Path) -> 
 # --------------------------------------------------------------------------- errors
 def test_unreachable_server_is_one_sentence_without_the_password(tmp_path: Path) -> None:
     dsn = f"postgresql://someone:hunter2secret@127.0.0.1:{_free_port()}/nowhere"
-    proc = _killtest(LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", dsn, "--kill-at", "c")
+    proc = run_killtest(
+        LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", dsn, "--kill-at", "c"
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert (
@@ -308,7 +294,7 @@ def test_a_user_without_create_rights_is_one_sentence(pg_cluster: PgServer, tmp_
         conn.execute("DROP ROLE IF EXISTS kt_reader")
         conn.execute("CREATE ROLE kt_reader LOGIN PASSWORD 'readerpw9'")
     user_dsn = dsn.replace(f"postgres:{pg_cluster.password}@", "kt_reader:readerpw9@")
-    proc = _killtest(
+    proc = run_killtest(
         LINEAR, "--out", str(tmp_path / "o"), "--checkpointer", user_dsn, "--kill-at", "c"
     )
     assert proc.returncode == 2
@@ -322,7 +308,7 @@ def test_a_user_without_create_rights_is_one_sentence(pg_cluster: PgServer, tmp_
 def test_a_fault_point_never_reached_is_one_sentence_and_recorded(tmp_path: Path) -> None:
     out = tmp_path / "never"
     # Under exit no put_writes happens before the end, so "after-writes" cannot be reached.
-    proc = _killtest(LINEAR, "--out", str(out), "--modes", "exit", "--kill-at", "b", "--fault", "after-writes",
+    proc = run_killtest(LINEAR, "--out", str(out), "--modes", "exit", "--kill-at", "b", "--fault", "after-writes",
                      "--sleep", "0.05", "--input", INPUT)  # fmt: skip
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -333,7 +319,7 @@ def test_a_fault_point_never_reached_is_one_sentence_and_recorded(tmp_path: Path
     (run,) = json.loads((out / "manifest.json").read_text())["runs"]
     assert run["killed"] is False and run["fault_reached"] is False
     assert run["resume"]["skipped"] == "the fault point after-writes was never reached"
-    assert len(_lines(out / run["effects"])) == 8  # the whole graph ran: 4 nodes, start and end
+    assert len(jsonl(out / run["effects"])) == 8  # the whole graph ran: 4 nodes, start and end
 
 
 def test_crash_refuses_a_server_this_object_did_not_start(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The architecture's layers, checked on the source: only `dashboard/ui/` imports Streamlit,
-no module imports another package's private `_module`, and no test module imports another."""
+no module imports another package's private `_module`, the library's module-level imports
+form no cycle, and no test module imports another."""
 
 from __future__ import annotations
 
@@ -142,3 +143,47 @@ def test_the_test_import_check_sees_both_forms() -> None:
     assert imported_test_modules("from test_reader import private_copy\n") == ["test_reader"]
     assert imported_test_modules("def f():\n    import tests.test_pages\n") == ["tests.test_pages"]
     assert imported_test_modules("from corpus import replay_json\n") == []
+
+
+def _top_level_imports(path: Path) -> set[tuple[str, ...]]:
+    """The replaylens modules a file imports when it is itself imported: its module-level
+    statements, without the `if TYPE_CHECKING:` block (a function's import runs later)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    body = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    parts = _module_parts(path)
+    source = "\n".join(ast.unparse(node) for node in body)
+    return _imported_modules(source, parts if path.name == "__init__.py" else parts[:-1])
+
+
+def import_cycle(graph: dict[tuple[str, ...], set[tuple[str, ...]]]) -> list[str]:
+    """One cycle of the import graph as module names (first repeated last), or []."""
+    done: set[tuple[str, ...]] = set()
+
+    def visit(node: tuple[str, ...], path: list[tuple[str, ...]]) -> list[str]:
+        if node in path:
+            return [".".join(m) for m in path[path.index(node) :] + [node]]
+        if node in done:
+            return []
+        for nxt in sorted(graph.get(node, ())):
+            if found := visit(nxt, [*path, node]):
+                return found
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        if found := visit(start, []):
+            return found
+    return []
+
+
+def test_module_level_imports_form_no_cycle() -> None:
+    """A loop (tasks -> runtime -> tasks) only works while one side hides its import in a
+    function; the shared piece belongs in a lower module (`analysis.ids`), imported at the top."""
+    graph = {_module_parts(p): _top_level_imports(p) for p in LIB.rglob("*.py")}
+    assert import_cycle(graph) == []
+
+
+def test_the_cycle_check_finds_a_loop() -> None:
+    a, b, c = ("a",), ("b",), ("c",)
+    assert import_cycle({a: {b}, b: {c}, c: {a}}) == ["a", "b", "c", "a"]
+    assert import_cycle({a: {b}, b: {c}, c: set()}) == []

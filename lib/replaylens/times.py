@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 
 def iso_to_epoch(text: str | None) -> float | None:
@@ -129,3 +130,21 @@ def checkpoint_id_step(checkpoint_id: str | None, checkpoints: int) -> int | Non
     except ValueError:
         return None
     return -1 if seq == _CLOCK_SEQ_MASK else seq
+
+
+def parse_ts(value: Any) -> float | None:
+    """Epoch seconds (int/float, or a numeric string) or ISO-8601 (naive means UTC)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        try:
+            return float(value)
+        except OverflowError:  # an integer of hundreds of digits is no time
+            return None
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+        return iso_to_epoch(value)
+    return None

@@ -40,8 +40,7 @@ import warnings
 from typing import Any
 
 from replaylens import settings
-from replaylens.effects.durable import append_line, is_graph_interrupt, task_fields
-from replaylens.effects.parse import DESCRIBES
+from replaylens.effects.durable import DESCRIBES, append_line, is_graph_interrupt, task_fields
 from replaylens.effects.spanlog import end_record, start_record
 from replaylens.effects.traces import TRACING_SOURCE
 

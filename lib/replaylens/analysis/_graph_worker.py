@@ -76,22 +76,27 @@ def _serde() -> Any:
         return JsonPlusSerializer(pickle_fallback=False)
 
 
+class _RefusesWrites:
+    """The write half of a LangGraph saver, refused: mixed in before SqliteSaver or
+    PostgresSaver, so that `get_state` and friends read while nothing can write."""
+
+    def put(self, *args: Any, **kwargs: Any) -> Any:
+        raise WriteRefused("put refused: replaylens opens the database read-only")
+
+    def put_writes(self, *args: Any, **kwargs: Any) -> Any:
+        raise WriteRefused("put_writes refused: replaylens opens the database read-only")
+
+    def delete_thread(self, *args: Any, **kwargs: Any) -> Any:
+        raise WriteRefused("delete_thread refused: replaylens opens the database read-only")
+
+
 def read_only_saver(conn: Any) -> Any:
     """A SqliteSaver over `conn` that reads and refuses every write."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    class ReadOnlySqliteSaver(SqliteSaver):
+    class ReadOnlySqliteSaver(_RefusesWrites, SqliteSaver):
         def setup(self) -> None:  # the tables exist; never CREATE anything
             self.is_setup = True
-
-        def put(self, *args: Any, **kwargs: Any) -> Any:
-            raise WriteRefused("put refused: replaylens opens the database read-only")
-
-        def put_writes(self, *args: Any, **kwargs: Any) -> Any:
-            raise WriteRefused("put_writes refused: replaylens opens the database read-only")
-
-        def delete_thread(self, *args: Any, **kwargs: Any) -> Any:
-            raise WriteRefused("delete_thread refused: replaylens opens the database read-only")
 
     _old_schema_view(conn)
     saver = ReadOnlySqliteSaver(conn, serde=_serde())
@@ -106,18 +111,9 @@ def read_only_postgres_saver(dsn: str) -> tuple[Any, Any]:
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import dict_row
 
-    class ReadOnlyPostgresSaver(PostgresSaver):
+    class ReadOnlyPostgresSaver(_RefusesWrites, PostgresSaver):
         def setup(self) -> None:  # the tables exist; never CREATE or migrate anything
             return None
-
-        def put(self, *args: Any, **kwargs: Any) -> Any:
-            raise WriteRefused("put refused: replaylens opens the database read-only")
-
-        def put_writes(self, *args: Any, **kwargs: Any) -> Any:
-            raise WriteRefused("put_writes refused: replaylens opens the database read-only")
-
-        def delete_thread(self, *args: Any, **kwargs: Any) -> Any:
-            raise WriteRefused("delete_thread refused: replaylens opens the database read-only")
 
     conn = psycopg.connect(
         dsn,

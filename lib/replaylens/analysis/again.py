@@ -14,12 +14,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from replaylens.analysis.attempts import Attempt, effect_lines
+from replaylens.analysis.attempts import Attempt, effect_counts, effect_lines
+from replaylens.model import NULL_TASK_ID, Thread
 
 if TYPE_CHECKING:
     from replaylens.analysis.durability import Mode, ModeOutcome
     from replaylens.analysis.plan import ResumePlan
-    from replaylens.model import Thread
 
 Why = Literal[
     "re-run in the resume step", "step whose checkpoint was lost", "restart from the input"
@@ -248,7 +248,6 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     """Tasks a resume runs again: those due at the checkpoint it loads that have no saved
     output, those whose writes are orphaned (their step's checkpoint never landed), and those
     the effects log shows running again, each once."""
-    from replaylens.model import NULL_TASK_ID
 
     if plan.resume_checkpoint is None:
         return restart_tasks([a for a in plan.attempts if a.verdict in REPLAYING])
@@ -306,7 +305,6 @@ def restart_tasks(attempts: list[Attempt]) -> list[TaskAgain]:
 
 def what_happens_again(plan: ResumePlan) -> Again:
     """What a resume of the database as it stands performs again (the recorded mode's answer)."""
-    from replaylens.analysis.attempts import effect_counts
 
     replay = [a for a in plan.attempts if a.verdict in REPLAYING]
     logged = plan.effects_given and bool(plan.attempts)

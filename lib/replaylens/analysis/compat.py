@@ -20,7 +20,7 @@ tasks that finished before the crash are then not found and those tasks run agai
 
 from __future__ import annotations
 
-from replaylens.analysis.tasks import IdRule, is_legacy, legacy_target
+from replaylens.analysis.ids import IdRule, is_legacy, legacy_target
 from replaylens.model import Checkpoint, Generation
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import uuid
 
+from replaylens.analysis.ids import task_id
 from replaylens.model import CONTROL_CHANNELS, UPDATE_PATH, Checkpoint, StateUpdate, Task, Thread
 
 PUSH = "__pregel_push"
@@ -186,8 +187,6 @@ def call_id_matches(cp: Checkpoint, parent: Task, call: Task, name: str) -> bool
     (`<parent ns>|<name>`, the parent's ns being `<node>:<task id>`), the step, the name,
     PUSH, the parent's path and the call's index. A match is proof of the name.
     """
-    from replaylens.analysis.tasks import task_id
-
     parsed = call_path(call.path)
     if parsed is None or cp.step is None or not name:
         return False

@@ -10,7 +10,8 @@ This mirrors `langgraph.pregel._algo.prepare_next_tasks` for StateGraph graphs:
 - PUSH tasks: one per `Send` packet in `channel_values["__pregel_tasks"]`.
 - Task ids: xxh3-128 (checkpoint format v2+) or SHA-1 (v1) over the checkpoint id, the
   task namespace, the step, the node and the task path, printed as a UUID
-  (`_algo._xxhash_str`), so they equal the ids of the crashed run's writes.
+  (`_algo._xxhash_str`), so they equal the ids of the crashed run's writes
+  (`replaylens.analysis.ids`).
 
 Older generations (LangGraph 0.2 to 0.4, checkpoint `v` 1 to 3) differ, each point read in
 that release's `pregel/algo.py` and `graph/state.py` (see `replaylens.analysis.compat`):
@@ -28,96 +29,28 @@ listed under the task that made them and `update_state` writes as state updates
 
 from __future__ import annotations
 
-import binascii
 import copy
 from dataclasses import dataclass, field
-from hashlib import sha1
-from typing import Any, Literal
-
-from xxhash import xxh3_128_hexdigest
+from typing import Any
 
 from replaylens import namespaces
+from replaylens.analysis.compat import describe_generation
+from replaylens.analysis.ids import (
+    CURRENT_RULE,
+    ID_RULES,
+    PULL,
+    PUSH,
+    IdRule,
+    default_rule,
+    hash_id,
+    is_legacy,
+    legacy_target,
+    task_id,
+)
 from replaylens.analysis.runtime import arrange, call_path, name_updates
 from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, TaskKind, Thread
 
-PUSH = "__pregel_push"
-PULL = "__pregel_pull"
 START = "__start__"
-
-
-def _as_uuid(hexstr: str) -> str:
-    return f"{hexstr[:8]}-{hexstr[8:12]}-{hexstr[12:16]}-{hexstr[16:20]}-{hexstr[20:32]}"
-
-
-HashName = Literal["xxh3", "sha1"]
-TriggerRule = Literal["all", "fired"]
-
-
-@dataclass(frozen=True)
-class IdRule:
-    """How one LangGraph generation hashed task ids.
-
-    `hash`: xxh3-128 or SHA-1. `triggers`: a PULL task's id covers all the node's trigger
-    channels (0.3 on) or only those that fired at that step (0.2's `sorted(chan for chan
-    in proc.triggers if updated)`)."""
-
-    hash: HashName
-    triggers: TriggerRule
-
-    @property
-    def label(self) -> str:
-        which = (
-            "all of a node's triggers" if self.triggers == "all" else "only the triggers that fired"
-        )
-        return f"{'xxh3' if self.hash == 'xxh3' else 'SHA-1'} over {which}"
-
-
-CURRENT_RULE = IdRule("xxh3", "all")
-ID_RULES = (CURRENT_RULE, IdRule("sha1", "fired"), IdRule("xxh3", "fired"), IdRule("sha1", "all"))
-
-
-def default_rule(version: int | None) -> IdRule:
-    """The rule when the writes cannot tell: v1 was written by 0.2 only (SHA-1, fired
-    triggers); v2 by late 0.2 (the same) or early 0.3 (xxh3), so only writes decide it."""
-    if version is not None and version <= 2:
-        return IdRule("sha1", "fired")
-    return CURRENT_RULE
-
-
-def hash_id(hash_name: HashName, checkpoint_id: str, *parts: str) -> str:
-    """`_xxhash_str` or `_uuid5_str` of LangGraph's `pregel/algo.py`, printed as a UUID."""
-    namespace = binascii.unhexlify(checkpoint_id.replace("-", ""))
-    payload = b"".join(p.encode() for p in parts)
-    if hash_name == "xxh3":
-        return _as_uuid(xxh3_128_hexdigest(namespace + payload))
-    digest = sha1(namespace, usedforsecurity=False)
-    digest.update(payload)
-    return _as_uuid(digest.hexdigest())
-
-
-def task_id(version: int | None, checkpoint_id: str, *parts: str) -> str:
-    """Today's LangGraph's task id for one task of the step after `checkpoint_id`
-    (`task_id_func = _xxhash_str if checkpoint["v"] > 1 else _uuid5_str`)."""
-    return hash_id("xxh3" if version is not None and version > 1 else "sha1", checkpoint_id, *parts)
-
-
-def legacy_target(channel: str) -> str | None:
-    """The node a pre-v3 trigger channel names: `start:b` -> b, `branch:a:cond:b` -> b."""
-    if channel.startswith("start:"):
-        return channel[len("start:") :] or None
-    if (
-        channel.startswith("branch:")
-        and not channel.startswith("branch:to:")
-        and channel.count(":") == 3
-    ):
-        end = channel.rsplit(":", 1)[1]
-        return end or None  # `branch:a:cond::then` (a `then` barrier) names no node
-    return None
-
-
-def is_legacy(cp: Checkpoint) -> bool:
-    """Checkpoint formats before v3 name edge channels after their source node."""
-    return cp.record.v is not None and cp.record.v < 3
 
 
 def _barrier_names(channel: str) -> tuple[frozenset[str], str] | None:
@@ -704,8 +637,6 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     """Fill `Checkpoint.tasks` for every checkpoint of every namespace of `thread`, with
     the id rule that reproduces the thread's own writes, and note its generation.
     `hints`: edges other threads of the database prove (pre-v3 formats only)."""
-    from replaylens.analysis.compat import describe_generation
-
     pairs: list[tuple[Checkpoint, TriggerMap]] = []
     for ns in thread.namespaces.values():
         triggers = TriggerMap(ns, hints)

@@ -16,6 +16,10 @@ from typing import Any
 
 from replaylens.namespaces import own_namespace
 
+DESCRIBES = "describes"
+"""The extra key that says what a line describes: "task" for a task's own start and end
+lines (traces, callbacks), "tool" for a tool call; absent on `record_effect` lines."""
+
 
 def append_line(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     """Append one JSON line durably: one write, under flock, then fsync."""

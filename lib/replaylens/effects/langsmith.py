@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from replaylens.effects.parse import parse_ts
 from replaylens.effects.spans import Span, metadata_from
+from replaylens.times import parse_ts
 
 RUN_KEYS = frozenset({"run_type", "start_time", "trace_id", "parent_run_id", "dotted_order"})
 PARQUET_COLUMNS = (

@@ -24,12 +24,11 @@ from typing import IO, Any
 
 import orjson
 
+from replaylens.effects import traces
+from replaylens.effects.durable import DESCRIBES
 from replaylens.errors import EffectsLogError
-from replaylens.times import iso_to_epoch
+from replaylens.times import parse_ts
 
-DESCRIBES = "describes"
-"""The extra key that says what a line describes: "task" for a task's own start and end
-lines (traces, callbacks), "tool" for a tool call; absent on `record_effect` lines."""
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a line longer than this is not an effect record
 MAX_PROBLEMS_LISTED = 200
 SOURCE_SAMPLE = 1000  # lines at each end whose `source` tells a log converted from a trace
@@ -108,24 +107,6 @@ class EffectsLog:
     @property
     def thread_ids(self) -> list[str]:
         return sorted(self._index())
-
-
-def parse_ts(value: Any) -> float | None:
-    """Epoch seconds (int/float, or a numeric string) or ISO-8601 (naive means UTC)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        try:
-            return float(value)
-        except OverflowError:  # an integer of hundreds of digits is no time
-            return None
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            pass
-        return iso_to_epoch(value)
-    return None
 
 
 def _line_batches(fh: IO[bytes]) -> Iterator[tuple[int, list[bytes] | None]]:
@@ -513,8 +494,6 @@ def read_effects(path: str | os.PathLike[str]) -> EffectsLog:
         fh = open(p, "rb")  # noqa: SIM115 - closed below; binary keeps line limits exact
     except OSError as exc:
         raise EffectsLogError(f"{p}: cannot be read ({exc.strerror}).") from exc
-    from replaylens.effects import traces
-
     with fh:
         try:
             sniffed = traces.sniff(fh, p.name)
@@ -552,9 +531,7 @@ def _read_stream(fh: IO[bytes], p: Path) -> EffectsLog:
     sampled = lines[:SOURCE_SAMPLE] + lines[-SOURCE_SAMPLE:]
     sources = {e.extra.get("source") for e in sampled if e.extra}
     if sources - {None}:
-        from replaylens.effects.traces import limits_of
-
-        log.limits = limits_of(sources)
+        log.limits = traces.limits_of(sources)
     return log
 
 

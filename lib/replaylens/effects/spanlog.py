@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from replaylens.effects.parse import DESCRIBES
+from replaylens.effects.durable import DESCRIBES
 from replaylens.effects.spans import Span
 
 SPAN = "span"  # the `describes` value of the span log's lines

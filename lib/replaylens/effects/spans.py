@@ -23,8 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.effects.durable import is_graph_interrupt
-from replaylens.effects.parse import DESCRIBES
+from replaylens.effects.durable import DESCRIBES, is_graph_interrupt
 from replaylens.namespaces import own_namespace
 
 SpanKind = Literal["tool", "other"]

@@ -25,6 +25,7 @@ from typing import IO, Any, Literal
 import orjson
 
 from replaylens.effects import langfuse, langsmith, otlp
+from replaylens.effects.spanlog import read_span_log
 from replaylens.effects.spans import Mapped, Span, spans_to_records
 
 Format = Literal[
@@ -291,8 +292,6 @@ def read_trace(sniffed: Sniffed, name: str) -> TraceLines:
         what = "Langfuse observations (export)"
         limits = LIMITS_BY_SOURCE["langfuse"]
     else:
-        from replaylens.effects.spanlog import read_span_log
-
         spans, ordinary, span_problems, notes = read_span_log(sniffed.data, name)
         problems += span_problems
         bad = len(span_problems)

@@ -254,6 +254,18 @@ def _sub_step(name: str) -> Callable[..., Any]:
     return node
 
 
+def chain(state: type, *nodes: tuple[str, Any]) -> StateGraph:
+    """START -> each (name, node) in turn -> END: the shape of every level of the subgraph
+    examples, so each reads as the list of its steps."""
+    builder = StateGraph(state)
+    for name, node in nodes:
+        builder.add_node(name, node)
+    names = [name for name, _ in nodes]
+    for before, after in zip([START, *names], [*names, END], strict=True):
+        builder.add_edge(before, after)
+    return builder
+
+
 def subgraph() -> StateGraph:
     """prepare -> sub (a compiled subgraph s1 -> s2) -> finish.
 
@@ -261,24 +273,15 @@ def subgraph() -> StateGraph:
     `checkpoint_ns = "sub:<task id>"`, and a resume re-enters the subgraph at its own
     latest checkpoint, so a crash in `s2` re-runs `s2` but not `s1`.
     """
-    inner = StateGraph(SubState)
-    inner.add_node("s1", _sub_step("s1"))
-    inner.add_node("s2", _sub_step("s2"))
-    inner.add_edge(START, "s1")
-    inner.add_edge("s1", "s2")
-    inner.add_edge("s2", END)
-
-    builder = StateGraph(OuterState)
-    builder.add_node("prepare", _visit("prepare"))
+    inner = chain(SubState, ("s1", _sub_step("s1")), ("s2", _sub_step("s2")))
     # Compiled without a checkpointer: it inherits the parent's and checkpoints under
     # its own namespace.
-    builder.add_node("sub", inner.compile())
-    builder.add_node("finish", _visit("finish"))
-    builder.add_edge(START, "prepare")
-    builder.add_edge("prepare", "sub")
-    builder.add_edge("sub", "finish")
-    builder.add_edge("finish", END)
-    return builder
+    return chain(
+        OuterState,
+        ("prepare", _visit("prepare")),
+        ("sub", inner.compile()),
+        ("finish", _visit("finish")),
+    )
 
 
 def nested_subgraph() -> StateGraph:
@@ -288,27 +291,14 @@ def nested_subgraph() -> StateGraph:
     `outer:<task id>|inner:<task id>`, and a resume re-enters both levels at their own
     latest checkpoints, so a crash in `i2` re-runs `i2` only.
     """
-    inner = StateGraph(SubState)
-    inner.add_node("i1", _sub_step("i1"))
-    inner.add_node("i2", _sub_step("i2"))
-    inner.add_edge(START, "i1")
-    inner.add_edge("i1", "i2")
-    inner.add_edge("i2", END)
-    outer = StateGraph(SubState)
-    outer.add_node("o1", _sub_step("o1"))
-    outer.add_node("inner", inner.compile())
-    outer.add_edge(START, "o1")
-    outer.add_edge("o1", "inner")
-    outer.add_edge("inner", END)
-    builder = StateGraph(OuterState)
-    builder.add_node("prepare", _visit("prepare"))
-    builder.add_node("outer", outer.compile())
-    builder.add_node("finish", _visit("finish"))
-    builder.add_edge(START, "prepare")
-    builder.add_edge("prepare", "outer")
-    builder.add_edge("outer", "finish")
-    builder.add_edge("finish", END)
-    return builder
+    inner = chain(SubState, ("i1", _sub_step("i1")), ("i2", _sub_step("i2")))
+    outer = chain(SubState, ("o1", _sub_step("o1")), ("inner", inner.compile()))
+    return chain(
+        OuterState,
+        ("prepare", _visit("prepare")),
+        ("outer", outer.compile()),
+        ("finish", _visit("finish")),
+    )
 
 
 # --------------------------------------------------------------------------- payment

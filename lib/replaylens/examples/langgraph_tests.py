@@ -44,7 +44,7 @@ from typing_extensions import TypedDict
 
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
-from replaylens.examples.graphs import ENV_SLEEP
+from replaylens.examples.graphs import ENV_SLEEP, chain
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -334,21 +334,13 @@ def nested_graph() -> StateGraph:
     Mirrors test_pregel.py::test_nested_graph: a compiled ``StateGraph`` added with
     ``add_node("inner", inner.compile())``; it checkpoints under ``inner:<task id>``.
     """
-    inner = StateGraph(InnerState)
-    inner.add_node("inner_1", _inner("inner_1"))
-    inner.add_node("inner_2", _inner("inner_2"))
-    inner.add_edge(START, "inner_1")
-    inner.add_edge("inner_1", "inner_2")
-    inner.add_edge("inner_2", END)
-    b = StateGraph(OuterState)
-    b.add_node("outer_1", _node("outer_1", 0.5))
-    b.add_node("inner", inner.compile())
-    b.add_node("outer_2", _node("outer_2"))
-    b.add_edge(START, "outer_1")
-    b.add_edge("outer_1", "inner")
-    b.add_edge("inner", "outer_2")
-    b.add_edge("outer_2", END)
-    return b
+    inner = chain(InnerState, ("inner_1", _inner("inner_1")), ("inner_2", _inner("inner_2")))
+    return chain(
+        OuterState,
+        ("outer_1", _node("outer_1", 0.5)),
+        ("inner", inner.compile()),
+        ("outer_2", _node("outer_2")),
+    )
 
 
 # --------------------------------------------------------------------------- 6 interrupt
@@ -565,27 +557,18 @@ def doubly_nested() -> StateGraph:
     Mirrors test_large_cases.py::test_doubly_nested_graph_state: a subgraph inside a
     subgraph; the grandchild checkpoints under ``child:<id>|grandchild:<id>``.
     """
-    grand = StateGraph(InnerState)
-    grand.add_node("grandchild_1", _inner("grandchild_1"))
-    grand.add_node("grandchild_2", _inner("grandchild_2"))
-    grand.add_edge(START, "grandchild_1")
-    grand.add_edge("grandchild_1", "grandchild_2")
-    grand.add_edge("grandchild_2", END)
-    child = StateGraph(InnerState)
-    child.add_node("child_1", _inner("child_1", 0.5))
-    child.add_node("grandchild", grand.compile())
-    child.add_edge(START, "child_1")
-    child.add_edge("child_1", "grandchild")
-    child.add_edge("grandchild", END)
-    b = StateGraph(OuterState)
-    b.add_node("parent_1", _node("parent_1", 0.5))
-    b.add_node("child", child.compile())
-    b.add_node("parent_2", _node("parent_2"))
-    b.add_edge(START, "parent_1")
-    b.add_edge("parent_1", "child")
-    b.add_edge("child", "parent_2")
-    b.add_edge("parent_2", END)
-    return b
+    grand = chain(
+        InnerState,
+        ("grandchild_1", _inner("grandchild_1")),
+        ("grandchild_2", _inner("grandchild_2")),
+    )
+    child = chain(InnerState, ("child_1", _inner("child_1", 0.5)), ("grandchild", grand.compile()))
+    return chain(
+        OuterState,
+        ("parent_1", _node("parent_1", 0.5)),
+        ("child", child.compile()),
+        ("parent_2", _node("parent_2")),
+    )
 
 
 # --------------------------------------------------------------------------- 14 START Send

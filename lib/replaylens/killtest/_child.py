@@ -25,6 +25,8 @@ The parent learns where the child is through stdout, one flushed line per event:
 
 * ``NODE_START <node> <step>`` when a task starts (once per task, subgraph nodes and
   functional ``@task`` calls included), so a kill can be aimed at "the 1st start of c";
+* ``WRITES <node> <task_id>`` when a task's `put_writes` has returned (its writes are in
+  the database), so a kill can wait until the siblings it must spare have written;
 * ``FAULT <point> <detail>`` just before the child kills itself at a fault point;
 * ``RESULT <json>`` at the end: ``{"ok", "error", "interrupted", "output_keys"}``. Every
   exception, ``EmptyInputError`` included, becomes a RESULT line: the parent wants the
@@ -56,6 +58,7 @@ from typing import Any, Literal
 from replaylens import namespaces
 
 NODE_START = "NODE_START"
+WRITES = "WRITES"
 FAULT = "FAULT"
 RESULT = "RESULT"
 DSN_ENV = "REPLAYLENS_KILLTEST_DSN"
@@ -148,8 +151,11 @@ class WriteHooks:
         acks: str | None = None,
         fault: dict[str, Any] | None = None,
         task_nodes: dict[str, str] | None = None,
+        announce_writes: bool = False,
     ) -> None:
         self.put_latency = put_latency
+        self.announce_writes = announce_writes
+        """Emit a WRITES line per `put_writes` (in the child; in-process users stay quiet)."""
         self.acks = acks
         self.fault: FaultPoint | None = (fault or {}).get("point")
         self.fault_node: str | None = (fault or {}).get("node")
@@ -211,9 +217,11 @@ class WriteHooks:
                 "kind": "writes", "checkpoint_id": conf.get("checkpoint_id"), "task_id": task_id,
                 "channels": [str(w[0]) for w in writes], "ts": time.time(),
             })  # fmt: skip
+        node = self.task_nodes.get(task_id) or task_path.rpartition(", ")[2] or None
+        if self.announce_writes and node:
+            emit(f"{WRITES} {node} {task_id}")
         if self.fault != "after-writes":
             return
-        node = self.task_nodes.get(task_id) or task_path.rpartition(", ")[2] or None
         if self.fault_node is not None and node != self.fault_node:
             return
         self._die(f"after put_writes of task {task_id} ({node}), before its step's put")
@@ -392,7 +400,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         task_nodes: dict[str, str] = {}
         hooks = WriteHooks(
             put_latency=float(spec.get("put_latency") or 0.0), acks=spec.get("acks"),
-            fault=spec.get("fault"), task_nodes=task_nodes,
+            fault=spec.get("fault"), task_nodes=task_nodes, announce_writes=True,
         )  # fmt: skip
         saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)

@@ -5,7 +5,8 @@ The point is evidence a crash really leaves: the child is killed with a real SIG
 what a deployment killing a worker would leave. Nothing is simulated or mocked.
 
 `run_child` aims the kill at "`kill_delay` seconds after the Nth start of node X" (as
-announced by the child's NODE_START lines) or at "`kill_after` seconds after start";
+announced by the child's NODE_START lines), held back until named sibling nodes have
+written (their WRITES lines), or at "`kill_after` seconds after start";
 `snapshot_db` then copies the database with its `-wal`/`-shm` sidecars byte for byte,
 before anything (a resume, a viewer) opens it and checkpoints the WAL away.
 """
@@ -28,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from replaylens.killtest._child import FAULT, NODE_START, RESULT, WATCH_STDIN
+from replaylens.killtest._child import FAULT, NODE_START, RESULT, WATCH_STDIN, WRITES
 
 CHILD_MODULE = "replaylens.killtest._child"
 STDERR_TAIL_CHARS = 4000
@@ -174,6 +175,7 @@ def run_child(
     kill_at: tuple[str, int] | None = None,
     kill_delay: float = 0.0,
     kill_after: float | None = None,
+    kill_after_writes_of: Sequence[str] = (),
     timeout: float = 60.0,
     env: Mapping[str, str] | None = None,
     on_kill: Callable[[], None] | None = None,
@@ -181,7 +183,9 @@ def run_child(
     """Run one child to its end or to its kill, and report what it said and how it died.
 
     `kill_at=("c", 1)` SIGKILLs the child `kill_delay` seconds after its 1st NODE_START
-    of `c`; `kill_after` SIGKILLs it that many seconds after start; the earlier wins.
+    of `c`, but not before every node in `kill_after_writes_of` has had its writes land
+    (a kill that must spare finished siblings waits for their writes, not for the clock);
+    `kill_after` SIGKILLs it that many seconds after start; the earlier wins.
     A child still alive at `timeout` is killed too (`timed_out=True`). If the child has
     already finished when a kill falls due, it is not killed (`killed=False`): the caller
     must check, as a kill aimed at a node that never ran is a different experiment.
@@ -211,7 +215,8 @@ def run_child(
 
     outcome = ChildOutcome(killed=False, kill_reason=None)
     try:
-        _watch(proc, outcome, lines, start, kill_at, kill_delay, kill_after, timeout, on_kill)
+        aim = _Aim(kill_at, kill_delay, frozenset(kill_after_writes_of), kill_after)
+        _watch(proc, outcome, lines, start, aim, timeout, on_kill)
     finally:  # SIGINT, SIGTERM (see stop_on_signals) or an error here: the child goes too
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
@@ -226,22 +231,33 @@ def run_child(
     return outcome
 
 
+@dataclass(frozen=True)
+class _Aim:
+    """Where `run_child` aims the kill (see its docstring)."""
+
+    kill_at: tuple[str, int] | None
+    kill_delay: float
+    after_writes_of: frozenset[str]
+    kill_after: float | None
+
+
 def _watch(
     proc: subprocess.Popen[str],
     outcome: ChildOutcome,
     lines: queue.Queue[tuple[float, str] | None],
     start: float,
-    kill_at: tuple[str, int] | None,
-    kill_delay: float,
-    kill_after: float | None,
+    aim: _Aim,
     timeout: float,
     on_kill: Callable[[], None] | None,
 ) -> None:
     """Read the child's lines until it ends, killing it when the kill falls due."""
+    kill_at, kill_delay, kill_after = aim.kill_at, aim.kill_delay, aim.kill_after
     kill_due: float | None = None if kill_after is None else start + kill_after
     kill_why = None if kill_after is None else f"{kill_after:g}s after start"
     give_up = start + timeout
     starts_of: collections.Counter[str] = collections.Counter()
+    written: set[str] = set()
+    node_due: tuple[float, str] | None = None  # the node-start kill, until the writes are in
 
     def kill(reason: str, planned: bool = True) -> None:
         if not outcome.killed and proc.poll() is None:  # not reaped: the pid is still ours
@@ -266,14 +282,21 @@ def _watch(
                 outcome.node_starts.append(NodeStart(node, int(step), arrived - start))
                 starts_of[node] += 1
                 if kill_at is not None and (node, starts_of[node]) == tuple(kill_at):
-                    due = arrived + kill_delay
-                    if kill_due is None or due < kill_due:
-                        kill_due = due
-                        kill_why = f"{kill_delay:g}s after start #{starts_of[node]} of {node!r}"
+                    why = f"{kill_delay:g}s after start #{starts_of[node]} of {node!r}"
+                    node_due = (arrived + kill_delay, why)
+            elif line.startswith(WRITES + " "):
+                written.add(line[len(WRITES) + 1 :].rpartition(" ")[0])
             elif line.startswith(FAULT + " "):
                 outcome.fault = line[len(FAULT) + 1 :]
             elif line.startswith(RESULT + " "):
                 outcome.result = json.loads(line[len(RESULT) + 1 :])
+            if node_due is not None and aim.after_writes_of <= written:
+                due, why = max(node_due[0], arrived), node_due[1]
+                if aim.after_writes_of:
+                    why += f", once {', '.join(sorted(aim.after_writes_of))} had written"
+                if kill_due is None or due < kill_due:
+                    kill_due, kill_why = due, why
+                node_due = None
         now = time.monotonic()
         if not outcome.killed and kill_due is not None and now >= kill_due:
             kill(kill_why or "kill")
