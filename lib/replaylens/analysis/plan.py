@@ -277,7 +277,6 @@ class ResumePlan:
             },
         }
 
-
     def _mode_json(self, mode: str, o: ModeOutcome) -> dict[str, Any]:
         """One mode's what-if. Its `reruns` is the one answer's task list (`again.tasks`,
         which names a subgraph's parent task beside the tasks inside it; None when the model
