@@ -20,7 +20,7 @@ from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
 from replaylens.effects.parse import read_effects
 from replaylens.errors import ThreadNotFound
-from replaylens.killtest.validate import REDUCED_MATRIX, outside, run_matrix, table
+from replaylens.killtest.validate import outside, table
 from replaylens.model import Thread
 from replaylens.sources import open_source
 
@@ -163,12 +163,27 @@ def test_cli_rejects_bad_latency(corpus: Corpus) -> None:
         assert proc.returncode == 2 and "latency" in proc.stderr, (bad, proc.stderr)
 
 
-def test_reduced_validation_matrix_predicts_inside_real_kills(tmp_path: Path) -> None:
-    """Real SIGKILLs of two graphs under every mode at 0.25 s puts: each recording's
-    predictions for the other modes fall inside what the real runs of those modes did."""
-    rows = run_matrix(REDUCED_MATRIX, (0.25,), 1, tmp_path, sleep=0.3)
+@pytest.mark.parametrize("campaign", ["linear", "fanout"])
+def test_bundled_campaigns_predict_inside_their_real_kills(campaign: str, tmp_path: Path) -> None:
+    """The bundled kill-test campaigns (sample_dbs/linear killed in c, sample_dbs/fanout in p3:
+    real SIGKILLs under sync, async and exit at 0 and 0.25 s puts, 4 runs each, resumed in
+    fresh processes) judged as `make validate` judges: each recording's predictions for the
+    other two modes lie inside what the real runs of those modes did. The live kills of the
+    harness run in test_validation_corpus.py; these recordings cannot move on a loaded machine."""
+    import json
+    import shutil
+
+    from replaylens.killtest.validate import compare
+
+    folder = tmp_path / campaign
+    shutil.copytree(Path(__file__).resolve().parents[1] / "sample_dbs" / campaign, folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    for entry in manifest["runs"]:
+        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
+            entry[key] = str(folder / entry[key])
+    rows = compare(manifest, campaign)
     cross = [r for r in rows if r.source != r.target]
-    assert len(cross) == len(REDUCED_MATRIX) * 6 and all(r.measured for r in cross), table(rows)
+    assert len(cross) == 2 * 6 and all(len(r.measured) == 4 for r in cross), table(rows)
     assert outside(rows) == [], table(rows)
 
 

@@ -548,7 +548,11 @@ def register_validate(sub: Any) -> None:
         default="",
         help="Only these example graphs (or corpus shapes), separated by commas.",
     )
-    p.add_argument("--reduced", action="store_true", help="The small matrix `make test` runs.")
+    p.add_argument(
+        "--reduced",
+        action="store_true",
+        help="A small matrix (two kill points, one run per mode at 0.25 s): a quick live check.",
+    )
     p.add_argument(
         "--sleep",
         type=float,
