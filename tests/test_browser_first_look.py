@@ -207,7 +207,7 @@ def test_effects_table_shows_key_log_line_and_pid(page: Any, site: str) -> None:
     grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="charge_card").first
     expect(grid).to_be_visible()
     shown = grid_headers(page, grid)
-    for column in ("idempotency key", "log lines", "pid"):
+    for column in ("idempotency key", "log line no.", "pid"):
         assert column in shown, (column, shown)
     assert shown.index("pid") < len(shown) - 1 or not overflows(grid), shown
 

@@ -37,7 +37,7 @@ AGAIN_COLUMNS = (
     "node",
     "effect",
     "times again",
-    "log lines",
+    "log line no.",
     "idempotency key",
     "would the key dedupe",
 )

@@ -408,7 +408,7 @@ def diff_frame(
     return pd.DataFrame(rows, columns=["channel", "change", "before", "after", "internal"])
 
 
-ATTEMPT_COLUMNS = ["node", "attempt", "resume", "effects", "idempotency key", "log lines", "pid",
+ATTEMPT_COLUMNS = ["node", "attempt", "resume", "effects", "idempotency key", "log line no.", "pid",
                    "outcome", "after checkpoint", "why"]  # fmt: skip
 """What a reader matches against the downstream service first (the key, the log line, the
 process), the long "why" sentence last: it pushed them off-screen even at 1400 px."""
@@ -434,7 +434,7 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                 "why": a.reason,
                 "effects": ", ".join(visible(e) for e in a.effects),
                 "idempotency key": ", ".join(visible(k) for k in keys) or "—",
-                "log lines": ", ".join(map(str, lines)),
+                "log line no.": ", ".join(map(str, lines)),
                 "pid": "—" if a.pid is None else str(a.pid),
             }
         )
@@ -462,7 +462,7 @@ def again_frames(plan: Any) -> dict[str, pd.DataFrame]:
             "node": visible(r.node),
             "effect": visible(r.effect),
             "times again": r.times,
-            "log lines": ", ".join(map(str, r.lines)),
+            "log line no.": ", ".join(map(str, r.lines)),
             "idempotency key": ", ".join(visible(k) for k in r.keys) or "—",
             "would the key dedupe": r.dedupe,
         })  # fmt: skip

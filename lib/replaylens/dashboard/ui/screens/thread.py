@@ -392,8 +392,8 @@ if item is not None:
                             "effects": st.column_config.TextColumn(width=120),
                             "idempotency key": st.column_config.TextColumn(
                                 width=180, help="The key the effect sent, for the downstream service to dedupe."),
-                            "log lines": st.column_config.TextColumn(
-                                width=60, help="Line numbers in the effects log."),
+                            "log line no.": st.column_config.TextColumn(
+                                width=80, help="Line numbers in the effects log (where to read the attempt)."),
                             "pid": st.column_config.TextColumn(
                                 width=56, help="The process that ran the attempt (a new one after a crash)."),
                             "why": st.column_config.TextColumn(width="large"),
