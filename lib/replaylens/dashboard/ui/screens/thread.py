@@ -391,9 +391,9 @@ if item is not None:
                             "resume": st.column_config.TextColumn(width=88),
                             "effects": st.column_config.TextColumn(width=120),
                             "idempotency key": st.column_config.TextColumn(
-                                width=180, help="The key the effect sent, for the downstream service to dedupe."),
+                                width=164, help="The key the effect sent, for the downstream service to dedupe."),
                             "log line no.": st.column_config.TextColumn(
-                                width=80, help="Line numbers in the effects log (where to read the attempt)."),
+                                width=76, help="Line numbers in the effects log (where to read the attempt)."),
                             "pid": st.column_config.TextColumn(
                                 width=56, help="The process that ran the attempt (a new one after a crash)."),
                             "why": st.column_config.TextColumn(width="large"),
