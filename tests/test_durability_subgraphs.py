@@ -13,7 +13,8 @@ the LangGraph source it follows):
 * a subgraph step left by `Command(graph=PARENT)` puts nothing, and under exit the subgraph
   saves its last checkpoint on the way out (`evidence._raised_out`, `schedule.exit_saves`);
   with the mode inferred and no latency known that cannot be read, and both readings are
-  the range (`Evidence.raised_unsure`);
+  the range (`Evidence.raised_unsure`); nor with a bare log that files the parent's next
+  node under the subgraph (`outcomes._widen_exit_for_unplaced`);
 * a subgraph compiled with ``checkpointer=True`` run twice is two parent tasks, and under
   exit each run that ended saved (`evidence._split_runs`, `schedule._stable_run_saves`);
   a bare log cannot tell its two runs apart: a range over both readings
@@ -182,3 +183,19 @@ def test_unnamed_sync_wait_in_nested_start_is_a_race(tmp_path: Path) -> None:
         lo, hi = o.race[key]
         assert lo <= real[i] <= hi, (key, o.race, real)
     assert "a wait no rule of LangGraph's names" in o.race["note"], o.race["note"]
+
+
+def test_bare_log_parent_node_filed_under_subgraph_exit_save(tmp_path: Path) -> None:
+    """The same async recording, told its mode, with a bare log: no root checkpoint names
+    node_b_parent yet (the slow store had not saved the root's step), so the log files it under
+    the subgraph, after the subgraph's node. Run by the parent instead, after the subgraph left
+    by Command(graph=PARENT), the subgraph saved on the way out under exit (the real exit run
+    kept that 1). The exit prediction is a range holding it, and says why."""
+    runs = load("parent_command-late-0.25s", tmp_path)
+    o, real = _predict(runs["async"], "bare")["exit"], _real(runs["exit"])
+    assert real[0] == 1
+    assert o.race, (_figures(o), real)
+    for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+        lo, hi = o.race[key]
+        assert lo <= real[i] <= hi, (key, o.race, real)
+    assert "saved on the way out" in o.race["note"], o.race["note"]

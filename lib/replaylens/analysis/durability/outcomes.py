@@ -371,7 +371,10 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     its own checkpoint, `_runs_again`); the checkpoints kept could be up to
     `NESTING_CHECKPOINTS` more per node that could be a subgraph's."""
     nodes = _unplaced(ev)
-    if mode == "exit" or not nodes or ev.ending != "killed":
+    if mode == "exit":
+        _widen_exit_for_unplaced(ev, nodes, out)
+        return
+    if not nodes or ev.ending != "killed":
         return
     low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
     high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * len(nodes)
@@ -430,6 +433,47 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
             " (a range: as @task calls, whose saved writes a resume takes, the log cannot show "
             "which landed)"
         )
+
+
+def _widen_exit_for_unplaced(ev: Evidence, nodes: list[str], out: ModeOutcome) -> None:
+    """Under exit, say the checkpoints kept as a range where unplaced nodes were filed under a
+    subgraph (`evidence._assign_steps`: a node no root checkpoint names, right after a
+    subgraph's node). Such a node may as well be the parent's next node, after the subgraph
+    left by `Command(graph=PARENT)`: a nested loop that raised saves its last checkpoint on the
+    way out under exit (``_suppress_interrupt``), one more checkpoint per such subgraph."""
+    if not nodes or ev.ending != "killed":
+        return
+    under = [
+        (a.node, ev.step_of[id(a)][0])
+        for a in ev.attempts
+        if a.node in nodes and id(a) in ev.step_of and ev.step_of[id(a)][0]
+    ]
+    if not under:
+        return
+    filed = sorted({ns for _node, ns in under})
+    low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
+    spans = {
+        "checkpoints_kept": [
+            min(low[0], out.checkpoints_kept),
+            max(low[1], out.checkpoints_kept) + len(filed),
+        ],
+        "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
+        "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
+    }
+    note = (
+        f"the log names no namespace and no checkpoint names "
+        f"{', '.join(sorted({node for node, _ns in under}))}, taken as "
+        f"steps of {', '.join(filed)}: run instead by the parent after the subgraph left by "
+        "Command(graph=PARENT), the subgraph saved on the way out under exit, so "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept"
+    )
+    out.race = {
+        **out.race,
+        **spans,
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+    out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
 
 
 def _later_runs(ev: Evidence) -> tuple[int, list[Attempt]]:
