@@ -12,11 +12,20 @@ the LangGraph source it follows):
   task holds is a subgraph, not `@task` calls (`evidence._place_nested`);
 * a subgraph step left by `Command(graph=PARENT)` puts nothing, and under exit the subgraph
   saves its last checkpoint on the way out (`evidence._raised_out`, `schedule.exit_saves`);
+  with the mode inferred and no latency known that cannot be read, and both readings are
+  the range (`Evidence.raised_unsure`); nor with a bare log that files the parent's next
+  node under the subgraph (`outcomes._widen_exit_for_unplaced`);
 * a subgraph compiled with ``checkpointer=True`` run twice is two parent tasks, and under
   exit each run that ended saved (`evidence._split_runs`, `schedule._stable_run_saves`);
+  a bare log cannot tell its two runs apart: a range over both readings
+  (`outcomes._widen_for_runs`);
 * a log that names no namespace gives the checkpoints kept as a range, and says why
-  (`outcomes._widen_for_unplaced`);
-* sync's waits are read in a subgraph's loop too (`inference._gaps_after_checkpoints`);
+  (`outcomes._widen_for_unplaced`); read as an entrypoint's `@task` calls, whose saved
+  writes a resume takes, the tasks again reach down to the call in flight;
+* sync's waits are read in a subgraph's loop too (`inference._gaps_after_checkpoints`); a
+  wait no LangGraph rule names (a nested `__start__` step ending a write after its input
+  checkpoint) makes the other mode a race over the kill coming that much sooner
+  (`outcomes._unnamed_waits`);
 * async puts queued behind each other make a race whose span the what-if gives
   (`outcomes._queued`, `rules.WRITE_COST_SPAN`).
 """
@@ -109,3 +118,84 @@ def test_async_queue_of_puts_is_a_race(tmp_path: Path) -> None:
     for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
         lo, hi = outcome.race[key]
         assert lo <= real[i] <= hi, (key, outcome.race, real)
+
+
+def test_parent_command_exit_unreadable_without_latency(tmp_path: Path) -> None:
+    """parent_command killed in node_b_parent on a slow store, from the async recording told
+    nothing (as after a production crash). Whether the subgraph's last step was put or left by
+    raising ParentCommand shows only as the parent going on one put sooner, which needs the
+    write latency; an inferred async has none. So every mode is a range over both readings,
+    holding what the real sync (6 kept) and exit (1 kept: the subgraph's save on the way out)
+    runs measured, and the note says why."""
+    runs = load("parent_command-late-0.25s", tmp_path)
+    outcomes = _predict(runs["async"], given=False)
+    for mode in ("sync", "exit"):
+        o, real = outcomes[mode], _real(runs[mode])
+        assert o.race, (mode, _figures(o), real)
+        for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+            lo, hi = o.race[key]
+            assert lo <= real[i] <= hi, (mode, key, o.race, real)
+        assert "no write latency known" in o.race["note"], o.race["note"]
+
+
+def test_bare_calls_resume_reruns_only_the_call_in_flight(tmp_path: Path) -> None:
+    """imp_tasks (an `@entrypoint` making `@task` calls) killed in a call on a slow store,
+    from the exit recording with a bare log: the database is empty and the log names no task
+    id, so nothing shows which calls had their writes saved before the kill. The real async
+    resume loaded the input checkpoint and re-ran only the call in flight (1 task, 1 line);
+    a restart would run every call again. The range over tasks and lines again holds both."""
+    runs = load("imp_tasks-early-0.25s", tmp_path)
+    o, real = _predict(runs["exit"], "bare")["async"], _real(runs["async"])
+    assert real == (1, 1, 1)
+    for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+        lo, hi = o.race[key]
+        assert lo <= real[i] <= hi, (key, o.race, real)
+    assert "only the one in flight" in o.race["note"], o.race["note"]
+
+
+def test_bare_log_cannot_tell_checkpointer_true_runs_apart(tmp_path: Path) -> None:
+    """subgraph_checkpoint_true killed in the subgraph's second run on a slow store, bare
+    logs: without steps or namespaces, inner_1 starting again is either a later step of one
+    run or the start of the second run (its own input and `__start__` checkpoints; under
+    exit the first run's save). Every cross-mode prediction is a range holding what the
+    real run of that mode measured (sync 10 kept, 1 again; exit 1 kept; async 2 tasks
+    again), and the note says why."""
+    runs = load("subgraph_checkpoint_true-late-0.25s", tmp_path)
+    for src, tgt in (("async", "sync"), ("async", "exit"), ("exit", "async")):
+        o, real = _predict(runs[src], "bare")[tgt], _real(runs[tgt])
+        for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+            lo, hi = o.race[key] if o.race else (_figures(o)[i],) * 2
+            assert lo <= real[i] <= hi, (src, tgt, key, o.race, real)
+        assert "start of a later run" in o.race["note"], (src, tgt, o.race)
+
+
+def test_unnamed_sync_wait_in_nested_start_is_a_race(tmp_path: Path) -> None:
+    """doubly_nested killed in grandchild_1 on a slow store, from the sync recording: the
+    grandchild's `__start__` step ended about a write after its input checkpoint (the root's
+    and the child's a tick after), a wait no LangGraph rule names, so re-timed under async the
+    kill could come that much sooner. The async prediction is a race whose span holds what
+    the real async run measured (3 kept, 2 tasks and 3 effect lines again), and says
+    why."""
+    runs = load("doubly_nested-early-0.25s", tmp_path)
+    o, real = _predict(runs["sync"])["async"], _real(runs["async"])
+    assert o.race, (_figures(o), real)
+    for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+        lo, hi = o.race[key]
+        assert lo <= real[i] <= hi, (key, o.race, real)
+    assert "a wait no rule of LangGraph's names" in o.race["note"], o.race["note"]
+
+
+def test_bare_log_parent_node_filed_under_subgraph_exit_save(tmp_path: Path) -> None:
+    """The same async recording, told its mode, with a bare log: no root checkpoint names
+    node_b_parent yet (the slow store had not saved the root's step), so the log files it under
+    the subgraph, after the subgraph's node. Run by the parent instead, after the subgraph left
+    by Command(graph=PARENT), the subgraph saved on the way out under exit (the real exit run
+    kept that 1). The exit prediction is a range holding it, and says why."""
+    runs = load("parent_command-late-0.25s", tmp_path)
+    o, real = _predict(runs["async"], "bare")["exit"], _real(runs["exit"])
+    assert real[0] == 1
+    assert o.race, (_figures(o), real)
+    for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+        lo, hi = o.race[key]
+        assert lo <= real[i] <= hi, (key, o.race, real)
+    assert "saved on the way out" in o.race["note"], o.race["note"]

@@ -38,6 +38,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     ),
     "parent_command-early-0.25s": KillCampaign("parent_command", 0, ("sync", "exit"), 0.25),
     "long_chain-late-0.25s": KillCampaign("long_chain", 1, ("async", "exit"), 0.25),
+    "imp_tasks-early-0.25s": KillCampaign("imp_tasks", 0, ("async", "exit"), 0.25),
+    "subgraph_checkpoint_true-late-0.25s": KillCampaign(
+        "subgraph_checkpoint_true", 1, ("sync", "async", "exit"), 0.25
+    ),
+    "doubly_nested-early-0.25s": KillCampaign("doubly_nested", 0, ("sync", "async"), 0.25),
+    "parent_command-late-0.25s": KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.25),
 }
 
 

@@ -62,6 +62,9 @@ class Evidence:
     """Nested namespaces without task id: subgraphs compiled with ``checkpointer=True``."""
     raised_out: set[tuple[str, int, int]] = field(default_factory=set)
     """(ns, inv, step): a subgraph step its loop left by raising (`_raised_out`): no put."""
+    raised_unsure: set[tuple[str, int, int]] = field(default_factory=set)
+    """(ns, inv, step): a subgraph step that may have been left by raising or put, which only
+    the write latency could tell (`_raised_out` answers None): the what-if says both."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
     ordinal: dict[int, int] = field(default_factory=dict)
@@ -524,9 +527,17 @@ def _kill_moment(
 
 
 def gather(
-    thread: Thread | None, attempts: list[Attempt], status: str, recording: Recording
+    thread: Thread | None,
+    attempts: list[Attempt],
+    status: str,
+    recording: Recording,
+    *,
+    unsure_raised: bool = False,
 ) -> Evidence:
-    """Arrange the recording into invocations, supersteps and checkpoint puts."""
+    """Arrange the recording into invocations, supersteps and checkpoint puts.
+
+    `unsure_raised`: read a subgraph step that `_raised_out` cannot decide as left by raising
+    (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -609,6 +620,7 @@ def gather(
     steps: list[Step] = []
     puts: list[Put] = []
     raised_out: set[tuple[str, int, int]] = set()
+    raised_unsure: set[tuple[str, int, int]] = set()
     container: dict[tuple[str, int], int] = {}
     for inv in range(len(groups)):
         for ns in ns_order:
@@ -706,9 +718,13 @@ def gather(
                             _first_activity(step_att, cp_at, stamps, inv, ns, first_att),
                         )
                 steps.append(Step(ns, inv, s, start, end, atts, cp))
-                if end is not None and _raised_out(
+                raised = end is not None and _raised_out(
                     ns, inv, s, hi, atts, end, cp_at, stamps, step_att, recording
-                ):
+                )
+                if raised is None:
+                    raised_unsure.add((ns, inv, s))
+                    raised = unsure_raised
+                if raised:
                     raised_out.add((ns, inv, s))
                     break
                 if end is not None:
@@ -790,6 +806,7 @@ def gather(
         kill_unsure=kill_unsure,
         ordinal=_ordinals(attempts, step_of, retry_of),
         raised_out=raised_out,
+        raised_unsure=raised_unsure,
         holder_of=holder_of,
         stable=_stable_namespaces(attempts, db_cps),
     )
@@ -1012,8 +1029,9 @@ def _raised_out(
     stamps: dict[str, float],
     step_att: dict[tuple[str, int, int], list[Attempt]],
     recording: Recording,
-) -> bool:
+) -> bool | None:
     """Did a subgraph's loop leave by raising out of this, its last, step (no put after it)?
+    None: the evidence cannot tell (see the end).
 
     A node that returns ``Command(graph=Command.PARENT, goto=...)`` raises `ParentCommand`
     (``pregel/_retry.py``, ``run_with_retry``: "this command is for the parent graph ...
@@ -1031,6 +1049,11 @@ def _raised_out(
     subgraph's executor waited one put (`BackgroundExecutor.__exit__`), and under sync the
     parent's own step put after it, before the parent's next step began; a loop that raised
     out had no put of that step to wait for, so the parent went on one put sooner.
+
+    That reading needs the write latency. With the mode inferred as sync or async and no
+    latency known (no manifest, only the recording), one put sooner cannot be measured: the
+    parent went on after the subgraph's last step, and nothing shows whether that step was
+    put or raised out. The answer is None, and the what-if says both readings.
     """
     if not ns or step != hi or not atts or (ns, inv, step) in cp_at:
         return False
@@ -1043,7 +1066,8 @@ def _raised_out(
     ):
         return True
     lat = recording.latency or 0.0
-    if recording.mode not in ("sync", "async") or lat <= 0:
+    unknown = recording.mode in ("sync", "async") and recording.latency is None
+    if recording.mode not in ("sync", "async") or (lat <= 0 and not unknown):
         return False
     after = [
         a.start_ts
@@ -1054,6 +1078,8 @@ def _raised_out(
     ]
     if not after:
         return False
+    if unknown:
+        return None
     normal = lat * (2 if recording.mode == "sync" else 1)  # the waits after a normal end
     return min(after) - end < normal - lat / 2
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,7 @@ from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     MODES,
     RACE,
+    TICK,
     WRITE_COST,
     WRITE_COST_SPAN,
     Ending,
@@ -341,6 +342,7 @@ def modelled(
     if out.race:
         out.assumed.append(out.race["note"])
     _widen_for_unplaced(ev, mode, out)
+    _widen_for_runs(ev, mode, out)
     return out, sched
 
 
@@ -369,7 +371,10 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     its own checkpoint, `_runs_again`); the checkpoints kept could be up to
     `NESTING_CHECKPOINTS` more per node that could be a subgraph's."""
     nodes = _unplaced(ev)
-    if mode == "exit" or not nodes or ev.ending != "killed":
+    if mode == "exit":
+        _widen_exit_for_unplaced(ev, nodes, out)
+        return
+    if not nodes or ev.ending != "killed":
         return
     low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
     high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * len(nodes)
@@ -385,6 +390,18 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
         "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
     }
+    killed = ev.kill_attempt
+    if calls and killed is not None:
+        # As calls, each finished call's writes were saved as it returned (`put_writes`,
+        # submitted by the runner's ``commit`` under sync and async, chained behind no put),
+        # and a resume of the entrypoint from its input checkpoint takes a saved call's
+        # result instead of running it again: only the call in flight must run again. A log
+        # without task ids cannot show whose writes landed before the kill.
+        spans["reruns"] = [min(spans["reruns"][0], 1), spans["reruns"][1]]
+        spans["replayed_lines"] = [
+            min(spans["replayed_lines"][0], len(killed.lines)),
+            spans["replayed_lines"][1],
+        ]
     note = (
         f"the log names no namespace and the database names none of {', '.join(nodes)}: "
         "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "
@@ -396,6 +413,13 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
             else ""
         )
         + ")"
+        + (
+            f"; and {spans['reruns'][0]}-{spans['reruns'][1]} tasks again: as @task calls, a "
+            "resume of the entrypoint takes each call whose writes were saved from them and "
+            "runs only the one in flight again, and the log cannot show whose writes landed"
+            if calls and killed is not None
+            else ""
+        )
     )
     out.race = {
         **out.race,
@@ -404,6 +428,123 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     }
     out.assumed.append(note)
     out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
+    if calls and killed is not None:
+        out.basis["reruns"] = out.basis.get("reruns", "") + (
+            " (a range: as @task calls, whose saved writes a resume takes, the log cannot show "
+            "which landed)"
+        )
+
+
+def _widen_exit_for_unplaced(ev: Evidence, nodes: list[str], out: ModeOutcome) -> None:
+    """Under exit, say the checkpoints kept as a range where unplaced nodes were filed under a
+    subgraph (`evidence._assign_steps`: a node no root checkpoint names, right after a
+    subgraph's node). Such a node may as well be the parent's next node, after the subgraph
+    left by `Command(graph=PARENT)`: a nested loop that raised saves its last checkpoint on the
+    way out under exit (``_suppress_interrupt``), one more checkpoint per such subgraph."""
+    if not nodes or ev.ending != "killed":
+        return
+    under = [
+        (a.node, ev.step_of[id(a)][0])
+        for a in ev.attempts
+        if a.node in nodes and id(a) in ev.step_of and ev.step_of[id(a)][0]
+    ]
+    if not under:
+        return
+    filed = sorted({ns for _node, ns in under})
+    low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
+    spans = {
+        "checkpoints_kept": [
+            min(low[0], out.checkpoints_kept),
+            max(low[1], out.checkpoints_kept) + len(filed),
+        ],
+        "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
+        "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
+    }
+    note = (
+        f"the log names no namespace and no checkpoint names "
+        f"{', '.join(sorted({node for node, _ns in under}))}, taken as "
+        f"steps of {', '.join(filed)}: run instead by the parent after the subgraph left by "
+        "Command(graph=PARENT), the subgraph saved on the way out under exit, so "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept"
+    )
+    out.race = {
+        **out.race,
+        **spans,
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+    out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
+
+
+def _later_runs(ev: Evidence) -> tuple[int, list[Attempt]]:
+    """In a bare log of a thread with a ``checkpointer=True`` subgraph (`Evidence.stable`):
+    how often the killed invocation's first node to start again did so, and the attempts from
+    its last start on (what a later run of the subgraph would hold). (0, []) when no node
+    starts again or the log carries steps or namespaces, which tell the runs apart."""
+    if not ev.stable or ev.kill_attempt is None or ev.ending != "killed":
+        return 0, []
+    if any(a.logged_ns is not None or a.step is not None for a in ev.attempts):
+        return 0, []
+    inv = ev.step_of.get(id(ev.kill_attempt), ("", ev.invocations - 1, 0))[1]
+    mine = sorted(
+        (a for a in ev.attempts if ev.step_of.get(id(a), ("", -1, 0))[1] == inv),
+        key=lambda a: a.start_ts,
+    )
+    done: set[str] = set()
+    for a in mine:
+        if a.node in done:
+            starts = [b for b in mine if b.node == a.node and id(b) not in ev.retried]
+            last = starts[-1]
+            return len(starts) - 1, [b for b in mine if b.start_ts >= last.start_ts]
+        if a.outcome == "finished" and id(a) not in ev.retried:
+            done.add(a.node)
+    return 0, []
+
+
+def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
+    """Say the outcome as a range where a bare log cannot tell the runs of a
+    ``checkpointer=True`` subgraph apart (`_later_runs`).
+
+    Such a subgraph keeps one namespace without task id and goes on from its own history
+    when its node runs again (`evidence._split_runs`); a node that starts again is either one
+    more step of the same run or the first node of a later run. A later run begins with an
+    input checkpoint and `__start__` (``pregel/_loop.py``, ``_first``), two checkpoints more
+    under sync and async; under exit every run that ended saved (``_suppress_interrupt``),
+    one more each. Without steps or namespaces, and with a slow store that had not saved the
+    later run's input checkpoint, nothing tells which: the tasks again reach from the task in
+    flight alone (a resume re-enters the later run at its own checkpoint) to every task of
+    the later run (its first checkpoints lost)."""
+    k, later = _later_runs(ev)
+    killed = ev.kill_attempt
+    if not k or killed is None:
+        return
+    keys = ("checkpoints_kept", "reruns", "replayed_lines")
+    own = (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))
+    spans = {key: list(out.race.get(key, [own[i], own[i]])) for i, key in enumerate(keys)}
+    spans["checkpoints_kept"][1] += k if mode == "exit" else 2 * k
+    if mode != "exit":
+        tasks = [a for a in later if id(a) not in ev.retried]
+        spans["reruns"] = [min(spans["reruns"][0], 1), max(spans["reruns"][1], len(tasks))]
+        spans["replayed_lines"] = [
+            min(spans["replayed_lines"][0], len(killed.lines)),
+            max(spans["replayed_lines"][1], sum(len(a.lines) for a in tasks)),
+        ]
+    note = (
+        f"the log names no step or namespace and {killed.node}'s subgraph keeps its history "
+        f"across runs (checkpointer=True): a node that started again ({later[0].node}) is "
+        "either a later step of one run or the start of a later run (its own input and "
+        "__start__ checkpoints; under exit, the earlier run's save), which nothing shows: "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+    )
+    out.race = {
+        **out.race,
+        **spans,
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+    out.basis["checkpoints_kept"] += " (a range: the log cannot tell the subgraph's runs apart)"
 
 
 def _race(
@@ -429,6 +570,14 @@ def _race(
         fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
         seen.append(fig)
         (by_kill if cost == WRITE_COST else by_cost).add(fig)
+    unnamed = _unnamed_waits(ev, mode, recording)
+    moved = False
+    if unnamed > RACE:
+        sched = schedule(ev, mode, latency, recording, -unnamed, WRITE_COST)
+        again = _reruns(ev, sched)
+        fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
+        moved = fig not in seen
+        seen.append(fig)
     if len(set(seen)) == 1:
         return {}
     spans = {
@@ -441,6 +590,14 @@ def _race(
         why = f"a write lands within {RACE * 1000:g} ms of the kill"
     else:
         why = ""
+    if moved:
+        wait = (
+            f"under sync a subgraph's __start__ step ended {unnamed:.2f} s after its input "
+            "checkpoint, a wait no rule of LangGraph's names (sync waits after a step's put, "
+            "never for the input checkpoint): if it was a wait for a write, the other mode "
+            "would not have it and the kill comes that much sooner"
+        )
+        why = f"{why}; {wait}" if why else wait
     if len(by_cost) > 1:  # a write's cost along the queue moves a landing across the kill
         queue = (
             "checkpoint writes queue behind each other on this store (each waits for the "
@@ -457,6 +614,27 @@ def _race(
             f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
         ),
     }
+
+
+def _unnamed_waits(ev: Evidence, mode: Mode, recording: Recording) -> float:
+    """Seconds the recorded sync run waited, before the kill, in a nested loop's `__start__`
+    step (no task of its own, ended by its checkpoint) beyond a tick: such a step runs at
+    once after the input checkpoint is made (sync waits after ``after_tick`` only,
+    ``pregel/main.py``, ``stream``), yet deeper loops of sync recordings on a slow store show
+    a write's wait there, which the model does not remove. 0 unless re-timing another mode
+    from a sync recording with latency."""
+    if recording.mode != "sync" or not recording.latency or mode == "sync":
+        return 0.0
+    kill = ev.crash_ts if ev.crash_ts is not None else float("inf")
+    inputs = {(s.ns, s.inv): s for s in ev.steps if s.step == -1 and s.checkpoint is not None}
+    total = 0.0
+    for s in ev.steps:
+        first = inputs.get((s.ns, s.inv))
+        if not s.ns or s.step != 0 or s.attempts or s.end is None or first is None:
+            continue
+        if s.end <= kill:
+            total += max(0.0, s.end - first.end - TICK) if first.end is not None else 0.0
+    return total
 
 
 def _queued(ev: Evidence, mode: Mode, latency: float, recording: Recording) -> bool:
@@ -574,6 +752,7 @@ def what_if(
         return _what_if_as(rec, latency, ev, thread, attempts), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
+    why: list[str] = []  # what else than the recorded mode the range is over
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
             rec,
@@ -583,12 +762,27 @@ def what_if(
         )
         cand_ev = gather(thread, attempts, status, cand_rec)
         runs.append(_what_if_as(cand_rec, latency, cand_ev, thread, attempts))
-    out = runs[0] if len(runs) == 1 else _spread(runs, inferred)
+        if cand_ev.raised_unsure:  # put or raised out: only the latency could tell
+            raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
+            runs.append(_what_if_as(cand_rec, latency, raised_ev, thread, attempts))
+            why.append(_raised_unsure_note(cand_ev, cand))
+    out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     for o in out.values():
         o.inference = inferred.to_json()
         if len(runs) == 1:
             o.used.append(inferred.sentence())
     return out, ev.crash_ts
+
+
+def _raised_unsure_note(ev: Evidence, mode: Mode) -> str:
+    """Why a subgraph's last step is read both as put and as raised out (`_raised_out`)."""
+    steps = ", ".join(f"{ns} step {step}" for ns, _inv, step in sorted(ev.raised_unsure))
+    return (
+        f"with the mode inferred as {mode} and no write latency known, nothing shows whether "
+        f"the subgraph's last step ({steps}) was put or left by raising (a Command to the "
+        "parent raises ParentCommand before the step's put; only a put sooner tells, which "
+        "needs the latency)"
+    )
 
 
 def _kill_after_saved(ev: Evidence, rec: Recording, latency: float) -> None:
@@ -669,10 +863,12 @@ def _figures(o: ModeOutcome) -> list[tuple[int, int, int]]:
     return own
 
 
-def _spread(runs: list[dict[str, ModeOutcome]], inferred: Inference) -> dict[str, ModeOutcome]:
-    """One outcome per target mode from several possible recorded modes: the figures of the
-    one that repeats the most (never the reassuring answer when unsure), and the range over
-    all of them."""
+def _spread(
+    runs: list[dict[str, ModeOutcome]], inferred: Inference, why: Sequence[str] = ()
+) -> dict[str, ModeOutcome]:
+    """One outcome per target mode from several possible recorded modes (and readings of the
+    evidence, `why`): the figures of the one that repeats the most (never the reassuring
+    answer when unsure), and the range over all of them."""
     out: dict[str, ModeOutcome] = {}
     for mode in MODES:
         cands = [r[mode] for r in runs]
@@ -692,8 +888,12 @@ def _spread(runs: list[dict[str, ModeOutcome]], inferred: Inference) -> dict[str
             for i, key in enumerate(_SPAN_KEYS)
         }
         if any(lo != hi for lo, hi in spans.values()):
+            cause = "; ".join(
+                ([f"the recorded mode could have been {' or '.join(inferred.modes)}"]
+                 if len(inferred.modes) > 1 else []) + list(why)
+            )  # fmt: skip
             note = (
-                f"the recorded mode could have been {' or '.join(inferred.modes)}: between "
+                f"{cause}: between "
                 f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
                 f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
                 f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
