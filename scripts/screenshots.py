@@ -15,7 +15,11 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "lib"), str(REPO / "tests")]  # tests/ helpers import each other by name
+sys.path[:0] = [
+    str(REPO),
+    str(REPO / "lib"),
+    str(REPO / "tests"),
+]  # tests/ helpers import each other by name
 
 from tests.dashboard_data import (  # noqa: E402
     CHROMIUM,
