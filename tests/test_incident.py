@@ -20,8 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from corpus import Corpus
-from replaylens.analysis.incident import collect, newest_crash, select, to_csv, to_markdown
+from corpus import Corpus, CorpusEntry
+from replaylens.analysis.incident import (
+    Incident,
+    collect,
+    newest_crash,
+    select,
+    to_csv,
+    to_markdown,
+)
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
 from replaylens.cli import main
@@ -32,6 +39,16 @@ from replaylens.sources import open_source
 pytestmark = pytest.mark.slow  # real graphs killed in child processes
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _collected(entry: CorpusEntry) -> tuple[EffectsLog, Incident]:
+    """The corpus entry's effects log and the incident collected from its database and log."""
+    log = read_effects(entry.effects_log)
+    source = open_source(entry.db)
+    try:
+        return log, collect(source, log)
+    finally:
+        source.close()
 
 
 def _plan_counts(db: Path, log: EffectsLog, thread_id: str) -> tuple[str, int, tuple[str, ...]]:
@@ -86,12 +103,7 @@ def test_every_corpus_thread_agrees_with_plan_resume(
 def test_impact_counts_the_attempts_of_every_thread(corpus: Corpus) -> None:
     """The impact rows, the total and the sentence are built from the same attempts."""
     entry = next(e for e in corpus.of_kind("killed") if e.name.startswith("payment-sync"))
-    log = read_effects(entry.effects_log)
-    source = open_source(entry.db)
-    try:
-        incident = collect(source, log)
-    finally:
-        source.close()
+    log, incident = _collected(entry)
     tid = entry.thread_ids[0]
     plan_status, n, _tasks = _plan_counts(entry.db, log, tid)
     assert plan_status == "resumable" and n == 1
@@ -257,12 +269,7 @@ def test_one_killed_worker_many_threads_predicted_equals_measured(
 
 def test_newest_crash_picks_the_last_process(corpus: Corpus) -> None:
     entry = next(e for e in corpus.of_kind("killed") if e.name.startswith("linear-sync"))
-    log = read_effects(entry.effects_log)
-    source = open_source(entry.db)
-    try:
-        incident = collect(source, log)
-    finally:
-        source.close()
+    log, incident = _collected(entry)
     chosen, how = newest_crash(incident.threads)
     assert [t.thread_id for t in chosen] == entry.thread_ids and "process" in how
     assert select(incident, pid=-1).threads == []
@@ -282,12 +289,7 @@ def test_the_newest_crash_includes_a_paused_thread_whose_answer_was_killed(corpu
     log shows charge started and never finished: the crash left it, and the newest crash
     lists it with what the Thread page says happens again (approve and charge)."""
     entry = corpus.get("payment-exit-killed")
-    log = read_effects(entry.effects_log)
-    source = open_source(entry.db)
-    try:
-        found = collect(source, log)
-    finally:
-        source.close()
+    log, found = _collected(entry)
     tid = entry.thread_ids[0]
     chosen = select(found, latest=True).threads
     assert [t.thread_id for t in chosen] == [tid]
