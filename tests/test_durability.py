@@ -170,18 +170,14 @@ def test_bundled_campaigns_predict_inside_their_real_kills(campaign: str, tmp_pa
     fresh processes) judged as `make validate` judges: each recording's predictions for the
     other two modes lie inside what the real runs of those modes did. The live kills of the
     harness run in test_validation_corpus.py; these recordings cannot move on a loaded machine."""
-    import json
     import shutil
 
+    from replaylens.killtest.manifest import read_manifest
     from replaylens.killtest.validate import compare
 
     folder = tmp_path / campaign
     shutil.copytree(Path(__file__).resolve().parents[1] / "sample_dbs" / campaign, folder)
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    for entry in manifest["runs"]:
-        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
-            entry[key] = str(folder / entry[key])
-    rows = compare(manifest, campaign)
+    rows = compare(read_manifest(folder), campaign)
     cross = [r for r in rows if r.source != r.target]
     assert len(cross) == 2 * 6 and all(len(r.measured) == 4 for r in cross), table(rows)
     assert outside(rows) == [], table(rows)

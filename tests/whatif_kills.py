@@ -11,7 +11,6 @@ records them again (a recording is kept only when every precondition below holds
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,13 +46,6 @@ CAMPAIGNS: dict[str, KillCampaign] = {
 }
 
 
-def _absolute(manifest: dict[str, Any], folder: Path) -> dict[str, Any]:
-    for entry in manifest["runs"]:
-        for key in ("db_at_kill", "db_after_resume", "effects", "effects_at_kill"):
-            entry[key] = str(folder / entry[key])
-    return manifest
-
-
 def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
     """Run one campaign into `folder` (real kills, real resumes): mode -> its manifest run."""
     from replaylens.examples.langgraph_tests import SHAPES
@@ -73,8 +65,10 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def runs_in(folder: Path) -> dict[str, dict[str, Any]]:
-    manifest = _absolute(json.loads((folder / "manifest.json").read_text()), folder)
-    return {e["mode"]: e for e in manifest["runs"]}
+    """Mode -> its manifest run, paths absolute (`killtest.manifest.read_manifest`)."""
+    from replaylens.killtest.manifest import read_manifest
+
+    return {e["mode"]: e for e in read_manifest(folder)["runs"]}
 
 
 def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
