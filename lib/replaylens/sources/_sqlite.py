@@ -175,9 +175,9 @@ class SqliteSource:
                 self._drop_private_copy()
 
     def _drop_private_copy(self) -> None:
+        """Forget a private copy made on the look before (`close` removes it)."""
         if self._tmpdir is not None:
-            self._tmpdir.cleanup()
-            self._tmpdir = None
+            self.close()
             self.notes = [n for n in self.notes if not n.startswith("Opened a private copy")]
 
     # -- opening -------------------------------------------------------------------
