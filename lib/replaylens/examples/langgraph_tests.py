@@ -683,6 +683,160 @@ def subgraph_checkpoint_true() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 17 subgraph beside a node
+def subgraph_parallel() -> StateGraph:
+    """inner (inner_1 -> inner_2) runs beside outer_1; outer_2 waits for both.
+
+    Mirrors test_pregel.py::test_stream_subgraphs_during_execution: a compiled subgraph
+    and a plain node start in the same superstep, the plain node finishes first (its
+    writes land while the subgraph is still running its own steps), and
+    ``add_edge(["inner", "outer_1"], "outer_2")`` joins them.
+    """
+    inner = chain(
+        InnerState, ("inner_1", _inner("inner_1", 0.5)), ("inner_2", _inner("inner_2", 1.5))
+    )
+    b = StateGraph(OuterState)
+    b.add_node("inner", inner.compile())
+    b.add_node("outer_1", _node("outer_1", 1.0))
+    b.add_node("outer_2", _node("outer_2", 1.0))
+    b.add_edge(START, "inner")
+    b.add_edge(START, "outer_1")
+    b.add_edge(["inner", "outer_1"], "outer_2")
+    b.add_edge("outer_2", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 18 join in a loop
+class RoundsState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+
+
+def _decide(state: RoundsState) -> Literal["rewrite_query", "qa"]:
+    return "qa" if state.get("visited", []).count("decider") >= 2 else "rewrite_query"
+
+
+def waiting_edge_loop() -> StateGraph:
+    """(rewrite_query -> analyzer_one -> retriever_one | retriever_two) -> decider, twice; then qa.
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple: a join
+    (``add_edge(["retriever_one", "retriever_two"], "decider")``) inside a loop that a
+    conditional edge closes, so every node of the round runs twice with new task ids.
+    """
+    b = StateGraph(RoundsState)
+    for name, frac in (("rewrite_query", 0.5), ("analyzer_one", 0.5), ("retriever_one", 0.5),
+                       ("retriever_two", 1.5), ("decider", 0.3), ("qa", 1.0)):  # fmt: skip
+        b.add_node(name, _node(name, frac))
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_edge("rewrite_query", "retriever_two")
+    b.add_edge(["retriever_one", "retriever_two"], "decider")
+    b.add_conditional_edges("decider", _decide)
+    b.add_edge("qa", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 19 functional interrupt
+def interrupt_task_functional(checkpointer: Any) -> Any:
+    """@entrypoint `graph`: @task foo, @task bar (calls interrupt()), then @task baz and qux.
+
+    Mirrors test_pregel.py::test_interrupt_task_functional: a task pauses the entrypoint
+    with ``interrupt()``; ``Command(resume=...)`` re-runs the entrypoint, which takes foo's
+    saved result, re-runs bar with its answer and goes on. The kill lands in the answered run.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def foo(text: str) -> str:
+        with effect("foo"):
+            _sleep(0.5)
+        return text + "foo"
+
+    @task
+    def bar(text: str) -> str:
+        answer = interrupt("Provide value for bar:")  # paused here in the first invocation
+        with effect("bar", answer=str(answer)):
+            _sleep(1.0)
+        return text + str(answer)
+
+    @task
+    def baz(text: str) -> str:
+        with effect("baz"):
+            _sleep(0.5)
+        return text + "baz"
+
+    @task
+    def qux(text: str) -> str:
+        with effect("qux"):
+            _sleep(1.0)
+        return text + "qux"
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(inputs: dict[str, Any]) -> dict[str, Any]:
+        text = bar(foo(inputs.get("a", "")).result()).result()
+        return {"a": qux(baz(text).result()).result()}
+
+    return graph
+
+
+# --------------------------------------------------------------------------- 20 two interrupts
+class ApprovalState(TypedDict, total=False):
+    steps: Annotated[list[str], operator.add]
+
+
+def _two_approvals(state: ApprovalState) -> dict[str, Any]:
+    with effect("draft"):  # runs again every time the node is resumed
+        _sleep(0.5)
+    first = interrupt("First interrupt")
+    second = interrupt("Second interrupt")
+    with effect("apply", first=str(first), second=str(second)):
+        _sleep(1.0)
+    return {"steps": [f"node:{first},{second}"]}
+
+
+def multiple_interrupts() -> StateGraph:
+    """prepare -> node (interrupt() twice in one node) -> finish.
+
+    Mirrors test_pregel.py::test_multiple_interrupt_state_persistence: one node pauses
+    the thread twice; each ``Command(resume=...)`` re-runs the node from its top, so the
+    work before the interrupts repeats in every invocation. The kill lands in the third.
+    """
+    return chain(
+        ApprovalState,
+        ("prepare", _step("prepare", 0.5)),
+        ("node", _two_approvals),
+        ("finish", _step("finish", 1.0)),
+    )
+
+
+def _step(name: str, fraction: float) -> Callable[..., Any]:
+    def node(state: ApprovalState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"steps": [name]}
+
+    node.__name__ = name
+    return node
+
+
+# --------------------------------------------------------------------------- 21 parallel nodes
+def parallel_unequal() -> StateGraph:
+    """slow | fast from START (1 and 2 units), then report, then archive.
+
+    Mirrors test_pregel.py::test_parallel_node_execution: two nodes of one superstep run
+    at once and finish apart, so the first one's writes are saved while its sibling runs.
+    """
+    b = StateGraph(Trail)
+    for name, frac in (("slow", 1.0), ("fast", 2.0), ("report", 0.5), ("archive", 1.0)):
+        b.add_node(name, _node(name, frac))
+    b.add_edge(START, "slow")
+    b.add_edge(START, "fast")
+    b.add_edge(["slow", "fast"], "report")
+    b.add_edge("report", "archive")
+    b.add_edge("archive", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -743,8 +897,22 @@ CORPUS: tuple[Shape, ...] = (
           {"dialog_state": []}, (("node_a_child", 1, 0.5), ("node_b_parent", 1, 0.5))),
     Shape("subgraph_checkpoint_true", "test_pregel.py::test_subgraph_checkpoint_true",
           {"my_key": ""}, (("inner_2", 1, 0.5), ("inner_2", 2, 0.5))),
+    # Held out: added after the model's rules were written, to check them on shapes
+    # they were not fitted to (docs/validation.md, "Held-out shapes").
+    Shape("subgraph_parallel", "test_pregel.py::test_stream_subgraphs_during_execution",
+          {"visited": []}, (("inner_2", 1, 1.0), ("outer_2", 1, 0.5))),
+    Shape("waiting_edge_loop", "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple",
+          {"visited": []}, (("retriever_two", 1, 1.0), ("qa", 1, 0.5))),
+    Shape("interrupt_task_functional", "test_pregel.py::test_interrupt_task_functional",
+          {"a": ""}, (("graph", 1, 0.5), ("graph", 1, 2.0)),
+          resume_value="bar", has_resume_value=True, kill_from=1),
+    Shape("multiple_interrupts", "test_pregel.py::test_multiple_interrupt_state_persistence",
+          {"steps": []}, (("node", 1, 1.0), ("finish", 1, 0.5)),
+          resume_value="ok", has_resume_value=True, kill_from=2),
+    Shape("parallel_unequal", "test_pregel.py::test_parallel_node_execution",
+          {"visited": []}, (("fast", 1, 1.5), ("archive", 1, 0.5))),
 )  # fmt: skip
-"""Sixteen shapes; every kill point is a node start the child announces, plus a delay that
+"""Twenty-one shapes (the last five held out); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -67,6 +67,9 @@ class Evidence:
     the write latency could tell (`_raised_out` answers None): the what-if says both."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
+    halted: set[int] = field(default_factory=set)
+    """id(attempt): its lines end, but its task began again from its top in a later
+    invocation (`_halted`): it paused there, its writes are not the task's."""
     ordinal: dict[int, int] = field(default_factory=dict)
     """id(attempt) -> its place among the attempts of its node in its step and invocation:
     without a task id, which task it was (parallel `Send` workers are several tasks; the
@@ -91,6 +94,7 @@ def _ending(
     *,
     final: bool = True,
     retrying: set[int] = frozenset(),
+    halted: set[int] = frozenset(),
 ) -> Ending:
     """How an invocation ended: a task in flight (or failed and waiting for its retry,
     `_killed_while_retrying`) means the process died under it. `status` (the thread's, from
@@ -101,7 +105,9 @@ def _ending(
         final and status == "failed"
     ):
         return "raised"
-    if any(a.outcome == "interrupted" for a in last) or (final and status == "interrupted"):
+    if any(a.outcome == "interrupted" or id(a) in halted for a in last) or (
+        final and status == "interrupted"
+    ):
         return "paused"
     if final and status == "resumable" and not last:
         return "killed"
@@ -144,13 +150,14 @@ def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
     return out
 
 
-Pause = tuple[str, str, float]
-"""(node, task id, after): a task the database shows paused at `interrupt()` or failed
+Pause = tuple[str, str, float, int | None]
+"""(node, task id, after, step of that checkpoint): a task the database shows paused at `interrupt()` or failed
 (its `__interrupt__` or `__error__` write), due after the checkpoint taken at `after`."""
 
 
 def _pauses(thread: Thread | None) -> list[Pause]:
-    """Where the database shows an invocation stopped: tasks with an interrupt or error write."""
+    """Where the database shows an invocation stopped: tasks (and the `@task` calls of an
+    `@entrypoint`) with an interrupt or error write."""
     out: list[Pause] = []
     if thread is None or thread.root is None:
         return out
@@ -158,9 +165,9 @@ def _pauses(thread: Thread | None) -> list[Pause]:
         taken = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
         if taken is None:
             continue
-        for t in c.tasks:
+        for t in [*c.tasks, *c.calls]:
             if any(w.channel in ("__interrupt__", "__error__") for w in t.writes):
-                out.append((t.node, t.task_id, taken))
+                out.append((t.node, t.task_id, taken, c.step))
     return out
 
 
@@ -245,10 +252,14 @@ def _invocations(
             for b in attempts
         )
     ]
-    for a in sorted(attempts, key=lambda x: x.start_ts):
+    paused_nodes = {p[0] for p in pauses}
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    for i, a in enumerate(ordered):
         new = not groups or (a.pid is not None and a.pid != current_pid)
         if stopped_at is not None and a.start_ts > stopped_at:
             new = True
+        if groups and any(_restarts(a, b, paused_nodes) for b in groups[-1]):
+            new = True  # the task began again from its top: only a later invocation does that
         hit = next(
             (
                 p
@@ -259,7 +270,15 @@ def _invocations(
         )
         if hit is not None:
             open_pauses.remove(hit)
-            if a.outcome not in ("interrupted", "failed") and groups and groups[-1]:
+            # A task that logged before it paused begins again from its top when answered:
+            # its first start after the pause is the run that paused, not the answer.
+            restarted = any(_restarts(b, a, paused_nodes) for b in ordered[i + 1 :])
+            if (
+                a.outcome not in ("interrupted", "failed")
+                and groups
+                and groups[-1]
+                and not restarted
+            ):
                 new = True
         if new:
             groups.append([])
@@ -269,6 +288,88 @@ def _invocations(
         if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
             stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
     return groups
+
+
+def _restarts(later: Attempt, earlier: Attempt, paused_nodes: set[str]) -> bool:
+    """Is `later` its task begun again from the top, after `earlier` finished the same effect?
+
+    Inside one invocation a task runs its body once (a `RetryPolicy` retry follows a logged
+    failure, `retried_in_step`); only a later invocation runs it again: the answer to an
+    ``interrupt()`` re-runs the node from its first line, so the work it did before pausing
+    is logged twice. The same task id tells it; a log without task ids, only for a node the
+    database shows paused (a loop runs a node again in the same invocation, as a new task).
+    """
+    if (
+        later is earlier
+        or later.node != earlier.node
+        or earlier.outcome != "finished"
+        or later.start_ts < earlier.end_ts
+        or not later.lines
+        or not earlier.lines
+        or later.lines[0].effect != earlier.lines[0].effect
+    ):
+        return False
+    if later.task_id is not None and earlier.task_id is not None:
+        return later.task_id == earlier.task_id and later.logged_ns == earlier.logged_ns
+    if later.lines[0].effect is None and later.pid is not None and later.pid == earlier.pid:
+        return False  # unnamed lines of one process: the task's next effect (`_next_effect`)
+    return later.task_id is None and earlier.task_id is None and later.node in paused_nodes
+
+
+def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
+    """The first attempt of `a`'s task run: a task that logs several effects one after
+    another (``charge`` then ``email``) started with the first of them, which is where a
+    kill aimed at the task's start counts from. Walks back over earlier attempts of the
+    same task in the same process while no other node's start comes between."""
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    head = a
+    for b in reversed(ordered[: next(i for i, x in enumerate(ordered) if x is a)]):
+        if b.pid != a.pid or not _same_task(b, a) or b.outcome != "finished":
+            break
+        if b.task_id is None and a.task_id is None and b.step != a.step:
+            break
+        if b.lines and head.lines and b.lines[0].effect == head.lines[0].effect:
+            break  # the same effect again: the task began anew there (a resume, a loop)
+        head = b
+    return head
+
+
+def _unlogged_stops(groups: list[list[Attempt]], pauses: list[Pause]) -> dict[int, int | None]:
+    """Invocations (not the last) that ended at a pause or raise their log does not show, each
+    with the root step that stopped: the next invocation begins with the answer to a task
+    the database shows paused (its `__interrupt__` or `__error__` write), and none of its own
+    attempts paused or failed. The step is the one after the checkpoint the write hangs off;
+    an `@entrypoint` whose `@task` paused stops in its own step 0, which then never completes."""
+    out: dict[int, int | None] = {}
+    for i, (cur, nxt) in enumerate(zip(groups, groups[1:], strict=False)):
+        if any(a.outcome in ("interrupted", "failed") for a in cur) or not nxt:
+            continue
+        begin = min(a.start_ts for a in nxt)
+        for node, tid, after, step in pauses:
+            answered = any(
+                a.node == node and a.task_id in (None, tid) and a.start_ts > after for a in nxt
+            )
+            if answered and after <= begin and not any(a.node == node for a in cur):
+                out[i] = None if step is None else step + 1
+                break
+    return out
+
+
+def _halted(groups: list[list[Attempt]], paused_nodes: set[str]) -> set[int]:
+    """id() of attempts whose task began again from its top in a later invocation
+    (`_restarts`): their lines end, but their task did not; it paused (or raised) there."""
+    out: set[int] = set()
+    for i, group in enumerate(groups):
+        later = [b for g in groups[i + 1 :] for b in g]
+        for a in group:
+            if any(_restarts(b, a, paused_nodes) for b in later):
+                out |= {id(c) for c in group if _same_task(a, c)}
+    return out
+
+
+def _step_done(a: Attempt, retried: set[int], halted: set[int]) -> bool:
+    """Did this attempt's task get through its step (finished, or failed and retried in it)?"""
+    return id(a) not in halted and (a.outcome == "finished" or id(a) in retried)
 
 
 def _usual_duration(attempts: list[Attempt], killed: Attempt, retried: set[int]) -> float:
@@ -288,6 +389,8 @@ def _ordinals(
     """See `Evidence.ordinal`."""
     out: dict[int, int] = {}
     count: dict[tuple[str, int, int, str], int] = {}
+    seen: dict[tuple[str, int, int, str], list[Attempt]] = {}
+    continued: set[int] = set()
     for a in sorted(attempts, key=lambda x: x.start_ts):
         if id(a) not in step_of:
             continue
@@ -296,9 +399,69 @@ def _ordinals(
             out[id(a)] = out[id(failed)]
             continue
         key = (*step_of[id(a)], a.node)
-        out[id(a)] = count.get(key, 0)
-        count[key] = out[id(a)] + 1
+        before = seen.setdefault(key, [])
+        prev = _effect_before(a, before, continued)
+        if prev is not None:
+            # the task's next effect (it logged `prev` first): the same task, not a sibling
+            continued.add(id(prev))
+            out[id(a)] = out[id(prev)]
+        else:
+            out[id(a)] = count.get(key, 0)
+            count[key] = out[id(a)] + 1
+        before.append(a)
     return out
+
+
+def _next_effect(a: Attempt, prev: Attempt | None) -> bool:
+    """Is `a`, in a log without steps, the next effect of the task `prev` (the attempt just
+    before it) ran: the same node and process, `prev` finished, another effect? The same
+    effect again is the node run again (a loop, a resume), not the same task going on."""
+    if prev is None or not (prev.lines and a.lines):
+        return False
+    named = prev.lines[0].effect is not None or a.lines[0].effect is not None
+    return (
+        prev.node == a.node
+        and prev.pid == a.pid
+        and prev.outcome == "finished"
+        and prev.task_id == a.task_id
+        # A log that names no effect (a bare log) cannot tell the next effect from the node
+        # run again by a loop in the same process: read as the next effect (assumed).
+        and (prev.lines[0].effect != a.lines[0].effect if named else prev.pid is not None)
+    )
+
+
+def _effect_before(a: Attempt, before: list[Attempt], continued: set[int]) -> Attempt | None:
+    """The attempt of the same node, step and process that `a` follows as the next effect
+    of one task: it finished before `a` started, no other of them started in between, and
+    no other attempt already followed it. Parallel tasks of one node (`Send` workers) start
+    together; a task that logs ``draft`` then ``apply`` logs them one after the other."""
+    if a.task_id is not None:
+        return None  # the task id tells
+    done = [
+        b for b in before if b.pid == a.pid and b.outcome == "finished" and b.end_ts <= a.start_ts
+    ]
+    if not done:
+        return None
+    last = max(done, key=lambda b: b.end_ts)
+    if id(last) in continued or any(last.end_ts < b.start_ts <= a.start_ts for b in before):
+        return None
+    return last if _next_effect(a, last) else None
+
+
+def task_run(ev: Evidence, a: Attempt) -> list[Attempt]:
+    """Every attempt of `a`'s task in its step and invocation (a task that logs several
+    effects is several attempts): its writes are put when the last of them ends."""
+    key = ev.step_of.get(id(a))
+    tid = a.task_id
+    return [
+        b
+        for b in ev.attempts
+        if ev.step_of.get(id(b)) == key
+        and b.node == a.node
+        and (
+            b.task_id == tid if tid is not None else ev.ordinal.get(id(b)) == ev.ordinal.get(id(a))
+        )
+    ]
 
 
 def _until(a: Attempt) -> float:
@@ -323,7 +486,9 @@ def _entrypoint_first(group: list[Attempt]) -> bool:
     )
 
 
-def _kinds(groups: list[list[Attempt]], retried: set[int]) -> list[InvocationKind]:
+def _kinds(
+    groups: list[list[Attempt]], retried: set[int], halted: set[int] = frozenset()
+) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
     * a first task aligned with an unfinished task of its node due at a checkpoint saved
@@ -355,7 +520,7 @@ def _kinds(groups: list[list[Attempt]], retried: set[int]) -> list[InvocationKin
         ):
             kinds.append("resume")
             continue
-        open_ = [a for a in prev if a.outcome != "finished" and id(a) not in retried]
+        open_ = [a for a in prev if not _step_done(a, retried, halted) and id(a) not in retried]
         if any(_same_task(o, f) for o in open_ for f in first):
             kinds.append("resume")
             continue
@@ -393,6 +558,7 @@ def _assign_steps(
     retry_of: dict[int, Attempt],
     thread: Thread | None,
     assumed: list[str],
+    halted: set[int] = frozenset(),
 ) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
     """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
     task's, else the next step in log order (see the comments for each rule)."""
@@ -409,6 +575,7 @@ def _assign_steps(
         )
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
+        prev_att: Attempt | None = None
         if inv == 0 and not _entrypoint_first(g):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0:
@@ -448,21 +615,20 @@ def _assign_steps(
                 running = step_att.get((ns, inv, step - 1), [])
                 if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
+                elif running and _next_effect(a, prev_att) and prev_att in running:
+                    step -= 1  # the same task's next effect (``draft``, then ``apply``)
                 if not any(x.startswith("some effect lines carry no step") for x in assumed):
                     assumed.append(
                         "some effect lines carry no step: taken as the next step in log order, "
                         "tasks that start while a step runs as tasks of that step"
                     )
             last_step[ns] = max(step, last_step.get(ns, step))
+            prev_att = a
             key = (ns, inv, step)
             step_att.setdefault(key, []).append(a)
             step_of[id(a)] = key
         root = [k for k in step_att if k[0] == "" and k[1] == inv]
-        done = [
-            k[2]
-            for k in root
-            if all(a.outcome == "finished" or id(a) in retried for a in step_att[k])
-        ]
+        done = [k[2] for k in root if all(_step_done(a, retried, halted) for a in step_att[k])]
         open_ = [k[2] for k in root if k[2] not in done]
         if open_:
             saved_step = min(open_) - 1
@@ -503,7 +669,15 @@ def _kill_moment(
             head = kill_attempt
             while id(head) in retry_of:  # a RetryPolicy retry: the task started with its first try
                 head = retry_of[id(head)]
-            if head is not kill_attempt:
+            head = _task_head(head, attempts)
+            if head is not kill_attempt and id(kill_attempt) not in retry_of and head.lines:
+                kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
+                used.append(
+                    f"the killed task logged {head.lines[0].label} before the effect in flight: "
+                    f"the kill moment counts from the task's start, {kill_offset:.2f} s into "
+                    "the one running"
+                )
+            elif head is not kill_attempt:
                 kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
                 used.append(
                     f"the killed task was retried inside its step: the kill moment counts from its "
@@ -549,7 +723,14 @@ def gather(
             "the last attempt of a task failed and the database holds no error for it: a raise "
             "saves one, so the process was killed while LangGraph waited to retry it"
         )
-    groups = _invocations(attempts, retried | retrying, _pauses(thread))
+    pauses = _pauses(thread)
+    groups = _invocations(attempts, retried | retrying, pauses)
+    halted = _halted(groups, {p[0] for p in pauses})
+    if halted:
+        used.append(
+            "a task began again from its top in a later invocation (its work before "
+            "interrupt() logged twice): its earlier run paused and its step did not complete"
+        )
     if retried:
         used.append(
             f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
@@ -566,7 +747,8 @@ def gather(
         used.append(f"database: {len(db_cps)} checkpoints with their ts")
     if not groups:
         groups = [[]]
-    kinds = _kinds(groups, retried)
+    kinds = _kinds(groups, retried, halted)
+    stopped = _unlogged_stops(groups, pauses)
     if len(groups) > 1:
         used.append(
             f"{len(groups)} invocations: "
@@ -580,7 +762,7 @@ def gather(
     def inv_of(ts: float) -> int:
         return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
 
-    step_att, step_of = _assign_steps(groups, kinds, retried, retry_of, thread, assumed)
+    step_att, step_of = _assign_steps(groups, kinds, retried, retry_of, thread, assumed, halted)
     cp_at: dict[tuple[str, int, int], Checkpoint] = {}
     for c in db_cps:
         if c.step is None:
@@ -654,11 +836,13 @@ def gather(
                     # A step with a failed, paused or killed task never completes: no put follows it.
                     end = (
                         max(a.end_ts for a in atts)
-                        if all(a.outcome == "finished" or id(a) in retried for a in atts)
+                        if all(_step_done(a, retried, halted) for a in atts)
                         else None
                     )
                     if end is not None and known_end is not None:
                         end = max(end, min(known_end, end + 0.05))
+                    if ns == "" and stopped.get(inv) == s:
+                        end = None  # a task of this step paused before logging: it never completed
                 elif known_end is not None:
                     start, end = (prev_end if prev_end is not None else known_end), known_end
                     inner = _nested_starts(step_att, cp_at, stamps, ns, inv, start, end, ns_order)
@@ -749,9 +933,12 @@ def gather(
             if holder:
                 container[(s.ns, s.inv)] = holder[-1].step
     last = groups[-1]
-    ending = _ending(last, status, retried | retrying, retrying=retrying)
+    ending = _ending(last, status, retried | retrying, retrying=retrying, halted=halted)
     endings = [
-        _ending(g, status, retried | retrying, final=False, retrying=retrying) for g in groups[:-1]
+        "paused"
+        if i in stopped
+        else _ending(g, status, retried | retrying, final=False, retrying=retrying, halted=halted)
+        for i, g in enumerate(groups[:-1])
     ] + [ending]
     in_flight = [a for a in last if a.outcome == "in flight" or id(a) in retrying]
     kill_attempt = max(in_flight, key=lambda a: a.start_ts) if in_flight else None
@@ -801,6 +988,7 @@ def gather(
         container,
         killed_earlier,
         retried=retried,
+        halted=halted,
         kinds=kinds,
         endings=endings,
         kill_unsure=kill_unsure,

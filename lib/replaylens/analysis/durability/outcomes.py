@@ -10,7 +10,7 @@ from typing import Any
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
-from replaylens.analysis.durability.evidence import Evidence, gather
+from replaylens.analysis.durability.evidence import Evidence, gather, task_run
 from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     MODES,
@@ -177,7 +177,8 @@ def _runs_again(
 
 def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
     ns, _inv, step = ev.step_of[id(a)]
-    tid = a.task_id or (a.task.task_id if a.task else "")
+    ids = [b.task_id or (b.task.task_id if b.task else "") for b in [a, *task_run(ev, a)]]
+    tid = next((t for t in ids if t), "")  # one effect of the task aligned names them all
     return (ns, a.node, step, tid or f"#{ev.ordinal.get(id(a), 0)}")
 
 

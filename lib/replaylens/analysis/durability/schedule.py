@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from replaylens.analysis.durability.evidence import Evidence, Put
+from replaylens.analysis.durability.evidence import Evidence, Put, task_run
 from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
 
 
@@ -175,8 +175,10 @@ def schedule(
                 # what the database holds landed, under any mode that writes checkpoints.
                 landed.add(key)
     for a in ev.attempts:
-        if a.outcome != "finished":
+        run = task_run(ev, a)  # the task's writes are put when its last effect ends
+        if any(b.outcome != "finished" or id(b) in ev.halted for b in run):
             continue
+        end = max(b.end_ts for b in run)
         inv = ev.step_of[id(a)][1]
         ended = (inv < last_inv or ev.ending != "killed") and inv not in ev.killed_earlier
         if (
@@ -186,7 +188,7 @@ def schedule(
             and a.task.status == "finished"
         ):
             written.add(id(a))
-        elif ended or (mode != "exit" and crash is not None and target(a.end_ts) <= crash + 1e-9):
+        elif ended or (mode != "exit" and crash is not None and target(end) <= crash + 1e-9):
             written.add(id(a))
     kill_start = target(ev.kill_attempt.start_ts) if ev.kill_attempt is not None else None
     return Schedule(landed, written, crash, landing, kill_start, queued)
