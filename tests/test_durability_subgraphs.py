@@ -199,3 +199,41 @@ def test_bare_log_parent_node_filed_under_subgraph_exit_save(tmp_path: Path) -> 
         lo, hi = o.race[key]
         assert lo <= real[i] <= hi, (key, o.race, real)
     assert "saved on the way out" in o.race["note"], o.race["note"]
+
+
+def test_node_that_works_before_each_interrupt_is_run_again_from_its_top(tmp_path: Path) -> None:
+    """multiple_interrupts (held out: the rules were not fitted to it), killed in finish in
+    the third invocation: node logs ``draft`` before each of its two interrupt() calls, so
+    the draft is logged three times under one task id, and ``apply`` once. Every recording
+    predicts every other mode exactly, told its mode or not, from the recorder's and
+    LangGraph's own log: the first two runs of node paused (no checkpoint after them), and
+    draft then apply are one task (one re-run under exit, not two)."""
+    runs = load("multiple_interrupts-late-0.25s", tmp_path)
+    assert [_real(runs[m]) for m in ("sync", "async", "exit")] == [(4, 1, 1), (3, 1, 1), (1, 2, 9)]
+    for src in runs.values():
+        for form in ("recorder", "langgraph"):
+            for given in (True, False):
+                outcomes = _predict(src, form, given)
+                for target, real in runs.items():
+                    assert _figures(outcomes[target]) == _real(real), (
+                        src["mode"],
+                        form,
+                        given,
+                        target,
+                    )
+    used = " ".join(_predict(runs["sync"])["exit"].used)
+    assert "began again from its top" in used
+
+
+def test_entrypoint_task_that_paused_before_logging_stops_step_zero(tmp_path: Path) -> None:
+    """interrupt_task_functional (held out), killed in qux after bar's interrupt() was
+    answered: bar paused before logging anything, so the first invocation ended paused in the
+    entrypoint's step 0 (no checkpoint after it, the input's only). From every recording,
+    sync and async re-run qux alone and exit re-runs bar, baz and qux (its answer was lost)."""
+    runs = load("interrupt_task_functional-late-0.25s", tmp_path)
+    assert [_real(runs[m]) for m in ("sync", "async", "exit")] == [(1, 1, 1), (1, 1, 1), (1, 3, 5)]
+    for src in runs.values():
+        for form in ("recorder", "langgraph"):
+            outcomes = _predict(src, form)
+            for target, real in runs.items():
+                assert _figures(outcomes[target]) == _real(real), (src["mode"], form, target)

@@ -43,6 +43,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     ),
     "doubly_nested-early-0.25s": KillCampaign("doubly_nested", 0, ("sync", "async"), 0.25),
     "parent_command-late-0.25s": KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.25),
+    "multiple_interrupts-late-0.25s": KillCampaign(
+        "multiple_interrupts", 1, ("sync", "async", "exit"), 0.25
+    ),
+    "interrupt_task_functional-late-0.25s": KillCampaign(
+        "interrupt_task_functional", 1, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 
