@@ -334,6 +334,37 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
     return head
 
 
+def _beside_subgraph(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    ns: str,
+    inv: int,
+    s: int,
+    start: float,
+    end: float,
+) -> float | None:
+    """The end of a step whose own tasks finished at `end`, when a subgraph ran beside them
+    (a compiled graph added as a node, started in the same superstep as plain nodes): the
+    step ends when the subgraph's task does, or never when the subgraph was still running.
+    A subgraph that began while the step's own tasks ran is theirs; one that began after
+    they all ended is a later step's (a subgraph node after a plain one)."""
+    prefix = ns + "|" if ns else ""
+    nested = [
+        (k[0], a)
+        for k, v in step_att.items()
+        if k[1] == inv and k[0] != ns and k[0].startswith(prefix) and k[0]
+        for a in v
+    ]
+    beside = {n for n, a in nested if start - 1e-6 <= a.start_ts < end}
+    if not beside:
+        return end
+    later = [a.start_ts for a in step_att.get((ns, inv, s + 1), [])]
+    until = min(later) if later else float("inf")
+    run = [a for n, a in nested if n in beside and start - 1e-6 <= a.start_ts < until]
+    if any(a.outcome == "in flight" for a in run):
+        return None  # the subgraph's task was still running: the step never completed
+    return max(end, max(a.end_ts for a in run) + TICK)
+
+
 def _unlogged_stops(groups: list[list[Attempt]], pauses: list[Pause]) -> dict[int, int | None]:
     """Invocations (not the last) that ended at a pause or raise their log does not show, each
     with the root step that stopped: the next invocation begins with the answer to a task
@@ -841,6 +872,8 @@ def gather(
                     )
                     if end is not None and known_end is not None:
                         end = max(end, min(known_end, end + 0.05))
+                    if end is not None:
+                        end = _beside_subgraph(step_att, ns, inv, s, start, end)
                     if ns == "" and stopped.get(inv) == s:
                         end = None  # a task of this step paused before logging: it never completed
                 elif known_end is not None:
