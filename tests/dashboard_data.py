@@ -393,6 +393,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]  # fmt: skip
 
 
+@contextlib.contextmanager
+def tab(browser: Any, width: int = 1400, timeout: float = 30_000) -> Iterator[Any]:
+    """One tab of its own context, `width` by 1000 pixels, whose waits give up after `timeout`
+    ms (Playwright's own default is 30 s); the context is closed when the block ends."""
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(timeout)
+        yield page
+    finally:
+        context.close()
+
+
 def wait_idle(page: Any, timeout: float = 30_000) -> None:
     """Wait until Streamlit has finished running the page (its own state attribute, not a sleep).
 
