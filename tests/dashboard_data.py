@@ -2,7 +2,7 @@
 
 Every database is written by an example graph under real LangGraph and SqliteSaver (no
 hand-forged rows); the crash cases come from a child process killed with a real SIGKILL
-in the middle of a node (`replaylens.killtest._runner.run_child`). The folder looks like
+in the middle of a node (`replaylens.killtest.harness.run_child`). The folder looks like
 what `sample_dbs/` will hold:
 
     demo/
@@ -36,8 +36,15 @@ if str(REPO) not in sys.path:  # `examples` lives at the repo root
     sys.path.insert(0, str(REPO))
 
 from corpus import spared  # noqa: E402
-from replaylens.killtest._child import build_graph, make_saver  # noqa: E402
-from replaylens.killtest._runner import ChildSpec, child_env, run_child, scoped_environ, snapshot_db  # noqa: E402
+from replaylens.killtest.harness import (  # noqa: E402
+    ChildSpec,
+    build_graph,
+    child_env,
+    make_saver,
+    run_child,
+    scoped_environ,
+    snapshot_db,
+)
 
 KILL_SLEEP = 0.4
 _lock = threading.Lock()

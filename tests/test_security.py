@@ -714,7 +714,7 @@ def test_terminal_bytes_of_a_thread_id_never_reach_the_thread_page(
 # -- 7. throw-away servers and graph children never outlive their campaign ---------------------
 CAMPAIGN_CHILD = """
 import sys
-from replaylens.killtest._runner import ChildSpec, child_env, run_child, stop_on_signals
+from replaylens.killtest.harness import ChildSpec, child_env, run_child, stop_on_signals
 spec = ChildSpec(graph="replaylens.examples.graphs:linear", db=sys.argv[1], thread_id="t",
                  durability="sync", input={"visited": []})
 env = child_env(effects_log=sys.argv[2], extra={"REPLAYLENS_EXAMPLE_SLEEP": "120"})
@@ -723,7 +723,7 @@ with stop_on_signals():
 """
 CAMPAIGN_SERVER = """
 import sys
-from replaylens.killtest._runner import stop_on_signals
+from replaylens.killtest.harness import stop_on_signals
 from replaylens.killtest.pgserver import start_server
 with stop_on_signals():
     server = start_server()
