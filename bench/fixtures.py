@@ -99,8 +99,9 @@ def _message(role: str, turn: int, chars: int = MESSAGE_CHARS) -> dict[str, Any]
 
 def tool_loop(calls: int = BIG_TOOL_CALLS) -> Any:
     """agent -> tool -> agent ... `calls` times, then END: a StateGraph builder."""
-    from langgraph.constants import END, START
-    from langgraph.graph import StateGraph
+    from langgraph.constants import END
+
+    from replaylens.examples.graphs import agent_tool_loop
 
     def agent(state: AgentState) -> dict[str, Any]:
         return {"messages": [_message("assistant", state.get("turns", 0))]}
@@ -112,13 +113,7 @@ def tool_loop(calls: int = BIG_TOOL_CALLS) -> Any:
         turn = state.get("turns", 0)
         return {"messages": [_message("tool", turn)], "turns": turn + 1}
 
-    builder = StateGraph(AgentState)
-    builder.add_node("agent", agent)
-    builder.add_node("tool", tool)
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route, ["tool", END])
-    builder.add_edge("tool", "agent")
-    return builder
+    return agent_tool_loop(AgentState, agent, tool, route)
 
 
 class LoopState(TypedDict, total=False):
@@ -133,11 +128,11 @@ class LoopState(TypedDict, total=False):
 
 def agent_loop() -> Any:
     """call_model / call_tool loop recording its effects; ends, fails or pauses per input."""
-    from langgraph.constants import END, START
-    from langgraph.graph import StateGraph
+    from langgraph.constants import END
     from langgraph.types import interrupt
 
     from replaylens import record_effect
+    from replaylens.examples.graphs import agent_tool_loop
 
     def agent(state: LoopState) -> dict[str, Any]:
         with record_effect("call_model"):
@@ -157,13 +152,7 @@ def agent_loop() -> Any:
                 raise RuntimeError(f"tool failed on call {calls}")
         return {"visited": ["tool"], "calls": calls}
 
-    builder = StateGraph(LoopState)
-    builder.add_node("agent", agent)
-    builder.add_node("tool", tool)
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route, ["tool", END])
-    builder.add_edge("tool", "agent")
-    return builder
+    return agent_tool_loop(LoopState, agent, tool, route)
 
 
 def _example(name: str) -> Callable[[], Any]:
@@ -507,7 +496,9 @@ class CounterState(TypedDict, total=False):
 def counter_loop(limit: int) -> Any:
     """A two-node loop whose state stays small (a counter and the last message), so that a
     thread's cost grows with its checkpoint count, not with a growing message list."""
-    from langgraph.graph import END, START, StateGraph
+    from langgraph.graph import END
+
+    from replaylens.examples.graphs import agent_tool_loop
 
     def agent(state: CounterState) -> dict[str, Any]:
         return {"n": state.get("n", 0) + 1, "last": f"agent turn {state.get('n', 0)}: " + "x" * 150}
@@ -515,15 +506,9 @@ def counter_loop(limit: int) -> Any:
     def tool(state: CounterState) -> dict[str, Any]:
         return {"last": f"tool result {state.get('n', 0)}: " + "y" * 150}
 
-    g = StateGraph(CounterState)
-    g.add_node("agent", agent)
-    g.add_node("tool", tool)
-    g.add_edge(START, "agent")
-    g.add_conditional_edges(
-        "agent", lambda s: "tool" if s.get("n", 0) < limit else END, ["tool", END]
+    return agent_tool_loop(
+        CounterState, agent, tool, lambda s: "tool" if s.get("n", 0) < limit else END
     )
-    g.add_edge("tool", "agent")
-    return g
 
 
 def build_long_thread(checkpoints: int) -> dict[str, Any]:

@@ -251,19 +251,16 @@ def machine() -> dict[str, str]:
 
     disk = shutil.disk_usage(fx.CACHE)
     commit = "unknown"
+
+    def git(*args: str) -> str:
+        run = subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+        )
+        return run.stdout.strip()
+
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "lib"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "lib")
         commit += " (with uncommitted changes in lib/)" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
         pass

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from replaylens.killtest._runner import scoped_environ
+from replaylens.killtest.harness import scoped_environ
 
 REPO = Path(__file__).resolve().parents[1]
 SLEEP = 0.25
@@ -148,7 +148,7 @@ def make_plain_db(out: Path) -> None:
     from langgraph.types import Command
 
     from replaylens.examples.graphs import DEFAULT_INPUTS, failing, payment
-    from replaylens.killtest._child import build_graph, make_saver
+    from replaylens.killtest.harness import build_graph, make_saver
 
     db, log = out / "payment-approved.db", out / "payment-approved.effects.jsonl"
     for path in (db, log, Path(f"{db}-wal"), Path(f"{db}-shm")):

@@ -9,9 +9,10 @@ from streamlit.testing.v1 import AppTest
 from replaylens.dashboard import APP
 
 
-def open_page(page: str, **params: str) -> AppTest:
-    """Run app.py with the query string, switch to `page`, run it; no exception allowed."""
-    at = AppTest.from_file(str(APP), default_timeout=60)
+def open_page(page: str, *, timeout: float = 60, **params: str | list[str]) -> AppTest:
+    """Run app.py with the query string, switch to `page`, run it; no exception allowed.
+    `timeout`: the seconds each run of the script may take (AppTest's default_timeout)."""
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
     at.query_params.update(params)
     at.switch_page(
         f"screens/{page}.py"
@@ -19,6 +20,11 @@ def open_page(page: str, **params: str) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def shown(at: AppTest, kind: str) -> str:
+    """The text of one kind of element (`info`, `warning`, ...), one element a line."""
+    return "\n".join(str(e.value) for e in getattr(at, kind)).replace("\\", "")
 
 
 def texts(at: AppTest) -> str:

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaylens.killtest._child import build_graph, make_saver
-from replaylens.killtest._runner import (
+from replaylens.killtest.harness import (
     ChildOutcome,
     ChildSpec,
+    build_graph,
     child_env,
+    make_saver,
     run_child,
     scoped_environ,
     snapshot_db,

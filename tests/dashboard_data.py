@@ -2,7 +2,7 @@
 
 Every database is written by an example graph under real LangGraph and SqliteSaver (no
 hand-forged rows); the crash cases come from a child process killed with a real SIGKILL
-in the middle of a node (`replaylens.killtest._runner.run_child`). The folder looks like
+in the middle of a node (`replaylens.killtest.harness.run_child`). The folder looks like
 what `sample_dbs/` will hold:
 
     demo/
@@ -36,8 +36,15 @@ if str(REPO) not in sys.path:  # `examples` lives at the repo root
     sys.path.insert(0, str(REPO))
 
 from corpus import spared  # noqa: E402
-from replaylens.killtest._child import build_graph, make_saver  # noqa: E402
-from replaylens.killtest._runner import ChildSpec, child_env, run_child, scoped_environ, snapshot_db  # noqa: E402
+from replaylens.killtest.harness import (  # noqa: E402
+    ChildSpec,
+    build_graph,
+    child_env,
+    make_saver,
+    run_child,
+    scoped_environ,
+    snapshot_db,
+)
 
 KILL_SLEEP = 0.4
 _lock = threading.Lock()
@@ -391,6 +398,19 @@ def stop_server(proc: Any) -> None:
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]  # fmt: skip
+
+
+@contextlib.contextmanager
+def tab(browser: Any, width: int = 1400, timeout: float = 30_000) -> Iterator[Any]:
+    """One tab of its own context, `width` by 1000 pixels, whose waits give up after `timeout`
+    ms (Playwright's own default is 30 s); the context is closed when the block ends."""
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(timeout)
+        yield page
+    finally:
+        context.close()
 
 
 def wait_idle(page: Any, timeout: float = 30_000) -> None:

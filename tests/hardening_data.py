@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from replaylens.killtest._runner import scoped_environ
+from replaylens.killtest.harness import scoped_environ
 
 DEEP = 100_000
 HUGE_DIGITS = 4_000

@@ -469,16 +469,9 @@ def sample_app(fresh_streamlit: None, monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 
 def _page(page: str, **params: str) -> Any:
-    from streamlit.testing.v1 import AppTest
+    from app_pages import open_page
 
-    from replaylens.dashboard import APP
-
-    at = AppTest.from_file(str(APP), default_timeout=90)
-    at.query_params.update(params)
-    at.switch_page(f"screens/{page}.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(page, timeout=90, **params)
 
 
 def _metrics(at: Any) -> list[tuple[str, Any]]:

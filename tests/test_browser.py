@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import wait_idle
+from dashboard_data import tab, wait_idle
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
@@ -23,11 +23,8 @@ expect = playwright.expect
 @pytest.fixture(scope="module")
 def page(browser: Any) -> Iterator[Any]:
     """One tab for the module: the app's scripts and styles load once (Chromium here renders in software)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    p = context.new_page()
-    p.set_default_timeout(30_000)
-    yield p
-    context.close()
+    with tab(browser) as p:
+        yield p
 
 
 def url(base: str, path: str, **params: str) -> str:
@@ -126,7 +123,7 @@ def test_upload_a_database_with_its_effects_log(
 ) -> None:
     import sqlite3
 
-    from replaylens.killtest._runner import snapshot_db
+    from replaylens.killtest.harness import snapshot_db
 
     copy = snapshot_db(demo / "crashes" / "payment-sync.db", tmp_path / "uploaded-payment.db")
     with sqlite3.connect(copy) as conn:  # one self-contained file, as someone would upload it

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dashboard_data import CHROMIUM, CHROMIUM_ARGS, open_view, serving, url, wait_idle
+from dashboard_data import CHROMIUM, CHROMIUM_ARGS, open_view, serving, tab, url, wait_idle
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
@@ -56,11 +56,8 @@ def site(demo: Path, own: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module", params=WIDTHS, ids=lambda w: f"{w}px")
 def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": request.param, "height": 1000})
-    p = context.new_page()
-    p.set_default_timeout(45_000)
-    yield p
-    context.close()
+    with tab(browser, request.param, 45_000) as p:
+        yield p
 
 
 @pytest.fixture(scope="module")
@@ -112,10 +109,7 @@ def test_status_colours_show_without_an_emoji_font(
     the completed one the completed green. With emoji dots it held an empty box."""
     from replaylens.figures.statuses import status_color
 
-    context = emojiless.new_context(viewport={"width": width, "height": 1000})
-    try:
-        p = context.new_page()
-        p.set_default_timeout(45_000)
+    with tab(emojiless, width, 45_000) as p:
         # The setting works: this browser cannot draw a colour emoji at all.
         drawn = p.evaluate(
             """() => { const c = document.createElement('canvas'); c.width = c.height = 40;
@@ -133,8 +127,6 @@ def test_status_colours_show_without_an_emoji_font(
         shot = grid.screenshot()
         for status in ("failed", "completed"):
             assert colour_pixels(shot, status_color(status)) > 40, status
-    finally:
-        context.close()
 
 
 # --------------------------------------------------------------------------- 2: Threads table
@@ -247,9 +239,7 @@ def test_cold_thread_page_fetches_no_code_highlighter_for_hidden_tabs(
     warm = browser.new_context()
     open_view(warm.new_page(), address)
     warm.close()
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        p = context.new_page()
+    with tab(browser) as p:
         scripts: list[str] = []
         p.on("request", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]))
         open_view(p, address)
@@ -259,5 +249,3 @@ def test_cold_thread_page_fetches_no_code_highlighter_for_hidden_tabs(
         p.get_by_role("tab", name="Time travel").click()
         wait_idle(p)
         expect(p.get_by_text(re.compile("Resume")).first).to_be_visible()
-    finally:
-        context.close()

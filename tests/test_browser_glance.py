@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dashboard_data import main_text, open_view, url, wait_idle
+from dashboard_data import main_text, open_view, tab, url, wait_idle
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
@@ -25,11 +25,8 @@ WIDTHS = (1400, 1000)
 
 @pytest.fixture(scope="module", params=WIDTHS, ids=lambda w: f"{w}px")
 def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": request.param, "height": 1000})
-    p = context.new_page()
-    p.set_default_timeout(45_000)
-    yield p
-    context.close()
+    with tab(browser, request.param, 45_000) as p:
+        yield p
 
 
 def not_cut(locator: Any) -> bool:
@@ -227,9 +224,7 @@ def test_cold_thread_page_loads_no_code_for_hidden_tabs(
     warm = browser.new_context()
     open_view(warm.new_page(), address)
     warm.close()
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        p = context.new_page()
+    with tab(browser) as p:
         scripts: list[str] = []
         p.on(
             "request",
@@ -242,8 +237,6 @@ def test_cold_thread_page_loads_no_code_for_hidden_tabs(
         print(f"cold Thread page drawn in {drawn:.1f} s, {len(scripts)} scripts")
         assert any(s.startswith("PlotlyChart") for s in scripts)
         assert not [s for s in scripts if s.startswith("GraphVizChart")], scripts
-    finally:
-        context.close()
 
 
 def test_kill_test_charts_show_their_titles_axes_and_legends_whole(

@@ -208,9 +208,7 @@ def test_bundle_opens_in_the_dashboard_with_the_same_sentence(
     live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
-    from replaylens.dashboard import APP
+    from app_pages import open_page
 
     db, log, _writer = live
     out = tmp_path / "incident.zip"
@@ -223,11 +221,7 @@ def test_bundle_opens_in_the_dashboard_with_the_same_sentence(
             monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "up"))
             st.cache_data.clear()
             st.cache_resource.clear()
-            at = AppTest.from_file(str(APP), default_timeout=60)
-            at.query_params.update({"db": str(path), "thread": THREAD})
-            at.switch_page("screens/incident.py")
-            at.run()
-            assert not at.exception, [e.value for e in at.exception]
+            at = open_page("incident", db=str(path), thread=THREAD)
             at.segmented_control(key="pick").set_value("Every thread").run()
             seen.append([str(m.value) for m in at.markdown if "Resuming" in str(m.value)])
     finally:

@@ -165,9 +165,7 @@ def test_a_postgres_bundle_opens_in_the_dashboard_with_the_live_sentence(
     db: Db, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
-    from replaylens.dashboard import APP
+    from app_pages import open_page
 
     thread = "payment-interrupted"
     out = tmp_path / "incident.zip"
@@ -183,10 +181,7 @@ def test_a_postgres_bundle_opens_in_the_dashboard_with_the_live_sentence(
             monkeypatch.setenv("REPLAYLENS_UPLOAD_DIR", str(tmp_path / "up"))
             st.cache_data.clear()
             st.cache_resource.clear()
-            at = AppTest.from_file(str(APP), default_timeout=60)
-            at.switch_page("screens/threads.py")
-            at.run()
-            assert not at.exception, [e.value for e in at.exception]
+            at = open_page("threads")
             rows = at.dataframe[0].value
             seen.append(
                 sorted(

@@ -18,10 +18,10 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.graph import END, START, StateGraph
 
 from replaylens import cache as status_cache
 from replaylens.analysis.status import summarize_threads
+from replaylens.examples.graphs import chain
 from replaylens.sources import open_source
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,13 +61,7 @@ def linear_graph(saver: SqliteSaver, hook: Any = None) -> Any:
             hook()
         return {"seen": ["b"]}
 
-    g = StateGraph(State)
-    g.add_node("a", a)
-    g.add_node("b", b)
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", END)
-    return g.compile(checkpointer=saver)
+    return chain(State, ("a", a), ("b", b)).compile(checkpointer=saver)
 
 
 @pytest.fixture

@@ -317,9 +317,7 @@ def test_thread_page_says_which_generation_wrote_it(monkeypatch: pytest.MonkeyPa
     import json
 
     import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
-    from replaylens.dashboard import APP
+    from app_pages import open_page, shown
 
     version = next(v for v in VERSIONS if _minor(v) == (0, 2))
     folder = COMPAT_DIR / version
@@ -327,12 +325,8 @@ def test_thread_page_says_which_generation_wrote_it(monkeypatch: pytest.MonkeyPa
     st.cache_data.clear()
     st.cache_resource.clear()
     try:
-        at = AppTest.from_file(str(APP), default_timeout=60)
-        at.query_params.update({"db": str(folder / "fanout.sqlite"), "thread": "killed"})
-        at.switch_page("screens/thread.py")
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+        at = open_page("thread", db=str(folder / "fanout.sqlite"), thread="killed")
+        info = shown(at, "info")
     finally:
         st.cache_data.clear()
         st.cache_resource.clear()
@@ -444,11 +438,10 @@ def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
     its verdict, and the Threads page, which says how to decide it."""
     import json
 
-    from streamlit.testing.v1 import AppTest
+    from app_pages import open_page, shown
 
     from replaylens.analysis.resume import plan_resume
     from replaylens.analysis.status import summarize_threads, unknown_reason
-    from replaylens.dashboard import APP
     from replaylens.export import thread_to_json
 
     folder = COMPAT_DIR / "0.2.28"
@@ -470,12 +463,8 @@ def test_unknown_in_every_view(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "re-runs no task" not in plan.verdict_sentence()
 
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update({"db": str(folder / "linear.sqlite")})
-    at.switch_page("screens/threads.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+    at = open_page("threads", db=str(folder / "linear.sqlite"))
+    warned = shown(at, "warning")
     assert "1 thread(s) have status **unknown**" in warned
     assert "--graph module:attribute" in warned
     table = at.dataframe[0].value
@@ -491,17 +480,11 @@ def test_thread_page_says_unknown_as_a_warning(monkeypatch: pytest.MonkeyPatch) 
     green success box."""
     import json
 
-    from streamlit.testing.v1 import AppTest
-
-    from replaylens.dashboard import APP
+    from app_pages import open_page, shown
 
     folder = COMPAT_DIR / "0.2.28"
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(folder)]))
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
-    at.switch_page("screens/thread.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    warned = "\n".join(str(e.value) for e in at.warning).replace("\\", "")
+    at = open_page("thread", db=str(folder / "linear.sqlite"), thread="done")
+    warned = shown(at, "warning")
     assert "Status unknown: the rows cannot tell whether this run finished." in warned
     assert not any("Status unknown" in str(e.value) for e in at.success)

@@ -195,7 +195,7 @@ def test_a_kill_held_for_writes_waits_for_them(tmp_path: Path, ro: Any) -> None:
     """With no delay after p3's start, only the siblings' WRITES lines hold the kill back:
     p1 and p2 have written when it lands, p3 (still asleep in its node) has not."""
     from replaylens.examples.graphs import DEFAULT_INPUTS
-    from replaylens.killtest._runner import ChildSpec, child_env, run_child
+    from replaylens.killtest.harness import ChildSpec, child_env, run_child
 
     db = tmp_path / "fanout.db"
     spec = ChildSpec("replaylens.examples.graphs:fanout", db, "t", "sync", DEFAULT_INPUTS["fanout"])

@@ -280,32 +280,22 @@ def test_dashboard_graph_field(monkeypatch: pytest.MonkeyPatch) -> None:
     is not taken (only the operator's graphs are options)."""
     import json
 
-    from streamlit.testing.v1 import AppTest
-
-    from replaylens.dashboard import APP
+    from app_pages import open_page, shown
 
     folder = COMPAT_DIR / "0.2.28"
     monkeypatch.chdir(SCRIPTS)
     monkeypatch.setenv(
         "REPLAYLENS_SERVE_ARGS", json.dumps([str(folder), "--graph", "compat_graphs:linear"])
     )
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update({"db": str(folder / "linear.sqlite"), "thread": "done"})
-    at.switch_page("screens/thread.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+    at = open_page("thread", timeout=120, db=str(folder / "linear.sqlite"), thread="done")
+    info = shown(at, "info")
     assert f"**{GRAPH_HEADER}**" in info
     assert "Status completed, decided by your graph code" in info
     assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
 
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update({"db": str(folder / "linear.sqlite"), "graph": "os:system"})
-    at.switch_page("screens/threads.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page("threads", timeout=120, db=str(folder / "linear.sqlite"), graph="os:system")
     assert at.selectbox(key="_sel_graph").value == "compat_graphs:linear"
-    info = "\n".join(str(e.value) for e in at.info).replace("\\", "")
+    info = shown(at, "info")
     assert "decides the 1 thread(s) the rows cannot: done **completed**" in info
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 import streamlit as st
+from app_pages import open_page
 from hardening_data import HUGE_DIGITS, bad_rows_db, linear_db, many_threads_db
 from hypothesis import given, settings
 from hypothesis import strategies as hs
@@ -52,12 +53,7 @@ def run_page(
     monkeypatch: pytest.MonkeyPatch, served: list[Path], screen: str, **params: str
 ) -> AppTest:
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(p) for p in served]))
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update(params)
-    at.switch_page(f"screens/{screen}.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(screen, timeout=120, **params)
 
 
 def shown_text(at: AppTest) -> str:

@@ -20,7 +20,7 @@ from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread
 from replaylens.effects.parse import read_effects
 from replaylens.examples.langgraph_tests import LOG_FORMS, SHAPES, form_log
-from replaylens.killtest._runner import scoped_environ
+from replaylens.killtest.harness import scoped_environ
 from replaylens.sources import open_source
 
 
@@ -30,7 +30,7 @@ def _run(tmp_path: Path, name: str, durability: str) -> tuple[Path, Path, str]:
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.types import Command
 
-    from replaylens.killtest._child import build_graph, load_target
+    from replaylens.killtest.harness import build_graph, load_target
 
     shape = SHAPES[name]
     db, log = tmp_path / f"{name}-{durability}.db", tmp_path / f"{name}-{durability}.jsonl"

@@ -8,8 +8,11 @@ import ast
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-LIB = TESTS.parent / "lib" / "replaylens"
+ROOT = TESTS.parent
+LIB = ROOT / "lib" / "replaylens"
 UI = LIB / "dashboard" / "ui"
+# The code around the library that imports it: held to the same rule on private modules.
+USERS = ("tests", "scripts", "bench", "examples", "pages", "app.py")
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -97,6 +100,74 @@ def test_no_module_imports_another_packages_private_module() -> None:
         )
     ]
     assert offenders == []
+
+
+# Tests of a private module's own internals, which import it: they call what has no public
+# face or monkeypatch the module itself (a re-export would not see the patch). Nothing else
+# outside the library may import a `_module`; an entry no longer needed fails the test too.
+WHITE_BOX = {
+    ("tests/test_bundle.py", "replaylens._serve"),  # build_command: the serve argv itself
+    ("tests/test_dashboard_core.py", "replaylens._serve"),
+    ("tests/test_from_graph.py", "replaylens._serve"),
+    ("tests/test_postgres.py", "replaylens._serve"),
+    ("tests/test_from_graph.py", "replaylens.analysis._graph_worker"),  # the read-only saver
+    ("tests/test_cache.py", "replaylens.sources._sqlite"),  # patches reopen_spec
+    ("tests/test_readonly.py", "replaylens.sources._sqlite"),  # patches _choose_uri
+    ("tests/test_postgres.py", "replaylens.sources._postgres"),  # patches its page, timeout
+    ("tests/test_storage_postgres.py", "replaylens.sources._postgres"),  # its timeout
+    ("tests/test_decode.py", "replaylens.sources._skeleton"),  # the msgpack skeleton itself
+    ("tests/test_skeleton_reuse.py", "replaylens.sources._skeleton"),
+    ("tests/test_hardening.py", "replaylens.sources._base"),  # parse_metadata's limits
+}
+
+
+def _users() -> list[Path]:
+    """Every Python file of USERS, none under a hidden folder (caches, virtualenvs)."""
+    found: list[Path] = []
+    for name in USERS:
+        top = ROOT / name
+        files = [top] if top.is_file() else sorted(top.rglob("*.py"))
+        found += [f for f in files if not any(p.startswith(".") for p in f.relative_to(ROOT).parts)]
+    return found
+
+
+def private_imports_by_users(files: list[Path], root: Path = ROOT) -> set[tuple[str, str]]:
+    """(file relative to `root`, private module) for each `_module` of the library a file
+    outside it imports, at module level or in a function."""
+    return {
+        (path.relative_to(root).as_posix(), target)
+        for path in files
+        for target in private_imports_from_outside(
+            path.read_text(encoding="utf-8"), ("outside", *path.with_suffix("").parts), False
+        )
+    }
+
+
+def test_tests_scripts_and_benchmarks_import_no_private_module() -> None:
+    """The same rule for the code around the library: it goes through public modules (the
+    kill-test harness through `replaylens.killtest.harness`), except the white-box tests."""
+    found = private_imports_by_users(_users())
+    assert sorted(found - WHITE_BOX) == []
+    assert sorted(WHITE_BOX - found) == []  # an allowance nothing uses any more
+
+
+def test_the_users_check_reads_real_files(tmp_path: Path) -> None:
+    """The check above must be able to fail: it walks the folders, and it sees a reach into
+    the kill-test's private runner in a file outside the library, at top or in a function."""
+    assert ROOT / "scripts" / "make_samples.py" in _users()
+    assert ROOT / "bench" / "harness.py" in _users()
+    reach = tmp_path / "probe.py"
+    reach.write_text(
+        "from replaylens.killtest import _child\n"
+        "def f():\n    from replaylens.killtest._runner import run_child\n"
+    )
+    assert private_imports_by_users([reach], tmp_path) == {
+        ("probe.py", "replaylens.killtest._child"),
+        ("probe.py", "replaylens.killtest._runner"),
+    }
+    public = tmp_path / "public.py"
+    public.write_text("from replaylens.killtest.harness import run_child\n")
+    assert private_imports_by_users([public], tmp_path) == set()
 
 
 def test_the_private_import_check_sees_both_forms_and_allows_a_package_its_own() -> None:

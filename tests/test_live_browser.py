@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from dashboard_data import REPO, serving, wait_idle
+from dashboard_data import REPO, serving, tab, wait_idle
 
 from replaylens.sources import open_source
 
@@ -71,11 +71,8 @@ def server(live_folder: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(server: str, browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    p = context.new_page()
-    p.set_default_timeout(30_000)
-    yield p
-    context.close()
+    with tab(browser) as p:
+        yield p
 
 
 def metric(page: Any, label: str) -> Any:
@@ -173,11 +170,6 @@ def test_open_pages_follow_a_live_writer_on_postgres(pg_cluster: Any, browser: A
     finish(start_writer(dsn, 0))  # the writer owns the database: its setup() makes the tables
     finish(start_writer(dsn, 0, "grows"))
     with serving([dsn]) as url:  # type: ignore[list-item]
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        try:
-            page = context.new_page()
-            page.set_default_timeout(30_000)
+        with tab(browser) as page:
             seconds = follow_a_live_writer(page, url, dsn, {})
-        finally:
-            context.close()
     print(f"postgres: live caption caught up {seconds:.2f} s after the writer's last commit")

@@ -299,7 +299,7 @@ def test_paths_outside_the_allowed_folders_are_refused(path: str) -> None:
 def test_upload_a_database_and_its_effects_log(demo: Path) -> None:
     at = open_page("threads")
     db = demo / "crashes" / "payment-sync.db"
-    from replaylens.killtest._runner import snapshot_db
+    from replaylens.killtest.harness import snapshot_db
 
     copy = snapshot_db(db, demo.parent / "upload-src" / "payment.db")
     import sqlite3

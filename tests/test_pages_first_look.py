@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import app_pages
 import pytest
 from streamlit.testing.v1 import AppTest
-
-from replaylens.dashboard import APP
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_dbs"
 
@@ -23,13 +22,7 @@ def served(demo: Path, fresh_streamlit: None, monkeypatch: pytest.MonkeyPatch) -
 
 
 def open_page(page: str, **params: str | list[str]) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=90)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(f"screens/{page}.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return app_pages.open_page(page, timeout=90, **params)
 
 
 def url_values(at: AppTest, name: str) -> list[str]:

@@ -6,9 +6,6 @@ from pathlib import Path
 
 import pytest
 from app_pages import open_page, texts
-from streamlit.testing.v1 import AppTest
-
-from replaylens.dashboard import APP
 
 pytestmark = pytest.mark.usefixtures("apptest_env")
 
@@ -38,11 +35,7 @@ def test_incident_page_filters_and_every_thread(demo: Path) -> None:
 
 
 def test_incident_page_without_database() -> None:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update({"db": "/nonexistent/x.db"})
-    at.switch_page("screens/incident.py")
-    at.run()
-    assert not at.exception
+    open_page("incident", db="/nonexistent/x.db")
 
 
 def test_storage_page_measures_without_writing(demo: Path) -> None:

@@ -32,7 +32,7 @@ def pgdb(pg_cluster: PgServer, tmp_path_factory: pytest.TempPathFactory) -> str:
     from langgraph.checkpoint.postgres import PostgresSaver
 
     from replaylens.examples.graphs import linear
-    from replaylens.killtest._runner import scoped_environ
+    from replaylens.killtest.harness import scoped_environ
 
     dsn = pg_cluster.create_database("replaylens_secrets")
     log = tmp_path_factory.mktemp("pgsecrets") / "effects.jsonl"

@@ -31,7 +31,6 @@ from source_threads import GRAPHS, compile_graph, run_sync, write_threads
 
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import load_thread, summarize_threads
-from replaylens.dashboard import APP as DASHBOARD_APP
 from replaylens.errors import SourceError
 from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 from replaylens.model import Thread
@@ -433,7 +432,7 @@ def test_dashboard_opens_a_postgres_source_and_never_shows_the_password(
     from urllib.parse import urlsplit
 
     import streamlit as st
-    from streamlit.testing.v1 import AppTest
+    from app_pages import open_page
 
     from replaylens._serve import build_command
     from replaylens.cli import build_parser
@@ -450,10 +449,7 @@ def test_dashboard_opens_a_postgres_source_and_never_shows_the_password(
     st.cache_data.clear()
     st.cache_resource.clear()
     try:
-        at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=60)
-        at.switch_page("screens/threads.py")
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
+        at = open_page("threads")
         listed = set(at.dataframe[0].value["thread"])
         assert listed == {s.thread_id for s in summarize_threads(pair.lite)[0]}
         shown = " ".join(

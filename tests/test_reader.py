@@ -22,7 +22,7 @@ from source_threads import expected_status
 from corpus import Corpus, CorpusEntry
 from replaylens.analysis.status import load_thread, summarize_threads, thread_status
 from replaylens.examples.graphs import ALL
-from replaylens.killtest._child import build_graph
+from replaylens.killtest.harness import build_graph
 from replaylens.sources import open_source
 
 

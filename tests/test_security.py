@@ -692,10 +692,8 @@ def _every_text(at: Any) -> list[str]:
 def test_terminal_bytes_of_a_thread_id_never_reach_the_thread_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view: str
 ) -> None:
+    from app_pages import open_page
     from hardening_data import linear_db
-    from streamlit.testing.v1 import AppTest
-
-    from replaylens.dashboard import APP
 
     db = linear_db(tmp_path / "served" / "term.db", [TERMINAL, "plain"])
     with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # one damaged row: a problem
@@ -705,11 +703,7 @@ def test_terminal_bytes_of_a_thread_id_never_reach_the_thread_page(
     log = db.with_suffix(".effects.jsonl")  # and a line of the log that is not JSON
     log.write_text(log.read_text() + f'{{"thread_id": {json.dumps(TERMINAL)}, "node": \n')
     monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(db.parent)]))
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update(db=str(db), thread=TERMINAL, view=view)
-    at.switch_page("screens/thread.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page("thread", timeout=120, db=str(db), thread=TERMINAL, view=view)
     assert at.selectbox(key="_sel_thread").value == TERMINAL
     texts = _every_text(at)
     assert any("red" in t and "bell" in t for t in texts), "the thread id is shown"
@@ -720,7 +714,7 @@ def test_terminal_bytes_of_a_thread_id_never_reach_the_thread_page(
 # -- 7. throw-away servers and graph children never outlive their campaign ---------------------
 CAMPAIGN_CHILD = """
 import sys
-from replaylens.killtest._runner import ChildSpec, child_env, run_child, stop_on_signals
+from replaylens.killtest.harness import ChildSpec, child_env, run_child, stop_on_signals
 spec = ChildSpec(graph="replaylens.examples.graphs:linear", db=sys.argv[1], thread_id="t",
                  durability="sync", input={"visited": []})
 env = child_env(effects_log=sys.argv[2], extra={"REPLAYLENS_EXAMPLE_SLEEP": "120"})
@@ -729,7 +723,7 @@ with stop_on_signals():
 """
 CAMPAIGN_SERVER = """
 import sys
-from replaylens.killtest._runner import stop_on_signals
+from replaylens.killtest.harness import stop_on_signals
 from replaylens.killtest.pgserver import start_server
 with stop_on_signals():
     server = start_server()
@@ -820,10 +814,9 @@ def test_the_page_cites_the_bundle_it_reads_and_ignores_a_planted_note(
     import hashlib
     import shutil
 
-    from streamlit.testing.v1 import AppTest
+    from app_pages import open_page
 
     from replaylens.bundle import BUNDLE_NOTE, open_bundle
-    from replaylens.dashboard import APP
 
     digest = hashlib.sha256(bundle.read_bytes()).hexdigest()
     planted = tmp_path / "planted"
@@ -835,11 +828,7 @@ def test_the_page_cites_the_bundle_it_reads_and_ignores_a_planted_note(
         captions = {}
         for db in (opened.db, planted / "checkpoints.db"):
             monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(db)]))
-            at = AppTest.from_file(str(APP), default_timeout=120)
-            at.query_params.update(db=str(db), thread="t")
-            at.switch_page("screens/thread.py")
-            at.run()
-            assert not at.exception, [e.value for e in at.exception]
+            at = open_page("thread", timeout=120, db=str(db), thread="t")
             captions[db] = " ".join(str(c.value) for c in at.caption).replace("\\", "")
     finally:
         opened.close()

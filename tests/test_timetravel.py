@@ -8,12 +8,11 @@ node by node, with the lines the preview says happen again (certain + likely).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +24,14 @@ from replaylens.analysis.status import load_thread
 from replaylens.analysis.timetravel import TimeTravel, preview, snippet
 from replaylens.effects.parse import read_effects
 from replaylens.examples.graphs import failing, fanout, linear, payment, subgraph
+from replaylens.killtest.harness import scoped_environ
 from replaylens.sources import open_source
 
 TID = "t"
 
 
-@contextmanager
-def _env(log: Path) -> Iterator[None]:
-    old = {k: os.environ.get(k) for k in ("REPLAYLENS_EFFECTS_LOG", "REPLAYLENS_EXAMPLE_SLEEP")}
-    os.environ["REPLAYLENS_EFFECTS_LOG"] = str(log)
-    os.environ["REPLAYLENS_EXAMPLE_SLEEP"] = "0"
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def _env(log: Path) -> AbstractContextManager[None]:
+    return scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0")
 
 
 def _record(

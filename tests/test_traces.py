@@ -283,7 +283,7 @@ def test_killtest_callbacks_lines_name_no_effect(
     import trace_child
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from replaylens.killtest._child import node_start_handler
+    from replaylens.killtest.harness import node_start_handler
 
     monkeypatch.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp_path / "recorded.jsonl"))
     log = tmp_path / "callbacks.jsonl"

@@ -21,13 +21,13 @@ from typing import Annotated, Any
 import pytest
 from evidence_files import private_copy
 from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 from langgraph.types import StateUpdate
 from source_threads import expected_status
 from typing_extensions import TypedDict
 
 from replaylens.analysis.status import load_thread
-from replaylens.examples.graphs import functional_parallel, linear
+from replaylens.examples.graphs import chain, functional_parallel, linear
 from replaylens.sources import open_source
 
 
@@ -45,27 +45,9 @@ def _step(name: str) -> Any:
 
 def nested() -> StateGraph:
     """outer: pre -> mid (subgraph: m1 -> inner (subgraph: i1 -> i2)) -> post."""
-    inner = StateGraph(Trail)
-    inner.add_node("i1", _step("i1"))
-    inner.add_node("i2", _step("i2"))
-    inner.add_edge(START, "i1")
-    inner.add_edge("i1", "i2")
-    inner.add_edge("i2", END)
-    mid = StateGraph(Trail)
-    mid.add_node("m1", _step("m1"))
-    mid.add_node("inner", inner.compile())
-    mid.add_edge(START, "m1")
-    mid.add_edge("m1", "inner")
-    mid.add_edge("inner", END)
-    outer = StateGraph(Trail)
-    outer.add_node("pre", _step("pre"))
-    outer.add_node("mid", mid.compile())
-    outer.add_node("post", _step("post"))
-    outer.add_edge(START, "pre")
-    outer.add_edge("pre", "mid")
-    outer.add_edge("mid", "post")
-    outer.add_edge("post", END)
-    return outer
+    inner = chain(Trail, ("i1", _step("i1")), ("i2", _step("i2")))
+    mid = chain(Trail, ("m1", _step("m1")), ("inner", inner.compile()))
+    return chain(Trail, ("pre", _step("pre")), ("mid", mid.compile()), ("post", _step("post")))
 
 
 UPDATES_AS = {"a", "b", "c", "d"}

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, form_log
-from replaylens.killtest._runner import scoped_environ
 from replaylens.killtest.campaign import load_graph_nodes
 from replaylens.killtest.corpus import CorpusPoint, CorpusResult, failures, report, run_corpus
+from replaylens.killtest.harness import scoped_environ
 
 
 def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
@@ -42,7 +42,7 @@ def _run_in_process(tmp_path: Path, name: str) -> list[list[dict]]:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
-    from replaylens.killtest._child import build_graph, load_target
+    from replaylens.killtest.harness import build_graph, load_target
 
     shape = SHAPES[name]
     log = tmp_path / f"{name}.effects.jsonl"

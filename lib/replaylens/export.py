@@ -28,6 +28,11 @@ from typing import Any
 
 import orjson
 
+from replaylens import __version__
+from replaylens.analysis.delta import state_values
+from replaylens.analysis.status import thread_status, unknown_reason
+from replaylens.decode import to_jsonable
+from replaylens.model import CONTROL_CHANNELS, channel_label
 from replaylens.times import utc_iso
 
 SCHEMA = "replaylens.history/1"
@@ -37,7 +42,6 @@ def history(
     source: Any, thread: Any, plan: Any, effects_path: str | None, *, values: bool = False
 ) -> dict[str, Any]:
     """The history document of one thread (thread None: known only from the effects log)."""
-    from replaylens import __version__
 
     doc = (
         thread_to_json(source, thread, with_values=values)
@@ -102,8 +106,6 @@ def to_json_bytes(doc: dict[str, Any]) -> bytes:
 
 # -- the thread as JSON (`replaylens thread --json`, and the history export) ---------
 def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
-    from replaylens.decode import to_jsonable
-    from replaylens.model import CONTROL_CHANNELS, channel_label
 
     out: dict[str, Any] = {
         "task_id": w.task_id,
@@ -125,9 +127,6 @@ def _write_json(w: Any, with_values: bool) -> dict[str, Any]:
 def thread_to_json(source: Any, thread: Any, *, with_values: bool) -> dict[str, Any]:
     """The `replaylens thread --json` document (a contract other tools rely on), also the
     thread part of the history export: one JSON form of a thread, here rather than in the CLI."""
-    from replaylens.analysis.delta import state_values
-    from replaylens.analysis.status import thread_status, unknown_reason
-    from replaylens.decode import to_jsonable
 
     checkpoints = []
     for ns in thread.namespaces.values():

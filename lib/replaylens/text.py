@@ -8,6 +8,8 @@ text) or escaped here first. Control characters (terminal escapes) are made visi
 
 from __future__ import annotations
 
+import hashlib
+import html
 import json
 import re
 from typing import Any
@@ -103,7 +105,6 @@ def url_value(value: str) -> str:
     `from_url_value` maps back to the one option it names."""
     if len(value) <= MAX_URL_VALUE:
         return value
-    import hashlib
 
     return DIGEST_PREFIX + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -139,7 +140,6 @@ def plotly_text(text: Any) -> str:
 
     Plotly reads `<a href>`, `<b>`, `<br>`, `<span style>` in every text it draws
     (pseudo-HTML) and decodes entities; escaping `& < > "` leaves the words as written."""
-    import html
 
     return html.escape(visible(str(text)).replace("\n", " "), quote=True)
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from replaylens.analysis.attempts import Attempt, effect_counts, effect_lines
+from replaylens.decode import to_jsonable
 from replaylens.model import NULL_TASK_ID, Thread
+from replaylens.namespaces import names, task_namespace
 
 if TYPE_CHECKING:
     from replaylens.analysis.durability import Mode, ModeOutcome
@@ -290,7 +292,6 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
 def restart_tasks(attempts: list[Attempt]) -> list[TaskAgain]:
     """The tasks a restart from the input runs (no checkpoint: every logged task), each once,
     in log order, a subgraph's parent task with them; `incident` names the same list."""
-    from replaylens.namespaces import task_namespace
 
     out: dict[Any, TaskAgain] = {}
     for a in sorted(attempts, key=lambda a: a.lines[0].line if a.lines else 0):
@@ -432,7 +433,6 @@ def with_parent_tasks(tasks: list[TaskAgain]) -> list[TaskAgain]:
     runs again too (a resume re-enters the subgraph through it). The model's list names the
     logged tasks only, and a subgraph node logs nothing of its own; the database's list
     (`tasks_again`) names it, as a due task of the root checkpoint."""
-    from replaylens.namespaces import names
 
     out: list[TaskAgain] = []
     seen = {(names(t.checkpoint_ns), t.node) for t in tasks}
@@ -464,7 +464,6 @@ class NextMove:
 
 
 def _payload(value: Any) -> Any:
-    from replaylens.decode import to_jsonable
 
     return to_jsonable(getattr(value, "value", value))
 

@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens import namespaces
 from replaylens.effects.parse import DESCRIBES, EffectLine
+from replaylens.effects.repeats import line_place
 from replaylens.model import Checkpoint, Task
 
 Verdict = Literal["kept", "replays", "restart", ""]
@@ -243,7 +243,7 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
     for line in sorted(lines, key=lambda e: e.line):
         # A namespace logged as LangGraph hands it to the node (`node:<task id>`) or as the
         # recorder writes it (stripped): the attempt keeps the stripped one and the task id.
-        place = namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id)
+        place = line_place(line)
         logged_ns = place.checkpoint_ns if line.checkpoint_ns is not None else None
         key = (logged_ns or "", line.node, place.task_id or "", line.pid, line.step,
                line.extra.get(RUN_KEY))  # fmt: skip

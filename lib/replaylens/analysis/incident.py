@@ -33,12 +33,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylens.analysis.again import restart_tasks, tasks_again
 from replaylens.analysis.attempts import Attempt, effect_counts, execution_of, group_attempts
-from replaylens.analysis.status import _TriggerCache, checkpoint_status
+from replaylens.analysis.resume import plan_resume
+from replaylens.analysis.status import _TriggerCache, checkpoint_status, load_thread
 from replaylens.analysis.tasks import annotate_checkpoint
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.model import NULL_TASK_ID, Checkpoint
 from replaylens.sources import CheckpointSource, WriteRecord
+from replaylens.text import csv_cell, md, md_cell, md_ticks
 from replaylens.times import iso_to_epoch, utc_iso
 
 Route = Literal["fast", "plan", "restart", "no-lines"]
@@ -395,9 +398,6 @@ def _full_plan(
     source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool
 ) -> tuple[str, list[Attempt], tuple[str, ...]]:
     """(status, the attempts a resume performs again, the tasks it runs again by node)."""
-    from replaylens.analysis.again import tasks_again
-    from replaylens.analysis.resume import plan_resume
-    from replaylens.analysis.status import load_thread
 
     thread = load_thread(source, thread_id) if known else None
     plan = plan_resume(thread, effects, thread_id)
@@ -485,8 +485,6 @@ def _impact_of(
     route: Route
     reruns: tuple[str, ...] = ()
     if info is None:
-        from replaylens.analysis.again import restart_tasks
-
         status, replayed, route = "needs_restart", _restart(lines), "restart"
         reruns = tuple(t.node for t in restart_tasks(replayed))
     elif not lines and info.namespaces == 1 and not _lost_steps(cp, tid, orphans):
@@ -614,7 +612,6 @@ def thread_table(incident: Incident) -> list[dict[str, Any]]:
 
 def to_csv(incident: Incident) -> str:
     """The thread table as CSV: every cell a spreadsheet would run as a formula made text."""
-    from replaylens.text import csv_cell
 
     rows = thread_table(incident)
     buf = io.StringIO()
@@ -629,7 +626,6 @@ def to_csv(incident: Incident) -> str:
 
 def to_markdown(incident: Incident) -> str:
     """The incident as Markdown: every value from the data inert (code spans, escaped pipes)."""
-    from replaylens.text import md, md_cell, md_ticks
 
     out = [f"# Incident: {md(incident.selection)}", "", md_ticks(incident.sentence()), ""]
     impact = incident.impact()

@@ -16,9 +16,10 @@ from replaylens.analysis.durability import (
     what_if,
 )
 from replaylens.analysis.plan import ResumePlan
-from replaylens.analysis.status import thread_status
+from replaylens.analysis.status import load_thread, thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
 from replaylens.effects.parse import EffectLine, EffectsLog
+from replaylens.errors import ThreadNotFound
 from replaylens.model import Task, Thread
 from replaylens.sources import CheckpointSource
 
@@ -58,9 +59,6 @@ def plan_resume(
     `source`) the plan carries its backend: kind, label and Postgres `synchronous_commit`.
     `latency` None models the recorded write latency (see `what_if_latency`)."""
     if thread is not None and not isinstance(thread, Thread):
-        from replaylens.analysis.status import load_thread
-        from replaylens.errors import ThreadNotFound
-
         source = thread
         try:
             thread = load_thread(source, thread_id)

@@ -26,6 +26,7 @@ from replaylens.analysis.tasks import (
     needs_hints,
 )
 from replaylens.cache import CachedStatus, StatusCache
+from replaylens.errors import ThreadNotFound
 from replaylens.model import Checkpoint, Namespace, TaskStatus, Thread, build_thread
 from replaylens.sources import (
     ChangeMarks,
@@ -111,7 +112,6 @@ def thread_status(thread: Thread) -> ThreadStatus:
 
 def load_thread(source: CheckpointSource, thread_id: str) -> Thread:
     """Read, arrange and annotate one thread (tasks and statuses on every checkpoint)."""
-    from replaylens.errors import ThreadNotFound
 
     rows = source.read_thread(thread_id)
     if not rows.checkpoints and not rows.writes:

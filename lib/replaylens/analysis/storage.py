@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from replaylens import namespaces
+from replaylens.decode import Placeholder, decrypt_if_needed
 from replaylens.errors import SourceError
+from replaylens.sources import channel_sizes
 from replaylens.times import uuid6_prefix_epoch
 
 BUCKET_SECONDS = (1 << 28) / 1e7  # one unit of a UUID v6's leading 32 bits, 26.8 s
@@ -269,8 +271,6 @@ def ns_path(checkpoint_ns: str) -> str:
 
 def _latest_channels(source: Any) -> tuple[list[tuple[str, int, bool]], int]:
     """Channel byte sizes of every thread's latest root checkpoint (values skipped, not built)."""
-    from replaylens.decode import Placeholder, decrypt_if_needed
-    from replaylens.sources import channel_sizes
 
     sizes: Counter[str] = Counter()
     is_list: dict[str, bool] = {}

@@ -163,6 +163,22 @@ def hints_by_start(threads: list[Thread]) -> dict[frozenset[str], LegacyHints]:
     return out
 
 
+def next_step_ran(ns: Namespace, cp: Checkpoint) -> Checkpoint | None:
+    """The checkpoint that proves a pre-v3 checkpoint's step ran: its first "loop" child at the
+    next step. None when `cp` is not pre-v3, has no step, or no such child was saved."""
+    if not is_legacy(cp) or cp.step is None:
+        return None
+    step = cp.step + 1
+    return next(
+        (
+            c
+            for c in (ns.by_id.get(i) for i in cp.children)
+            if c is not None and c.source == "loop" and c.step == step
+        ),
+        None,
+    )
+
+
 def proven_unread(checkpoints: list[Checkpoint], ns: Namespace) -> set[str]:
     """Pre-v3 channels that no node reads, proven by a step that ran after they were written.
 
@@ -172,16 +188,9 @@ def proven_unread(checkpoints: list[Checkpoint], ns: Namespace) -> set[str]:
     recorded the version, nothing reads X: an edge to END."""
     out: set[str] = set()
     for cp in checkpoints:
-        if not is_legacy(cp) or cp.step is None:
+        child = next_step_ran(ns, cp)
+        if child is None:
             continue
-        children = [
-            c
-            for c in (ns.by_id.get(i) for i in cp.children)
-            if c is not None and c.source == "loop" and c.step == cp.step + 1
-        ]
-        if not children:
-            continue
-        child = children[0]
         for ch in cp.record.present_channels:
             version = cp.record.channel_versions.get(ch)
             if version is None or ch.startswith("__") or ch in out:
@@ -686,19 +695,13 @@ def _ran_without_writes(ns: Namespace, cp: Checkpoint) -> None:
     in a step (0.2.28: every single-task step). It stays pending, as that release's own
     get_state lists it (no result), and as a resume from this checkpoint would run it again
     (nothing saved of it here); the note says the next step shows it ran."""
-    if not is_legacy(cp) or cp.step is None:
-        return
-    nxt = [
-        c
-        for c in (ns.by_id.get(i) for i in cp.children)
-        if c is not None and c.source == "loop" and c.step == cp.step + 1
-    ]
-    if not nxt:
+    nxt = next_step_ran(ns, cp)
+    if nxt is None:
         return
     for task in cp.tasks:
         if not task.writes and task.status == "pending":
             task.note = task.note or (
-                f"ran (the next step's checkpoint {nxt[0].checkpoint_id} exists) but saved no writes row "
+                f"ran (the next step's checkpoint {nxt.checkpoint_id} exists) but saved no writes row "
                 "(this LangGraph release saved none for the last task of a step): a resume from this "
                 "checkpoint runs it again"
             )

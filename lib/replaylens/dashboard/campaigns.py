@@ -167,6 +167,12 @@ def _span(values: pd.Series) -> str:
     return str(lo) if lo == hi else f"{lo}–{hi}"
 
 
+def columns_first(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:
+    """`frame` with the columns of `first` it has leading, in that order, then the others as
+    they were: what a reader acts on stays on screen in a wide table."""
+    return frame[[c for c in first if c in frame] + [c for c in frame if c not in first]]
+
+
 def summary_frame(runs: pd.DataFrame) -> pd.DataFrame:
     """Per graph, mode and latency: the range over runs of each measure (the article's table)."""
     if runs.empty:

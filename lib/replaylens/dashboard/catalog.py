@@ -8,11 +8,15 @@ per database (at the kill, after the resume).
 
 from __future__ import annotations
 
+import hashlib
+import re
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaylens import dsn as dsn_mod
 from replaylens import settings
 from replaylens.pairing import sibling_effects
 from replaylens.paths import AllowList, PathRefused
@@ -39,7 +43,6 @@ def postgres_item(dsn: str, effects: Path | None = None, label: str | None = Non
     """A Postgres checkpointer given to `replaylens serve`: listed under its label (the
     connection string without its password; `unique_labels` keeps two apart), opened with
     the full string."""
-    from replaylens import dsn as dsn_mod
 
     label = label or dsn_mod.redact(dsn)
     return DataItem(label, Path(dsn_mod.database(dsn)), effects, None, "postgres", dsn)
@@ -48,7 +51,6 @@ def postgres_item(dsn: str, effects: Path | None = None, label: str | None = Non
 def postgres_items(dsns: Iterable[str], effects: Path | None = None) -> list[DataItem]:
     """One item per distinct DSN, each under its own key, even when two DSNs differ only
     in their password or query (which the label leaves out)."""
-    from replaylens import dsn as dsn_mod
 
     given = list(dict.fromkeys(dsns))
     return [
@@ -308,7 +310,6 @@ class UploadFolder:
     """
 
     def __init__(self) -> None:
-        import tempfile
 
         base = settings.get_path("REPLAYLENS_UPLOAD_DIR")
         if base:
@@ -322,8 +323,6 @@ class UploadFolder:
 
 def save_upload(name: str, data: bytes, folder: Path) -> Path:
     """Store an uploaded file under its content hash; the name is reduced to a safe basename."""
-    import hashlib
-    import re
 
     digest = hashlib.sha256(data).hexdigest()[:16]
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[:80] or "upload"

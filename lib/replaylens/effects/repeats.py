@@ -50,16 +50,26 @@ def start_lines(lines: Sequence[EffectLine]) -> list[EffectLine]:
     return [line for line in lines if line.phase == "start"]
 
 
+def line_place(line: EffectLine) -> namespaces.TaskPlace:
+    """Where the line's task ran and its id, whichever form its namespace was logged in (the
+    task's own, `node:<task id>`, or the recorder's, stripped of it)."""
+    return namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id)
+
+
+def loop_path(line: EffectLine) -> str:
+    """The node path (no task ids) of the loop the line's task ran in."""
+    return namespaces.names(line_place(line).checkpoint_ns)
+
+
 def repeat_key(line: EffectLine) -> RepeatKey:
     """Where and what the line began, as a repeat of it must match."""
-    place = namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id)
-    return (namespaces.names(place.checkpoint_ns), line.node, line.step, line.effect)
+    return (loop_path(line), line.node, line.step, line.effect)
 
 
 def task_id(line: EffectLine) -> str | None:
     """The line's task id, in its own field or in the task's own logged namespace: what pairs
     a repeat with its original among parallel tasks of one node and step."""
-    return namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).task_id
+    return line_place(line).task_id
 
 
 def repeated_starts(at_kill: Sequence[EffectLine], after: Sequence[EffectLine]) -> list[EffectLine]:

@@ -126,11 +126,19 @@ def loop() -> StateGraph:
     Teaches that the same node runs at several steps: "c re-ran" is not enough, a report
     has to say which step's `agent` task re-runs (the task id includes the step).
     """
-    builder = StateGraph(LoopState)
-    builder.add_node("agent", _agent)
-    builder.add_node("tool", _tool)
+    return agent_tool_loop(LoopState, _agent, _tool, _agent_route)
+
+
+def agent_tool_loop(
+    state: type, agent: Callable[..., Any], tool: Callable[..., Any], route: Callable[..., str]
+) -> StateGraph:
+    """START -> agent -> (route: "tool" or END); tool -> agent: the wiring of every agent loop
+    here and in the benchmark fixtures, whatever its nodes do and whenever `route` stops it."""
+    builder = StateGraph(state)
+    builder.add_node("agent", agent)
+    builder.add_node("tool", tool)
     builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", _agent_route, ["tool", END])
+    builder.add_conditional_edges("agent", route, ["tool", END])
     builder.add_edge("tool", "agent")
     return builder
 
@@ -172,6 +180,19 @@ def _reduce(state: MapState) -> dict[str, Any]:
     return {"total": sum(state.get("results", []))}
 
 
+def _map_reduce(plan: Callable[..., Any], work: Callable[..., Any]) -> StateGraph:
+    """START -> plan -> one `work` per item (Send) -> reduce -> END: both Send examples' wiring."""
+    builder = StateGraph(MapState)
+    builder.add_node("plan", plan)
+    builder.add_node("work", work)
+    builder.add_node("reduce", _reduce)
+    builder.add_edge(START, "plan")
+    builder.add_conditional_edges("plan", _fan_out, ["work"])
+    builder.add_edge("work", "reduce")
+    builder.add_edge("reduce", END)
+    return builder
+
+
 def send_map_reduce() -> StateGraph:
     """plan -> Send("work", {"item": i}) x3 -> reduce.
 
@@ -179,15 +200,7 @@ def send_map_reduce() -> StateGraph:
     `Send` packets stored in `__pregel_tasks`; their ids come from the packet index, and
     their writes carry a `task_path` like `~__pregel_push, 0, ...`.
     """
-    builder = StateGraph(MapState)
-    builder.add_node("plan", _plan)
-    builder.add_node("work", _work)
-    builder.add_node("reduce", _reduce)
-    builder.add_edge(START, "plan")
-    builder.add_conditional_edges("plan", _fan_out, ["work"])
-    builder.add_edge("work", "reduce")
-    builder.add_edge("reduce", END)
-    return builder
+    return _map_reduce(_plan, _work)
 
 
 # --------------------------------------------------------------------------- send, uneven
@@ -217,15 +230,7 @@ def send_uneven() -> StateGraph:
     hand-written log shows four `start` lines of `work` and three `end` lines; only the
     `item` key tells which start is still open.
     """
-    builder = StateGraph(MapState)
-    builder.add_node("plan", _plan_uneven)
-    builder.add_node("work", _work_uneven)
-    builder.add_node("reduce", _reduce)
-    builder.add_edge(START, "plan")
-    builder.add_conditional_edges("plan", _fan_out, ["work"])
-    builder.add_edge("work", "reduce")
-    builder.add_edge("reduce", END)
-    return builder
+    return _map_reduce(_plan_uneven, _work_uneven)
 
 
 # --------------------------------------------------------------------------- subgraph

@@ -31,11 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
-from replaylens.effects.repeats import needs_restart, start_lines
+from replaylens.effects.repeats import loop_path, needs_restart, start_lines, task_id
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -132,20 +131,8 @@ class Row:
 
 
 # --------------------------------------------------------------------------- measuring
-def _ns(line: EffectLine) -> str:
-    """The node path of the loop the line's task ran in, for either logged form."""
-    return namespaces.names(
-        namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).checkpoint_ns
-    )
-
-
-def _tid(line: EffectLine) -> str | None:
-    """The line's task id, in its own field or in the task's own logged namespace."""
-    return namespaces.task_namespace(line.checkpoint_ns, line.node, line.task_id).task_id
-
-
 def _task_of(a: Attempt) -> tuple[str, str, int | None]:
-    return (_ns(a.lines[0]), a.node, a.step)
+    return (loop_path(a.lines[0]), a.node, a.step)
 
 
 def measure(entry: dict[str, Any]) -> Measured:
@@ -184,10 +171,10 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
         by_key.setdefault(_task_of(a), []).append(a)
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
-        starts = [line for line in again if (_ns(line), line.node, line.step) == key]
-        same = {_tid(line) for line in starts if _tid(line) in ids}
+        starts = [line for line in again if (loop_path(line), line.node, line.step) == key]
+        same = {task_id(line) for line in starts if task_id(line) in ids}
         rerun |= {(key, i) for i in same}
-        new = len({_tid(line) for line in starts if _tid(line) not in ids})
+        new = len({task_id(line) for line in starts if task_id(line) not in ids})
         rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
         rerun |= {(key, i) for i in rest[:new]}
     rerun |= _persistent_reruns(pre, again, rerun)
@@ -206,29 +193,35 @@ def _persistent_reruns(
     (the subgraph resumed at its own checkpoint rather than running again from its start)."""
     out: set[RerunKey] = set()
     used = {(k[0], k[1], k[2]) for k, _ in rerun}
-    for ns in {_ns(a.lines[0]) for a in pre}:
+    for ns in {loop_path(a.lines[0]) for a in pre}:
         if (
             not ns
             or ":"
-            in (a_ns := next(a.lines[0].checkpoint_ns or "" for a in pre if _ns(a.lines[0]) == ns))
+            in (
+                a_ns := next(
+                    a.lines[0].checkpoint_ns or "" for a in pre if loop_path(a.lines[0]) == ns
+                )
+            )
             or not a_ns
         ):
             continue
-        if any(k[0] == ns for k in used if any(x.step == k[2] for x in again if _ns(x) == ns)):
+        if any(
+            k[0] == ns for k in used if any(x.step == k[2] for x in again if loop_path(x) == ns)
+        ):
             continue  # it resumed at its own checkpoint: the steps match, nothing to pair
-        for node in {a.node for a in pre if _ns(a.lines[0]) == ns}:
-            left = [a for a in pre if _ns(a.lines[0]) == ns and a.node == node
+        for node in {a.node for a in pre if loop_path(a.lines[0]) == ns}:
+            left = [a for a in pre if loop_path(a.lines[0]) == ns and a.node == node
                     and (_task_of(a), a.task_id) not in rerun]  # fmt: skip
-            starts = [x for x in again if _ns(x) == ns and x.node == node
+            starts = [x for x in again if loop_path(x) == ns and x.node == node
                       and (ns, node, x.step) not in used]  # fmt: skip
             left.sort(key=lambda a: a.start_ts, reverse=True)
             out |= {(_task_of(a), a.task_id) for a in left[: len(starts)]}
     return out
 
 
-def _finished_first(attempts: list[Attempt], task_id: str | None) -> int:
+def _finished_first(attempts: list[Attempt], tid: str | None) -> int:
     """Unfinished tasks are the ones a new start re-runs first."""
-    return 0 if all(a.outcome != "finished" for a in attempts if a.task_id == task_id) else 1
+    return 0 if all(a.outcome != "finished" for a in attempts if a.task_id == tid) else 1
 
 
 def plan_for(

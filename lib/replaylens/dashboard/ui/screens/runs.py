@@ -6,6 +6,7 @@ import streamlit as st
 
 from replaylens.dashboard.campaigns import (
     campaign_label,
+    columns_first,
     node_verdict_frame,
     resolve_campaigns,
     runs_frame,
@@ -138,9 +139,7 @@ with ui.friendly_errors():
                     "resumed",
                     "errors",
                 ]
-                summary = summary[
-                    [c for c in lead if c in summary] + [c for c in summary if c not in lead]
-                ]
+                summary = columns_first(summary, lead)
                 st.dataframe(summary, hide_index=True, width="stretch",
                              column_config={"errors": st.column_config.TextColumn(width="large")})  # fmt: skip
                 baseline = {
@@ -186,9 +185,7 @@ with ui.friendly_errors():
                     "predicted repeats",
                     "open",
                 ]
-                frame = frame[
-                    [c for c in first if c in frame] + [c for c in frame if c not in first]
-                ]
+                frame = columns_first(frame, first)
                 st.dataframe(frame, hide_index=True, width="stretch", column_config={
                     "resume error": st.column_config.TextColumn(width="large"),
                     "open": st.column_config.LinkColumn("open", display_text="open ›"),

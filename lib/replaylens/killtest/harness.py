@@ -1,0 +1,46 @@
+"""The kill-test harness as code outside `replaylens.killtest` uses it: the tests, the scripts
+that record the sample databases, the benchmarks.
+
+What is here:
+
+- run a graph in a child process and SIGKILL it on cue: `ChildSpec` (what the child runs),
+  `child_env` (its environment), `run_child` (start, watch, kill; a `ChildOutcome`);
+- `snapshot_db`: copy a SQLite file with its `-wal`/`-shm` before anything opens it;
+- `stop_on_signals`: SIGTERM ends a campaign through its `finally` blocks (the child dies
+  with it); `scoped_environ`: set environment variables for an in-process run, then restore;
+- the child's own pieces, for a run in this process that must match a child's: `load_target`
+  (``module:attr``), `build_graph` (a graph object with a checkpointer), `make_saver`
+  (LangGraph's saver for a store spec, with the write hooks), `node_start_handler` (the
+  callback that announces node starts).
+
+They live in the private `_runner` (the parent's side) and `_child` (the child's side, run as
+``python -m replaylens.killtest._child``); this module is the one place others import them
+from, so those two can be rearranged without a search across the tree.
+"""
+
+from __future__ import annotations
+
+from replaylens.killtest._child import build_graph, load_target, make_saver, node_start_handler
+from replaylens.killtest._runner import (
+    ChildOutcome,
+    ChildSpec,
+    child_env,
+    run_child,
+    scoped_environ,
+    snapshot_db,
+    stop_on_signals,
+)
+
+__all__ = [
+    "ChildOutcome",
+    "ChildSpec",
+    "build_graph",
+    "child_env",
+    "load_target",
+    "make_saver",
+    "node_start_handler",
+    "run_child",
+    "scoped_environ",
+    "snapshot_db",
+    "stop_on_signals",
+]
