@@ -149,11 +149,16 @@ class Trail(TypedDict, total=False):
     visited: Annotated[list[str], operator.add]
 
 
-def _node(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+def _node(
+    name: str, fraction: float = 1.0, key: str = "visited", value: Any = None
+) -> Callable[..., Any]:
+    """A node that holds one effect open for `fraction` of a sleep unit, then writes its name
+    to `key` (a list, for the shapes' `operator.add` reducers; `value` when given)."""
+
     def node(state: dict[str, Any]) -> dict[str, Any]:
         with effect(name):
             _sleep(fraction)
-        return {"visited": [name]}
+        return {key: [name] if value is None else value}
 
     node.__name__ = name
     return node
@@ -319,13 +324,7 @@ class OuterState(TypedDict, total=False):
 
 
 def _inner(name: str, fraction: float = 1.0) -> Callable[..., Any]:
-    def node(state: InnerState) -> dict[str, Any]:
-        with effect(name):
-            _sleep(fraction)
-        return {"inner_visited": [name]}
-
-    node.__name__ = name
-    return node
+    return _node(name, fraction, "inner_visited")
 
 
 def nested_graph() -> StateGraph:
@@ -620,13 +619,7 @@ def _node_b_child(state: DialogState) -> Command[Any]:
 
 
 def _dialog(name: str, fraction: float = 1.0) -> Callable[..., Any]:
-    def node(state: DialogState) -> dict[str, Any]:
-        with effect(name):
-            _sleep(fraction)
-        return {"dialog_state": [name]}
-
-    node.__name__ = name
-    return node
+    return _node(name, fraction, "dialog_state")
 
 
 def parent_command() -> StateGraph:
@@ -654,13 +647,7 @@ class KeyState(TypedDict, total=False):
 
 
 def _key_node(name: str, fraction: float = 1.0) -> Callable[..., Any]:
-    def node(state: KeyState) -> dict[str, Any]:
-        with effect(name):
-            _sleep(fraction)
-        return {"my_key": f" {name}"}
-
-    node.__name__ = name
-    return node
+    return _node(name, fraction, "my_key", f" {name}")
 
 
 def subgraph_checkpoint_true() -> StateGraph:
@@ -810,13 +797,7 @@ def multiple_interrupts() -> StateGraph:
 
 
 def _step(name: str, fraction: float) -> Callable[..., Any]:
-    def node(state: ApprovalState) -> dict[str, Any]:
-        with effect(name):
-            _sleep(fraction)
-        return {"steps": [name]}
-
-    node.__name__ = name
-    return node
+    return _node(name, fraction, "steps")
 
 
 # --------------------------------------------------------------------------- 21 parallel nodes
