@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import TIME_SLACK, Attempt, number_attempts
+from replaylens.analysis.attempts import TIME_SLACK, Attempt, continues, number_attempts
 from replaylens.analysis.runtime import call_id_matches
 from replaylens.model import Checkpoint, Task, Thread
 from replaylens.times import checkpoint_id_time, iso_to_epoch
@@ -213,16 +213,18 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         # A task's first line always follows the creation of the checkpoint it started from.
         before = [c for c in chain if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
         if not before:
-            if chain and chain[0].source != "input" and ns_name == "":
+            if chain and ns_name == "":
                 # The first saved checkpoint is not the run's start (exit mode saves one
-                # checkpoint when the invocation ends, stamped with the save time).
+                # checkpoint when the invocation ends, stamped with the save time; an
+                # `@entrypoint`'s input checkpoint, whose step holds its @task calls, too).
                 first = chain[0]
                 task = pick_task(a, first, _tasks_of(first, a.node, idx), idx)
                 if task is not None:
                     a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
-                else:
+                    return True
+                if first.source != "input":
                     a.namespace, a.alignment = ns_name, "before-saved"
-                return True
+                    return True
             continue
         cp = before[-1]
         node_tasks = _tasks_of(cp, a.node, idx)
@@ -302,8 +304,20 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
 
 def align(attempts: list[Attempt], thread: Thread) -> None:
     idx = _Index(thread)
+    previous: Attempt | None = None  # the attempt just before `a` (attempts come in start order)
     for a in attempts:
+        before, previous = previous, a
         if a.task_id and _align_exact(a, idx):
+            continue
+        if (
+            not a.task_id
+            and before is not None
+            and before.task is not None
+            and continues(before, a)
+        ):
+            # the task's next effect: the task `before` ran, not another task of its node
+            a.namespace, a.checkpoint, a.task = before.namespace, before.checkpoint, before.task
+            a.alignment = before.alignment
             continue
         if a.task_id and a.task_id in idx.orphan_task_ids:
             a.alignment = "orphaned"

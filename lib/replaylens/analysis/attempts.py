@@ -152,6 +152,27 @@ class Attempt:
         }
 
 
+def continues(prev: Attempt | None, a: Attempt) -> bool:
+    """Is `a` the next effect of the task `prev` ran (the attempt of its node just before it)?
+
+    One task often logs several effects, one after the other (``draft``, then ``apply``):
+    the same node and process, `prev` finished before `a` began, another effect. The same
+    effect again is the node run again (a loop, the answer to an interrupt), not the same
+    task going on. A log that names no effect (a bare log) cannot tell those apart: lines
+    of one process are read as the task going on (a new process is a new invocation)."""
+    if prev is None or not (prev.lines and a.lines):
+        return False
+    named = prev.lines[0].effect is not None or a.lines[0].effect is not None
+    return (
+        prev.node == a.node
+        and prev.pid == a.pid
+        and prev.outcome == "finished"
+        and prev.end_ts <= a.start_ts
+        and prev.task_id == a.task_id
+        and (prev.lines[0].effect != a.lines[0].effect if named else prev.pid is not None)
+    )
+
+
 def effect_lines(lines: list[EffectLine]) -> list[EffectLine]:
     """The lines about an effect a task performed, without the task's own start and end
     lines (a trace's or callbacks' task lines): a task is not an effect of its own name."""

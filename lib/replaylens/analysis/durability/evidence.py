@@ -7,7 +7,7 @@ from math import inf
 from typing import Literal
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.attempts import Attempt, continues
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
 from replaylens.model import Checkpoint, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
@@ -312,7 +312,7 @@ def _restarts(later: Attempt, earlier: Attempt, paused_nodes: set[str]) -> bool:
     if later.task_id is not None and earlier.task_id is not None:
         return later.task_id == earlier.task_id and later.logged_ns == earlier.logged_ns
     if later.lines[0].effect is None and later.pid is not None and later.pid == earlier.pid:
-        return False  # unnamed lines of one process: the task's next effect (`_next_effect`)
+        return False  # unnamed lines of one process: the task's next effect (`attempts.continues`)
     return later.task_id is None and earlier.task_id is None and later.node in paused_nodes
 
 
@@ -336,33 +336,37 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
 
 def _beside_subgraph(
     step_att: dict[tuple[str, int, int], list[Attempt]],
+    holder_of: dict[tuple[str, int, int], int],
+    run_ends: dict[tuple[str, int, int], float],
     ns: str,
     inv: int,
     s: int,
-    start: float,
     end: float,
 ) -> float | None:
-    """The end of a step whose own tasks finished at `end`, when a subgraph ran beside them
-    (a compiled graph added as a node, started in the same superstep as plain nodes): the
-    step ends when the subgraph's task does, or never when the subgraph was still running.
-    A subgraph that began while the step's own tasks ran is theirs; one that began after
-    they all ended is a later step's (a subgraph node after a plain one)."""
+    """The end of a step whose own tasks finished at `end`, when it also ran a subgraph (a
+    compiled graph added as a node beside plain nodes, started in the same superstep,
+    `_place_nested`): the step ends when the subgraph's task does, or never when the
+    subgraph was still running."""
     prefix = ns + "|" if ns else ""
-    nested = [
-        (k[0], a)
+    held = {
+        k[0]
+        for k, h in holder_of.items()
+        if h == s and k[1] == inv and k[0].startswith(prefix) and "|" not in k[0][len(prefix) :]
+    }
+    run = [
+        a
         for k, v in step_att.items()
-        if k[1] == inv and k[0] != ns and k[0].startswith(prefix) and k[0]
+        if k[1] == inv and any(k[0] == n or k[0].startswith(n + "|") for n in held)
         for a in v
     ]
-    beside = {n for n, a in nested if start - 1e-6 <= a.start_ts < end}
-    if not beside:
+    if not run:
         return end
-    later = [a.start_ts for a in step_att.get((ns, inv, s + 1), [])]
-    until = min(later) if later else float("inf")
-    run = [a for n, a in nested if n in beside and start - 1e-6 <= a.start_ts < until]
     if any(a.outcome == "in flight" for a in run):
         return None  # the subgraph's task was still running: the step never completed
-    return max(end, max(a.end_ts for a in run) + TICK)
+    ended = max(end, run_ends.get((ns, inv, s), max(a.end_ts for a in run) + TICK))
+    # the next step began after this one ended: its first start bounds the estimate above
+    nxt = [a.start_ts for a in step_att.get((ns, inv, s + 1), [])]
+    return min([ended, *(t - 1e-6 for t in nxt if t > end)])
 
 
 def _unlogged_stops(groups: list[list[Attempt]], pauses: list[Pause]) -> dict[int, int | None]:
@@ -443,24 +447,6 @@ def _ordinals(
     return out
 
 
-def _next_effect(a: Attempt, prev: Attempt | None) -> bool:
-    """Is `a`, in a log without steps, the next effect of the task `prev` (the attempt just
-    before it) ran: the same node and process, `prev` finished, another effect? The same
-    effect again is the node run again (a loop, a resume), not the same task going on."""
-    if prev is None or not (prev.lines and a.lines):
-        return False
-    named = prev.lines[0].effect is not None or a.lines[0].effect is not None
-    return (
-        prev.node == a.node
-        and prev.pid == a.pid
-        and prev.outcome == "finished"
-        and prev.task_id == a.task_id
-        # A log that names no effect (a bare log) cannot tell the next effect from the node
-        # run again by a loop in the same process: read as the next effect (assumed).
-        and (prev.lines[0].effect != a.lines[0].effect if named else prev.pid is not None)
-    )
-
-
 def _effect_before(a: Attempt, before: list[Attempt], continued: set[int]) -> Attempt | None:
     """The attempt of the same node, step and process that `a` follows as the next effect
     of one task: it finished before `a` started, no other of them started in between, and
@@ -476,7 +462,7 @@ def _effect_before(a: Attempt, before: list[Attempt], continued: set[int]) -> At
     last = max(done, key=lambda b: b.end_ts)
     if id(last) in continued or any(last.end_ts < b.start_ts <= a.start_ts for b in before):
         return None
-    return last if _next_effect(a, last) else None
+    return last if continues(last, a) else None
 
 
 def task_run(ev: Evidence, a: Attempt) -> list[Attempt]:
@@ -498,6 +484,17 @@ def task_run(ev: Evidence, a: Attempt) -> list[Attempt]:
 def _until(a: Attempt) -> float:
     """When an attempt stopped running: its last line, or never for one still in flight."""
     return a.end_ts if a.outcome != "in flight" else float("inf")
+
+
+def _entrypoint_node(thread: Thread | None) -> str | None:
+    """The `@entrypoint` of a functional thread, when the database tells: every root
+    checkpoint's due tasks are that one node, and it made `@task` calls (their writes). A log
+    without steps cannot show it, and would read each call as a superstep of its own."""
+    if thread is None or thread.root is None:
+        return None
+    nodes = {t.node for c in thread.root.checkpoints for t in c.tasks if t.node}
+    calls = any(c.calls for c in thread.root.checkpoints)
+    return next(iter(nodes)) if len(nodes) == 1 and calls else None
 
 
 def _entrypoint_first(group: list[Attempt]) -> bool:
@@ -590,6 +587,7 @@ def _assign_steps(
     thread: Thread | None,
     assumed: list[str],
     halted: set[int] = frozenset(),
+    stopped: dict[int, int | None] | None = None,
 ) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
     """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
     task's, else the next step in log order (see the comments for each rule)."""
@@ -598,6 +596,7 @@ def _assign_steps(
     step_of: dict[int, tuple[str, int, int]] = {}
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
     sub_nodes, root_nodes = _subgraph_nodes(thread)
+    entry = _entrypoint_node(thread)
     last_sub = ""
     if sub_nodes and any(a.logged_ns is None and a.node in sub_nodes for a in attempts):
         assumed.append(
@@ -607,13 +606,14 @@ def _assign_steps(
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
         prev_att: Attempt | None = None
-        if inv == 0 and not _entrypoint_first(g):
+        if inv == 0 and not (entry or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0:
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two
             # steps later (its input checkpoint, then `__start__`).
             last_step[""] = saved_step if kinds[inv] == "resume" else saved_step + 2
+        entry_step = last_step.get("", -1) + 1
         for a in g:
             # The recorder's namespace is what the task ran in; alignment may file an attempt
             # whose checkpoint never landed under a namespace of its choosing.
@@ -639,6 +639,8 @@ def _assign_steps(
                 step = None
             if step is None and id(a) in retry_of and id(retry_of[id(a)]) in step_of:
                 step = step_of[id(retry_of[id(a)])][2]
+            if step is None and entry and not ns and a.node != entry:
+                step = entry_step  # an `@task` call: it runs inside its entrypoint's one step
             if step is None:
                 step = last_step.get(ns, -1) + 1
                 # Tasks of one superstep run side by side: a start before the running step's
@@ -646,7 +648,7 @@ def _assign_steps(
                 running = step_att.get((ns, inv, step - 1), [])
                 if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
-                elif running and _next_effect(a, prev_att) and prev_att in running:
+                elif running and continues(prev_att, a) and prev_att in running:
                     step -= 1  # the same task's next effect (``draft``, then ``apply``)
                 if not any(x.startswith("some effect lines carry no step") for x in assumed):
                     assumed.append(
@@ -659,7 +661,12 @@ def _assign_steps(
             step_att.setdefault(key, []).append(a)
             step_of[id(a)] = key
         root = [k for k in step_att if k[0] == "" and k[1] == inv]
-        done = [k[2] for k in root if all(_step_done(a, retried, halted) for a in step_att[k])]
+        done = [
+            k[2]
+            for k in root
+            if all(_step_done(a, retried, halted) for a in step_att[k])
+            and (stopped or {}).get(inv, -2) != k[2]  # a task of it paused unlogged
+        ]
         open_ = [k[2] for k in root if k[2] not in done]
         if open_:
             saved_step = min(open_) - 1
@@ -793,7 +800,9 @@ def gather(
     def inv_of(ts: float) -> int:
         return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
 
-    step_att, step_of = _assign_steps(groups, kinds, retried, retry_of, thread, assumed, halted)
+    step_att, step_of = _assign_steps(
+        groups, kinds, retried, retry_of, thread, assumed, halted, stopped
+    )
     cp_at: dict[tuple[str, int, int], Checkpoint] = {}
     for c in db_cps:
         if c.step is None:
@@ -873,7 +882,7 @@ def gather(
                     if end is not None and known_end is not None:
                         end = max(end, min(known_end, end + 0.05))
                     if end is not None:
-                        end = _beside_subgraph(step_att, ns, inv, s, start, end)
+                        end = _beside_subgraph(step_att, holder_of, run_ends, ns, inv, s, end)
                     if ns == "" and stopped.get(inv) == s:
                         end = None  # a task of this step paused before logging: it never completed
                 elif known_end is not None:
@@ -1115,17 +1124,31 @@ def _place_nested(
     for ns, inv, keys in runs:
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
+        # The subgraph's own input and `__start__` checkpoints date its start better than its
+        # first node: under sync that node waits for them, and a sibling of the parent task
+        # may finish meanwhile (the parent step is still the one that started both).
+        began = first
+        if keys is runs_of(runs, ns, inv)[0]:
+            lo = min(k[2] for k in keys)
+            began = min(
+                [first]
+                + [
+                    stamps.get(c.checkpoint_id, inf)
+                    for k, c in cp_at.items()
+                    if k[0] == ns and k[1] == inv and k[2] < lo
+                ]
+            )
         done = [
             k[2]
             for k, v in step_att.items()
             if k[0] == parent
             and k[1] == inv
-            and all(a.outcome == "finished" and a.end_ts <= first for a in v)
+            and all(a.outcome == "finished" and a.end_ts <= began for a in v)
         ]
         done += [
             k[2]
             for k, c in cp_at.items()
-            if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= first
+            if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= began
         ]
         holder = max(done, default=-1) + 1
         # Calls log the step of the task that makes them (an entrypoint's is step 0); a
