@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from replaylens.dashboard import APP
 
 
-def open_page(page: str, *, timeout: float = 60, **params: str | list[str]) -> AppTest:
+def open_page(page: str, /, *, timeout: float = 60, **params: str | list[str]) -> AppTest:
     """Run app.py with the query string, switch to `page`, run it; no exception allowed.
     `timeout`: the seconds each run of the script may take (AppTest's default_timeout)."""
     at = AppTest.from_file(str(APP), default_timeout=timeout)

@@ -109,7 +109,12 @@ KILL_POINTS = {"linear": ("c", 0.2), "fanout": ("p3", 0.3), "payment": ("charge"
 
 
 def _prepare(
-    folder: Path, stem: str, graph: str, mode: str, latency: float
+    folder: Path,
+    stem: str,
+    graph: str,
+    mode: str,
+    latency: float,
+    fault: dict[str, Any] | None = None,
 ) -> tuple[_Kill, ChildSpec]:
     from replaylens.examples.graphs import ALL, DEFAULT_INPUTS
 
@@ -142,6 +147,7 @@ def _prepare(
             mode,
             DEFAULT_INPUTS[graph],
             put_latency=latency,
+            fault=fault,
         )
     node, delay = KILL_POINTS[graph]
     return _Kill(graph, mode, latency, db, log, thread, node, delay), spec
@@ -263,7 +269,17 @@ def build_demo(root: Path) -> Path:
     crashes = root / "crashes"
     campaign = root / "campaign-linear"
     crash_jobs = [
-        _prepare(crashes, "fanout-async-slowput", "fanout", "async", 0.25),
+        # The checkpoint of `start`'s step (the one p1..p3 start from) is held in flight until
+        # the kill, so p1's and p2's writes are orphans however loaded the machine is: with
+        # the 0.25 s latency alone, a slow start of p1 let that put land first (no orphan).
+        _prepare(
+            crashes,
+            "fanout-async-slowput",
+            "fanout",
+            "async",
+            0.25,
+            fault={"point": "put-in-flight", "node": "start", "hold": 30.0},
+        ),  # fmt: skip
         _prepare(crashes, "fanout-sync", "fanout", "sync", 0.0),
         _prepare(crashes, "payment-sync", "payment", "sync", 0.0),
         _prepare(crashes, "linear-exit", "linear", "exit", 0.0),

@@ -818,6 +818,149 @@ def parallel_unequal() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 22 interrupt in a subgraph
+class ReviewInnerState(TypedDict, total=False):
+    inner_visited: Annotated[list[str], operator.add]
+
+
+def _review(state: ReviewInnerState) -> dict[str, Any]:
+    with effect("draft"):  # runs again when the answer re-runs the node
+        _sleep(0.5)
+    answer = interrupt("Publish the draft?")
+    with effect("publish", answer=str(answer)):
+        _sleep(1.0)
+    return {"inner_visited": ["review"]}
+
+
+def interrupt_subgraph() -> StateGraph:
+    """prepare -> review_graph (a subgraph: review logs a draft, interrupt(), publishes) -> archive.
+
+    Mirrors test_pregel.py::test_interrupt_subgraph: a node inside a compiled subgraph
+    pauses the whole thread; ``Command(resume=...)`` re-enters the subgraph and re-runs the
+    node from its top. The kill lands in the answered invocation.
+    """
+    child = StateGraph(ReviewInnerState)
+    child.add_node("review", _review)
+    child.add_edge(START, "review")
+    child.add_edge("review", END)
+    return chain(
+        OuterState,
+        ("prepare", _node("prepare", 0.5)),
+        ("review_graph", child.compile()),
+        ("archive", _node("archive", 1.0)),
+    )
+
+
+# --------------------------------------------------------------------------- 23 static breakpoint
+def _charge_and_email(state: Trail) -> dict[str, Any]:
+    with effect("charge"):
+        _sleep(1.0)
+    with effect("email"):
+        _sleep(1.0)
+    return {"visited": ["node2"]}
+
+
+def static_breakpoint(checkpointer: Any) -> Any:
+    """node1 -> node2 (charges, then emails) -> node3, compiled with interrupt_before=["node2"].
+
+    Mirrors test_pregel.py::test_command_with_static_breakpoints: the thread stops before
+    node2 without any node calling interrupt(); ``invoke(None)`` goes on from there. The kill
+    lands in that second invocation.
+    """
+    b = StateGraph(Trail)
+    b.add_node("node1", _node("node1", 1.0))
+    b.add_node("node2", _charge_and_email)
+    b.add_node("node3", _node("node3", 1.0))
+    b.add_edge(START, "node1")
+    b.add_edge("node1", "node2")
+    b.add_edge("node2", "node3")
+    b.add_edge("node3", END)
+    return b.compile(checkpointer=checkpointer, interrupt_before=["node2"])
+
+
+# --------------------------------------------------------------------------- 24 Send tool calls
+class ReactState(TypedDict, total=False):
+    rounds: Annotated[list[int], operator.add]
+    results: Annotated[list[str], operator.add]
+
+
+TOOL_FRACTIONS = (0.5, 1.5, 2.5)
+REACT_ROUNDS = 2
+
+
+def _react_agent(state: ReactState) -> dict[str, Any]:
+    with effect("plan", round=len(state.get("rounds", []))):
+        _sleep(1.0)
+    return {"rounds": [len(state.get("rounds", []))]}
+
+
+def _react_route(state: ReactState) -> Any:
+    done = len(state.get("rounds", []))
+    if done > REACT_ROUNDS:
+        return END
+    return [Send("tool", {"call": i, "round": done}) for i in range(len(TOOL_FRACTIONS))]
+
+
+def _react_tool(call: dict[str, Any]) -> dict[str, Any]:
+    with effect("call_tool", call=call["call"], round=call["round"]):
+        _sleep(TOOL_FRACTIONS[call["call"]])
+    return {"results": [f"{call['round']}:{call['call']}"]}
+
+
+def send_react() -> StateGraph:
+    """agent -> Send("tool", call) for each of three tool calls (unequal) -> agent, twice, then END.
+
+    Mirrors test_large_cases.py::test_send_react_interrupt (without its breakpoint): a ReAct
+    loop whose tool calls are `Send` tasks of one node, run side by side each round.
+    """
+    b = StateGraph(ReactState)
+    b.add_node("agent", _react_agent)
+    b.add_node("tool", _react_tool)
+    b.add_edge(START, "agent")
+    b.add_conditional_edges("agent", _react_route, ["tool", END])
+    b.add_edge("tool", "agent")
+    return b
+
+
+# --------------------------------------------------------------------------- 25 retry of two effects
+_payment_attempts: dict[str, int] = {}
+
+
+def _reserve_and_charge(state: Trail) -> dict[str, Any]:
+    from langgraph.config import get_config
+
+    tid = str(get_config().get("configurable", {}).get("thread_id"))
+    _payment_attempts[tid] = _payment_attempts.get(tid, 0) + 1
+    first = _payment_attempts[tid] == 1
+    with effect("reserve"):
+        _sleep(0.3)
+    with effect("charge", attempt=_payment_attempts[tid]):
+        _sleep(0.5 if first else 1.5)
+        if first:
+            raise ValueError("card declined, try again")
+    return {"visited": ["charge_node"]}
+
+
+def retry_two_effects() -> StateGraph:
+    """start -> charge_node (reserves, then charges; the first charge fails, RetryPolicy retries) -> notify.
+
+    Mirrors test_retry.py::test_graph_with_single_retry_policy with a node that logs two
+    effects: the retry runs the node from its top, so the reservation is logged twice in one
+    step and one process, the second time after the failed charge.
+    """
+    policy = RetryPolicy(max_attempts=3, initial_interval=0.02, backoff_factor=2.0, jitter=False,
+                         retry_on=ValueError)  # fmt: skip
+    b = StateGraph(Trail)
+    b.add_node("start", _node("start", 0.5))
+    b.add_node("charge_node", _reserve_and_charge, retry_policy=policy)
+    b.add_node("notify", _node("notify", 1.0))
+    b.add_edge(START, "start")
+    b.add_edge("start", "charge_node")
+    b.add_edge("charge_node", "notify")
+    b.add_edge("notify", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -892,8 +1035,19 @@ CORPUS: tuple[Shape, ...] = (
           resume_value="ok", has_resume_value=True, kill_from=2),
     Shape("parallel_unequal", "test_pregel.py::test_parallel_node_execution",
           {"visited": []}, (("fast", 1, 1.5), ("archive", 1, 0.5))),
+    # Held out, second round: added after the rules the first five led to.
+    Shape("interrupt_subgraph", "test_pregel.py::test_interrupt_subgraph",
+          {"visited": []}, (("review", 1, 1.0), ("archive", 1, 0.5)),
+          resume_value="ok", has_resume_value=True, kill_from=1),
+    Shape("static_breakpoint", "test_pregel.py::test_command_with_static_breakpoints",
+          {"visited": []}, (("node2", 1, 1.5), ("node3", 1, 0.5)),
+          then=(None,), kill_from=1),
+    Shape("send_react", "test_large_cases.py::test_send_react_interrupt",
+          {"rounds": [], "results": []}, (("tool", 4, 1.0), ("agent", 3, 0.5))),
+    Shape("retry_two_effects", "test_retry.py::test_graph_with_single_retry_policy",
+          {"visited": []}, (("charge_node", 1, 1.8), ("notify", 1, 0.5))),
 )  # fmt: skip
-"""Twenty-one shapes (the last five held out); every kill point is a node start the child announces, plus a delay that
+"""Twenty-five shapes (the last nine held out, in two rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
