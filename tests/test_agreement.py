@@ -147,8 +147,11 @@ def assert_views_agree(db: str, tid: str) -> None:
     assert f"What happens again: {again.words()}." in report, where
     for m in MODES:
         a = plan.again_under(m)
-        cells = [str(plan.what_if[m].checkpoints_kept)] + [
-            "unknown" if n is None else str(n) for n in (a.task_count, a.executions, a.line_count)
+        cells = [
+            a.figure("checkpoints_kept"),
+            a.figure("tasks") or "unknown",
+            "unknown" if a.executions is None else str(a.executions),
+            a.figure("lines") or "unknown",
         ]
         row = next(line for line in report.splitlines() if line.startswith(f"| {m} |"))
         got = [c.strip() for c in row.split("|")]
@@ -372,7 +375,9 @@ def test_learn_never_holds_fewer_checkpoints_under_sync_than_its_step_started_fr
         chain = thread.root.lineage(thread.root.latest.checkpoint_id)
         for lesson in build_lesson(thread, plan, plan.latency):
             before = next(i for i, c in enumerate(chain) if c is lesson.before)
-            held = int(lesson.modes["sync"].holds.split()[0])
+            # "4 checkpoint(s)", or "3–4 checkpoint(s)" where the kill moment is a race: the
+            # lowest reading must hold them too.
+            held = int(lesson.modes["sync"].holds.split()[0].split("–")[0])
             # Sync waits for each step's checkpoint before the next step, but not for the
             # input checkpoint before the first (pregel/main.py: the wait follows after_tick).
             if before > 0:
@@ -510,7 +515,7 @@ def test_the_pages_show_the_same_numbers(db: str, tid: str) -> None:
         under = plan.again_under(mode)
         assert (
             banner
-            and f"{plan.what_if[mode].checkpoints_kept} checkpoint(s) kept, {under.words()}"
+            and f"{under.figure('checkpoints_kept')} checkpoint(s) kept, {under.words()}"
             in banner[0]
         ), (tid, mode, banner)
 
@@ -525,12 +530,17 @@ def test_the_pages_show_the_same_numbers(db: str, tid: str) -> None:
         assert not [w for w in resume_page.success if "Under " in str(w.value)], tid
         assert all("rest on" in a and "database alone" in a for a in answers), answers
     assert ("tasks that re-run", str(want[0])) in [(k, str(v)) for k, v in resume], resume
-    per_mode = [v for k, v in resume if k == "checkpoints kept"]
-    assert [int(v) for v in per_mode] == [plan.what_if[m].checkpoints_kept for m in MODES]
-    tasks = [v for k, v in resume if k == "tasks re-run"]
-    assert [_num(v) for v in tasks] == [plan.again_under(m).task_count for m in MODES]
-    lines = [v for k, v in resume if k == "log lines again"]
-    assert [_num(v) for v in lines] == [plan.again_under(m).line_count for m in MODES]
+    # Each figure as `Again.figure` prints it: "5", or "5–6" where the evidence cannot tell.
+    unders = [plan.again_under(m) for m in MODES]
+    per_mode = [str(v) for k, v in resume if k == "checkpoints kept"]
+    assert per_mode == [u.figure("checkpoints_kept") for u in unders]
+    assert [int(u.checkpoints_kept or 0) for u in unders] == [
+        plan.what_if[m].checkpoints_kept for m in MODES
+    ]
+    tasks = [str(v) for k, v in resume if k == "tasks re-run"]
+    assert tasks == [u.figure("tasks") or "unknown" for u in unders]
+    lines = [str(v) for k, v in resume if k == "log lines again"]
+    assert lines == [u.figure("lines") or "no log" for u in unders]
 
     inc = _page("incident", db=db)
     frame = next(d.value for d in inc.dataframe if "re-runs" in d.value.columns)

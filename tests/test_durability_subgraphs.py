@@ -32,15 +32,20 @@ the LangGraph source it follows):
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 from pathlib import Path
 from typing import Any
 
 from whatif_kills import load
 
 from replaylens.analysis.durability import Recording
+from replaylens.cli import main
 from replaylens.examples.langgraph_tests import form_log
 from replaylens.killtest.corpus import run_progress
 from replaylens.killtest.validate import manifest_recording, measure, plan_for
+from replaylens.report import incident_markdown
 
 
 def _predict(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
@@ -237,3 +242,39 @@ def test_entrypoint_task_that_paused_before_logging_stops_step_zero(tmp_path: Pa
             outcomes = _predict(src, form)
             for target, real in runs.items():
                 assert _figures(outcomes[target]) == _real(real), (src["mode"], form, target)
+
+
+def _cli(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(list(argv)) == 0
+    return out.getvalue()
+
+
+def test_a_range_reads_as_a_range_in_the_cli_the_report_and_the_json(tmp_path: Path) -> None:
+    """Where the evidence cannot tell (a bare log's nodes could have run inside subgraphs),
+    the model keeps one reading and the range: every view prints the range ("6–12"), never
+    the one reading alone. The CLI finds the campaign's manifest as the dashboard does."""
+    exit_ = load("parent_command-late-0s", tmp_path)["exit"]
+    log = str(form_log(exit_["effects_at_kill"], "bare"))
+    node = str(exit_["kill_at"]).rpartition(":")[0]
+    plan = plan_for(exit_, log, manifest_recording(exit_, float(exit_["kill_delay"]), node))
+    lo, hi = plan.what_if["sync"].race["checkpoints_kept"]
+    assert lo < hi
+    under = plan.again_under("sync")
+    assert under.figure("checkpoints_kept") == f"{lo}–{hi}" and "subgraphs" in under.span_why
+    db, tid = exit_["db_at_kill"], exit_["thread_id"]
+    doc = json.loads(_cli("replay", db, "--thread", tid, "--effects", log, "--json"))
+    again = doc["what_if"]["modes"]["sync"]["again"]
+    assert again["range"] == under.to_json()["range"] and again["range"]["checkpoints_kept"] == [
+        lo,
+        hi,
+    ]
+    text = _cli("replay", db, "--thread", tid, "--effects", log)
+    assert f"sync   kept {lo}–{hi} checkpoint(s)" in text
+    row = next(
+        r
+        for r in incident_markdown(plan, database="x", effects_log=log).splitlines()
+        if r.startswith("| sync |")
+    )
+    assert f"| {lo}–{hi} |" in row

@@ -581,7 +581,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for o in plan.what_if.values():
             again = plan.again_under(o.mode)
             print(
-                f"  {o.mode:5}  kept {o.checkpoints_kept:3} checkpoint(s), {again.words()} "
+                f"  {o.mode:5}  kept {again.figure('checkpoints_kept') or '?':>3} checkpoint(s), {again.words()} "
                 f"({outcome_tag(plan, o.mode)}). {safe(plain(o.sentence))}"
             )
     return 0

@@ -189,8 +189,9 @@ def _what_if_section(plan: ResumePlan) -> list[str]:
     for mode, o in plan.what_if.items():
         resume = "restart from input" if o.restart else str(o.resume_step)
         a = plan.again_under(mode)
-        out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {outcome_tag(plan, mode)} | {o.checkpoints_kept} | "
-                   f"{resume} | {_window(o)} | {_n(a.task_count)} | {_n(a.executions)} | {_n(a.line_count)} | "
+        out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {outcome_tag(plan, mode)} | {a.figure('checkpoints_kept')} | "
+                   f"{resume} | {_window(o)} | {a.figure('tasks') or 'unknown'} | {_n(a.executions)} | "
+                   f"{a.figure('lines') or 'unknown'} | "
                    f"{_cell(o.sentence)} |")  # fmt: skip
     out.append("")
     return out

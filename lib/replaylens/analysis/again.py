@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from replaylens.analysis.attempts import Attempt, effect_counts, effect_lines
@@ -133,6 +133,7 @@ REPLAYING = ("replays", "restart")
 """The verdicts of an attempt a resume performs again."""
 
 Basis = Literal["database", "recorded", "model"]
+SpanKey = Literal["checkpoints_kept", "tasks", "lines"]
 """Where an `Again` comes from: the resume of the database as it stands (no recorded mode
 known), the recorded mode's own outcome (the same resume), or the durability model's
 counterfactual for another mode."""
@@ -180,6 +181,23 @@ class Again:
     restart: bool
     basis: Basis
     mode: Mode | None = None
+    span: dict[SpanKey, tuple[int, int]] = field(default_factory=dict)
+    """Where the evidence cannot tell (`ModeOutcome.race`): each figure's range, lowest to
+    highest, for the figures that differ; the counts above are the reading that repeats the
+    most inside it. Every view prints `figure`, so none shows one guess where another shows
+    the range."""
+    span_why: str = ""
+    """Why the range, in words (the race note)."""
+
+    def figure(self, key: SpanKey) -> str | None:
+        """One figure as every view prints it: "5", or "5–6" where the evidence cannot tell
+        which; None when it is unknown (no log line to time it)."""
+        own = {"checkpoints_kept": self.checkpoints_kept, "tasks": self.task_count,
+               "lines": self.line_count}[key]  # fmt: skip
+        if own is None:
+            return None
+        lo, hi = self.span.get(key, (own, own))
+        return str(own) if lo == hi else f"{lo}–{hi}"
 
     @property
     def task_count(self) -> int | None:
@@ -201,13 +219,15 @@ class Again:
     def words(self) -> str:
         """ "4 task(s) re-run, 4 execution(s) again, 7 log line(s) again", unknowns said so."""
         tasks = (
-            "tasks re-run unknown" if self.tasks is None else f"{len(self.tasks)} task(s) re-run"
+            "tasks re-run unknown"
+            if self.tasks is None
+            else f"{self.figure('tasks')} task(s) re-run"
         )
         if self.effects is None or self.lines is None:
             return f"{tasks}, side effects unknown (no effects-log line for this thread)"
         return (
             f"{tasks}, {self.executions} execution(s) of a side effect again, "
-            f"{len(self.lines)} log line(s) again"
+            f"{self.figure('lines')} log line(s) again"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -222,6 +242,8 @@ class Again:
             "executions_per_effect": self.effects,
             "log_lines_again": None if self.lines is None else list(self.lines),
             "log_line_count": self.line_count,
+            "range": {k: list(v) for k, v in self.span.items()} or None,
+            "range_why": self.span_why or None,
         }
 
 
@@ -416,6 +438,21 @@ def again_of(o: ModeOutcome, logged: bool) -> Again:
     listed = [TaskAgain(r["node"], r.get("task_id"), r.get("checkpoint_ns") or "", why)
               for r in o.reruns]  # fmt: skip
     tasks = tuple(with_parent_tasks(listed))
+    race = o.race or {}
+    span: dict[SpanKey, tuple[int, int]] = {}
+    # The views count a subgraph's parent task beside the tasks inside it; the race counts
+    # the model's own list: the task range moves by the parents added.
+    parents = len(tasks) - len(o.reruns)
+    figures: tuple[tuple[SpanKey, str, int, int], ...] = (
+        ("checkpoints_kept", "checkpoints_kept", o.checkpoints_kept, 0),
+        ("tasks", "reruns", len(tasks), parents),
+        ("lines", "replayed_lines", len(o.replayed_lines), 0),
+    )
+    for key, raced, own, shift in figures:
+        lo, hi = race.get(raced, (own - shift, own - shift))
+        lo, hi = min(int(lo) + shift, own), max(int(hi) + shift, own)
+        if lo != hi and (logged or key == "checkpoints_kept"):
+            span[key] = (lo, hi)
     return Again(
         tasks=tasks if logged else None,
         effects=dict(o.replayed_effects) if logged else None,
@@ -424,6 +461,8 @@ def again_of(o: ModeOutcome, logged: bool) -> Again:
         restart=o.restart,
         basis="model",
         mode=o.mode,
+        span=span,
+        span_why=str(race.get("note") or "") if span else "",
     )
 
 

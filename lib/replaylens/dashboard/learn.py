@@ -226,7 +226,7 @@ def _modes(
         again = {(r["node"], r["step"]) for r in o.reruns if not r["checkpoint_ns"]}
         done = [r for j, r in enumerate(runs) if j != victim and (r.node, step) not in again]
         lesson = ModeLesson(
-            holds=f"{o.checkpoints_kept} checkpoint(s)"
+            holds=f"{again_of(o, logged).figure('checkpoints_kept')} checkpoint(s)"
             + (", none of this run" if o.restart else f", the newest {after(o.resume_step)}"),
             resume=(
                 "nowhere: invoke(None) raises EmptyInputError; only a restart from the input is possible"

@@ -557,7 +557,9 @@ def _race(
     if mode == "exit" or ev.ending != "killed":
         return {}
     seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
-    variants = [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
+    # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals);
+    # a moment chosen on the recorded clock (`what_if_at`, Learn's imagined kill) is exact.
+    variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
     if ev.kill_unsure > RACE:
         variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
     queued = latency > 0 and _queued(ev, mode, latency, recording)

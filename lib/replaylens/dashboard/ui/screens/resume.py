@@ -87,22 +87,25 @@ if item is not None:
                     with st.container(
                         horizontal=True, wrap=True, gap="small", key=f"mode_metrics_{m}"
                     ):
+                        # "5–6" where the evidence cannot tell which (`Again.figure`), with why.
+                        ranged = f" A range: {under.span_why}" if under.span_why else ""
                         st.metric(
                             "checkpoints kept",
-                            outcome.checkpoints_kept,
+                            under.figure("checkpoints_kept"),
                             width="content",
-                            help="Checkpoints in the database at the crash under this mode.",
+                            help="Checkpoints in the database at the crash under this mode."
+                            + ranged,
                         )
                         st.metric(
                             "tasks re-run",
-                            "unknown" if under.task_count is None else under.task_count,
+                            under.figure("tasks") or "unknown",
                             width="content",
-                            help="Tasks that would run again from their first line.",
+                            help="Tasks that would run again from their first line." + ranged,
                         )
                         st.metric("executions again", "no log" if under.executions is None else under.executions,
                                   width="content", help="Executions of a side effect that happen a second time.")  # fmt: skip
-                        st.metric("log lines again", "no log" if under.line_count is None else under.line_count,
-                                  width="content", help="Effects-log lines of those executions.")  # fmt: skip
+                        st.metric("log lines again", under.figure("lines") or "no log",
+                                  width="content", help="Effects-log lines of those executions." + ranged)  # fmt: skip
                     st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
                     # Below the metrics: its length differs per mode, and above them it pushed

@@ -173,7 +173,7 @@ if item is not None:
                     plan,
                     mode,
                     md_ticks(outcome.sentence)
-                    + f" ({md(outcome_tag(plan, mode))}: {outcome.checkpoints_kept} checkpoint(s) kept, "
+                    + f" ({md(outcome_tag(plan, mode))}: {under.figure('checkpoints_kept')} checkpoint(s) kept, "
                     f"{under.words()}.)",
                 )
             data = build_timeline_data(thread, plan, mode)
