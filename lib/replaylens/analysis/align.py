@@ -10,7 +10,13 @@ from collections import defaultdict
 from typing import Any
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import TIME_SLACK, Attempt, continues, number_attempts
+from replaylens.analysis.attempts import (
+    TIME_SLACK,
+    Attempt,
+    continues,
+    number_attempts,
+    retries,
+)
 from replaylens.analysis.runtime import call_id_matches
 from replaylens.model import Checkpoint, Task, Thread
 from replaylens.times import checkpoint_id_time, iso_to_epoch
@@ -222,7 +228,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 if task is not None:
                     a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
                     return True
-                if first.source != "input":
+                if first.source != "input" and a.node not in idx.subgraph_nodes:
                     a.namespace, a.alignment = ns_name, "before-saved"
                     return True
             continue
@@ -313,9 +319,9 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
             not a.task_id
             and before is not None
             and before.task is not None
-            and continues(before, a)
+            and (continues(before, a) or retries(before, a))
         ):
-            # the task's next effect: the task `before` ran, not another task of its node
+            # the task's next effect, or its RetryPolicy retry: the task `before` ran
             a.namespace, a.checkpoint, a.task = before.namespace, before.checkpoint, before.task
             a.alignment = before.alignment
             continue

@@ -173,6 +173,21 @@ def continues(prev: Attempt | None, a: Attempt) -> bool:
     )
 
 
+def retries(prev: Attempt | None, a: Attempt) -> bool:
+    """Is `a` a `RetryPolicy` retry of the task `prev` ran (the attempt just before it)? The
+    same node and process start again right after `prev` failed: `run_with_retry` runs the
+    task from its top in the same step (a failure that ends the invocation has no next start
+    in its process before another task's)."""
+    return (
+        prev is not None
+        and prev.node == a.node
+        and prev.pid == a.pid
+        and prev.outcome == "failed"
+        and prev.end_ts <= a.start_ts
+        and prev.task_id == a.task_id
+    )
+
+
 def effect_lines(lines: list[EffectLine]) -> list[EffectLine]:
     """The lines about an effect a task performed, without the task's own start and end
     lines (a trace's or callbacks' task lines): a task is not an effect of its own name."""

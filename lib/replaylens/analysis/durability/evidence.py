@@ -155,6 +155,18 @@ Pause = tuple[str, str, float, int | None]
 (its `__interrupt__` or `__error__` write), due after the checkpoint taken at `after`."""
 
 
+def _paused_nodes(thread: Thread | None) -> set[str]:
+    """Nodes the database shows paused or failed in any namespace (a subgraph's node that
+    called ``interrupt()`` as well as the parent task that ran the subgraph)."""
+    return {
+        t.node
+        for ns in (thread.namespaces.values() if thread else ())
+        for c in ns.checkpoints
+        for t in [*c.tasks, *c.calls]
+        if any(w.channel in ("__interrupt__", "__error__") for w in t.writes)
+    }
+
+
 def _pauses(thread: Thread | None) -> list[Pause]:
     """Where the database shows an invocation stopped: tasks (and the `@task` calls of an
     `@entrypoint`) with an interrupt or error write."""
@@ -228,7 +240,10 @@ def _killed_while_retrying(
 
 
 def _invocations(
-    attempts: list[Attempt], retried: set[int], pauses: list[Pause] = ()
+    attempts: list[Attempt],
+    retried: set[int],
+    pauses: list[Pause] = (),
+    paused_nodes: set[str] | None = None,
 ) -> list[list[Attempt]]:
     """Attempts split into invocations: a new process (the recorder's pid), or a task that
     starts after a pause or a raise has ended the previous invocation (its `interrupted` or
@@ -252,13 +267,14 @@ def _invocations(
             for b in attempts
         )
     ]
-    paused_nodes = {p[0] for p in pauses}
+    paused_nodes = paused_nodes or {p[0] for p in pauses}
+    retries = [a for a in attempts if id(a) in retried]
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     for i, a in enumerate(ordered):
         new = not groups or (a.pid is not None and a.pid != current_pid)
         if stopped_at is not None and a.start_ts > stopped_at:
             new = True
-        if groups and any(_restarts(a, b, paused_nodes) for b in groups[-1]):
+        if groups and any(_restarts(a, b, paused_nodes, retries) for b in groups[-1]):
             new = True  # the task began again from its top: only a later invocation does that
         hit = next(
             (
@@ -272,7 +288,7 @@ def _invocations(
             open_pauses.remove(hit)
             # A task that logged before it paused begins again from its top when answered:
             # its first start after the pause is the run that paused, not the answer.
-            restarted = any(_restarts(b, a, paused_nodes) for b in ordered[i + 1 :])
+            restarted = any(_restarts(b, a, paused_nodes, retries) for b in ordered[i + 1 :])
             if (
                 a.outcome not in ("interrupted", "failed")
                 and groups
@@ -290,7 +306,9 @@ def _invocations(
     return groups
 
 
-def _restarts(later: Attempt, earlier: Attempt, paused_nodes: set[str]) -> bool:
+def _restarts(
+    later: Attempt, earlier: Attempt, paused_nodes: set[str], retries: list[Attempt] = ()
+) -> bool:
     """Is `later` its task begun again from the top, after `earlier` finished the same effect?
 
     Inside one invocation a task runs its body once (a `RetryPolicy` retry follows a logged
@@ -309,6 +327,13 @@ def _restarts(later: Attempt, earlier: Attempt, paused_nodes: set[str]) -> bool:
         or later.lines[0].effect != earlier.lines[0].effect
     ):
         return False
+    if any(
+        _same_task(f, earlier)
+        and f.pid == later.pid
+        and earlier.start_ts <= f.start_ts < later.start_ts
+        for f in retries
+    ):
+        return False  # a RetryPolicy retry runs the task from its top in the same step
     if later.task_id is not None and earlier.task_id is not None:
         return later.task_id == earlier.task_id and later.logged_ns == earlier.logged_ns
     if later.lines[0].effect is None and later.pid is not None and later.pid == earlier.pid:
@@ -390,14 +415,16 @@ def _unlogged_stops(groups: list[list[Attempt]], pauses: list[Pause]) -> dict[in
     return out
 
 
-def _halted(groups: list[list[Attempt]], paused_nodes: set[str]) -> set[int]:
+def _halted(
+    groups: list[list[Attempt]], paused_nodes: set[str], retries: list[Attempt] = ()
+) -> set[int]:
     """id() of attempts whose task began again from its top in a later invocation
     (`_restarts`): their lines end, but their task did not; it paused (or raised) there."""
     out: set[int] = set()
     for i, group in enumerate(groups):
         later = [b for g in groups[i + 1 :] for b in g]
         for a in group:
-            if any(_restarts(b, a, paused_nodes) for b in later):
+            if any(_restarts(b, a, paused_nodes, retries) for b in later):
                 out |= {id(c) for c in group if _same_task(a, c)}
     return out
 
@@ -429,12 +456,13 @@ def _ordinals(
     for a in sorted(attempts, key=lambda x: x.start_ts):
         if id(a) not in step_of:
             continue
-        failed = retry_of.get(id(a))
-        if failed is not None and id(failed) in out:
-            out[id(a)] = out[id(failed)]
-            continue
         key = (*step_of[id(a)], a.node)
         before = seen.setdefault(key, [])
+        failed = retry_of.get(id(a))
+        if failed is not None and id(failed) in out:
+            out[id(a)] = out[id(failed)]  # a RetryPolicy retry: the same task
+            before.append(a)
+            continue
         prev = _effect_before(a, before, continued)
         if prev is not None:
             # the task's next effect (it logged `prev` first): the same task, not a sibling
@@ -597,6 +625,7 @@ def _assign_steps(
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
     sub_nodes, root_nodes = _subgraph_nodes(thread)
     entry = _entrypoint_node(thread)
+    subgraphs = {namespaces.names(n) for n in (thread.namespaces if thread else ())} - {""}
     last_sub = ""
     if sub_nodes and any(a.logged_ns is None and a.node in sub_nodes for a in attempts):
         assumed.append(
@@ -641,6 +670,8 @@ def _assign_steps(
                 step = step_of[id(retry_of[id(a)])][2]
             if step is None and entry and not ns and a.node != entry:
                 step = entry_step  # an `@task` call: it runs inside its entrypoint's one step
+            if step is None and ns in subgraphs and ns not in last_step:
+                last_step[ns] = 0  # a subgraph's first node runs in its step 1, after `__start__`
             if step is None:
                 step = last_step.get(ns, -1) + 1
                 # Tasks of one superstep run side by side: a start before the running step's
@@ -704,11 +735,15 @@ def _kill_moment(
             used.append(
                 f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
             )
-            head = kill_attempt
-            while id(head) in retry_of:  # a RetryPolicy retry: the task started with its first try
-                head = retry_of[id(head)]
-            head = _task_head(head, attempts)
-            if head is not kill_attempt and id(kill_attempt) not in retry_of and head.lines:
+            # The kill was aimed at the task's start: its first effect, and for a task that
+            # RetryPolicy retried, its first attempt's (each retry runs it from its top).
+            head, crossed = kill_attempt, False
+            while True:
+                head = _task_head(head, attempts)
+                if id(head) not in retry_of:
+                    break
+                head, crossed = retry_of[id(head)], True
+            if head is not kill_attempt and not crossed and head.lines:
                 kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
                 used.append(
                     f"the killed task logged {head.lines[0].label} before the effect in flight: "
@@ -762,8 +797,10 @@ def gather(
             "saves one, so the process was killed while LangGraph waited to retry it"
         )
     pauses = _pauses(thread)
-    groups = _invocations(attempts, retried | retrying, pauses)
-    halted = _halted(groups, {p[0] for p in pauses})
+    groups = _invocations(attempts, retried | retrying, pauses, _paused_nodes(thread))
+    halted = _halted(
+        groups, _paused_nodes(thread), [a for a in attempts if id(a) in retried | retrying]
+    )
     if halted:
         used.append(
             "a task began again from its top in a later invocation (its work before "
@@ -835,6 +872,7 @@ def gather(
         holder_of,
         run_starts,
         run_ends,
+        halted,
     )
     ns_order = sorted(
         {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
@@ -907,7 +945,7 @@ def gather(
                         s == -1
                         or s == 0
                         and ns == ""
-                        or not _has_nested(step_att, ns, inv, base, nxt)
+                        or not (key in containers or _has_nested(step_att, ns, inv, base, nxt))
                     ):
                         end = base  # a step without effects, e.g. __start__: it ends at once
                     else:  # a step that ran a subgraph: it starts when the subgraph does
@@ -1087,6 +1125,7 @@ def _place_nested(
     holder_of: dict[tuple[str, int, int], int],
     run_starts: dict[tuple[str, int, int], float],
     run_ends: dict[tuple[str, int, int], float],
+    halted: set[int] = frozenset(),
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
@@ -1151,6 +1190,11 @@ def _place_nested(
             if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= began
         ]
         holder = max(done, default=-1) + 1
+        # A later invocation goes on from the parent's last saved step (a resume re-runs the
+        # step after it; a fresh input adds its input checkpoint and `__start__` first).
+        saved = [k[2] for k in cp_at if k[0] == parent and k[1] < inv]
+        if saved:
+            holder = max(holder, max(saved) + (2 if inv in fresh else 1))
         # Calls log the step of the task that makes them (an entrypoint's is step 0); a
         # subgraph's nodes log their own loop's steps, from 1 (its step 0 is `__start__`).
         calls = (
@@ -1191,7 +1235,7 @@ def _place_nested(
             for a in v
             if first - 1e-6 <= a.start_ts < until
         ]
-        if all(a.outcome == "finished" for a in atts) and (
+        if all(a.outcome == "finished" and id(a) not in halted for a in atts) and (
             keys is not runs_of(runs, ns, inv)[-1]
             or _went_on(step_att, ns, inv, max(a.end_ts for a in atts))
         ):

@@ -177,7 +177,14 @@ def _runs_again(
 
 def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
     ns, _inv, step = ev.step_of[id(a)]
-    ids = [b.task_id or (b.task.task_id if b.task else "") for b in [a, *task_run(ev, a)]]
+    run = [a, *task_run(ev, a)]
+    if id(a) in ev.halted:  # it paused; the same task began again in a later invocation
+        run += [
+            b
+            for b in ev.attempts
+            if b.node == a.node and ev.step_of[id(b)][::2] == (ns, step) and b is not a
+        ]
+    ids = [b.task_id or (b.task.task_id if b.task else "") for b in run]
     tid = next((t for t in ids if t), "")  # one effect of the task aligned names them all
     return (ns, a.node, step, tid or f"#{ev.ordinal.get(id(a), 0)}")
 

@@ -176,7 +176,9 @@ def schedule(
                 landed.add(key)
     for a in ev.attempts:
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
-        if any(b.outcome != "finished" or id(b) in ev.halted for b in run):
+        if any(
+            (b.outcome != "finished" and id(b) not in ev.retried) or id(b) in ev.halted for b in run
+        ):  # a failure RetryPolicy retried in the step does not stop the task
             continue
         end = max(b.end_ts for b in run)
         inv = ev.step_of[id(a)][1]
@@ -216,7 +218,29 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
         done = [p for p in ev.puts if p.ns == "" and p.inv == inv]
         if done:
             saves.add(("", inv, max(p.step for p in done)))
+        saves |= _paused_subgraph_saves(ev, built, inv)
     return saves
+
+
+def _paused_subgraph_saves(
+    ev: Evidence, built: set[tuple[str, int, int]], inv: int
+) -> set[tuple[str, int, int]]:
+    """Under exit, a subgraph whose task paused at ``interrupt()`` (or raised) saves its last
+    checkpoint on the way out, as the root does: ``_suppress_interrupt`` saves a nested loop
+    when ``exc_value is not None`` (a `GraphInterrupt` included)."""
+    out: set[tuple[str, int, int]] = set()
+    stopped = {
+        st.ns
+        for st in ev.steps
+        if st.ns
+        and st.inv == inv
+        and any(a.outcome in ("interrupted", "failed") or id(a) in ev.halted for a in st.attempts)
+    }
+    for ns in stopped:
+        mine = [k[2] for k in built if k[0] == ns and k[1] == inv]
+        if mine:
+            out.add((ns, inv, max(mine)))
+    return out
 
 
 def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
