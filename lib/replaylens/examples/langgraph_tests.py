@@ -961,6 +961,184 @@ def retry_two_effects() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 26 subgraph invoked in a node
+class SubInvokeState(TypedDict, total=False):
+    bar: str
+    baz: str
+
+
+def _sub_node_1(state: SubInvokeState) -> dict[str, Any]:
+    with effect("prepare_question"):  # runs again when the answer re-runs the node
+        _sleep(0.5)
+    value = interrupt("Provide baz value")
+    return {"baz": str(value)}
+
+
+def _sub_node_2(state: SubInvokeState) -> dict[str, Any]:
+    with effect("combine"):
+        _sleep(1.0)
+    return {"bar": state.get("bar", "") + state.get("baz", "")}
+
+
+_SUBGRAPH_IN_NODE: Any = None
+
+
+def _invoking_node(state: Trail) -> dict[str, Any]:
+    global _SUBGRAPH_IN_NODE
+    if _SUBGRAPH_IN_NODE is None:
+        sub = StateGraph(SubInvokeState)
+        sub.add_node("subgraph_node_1", _sub_node_1)
+        sub.add_node("subgraph_node_2", _sub_node_2)
+        sub.add_edge(START, "subgraph_node_1")
+        sub.add_edge("subgraph_node_1", "subgraph_node_2")
+        _SUBGRAPH_IN_NODE = sub.compile(checkpointer=True)
+    with effect("node_2"):
+        _sleep(0.3)
+    _SUBGRAPH_IN_NODE.invoke({"bar": "hi"})
+    return {"visited": ["node_2"]}
+
+
+def subgraph_invoked_in_node() -> StateGraph:
+    """node_1 -> node_2 (calls subgraph.invoke(); the subgraph, checkpointer=True, pauses) -> node_3.
+
+    Mirrors test_pregel.py::test_subgraph_checkpoint_true_interrupt: a node calls a compiled
+    subgraph's ``invoke`` inside its body; the subgraph's node pauses the thread, the answer
+    re-runs node_2 from its top and the subgraph from its saved checkpoint. The kill lands
+    in the answered invocation.
+    """
+    return chain(
+        Trail,
+        ("node_1", _node("node_1", 0.5)),
+        ("node_2", _invoking_node),
+        ("node_3", _node("node_3", 1.0)),
+    )
+
+
+# --------------------------------------------------------------------------- 27 nested tasks, a graph call
+def imp_nested_interrupt(checkpointer: Any) -> Any:
+    """@entrypoint: @task mapper (each calls @task submapper), interrupt(), a compiled graph's
+    invoke(), then @task publish.
+
+    Mirrors test_pregel.py::test_imp_nested: calls nested in calls, an interrupt in the
+    entrypoint itself, and a plain compiled graph invoked from it; the kill lands in the
+    answered invocation.
+    """
+    from langgraph.func import entrypoint, task
+
+    inner = chain(Trail, ("mynode", _node("mynode", 1.0)))
+    add_a = inner.compile()
+
+    @task
+    def submapper(n: int) -> str:
+        with effect("submapper", n=n):
+            _sleep(0.2 * (n + 1))
+        return str(n)
+
+    @task
+    def mapper(n: int) -> str:
+        sub = submapper(n)
+        with effect("mapper", n=n):
+            _sleep(0.3)
+        return sub.result() * 2
+
+    @task
+    def publish(text: str) -> str:
+        with effect("publish"):
+            _sleep(1.0)
+        return text
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(inputs: dict[str, Any]) -> dict[str, Any]:
+        mapped = [f.result() for f in [mapper(n) for n in range(2)]]
+        answer = interrupt("question")
+        add_a.invoke({"visited": [str(answer)]})
+        return {"published": publish("+".join(mapped)).result()}
+
+    return graph
+
+
+# --------------------------------------------------------------------------- 28 Command(goto=[Send])
+class FanState(TypedDict, total=False):
+    name: str
+    done: Annotated[list[str], operator.add]
+
+
+FAN_FRACTIONS = (0.5, 1.5, 2.5)
+
+
+def _fan_one(state: FanState) -> Command[Any]:
+    with effect("one"):
+        _sleep(0.5)
+    return Command(goto=[Send("two", {"i": i}) for i in range(len(FAN_FRACTIONS))],
+                   update={"name": "one"})  # fmt: skip
+
+
+def _fan_two(arg: dict[str, Any]) -> dict[str, Any]:
+    with effect("two", i=arg["i"]):
+        _sleep(FAN_FRACTIONS[arg["i"]])
+    return {"done": [str(arg["i"])]}
+
+
+def command_send() -> StateGraph:
+    """one returns Command(goto=[Send("two", ...) x3], update=...); two (unequal) -> three.
+
+    Mirrors test_large_cases.py::test_send_react_interrupt_control: ``Command(goto=[Send(...)])``
+    from the agent; a node fans out with `Send` packets in a `Command`
+    instead of a conditional edge.
+    """
+    b = StateGraph(FanState)
+    b.add_node("one", _fan_one, destinations=("two",))
+    b.add_node("two", _fan_two)
+    b.add_node("three", _node("three", 1.0, "done"))
+    b.add_edge(START, "one")
+    b.add_edge("two", "three")
+    b.add_edge("three", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 29 interrupt in a loop
+class ChatState(TypedDict, total=False):
+    turns: Annotated[list[str], operator.add]
+
+
+CHAT_TURNS = 2
+
+
+def _chat_agent(state: ChatState) -> dict[str, Any]:
+    with effect("think", turn=len(state.get("turns", []))):
+        _sleep(1.0)
+    return {}
+
+
+def _chat_human(state: ChatState) -> dict[str, Any]:
+    with effect("ask"):  # runs again when the answer re-runs the node
+        _sleep(0.3)
+    answer = interrupt("Your reply?")
+    with effect("record", answer=str(answer)):
+        _sleep(0.3)
+    return {"turns": [str(answer)]}
+
+
+def interrupt_loop() -> StateGraph:
+    """agent -> human (logs, interrupt(), logs) -> agent, for two answers, then finish.
+
+    Mirrors test_large_cases.py::test_dynamic_interrupt run as a chat: the interrupting node
+    sits in a loop, so each answer is a new invocation and the same node pauses in a later
+    step; the kill lands after the second answer.
+    """
+    b = StateGraph(ChatState)
+    b.add_node("agent", _chat_agent)
+    b.add_node("human", _chat_human)
+    b.add_node("finish", _node("finish", 1.0, "turns", ["done"]))
+    b.add_edge(START, "agent")
+    b.add_conditional_edges(
+        "agent", lambda s: "finish" if len(s.get("turns", [])) >= CHAT_TURNS else "human"
+    )
+    b.add_edge("human", "agent")
+    b.add_edge("finish", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1046,8 +1224,20 @@ CORPUS: tuple[Shape, ...] = (
           {"rounds": [], "results": []}, (("tool", 4, 1.0), ("agent", 3, 0.5))),
     Shape("retry_two_effects", "test_retry.py::test_graph_with_single_retry_policy",
           {"visited": []}, (("charge_node", 1, 1.8), ("notify", 1, 0.5))),
+    # Held out, third round: added after the rules the second round led to.
+    Shape("subgraph_invoked_in_node", "test_pregel.py::test_subgraph_checkpoint_true_interrupt",
+          {"visited": []}, (("node_2", 1, 1.3), ("node_3", 1, 0.5)),
+          resume_value="baz", has_resume_value=True, kill_from=1),
+    Shape("imp_nested_interrupt", "test_pregel.py::test_imp_nested",
+          {"n": 2}, (("graph", 1, 0.5), ("graph", 1, 1.5)),
+          resume_value="a", has_resume_value=True, kill_from=1),
+    Shape("command_send", "test_large_cases.py::test_send_react_interrupt_control",
+          {"done": []}, (("two", 1, 1.0), ("three", 1, 0.5))),
+    Shape("interrupt_loop", "test_large_cases.py::test_dynamic_interrupt",
+          {"turns": []}, (("agent", 1, 0.5), ("finish", 1, 0.5)),
+          resume_value="ok", has_resume_value=True, kill_from=2),
 )  # fmt: skip
-"""Twenty-five shapes (the last nine held out, in two rounds); every kill point is a node start the child announces, plus a delay that
+"""Twenty-nine shapes (the last thirteen held out, in three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
