@@ -60,6 +60,18 @@ def _figures(outcome: Any) -> tuple[int, int, int]:
     return (outcome.checkpoints_kept, len(outcome.reruns), len(outcome.replayed_lines))
 
 
+def _holds(outcome: Any, real: tuple[int, int, int]) -> bool:
+    """Does the prediction (its figures, or its range where it says the evidence cannot
+    tell) hold what the real run measured?"""
+    own = _figures(outcome)
+    spans = [outcome.race.get(k) if outcome.race else None
+             for k in ("checkpoints_kept", "reruns", "replayed_lines")]  # fmt: skip
+    return all(
+        (span[0] <= got <= span[1]) if span else mine == got
+        for mine, got, span in zip(own, real, spans, strict=True)
+    )
+
+
 def _real(entry: dict[str, Any]) -> tuple[int, int, int]:
     m = measure(entry)
     return (m.checkpoints, m.reruns, m.lines)
@@ -278,3 +290,37 @@ def test_a_range_reads_as_a_range_in_the_cli_the_report_and_the_json(tmp_path: P
         if r.startswith("| sync |")
     )
     assert f"| {lo}–{hi} |" in row
+
+
+def test_interrupt_inside_a_subgraph_pauses_the_subgraph_and_its_parent(tmp_path: Path) -> None:
+    """interrupt_subgraph (held out, second round), killed in archive after the answer: the
+    subgraph's node paused in the first invocation, so under exit the subgraph saved its own
+    last checkpoint beside the root's (2 kept, not 1), the parent step that ran the subgraph
+    completed only in the second invocation, and the answer re-ran the node from its top.
+    Every mode's prediction holds what the real run measured (its range where it gives
+    one), from every recording, in all three log forms."""
+    runs = load("interrupt_subgraph-late-0.25s", tmp_path)
+    assert _real(runs["exit"])[0] == 2
+    for src in runs.values():
+        for form in ("recorder", "langgraph", "bare"):
+            for given in (True, False):
+                outcomes = _predict(src, form, given)
+                for target, real in runs.items():
+                    o = outcomes[target]
+                    assert _holds(o, _real(real)), (src["mode"], form, given, target, o.race)
+
+
+def test_a_retry_runs_its_task_from_the_top_in_the_same_step(tmp_path: Path) -> None:
+    """retry_two_effects (held out, second round), killed in the retried charge: the node
+    reserved, failed to charge, and RetryPolicy ran it again from its top (the reservation
+    logged twice, one process, one step). That is one task in one invocation, not a resume:
+    every mode's prediction holds what the real run measured, in all three log forms, told
+    the mode or not."""
+    runs = load("retry_two_effects-early-0.25s", tmp_path)
+    for src in runs.values():
+        for form in ("recorder", "langgraph", "bare"):
+            for given in (True, False):
+                outcomes = _predict(src, form, given)
+                for target, real in runs.items():
+                    o = outcomes[target]
+                    assert _holds(o, _real(real)), (src["mode"], form, given, target, o.race)

@@ -49,6 +49,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "interrupt_task_functional-late-0.25s": KillCampaign(
         "interrupt_task_functional", 1, ("sync", "async", "exit"), 0.25
     ),
+    "interrupt_subgraph-late-0.25s": KillCampaign(
+        "interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25
+    ),
+    "retry_two_effects-early-0.25s": KillCampaign(
+        "retry_two_effects", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 
