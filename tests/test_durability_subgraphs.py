@@ -290,6 +290,11 @@ def test_a_range_reads_as_a_range_in_the_cli_the_report_and_the_json(tmp_path: P
         if r.startswith("| sync |")
     )
     assert f"| {lo}–{hi} |" in row
+    # The subgraph saved its own checkpoint on the way out of ParentCommand, the graph none:
+    # the sentence says both, beside the card's "1 checkpoint kept" (never "no checkpoint").
+    exit_words = plan.what_if["exit"].sentence
+    assert plan.what_if["exit"].restart and plan.what_if["exit"].checkpoints_kept == 1
+    assert "no checkpoint of the graph itself would exist (1 of a subgraph's" in exit_words
 
 
 def test_interrupt_inside_a_subgraph_pauses_the_subgraph_and_its_parent(tmp_path: Path) -> None:

@@ -240,7 +240,7 @@ def _outcome(
         window_end=(ev.crash_ts if window and ev.ending == "killed" else None),
         restart=restart,
         sentence=mode_sentence(
-            mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts)
+            mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts), kept=count
         ),
         as_recorded=as_recorded,
         ending=ev.ending,

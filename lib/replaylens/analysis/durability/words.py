@@ -55,15 +55,24 @@ def mode_sentence(
     ending: Ending = "killed",
     *,
     logged: bool = True,
+    kept: int = 0,
 ) -> str:
     """The one sentence per mode that every page prints.
 
     `logged`: the effects log has lines for this thread. Without them the sentence says
-    that which side effects repeat is unknown, never that none repeats."""
+    that which side effects repeat is unknown, never that none repeats. `kept`: checkpoints
+    kept in any namespace, so a restart beside a subgraph's own checkpoint says both."""
     what = effect_list(replayed)
     if ending == "returned" and not replayed:
         return f"Under {mode}, the run completed: a resume would run nothing."
-    if restart:
+    if restart and kept:
+        # A subgraph's own save (a ParentCommand exit, an interrupt) without one of the graph
+        # itself: `invoke(None)` loads the root's latest checkpoint and finds none.
+        start = (
+            f"no checkpoint of the graph itself would exist ({kept} of a subgraph's would, which a "
+            "resume does not load): only a restart from the input, which"
+        )
+    elif restart:
         start = "no checkpoint would exist: only a restart from the input, which"
     else:
         start = (

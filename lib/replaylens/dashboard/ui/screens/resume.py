@@ -106,7 +106,12 @@ if item is not None:
                                   width="content", help="Executions of a side effect that happen a second time.")  # fmt: skip
                         st.metric("log lines again", under.figure("lines") or "no log",
                                   width="content", help="Effects-log lines of those executions." + ranged)  # fmt: skip
-                    st.markdown("**Resume:** " + ("restart from the input (no checkpoint)" if outcome.restart
+                    none = (
+                        "no checkpoint of the graph itself"
+                        if outcome.checkpoints_kept
+                        else "no checkpoint"
+                    )
+                    st.markdown("**Resume:** " + (f"restart from the input ({none})" if outcome.restart
                                                   else f"after step {outcome.resume_step}"))  # fmt: skip
                     # Below the metrics: its length differs per mode, and above them it pushed
                     # one card's rows down.
@@ -118,6 +123,8 @@ if item is not None:
                     continue
                 under = plan.again_under(m)
                 ui.mode_answer(plan, m, md_ticks(outcome.sentence))
+                if under.span_why:
+                    st.caption(f"{m}: a range, because {md(under.span_why)}.")
                 if under.effects:
                     again = " · ".join(
                         f"{md_code(k)} {v} time{'s' if v != 1 else ''} again"
