@@ -190,7 +190,13 @@ class Checkpoint:
     @property
     def calls(self) -> list[Task]:
         """Every functional @task call made by the tasks of this checkpoint's step."""
-        return [c for t in self.tasks for c in t.calls]
+        out: list[Task] = []
+        stack = [c for t in reversed(self.tasks) for c in reversed(t.calls)]
+        while stack:  # calls made by calls (a @task calling a @task) too, in call order
+            call = stack.pop()
+            out.append(call)
+            stack.extend(reversed(call.calls))
+        return out
 
     def writer_of(self, write: WriteRecord) -> tuple[str, str]:
         """(who wrote it, that task's status) in words, for a write saved against this checkpoint.
@@ -208,9 +214,11 @@ class Checkpoint:
         for task in self.tasks:
             if task.task_id == write.task_id:
                 return task.label, task.status
-            for call in task.calls:
-                if call.task_id == write.task_id:
-                    return f"{call.label}, called by {task.label}", call.status
+        for call in self.calls:
+            if call.task_id == write.task_id:
+                caller = next((t for t in [*self.tasks, *self.calls] if call in t.calls), None)
+                by = caller.label if caller is not None else "its parent task"
+                return f"{call.label}, called by {by}", call.status
         return f"a task id no checkpoint here foresees ({write.task_id})", ""
 
     # Convenience views of the record -------------------------------------------

@@ -85,15 +85,19 @@ def _call_order(task: Task) -> tuple[int, ...]:
 def _named_calls(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
     """The calls of `cp`'s step whose task id is reproduced with the name `node`."""
     out = []
-    for parent in cp.tasks:
+    stack: list[tuple[tuple[Task, ...], Task]] = [((), t) for t in cp.tasks]
+    while stack:  # calls made by calls too (a @task calling a @task), each under its callers
+        callers, parent = stack.pop()
         for call in parent.calls:
             if call.node == node:
                 out.append(call)
-            elif not call.node and call_id_matches(cp, parent, call, node):
+            elif not call.node and call_id_matches(cp, parent, call, node, callers):
                 _name_call(
                     call, node, idx, "its task id, recomputed with the name the effects log gives"
                 )
                 out.append(call)
+            if call.calls and call.node:
+                stack.append(((*callers, parent), call))
     return out
 
 
@@ -249,6 +253,21 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 cp = prev if task is not None else cp
         if task is not None:
             a.namespace, a.checkpoint, a.task, a.alignment = ns_name, cp, task, "time"
+            return True
+        if (
+            task is None
+            and not node_tasks
+            and ns_name == ""
+            and a.outcome == "finished"
+            and a.node not in idx.subgraph_nodes
+            and any(
+                (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts for c in chain[len(before) :]
+            )
+        ):
+            # Due at no checkpoint saved before it, finished before a later one was made: it
+            # ran in a step whose checkpoint was never saved (under exit, every step but the
+            # last of an invocation), and the later checkpoint holds its result.
+            a.namespace, a.alignment = ns_name, "before-saved"
             return True
         if cp is chain[-1] and ns_name == "" and a.node not in idx.subgraph_nodes:
             # It ran after the newest checkpoint landed, in a step that never got one.

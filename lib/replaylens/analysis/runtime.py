@@ -180,7 +180,9 @@ def _named_by_metadata(by_id: dict[str, Checkpoint], cp: Checkpoint) -> str | No
     return None
 
 
-def call_id_matches(cp: Checkpoint, parent: Task, call: Task, name: str) -> bool:
+def call_id_matches(
+    cp: Checkpoint, parent: Task, call: Task, name: str, callers: tuple[Task, ...] = ()
+) -> bool:
     """Is `call`'s id the one LangGraph gives a call of `name` made by `parent`?
 
     `prepare_push_task_functional` hashes the checkpoint id, the call's namespace
@@ -191,7 +193,9 @@ def call_id_matches(cp: Checkpoint, parent: Task, call: Task, name: str) -> bool
     if parsed is None or cp.step is None or not name:
         return False
     parent_path, index = parsed
-    own = f"{parent.node}:{parent.task_id}"
+    # A call made by a call (`callers`: the tasks above `parent`, outermost first) runs in
+    # the namespace of every task above it.
+    own = "|".join(f"{t.node}:{t.task_id}" for t in (*callers, parent))
     parent_ns = f"{cp.checkpoint_ns}|{own}" if cp.checkpoint_ns else own
     tid = task_id(
         cp.record.v,

@@ -394,22 +394,34 @@ def _beside_subgraph(
     return min([ended, *(t - 1e-6 for t in nxt if t > end)])
 
 
-def _unlogged_stops(groups: list[list[Attempt]], pauses: list[Pause]) -> dict[int, int | None]:
+def _unlogged_stops(
+    groups: list[list[Attempt]], pauses: list[Pause], kinds: list[InvocationKind] | None = None
+) -> dict[int, int | None]:
     """Invocations (not the last) that ended at a pause or raise their log does not show, each
-    with the root step that stopped: the next invocation begins with the answer to a task
-    the database shows paused (its `__interrupt__` or `__error__` write), and none of its own
-    attempts paused or failed. The step is the one after the checkpoint the write hangs off;
-    an `@entrypoint` whose `@task` paused stops in its own step 0, which then never completes."""
+    with the root step that stopped, when none of their own attempts paused or failed:
+
+    * the next invocation begins with the answer to a task the database shows paused (its
+      `__interrupt__` or `__error__` write);
+    * or the next invocation is a resume and the paused task logs nothing at all (an
+      `@entrypoint` that called ``interrupt()`` in its own body): a resume only follows a
+      pause, a raise or a kill.
+
+    The step is the one after the checkpoint the write hangs off (the latest such write
+    before the next invocation began); an `@entrypoint` stops in its own step 0, which then
+    never completes."""
     out: dict[int, int | None] = {}
+    logged = {a.node for g in groups for a in g}
     for i, (cur, nxt) in enumerate(zip(groups, groups[1:], strict=False)):
         if any(a.outcome in ("interrupted", "failed") for a in cur) or not nxt:
             continue
         begin = min(a.start_ts for a in nxt)
-        for node, tid, after, step in pauses:
+        resumed = kinds is not None and kinds[i + 1] == "resume"
+        for node, tid, after, step in sorted(pauses, key=lambda p: -p[2]):
             answered = any(
                 a.node == node and a.task_id in (None, tid) and a.start_ts > after for a in nxt
             )
-            if answered and after <= begin and not any(a.node == node for a in cur):
+            silent = resumed and node not in logged
+            if (answered or silent) and after <= begin and not any(a.node == node for a in cur):
                 out[i] = None if step is None else step + 1
                 break
     return out
@@ -425,8 +437,22 @@ def _halted(
         later = [b for g in groups[i + 1 :] for b in g]
         for a in group:
             if any(_restarts(b, a, paused_nodes, retries) for b in later):
-                out |= {id(c) for c in group if _same_task(a, c)}
+                out |= {id(c) for c in _last_run(a, group)}
     return out
+
+
+def _last_run(a: Attempt, group: list[Attempt]) -> list[Attempt]:
+    """The attempts of `a`'s task in its invocation's last run of it: the last attempt and
+    those it continues (`attempts.continues`). A node in a loop runs several times in one
+    invocation; only its last run can be the one that paused."""
+    same = sorted((c for c in group if _same_task(a, c)), key=lambda c: c.start_ts)
+    run = same[-1:]
+    for prev in reversed(same[:-1]):
+        between = any(prev.end_ts <= c.start_ts < run[0].start_ts for c in group if c is not prev)
+        if between or not continues(prev, run[0]):
+            break  # another task ran in between (the loop went round), or the same effect again
+        run.insert(0, prev)
+    return run
 
 
 def _step_done(a: Attempt, retried: set[int], halted: set[int]) -> bool:
@@ -823,7 +849,7 @@ def gather(
     if not groups:
         groups = [[]]
     kinds = _kinds(groups, retried, halted)
-    stopped = _unlogged_stops(groups, pauses)
+    stopped = _unlogged_stops(groups, pauses, kinds)
     if len(groups) > 1:
         used.append(
             f"{len(groups)} invocations: "
@@ -1197,7 +1223,8 @@ def _place_nested(
             holder = max(holder, max(saved) + (2 if inv in fresh else 1))
         # Calls log the step of the task that makes them (an entrypoint's is step 0); a
         # subgraph's nodes log their own loop's steps, from 1 (its step 0 is `__start__`).
-        calls = (
+        saved = _calls_saved_in(keys, step_att, ns)
+        calls = saved is not None or (
             ns not in db_namespaces
             and all(k[2] == holder for k in keys)
             and (holder == 0 or _held_by_parent(step_att, parent, inv, first))
@@ -1208,8 +1235,10 @@ def _place_nested(
             holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task
         previous[(ns, inv)] = holder
         if calls:
-            for k in keys:  # calls of the parent task: they belong to the parent's step
-                moved = (parent, inv, holder)
+            # calls of the parent task: they belong to the parent's step (for calls aligned
+            # with their saved results, the step of the loop that saved them)
+            moved = (parent, inv, holder) if saved is None else (saved[0], inv, saved[1])
+            for k in keys:
                 for a in step_att.pop(k):
                     step_att.setdefault(moved, []).append(a)
                     step_of[id(a)] = moved
@@ -1245,6 +1274,28 @@ def _place_nested(
                              or k[0].startswith(ns + "|"))  # fmt: skip
             run_ends[(parent, inv, holder)] = max(a.end_ts for a in atts) + TICK * levels
     return containers
+
+
+def _calls_saved_in(
+    keys: list[tuple[str, int, int]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    ns: str,
+) -> tuple[str, int] | None:
+    """(namespace, step) of the loop that saved these attempts' results when every one of
+    them is aligned with an `@task` call saved in a loop around `ns` (an entrypoint's calls,
+    and calls made by calls): they ran in that loop's step, even where a graph the calling
+    task invoked checkpoints under the same namespace as the calls log."""
+    found: set[tuple[str, int]] = set()
+    for k in keys:
+        for a in step_att[k]:
+            cp = a.checkpoint
+            if a.task is None or a.task.kind != "call" or cp is None or cp.step is None:
+                return None
+            found.add((namespaces.names(cp.checkpoint_ns), cp.step + 1))
+    if len(found) != 1:
+        return None
+    (where, step) = next(iter(found))
+    return (where, step) if not where or ns.startswith(where + "|") else None
 
 
 def _stable_namespaces(attempts: list[Attempt], db_cps: list[Checkpoint]) -> set[str]:
