@@ -1216,6 +1216,19 @@ def _place_nested(
             if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= began
         ]
         holder = max(done, default=-1) + 1
+        # A subgraph's namespace is named after the parent task that ran it: when that node
+        # logged in the parent loop (a subgraph invoked inside a node's body), its step holds
+        # the subgraph, however early its own lines ended.
+        own = ns.rpartition("|")[2]
+        callers = [
+            k[2]
+            for k, v in step_att.items()
+            if k[0] == parent
+            and k[1] == inv
+            and any(a.node == own and a.start_ts <= began for a in v)
+        ]
+        if callers:
+            holder = max(callers)
         # A later invocation goes on from the parent's last saved step (a resume re-runs the
         # step after it; a fresh input adds its input checkpoint and `__start__` first).
         saved = [k[2] for k in cp_at if k[0] == parent and k[1] < inv]

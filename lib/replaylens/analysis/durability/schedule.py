@@ -192,8 +192,42 @@ def schedule(
             written.add(id(a))
         elif ended or (mode != "exit" and crash is not None and target(end) <= crash + 1e-9):
             written.add(id(a))
+    if mode == "sync" and crash is not None:
+        landed |= _waited_for_before_kill(ev)
     kill_start = target(ev.kill_attempt.start_ts) if ev.kill_attempt is not None else None
     return Schedule(landed, written, crash, landing, kill_start, queued)
+
+
+def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
+    """Under sync, what had certainly landed when the killed task ran, whatever the timing:
+    its loop waited for the put of every step before its own (the run loop waits after each
+    step, the puts chained in order) and a subgraph's task returned only after its executor
+    waited for its puts. A re-timing that puts the kill earlier cannot undo a wait the killed
+    task's own start came after. The input checkpoint is not waited for before the first step,
+    so a kill in step 0 (an entrypoint's) holds nothing by this rule."""
+    a = ev.kill_attempt
+    if a is None or id(a) not in ev.step_of or ev.ending != "killed":
+        return set()
+    kns, kinv, kstep = ev.step_of[id(a)]
+    root_step = (
+        kstep if not kns else ev.holder_of.get((kns, kinv, kstep), ev.container.get((kns, kinv)))
+    )
+    out: set[tuple[str, int, int]] = set()
+    for p in ev.puts:
+        if p.inv != kinv:
+            continue
+        if p.ns == kns:
+            held = kstep >= 1 and p.step < kstep
+        elif not p.ns and kns:
+            held = root_step is not None and root_step >= 1 and p.step < root_step
+        elif p.ns and not kns:
+            holder = ev.holder_of.get((p.ns, p.inv, p.step), ev.container.get((p.ns, p.inv)))
+            held = holder is not None and kstep >= 1 and holder < kstep
+        else:
+            held = False
+        if held:
+            out.add((p.ns, p.inv, p.step))
+    return out
 
 
 def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
@@ -256,7 +290,10 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
     last_inv = ev.invocations - 1
     for (ns, inv, holder), steps in runs.items():
         later = any(k[0] == ns and k[1] == inv and k[2] > holder for k in runs)
-        ended = later or inv < last_inv or ev.ending != "killed"
+        # the parent went on past the step that ran it: the subgraph's task had returned
+        parent = ns.rpartition("|")[0]
+        went_on = any(st.ns == parent and st.inv == inv and st.step > holder for st in ev.steps)
+        ended = later or went_on or inv < last_inv or ev.ending != "killed"
         mine = [s for s in steps if (ns, inv, s) in built]
         if ended and mine:
             saves.add((ns, inv, max(mine)))
