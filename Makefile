@@ -85,8 +85,8 @@ compat-fixtures: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
-# The what-if on graphs modelled on LangGraph's own tests (16 shapes, an early and a late kill,
-# sync/async/exit, one run at 0 s and two at 0.25 s: 288 kills, about 30 min on an idle 2-core
+# The what-if on graphs modelled on LangGraph's own tests (29 shapes, an early and a late kill,
+# sync/async/exit, one run at 0 s and two at 0.25 s: 522 kills, about an hour on an idle 2-core
 # machine, hours on a loaded one). The campaigns stay in .cache/corpus: re-judge them with
 # `replaylens validate --corpus langgraph-tests --judge-only --out .cache/corpus`.
 .PHONY: validate-corpus
