@@ -72,6 +72,18 @@ def _holds(outcome: Any, real: tuple[int, int, int]) -> bool:
     )
 
 
+def _every_prediction_holds(runs: dict[str, dict[str, Any]]) -> None:
+    """From every recording, in all three log forms, told the mode or not: each other mode's
+    prediction holds what its real run measured."""
+    for src in runs.values():
+        for form in ("recorder", "langgraph", "bare"):
+            for given in (True, False):
+                outcomes = _predict(src, form, given)
+                for target, real in runs.items():
+                    o = outcomes[target]
+                    assert _holds(o, _real(real)), (src["mode"], form, given, target, o.race)
+
+
 def _real(entry: dict[str, Any]) -> tuple[int, int, int]:
     m = measure(entry)
     return (m.checkpoints, m.reruns, m.lines)
@@ -306,13 +318,7 @@ def test_interrupt_inside_a_subgraph_pauses_the_subgraph_and_its_parent(tmp_path
     one), from every recording, in all three log forms."""
     runs = load("interrupt_subgraph-late-0.25s", tmp_path)
     assert _real(runs["exit"])[0] == 2
-    for src in runs.values():
-        for form in ("recorder", "langgraph", "bare"):
-            for given in (True, False):
-                outcomes = _predict(src, form, given)
-                for target, real in runs.items():
-                    o = outcomes[target]
-                    assert _holds(o, _real(real)), (src["mode"], form, given, target, o.race)
+    _every_prediction_holds(runs)
 
 
 def test_a_retry_runs_its_task_from_the_top_in_the_same_step(tmp_path: Path) -> None:
@@ -322,10 +328,4 @@ def test_a_retry_runs_its_task_from_the_top_in_the_same_step(tmp_path: Path) -> 
     every mode's prediction holds what the real run measured, in all three log forms, told
     the mode or not."""
     runs = load("retry_two_effects-early-0.25s", tmp_path)
-    for src in runs.values():
-        for form in ("recorder", "langgraph", "bare"):
-            for given in (True, False):
-                outcomes = _predict(src, form, given)
-                for target, real in runs.items():
-                    o = outcomes[target]
-                    assert _holds(o, _real(real)), (src["mode"], form, given, target, o.race)
+    _every_prediction_holds(runs)
