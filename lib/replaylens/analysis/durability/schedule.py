@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from replaylens.analysis.attempts import Attempt
 from replaylens.analysis.durability.evidence import Evidence, Put, task_run
 from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
 
@@ -182,6 +183,8 @@ def schedule(
             continue
         end = max(b.end_ts for b in run)
         inv = ev.step_of[id(a)][1]
+        if _runs_a_subgraph_still(ev, a):
+            continue  # its lines ended, but the subgraph it invoked was still running
         ended = (inv < last_inv or ev.ending != "killed") and inv not in ev.killed_earlier
         if (
             inv in ev.killed_earlier
@@ -228,6 +231,23 @@ def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
         if held:
             out.add((p.ns, p.inv, p.step))
     return out
+
+
+def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
+    """Did `a`'s task invoke a subgraph (named after its node) whose steps had not all ended?
+    A node that logs, then calls ``subgraph.invoke()``, finishes only when the subgraph does."""
+    ns, inv, step = ev.step_of[id(a)]
+    child = f"{ns}|{a.node}" if ns else a.node
+    return any(
+        st.ns == child
+        and st.inv == inv
+        and st.end is None
+        and ev.holder_of.get((st.ns, st.inv, st.step), ev.container.get((st.ns, st.inv))) == step
+        # the log itself says the open work is the subgraph's (a bare log's placement of an
+        # unknown node under the last subgraph is a guess the checkpoint range already says)
+        and any(b.logged_ns is not None for b in st.attempts)
+        for st in ev.steps
+    )
 
 
 def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
