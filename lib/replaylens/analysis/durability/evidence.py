@@ -652,6 +652,11 @@ def _assign_steps(
     sub_nodes, root_nodes = _subgraph_nodes(thread)
     entry = _entrypoint_node(thread)
     subgraphs = {namespaces.names(n) for n in (thread.namespaces if thread else ())} - {""}
+    ns_nodes: dict[str, set[str]] = {}
+    for space in thread.namespaces.values() if thread else ():
+        ns_nodes.setdefault(namespaces.names(space.name), set()).update(
+            t.node for c in space.checkpoints for t in c.tasks if t.node
+        )
     last_sub = ""
     if sub_nodes and any(a.logged_ns is None and a.node in sub_nodes for a in attempts):
         assumed.append(
@@ -694,6 +699,16 @@ def _assign_steps(
                 step = None
             if step is None and id(a) in retry_of and id(retry_of[id(a)]) in step_of:
                 step = step_of[id(retry_of[id(a)])][2]
+            if (
+                entry
+                and ns == entry
+                and a.node not in ns_nodes.get(ns, set())
+                and a.step in (None, entry_step)
+            ):
+                # logged under the entrypoint's own namespace, at the entrypoint's step and as
+                # no node of a graph it invoked there (whose nodes log their own steps, from
+                # 1): an `@task` call of the entrypoint, in the root's step
+                ns, step = "", (a.step if a.step is not None else entry_step)
             if step is None and entry and not ns and a.node != entry:
                 step = entry_step  # an `@task` call: it runs inside its entrypoint's one step
             if step is None and ns in subgraphs and ns not in last_step:
