@@ -44,7 +44,7 @@ from typing_extensions import TypedDict
 
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
-from replaylens.examples.graphs import ENV_SLEEP, chain
+from replaylens.examples.graphs import ENV_SLEEP, agent_tool_loop, chain
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -913,13 +913,7 @@ def send_react() -> StateGraph:
     Mirrors test_large_cases.py::test_send_react_interrupt (without its breakpoint): a ReAct
     loop whose tool calls are `Send` tasks of one node, run side by side each round.
     """
-    b = StateGraph(ReactState)
-    b.add_node("agent", _react_agent)
-    b.add_node("tool", _react_tool)
-    b.add_edge(START, "agent")
-    b.add_conditional_edges("agent", _react_route, ["tool", END])
-    b.add_edge("tool", "agent")
-    return b
+    return agent_tool_loop(ReactState, _react_agent, _react_tool, _react_route)
 
 
 # --------------------------------------------------------------------------- 25 retry of two effects

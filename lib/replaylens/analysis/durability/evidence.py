@@ -838,10 +838,9 @@ def gather(
             "saves one, so the process was killed while LangGraph waited to retry it"
         )
     pauses = _pauses(thread)
-    groups = _invocations(attempts, retried | retrying, pauses, _paused_nodes(thread))
-    halted = _halted(
-        groups, _paused_nodes(thread), [a for a in attempts if id(a) in retried | retrying]
-    )
+    paused_nodes = _paused_nodes(thread)
+    groups = _invocations(attempts, retried | retrying, pauses, paused_nodes)
+    halted = _halted(groups, paused_nodes, [a for a in attempts if id(a) in retried | retrying])
     if halted:
         used.append(
             "a task began again from its top in a later invocation (its work before "
