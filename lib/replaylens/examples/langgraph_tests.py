@@ -1133,6 +1133,175 @@ def interrupt_loop() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 30 parallel interrupts
+class AskState(TypedDict, total=False):
+    prompt: str
+    answers: Annotated[list[str], operator.add]
+
+
+class PromptsState(TypedDict, total=False):
+    prompts: list[str]
+    answers: Annotated[list[str], operator.add]
+
+
+_ASK_UNITS = {"a": (0.5, 1.0), "b": (1.5, 0.5)}
+"""Per prompt: units logged before `interrupt()` and after the answer."""
+
+
+def _get_human_input(state: AskState) -> dict[str, Any]:
+    prompt = state["prompt"]
+    before, after = _ASK_UNITS.get(prompt, (1.0, 1.0))
+    with effect("ask", prompt=prompt):  # runs again each time the worker's task re-runs
+        _sleep(before)
+    answer = interrupt(prompt)
+    with effect("record", prompt=prompt, answer=str(answer)):
+        _sleep(after)
+    return {"answers": [f"{prompt}:{answer}"]}
+
+
+def parallel_interrupts() -> StateGraph:
+    """START -Send-> child_graph (a subgraph whose node pauses) x2 -> cleanup.
+
+    Mirrors test_pregel.py::test_parallel_interrupts: two `Send` workers run the same
+    subgraph, both pause in one superstep, and the answers come one at a time
+    (``Command(resume={interrupt_id: value})`` for the first pending interrupt), so the
+    worker not answered re-runs from its top and pauses again. The kill lands in the third
+    invocation, after the second answer.
+    """
+    child = StateGraph(AskState)
+    child.add_node("get_human_input", _get_human_input)
+    child.add_edge(START, "get_human_input")
+    child.add_edge("get_human_input", END)
+    b = StateGraph(PromptsState)
+    b.add_node("child_graph", child.compile())
+    b.add_node("cleanup", _node("cleanup", 1.0, "answers", []))
+    b.add_conditional_edges(
+        START, lambda s: [Send("child_graph", {"prompt": p}) for p in s["prompts"]], ["child_graph"]
+    )
+    b.add_edge("child_graph", "cleanup")
+    b.add_edge("cleanup", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 31 Send to a subgraph
+class JokeState(TypedDict, total=False):
+    subject: str
+    draft: str
+    jokes: Annotated[list[str], operator.add]
+
+
+class JokesState(TypedDict, total=False):
+    subjects: list[str]
+    jokes: Annotated[list[str], operator.add]
+
+
+_JOKE_UNITS = {"cats": (0.5, 0.5), "dogs": (2.0, 1.0), "birds": (3.5, 1.0)}
+"""Per subject: the units `edit` and `generate` take (the workers finish far apart)."""
+
+
+def _edit(state: JokeState) -> dict[str, Any]:
+    subject = state["subject"]
+    with effect("edit", subject=subject):
+        _sleep(_JOKE_UNITS.get(subject, (1.0, 1.0))[0])
+    return {"draft": f"{subject} - hohoho"}
+
+
+def _generate(state: JokeState) -> dict[str, Any]:
+    subject = state["subject"]
+    with effect("generate", subject=subject):
+        _sleep(_JOKE_UNITS.get(subject, (1.0, 1.0))[1])
+    return {"jokes": [f"Joke about {state.get('draft', subject)}"]}
+
+
+def send_to_subgraph() -> StateGraph:
+    """START -Send-> generate_joke (a subgraph: edit -> generate) x3, unequal -> pick_best.
+
+    Mirrors test_large_cases.py::test_send_to_nested_graphs: each `Send` worker runs the
+    compiled subgraph under a namespace of its own task, with its own supersteps, so one
+    worker has finished, one is generating and one still editing when the early kill lands.
+    """
+    sub = StateGraph(JokeState)
+    sub.add_node("edit", _edit)
+    sub.add_node("generate", _generate)
+    sub.add_edge(START, "edit")
+    sub.add_edge("edit", "generate")
+    sub.add_edge("generate", END)
+    b = StateGraph(JokesState)
+    b.add_node("generate_joke", sub.compile())
+    b.add_node("pick_best", _node("pick_best", 1.0, "jokes", []))
+    b.add_conditional_edges(
+        START, lambda s: [Send("generate_joke", {"subject": x}) for x in s["subjects"]], ["generate_joke"]
+    )
+    b.add_edge("generate_joke", "pick_best")
+    b.add_edge("pick_best", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 32 three inputs on one thread
+class TurnState(TypedDict, total=False):
+    turns: Annotated[list[str], operator.add]
+    total: Annotated[int, operator.add]
+
+
+def _respond(state: TurnState) -> dict[str, Any]:
+    with effect("reply", turn=len(state.get("turns", []))):
+        _sleep(1.0)
+    return {"total": 1}
+
+
+def _remember(state: TurnState) -> dict[str, Any]:
+    with effect("save_memory", turn=len(state.get("turns", []))):
+        _sleep(1.0)
+    return {}
+
+
+def multi_turn() -> StateGraph:
+    """respond -> remember, invoked with three fresh inputs on one thread; the kill is in the third.
+
+    Mirrors test_pregel.py::test_invoke_checkpoint_three: each invocation adds to channels
+    the earlier ones filled (`total`), so the thread holds the checkpoints of two finished
+    invocations before the one that dies, as a chat thread does.
+    """
+    b = StateGraph(TurnState)
+    b.add_node("respond", _respond)
+    b.add_node("remember", _remember)
+    b.add_edge(START, "respond")
+    b.add_edge("respond", "remember")
+    b.add_edge("remember", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 33 node error handler
+def _declined_charge(state: Trail) -> dict[str, Any]:
+    with effect("charge"):
+        _sleep(1.0)
+        raise ValueError("card declined")
+
+
+def _refund_handler(state: Trail) -> Command[Any]:
+    with effect("refund"):
+        _sleep(1.5)
+    return Command(update={"visited": ["refund"]}, goto="notify")
+
+
+def error_handler() -> StateGraph:
+    """prepare -> charge (always raises; error_handler refunds, then Command(goto="notify")) -> notify.
+
+    Mirrors test_retry.py::test_graph_error_handler_can_route_with_command and
+    ::test_error_handler_resumes_after_crash: the handler runs in the failed task's step as a
+    task of its own (``__error_handler__charge``); a resume finds the failure among the
+    pending writes and runs the handler again, not the node that raised.
+    """
+    b = StateGraph(Trail)
+    b.add_node("prepare", _node("prepare", 0.5))
+    b.add_node("charge", _declined_charge, error_handler=_refund_handler)
+    b.add_node("notify", _node("notify", 1.0))
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "charge")
+    b.add_edge("notify", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1230,8 +1399,19 @@ CORPUS: tuple[Shape, ...] = (
     Shape("interrupt_loop", "test_large_cases.py::test_dynamic_interrupt",
           {"turns": []}, (("agent", 1, 0.5), ("finish", 1, 0.5)),
           resume_value="ok", has_resume_value=True, kill_from=2),
+    # Held out, fourth round: added after the rules the third round led to.
+    Shape("parallel_interrupts", "test_pregel.py::test_parallel_interrupts",
+          {"prompts": ["a", "b"]}, (("get_human_input", 1, 1.0), ("cleanup", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=2),
+    Shape("send_to_subgraph", "test_large_cases.py::test_send_to_nested_graphs",
+          {"subjects": ["cats", "dogs", "birds"]}, (("generate", 2, 0.5), ("pick_best", 1, 0.5))),
+    Shape("multi_turn", "test_pregel.py::test_invoke_checkpoint_three",
+          {"turns": ["hi"]}, (("respond", 1, 0.5), ("remember", 1, 0.5)),
+          then=({"turns": ["again"]}, {"turns": ["bye"]}), kill_from=2),
+    Shape("error_handler", "test_retry.py::test_error_handler_resumes_after_crash",
+          {"visited": []}, (("charge", 1, 1.75), ("notify", 1, 0.5))),
 )  # fmt: skip
-"""Twenty-nine shapes (the last thirteen held out, in three rounds); every kill point is a node start the child announces, plus a delay that
+"""Thirty-three shapes (the last seventeen held out, in four rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

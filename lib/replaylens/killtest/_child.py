@@ -418,7 +418,12 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         if "resume_value" in spec:
             from langgraph.types import Command
 
-            payload: Any = Command(resume=spec["resume_value"])
+            # Several pending interrupts (parallel workers that paused in one step) take
+            # their answers by id; like LangGraph's test_parallel_interrupts, the first one
+            # is answered and the others pause again.
+            pending = graph.get_state(config).interrupts
+            answer = spec["resume_value"]
+            payload: Any = Command(resume={pending[0].id: answer} if len(pending) > 1 else answer)
         else:
             payload = spec.get("input")
         output = graph.invoke(payload, config, durability=spec.get("durability", "async"))
