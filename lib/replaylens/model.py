@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylens.namespaces import ERROR_HANDLER
 from replaylens.sources import CheckpointRecord, ThreadRows, WriteRecord
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
@@ -28,7 +29,10 @@ SPECIAL_CHANNELS = {
 }
 CONTROL_CHANNELS = frozenset({"__error__", "__error_source_node__", "__interrupt__", "__resume__"})
 
-TaskStatus = Literal["finished", "failed", "interrupted", "pending"]
+TaskStatus = Literal["finished", "handled", "failed", "interrupted", "pending"]
+"""`handled`: the task raised and its node's error handler took the failure (LangGraph 1.2's
+``add_node(..., error_handler=...)``): its ``__error__`` and ``__error_source_node__``
+writes are saved, and a resume runs the handler instead of the task."""
 """A task's state as a resume sees it (LangGraph's own task statuses, from the writes)."""
 TaskKind = Literal["pull", "push", "call", "run-time"]
 """pull: triggered by channels; push: a `Send`; call: a functional-API @task call (listed
@@ -127,12 +131,28 @@ class Task:
         return out
 
     @property
+    def done(self) -> bool:
+        """Through its step: a resume re-applies its writes and does not run it again
+        (finished, or failed and taken by its error handler).
+
+        An error handler is never done at the checkpoint a resume loads: the resume makes
+        a fresh handler task for each handled failure and runs it, without re-applying the
+        writes a handler that finished had saved (``pregel/_loop.py``,
+        ``_resume_error_handlers_if_applicable``, LangGraph 1.2)."""
+        if self.node.startswith(ERROR_HANDLER):
+            return False
+        return self.status in ("finished", "handled")
+
+    @property
     def status(self) -> TaskStatus:
         """LangGraph's rule (pregel/_task_status.py): finished iff it has an output write,
         the writes a resume re-applies instead of running the task."""
         if self.output_writes:
             return "finished"
-        if any(w.channel == "__error__" for w in self.writes):
+        channels = {w.channel for w in self.writes}
+        if "__error__" in channels and "__error_source_node__" in channels:
+            return "handled"  # pregel/_loop.py, `_resume_error_handlers_if_applicable`
+        if "__error__" in channels:
             return "failed"
         if any(w.channel == "__interrupt__" for w in self.writes):
             return "interrupted"
@@ -256,7 +276,7 @@ class Checkpoint:
 
     @property
     def pending_tasks(self) -> list[Task]:
-        return [t for t in self.tasks if t.status != "finished"]
+        return [t for t in self.tasks if not t.done]
 
 
 @dataclass

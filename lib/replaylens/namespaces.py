@@ -99,12 +99,31 @@ def is_below(checkpoint_ns: str, ancestor: str) -> bool:
     return not ancestor or checkpoint_ns.startswith(ancestor + NS_SEP)
 
 
+ERROR_HANDLER = "__error_handler__"
+"""How LangGraph 1.2 names the node of an ``add_node(..., error_handler=...)``:
+``__error_handler__<node>`` (``graph/state.py``)."""
+
+
+def _handler_home(place: TaskPlace, node: str | None) -> TaskPlace:
+    """An error handler runs as a task of the loop its failed task ran in (its writes and
+    its step are that loop's), but LangGraph hands it a namespace one level below the
+    failed task's (``pregel/_algo.py``, ``prepare_node_error_handler_task`` builds it from
+    the failed task's config): ``charge:<id>|__error_handler__charge:<id>``. That extra
+    segment, named after the failed node, is not a subgraph."""
+    if not node or not node.startswith(ERROR_HANDLER):
+        return place
+    head, sep, last = place.checkpoint_ns.rpartition(NS_SEP)
+    if last.partition(NS_END)[0] != node[len(ERROR_HANDLER) :]:
+        return place
+    return TaskPlace(head if sep else "", place.task_id, place.form)
+
+
 def own_namespace(task_ns: str) -> TaskPlace:
     """LangGraph's task namespace as a node or callback is handed it (always the task's own
     form) -> where the task's checkpoints live, and its id."""
     head, sep, last = task_ns.rpartition(NS_SEP)
-    _, end, tid = last.partition(NS_END)
-    return TaskPlace(head if sep else "", tid if end and tid else None, "task")
+    name, end, tid = last.partition(NS_END)
+    return _handler_home(TaskPlace(head if sep else "", tid if end and tid else None, "task"), name)
 
 
 def task_namespace(logged_ns: str | None, node: str | None, task_id: str | None) -> TaskPlace:
@@ -123,4 +142,4 @@ def task_namespace(logged_ns: str | None, node: str | None, task_id: str | None)
     name, tid = segs[-1]
     if node is not None and name == node and tid is not None and (task_id in (None, tid)):
         return own_namespace(logged_ns or "")
-    return TaskPlace(logged_ns or "", task_id, "stripped")
+    return _handler_home(TaskPlace(logged_ns or "", task_id, "stripped"), node)

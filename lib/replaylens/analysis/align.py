@@ -166,7 +166,11 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
     by_key = [t for t in pool if _key_fit(a, cp, t) == 1]
     want = _OUTCOME_STATUS.get(a.outcome)
     fitting = [
-        t for t in pool if (t.status == want) or (want == "pending" and t.status != "finished")
+        t
+        for t in pool
+        if (t.status == want)
+        or (want == "pending" and not t.done)
+        or (want == "failed" and t.status == "handled")
     ]
     if not by_key and not fitting and want != "finished" and all(t.kind == "call" for t in pool):
         return None  # a call is saved only when it returns: this one has no record

@@ -321,7 +321,7 @@ def fast_verdicts(
             return None
         task = tasks.get(tid)
         if task is not None:
-            if task.status != "finished":
+            if not task.done:
                 hot.add(tid)
             continue
         if tid in orphan_task_ids:

@@ -142,8 +142,8 @@ def _plan(
     lost = _lost_with_input(thread, attempts, status, recording)
     for a in attempts:
         judge(a, thread, resumed, lineage_ids, lost)
-    reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status != "finished"]
-    reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.status == "finished"]
+    reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if not t.done]
+    reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.done]
     outcomes, crash = what_if(thread, attempts, latency, status=status, recording=recording)
     unmatched = unmatched_reruns(reruns, attempts)
     return ResumePlan(

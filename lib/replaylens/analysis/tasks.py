@@ -458,11 +458,50 @@ def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | N
 def _node_from_path(path: str) -> tuple[TaskKind, str]:
     """(kind, node) from a writes row's task_path; node "" where the path names none."""
     parts = [p.strip() for p in path.lstrip("~").split(",")]
+    if len(parts) >= 3 and parts[2] == HANDLER_PATH:
+        return "push", f"{namespaces.ERROR_HANDLER}{parts[1]}"
     if len(parts) >= 2 and parts[0] == PULL:
         return "pull", parts[1]
     if parts and parts[0] == PUSH:
         return ("call" if call_path(path) is not None else "push"), ""
     return "run-time", ""
+
+
+HANDLER_PATH = "node_error_handler"
+"""The third element of an error handler's task path (``prepare_node_error_handler_task``:
+``(*failed_task.path[:3], "node_error_handler", False)``)."""
+
+
+def _error_handlers(cp: Checkpoint, tasks: list[Task]) -> list[Task]:
+    """The error-handler tasks a resume from `cp` runs for its handled failures.
+
+    LangGraph 1.2 runs a node's ``error_handler`` as a task of its own in the failed task's
+    step, and a resume from this checkpoint schedules it again
+    (``_resume_error_handlers_if_applicable``): its id hashes the failed task's own
+    namespace with the handler's name, the step, `PUSH`, ``node_error_handler`` and the
+    failed task's id. A handler whose writes landed is already a task (named from its path
+    in `_node_from_path`); one that had not written is added, due."""
+    rec = cp.record
+    if rec.step is None:
+        return []
+    by_id = {t.task_id: t for t in tasks}
+    out: list[Task] = []
+    for failed in tasks:
+        if failed.status != "handled" or not failed.node:
+            continue
+        name = f"{namespaces.ERROR_HANDLER}{failed.node}"
+        own = f"{failed.node}:{failed.task_id}"
+        home = f"{rec.checkpoint_ns}|{own}" if rec.checkpoint_ns else own
+        step = rec.step + 1
+        tid = task_id(rec.v, rec.checkpoint_id, f"{home}|{name}", str(step), name, PUSH,
+                      HANDLER_PATH, failed.task_id)  # fmt: skip
+        if tid in by_id:
+            by_id[tid].node = by_id[tid].node or name
+            continue
+        path = f"~{PULL}, {failed.node}, {HANDLER_PATH}, {0:010d}"  # False prints as 0000000000
+        out.append(Task(name, tid, "push", step, path,
+                        note=f"the error handler of {failed.node}: a resume runs it for the saved failure"))  # fmt: skip
+    return out
 
 
 def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
@@ -504,7 +543,8 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
                 )
                 extra[w.task_id] = task
         task.writes.append(w)
-    return arrange(cp, derived, list(extra.values()))
+    handlers = _error_handlers(cp, [*derived, *extra.values()])
+    return arrange(cp, derived, [*extra.values(), *handlers])
 
 
 Evidence = dict[str, dict[str, str | None]]

@@ -33,7 +33,7 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
             continue
         out[ns.name] = latest
         for task in latest.tasks:
-            if task.status == "finished":
+            if task.done:
                 continue
             child = (
                 f"{ns.name}|{task.node}:{task.task_id}"
@@ -127,10 +127,22 @@ def judge(
             a.verdict = "replays"
             a.reason = "the task that called it runs again and this call has no saved result"
             return
-        if status == "finished":
+        if status == "finished" and not a.task.done:
+            a.verdict, a.reason = (
+                "replays",
+                "an error handler: a resume runs it again for the saved failure, though its "
+                "own writes were saved (LangGraph does not re-apply them)",
+            )
+        elif status == "finished":
             a.verdict, a.reason = (
                 "kept",
                 "its writes are saved against the checkpoint a resume loads, and reused",
+            )
+        elif status == "handled":
+            a.verdict, a.reason = (
+                "kept",
+                "it failed and its error handler took the failure, which is saved: a resume "
+                "runs the handler, not this task",
             )
         else:
             words = {

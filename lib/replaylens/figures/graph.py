@@ -62,7 +62,7 @@ def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
             by_id = {t.task_id: t for t in cp.tasks}
             for t in cp.tasks:
                 shape.nodes.setdefault((prefix, t.node or t.label), "not reached")
-                if t.status == "finished":
+                if t.done:
                     finished.add((prefix, t.node or t.label))
             for w in cp.writes:
                 if w.task_id == NULL_TASK_ID:
@@ -176,8 +176,8 @@ def _plan_sets(
     latest = root.latest if root else None
     if latest is None:
         return set(), set()
-    return ({("", t.node) for t in latest.tasks if t.status != "finished"},
-            {("", t.node) for t in latest.tasks if t.status == "finished"})  # fmt: skip
+    return ({("", t.node) for t in latest.tasks if not t.done},
+            {("", t.node) for t in latest.tasks if t.done})  # fmt: skip
 
 
 def _node_ids(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:

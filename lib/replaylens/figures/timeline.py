@@ -316,13 +316,13 @@ def _lay_out_checkpoints(
                             f"<b>{_e(task.label)}</b> step {task.step}: {_e(task.status)}<br>due after the newest "
                             "checkpoint, the last record: without an effects log, when it ran and when the crash "
                             "came are unknown",
-                            in_flight=task.status != "finished",
+                            in_flight=not task.done,
                         )  # fmt: skip
                     )
                 elif attempt is None:
                     end = next_ts
                     if end is None:  # no next checkpoint: a pending task runs until the crash
-                        running = task.status != "finished" and crash is not None and crash > ts
+                        running = not task.done and crash is not None and crash > ts
                         end = crash if running and crash is not None else ts + MIN_BAR_SECONDS
                     data.bars.append(
                         Bar(

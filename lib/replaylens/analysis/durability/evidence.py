@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import inf
+from collections.abc import Callable
 from typing import Literal
 
 from replaylens import namespaces
@@ -124,6 +125,38 @@ def _same_task(a: Attempt, b: Attempt) -> bool:
     )
 
 
+def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
+    """Error handlers mapped to the failed attempt each one handles (id of the handler's
+    attempt -> the failure).
+
+    A node added with ``error_handler=...`` (LangGraph 1.2) does not end the invocation when
+    it raises: the loop saves its ``__error__`` and ``__error_source_node__`` writes, waits
+    for them under sync and async (``schedule_error_handler``), and runs the handler node
+    ``__error_handler__<node>`` as another task of the same step, in the same process. A
+    resume finds those writes and runs the handler again, not the node
+    (``_resume_error_handlers_if_applicable``)."""
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    out: dict[int, Attempt] = {}
+    taken: set[int] = set()
+    for h in ordered:
+        if not h.node.startswith(namespaces.ERROR_HANDLER):
+            continue
+        failed = h.node[len(namespaces.ERROR_HANDLER) :]
+        before = [
+            a
+            for a in ordered
+            if a.node == failed
+            and a.outcome == "failed"
+            and a.pid == h.pid
+            and a.end_ts <= h.start_ts + 1e-6
+            and id(a) not in taken
+        ]
+        if before:
+            out[id(h)] = before[-1]
+            taken.add(id(before[-1]))
+    return out
+
+
 def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
     """Failed attempts LangGraph retried inside their step (`RetryPolicy`), each mapped to
     the attempt that retried it.
@@ -183,23 +216,102 @@ def _pauses(thread: Thread | None) -> list[Pause]:
     return out
 
 
+INSTANCE = "#"
+"""Marks one of several runs of a subgraph that overlapped in time (`space_keys`)."""
+
+
+def base_space(key: str) -> str:
+    """A namespace key without instance marks: ``child#2|inner`` -> ``child|inner``."""
+    if INSTANCE not in key:
+        return key
+    return namespaces.NS_SEP.join(seg.partition(INSTANCE)[0] for seg in key.split(namespaces.NS_SEP))
+
+
+def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str | None], str]:
+    """How the model names the namespace a checkpoint or a task ran in.
+
+    A subgraph's namespace carries the id of the parent task that ran it, which changes
+    each time the parent step runs; the model names it by its node path (`namespaces.names`)
+    so that a subgraph run again in a loop, or resumed, is one loop. Runs of one node path
+    that overlap in time are different loops side by side, though: `Send` workers that
+    each run a compiled subgraph (``Send("child_graph", ...)``) put and pause on their own.
+    Those are told apart as ``child_graph#1``, ``child_graph#2`` (in order of start), from
+    the task ids in the database's namespaces and in a log that names namespaces."""
+    spans: dict[str, list[float]] = {}
+
+    def note(full: str | None, lo: float, hi: float) -> None:
+        segs = (full or "").split(namespaces.NS_SEP) if full else []
+        for i, seg in enumerate(segs):
+            if namespaces.NS_END not in seg:
+                continue  # no task id (``checkpointer=True``): one loop by construction
+            span = spans.setdefault(namespaces.NS_SEP.join(segs[: i + 1]), [lo, hi])
+            span[0], span[1] = min(span[0], lo), max(span[1], hi)
+
+    for a in attempts:
+        note(a.logged_ns if a.logged_ns else a.namespace, a.start_ts, a.end_ts)
+    for space in thread.namespaces.values() if thread else ():
+        for c in space.checkpoints:
+            t = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+            if t is not None:
+                note(c.checkpoint_ns, t, t)
+    by_path: dict[str, list[str]] = {}
+    for full in spans:
+        by_path.setdefault(namespaces.names(full), []).append(full)
+    mark: dict[str, int] = {}
+    for members in by_path.values():
+        if len(members) < 2:
+            continue
+        ordered = sorted(members, key=lambda f: (spans[f][0], f))
+        reach = spans[ordered[0]][1]
+        overlap = False
+        for f in ordered[1:]:
+            overlap = overlap or spans[f][0] < reach
+            reach = max(reach, spans[f][1])
+        if overlap:
+            mark.update({f: k for k, f in enumerate(ordered, 1)})
+
+    def key(full: str | None) -> str:
+        if not full:
+            return ""
+        if not mark or namespaces.NS_END not in full:
+            return namespaces.names(full)
+        segs = full.split(namespaces.NS_SEP)
+        out = []
+        for i, seg in enumerate(segs):
+            name = seg.partition(namespaces.NS_END)[0]
+            k = mark.get(namespaces.NS_SEP.join(segs[: i + 1]))
+            out.append(f"{name}{INSTANCE}{k}" if k else name)
+        return namespaces.NS_SEP.join(out)
+
+    return key
+
+
+def nodes_named(c: Checkpoint) -> set[str]:
+    """The nodes a checkpoint names: its tasks', and those in `versions_seen`, where its graph
+    records every node that has run in it."""
+    named = {t.node for t in c.tasks if t.node}
+    return named | {n for n in c.record.versions_seen if not n.startswith("__")}
+
+
 def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
-    """node -> the one subgraph (node path) whose checkpoints name it as a task, for nodes the
-    root's checkpoints never name: where a log without namespaces ran them; and the nodes
-    the root's checkpoints name."""
+    """node -> the one subgraph (node path) whose checkpoints name it, for nodes the root's
+    checkpoints never name: where a log without namespaces ran them; and the nodes the
+    root's checkpoints name.
+
+    A checkpoint names a node as a task it holds, or in `versions_seen`, where its graph
+    records every node that has run in it: a subgraph saved only on the way out (under
+    exit, a `ParentCommand`) names its earlier nodes there and nowhere else."""
     if thread is None:
         return {}, set()
     root: set[str] = set()
     inside: dict[str, set[str]] = {}
     for ns in thread.namespaces.values():
         for c in ns.checkpoints:
-            for t in c.tasks:
-                if not t.node:
-                    continue
+            for node in nodes_named(c):
                 if ns.name:
-                    inside.setdefault(t.node, set()).add(namespaces.names(ns.name))
+                    inside.setdefault(node, set()).add(namespaces.names(ns.name))
                 else:
-                    root.add(t.node)
+                    root.add(node)
     found = {
         n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
     }
@@ -584,19 +696,23 @@ def _kinds(
       resume (a node that paused at `interrupt()` before logging anything, then answered),
       the same one for a fresh input (the graph starting over)."""
     kinds: list[InvocationKind] = ["input"]
-    for prev, cur in zip(groups, groups[1:], strict=False):
+    bounds = _bounds(groups)
+    for i, (prev, cur) in enumerate(zip(groups, groups[1:], strict=False), 1):
         if not cur:
             kinds.append("resume")
             continue
         earliest = min(cur, key=lambda b: b.start_ts)
-        begin = earliest.start_ts
+        # Where this invocation began: a fresh input saves its own input and `__start__`
+        # checkpoints just before its first task, after this bound; a resume's first task is
+        # due at a checkpoint an earlier invocation saved, before it.
+        begin = bounds[i]
         # the first step's tasks: the earliest and those that started while it ran
         first = [a for a in cur if a is earliest or a.start_ts < _until(earliest) - 1e-6]
         if any(
             f.checkpoint is not None
             and f.task is not None
             and f.task.node == f.node
-            and f.task.status != "finished"
+            and not f.task.done
             and (iso_to_epoch(f.checkpoint.ts) or begin) < begin
             for f in first
         ):
@@ -642,6 +758,7 @@ def _assign_steps(
     assumed: list[str],
     halted: set[int] = frozenset(),
     stopped: dict[int, int | None] | None = None,
+    space: Callable[[str | None], str] = namespaces.names,
 ) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
     """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
     task's, else the next step in log order (see the comments for each rule)."""
@@ -651,11 +768,11 @@ def _assign_steps(
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
     sub_nodes, root_nodes = _subgraph_nodes(thread)
     entry = _entrypoint_node(thread)
-    subgraphs = {namespaces.names(n) for n in (thread.namespaces if thread else ())} - {""}
+    subgraphs = {space(n) for n in (thread.namespaces if thread else ())} - {""}
     ns_nodes: dict[str, set[str]] = {}
-    for space in thread.namespaces.values() if thread else ():
-        ns_nodes.setdefault(namespaces.names(space.name), set()).update(
-            t.node for c in space.checkpoints for t in c.tasks if t.node
+    for sp in thread.namespaces.values() if thread else ():
+        ns_nodes.setdefault(space(sp.name), set()).update(
+            t.node for c in sp.checkpoints for t in c.tasks if t.node
         )
     last_sub = ""
     if sub_nodes and any(a.logged_ns is None and a.node in sub_nodes for a in attempts):
@@ -677,7 +794,7 @@ def _assign_steps(
         for a in g:
             # The recorder's namespace is what the task ran in; alignment may file an attempt
             # whose checkpoint never landed under a namespace of its choosing.
-            ns = namespaces.names(a.logged_ns if a.logged_ns is not None else a.namespace)
+            ns = space(a.logged_ns if a.logged_ns is not None else a.namespace)
             if a.logged_ns is None and not ns and a.node in sub_nodes:
                 ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
             elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
@@ -763,15 +880,15 @@ def _kill_moment(
     kill_offset: float | None = None
     kill_unsure = 0.0
     if ending == "killed" and kill_attempt is not None:
-        if recording.kill_offset is not None and recording.kill_node not in (
-            None,
-            kill_attempt.node,
-        ):
+        aimed = recording.kill_node in (None, kill_attempt.node) or (
+            id(kill_attempt) in retry_of and retry_of[id(kill_attempt)].node == recording.kill_node
+        )  # the kill aimed at a node's start lands in its retry, or in its error handler
+        if recording.kill_offset is not None and not aimed:
             assumed.append(
                 f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
                 f"which logs no effect; the kill moment is taken from the log instead"
             )
-        if recording.kill_offset is not None and recording.kill_node in (None, kill_attempt.node):
+        if recording.kill_offset is not None and aimed:
             kill_offset = recording.kill_offset
             used.append(
                 f"kill moment: {kill_offset:g} s into {kill_attempt.node} ({recording.origin or 'given'})"
@@ -830,7 +947,11 @@ def gather(
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
     retries = retried_in_step(attempts)
-    retried = set(retries)
+    handlers = handled_failures(attempts)
+    handled = {id(a) for a in handlers.values()}
+    # A failure retried in its step, or handled by its node's error handler, ends neither
+    # its step nor its invocation.
+    retried = set(retries) | handled
     retrying = _killed_while_retrying(attempts, retried, thread)
     if retrying:
         assumed.append(
@@ -852,6 +973,11 @@ def gather(
             "the same task started again by the same process"
         )
     retry_of = {id(b): a for a in attempts if id(a) in retries for b in [retries[id(a)]]}
+    if handlers:
+        used.append(
+            f"{len(handlers)} failure(s) handled by the node's error handler, a task of the "
+            "same step: the failure's writes are saved before the handler runs"
+        )
     if attempts:
         used.append(
             f"effects log: {sum(len(a.lines) for a in attempts)} lines in {len(attempts)} task attempts"
@@ -877,14 +1003,15 @@ def gather(
     def inv_of(ts: float) -> int:
         return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
 
+    space = space_keys(thread, attempts)
     step_att, step_of = _assign_steps(
-        groups, kinds, retried, retry_of, thread, assumed, halted, stopped
+        groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space
     )
     cp_at: dict[tuple[str, int, int], Checkpoint] = {}
     for c in db_cps:
         if c.step is None:
             continue
-        cp_at[(namespaces.names(c.checkpoint_ns), inv_of(stamps[c.checkpoint_id]), c.step)] = c
+        cp_at[(space(c.checkpoint_ns), inv_of(stamps[c.checkpoint_id]), c.step)] = c
     orphan_times: dict[tuple[str, int, int], float] = {}
     orphans = thread.orphan_writes if thread else []
     if orphans:
@@ -907,7 +1034,7 @@ def gather(
         step_of,
         cp_at,
         stamps,
-        {namespaces.names(c.checkpoint_ns) for c in db_cps},
+        {space(c.checkpoint_ns) for c in db_cps},
         {inv for inv, k in enumerate(kinds) if k == "input"},
         holder_of,
         run_starts,
@@ -1065,7 +1192,7 @@ def gather(
     line_ts = [line.ts for a in attempts for line in a.lines]
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
     kill_offset, kill_unsure, crash = _kill_moment(
-        ending, kill_attempt, crash, recording, retry_of, retried, attempts, used, assumed
+        ending, kill_attempt, crash, recording, {**retry_of, **handlers}, retried, attempts, used, assumed
     )
     if recording.mode is not None:
         used.append(
@@ -1200,6 +1327,7 @@ def _place_nested(
     for (ns, inv), keys in groups.items():
         runs += [(ns, inv, run) for run in _split_runs(keys, step_att, cp_at)]
     previous: dict[tuple[str, int], int] = {}  # the holder of the last run of each subgraph
+    still: set[tuple[str, int, int]] = set()  # parent steps with a run that had not ended
     for ns, inv, keys in runs:
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
@@ -1233,7 +1361,7 @@ def _place_nested(
         # A subgraph's namespace is named after the parent task that ran it: when that node
         # logged in the parent loop (a subgraph invoked inside a node's body), its step holds
         # the subgraph, however early its own lines ended.
-        own = ns.rpartition("|")[2]
+        own = base_space(ns.rpartition("|")[2])
         callers = [
             k[2]
             for k, v in step_att.items()
@@ -1299,7 +1427,14 @@ def _place_nested(
             # puts), each loop inside it leaving first: one tick per level, in that order.
             levels = 1 + max(k[0].count("|") - ns.count("|") for k in step_att if k[0] == ns
                              or k[0].startswith(ns + "|"))  # fmt: skip
-            run_ends[(parent, inv, holder)] = max(a.end_ts for a in atts) + TICK * levels
+            ended = max(a.end_ts for a in atts) + TICK * levels
+            run_ends[(parent, inv, holder)] = max(run_ends.get((parent, inv, holder), ended), ended)
+        else:
+            still.add((parent, inv, holder))
+    for key in still:
+        # Several runs side by side in one parent step (`Send` workers that each run the
+        # subgraph, `space_keys`): the step ends when the last of them does, or never.
+        run_ends.pop(key, None)
     return containers
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
-from replaylens.analysis.durability.evidence import Evidence, gather, task_run
+from replaylens.analysis.durability.evidence import Evidence, gather, nodes_named, task_run
 from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     MODES,
@@ -152,6 +152,12 @@ def lost_input_attempts(
     return {id(a) for a in ev.attempts if ev.step_of[id(a)][1] in lost}
 
 
+def _handler(a: Attempt) -> bool:
+    """An error handler's attempt: a resume from the checkpoint before its step runs it
+    again, saved writes or not (`Task.done`)."""
+    return a.node.startswith(namespaces.ERROR_HANDLER)
+
+
 def _runs_again(
     ev: Evidence,
     sched: Schedule,
@@ -163,7 +169,7 @@ def _runs_again(
     r: int,
 ) -> bool:
     if ns == "":
-        return step > r + 1 or (step == r + 1 and id(a) not in sched.written)
+        return step > r + 1 or (step == r + 1 and (id(a) not in sched.written or _handler(a)))
     holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
     if holder is None:
         return True  # its parent step is unknown: assume it runs again
@@ -172,7 +178,7 @@ def _runs_again(
     if holder > r + 1 or ns not in resume:
         return True  # the subgraph starts over: its parent task is new, or nothing of it landed
     inner = resume[ns]
-    return step > inner + 1 or (step == inner + 1 and id(a) not in sched.written)
+    return step > inner + 1 or (step == inner + 1 and (id(a) not in sched.written or _handler(a)))
 
 
 def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
@@ -262,7 +268,7 @@ def _db_reruns(ev: Evidence, resume_cp: Checkpoint | None, restart: bool) -> lis
         for t in c.tasks:
             if t.node.startswith("__"):
                 continue  # `__start__` and LangGraph's own tasks are not the user's work
-            if (restart or t.status != "finished") and t.task_id not in out:
+            if (restart or not t.done) and t.task_id not in out:
                 out[t.task_id] = {
                     "node": t.node,
                     "step": t.step,
@@ -365,7 +371,7 @@ def _unplaced(ev: Evidence) -> list[str]:
     task: nothing shows whether they ran in the root or inside a subgraph."""
     if not ev.attempts or any(a.logged_ns is not None for a in ev.attempts):
         return []
-    named = {t.node for c in ev.db_checkpoints for t in c.tasks}
+    named = {n for c in ev.db_checkpoints for n in nodes_named(c)}
     return sorted({a.node for a in ev.attempts if a.node not in named})
 
 

@@ -6,7 +6,7 @@ import bisect
 from dataclasses import dataclass, field
 
 from replaylens.analysis.attempts import Attempt
-from replaylens.analysis.durability.evidence import Evidence, Put, task_run
+from replaylens.analysis.durability.evidence import Evidence, Put, base_space, task_run
 from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
 
 
@@ -43,6 +43,30 @@ def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
     return sorted(out, key=lambda g: g[0])
 
 
+def _exit_waits(ev: Evidence) -> list[tuple[float, float, Put | None]]:
+    """(parent step's end, the parent's next step's start, the subgraph's last put) for each
+    subgraph loop that raised out of a step (`Evidence.raised_out`: a `ParentCommand`).
+
+    Leaving, the loop still waits for what it saved: under sync and async its
+    `BackgroundExecutor.__exit__` waits for the put of the step before (still in flight
+    under async), and under exit `_suppress_interrupt` saves that checkpoint then. The
+    parent's step ends after that wait, so the gap to its next step holds it."""
+    starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
+    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    out: list[tuple[float, float, Put | None]] = []
+    for ns, inv, rstep in sorted(ev.raised_out):
+        holder = ev.holder_of.get((ns, inv, rstep), ev.container.get((ns, inv)))
+        if holder is None:
+            continue
+        parent = ns.rpartition("|")[0]
+        pend, nxt = ends.get((parent, inv, holder)), starts.get((parent, inv, holder + 1))
+        if pend is None or nxt is None or nxt < pend:
+            continue
+        before = [p for p in ev.puts if p.ns == ns and p.inv == inv and p.step < rstep]
+        out.append((pend, nxt, max(before, key=lambda p: p.step) if before else None))
+    return out
+
+
 def _ends_nested(ev: Evidence, p: Put) -> bool:
     """Is `p` the last put of a subgraph invocation that returned (its parent step went on)?"""
     if not p.ns:
@@ -63,6 +87,13 @@ def _waited(mode: Mode | None, p: Put, nxt: float, ev: Evidence) -> bool:
     return mode == "sync" and p.step >= 0
 
 
+def _side_by_side(a: str, b: str) -> bool:
+    """Do loops `a` and `b` run side by side (neither runs inside the other)?"""
+    return a != b and not (
+        not a or not b or a.startswith(b + "|") or b.startswith(a + "|")
+    )
+
+
 class _Clock:
     """A clock with waits inserted (or removed) at given moments, read in O(log n).
 
@@ -76,9 +107,33 @@ class _Clock:
         self.at: list[float] = []
         self.size: list[float] = []
         self.total: list[float] = [0.0]
+        self.lanes: list[tuple[float, float, str]] = []  # (from, to, loop) of each wait
 
-    def add(self, at: float, size: float) -> None:
+    def add(self, at: float, size: float, lane: str = "") -> None:
+        """A wait of `size` at `at` by the loop `lane`. Loops side by side (the `Send`
+        workers that each run a subgraph, `evidence.space_keys`) wait at the same time:
+        only what a wait reaches beyond another loop's, begun before it, moves the clock.
+        A parent and the subgraph it runs wait one after the other."""
         if size <= 0:
+            return
+        beyond = max(
+            (to for fr, to, ln in self.lanes[-64:] if _side_by_side(ln, lane) and fr <= at < to),
+            default=None,
+        )
+        self.lanes.append((at, at + size, lane))
+        if beyond is not None:
+            at, size = beyond, at + size - beyond
+            if size <= 0:
+                return
+        if self.at and at < self.at[-1]:
+            # A wait found out of order (a raised-out subgraph's, `_exit_waits`): rare, so
+            # the running totals are rebuilt rather than kept in a tree.
+            i = bisect.bisect_right(self.at, at)
+            self.at.insert(i, at)
+            self.size.insert(i, size)
+            self.total = [0.0]
+            for w in self.size:
+                self.total.append(self.total[-1] + w)
             return
         self.at.append(at)
         self.size.append(size)
@@ -119,7 +174,24 @@ def schedule(
             if lands > sub and _waited(recording.mode, p, nxt, ev):
                 # The loop waited for this put: all of the gap but the loop's own tick was the wait
                 # (the write itself, the thread hand-over), not only the latency.
-                removed.add(sub, max(0.0, nxt - sub - TICK))
+                removed.add(sub, max(0.0, nxt - sub - TICK), p.ns)
+
+    exits = _exit_waits(ev)
+
+    def parent_of(p: Put | None) -> str:
+        return p.ns.rpartition("|")[0] if p is not None else ""
+
+    if (recording.latency or 0.0) > 0:
+        for pend, nxt, last in exits:
+            if recording.mode == "exit":
+                # Under exit the subgraph saved its last checkpoint as it raised out
+                # (`_suppress_interrupt`), and the parent's step ended only after that put.
+                removed.add(pend, max(0.0, nxt - pend - TICK), parent_of(last))
+            elif recording.mode == "async" and last is not None:
+                # Under async its executor's exit waited for its last put still in flight;
+                # under sync the parent's own put after the step already holds that gap.
+                lands = max(last.submit, pend) + float(recording.latency or 0.0)
+                removed.add(pend, max(0.0, min(nxt - pend - TICK, lands - pend)), parent_of(last))
 
     def compute(t: float) -> float:
         return t - removed.shift(t)
@@ -146,7 +218,12 @@ def schedule(
             if _waited(mode, p, nxt, ev):
                 # sync waits after a step, never for the input checkpoint (main.py waits after
                 # after_tick only); the first step's put, chained behind it, carries its latency.
-                added.add(compute(sub), max(0.0, lands - t))
+                added.add(compute(sub), max(0.0, lands - t), p.ns)
+            for pend, _nxt, last in exits:
+                if last is p:
+                    # A subgraph that raised out of its next step: its executor's exit waited
+                    # for this put before the parent's step could end.
+                    added.add(compute(pend), max(0.0, lands - target(pend)), parent_of(p))
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
     crash: float | None = None
@@ -190,7 +267,7 @@ def schedule(
             inv in ev.killed_earlier
             and mode != "exit"
             and a.task is not None
-            and a.task.status == "finished"
+            and a.task.done
         ):
             written.add(id(a))
         elif ended or (mode != "exit" and crash is not None and target(end) <= crash + 1e-9):
@@ -239,7 +316,7 @@ def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
     ns, inv, step = ev.step_of[id(a)]
     child = f"{ns}|{a.node}" if ns else a.node
     return any(
-        st.ns == child
+        base_space(st.ns) == child
         and st.inv == inv
         and st.end is None
         and ev.holder_of.get((st.ns, st.inv, st.step), ev.container.get((st.ns, st.inv))) == step
