@@ -19,6 +19,10 @@ without the load beside it means little), and what the browser fetched on the la
 of the Thread page: bytes on the wire against bytes after decoding, and the slowest
 resources. `--pages thread,runs` measures only those.
 
+A run over every page replaces the "First paint" section of bench/RESULTS.md with its table,
+date, machine, load and versions (`harness.write_section`); `--pages` or `--no-write` only
+prints.
+
 It is a measurement, not a test: nothing fails when the numbers are high.
 """
 
@@ -27,7 +31,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -36,6 +42,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "lib"), str(REPO / "tests")]
 
 from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
+from harness import load_average as load_now  # noqa: E402
+from harness import run_facts, write_section  # noqa: E402
+
+SECTION = "## First paint of every page (`bench/first_paint.py`)"
 
 SAMPLE_DB = REPO / "sample_dbs" / "fanout" / "runs" / "async-0.25s-2" / "at-kill.db"
 PAYMENT_DB = REPO / "sample_dbs" / "payment" / "runs" / "sync-0s-1" / "at-kill.db"
@@ -145,14 +155,67 @@ def report(
     return "\n".join(lines)
 
 
+def markdown(
+    measured: dict[str, list[tuple[float, float]]],
+    resources: list[dict[str, Any]],
+    before: str,
+    after: str,
+    facts: str,
+) -> str:
+    """The section of RESULTS.md: the same figures as `report`, as a table."""
+    loads = len(next(iter(measured.values()), []))
+    lines = [
+        SECTION,
+        "",
+        facts,
+        "",
+        f"Each page loaded once to warm the server, then {loads} times, each in a new headless Chromium "
+        "with an empty cache. Header: navigation start to the page's title; drawn: to the page drawn "
+        "whole (script finished, no skeleton, every chart's SVG). Seconds, median and worst of the "
+        f"loads. Load average {before} before the measured loads, {after} after.",
+        "",
+        "| page | header, median | header, worst | drawn, median | drawn, worst |",
+        "|---|---|---|---|---|",
+    ]
+    for name, times in measured.items():
+        headers, drawn = [h for h, _ in times], [d for _, d in times]
+        lines.append(
+            f"| {name} | {statistics.median(headers):.2f} s | {max(headers):.2f} s "
+            f"| {statistics.median(drawn):.2f} s | {max(drawn):.2f} s |"
+        )
+    every = [d for times in measured.values() for _, d in times]
+    lines += [
+        "",
+        f"Every page: drawn median {statistics.median(every):.2f} s, worst {max(every):.2f} s.",
+    ]
+    if resources:
+        wire = sum(r["wire"] for r in resources)
+        decoded = sum(r["decoded"] for r in resources)
+        lines.append(
+            f"The last load of the Thread page fetched {len(resources)} resources: "
+            f"{wire / 1e6:.2f} MB on the wire, {decoded / 1e6:.2f} MB decoded."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def chromium_version() -> str:
+    try:
+        out = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--loads", type=int, default=5, help="cold loads per page (default 5)")
     parser.add_argument("--timeout", type=float, default=90, help="seconds one load may take")
     parser.add_argument("--pages", help="only these pages, separated by commas")
+    parser.add_argument("--no-write", action="store_true", help="do not write bench/RESULTS.md")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
+    started, load_start = time.time(), load_now()
     port = free_port()
     server = start_server([REPO / "sample_dbs"], port)
     measured: dict[str, list[tuple[float, float]]] = {}
@@ -174,6 +237,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop_server(server)
     print(report(measured, resources, before, after))
+    if not args.pages and not args.no_write:
+        from importlib.metadata import version
+
+        command = " ".join([".venv/bin/python bench/first_paint.py", *sys.argv[1:]])
+        extra = {"Chromium": chromium_version(), "streamlit": version("streamlit")}
+        facts = run_facts(command, started, load_start, extra)
+        write_section(SECTION, markdown(measured, resources, before, after, facts))
+        print("wrote bench/RESULTS.md")
     return 0
 
 

@@ -58,6 +58,26 @@ def write_section(heading: str, text: str) -> None:
     RESULTS.write_text(new)
 
 
+def load_average() -> str:
+    """The load average now (1, 5, 15 min), as the sections of RESULTS.md print it."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run_facts(
+    command: str, started: float, load_start: str, extra: dict[str, str] | None = None
+) -> str:
+    """The lines under a section's heading for a script that is not `run.py`: the command,
+    when it ran (UTC) and for how long, then the machine, its load at the start and the end
+    (the machine is shared: a figure means little without the load beside it) and the
+    versions. `started` is the `time.time()` of the start."""
+    info = machine()
+    info["load average (1, 5, 15 min) at the start"] = load_start
+    info.update(extra or {})
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started))
+    head = f"Latest run: `{command}` on {when}, {time.time() - started:.0f} s wall."
+    return "\n".join([head, "", *[f"- {k}: {v}" for k, v in info.items()]])
+
+
 # ======================================================================================
 # The driver
 # ======================================================================================
@@ -249,7 +269,7 @@ def machine() -> dict[str, str]:
         pass
     import sqlite3
 
-    disk = shutil.disk_usage(fx.CACHE)
+    disk = shutil.disk_usage(fx.CACHE if fx.CACHE.exists() else ROOT)
     commit = "unknown"
 
     def git(*args: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
@@ -185,11 +186,13 @@ def write_results(
     args: argparse.Namespace,
 ) -> None:
     big, many = stamp["big"], stamp["many"]
-    when = time.strftime("%Y-%m-%d %H:%M %Z")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    # The command as run, so that a section written with --only says which rows it left out.
+    command = " ".join([".venv/bin/python bench/run.py", *sys.argv[1:]])
     md = [
         SECTION,
         "",
-        f"Written by `.venv/bin/python bench/run.py` on {when}. replaylens rows: {args.repeat} runs, "
+        f"Written by `{command}` on {when}. replaylens rows: {args.repeat} runs, "
         f"LangGraph rows: {args.lg_repeat} runs; the first run of each is {cold} "
         + (
             "(page cache dropped, fresh process), "
