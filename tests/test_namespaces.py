@@ -175,3 +175,18 @@ def test_attempts_read_both_forms_alike(real_run: dict[str, Any]) -> None:
     assert one == two
     assert len(one) == len(real_run["seen"])
     assert all(tid for _n, _ns, tid, _c in one)
+
+
+def test_an_error_handler_runs_in_its_failed_tasks_loop_not_below_it() -> None:
+    """LangGraph hands an error handler ``charge:<id>|__error_handler__charge:<hid>``: the
+    segment named after the failed node is not a subgraph (the handler is a task of the
+    failed task's loop). Either logged form places it there; another node's is untouched."""
+    handler = "__error_handler__charge"
+    own = namespaces.task_namespace(f"charge:1f|{handler}:ab", handler, None)
+    assert (own.checkpoint_ns, own.task_id) == ("", "ab")
+    stripped = namespaces.task_namespace("sub:9|charge:1f", handler, "ab")
+    assert (stripped.checkpoint_ns, stripped.task_id) == ("sub:9", "ab")
+    assert (
+        namespaces.task_namespace("sub:9|charge:1f", "charge_more", "ab").checkpoint_ns
+        == "sub:9|charge:1f"
+    )

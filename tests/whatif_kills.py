@@ -55,6 +55,15 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "retry_two_effects-early-0.25s": KillCampaign(
         "retry_two_effects", 0, ("sync", "async", "exit"), 0.25
     ),
+    "error_handler-late-0.25s": KillCampaign("error_handler", 1, ("sync", "async", "exit"), 0.25),
+    "multi_turn-early-0.25s": KillCampaign("multi_turn", 0, ("sync", "async", "exit"), 0.25),
+    "send_to_subgraph-late-0.25s": KillCampaign(
+        "send_to_subgraph", 1, ("sync", "async", "exit"), 0.25
+    ),
+    "send_to_subgraph-early-0.25s": KillCampaign("send_to_subgraph", 0, ("sync", "async"), 0.25),
+    "parallel_interrupts-late-0.25s": KillCampaign(
+        "parallel_interrupts", 1, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -1230,7 +1230,9 @@ def send_to_subgraph() -> StateGraph:
     b.add_node("generate_joke", sub.compile())
     b.add_node("pick_best", _node("pick_best", 1.0, "jokes", []))
     b.add_conditional_edges(
-        START, lambda s: [Send("generate_joke", {"subject": x}) for x in s["subjects"]], ["generate_joke"]
+        START,
+        lambda s: [Send("generate_joke", {"subject": x}) for x in s["subjects"]],
+        ["generate_joke"],
     )
     b.add_edge("generate_joke", "pick_best")
     b.add_edge("pick_best", END)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
-from replaylens.effects.repeats import loop_path, needs_restart, start_lines, task_id
+from replaylens.effects.repeats import line_place, loop_path, needs_restart, start_lines, task_id
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -169,14 +169,28 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     by_key: dict[tuple[str, str, int | None], list[Attempt]] = {}
     for a in pre:
         by_key.setdefault(_task_of(a), []).append(a)
+    seen_spaces = {a.logged_ns for a in pre if a.logged_ns}
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
+        space_of = {a.task_id: a.logged_ns for a in attempts}
         starts = [line for line in again if (loop_path(line), line.node, line.step) == key]
         same = {task_id(line) for line in starts if task_id(line) in ids}
         rerun |= {(key, i) for i in same}
-        new = len({task_id(line) for line in starts if task_id(line) not in ids})
         rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
-        rerun |= {(key, i) for i in rest[:new]}
+        new = {
+            task_id(line): line_place(line).checkpoint_ns
+            for line in starts
+            if task_id(line) not in ids
+        }
+        for space in new.values():
+            # A start under a new task id repeats a task whose id changed (its loop started
+            # over from an earlier checkpoint). In a loop that ran before the kill under the
+            # same namespace (one `Send` worker's subgraph of several), only that loop's
+            # tasks can be the one repeated; the other workers' are not.
+            pool = [i for i in rest if space not in seen_spaces or space_of.get(i) == space]
+            if pool:
+                rerun.add((key, pool[0]))
+                rest.remove(pool[0])
     rerun |= _persistent_reruns(pre, again, rerun)
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
     return Measured(checkpoints, len(rerun), lines), rerun

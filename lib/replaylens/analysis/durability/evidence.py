@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import inf
-from collections.abc import Callable
 from typing import Literal
 
 from replaylens import namespaces
@@ -224,7 +224,9 @@ def base_space(key: str) -> str:
     """A namespace key without instance marks: ``child#2|inner`` -> ``child|inner``."""
     if INSTANCE not in key:
         return key
-    return namespaces.NS_SEP.join(seg.partition(INSTANCE)[0] for seg in key.split(namespaces.NS_SEP))
+    return namespaces.NS_SEP.join(
+        seg.partition(INSTANCE)[0] for seg in key.split(namespaces.NS_SEP)
+    )
 
 
 def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str | None], str]:
@@ -749,6 +751,40 @@ def _bounds(groups: list[list[Attempt]]) -> list[float]:
     return bounds
 
 
+class _SideBySide:
+    """Which run of a subgraph that ran several times side by side (`space_keys`) an attempt
+    of a log without namespaces belongs to: each run's tasks follow one another, so a task
+    goes to the run free when it began whose previous task ended last (the first wave, to
+    the runs with no task yet, in order)."""
+
+    def __init__(self, keys: set[str]) -> None:
+        self.runs: dict[str, list[str]] = {}
+        for key in sorted(keys):
+            if INSTANCE in key:
+                self.runs.setdefault(base_space(key), []).append(key)
+        self.paths = set(self.runs)
+        self.last: dict[str, Attempt] = {}
+
+    def begin(self) -> None:
+        self.last = {}
+
+    def place(self, path: str, a: Attempt) -> str:
+        runs = self.runs.get(path)
+        if not runs:
+            return path
+        free = [r for r in runs if r not in self.last or self.last[r].end_ts <= a.start_ts + 1e-6]
+        fresh = [r for r in free if r not in self.last]
+        pick = (
+            fresh[0]
+            if fresh
+            else max(free, key=lambda r: self.last[r].end_ts)
+            if free
+            else min(runs, key=lambda r: self.last[r].end_ts)
+        )
+        self.last[pick] = a
+        return pick
+
+
 def _assign_steps(
     groups: list[list[Attempt]],
     kinds: list[InvocationKind],
@@ -780,9 +816,19 @@ def _assign_steps(
             "the log names no namespace: nodes the database shows only inside a subgraph "
             "are taken as that subgraph's"
         )
+    side = _SideBySide(subgraphs)
+    if side.paths and any(
+        a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
+        for a in attempts
+    ):
+        assumed.append(
+            "the log names no namespace and runs of one subgraph overlapped: each task is "
+            "taken as the run whose previous task ended last before it began"
+        )
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
         prev_att: Attempt | None = None
+        side.begin()
         if inv == 0 and not (entry or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0:
@@ -797,6 +843,10 @@ def _assign_steps(
             ns = space(a.logged_ns if a.logged_ns is not None else a.namespace)
             if a.logged_ns is None and not ns and a.node in sub_nodes:
                 ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
+            if a.logged_ns is None and base_space(ns) in side.paths:
+                # matched by time alone to one of the side-by-side runs: the order of each
+                # run's tasks tells better which (`_SideBySide`)
+                ns = side.place(base_space(ns), a)
             elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
                 ns = last_sub  # a node no root checkpoint names, right after a subgraph's node
             last_sub = ns if ns else ""
@@ -1192,7 +1242,15 @@ def gather(
     line_ts = [line.ts for a in attempts for line in a.lines]
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
     kill_offset, kill_unsure, crash = _kill_moment(
-        ending, kill_attempt, crash, recording, {**retry_of, **handlers}, retried, attempts, used, assumed
+        ending,
+        kill_attempt,
+        crash,
+        recording,
+        {**retry_of, **handlers},
+        retried,
+        attempts,
+        used,
+        assumed,
     )
     if recording.mode is not None:
         used.append(

@@ -10,7 +10,7 @@ from typing import Any
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
-from replaylens.analysis.durability.evidence import Evidence, gather, nodes_named, task_run
+from replaylens.analysis.durability.evidence import Evidence, gather, task_run
 from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     MODES,
@@ -371,8 +371,21 @@ def _unplaced(ev: Evidence) -> list[str]:
     task: nothing shows whether they ran in the root or inside a subgraph."""
     if not ev.attempts or any(a.logged_ns is not None for a in ev.attempts):
         return []
-    named = {n for c in ev.db_checkpoints for n in nodes_named(c)}
+    # Named as a task: a node seen only in a subgraph's `versions_seen` is placed there
+    # (`evidence._subgraph_nodes`), but which run of the subgraph it was, nothing says.
+    named = {t.node for c in ev.db_checkpoints for t in c.tasks}
     return sorted({a.node for a in ev.attempts if a.node not in named})
+
+
+def _overlapping(ev: Evidence, node: str) -> int:
+    """How many attempts of `node` began while another attempt of it was running."""
+    runs = sorted((a.start_ts, a.end_ts) for a in ev.attempts if a.node == node)
+    count, reach = 0, float("-inf")
+    for start, end in runs:
+        if start < reach - 1e-6:
+            count += 1
+        reach = max(reach, end)
+    return count
 
 
 def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
@@ -391,7 +404,15 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     if not nodes or ev.ending != "killed":
         return
     low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
-    high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * len(nodes)
+    # Attempts of one node that overlapped may each be a run of its own (`Send` workers that
+    # each run a subgraph): those runs save their own input, `__start__` and step checkpoints
+    # where the flat reading counts one step for all of them.
+    side = sum(_overlapping(ev, node) for node in nodes)
+    high = (
+        max(low[1], out.checkpoints_kept)
+        + NESTING_CHECKPOINTS * len(nodes)
+        + (NESTING_CHECKPOINTS + 1) * side
+    )
     lo = min(low[0], out.checkpoints_kept)
     calls = ev.invocations == 1 and {a.node for a in ev.attempts} <= set(nodes)
     if calls:

@@ -6,7 +6,7 @@ import bisect
 from dataclasses import dataclass, field
 
 from replaylens.analysis.attempts import Attempt
-from replaylens.analysis.durability.evidence import Evidence, Put, base_space, task_run
+from replaylens.analysis.durability.evidence import INSTANCE, Evidence, Put, base_space, task_run
 from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
 
 
@@ -89,9 +89,7 @@ def _waited(mode: Mode | None, p: Put, nxt: float, ev: Evidence) -> bool:
 
 def _side_by_side(a: str, b: str) -> bool:
     """Do loops `a` and `b` run side by side (neither runs inside the other)?"""
-    return a != b and not (
-        not a or not b or a.startswith(b + "|") or b.startswith(a + "|")
-    )
+    return a != b and not (not a or not b or a.startswith(b + "|") or b.startswith(a + "|"))
 
 
 class _Clock:
@@ -139,13 +137,84 @@ class _Clock:
         self.size.append(size)
         self.total.append(self.total[-1] + size)
 
-    def shift(self, t: float) -> float:
+    def shift(self, t: float, lane: str = "") -> float:
         i = bisect.bisect_right(self.at, t)
         if i == 0:
             return 0.0
         if not self.partial:
             return self.total[i]  # a wait inserted at `at` moves everything after it in full
         return self.total[i - 1] + min(self.size[i - 1], t - self.at[i - 1])
+
+
+JOIN_SLACK = 0.05
+"""Seconds a worker's last wait may seem to begin after its parent step's end (`_LaneClock`)."""
+
+Run = tuple[float, float]
+"""(when a nested loop's run did its last work, when its parent step ended): one clock's time."""
+
+
+class _LaneClock:
+    """`_Clock` for a thread whose subgraph runs overlap (`Send` workers that each run a
+    subgraph, `evidence.space_keys`): each loop keeps its own waits.
+
+    A moment of loop L is moved by L's own waits and its ancestors' (they held L's work
+    back), and, for each parent step that ran loops side by side and had ended by then,
+    by how much the last of them to finish moved: the workers wait at the same time, and
+    their parent goes on when the slowest is done, not after the sum of their waits."""
+
+    def __init__(self, partial: bool, runs: dict[str, list[Run]]) -> None:
+        self.partial = partial
+        self.clocks: dict[str, _Clock] = {}
+        self.groups: dict[str, dict[float, list[tuple[str, float]]]] = {}
+        for lane, spans in runs.items():
+            parent = lane.rpartition("|")[0]
+            for last, join in spans:
+                self.groups.setdefault(parent, {}).setdefault(join, []).append((lane, last))
+
+    def add(self, at: float, size: float, lane: str = "") -> None:
+        self.clocks.setdefault(lane, _Clock(self.partial)).add(at, size, lane)
+
+    def _own(self, lane: str, t: float) -> float:
+        clock = self.clocks.get(lane)
+        return clock.shift(t) if clock is not None else 0.0
+
+    def _inside(self, lane: str, t: float) -> float:
+        """How far `lane`'s own waits and those of the loops it ran have moved moment `t`."""
+        return self._own(lane, t) + self._joined(lane, t)
+
+    def _joined(self, lane: str, t: float) -> float:
+        out = 0.0
+        for join, group in self.groups.get(lane, {}).items():
+            if join > t + 1e-9:
+                continue
+            if self.partial:  # the recorded join, less the re-timed end of the last to finish
+                out += max(0.0, join - max(last - self._inside(c, last) for c, last in group))
+            else:  # the re-timed end of the last to finish, past the join
+                done = max(last + self._inside(c, join + JOIN_SLACK) for c, last in group)
+                out += max(0.0, done - join)
+        return out
+
+    def shift(self, t: float, lane: str = "") -> float:
+        path = [""]
+        for seg in lane.split("|") if lane else []:
+            path.append(f"{path[-1]}|{seg}" if path[-1] else seg)
+        return sum(self._inside(here, t) for here in path)
+
+
+def _runs(ev: Evidence) -> dict[str, list[Run]]:
+    """Each nested loop -> (its last step's end, its parent step's end) for each of its runs
+    that ended, recorded times."""
+    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    steps: dict[tuple[str, int, int], list[float | None]] = {}
+    for (ns, inv, step), holder in ev.holder_of.items():
+        if (ns, inv, step) in ends:
+            steps.setdefault((ns, inv, holder), []).append(ends[(ns, inv, step)])
+    out: dict[str, list[Run]] = {}
+    for (ns, inv, holder), run in steps.items():
+        join = ends.get((ns.rpartition("|")[0], inv, holder))
+        if join is not None and run and all(e is not None for e in run):
+            out.setdefault(ns, []).append((max(e for e in run if e is not None), join))
+    return {ns: sorted(v, key=lambda r: r[1]) for ns, v in out.items()}
 
 
 def schedule(
@@ -161,9 +230,12 @@ def schedule(
     `slack` moves the kill, `write_cost` sets what each write takes beyond `latency` (the
     race, `outcomes._race`, asks both)."""
     gaps = _gaps(ev)
+    side_by_side = any(INSTANCE in s.ns for s in ev.steps)
+    runs = _runs(ev) if side_by_side else {}
+    lane_of = {id(a): ev.step_of[id(a)][0] for a in ev.attempts if id(a) in ev.step_of}
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
     #    step until it landed (chained behind the previous put), capped by the gap seen.
-    removed = _Clock(partial=True)
+    removed: _Clock | _LaneClock = _LaneClock(True, runs) if side_by_side else _Clock(True)
     if recording.mode in ("sync", "async") and (recording.latency or 0.0) > 0:
         land_rec: dict[tuple[str, int], float] = {}
         for sub, nxt, p in gaps:
@@ -173,8 +245,13 @@ def schedule(
             land_rec[(p.ns, p.inv)] = lands
             if lands > sub and _waited(recording.mode, p, nxt, ev):
                 # The loop waited for this put: all of the gap but the loop's own tick was the wait
-                # (the write itself, the thread hand-over), not only the latency.
-                removed.add(sub, max(0.0, nxt - sub - TICK), p.ns)
+                # (the write itself, the thread hand-over), not only the latency. A worker that
+                # ran beside others ends when its own put lands, though its parent's step
+                # waited for the slowest of them.
+                gap = nxt - sub - TICK
+                if INSTANCE in p.ns and _ends_nested(ev, p):
+                    gap = min(gap, lands - sub + WRITE_COST)
+                removed.add(sub, max(0.0, gap), p.ns)
 
     exits = _exit_waits(ev)
 
@@ -193,22 +270,34 @@ def schedule(
                 lands = max(last.submit, pend) + float(recording.latency or 0.0)
                 removed.add(pend, max(0.0, min(nxt - pend - TICK, lands - pend)), parent_of(last))
 
-    def compute(t: float) -> float:
-        return t - removed.shift(t)
+    def compute(t: float, lane: str = "") -> float:
+        return t - removed.shift(t, lane)
 
     # 2. Re-time under the target rule: a sync wait shifts everything after it.
-    added = _Clock(partial=False)
+    added: _Clock | _LaneClock = (
+        _LaneClock(
+            False,
+            {
+                ns: [
+                    (compute(end, ns), compute(join, ns.rpartition("|")[0])) for end, join in spans
+                ]
+                for ns, spans in runs.items()
+            },
+        )  # fmt: skip
+        if side_by_side
+        else _Clock(False)
+    )
 
-    def target(t: float) -> float:
-        c = compute(t)
-        return c + added.shift(c)
+    def target(t: float, lane: str = "") -> float:
+        c = compute(t, lane)
+        return c + added.shift(c, lane)
 
     land: dict[tuple[str, int], float] = {}
     landing: dict[tuple[str, int, int], float] = {}
     queued: set[tuple[str, int, int]] = set()
     if mode != "exit":
         for sub, nxt, p in gaps:
-            t = target(sub)
+            t = target(sub, p.ns)
             before = land.get((p.ns, p.inv), float("-inf"))
             if before > t + 1e-9:
                 queued.add((p.ns, p.inv, p.step))
@@ -218,17 +307,22 @@ def schedule(
             if _waited(mode, p, nxt, ev):
                 # sync waits after a step, never for the input checkpoint (main.py waits after
                 # after_tick only); the first step's put, chained behind it, carries its latency.
-                added.add(compute(sub), max(0.0, lands - t), p.ns)
+                added.add(compute(sub, p.ns), max(0.0, lands - t), p.ns)
             for pend, _nxt, last in exits:
                 if last is p:
                     # A subgraph that raised out of its next step: its executor's exit waited
                     # for this put before the parent's step could end.
-                    added.add(compute(pend), max(0.0, lands - target(pend)), parent_of(p))
+                    up = parent_of(p)
+                    added.add(compute(pend, up), max(0.0, lands - target(pend, up)), up)
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
     crash: float | None = None
     if ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
-        crash = target(ev.kill_attempt.start_ts) + ev.kill_offset + slack
+        crash = (
+            target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), ""))
+            + ev.kill_offset
+            + slack
+        )
     elif ev.ending == "killed" and ev.kill_time is not None:
         crash = (
             target(ev.kill_time) + slack
@@ -263,18 +357,21 @@ def schedule(
         if _runs_a_subgraph_still(ev, a):
             continue  # its lines ended, but the subgraph it invoked was still running
         ended = (inv < last_inv or ev.ending != "killed") and inv not in ev.killed_earlier
-        if (
-            inv in ev.killed_earlier
-            and mode != "exit"
-            and a.task is not None
-            and a.task.done
-        ):
+        if inv in ev.killed_earlier and mode != "exit" and a.task is not None and a.task.done:
             written.add(id(a))
-        elif ended or (mode != "exit" and crash is not None and target(end) <= crash + 1e-9):
+        elif ended or (
+            mode != "exit"
+            and crash is not None
+            and target(end, lane_of.get(id(a), "")) <= crash + 1e-9
+        ):
             written.add(id(a))
     if mode == "sync" and crash is not None:
         landed |= _waited_for_before_kill(ev)
-    kill_start = target(ev.kill_attempt.start_ts) if ev.kill_attempt is not None else None
+    kill_start = (
+        target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), ""))
+        if ev.kill_attempt is not None
+        else None
+    )
     return Schedule(landed, written, crash, landing, kill_start, queued)
 
 
