@@ -317,7 +317,6 @@ def modelled(
     resume = _resume_steps(sched.landed)
     restart = "" not in resume
     step = resume.get("")
-    cps = {(namespaces.names(c.checkpoint_ns), c.step): c for c in ev.db_checkpoints}
     kept_ids = [
         p.checkpoint.checkpoint_id
         for p in ev.puts
@@ -333,7 +332,14 @@ def modelled(
         missing = [c.checkpoint_id for c in ev.db_checkpoints if c.checkpoint_id not in carried]
         kept_ids += missing
         count += len(missing)
-    resume_cp = None if restart else cps.get(("", step))
+    resume_cp = (
+        None
+        if restart
+        else next(
+            (c for c in reversed(ev.db_checkpoints) if not c.checkpoint_ns and c.step == step),
+            None,
+        )
+    )
     assumed = list(ev.assumed)
     if mode != "exit" and latency > 0:
         assumed.append(f"every checkpoint write takes {latency:g} s")

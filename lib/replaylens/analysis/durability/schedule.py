@@ -51,6 +51,8 @@ def _exit_waits(ev: Evidence) -> list[tuple[float, float, Put | None]]:
     `BackgroundExecutor.__exit__` waits for the put of the step before (still in flight
     under async), and under exit `_suppress_interrupt` saves that checkpoint then. The
     parent's step ends after that wait, so the gap to its next step holds it."""
+    if not ev.raised_out:
+        return []
     starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
     ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
     out: list[tuple[float, float, Put | None]] = []
@@ -114,10 +116,16 @@ class _Clock:
         A parent and the subgraph it runs wait one after the other."""
         if size <= 0:
             return
-        beyond = max(
-            (to for fr, to, ln in self.lanes[-64:] if _side_by_side(ln, lane) and fr <= at < to),
-            default=None,
-        )
+        beyond = None
+        if lane and self.lanes and any(ln != lane for _fr, _to, ln in self.lanes[-64:]):
+            beyond = max(
+                (
+                    to
+                    for fr, to, ln in self.lanes[-64:]
+                    if _side_by_side(ln, lane) and fr <= at < to
+                ),
+                default=None,
+            )
         self.lanes.append((at, at + size, lane))
         if beyond is not None:
             at, size = beyond, at + size - beyond
