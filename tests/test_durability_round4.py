@@ -12,8 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from test_durability_subgraphs import _every_prediction_holds, _figures, _holds, _predict, _real
+from whatif_kills import every_prediction_holds as _every_prediction_holds
+from whatif_kills import figures as _figures
+from whatif_kills import holds as _holds
 from whatif_kills import load
+from whatif_kills import predict as _predict
+from whatif_kills import real as _real
 
 from replaylens.analysis.durability.evidence import INSTANCE
 from replaylens.analysis.status import load_thread

@@ -36,57 +36,18 @@ import contextlib
 import io
 import json
 from pathlib import Path
-from typing import Any
 
+from whatif_kills import every_prediction_holds as _every_prediction_holds
+from whatif_kills import figures as _figures
 from whatif_kills import load
+from whatif_kills import predict as _predict
+from whatif_kills import real as _real
 
-from replaylens.analysis.durability import Recording
 from replaylens.cli import main
 from replaylens.examples.langgraph_tests import form_log
 from replaylens.killtest.corpus import run_progress
-from replaylens.killtest.validate import manifest_recording, measure, plan_for
+from replaylens.killtest.validate import manifest_recording, plan_for
 from replaylens.report import incident_markdown
-
-
-def _predict(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
-    """The what-if of one recording, told its mode as a manifest tells it (or not)."""
-    log = str(form_log(entry["effects_at_kill"], form))
-    node = str(entry["kill_at"]).rpartition(":")[0]
-    rec = manifest_recording(entry, float(entry["kill_delay"]), node) if given else Recording()
-    return plan_for(entry, log, rec).what_if
-
-
-def _figures(outcome: Any) -> tuple[int, int, int]:
-    return (outcome.checkpoints_kept, len(outcome.reruns), len(outcome.replayed_lines))
-
-
-def _holds(outcome: Any, real: tuple[int, int, int]) -> bool:
-    """Does the prediction (its figures, or its range where it says the evidence cannot
-    tell) hold what the real run measured?"""
-    own = _figures(outcome)
-    spans = [outcome.race.get(k) if outcome.race else None
-             for k in ("checkpoints_kept", "reruns", "replayed_lines")]  # fmt: skip
-    return all(
-        (span[0] <= got <= span[1]) if span else mine == got
-        for mine, got, span in zip(own, real, spans, strict=True)
-    )
-
-
-def _every_prediction_holds(runs: dict[str, dict[str, Any]]) -> None:
-    """From every recording, in all three log forms, told the mode or not: each other mode's
-    prediction holds what its real run measured."""
-    for src in runs.values():
-        for form in ("recorder", "langgraph", "bare"):
-            for given in (True, False):
-                outcomes = _predict(src, form, given)
-                for target, real in runs.items():
-                    o = outcomes[target]
-                    assert _holds(o, _real(real)), (src["mode"], form, given, target, o.race)
-
-
-def _real(entry: dict[str, Any]) -> tuple[int, int, int]:
-    m = measure(entry)
-    return (m.checkpoints, m.reruns, m.lines)
 
 
 def test_parent_command_subgraph_first_node_and_its_exit_save(tmp_path: Path) -> None:

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaylens.analysis.durability import Recording
+from replaylens.examples.langgraph_tests import form_log
+from replaylens.killtest.validate import manifest_recording, measure, plan_for
+
 ROOT = Path(__file__).resolve().parent / "whatif_kills"
 UNIT = 0.4
 """Seconds of one sleep unit: the corpus's own, so every kill lands at least 0.2 s from any
@@ -100,3 +104,45 @@ def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
     runs = runs_in(folder)
     assert set(runs) == set(CAMPAIGNS[name].modes) and all(r["killed"] for r in runs.values())
     return runs
+
+
+# --- judging a recording: the what-if it makes, and what the real run measured
+def predict(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
+    """The what-if of one recording, told its mode as a manifest tells it (or not)."""
+    log = str(form_log(entry["effects_at_kill"], form))
+    node = str(entry["kill_at"]).rpartition(":")[0]
+    rec = manifest_recording(entry, float(entry["kill_delay"]), node) if given else Recording()
+    return plan_for(entry, log, rec).what_if
+
+
+def figures(outcome: Any) -> tuple[int, int, int]:
+    return (outcome.checkpoints_kept, len(outcome.reruns), len(outcome.replayed_lines))
+
+
+def holds(outcome: Any, real: tuple[int, int, int]) -> bool:
+    """Does the prediction (its figures, or its range where it says the evidence cannot
+    tell) hold what the real run measured?"""
+    own = figures(outcome)
+    spans = [outcome.race.get(k) if outcome.race else None
+             for k in ("checkpoints_kept", "reruns", "replayed_lines")]  # fmt: skip
+    return all(
+        (span[0] <= got <= span[1]) if span else mine == got
+        for mine, got, span in zip(own, real, spans, strict=True)
+    )
+
+
+def every_prediction_holds(runs: dict[str, dict[str, Any]]) -> None:
+    """From every recording, in all three log forms, told the mode or not: each other mode's
+    prediction holds what its real run measured."""
+    for src in runs.values():
+        for form in ("recorder", "langgraph", "bare"):
+            for given in (True, False):
+                outcomes = predict(src, form, given)
+                for target, r in runs.items():
+                    o = outcomes[target]
+                    assert holds(o, real(r)), (src["mode"], form, given, target, o.race)
+
+
+def real(entry: dict[str, Any]) -> tuple[int, int, int]:
+    m = measure(entry)
+    return (m.checkpoints, m.reruns, m.lines)

@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     from replaylens.effects.parse import EffectsLog
     from replaylens.sources import ThreadIndexRow
 
-TASK_STATUS_ICON = {"finished": "✓", "failed": "✗", "interrupted": "‖", "pending": "○"}
+TASK_STATUS_ICON = {
+    "finished": "✓",
+    "handled": "↪",
+    "failed": "✗",
+    "interrupted": "‖",
+    "pending": "○",
+}
 """Beside the task's status word (plain symbols of the text fonts, never emoji)."""
 
 PAGE_ROWS = 1_000
