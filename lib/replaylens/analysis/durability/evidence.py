@@ -751,19 +751,34 @@ def _bounds(groups: list[list[Attempt]]) -> list[float]:
     return bounds
 
 
+def _runs_done(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, float]:
+    """Subgraph runs side by side (`space_keys`) -> when the checkpoint was taken after which
+    the database shows nothing left due in that run (it had returned)."""
+    out: dict[str, float] = {}
+    for sp in thread.namespaces.values() if thread else ():
+        key = space(sp.name)
+        last = sp.checkpoints[-1] if sp.checkpoints and INSTANCE in key else None
+        if last is not None and last.step is not None and last.step > 0 and not last.tasks:
+            t = iso_to_epoch(last.ts) or uuid6_time(last.checkpoint_id)
+            if t is not None:
+                out[key] = t
+    return out
+
+
 class _SideBySide:
     """Which run of a subgraph that ran several times side by side (`space_keys`) an attempt
     of a log without namespaces belongs to: each run's tasks follow one another, so a task
     goes to the run free when it began whose previous task ended last (the first wave, to
     the runs with no task yet, in order)."""
 
-    def __init__(self, keys: set[str]) -> None:
+    def __init__(self, keys: set[str], done_at: dict[str, float] | None = None) -> None:
         self.runs: dict[str, list[str]] = {}
         for key in sorted(keys):
             if INSTANCE in key:
                 self.runs.setdefault(base_space(key), []).append(key)
         self.paths = set(self.runs)
         self.last: dict[str, Attempt] = {}
+        self.done_at = done_at or {}  # run -> when the database shows it had nothing left due
 
     def begin(self) -> None:
         self.last = {}
@@ -772,6 +787,8 @@ class _SideBySide:
         runs = self.runs.get(path)
         if not runs:
             return path
+        # a run the database shows done before this task began is not its run
+        runs = [r for r in runs if self.done_at.get(r, float("inf")) > a.start_ts] or runs
         free = [r for r in runs if r not in self.last or self.last[r].end_ts <= a.start_ts + 1e-6]
         fresh = [r for r in free if r not in self.last]
         pick = (
@@ -816,7 +833,7 @@ def _assign_steps(
             "the log names no namespace: nodes the database shows only inside a subgraph "
             "are taken as that subgraph's"
         )
-    side = _SideBySide(subgraphs)
+    side = _SideBySide(subgraphs, _runs_done(thread, space))
     if side.paths and any(
         a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
         for a in attempts
