@@ -116,6 +116,21 @@ def load_average() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min; {os.cpu_count()} cores)"
 
 
+def per_page(
+    measured: dict[str, list[tuple[float, float]]],
+) -> tuple[list[tuple[str, float, float, float, float]], tuple[float, float]]:
+    """(page, header median, header worst, drawn median, drawn worst) per page, and the drawn
+    median and worst over every page: what `report` prints and `markdown` writes."""
+    rows = []
+    for name, times in measured.items():
+        headers, drawn = [h for h, _ in times], [d for _, d in times]
+        rows.append(
+            (name, statistics.median(headers), max(headers), statistics.median(drawn), max(drawn))
+        )
+    every = [d for times in measured.values() for _, d in times]
+    return rows, (statistics.median(every), max(every))
+
+
 def report(
     measured: dict[str, list[tuple[float, float]]],
     resources: list[dict[str, Any]],
@@ -127,15 +142,11 @@ def report(
         f"cold first draw of every page, {loads} fresh browsers each on a warm server (seconds):",
         f"  {'page':10} {'header median':>14} {'worst':>7} {'drawn median':>13} {'worst':>7}",
     ]
-    for name, times in measured.items():
-        headers, drawn = [h for h, _ in times], [d for _, d in times]
-        lines.append(
-            f"  {name:10} {statistics.median(headers):14.2f} {max(headers):7.2f}"
-            f" {statistics.median(drawn):13.2f} {max(drawn):7.2f}"
-        )
-    every = [d for times in measured.values() for _, d in times]
+    rows, (median, worst) = per_page(measured)
+    for name, h_med, h_max, d_med, d_max in rows:
+        lines.append(f"  {name:10} {h_med:14.2f} {h_max:7.2f} {d_med:13.2f} {d_max:7.2f}")
     lines += [
-        f"  all pages: drawn median {statistics.median(every):.2f} s, worst {max(every):.2f} s",
+        f"  all pages: drawn median {median:.2f} s, worst {worst:.2f} s",
         f"  load average before {before}",
         f"  load average after  {after}",
     ]
@@ -177,16 +188,12 @@ def markdown(
         "| page | header, median | header, worst | drawn, median | drawn, worst |",
         "|---|---|---|---|---|",
     ]
-    for name, times in measured.items():
-        headers, drawn = [h for h, _ in times], [d for _, d in times]
-        lines.append(
-            f"| {name} | {statistics.median(headers):.2f} s | {max(headers):.2f} s "
-            f"| {statistics.median(drawn):.2f} s | {max(drawn):.2f} s |"
-        )
-    every = [d for times in measured.values() for _, d in times]
+    rows, (median, worst) = per_page(measured)
+    for name, h_med, h_max, d_med, d_max in rows:
+        lines.append(f"| {name} | {h_med:.2f} s | {h_max:.2f} s | {d_med:.2f} s | {d_max:.2f} s |")
     lines += [
         "",
-        f"Every page: drawn median {statistics.median(every):.2f} s, worst {max(every):.2f} s.",
+        f"Every page: drawn median {median:.2f} s, worst {worst:.2f} s.",
     ]
     if resources:
         wire = sum(r["wire"] for r in resources)

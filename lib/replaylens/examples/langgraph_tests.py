@@ -149,6 +149,26 @@ class Trail(TypedDict, total=False):
     visited: Annotated[list[str], operator.add]
 
 
+def _send_each(b: StateGraph, items: str, node: str, arg: str) -> None:
+    """From START, one ``Send(node, {arg: item})`` per item of the state's `items` list."""
+    b.add_conditional_edges(START, lambda s: [Send(node, {arg: x}) for x in s[items]], [node])
+
+
+def _workers_then(
+    state: type, worker: tuple[str, StateGraph], items: tuple[str, str], then: str, key: str
+) -> StateGraph:
+    """START -Send-> `worker` (a compiled subgraph) once per item of the state's list
+    ``items[0]``, each given ``{items[1]: item}``, then the node `then` (writing [] to `key`)."""
+    name, sub = worker
+    b = StateGraph(state)
+    b.add_node(name, sub.compile())
+    b.add_node(then, _node(then, 1.0, key, []))
+    _send_each(b, items[0], name, items[1])
+    b.add_edge(name, then)
+    b.add_edge(then, END)
+    return b
+
+
 def _node(
     name: str, fraction: float = 1.0, key: str = "visited", value: Any = None
 ) -> Callable[..., Any]:
@@ -596,11 +616,7 @@ def conditional_entry_send() -> StateGraph:
     b = StateGraph(WeatherState)
     b.add_node("get_weather", _get_weather)
     b.add_node("summarize", _node("summarize"))
-    b.add_conditional_edges(
-        START,
-        lambda s: [Send("get_weather", {"location": x}) for x in s["locations"]],
-        ["get_weather"],
-    )
+    _send_each(b, "locations", "get_weather", "location")
     b.add_edge("get_weather", "summarize")
     b.add_edge("summarize", END)
     return b
@@ -1168,19 +1184,10 @@ def parallel_interrupts() -> StateGraph:
     worker not answered re-runs from its top and pauses again. The kill lands in the third
     invocation, after the second answer.
     """
-    child = StateGraph(AskState)
-    child.add_node("get_human_input", _get_human_input)
-    child.add_edge(START, "get_human_input")
-    child.add_edge("get_human_input", END)
-    b = StateGraph(PromptsState)
-    b.add_node("child_graph", child.compile())
-    b.add_node("cleanup", _node("cleanup", 1.0, "answers", []))
-    b.add_conditional_edges(
-        START, lambda s: [Send("child_graph", {"prompt": p}) for p in s["prompts"]], ["child_graph"]
+    child = chain(AskState, ("get_human_input", _get_human_input))
+    return _workers_then(
+        PromptsState, ("child_graph", child), ("prompts", "prompt"), "cleanup", "answers"
     )
-    b.add_edge("child_graph", "cleanup")
-    b.add_edge("cleanup", END)
-    return b
 
 
 # --------------------------------------------------------------------------- 31 Send to a subgraph
@@ -1220,23 +1227,10 @@ def send_to_subgraph() -> StateGraph:
     compiled subgraph under a namespace of its own task, with its own supersteps, so one
     worker has finished, one is generating and one still editing when the early kill lands.
     """
-    sub = StateGraph(JokeState)
-    sub.add_node("edit", _edit)
-    sub.add_node("generate", _generate)
-    sub.add_edge(START, "edit")
-    sub.add_edge("edit", "generate")
-    sub.add_edge("generate", END)
-    b = StateGraph(JokesState)
-    b.add_node("generate_joke", sub.compile())
-    b.add_node("pick_best", _node("pick_best", 1.0, "jokes", []))
-    b.add_conditional_edges(
-        START,
-        lambda s: [Send("generate_joke", {"subject": x}) for x in s["subjects"]],
-        ["generate_joke"],
+    sub = chain(JokeState, ("edit", _edit), ("generate", _generate))
+    return _workers_then(
+        JokesState, ("generate_joke", sub), ("subjects", "subject"), "pick_best", "jokes"
     )
-    b.add_edge("generate_joke", "pick_best")
-    b.add_edge("pick_best", END)
-    return b
 
 
 # --------------------------------------------------------------------------- 32 three inputs on one thread
@@ -1264,13 +1258,7 @@ def multi_turn() -> StateGraph:
     the earlier ones filled (`total`), so the thread holds the checkpoints of two finished
     invocations before the one that dies, as a chat thread does.
     """
-    b = StateGraph(TurnState)
-    b.add_node("respond", _respond)
-    b.add_node("remember", _remember)
-    b.add_edge(START, "respond")
-    b.add_edge("respond", "remember")
-    b.add_edge("remember", END)
-    return b
+    return chain(TurnState, ("respond", _respond), ("remember", _remember))
 
 
 # --------------------------------------------------------------------------- 33 node error handler
