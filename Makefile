@@ -52,7 +52,7 @@ test: $(STAMP) system-deps lint
 
 # The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser and not slow and not ui"
+	$(BIN)/python -m pytest -q -n auto -m "not browser and not slow and not ui"
 
 # PNGs of every page for the README, taken from the running app by headless Chromium.
 screenshots: $(STAMP) system-deps

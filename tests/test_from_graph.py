@@ -170,6 +170,7 @@ def test_graph_answer_is_langgraphs_own_on_every_checkpoint(
     assert compared >= 60
 
 
+@pytest.mark.slow  # kills a real graph in a child process
 def test_example_graph_kill_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Kill-test runs of the example graphs (sample_dbs/, one per graph and mode): the graph
     code's status and tasks equal the rows' on every checkpoint (today's format: they are the

@@ -759,6 +759,7 @@ def _campaign(script: str, *args: str) -> subprocess.Popen[str]:
                             stderr=subprocess.DEVNULL, text=True, env=env)  # fmt: skip
 
 
+@pytest.mark.slow  # a campaign whose graph child runs, then its parent is signalled
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGKILL"])
 def test_the_graph_child_dies_with_its_campaign(tmp_path: Path, sig: str) -> None:
     """Signalled once the child's node has started (its effect line, written by the child,
