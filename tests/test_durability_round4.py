@@ -88,7 +88,10 @@ def test_send_workers_that_each_run_a_subgraph_are_loops_side_by_side(tmp_path: 
     _held(runs, ("recorder", "langgraph"), True)
     o = _predict(runs["sync"])["async"]
     assert _figures(o) == _real(runs["async"]) == (14, 1, 1)
-    assert any(INSTANCE in r["checkpoint_ns"] for r in _predict(runs["sync"])["exit"].reruns)
+    # each worker's tasks, told apart by their run (their namespace is the node path)
+    again = _predict(runs["sync"])["exit"].reruns
+    assert {r.get("run") for r in again if r["checkpoint_ns"] == "generate_joke"} == {1, 2, 3}
+    assert not any(INSTANCE in r["checkpoint_ns"] for r in again)
 
 
 def test_a_worker_started_again_is_not_counted_for_its_sibling(tmp_path: Path) -> None:

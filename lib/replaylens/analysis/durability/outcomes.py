@@ -10,7 +10,7 @@ from typing import Any
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
-from replaylens.analysis.durability.evidence import Evidence, gather, task_run
+from replaylens.analysis.durability.evidence import INSTANCE, Evidence, base_space, gather, task_run
 from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     MODES,
@@ -203,9 +203,12 @@ def _rerun_list(replayed: Iterable[Attempt], ev: Evidence) -> list[dict[str, Any
             seen[key] = {
                 "node": a.node,
                 "step": key[2],
-                "checkpoint_ns": key[0],
+                "checkpoint_ns": base_space(key[0]),
                 "task_id": None if key[3].startswith("#") else key[3],
             }
+            if INSTANCE in key[0]:
+                # one of several runs of that subgraph side by side (`evidence.space_keys`)
+                seen[key]["run"] = int(key[0].rpartition(INSTANCE)[2].partition("|")[0])
     return list(seen.values())
 
 
