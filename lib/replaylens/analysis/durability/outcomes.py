@@ -494,12 +494,13 @@ def _widen_exit_for_unplaced(ev: Evidence, nodes: list[str], out: ModeOutcome) -
     ]
     if not under:
         return
-    filed = sorted({ns for _node, ns in under})
+    runs = {ns for _node, ns in under}  # each run of a subgraph side by side saves its own
+    filed = sorted({base_space(ns) for ns in runs})
     low = out.race.get("checkpoints_kept", [out.checkpoints_kept] * 2)
     spans = {
         "checkpoints_kept": [
             min(low[0], out.checkpoints_kept),
-            max(low[1], out.checkpoints_kept) + len(filed),
+            max(low[1], out.checkpoints_kept) + len(runs),
         ],
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
         "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
@@ -822,7 +823,9 @@ def what_if(
 
 def _raised_unsure_note(ev: Evidence, mode: Mode) -> str:
     """Why a subgraph's last step is read both as put and as raised out (`_raised_out`)."""
-    steps = ", ".join(f"{ns} step {step}" for ns, _inv, step in sorted(ev.raised_unsure))
+    steps = ", ".join(
+        f"{base_space(ns)} step {step}" for ns, _inv, step in sorted(ev.raised_unsure)
+    )
     return (
         f"with the mode inferred as {mode} and no write latency known, nothing shows whether "
         f"the subgraph's last step ({steps}) was put or left by raising (a Command to the "
