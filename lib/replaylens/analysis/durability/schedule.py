@@ -69,11 +69,35 @@ def _exit_waits(ev: Evidence) -> list[tuple[float, float, Put | None]]:
     return out
 
 
+def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
+    """(parent step's end, the parent's next step's start, the parent's loop) for each run of
+    a ``checkpointer=True`` subgraph that ended inside an invocation that went on: under exit
+    it saved on its way out (`exit_saves`), and its parent's step waited for that put."""
+    if not ev.stable:
+        return []
+    starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
+    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    held = {(ns, inv, h) for (ns, inv, _step), h in ev.holder_of.items() if ns in ev.stable}
+    out: list[tuple[float, float, str]] = []
+    for ns, inv, holder in sorted(held):
+        parent = ns.rpartition("|")[0]
+        pend, nxt = ends.get((parent, inv, holder)), starts.get((parent, inv, holder + 1))
+        if pend is not None and nxt is not None and nxt >= pend:
+            out.append((pend, nxt, parent))
+    return out
+
+
 def _ends_nested(ev: Evidence, p: Put) -> bool:
     """Is `p` the last put of a subgraph invocation that returned (its parent step went on)?"""
     if not p.ns:
         return False
     mine = [s for s in ev.steps if s.ns == p.ns and s.inv == p.inv]
+    if p.ns in ev.stable:
+        # A `checkpointer=True` subgraph run again keeps its namespace: each run (the parent
+        # step that held it) ends with a put its executor waited for.
+        run = ev.holder_of.get((p.ns, p.inv, p.step))
+        if run is not None:
+            mine = [s for s in mine if ev.holder_of.get((s.ns, s.inv, s.step)) == run]
     return (
         bool(mine) and max(s.step for s in mine) == p.step and all(s.end is not None for s in mine)
     )
@@ -277,6 +301,11 @@ def schedule(
                 # under sync the parent's own put after the step already holds that gap.
                 lands = max(last.submit, pend) + float(recording.latency or 0.0)
                 removed.add(pend, max(0.0, min(nxt - pend - TICK, lands - pend)), parent_of(last))
+        if recording.mode == "exit":
+            for pend, nxt, up in _stable_exit_waits(ev):
+                # A `checkpointer=True` subgraph saves as each run ends under exit
+                # (`_suppress_interrupt`): the parent's step ended after that put.
+                removed.add(pend, max(0.0, nxt - pend - TICK), up)
 
     def compute(t: float, lane: str = "") -> float:
         return t - removed.shift(t, lane)
