@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "lib"), str(REPO / "tests")]
+sys.path[:0] = [str(REPO / "bench"), str(REPO / "lib"), str(REPO / "tests")]
 
 from dashboard_data import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
 from harness import load_average as load_now  # noqa: E402
