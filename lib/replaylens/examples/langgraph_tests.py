@@ -1292,6 +1292,92 @@ def error_handler() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 34 a stateful entrypoint
+def entrypoint_stateful(checkpointer: Any) -> Any:
+    """@entrypoint `stateful(inputs, *, previous)`: @task `reply`, then @task `memo`; three inputs.
+
+    Mirrors test_pregel.py::test_entrypoint_stateful: each invocation reads what the last one
+    returned (`previous`, saved with the thread), so the thread holds two finished functional
+    invocations before the one the kill lands in.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def reply(text: str) -> str:
+        with effect("reply", text=text):
+            _sleep(1.0)
+        return text.upper()
+
+    @task
+    def memo(text: str) -> str:
+        with effect("memo", text=text):
+            _sleep(1.0)
+        return text
+
+    @entrypoint(checkpointer=checkpointer)
+    def stateful(inputs: dict[str, Any], *, previous: Any = None) -> dict[str, Any]:
+        said = reply(str(inputs.get("text", ""))).result()
+        kept = memo(said).result()
+        return {"turns": [*(previous or {}).get("turns", []), kept]}
+
+    return stateful
+
+
+# --------------------------------------------------------------------------- 35 a paused subgraph beside a node
+def nested_interrupts_parallel(checkpointer: Any) -> Any:
+    """inner (inner_1 -> inner_2, compiled with interrupt_before=["inner_2"]) | outer_1 -> outer_2.
+
+    Mirrors test_pregel.py::test_nested_graph_interrupts_parallel: a static breakpoint inside
+    a subgraph that runs beside a plain node pauses the whole thread before inner_2;
+    ``invoke(None)`` goes on from there, and the kill lands in that second invocation.
+    """
+    inner = chain(
+        KeyState,
+        ("inner_1", _node("inner_1", 0.5, "my_key", "got here")),
+        ("inner_2", _node("inner_2", 1.0, "my_key", " and there")),
+    )
+    b = StateGraph(KeyState)
+    b.add_node("inner", inner.compile(interrupt_before=["inner_2"]))
+    b.add_node("outer_1", _node("outer_1", 1.5, "my_key", " and parallel"))
+    b.add_node("outer_2", _node("outer_2", 1.0, "my_key", " and back again"))
+    b.add_edge(START, "inner")
+    b.add_edge(START, "outer_1")
+    b.add_edge(["inner", "outer_1"], "outer_2")
+    b.add_edge("outer_2", END)
+    return b.compile(checkpointer=checkpointer)
+
+
+# --------------------------------------------------------------------------- 36 a conditional edge after Send workers
+class CountState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+
+
+_SEND_UNITS = (1.0, 2.0)
+
+
+def _two(arg: dict[str, Any]) -> dict[str, Any]:
+    with effect("two", i=arg["i"]):
+        _sleep(_SEND_UNITS[arg["i"] % len(_SEND_UNITS)])
+    return {"visited": ["two"]}
+
+
+def cond_edge_after_send() -> StateGraph:
+    """one -Send-> two x2 (unequal) -conditional-> three.
+
+    Mirrors test_pregel.py::test_cond_edge_after_send: the workers' own conditional edge
+    routes on to `three`, which runs once though both workers wrote its branch channel.
+    """
+    b = StateGraph(CountState)
+    b.add_node("one", _node("one", 0.5))
+    b.add_node("two", _two)
+    b.add_node("three", _node("three", 1.0))
+    b.add_edge(START, "one")
+    b.add_conditional_edges("one", lambda s: [Send("two", {"i": i}) for i in range(2)], ["two"])
+    b.add_conditional_edges("two", lambda s: "three", ["three"])
+    b.add_edge("three", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1400,8 +1486,17 @@ CORPUS: tuple[Shape, ...] = (
           then=({"turns": ["again"]}, {"turns": ["bye"]}), kill_from=2),
     Shape("error_handler", "test_retry.py::test_error_handler_resumes_after_crash",
           {"visited": []}, (("charge", 1, 1.75), ("notify", 1, 0.5))),
+    # Held out, fifth round: added after the rules the fourth round led to.
+    Shape("entrypoint_stateful", "test_pregel.py::test_entrypoint_stateful",
+          {"text": "hi"}, (("stateful", 1, 0.5), ("stateful", 1, 1.5)),
+          then=({"text": "again"}, {"text": "bye"}), kill_from=2),
+    Shape("nested_interrupts_parallel", "test_pregel.py::test_nested_graph_interrupts_parallel",
+          {"my_key": ""}, (("inner_2", 1, 0.5), ("outer_2", 1, 0.5)),
+          then=(None,), kill_from=1),
+    Shape("cond_edge_after_send", "test_pregel.py::test_cond_edge_after_send",
+          {"visited": []}, (("two", 1, 1.5), ("three", 1, 0.5))),
 )  # fmt: skip
-"""Thirty-three shapes (the last seventeen held out, in four rounds); every kill point is a node start the child announces, plus a delay that
+"""Thirty-six shapes (the last twenty held out, in five rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
