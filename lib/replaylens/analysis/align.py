@@ -352,25 +352,31 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
             a.alignment = "orphaned"
             continue
         if a.task_id:
-            parent = idx.by_task_id.get(_parent_task_id(a.logged_ns) or "")
-            if parent:
-                a.namespace, a.checkpoint, a.task = parent[0]
-                a.alignment = "parent"
-                continue
             # A task id no saved checkpoint knows: either the checkpoint it started from was
             # never saved but a later one was (exit mode), or its step never got one.
             # Steps count per loop: a subgraph node's step is its subgraph's, not the root's.
             loop = thread.namespaces.get(a.logged_ns or "")
             latest = loop.latest if loop is not None else None
-            if (
+            saved_after = (
                 a.step is not None
                 and latest is not None
                 and latest.step is not None
                 and a.step <= latest.step
-            ):
-                a.alignment = "before-saved"
-            else:
-                a.alignment = "after-latest"
+            )
+            # ...and the attempt is one of that loop's nodes (its checkpoints name it), not a
+            # call of the task whose namespace a graph invoked inside it shares
+            ran_there = loop is not None and any(
+                a.node in c.record.versions_seen or any(t.node == a.node for t in c.tasks)
+                for c in loop.checkpoints
+            )
+            parent = idx.by_task_id.get(_parent_task_id(a.logged_ns) or "")
+            if parent and not (saved_after and ran_there):
+                # a call of that task (calls save no checkpoint of their own); a subgraph's
+                # node whose loop saved a later checkpoint is in that loop's history instead
+                a.namespace, a.checkpoint, a.task = parent[0]
+                a.alignment = "parent"
+                continue
+            a.alignment = "before-saved" if saved_after else "after-latest"
             continue
         if a.step is not None and _align_step(a, idx):
             continue

@@ -34,6 +34,7 @@ class Put:
     step: int
     submit: float  # recorded clock
     checkpoint: Checkpoint | None
+    input: bool = False  # an input checkpoint: no loop waits for it (its next step runs at once)
 
 
 @dataclass
@@ -68,6 +69,11 @@ class Evidence:
     the write latency could tell (`_raised_out` answers None): the what-if says both."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
+    carried: set[tuple[str, int]] = field(default_factory=set)
+    """(nested ns, inv): a subgraph run a resume went on with (it paused in that invocation)."""
+    stopped: dict[int, int | None] = field(default_factory=dict)
+    """Invocation -> the root step that stopped at a pause or raise the log does not show
+    (`_unlogged_stops`): it never completed."""
     halted: set[int] = field(default_factory=set)
     """id(attempt): its lines end, but its task began again from its top in a later
     invocation (`_halted`): it paused there, its writes are not the task's."""
@@ -508,8 +514,22 @@ def _beside_subgraph(
     return min([ended, *(t - 1e-6 for t in nxt if t > end)])
 
 
+def _due_without_writes(thread: Thread | None) -> list[tuple[float, int, set[str]]]:
+    """(when taken, step, nodes due with no write) of each root checkpoint."""
+    out: list[tuple[float, int, set[str]]] = []
+    for c in thread.root.checkpoints if thread is not None and thread.root is not None else ():
+        taken = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+        due = {t.node for t in c.tasks if t.node and not t.writes}
+        if taken is not None and c.step is not None and due:
+            out.append((taken, c.step, due))
+    return out
+
+
 def _unlogged_stops(
-    groups: list[list[Attempt]], pauses: list[Pause], kinds: list[InvocationKind] | None = None
+    groups: list[list[Attempt]],
+    pauses: list[Pause],
+    kinds: list[InvocationKind] | None = None,
+    due: list[tuple[float, int, set[str]]] = (),
 ) -> dict[int, int | None]:
     """Invocations (not the last) that ended at a pause or raise their log does not show, each
     with the root step that stopped, when none of their own attempts paused or failed:
@@ -519,6 +539,11 @@ def _unlogged_stops(
     * or the next invocation is a resume and the paused task logs nothing at all (an
       `@entrypoint` that called ``interrupt()`` in its own body): a resume only follows a
       pause, a raise or a kill.
+
+    * or the next invocation is a resume, and the last root checkpoint before it holds a due
+      task that wrote nothing and logs nothing: a static breakpoint inside a subgraph
+      (``interrupt_before``) pauses the whole thread and leaves no write at all (measured:
+      `nested_interrupts_parallel`), while the step's other tasks finished.
 
     The step is the one after the checkpoint the write hangs off (the latest such write
     before the next invocation began); an `@entrypoint` stops in its own step 0, which then
@@ -538,6 +563,13 @@ def _unlogged_stops(
             if (answered or silent) and after <= begin and not any(a.node == node for a in cur):
                 out[i] = None if step is None else step + 1
                 break
+        if i in out or not resumed or any(a.outcome == "in flight" for a in cur):
+            continue
+        last = [d for d in due if d[0] <= begin]
+        if last:
+            _taken, step, nodes = max(last)
+            if any(node not in logged for node in nodes):
+                out[i] = step + 1
     return out
 
 
@@ -663,6 +695,21 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     nodes = {t.node for c in thread.root.checkpoints for t in c.tasks if t.node}
     calls = any(c.calls for c in thread.root.checkpoints)
     return next(iter(nodes)) if len(nodes) == 1 and calls else None
+
+
+def _functional(groups: list[list[Attempt]]) -> bool:
+    """Is the thread an `@entrypoint`'s, as its first invocation shows? Its entrypoint ran
+    first and held the rest (`_entrypoint_first`), or its lines are calls logged under a root
+    task at step 0: an entrypoint runs in step 0, a graph's first node in step 1."""
+    if not groups or not groups[0]:
+        return False
+    return _entrypoint_first(groups[0]) or any(
+        a.step == 0
+        and a.logged_ns
+        and namespaces.NS_SEP not in a.logged_ns
+        and namespaces.NS_END in a.logged_ns
+        for a in groups[0]
+    )
 
 
 def _entrypoint_first(group: list[Attempt]) -> bool:
@@ -852,7 +899,11 @@ def _assign_steps(
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two
             # steps later (its input checkpoint, then `__start__`).
-            last_step[""] = saved_step if kinds[inv] == "resume" else saved_step + 2
+            # An `@entrypoint` has no `__start__` step: its input checkpoint, then its one task.
+            functional = entry is not None or _functional(groups)
+            last_step[""] = (
+                saved_step if kinds[inv] == "resume" else saved_step + (1 if functional else 2)
+            )
         entry_step = last_step.get("", -1) + 1
         for a in g:
             # The recorder's namespace is what the task ran in; alignment may file an attempt
@@ -1056,7 +1107,7 @@ def gather(
     if not groups:
         groups = [[]]
     kinds = _kinds(groups, retried, halted)
-    stopped = _unlogged_stops(groups, pauses, kinds)
+    stopped = _unlogged_stops(groups, pauses, kinds, _due_without_writes(thread))
     if len(groups) > 1:
         used.append(
             f"{len(groups)} invocations: "
@@ -1071,6 +1122,7 @@ def gather(
         return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
 
     space = space_keys(thread, attempts)
+    functional = _entrypoint_node(thread) is not None or _functional(groups)
     step_att, step_of = _assign_steps(
         groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space
     )
@@ -1108,6 +1160,20 @@ def gather(
         run_ends,
         halted,
     )
+    carried: set[tuple[str, int]] = set()
+    for inv in range(len(groups) - 1):
+        # A subgraph run that a resume goes on with, held by the same parent step in both
+        # invocations, paused there (a breakpoint inside it leaves no write): the run is
+        # carried over, and a root step holding it never completed in the earlier invocation.
+        if kinds[inv + 1] != "resume":
+            continue
+        before = {(k[0], h) for k, h in holder_of.items() if k[1] == inv and k[0]}
+        after = {(k[0], h) for k, h in holder_of.items() if k[1] == inv + 1 and k[0]}
+        across = before & after
+        carried |= {(ns, inv) for ns, _h in across}
+        root = sorted(h for ns, h in across if "|" not in ns)
+        if root and stopped.get(inv) is None:
+            stopped[inv] = root[0]
     ns_order = sorted(
         {k[0] for k in step_att} | {k[0] for k in cp_at} | {""}, key=lambda n: (n.count("|"), n)
     )
@@ -1134,7 +1200,8 @@ def gather(
                 # a later fresh input: its input checkpoint (the step after the last saved
                 # one) and `__start__` come first
                 with_work = [k[2] for k in step_att if k[0] == ns and k[1] == inv]
-                first = min(lo, min(with_work) - 2) if with_work else lo
+                before = 1 if functional else 2  # an `@entrypoint` has no `__start__` step
+                first = min(lo, min(with_work) - before) if with_work else lo
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
@@ -1226,7 +1293,8 @@ def gather(
                     raised_out.add((ns, inv, s))
                     break
                 if end is not None:
-                    puts.append(Put(ns, inv, s, end, cp))
+                    starts_loop = s == first and (fresh or (ns == "" and kinds[inv] == "input"))
+                    puts.append(Put(ns, inv, s, end, cp, starts_loop))
                     prev_end = end
                 else:
                     break
@@ -1311,6 +1379,8 @@ def gather(
         killed_earlier,
         retried=retried,
         halted=halted,
+        stopped=stopped,
+        carried=carried,
         kinds=kinds,
         endings=endings,
         kill_unsure=kill_unsure,
@@ -1457,7 +1527,11 @@ def _place_nested(
         calls = saved is not None or (
             ns not in db_namespaces
             and all(k[2] == holder for k in keys)
-            and (holder == 0 or _held_by_parent(step_att, parent, inv, first))
+            and (
+                holder == 0
+                or _held_by_parent(step_att, parent, inv, first)
+                or (holder >= 2 and _under_a_task(keys, step_att))
+            )
         )
         if holder == 0 and inv in fresh and parent == "" and not calls:
             holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
@@ -1511,6 +1585,20 @@ def _place_nested(
         # subgraph, `space_keys`): the step ends when the last of them does, or never.
         run_ends.pop(key, None)
     return containers
+
+
+def _under_a_task(
+    keys: list[tuple[str, int, int]], step_att: dict[tuple[str, int, int], list[Attempt]]
+) -> bool:
+    """Were these lines logged under a namespace with a task id? Such a subgraph loop starts
+    afresh in each run (its nodes log steps from 1), so lines that all carry their parent's
+    step from 2 on are calls of that task (a later invocation's `@entrypoint`, whose step
+    follows the earlier invocations'), not a subgraph's."""
+    return all(
+        a.logged_ns is not None and namespaces.NS_END in a.logged_ns
+        for k in keys
+        for a in step_att[k]
+    )
 
 
 def _calls_saved_in(

@@ -423,12 +423,14 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         + (NESTING_CHECKPOINTS + 1) * side
     )
     lo = min(low[0], out.checkpoints_kept)
-    calls = ev.invocations == 1 and {a.node for a in ev.attempts} <= set(nodes)
+    calls = {a.node for a in ev.attempts} <= set(nodes)
     if calls:
         # Or they were `@task` calls of an `@entrypoint` that logs nothing: the calls run
-        # inside its step 0 (no `__start__` before it) and save writes, not checkpoints, so
-        # only the input checkpoint precedes the kill (`pregel/_loop.py`, `_first`).
-        lo = min(lo, 1 if mode == "sync" else 0)
+        # inside its step (no `__start__` before it) and save writes, not checkpoints, so
+        # each invocation that ended kept its input and its one step, and the killed one
+        # only its input checkpoint (`pregel/_loop.py`, `_first`).
+        ended = ev.invocations - 1
+        lo = min(lo, 2 * ended + (1 if mode == "sync" else 0))
     spans = {
         "checkpoints_kept": [lo, high],
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),

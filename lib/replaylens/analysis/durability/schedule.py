@@ -110,7 +110,7 @@ def _waited(mode: Mode | None, p: Put, nxt: float, ev: Evidence) -> bool:
         return False
     if _ends_nested(ev, p):
         return True
-    return mode == "sync" and p.step >= 0
+    return mode == "sync" and p.step >= 0 and not p.input
 
 
 def _side_by_side(a: str, b: str) -> bool:
@@ -431,9 +431,14 @@ def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
         if p.inv != kinv:
             continue
         if p.ns == kns:
-            held = kstep >= 1 and p.step < kstep
+            held = kstep >= 1 and p.step < kstep and _chained_before(ev, p, kstep)
         elif not p.ns and kns:
-            held = root_step is not None and root_step >= 1 and p.step < root_step
+            held = (
+                root_step is not None
+                and root_step >= 1
+                and p.step < root_step
+                and _chained_before(ev, p, root_step)
+            )
         elif p.ns and not kns:
             holder = ev.holder_of.get((p.ns, p.inv, p.step), ev.container.get((p.ns, p.inv)))
             held = holder is not None and kstep >= 1 and holder < kstep
@@ -442,6 +447,17 @@ def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
         if held:
             out.add((p.ns, p.inv, p.step))
     return out
+
+
+def _chained_before(ev: Evidence, p: Put, step: int) -> bool:
+    """Had `p` certainly landed when its loop began `step`? A put the loop waited for had; an
+    input checkpoint only when a waited put of its loop came between (chained behind it): a
+    later input's `@entrypoint` runs at once, its input checkpoint still in flight."""
+    if not p.input:
+        return True
+    return any(
+        q.ns == p.ns and q.inv == p.inv and not q.input and p.step < q.step < step for q in ev.puts
+    )
 
 
 def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
@@ -501,6 +517,9 @@ def _paused_subgraph_saves(
         and st.inv == inv
         and any(a.outcome in ("interrupted", "failed") or id(a) in ev.halted for a in st.attempts)
     }
+    # A subgraph run a resume went on with paused there, though no attempt of it shows a
+    # pause (a breakpoint inside it: `Evidence.carried`).
+    stopped |= {ns for ns, i in ev.carried if i == inv}
     for ns in stopped:
         mine = [k[2] for k in built if k[0] == ns and k[1] == inv]
         if mine:
