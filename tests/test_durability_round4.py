@@ -112,3 +112,27 @@ def test_parallel_interrupts_answered_one_at_a_time(tmp_path: Path) -> None:
     runs = load("parallel_interrupts-late-0.25s", tmp_path)
     assert _real(runs["exit"])[0] == 3
     _held(runs, ("recorder", "langgraph"), True)
+
+
+def test_a_later_input_of_an_entrypoint_lost_with_its_unsaved_input_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """entrypoint_stateful (round 5), killed 0.2 s into the third input's first call at 0.25 s
+    per write: an `@entrypoint` runs at once after its input checkpoint, which no loop waits
+    for, so under sync as under async that checkpoint had not landed and the input was lost
+    (4 kept, nothing again); every mode is predicted from every recording and log form."""
+    runs = load("entrypoint_stateful-early-0.25s", tmp_path)
+    assert _real(runs["sync"]) == (4, 0, 0) == _real(runs["async"])
+    _every_prediction_holds(runs)
+
+
+def test_a_breakpoint_inside_a_subgraph_pauses_the_run_the_resume_goes_on_with(
+    tmp_path: Path,
+) -> None:
+    """nested_interrupts_parallel (round 5): `interrupt_before` inside a subgraph beside a plain
+    node pauses the thread with no write; the resume goes on with that subgraph's run. Under
+    exit the root and the paused subgraph both saved (2 kept), and inner_2 runs again with the
+    node after the join (2 tasks, 3 lines)."""
+    runs = load("nested_interrupts_parallel-late-0.25s", tmp_path)
+    assert _real(runs["exit"]) == (2, 2, 3)
+    _every_prediction_holds(runs)

@@ -65,6 +65,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         "send_to_subgraph", 1, ("sync", "async", "exit"), 0.25
     ),
     "send_to_subgraph-early-0.25s": KillCampaign("send_to_subgraph", 0, ("sync", "async"), 0.25),
+    "entrypoint_stateful-early-0.25s": KillCampaign(
+        "entrypoint_stateful", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "nested_interrupts_parallel-late-0.25s": KillCampaign(
+        "nested_interrupts_parallel", 1, ("sync", "async", "exit"), 0.25
+    ),
     "parallel_interrupts-late-0.25s": KillCampaign(
         "parallel_interrupts", 1, ("sync", "async", "exit"), 0.25
     ),

@@ -430,7 +430,9 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         # each invocation that ended kept its input and its one step, and the killed one
         # only its input checkpoint (`pregel/_loop.py`, `_first`).
         ended = ev.invocations - 1
-        lo = min(lo, 2 * ended + (1 if mode == "sync" else 0))
+        # (a later input's checkpoint is a put no loop waits for: it may still have been in
+        # flight, and the input lost with it)
+        lo = min(lo, 2 * ended + (1 if mode == "sync" and not ended else 0))
     spans = {
         "checkpoints_kept": [lo, high],
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
@@ -443,9 +445,11 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         # and a resume of the entrypoint from its input checkpoint takes a saved call's
         # result instead of running it again: only the call in flight must run again. A log
         # without task ids cannot show whose writes landed before the kill.
-        spans["reruns"] = [min(spans["reruns"][0], 1), spans["reruns"][1]]
+        # ...and a later input lost with its input checkpoint runs nothing again
+        least = 0 if ev.invocations > 1 else 1
+        spans["reruns"] = [min(spans["reruns"][0], least), spans["reruns"][1]]
         spans["replayed_lines"] = [
-            min(spans["replayed_lines"][0], len(killed.lines)),
+            min(spans["replayed_lines"][0], len(killed.lines) if least else 0),
             spans["replayed_lines"][1],
         ]
     note = (
