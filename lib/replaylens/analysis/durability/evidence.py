@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import inf
@@ -1107,7 +1108,8 @@ def gather(
     if not groups:
         groups = [[]]
     kinds = _kinds(groups, retried, halted)
-    stopped = _unlogged_stops(groups, pauses, kinds, _due_without_writes(thread))
+    due = _due_without_writes(thread) if "resume" in kinds[1:] else []
+    stopped = _unlogged_stops(groups, pauses, kinds, due)
     if len(groups) > 1:
         used.append(
             f"{len(groups)} invocations: "
@@ -1118,8 +1120,14 @@ def gather(
         c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
     }
 
+    rising = all(a <= b for a, b in zip(bounds, bounds[1:], strict=False))
+
     def inv_of(ts: float) -> int:
-        return max(i for i, b in enumerate(bounds) if ts >= b) if bounds else 0
+        if not bounds:
+            return 0
+        if rising:  # the last bound at or before `ts` (the first is minus infinity)
+            return max(0, bisect.bisect_right(bounds, ts) - 1)
+        return max(i for i, b in enumerate(bounds) if ts >= b)
 
     space = space_keys(thread, attempts)
     functional = _entrypoint_node(thread) is not None or _functional(groups)
