@@ -84,6 +84,11 @@ class Evidence:
     same place in a later invocation, or a RetryPolicy retry, is the same task)."""
 
 
+def taken_at(c: Checkpoint) -> float | None:
+    """When a checkpoint was taken: its `ts`, else the time inside its uuid6 id."""
+    return iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+
+
 InvocationKind = Literal["input", "resume"]
 """How an invocation began: a fresh input (an input checkpoint, then `__start__`) or a
 resume (`invoke(None)`, `Command(resume=...)`: it loads the latest checkpoint, puts nothing
@@ -214,7 +219,7 @@ def _pauses(thread: Thread | None) -> list[Pause]:
     if thread is None or thread.root is None:
         return out
     for c in thread.root.checkpoints:
-        taken = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+        taken = taken_at(c)
         if taken is None:
             continue
         for t in [*c.tasks, *c.calls]:
@@ -260,7 +265,7 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
         note(a.logged_ns if a.logged_ns else a.namespace, a.start_ts, a.end_ts)
     for space in thread.namespaces.values() if thread else ():
         for c in space.checkpoints:
-            t = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+            t = taken_at(c)
             if t is not None:
                 note(c.checkpoint_ns, t, t)
     by_path: dict[str, list[str]] = {}
@@ -519,7 +524,7 @@ def _due_without_writes(thread: Thread | None) -> list[tuple[float, int, set[str
     """(when taken, step, nodes due with no write) of each root checkpoint."""
     out: list[tuple[float, int, set[str]]] = []
     for c in thread.root.checkpoints if thread is not None and thread.root is not None else ():
-        taken = iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id)
+        taken = taken_at(c)
         due = {t.node for t in c.tasks if t.node and not t.writes}
         if taken is not None and c.step is not None and due:
             out.append((taken, c.step, due))
@@ -807,7 +812,7 @@ def _runs_done(thread: Thread | None, space: Callable[[str | None], str]) -> dic
         key = space(sp.name)
         last = sp.checkpoints[-1] if sp.checkpoints and INSTANCE in key else None
         if last is not None and last.step is not None and last.step > 0 and not last.tasks:
-            t = iso_to_epoch(last.ts) or uuid6_time(last.checkpoint_id)
+            t = taken_at(last)
             if t is not None:
                 out[key] = t
     return out
@@ -1116,9 +1121,7 @@ def gather(
             + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
         )
     bounds = _bounds(groups)
-    stamps = {
-        c.checkpoint_id: iso_to_epoch(c.ts) or uuid6_time(c.checkpoint_id) or 0.0 for c in db_cps
-    }
+    stamps = {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
 
     rising = all(a <= b for a, b in zip(bounds, bounds[1:], strict=False))
 

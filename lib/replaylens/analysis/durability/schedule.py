@@ -22,10 +22,33 @@ class Schedule:
     )  # puts that waited for one before
 
 
+StepKey = tuple[str, int, int]
+
+
+def _step_times(ev: Evidence) -> tuple[dict[StepKey, float], dict[StepKey, float | None]]:
+    """(ns, inv, step) -> the step's start, and -> its end (None: it never completed)."""
+    return (
+        {(s.ns, s.inv, s.step): s.start for s in ev.steps},
+        {(s.ns, s.inv, s.step): s.end for s in ev.steps},
+    )
+
+
+def _parent_gap(
+    times: tuple[dict[StepKey, float], dict[StepKey, float | None]], ns: str, inv: int, holder: int
+) -> tuple[float, float] | None:
+    """(end of the parent step that held a run of `ns`, start of the parent's next step): the
+    span a wait on the run's way out falls in; None where either is not known."""
+    starts, ends = times
+    parent = ns.rpartition("|")[0]
+    pend, nxt = ends.get((parent, inv, holder)), starts.get((parent, inv, holder + 1))
+    if pend is None or nxt is None or nxt < pend:
+        return None
+    return pend, nxt
+
+
 def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
     """(time the put is submitted, time the next step of that loop starts, the put)."""
-    starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
-    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    starts, ends = _step_times(ev)
     every = sorted(s.start for s in ev.steps)
     out: list[tuple[float, float, Put]] = []
     for p in ev.puts:
@@ -53,19 +76,15 @@ def _exit_waits(ev: Evidence) -> list[tuple[float, float, Put | None]]:
     parent's step ends after that wait, so the gap to its next step holds it."""
     if not ev.raised_out:
         return []
-    starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
-    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    times = _step_times(ev)
     out: list[tuple[float, float, Put | None]] = []
     for ns, inv, rstep in sorted(ev.raised_out):
         holder = ev.holder_of.get((ns, inv, rstep), ev.container.get((ns, inv)))
-        if holder is None:
-            continue
-        parent = ns.rpartition("|")[0]
-        pend, nxt = ends.get((parent, inv, holder)), starts.get((parent, inv, holder + 1))
-        if pend is None or nxt is None or nxt < pend:
+        gap = _parent_gap(times, ns, inv, holder) if holder is not None else None
+        if gap is None:
             continue
         before = [p for p in ev.puts if p.ns == ns and p.inv == inv and p.step < rstep]
-        out.append((pend, nxt, max(before, key=lambda p: p.step) if before else None))
+        out.append((*gap, max(before, key=lambda p: p.step) if before else None))
     return out
 
 
@@ -75,15 +94,13 @@ def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
     it saved on its way out (`exit_saves`), and its parent's step waited for that put."""
     if not ev.stable:
         return []
-    starts = {(s.ns, s.inv, s.step): s.start for s in ev.steps}
-    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    times = _step_times(ev)
     held = {(ns, inv, h) for (ns, inv, _step), h in ev.holder_of.items() if ns in ev.stable}
     out: list[tuple[float, float, str]] = []
     for ns, inv, holder in sorted(held):
-        parent = ns.rpartition("|")[0]
-        pend, nxt = ends.get((parent, inv, holder)), starts.get((parent, inv, holder + 1))
-        if pend is not None and nxt is not None and nxt >= pend:
-            out.append((pend, nxt, parent))
+        gap = _parent_gap(times, ns, inv, holder)
+        if gap is not None:
+            out.append((*gap, ns.rpartition("|")[0]))
     return out
 
 
@@ -236,7 +253,7 @@ class _LaneClock:
 def _runs(ev: Evidence) -> dict[str, list[Run]]:
     """Each nested loop -> (its last step's end, its parent step's end) for each of its runs
     that ended, recorded times."""
-    ends = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    _starts, ends = _step_times(ev)
     steps: dict[tuple[str, int, int], list[float | None]] = {}
     for (ns, inv, step), holder in ev.holder_of.items():
         if (ns, inv, step) in ends:
