@@ -1378,6 +1378,192 @@ def cond_edge_after_send() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 37 a parallel step that raised
+class ValueState(TypedDict, total=False):
+    value: Annotated[int, operator.add]
+    visited: Annotated[list[str], operator.add]
+
+
+_attempts_here: dict[str, int] = {}
+
+
+def _thread_attempt(name: str) -> int:
+    """The how-manieth attempt at `name` on this thread, counted across processes.
+
+    The count lives in a file next to the effects log (each invocation of a kill-test run is
+    a process of its own), so a node can fail in the first invocation and succeed when a
+    later one, or the resume after the kill, runs it again.
+    """
+    from langgraph.config import get_config
+
+    tid = str(get_config().get("configurable", {}).get("thread_id"))
+    base = settings.get(ENV_LOG)
+    if not base:
+        _attempts_here[tid] = _attempts_here.get(tid, 0) + 1
+        return _attempts_here[tid]
+    counter = Path(base).with_name(f"attempts-{name}-{tid}.txt")
+    with _appending([counter]) as fds:
+        os.write(fds[0], b"x")
+    return counter.stat().st_size
+
+
+PENDING_FAILURES = 2
+
+
+def _not_good(state: ValueState) -> dict[str, Any]:
+    attempt = _thread_attempt("two")
+    with effect("two", attempt=attempt):
+        if attempt <= PENDING_FAILURES:
+            _sleep(0.6)
+            raise ConnectionError("I'm not good")
+        _sleep(1.5)
+    return {"value": 3, "visited": ["two"]}
+
+
+def pending_writes_resume() -> StateGraph:
+    """one | two (RetryPolicy(max_attempts=2), fails both) -> report; ``invoke(None)`` retries.
+
+    Mirrors test_pregel.py::test_pending_writes_resume: `one` finishes in the step where
+    `two` fails its two attempts, so the first invocation raises with `one`'s write saved
+    as a pending write beside `two`'s error; ``invoke(None)`` re-runs `two` only, and the
+    kill lands in that second invocation.
+    """
+    b = StateGraph(ValueState)
+    b.add_node("one", _node("one", 0.5, "value", 2))
+    b.add_node("two", _not_good,
+               retry_policy=RetryPolicy(max_attempts=2, initial_interval=0, jitter=False,
+                                        retry_on=ConnectionError))  # fmt: skip
+    b.add_node("report", _node("report", 1.0))
+    b.add_edge(START, "one")
+    b.add_edge(START, "two")
+    b.add_edge(["one", "two"], "report")
+    b.add_edge("report", END)
+    return b
+
+
+# --------------------------------------------------------------------------- 38 every interrupt answered at once
+_MULTI_UNITS = {"a": (0.3, 0.5), "b": (0.6, 1.5), "c": (0.9, 2.5)}
+"""Per prompt: units logged before `interrupt()` and after the answer."""
+
+
+def _ask_once(state: AskState) -> dict[str, Any]:
+    prompt = state["prompt"]
+    before, after = _MULTI_UNITS.get(prompt, (1.0, 1.0))
+    with effect("ask", prompt=prompt):
+        _sleep(before)
+    answer = interrupt(prompt)
+    with effect("record", prompt=prompt, answer=str(answer)):
+        _sleep(after)
+    return {"answers": [f"{prompt}:{answer}"]}
+
+
+def multi_resume() -> StateGraph:
+    """START -Send-> child_graph (a subgraph whose node pauses) x3 -> cleanup; one answer map.
+
+    Mirrors test_pregel.py::test_multi_resume: three `Send` workers pause in one superstep
+    and a single ``Command(resume={id: value, ...})`` answers them all; each worker re-runs
+    from its top, and they finish far apart. The kill lands in the answered invocation.
+    """
+    child = chain(AskState, ("get_human_input", _ask_once))
+    return _workers_then(
+        PromptsState, ("child_graph", child), ("prompts", "prompt"), "cleanup", "answers"
+    )
+
+
+# --------------------------------------------------------------------------- 39 Send packets from two nodes
+_EMIT_UNITS = {1: 0.5, 2: 1.0, 3: 2.0, 4: 3.0}
+
+
+def _emit_worker(n: int) -> dict[str, Any]:
+    with effect("2", n=n):
+        _sleep(_EMIT_UNITS.get(n, 1.0))
+    return {"visited": [f"2|{n}"]}
+
+
+def concurrent_emit_sends() -> StateGraph:
+    """1 | 1.1 -> Send("2", n) x4 from both, with 3.1 beside them -> 3.
+
+    Mirrors test_pregel.py::test_concurrent_emit_sends, node names and all: two nodes of one
+    step each emit `Send` packets to `2` (one of them also routes to `3.1`), so four workers
+    of unequal length and a plain node share the next superstep; the workers' own edge
+    leads to `3`.
+    """
+    b = StateGraph(Trail)
+    b.add_node("1", _node("1", 0.5))
+    b.add_node("1.1", _node("1.1", 1.0))
+    b.add_node("2", _emit_worker)
+    b.add_node("3", _node("3", 1.0))
+    b.add_node("3.1", _node("3.1", 0.3))
+    b.add_edge(START, "1")
+    b.add_edge(START, "1.1")
+    b.add_conditional_edges("1", lambda s: [Send("2", 1), Send("2", 2), "3.1"])
+    b.add_conditional_edges("1.1", lambda s: [Send("2", 3), Send("2", 4)])
+    b.add_conditional_edges("2", lambda s: "3", ["3"])
+    return b
+
+
+# --------------------------------------------------------------------------- 40 two subgraphs invoked in one node
+class SubCounterState(TypedDict, total=False):
+    sub_counter: Annotated[int, operator.add]
+
+
+class OtherCounterState(TypedDict, total=False):
+    other_sub_counter: Annotated[int, operator.add]
+
+
+class ParentCounterState(TypedDict, total=False):
+    parent_counter: int
+    visited: Annotated[list[str], operator.add]
+
+
+def multiple_subgraphs_checkpointer() -> StateGraph:
+    """parent_node (invokes sub_graph_1, checkpointer=True, then sub_graph_2) -> finish; two inputs.
+
+    Mirrors test_pregel.py::test_multiple_subgraphs_checkpointer: one node calls two compiled
+    graphs' `invoke()` in turn; the first keeps its history under the stable namespace
+    ``parent_node`` across invocations, the second checkpoints under a namespace of its own
+    call. The thread gets a second input, and the kill lands in it.
+    """
+    sub_graph_1 = chain(
+        SubCounterState, ("subgraph_node", _node("subgraph_node", 1.0, "sub_counter", 2))
+    ).compile(checkpointer=True)
+    sub_graph_2 = chain(
+        OtherCounterState,
+        ("other_subgraph_node", _node("other_subgraph_node", 1.0, "other_sub_counter", 3)),
+    ).compile()
+
+    def parent_node(state: ParentCounterState) -> dict[str, Any]:
+        result = sub_graph_1.invoke({"sub_counter": state.get("parent_counter", 0)})
+        other = sub_graph_2.invoke({"other_sub_counter": result["sub_counter"]})
+        return {"parent_counter": other["other_sub_counter"]}
+
+    return chain(ParentCounterState, ("parent_node", parent_node), ("finish", _node("finish")))
+
+
+# --------------------------------------------------------------------------- 41 a subgraph in a loop
+class LoopKeyState(TypedDict, total=False):
+    my_key: str
+
+
+def subgraph_durability_inherited(checkpointer: Any) -> Any:
+    """inner (inner_1 -> inner_2, compiled with the parent's checkpointer) runs twice in a loop.
+
+    Mirrors test_pregel.py::test_subgraph_durability_inherited: the subgraph is compiled with
+    the same saver as its parent, so it checkpoints under the parent's thread in a namespace
+    of each run's own task, with the durability the parent was invoked with.
+    """
+    inner = chain(
+        KeyState,
+        ("inner_1", _node("inner_1", 0.5, "my_key", " got here")),
+        ("inner_2", _node("inner_2", 1.0, "my_key", " and there")),
+    ).compile(checkpointer=checkpointer)
+    b = StateGraph(LoopKeyState)
+    b.add_node("inner", inner)
+    b.add_edge(START, "inner")
+    b.add_conditional_edges("inner", lambda s: "inner" if s["my_key"].count("there") < 2 else END)
+    return b.compile(checkpointer=checkpointer)
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1397,6 +1583,8 @@ class Shape:
     ended without being killed (the second input that retries a failed node)."""
     kill_from: int = 0
     """The invocation the kill is aimed in (1: after the pause or the failure)."""
+    resume_all: bool = False
+    """Answer every pending interrupt at once (test_multi_resume), not the first one only."""
 
     @property
     def graph(self) -> str:
@@ -1495,8 +1683,21 @@ CORPUS: tuple[Shape, ...] = (
           then=(None,), kill_from=1),
     Shape("cond_edge_after_send", "test_pregel.py::test_cond_edge_after_send",
           {"visited": []}, (("two", 1, 1.5), ("three", 1, 0.5))),
+    # Held out, sixth round: added after the rules the fifth round led to.
+    Shape("pending_writes_resume", "test_pregel.py::test_pending_writes_resume",
+          {"value": 1}, (("two", 1, 0.75), ("report", 1, 0.5)), then=(None,), kill_from=1),
+    Shape("multi_resume", "test_pregel.py::test_multi_resume",
+          {"prompts": ["a", "b", "c"]}, (("get_human_input", 1, 1.5), ("cleanup", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=1, resume_all=True),
+    Shape("concurrent_emit_sends", "test_pregel.py::test_concurrent_emit_sends",
+          {"visited": []}, (("2", 1, 1.5), ("3", 1, 0.5))),
+    Shape("multiple_subgraphs_checkpointer", "test_pregel.py::test_multiple_subgraphs_checkpointer",
+          {"parent_counter": 0}, (("parent_node", 1, 1.5), ("finish", 1, 0.5)),
+          then=({"parent_counter": 0},), kill_from=1),
+    Shape("subgraph_durability_inherited", "test_pregel.py::test_subgraph_durability_inherited",
+          {"my_key": ""}, (("inner_2", 1, 0.5), ("inner_2", 2, 0.5))),
 )  # fmt: skip
-"""Thirty-six shapes (the last twenty held out, in five rounds); every kill point is a node start the child announces, plus a delay that
+"""Forty-one shapes (the last twenty-five held out, in six rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

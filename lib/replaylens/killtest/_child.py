@@ -420,10 +420,14 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 
             # Several pending interrupts (parallel workers that paused in one step) take
             # their answers by id; like LangGraph's test_parallel_interrupts, the first one
-            # is answered and the others pause again.
+            # is answered and the others pause again, or (resume_all, test_multi_resume)
+            # every one is answered at once.
             pending = graph.get_state(config).interrupts
             answer = spec["resume_value"]
-            payload: Any = Command(resume={pending[0].id: answer} if len(pending) > 1 else answer)
+            answered = pending if spec.get("resume_all") else pending[:1]
+            payload: Any = Command(
+                resume={i.id: answer for i in answered} if len(pending) > 1 else answer
+            )
         else:
             payload = spec.get("input")
         output = graph.invoke(payload, config, durability=spec.get("durability", "async"))

@@ -74,6 +74,7 @@ def _run(args: argparse.Namespace, modes: list[str]) -> dict[str, Any]:
         put_latencies=args.put_latency,
         resume_value=args.resume_value,
         has_resume_value=args.resume_value is not _UNSET,
+        resume_all=args.resume_all,
         sleep=args.sleep,
         checkpointer=args.checkpointer,
         pg_ephemeral=args.pg_ephemeral,
@@ -299,6 +300,13 @@ def register_killtest(sub: Any) -> None:
         metavar="JSON",
         help="Answer an interrupt with Command(resume=JSON), both to get past it before "
         "the kill and when the thread is interrupted at resume time.",
+    )
+    p.add_argument(
+        "--resume-all",
+        action="store_true",
+        help="With --resume-value and several interrupts pending (parallel workers that paused "
+        "in one step), answer every one at once; by default the first one is answered and the "
+        "others pause again.",
     )
     p.add_argument(
         "--sleep",

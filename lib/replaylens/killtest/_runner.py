@@ -66,6 +66,9 @@ class ChildSpec:
     callbacks_log: str | None = None
     configurable: dict[str, Any] | None = None
     """Extra `configurable` keys of every invocation (the thread id stays the campaign's)."""
+    resume_all: bool = False
+    """With several interrupts pending, answer every one at once (``{id: value}`` for each),
+    as LangGraph's test_multi_resume does, instead of the first one only."""
 
     def to_json(self) -> str:
         """The JSON object `_child` reads from argv[1] (never a password: see DSN_ENV)."""
@@ -83,6 +86,8 @@ class ChildSpec:
                 data[key] = getattr(self, key)
         if self.resume:
             data["resume_value"] = self.resume_value
+            if self.resume_all:
+                data["resume_all"] = True
         return json.dumps(data)
 
 

@@ -1,6 +1,6 @@
 """`replaylens validate --corpus langgraph-tests`: the what-if on graphs this project did not write.
 
-The corpus is `replaylens.examples.langgraph_tests`: thirty-six graph shapes modelled on
+The corpus is `replaylens.examples.langgraph_tests`: forty-one graph shapes modelled on
 LangGraph's own test suite, each logging every effect three ways (this project's
 recorder, LangGraph's own config values copied verbatim, bare lines). Each shape is
 killed at an early and a late node under sync, async and exit, at each checkpoint write
@@ -216,6 +216,8 @@ def judge_campaign(
         sizes = {f: _size(form_log(e["effects_at_kill"], f)) for f in forms}
         for form in forms:
             log = str(form_log(e["effects_at_kill"], form))
+            if not Path(log).is_file() and sizes[form] == sizes.get("recorder", 0) == 0:
+                Path(log).touch()  # killed before any node logged: that form's file was never made
             if sizes[form] != sizes.get("recorder", sizes[form]):
                 cut.append(f"{Path(e['effects_at_kill']).parent.name} ({form}: {sizes[form]} lines, "
                            f"recorder: {sizes['recorder']})")  # fmt: skip
@@ -349,7 +351,7 @@ def _run_point(
                 kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
                 resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
                 sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
-                kill_from_invocation=shape.kill_from,
+                kill_from_invocation=shape.kill_from, resume_all=shape.resume_all,
             )  # fmt: skip
         _absolute(manifest, folder)
         if manifest.get("backend") == "postgres":

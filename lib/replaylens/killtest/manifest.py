@@ -207,6 +207,8 @@ class Manifest:
     """Inputs of further invocations before the kill (each sent once the previous one ended)."""
     kill_from_invocation: int = 0
     """The kill is aimed only from this invocation of a run on (0: the first)."""
+    resume_all: bool = False
+    """Several pending interrupts were answered at once, not the first one only."""
     sleep: float | None = None
     python: str | None = None
     langgraph: str | None = None
@@ -268,6 +270,7 @@ class Manifest:
             if isinstance(raw.get("then_inputs"), list)
             else None,
             kill_from_invocation=_opt_int(raw.get("kill_from_invocation")) or 0,
+            resume_all=raw.get("resume_all") is True,
             sleep=_opt_float(raw.get("sleep")),
             python=_opt_str(raw.get("python")),
             langgraph=_opt_str(raw.get("langgraph")),
@@ -299,6 +302,8 @@ class Manifest:
         ):
             if data[key] is None:
                 del data[key]
+        if not data["resume_all"]:
+            del data["resume_all"]
         return data
 
     def write(self, folder: Path) -> None:
