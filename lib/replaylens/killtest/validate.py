@@ -170,6 +170,20 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     for a in pre:
         by_key.setdefault(_task_of(a), []).append(a)
     seen_spaces = {a.logged_ns for a in pre if a.logged_ns}
+    # A subgraph namespace the resume entered again kept its runner's task id; its tasks
+    # are repeated under that namespace or not at all (a later run of the same subgraph,
+    # a loop's next round, is new work).
+    reentered = {line_place(line).checkpoint_ns for line in again} - {""}
+    # Each invocation of a kill-test run is a process of its own: a task an earlier process
+    # finished belongs to an invocation that ended, which no resume runs again.
+    killed_pid = before[-1].pid if before else None
+    ended_before = {
+        a.task_id
+        for a in pre
+        if killed_pid is not None
+        and a.lines[0].pid not in (None, killed_pid)
+        and a.outcome == "finished"
+    }
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
         space_of = {a.task_id: a.logged_ns for a in attempts}
@@ -187,7 +201,15 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
             # over from an earlier checkpoint). In a loop that ran before the kill under the
             # same namespace (one `Send` worker's subgraph of several), only that loop's
             # tasks can be the one repeated; the other workers' are not.
-            pool = [i for i in rest if space not in seen_spaces or space_of.get(i) == space]
+            pool = [
+                i
+                for i in rest
+                if i not in ended_before
+                and (
+                    space_of.get(i) == space
+                    or (space not in seen_spaces and space_of.get(i) not in reentered)
+                )
+            ]
             if pool:
                 rerun.add((key, pool[0]))
                 rest.remove(pool[0])
