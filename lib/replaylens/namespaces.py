@@ -26,12 +26,22 @@ live: it runs inside its caller's task, so its stripped form is the caller's own
 `analysis.durability` tells calls from subgraph nodes by whether the database holds that
 namespace.
 
+A task that starts more than one graph loop (a node or an ``@task`` that calls two compiled
+graphs' ``invoke()``, or one twice) gives the second and later ones the first one's namespace
+with a call counter appended: ``parent_node:<id>|1``, ``parent_node:<id>|2``
+(``pregel/_loop.py``: ``if cnt := scratchpad.subgraph_counter()``, the count joined with
+``NS_SEP``); a ``checkpointer=True`` one keeps it in its stable form (``parent_node|1``). That
+counter is part of the level it follows, not a level of its own: ``parent_node:<id>|1`` is run
+by the root task ``<id>``, beside ``parent_node:<id>``, not inside it. `levels` reads it so;
+`names` writes it as ``parent_node~1`` so that a node path keeps one ``|`` per level.
+
 `task_namespace` turns either form into the stripped one; every other function here takes a
 stored (stripped) namespace.
 """
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,32 +61,70 @@ class TaskPlace:
     form: LoggedForm
 
 
+CALL = "~"
+"""How `names` writes a call counter: ``parent_node~1`` for ``parent_node:<id>|1``."""
+
+
+def _is_counter(part: str) -> bool:
+    return part.isdigit() and part.isascii()
+
+
+def levels(checkpoint_ns: str | None) -> list[str]:
+    """One entry per loop level, a call counter kept with the level it follows:
+    `a:1|b:2` -> [`a:1`, `b:2`]; `p:1|1|q:3` -> [`p:1|1`, `q:3`]."""
+    out: list[str] = []
+    for part in checkpoint_ns.split(NS_SEP) if checkpoint_ns else ():
+        if out and _is_counter(part):
+            out[-1] = f"{out[-1]}{NS_SEP}{part}"
+        else:
+            out.append(part)
+    return out
+
+
+def _level(level: str) -> tuple[str, str | None, int]:
+    """`p:1f|2` -> ("p", "1f", 2): the node, the task id (None without one), the call counter."""
+    head, _, counter = level.partition(NS_SEP)
+    name, sep, tid = head.partition(NS_END)
+    return name, tid if sep and tid else None, int(counter) if counter else 0
+
+
+def depth(checkpoint_ns: str | None) -> int:
+    """How many loops down a namespace is: 0 for the root, 1 for `a:1` and for `a:1|1`."""
+    return len(levels(checkpoint_ns))
+
+
 def segments(checkpoint_ns: str | None) -> list[tuple[str, str | None]]:
     """`sub:1f2e|inner:ab` -> [("sub", "1f2e"), ("inner", "ab")]; a segment without an id
-    (a namespace written with names only) has None."""
-    if not checkpoint_ns:
-        return []
-    out: list[tuple[str, str | None]] = []
-    for part in checkpoint_ns.split(NS_SEP):
-        name, sep, tid = part.partition(NS_END)
-        out.append((name, tid if sep and tid else None))
-    return out
+    (a namespace written with names only) has None; a call counter is dropped (the task
+    that runs the loop is the same)."""
+    return [_level(level)[:2] for level in levels(checkpoint_ns)]
 
 
 def names(checkpoint_ns: str | None) -> str:
     """`sub:1f2e|inner:ab` -> `sub|inner`: task ids change when a step re-runs, node names
-    do not, so this is the same subgraph across its calls and across threads."""
-    return NS_SEP.join(name for name, _ in segments(checkpoint_ns))
+    do not, so this is the same subgraph across its calls and across threads. The second
+    graph one task starts is another loop: `p:1f|1` -> `p~1`."""
+    out = []
+    for level in levels(checkpoint_ns):
+        name, _, call = _level(level)
+        out.append(f"{name}{CALL}{call}" if call else name)
+    return NS_SEP.join(out)
 
 
 def label(checkpoint_ns: str | None, sep: str = " › ") -> str:
-    """`sub:1f2e|inner:ab` -> `sub › inner`, for display ("" for the root)."""
-    return sep.join(name for name, _ in segments(checkpoint_ns))
+    """`sub:1f2e|inner:ab` -> `sub › inner`, for display ("" for the root); the second graph
+    one task starts reads `p (graph 2)`."""
+    out = []
+    for level in levels(checkpoint_ns):
+        name, _, call = _level(level)
+        out.append(f"{name} (graph {call + 1})" if call else name)
+    return sep.join(out)
 
 
 def parent(checkpoint_ns: str) -> str:
-    """The namespace of the loop that runs this one (`a:1|b:2` -> `a:1`, `a:1` -> ``""``)."""
-    return checkpoint_ns.rpartition(NS_SEP)[0]
+    """The namespace of the loop that runs this one (`a:1|b:2` -> `a:1`, `a:1` -> ``""``,
+    `a:1|1` -> ``""``)."""
+    return NS_SEP.join(levels(checkpoint_ns)[:-1])
 
 
 def runner(checkpoint_ns: str) -> tuple[str, str | None]:
@@ -93,10 +141,19 @@ def root_runner(checkpoint_ns: str) -> tuple[str, str | None]:
 
 
 def is_below(checkpoint_ns: str, ancestor: str) -> bool:
-    """Is `checkpoint_ns` a namespace nested (at any depth) under `ancestor`?"""
-    if checkpoint_ns == ancestor:
-        return False
-    return not ancestor or checkpoint_ns.startswith(ancestor + NS_SEP)
+    """Is `checkpoint_ns` a namespace nested (at any depth) under `ancestor`? (`a:1|1` is
+    beside `a:1`, not below it.)"""
+    mine, theirs = levels(checkpoint_ns), levels(ancestor)
+    return len(mine) > len(theirs) and mine[: len(theirs)] == theirs
+
+
+def call_siblings(checkpoint_ns: str, known: Container[str]) -> list[str]:
+    """The loops the same task started after the one at `checkpoint_ns` (`a:1|1`, `a:1|2`,
+    … while `known` holds them), the first one excluded."""
+    out: list[str] = []
+    while (nxt := f"{checkpoint_ns}{NS_SEP}{len(out) + 1}") in known:
+        out.append(nxt)
+    return out
 
 
 ERROR_HANDLER = "__error_handler__"

@@ -14,6 +14,7 @@ from an earlier invocation's checkpoint and never runs it; its reason says the i
 
 from __future__ import annotations
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
 from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
@@ -43,9 +44,12 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
             # A subgraph compiled with checkpointer=True keeps one namespace under its node's
             # name alone (no task id), across its runs; a resume re-enters it there too.
             stable = f"{ns.name}|{task.node}" if ns.name else task.node
-            for name in (child, stable):
-                if name in thread.namespaces and name not in out:
-                    frontier.append(thread.namespaces[name])
+            # A task that started several graphs (two `invoke()` calls in one node) holds
+            # them side by side: `child|1`, `child|2`, … (namespaces.levels).
+            for first in (child, stable):
+                for name in (first, *namespaces.call_siblings(first, thread.namespaces)):
+                    if name in thread.namespaces and name not in out:
+                        frontier.append(thread.namespaces[name])
     return out
 
 

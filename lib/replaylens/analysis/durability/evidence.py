@@ -122,7 +122,9 @@ def _ending(
         final and status == "interrupted"
     ):
         return "paused"
-    if final and status == "resumable" and not last:
+    if final and status == "resumable":
+        # every logged task finished, yet the database holds work still due: the process
+        # died between tasks (a node that logs nothing, or a put still being waited for)
         return "killed"
     return "returned"
 
@@ -254,7 +256,7 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
     spans: dict[str, list[float]] = {}
 
     def note(full: str | None, lo: float, hi: float) -> None:
-        segs = (full or "").split(namespaces.NS_SEP) if full else []
+        segs = namespaces.levels(full)
         for i, seg in enumerate(segs):
             if namespaces.NS_END not in seg:
                 continue  # no task id (``checkpointer=True``): one loop by construction
@@ -281,18 +283,19 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
         for f in ordered[1:]:
             overlap = overlap or spans[f][0] < reach
             reach = max(reach, spans[f][1])
-        if overlap:
-            mark.update({f: k for k, f in enumerate(ordered, 1)})
+        # Runs one after another are loops of their own too (a subgraph node the parent's
+        # loop reaches twice starts afresh, from step -1, under its new task's namespace).
+        mark.update({f: k for k, f in enumerate(ordered, 1)})
 
     def key(full: str | None) -> str:
         if not full:
             return ""
         if not mark or namespaces.NS_END not in full:
             return namespaces.names(full)
-        segs = full.split(namespaces.NS_SEP)
+        segs = namespaces.levels(full)
         out = []
         for i, seg in enumerate(segs):
-            name = seg.partition(namespaces.NS_END)[0]
+            name = namespaces.names(seg)
             k = mark.get(namespaces.NS_SEP.join(segs[: i + 1]))
             out.append(f"{name}{INSTANCE}{k}" if k else name)
         return namespaces.NS_SEP.join(out)
@@ -712,7 +715,7 @@ def _functional(groups: list[list[Attempt]]) -> bool:
     return _entrypoint_first(groups[0]) or any(
         a.step == 0
         and a.logged_ns
-        and namespaces.NS_SEP not in a.logged_ns
+        and namespaces.depth(a.logged_ns) == 1
         and namespaces.NS_END in a.logged_ns
         for a in groups[0]
     )
@@ -1055,6 +1058,34 @@ def _kill_moment(
     return kill_offset, kill_unsure, crash
 
 
+def _kill_in_silent_holder(
+    last: list[Attempt], crash: float | None, recording: Recording, used: list[str]
+) -> float | None:
+    """The kill moment when every logged task had ended and the kill was aimed at a node that
+    logs nothing itself but runs graphs (a node calling ``subgraph.invoke()``): that node
+    started just before the first line under its namespace in this invocation (under sync,
+    after the subgraph's `__start__` checkpoint it waits for)."""
+    if recording.kill_offset is None or not recording.kill_node:
+        return crash
+    under = [
+        a.start_ts
+        for a in last
+        if a.logged_ns and namespaces.root_runner(a.logged_ns)[0] == recording.kill_node
+    ]
+    if not under:
+        return crash
+    lead = 2 * (recording.latency or 0.0) if recording.mode == "sync" else 0.0
+    moment = min(under) - lead + recording.kill_offset
+    if crash is not None and moment <= crash:
+        return crash
+    used.append(
+        f"kill moment: {recording.kill_offset:g} s after {recording.kill_node} started, which "
+        "logs nothing itself: dated by the first line of the graphs it ran "
+        f"({recording.origin or 'given'})"
+    )
+    return moment
+
+
 def gather(
     thread: Thread | None,
     attempts: list[Attempt],
@@ -1170,6 +1201,7 @@ def gather(
         run_starts,
         run_ends,
         halted,
+        functional,
     )
     carried: set[tuple[str, int]] = set()
     for inv in range(len(groups) - 1):
@@ -1207,12 +1239,18 @@ def gather(
             # one resumes from a checkpoint it loads and puts nothing before its first step.
             fresh = not any(st.ns == ns for st in steps)
             first = -1 if fresh else lo
-            if not fresh and ns == "" and kinds[inv] == "input":
-                # a later fresh input: its input checkpoint (the step after the last saved
-                # one) and `__start__` come first
-                with_work = [k[2] for k in step_att if k[0] == ns and k[1] == inv]
-                before = 1 if functional else 2  # an `@entrypoint` has no `__start__` step
+            # A later fresh input starts every loop it runs afresh, the root's and each
+            # subgraph's (a `checkpointer=True` one goes on numbering its steps): its input
+            # checkpoint (the step after the last saved one) and `__start__` come first,
+            # before the first step that did work (logged, or ran a subgraph).
+            later_input = not fresh and kinds[inv] == "input"
+            lead_in = first  # steps before this one only saved input and ran `__start__`
+            if later_input:
+                with_work = [k[2] for k in [*step_att, *containers] if k[0] == ns and k[1] == inv]
+                # an `@entrypoint` has no `__start__` step
+                before = 1 if functional and ns == "" else 2
                 first = min(lo, min(with_work) - before) if with_work else lo
+                lead_in = first + before if with_work else first
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
@@ -1257,6 +1295,7 @@ def gather(
                         s == -1
                         or s == 0
                         and ns == ""
+                        or s < lead_in
                         or not (key in containers or _has_nested(step_att, ns, inv, base, nxt))
                     ):
                         end = base  # a step without effects, e.g. __start__: it ends at once
@@ -1304,7 +1343,7 @@ def gather(
                     raised_out.add((ns, inv, s))
                     break
                 if end is not None:
-                    starts_loop = s == first and (fresh or (ns == "" and kinds[inv] == "input"))
+                    starts_loop = s == first and (fresh or later_input)
                     puts.append(Put(ns, inv, s, end, cp, starts_loop))
                     prev_end = end
                 else:
@@ -1327,6 +1366,12 @@ def gather(
                 container[(s.ns, s.inv)] = holder[-1].step
     last = groups[-1]
     ending = _ending(last, status, retried | retrying, retrying=retrying, halted=halted)
+    if ending == "returned" and len(groups) > 1 and last and db_cps:
+        # An invocation that returned left a root checkpoint in every mode (sync and async
+        # wait for their puts on the way out, exit saves there); a later one that left none
+        # died first, though all its logged tasks had ended.
+        if not any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at):
+            ending = "killed"
     endings = [
         "paused"
         if i in stopped
@@ -1348,6 +1393,23 @@ def gather(
         used,
         assumed,
     )
+    silent_kill: float | None = None
+    if ending == "killed" and kill_attempt is None:
+        dated = _kill_in_silent_holder(last, crash, recording, used)
+        if dated != crash:
+            crash = silent_kill = dated
+        elif crash is not None and last:
+            # Died between tasks, at a moment no line dates: no earlier than the last line,
+            # and, as a bound, no later than the longest task of the log takes (a put waited
+            # for, a node that logs nothing).
+            silent_kill = crash
+            longest = max((a.end_ts - a.start_ts for a in attempts if a.outcome == "finished"),
+                          default=0.0)  # fmt: skip
+            kill_unsure = longest + 2 * (recording.latency or 0.0)
+            assumed.append(
+                "kill moment: after every logged task had ended (no task in flight), so no "
+                f"earlier than the last line and taken as up to {kill_unsure:.2f} s later"
+            )
     if recording.mode is not None:
         used.append(
             f"recorded mode: {recording.mode}"
@@ -1395,6 +1457,7 @@ def gather(
         kinds=kinds,
         endings=endings,
         kill_unsure=kill_unsure,
+        kill_time=silent_kill,
         ordinal=_ordinals(attempts, step_of, retry_of),
         raised_out=raised_out,
         raised_unsure=raised_unsure,
@@ -1449,6 +1512,7 @@ def _place_nested(
     run_starts: dict[tuple[str, int, int], float],
     run_ends: dict[tuple[str, int, int], float],
     halted: set[int] = frozenset(),
+    functional: bool = False,
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
@@ -1482,7 +1546,11 @@ def _place_nested(
     runs: list[tuple[str, int, list[tuple[str, int, int]]]] = []
     for (ns, inv), keys in groups.items():
         runs += [(ns, inv, run) for run in _split_runs(keys, step_att, cp_at)]
+    runs.sort(key=lambda r: min(a.start_ts for k in r[2] for a in step_att[k]))
     previous: dict[tuple[str, int], int] = {}  # the holder of the last run of each subgraph
+    # Of each node path (`base_space`), the holder of its last run and when that run ended:
+    # a run that begins after it is the parent's next task (a loop's next round).
+    before_me: dict[tuple[str, int], tuple[int, float]] = {}
     still: set[tuple[str, int, int]] = set()  # parent steps with a run that had not ended
     for ns, inv, keys in runs:
         first = min(a.start_ts for k in keys for a in step_att[k])
@@ -1528,10 +1596,12 @@ def _place_nested(
         if callers:
             holder = max(callers)
         # A later invocation goes on from the parent's last saved step (a resume re-runs the
-        # step after it; a fresh input adds its input checkpoint and `__start__` first).
+        # step after it; a fresh input adds its input checkpoint and `__start__` first, an
+        # `@entrypoint`'s its input checkpoint only).
         saved = [k[2] for k in cp_at if k[0] == parent and k[1] < inv]
         if saved:
-            holder = max(holder, max(saved) + (2 if inv in fresh else 1))
+            fresh_lead = 2 if functional and parent == "" else 3
+            holder = max(holder, max(saved) + (fresh_lead if inv in fresh else 1))
         # Calls log the step of the task that makes them (an entrypoint's is step 0); a
         # subgraph's nodes log their own loop's steps, from 1 (its step 0 is `__start__`).
         saved = _calls_saved_in(keys, step_att, ns)
@@ -1548,7 +1618,12 @@ def _place_nested(
             holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
         if (ns, inv) in previous:
             holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task
+        path_run = before_me.get((base_space(ns), inv))
+        if path_run is not None and path_run[1] <= first:
+            holder = max(holder, path_run[0] + 1)
         previous[(ns, inv)] = holder
+        ends = [a.end_ts if a.outcome == "finished" else inf for k in keys for a in step_att[k]]
+        before_me[(base_space(ns), inv)] = (holder, max(ends, default=inf))
         if calls:
             # calls of the parent task: they belong to the parent's step (for calls aligned
             # with their saved results, the step of the loop that saved them)
@@ -1735,9 +1810,11 @@ def _raised_out(
     if not all(a.outcome == "finished" for a in atts):
         return False
     parent = ns.rpartition("|")[0]
+    # Under exit the parent's own save on the way out says nothing of how the subgraph left
+    # (a subgraph that returned saves nothing); only the subgraph's own save does.
+    told_by = (ns,) if recording.mode == "exit" else (ns, parent)
     if any(
-        k[1] == inv and k[0] in (ns, parent) and stamps[c.checkpoint_id] > end
-        for k, c in cp_at.items()
+        k[1] == inv and k[0] in told_by and stamps[c.checkpoint_id] > end for k, c in cp_at.items()
     ):
         return True
     lat = recording.latency or 0.0

@@ -123,9 +123,11 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
 
 
 def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
-    """Later fresh-input invocations of which nothing landed (not even the input checkpoint):
-    the input is lost with them, so a resume (`invoke(None)`) goes on from what an earlier
-    invocation saved and never runs their tasks; sending that input again would.
+    """Later fresh-input invocations of which no root checkpoint landed (not even the input
+    checkpoint): the input is lost with them, so a resume (`invoke(None)`) goes on from what
+    an earlier invocation saved and never runs their tasks; sending that input again would.
+    A subgraph's checkpoint of that invocation does not help: a resume starts from the
+    root's latest (a ``checkpointer=True`` subgraph saves when its run returns, under exit too).
 
     `landed` holds (namespace, invocation, step) of the checkpoints a mode kept: a
     schedule's for a modelled mode, the database's own for the recorded resume."""
@@ -133,7 +135,7 @@ def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
     for inv in range(1, ev.invocations):
         if ev.kinds[inv] != "input":
             continue
-        if not any(k[1] == inv for k in landed):
+        if not any(k[1] == inv and k[0] == "" for k in landed):
             out.add(inv)
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
 from replaylens.analysis.durability.evidence import INSTANCE, Evidence, Put, base_space, task_run
 from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
@@ -560,8 +561,25 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
         # the parent went on past the step that ran it: the subgraph's task had returned
         parent = ns.rpartition("|")[0]
         went_on = any(st.ns == parent and st.inv == inv and st.step > holder for st in ev.steps)
-        ended = later or went_on or inv < last_inv or ev.ending != "killed"
+        ended = (
+            later
+            or went_on
+            or _next_call_began(ev, ns, inv)
+            or inv < last_inv
+            or ev.ending != "killed"
+        )
         mine = [s for s in steps if (ns, inv, s) in built]
         if ended and mine:
             saves.add((ns, inv, max(mine)))
     return saves
+
+
+def _next_call_began(ev: Evidence, ns: str, inv: int) -> bool:
+    """Did the task that ran subgraph `ns` start another graph after it (``p~1`` after ``p``,
+    `namespaces.levels`)? A task calls the graphs it invokes one after another, so the
+    earlier one had returned."""
+    parent, sep, last = base_space(ns).rpartition(namespaces.NS_SEP)
+    name, _, call = last.partition(namespaces.CALL)
+    own = int(call) if call.isdigit() else 0
+    later = {f"{parent}{sep}{name}{namespaces.CALL}{k}" for k in range(own + 1, own + 8)}
+    return any(base_space(st.ns) in later and st.inv == inv for st in ev.steps)
