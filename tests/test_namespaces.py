@@ -190,3 +190,43 @@ def test_an_error_handler_runs_in_its_failed_tasks_loop_not_below_it() -> None:
         namespaces.task_namespace("sub:9|charge:1f", "charge_more", "ab").checkpoint_ns
         == "sub:9|charge:1f"
     )
+
+
+def test_a_second_graph_invoked_by_one_task_is_a_loop_beside_the_first() -> None:
+    """LangGraph appends a call counter when one task starts a second graph
+    (``pregel/_loop.py``: ``subgraph_counter``): read from a real run, that namespace is run
+    by the same root task, beside the first graph's, not inside it."""
+
+    def step(_s: _S) -> dict[str, list[str]]:
+        return {"x": ["s"]}
+
+    first = StateGraph(_S)
+    first.add_node("one", step)
+    first.add_edge(START, "one")
+    second = StateGraph(_S)
+    second.add_node("two", step)
+    second.add_edge(START, "two")
+    graphs = (first.compile(), second.compile())
+
+    def parent_node(s: _S) -> dict[str, list[str]]:
+        for g in graphs:
+            g.invoke({"x": []})
+        return {"x": ["p"]}
+
+    g = StateGraph(_S)
+    g.add_node("parent_node", parent_node)
+    g.add_edge(START, "parent_node")
+    saver = InMemorySaver()
+    g.compile(checkpointer=saver).invoke({"x": []}, {"configurable": {"thread_id": "t"}})
+    spaces = {c.config["configurable"]["checkpoint_ns"] for c in saver.list(None)} - {""}
+    [one, two] = sorted(spaces)
+    task = one.partition(":")[2]
+    assert two == f"{one}|1"  # what LangGraph wrote
+    assert namespaces.levels(two) == [two] and namespaces.depth(two) == 1
+    assert namespaces.parent(two) == "" and namespaces.runner(two) == ("parent_node", task)
+    assert namespaces.segments(two) == [("parent_node", task)]
+    assert not namespaces.is_below(two, one) and namespaces.is_below(f"{two}|inner:9", two)
+    assert namespaces.names(one) == "parent_node" and namespaces.names(two) == "parent_node~1"
+    assert namespaces.label(two) == "parent_node (graph 2)"
+    assert namespaces.call_siblings(one, spaces) == [two]
+    assert namespaces.levels("p|1") == ["p|1"]  # a checkpointer=True graph's stable form

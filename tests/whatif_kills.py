@@ -74,6 +74,15 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "parallel_interrupts-late-0.25s": KillCampaign(
         "parallel_interrupts", 1, ("sync", "async", "exit"), 0.25
     ),
+    "multiple_subgraphs_checkpointer-early-0s": KillCampaign(
+        "multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "multiple_subgraphs_checkpointer-early-0.25s": KillCampaign(
+        "multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "subgraph_durability_inherited-late-0s": KillCampaign(
+        "subgraph_durability_inherited", 1, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 
@@ -90,7 +99,7 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
         s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
         kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
         resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
-        then_inputs=s.then, kill_from_invocation=s.kill_from,
+        then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all,
     )  # fmt: skip
     return runs_in(folder)
 
@@ -137,14 +146,23 @@ def holds(outcome: Any, real: tuple[int, int, int]) -> bool:
     )
 
 
-def every_prediction_holds(runs: dict[str, dict[str, Any]]) -> None:
-    """From every recording, in all three log forms, told the mode or not: each other mode's
-    prediction holds what its real run measured."""
+def every_prediction_holds(
+    runs: dict[str, dict[str, Any]],
+    forms: tuple[str, ...] = ("recorder", "langgraph", "bare"),
+    same_progress: bool = False,
+) -> None:
+    """From every recording, in each log form, told the mode or not: each other mode's
+    prediction holds what its real run measured (with `same_progress`, only where the two
+    kills came at the same point of progress, as `validate` judges: `corpus.run_progress`)."""
+    from replaylens.killtest.corpus import run_progress
+
     for src in runs.values():
-        for form in ("recorder", "langgraph", "bare"):
+        for form in forms:
             for given in (True, False):
                 outcomes = predict(src, form, given)
                 for target, r in runs.items():
+                    if same_progress and run_progress(r) != run_progress(src):
+                        continue
                     o = outcomes[target]
                     assert holds(o, real(r)), (src["mode"], form, given, target, o.race)
 

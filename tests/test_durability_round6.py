@@ -1,0 +1,57 @@
+"""The what-if on the sixth held-out round: two graphs invoked by one node, and a subgraph the
+parent's loop runs twice.
+
+Each test judges the model against real SIGKILLs and real resumes recorded in
+`tests/whatif_kills/` (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them
+again). The rules are in `namespaces.py` and `analysis/durability`; each docstring there
+names the LangGraph source it follows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, load, predict, real
+
+from replaylens.killtest.validate import measure_detail
+
+FULL = ("recorder", "langgraph")
+
+
+def test_the_second_graph_a_node_invokes_is_resumed_beside_the_first(tmp_path: Path) -> None:
+    """multiple_subgraphs_checkpointer, killed in the second input while parent_node's second
+    graph (namespace ``parent_node:<id>|1``) ran: a sync or async resume re-enters that
+    graph and runs other_subgraph_node again (1 task, 1 line), the first graph's run
+    (``checkpointer=True``) having returned; under exit the second input was lost with
+    nothing of its root saved, and the resume runs nothing."""
+    runs = load("multiple_subgraphs_checkpointer-early-0s", tmp_path)
+    assert real(runs["sync"]) == (17, 1, 1) and real(runs["exit"]) == (3, 0, 0)
+    again = measure_detail(runs["sync"])[1] or set()
+    assert {(key[0][0], key[0][1]) for key in again} == {("parent_node~1", "other_subgraph_node")}
+    every_prediction_holds(runs, FULL)
+    sync = predict(runs["async"])["sync"]
+    assert [(r["node"], r["checkpoint_ns"]) for r in sync.reruns] == [
+        ("other_subgraph_node", "parent_node~1")
+    ]
+
+
+def test_a_kill_between_tasks_is_a_kill(tmp_path: Path) -> None:
+    """The same shape at 0.25 s: the async kill landed after subgraph_node ended, while its
+    graph's last put was still being waited for, so no task was in flight. The database still
+    had parent_node due: the invocation was killed, not returned, and exit's save of that
+    ``checkpointer=True`` run had not landed (2 kept)."""
+    runs = load("multiple_subgraphs_checkpointer-early-0.25s", tmp_path)
+    assert real(runs["async"]) == (14, 0, 0) and real(runs["exit"]) == (2, 0, 0)
+    every_prediction_holds(runs, FULL, same_progress=True)
+    assert predict(runs["async"])["async"].ending == "killed"
+
+
+def test_a_subgraph_the_loop_runs_twice_is_two_loops(tmp_path: Path) -> None:
+    """subgraph_durability_inherited, killed in inner_2 of the loop's second round: the
+    subgraph's second run starts afresh under its new task's namespace, so a sync resume
+    re-runs inner_2 only (10 checkpoints kept: 3 of the root, 4 of the first run, 3 of the
+    second), and the measurement does not count the second round's inner_1 as a repeat of
+    the first round's."""
+    runs = load("subgraph_durability_inherited-late-0s", tmp_path)
+    assert real(runs["sync"]) == (10, 1, 1) and real(runs["exit"]) == (0, 4, 7)
+    every_prediction_holds(runs)
