@@ -55,3 +55,17 @@ def test_a_subgraph_the_loop_runs_twice_is_two_loops(tmp_path: Path) -> None:
     runs = load("subgraph_durability_inherited-late-0s", tmp_path)
     assert real(runs["sync"]) == (10, 1, 1) and real(runs["exit"]) == (0, 4, 7)
     every_prediction_holds(runs)
+
+
+def test_the_views_name_the_task_that_ran_both_graphs_once(tmp_path: Path) -> None:
+    """The tasks again, as every view lists them: parent_node (the root task that runs both
+    graphs) and other_subgraph_node, not a task named after the second graph's namespace,
+    in the recorded mode's list and in each modelled mode's."""
+    from replaylens.analysis.again import again_under, what_happens_again
+    from replaylens.killtest.validate import manifest_recording, plan_for
+
+    runs = load("multiple_subgraphs_checkpointer-early-0s", tmp_path)
+    sync = runs["sync"]
+    plan = plan_for(sync, None, manifest_recording(sync, float(sync["kill_delay"]), "parent_node"))
+    assert what_happens_again(plan).task_names == ["parent_node", "other_subgraph_node"]
+    assert again_under(plan, "async").task_names == ["parent_node", "other_subgraph_node"]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from replaylens.analysis.attempts import Attempt, effect_counts, effect_lines
 from replaylens.decode import to_jsonable
 from replaylens.model import NULL_TASK_ID, Thread
-from replaylens.namespaces import names, task_namespace
+from replaylens.namespaces import CALL, names, task_namespace
 
 if TYPE_CHECKING:
     from replaylens.analysis.durability import Mode, ModeOutcome
@@ -477,7 +477,9 @@ def with_parent_tasks(tasks: list[TaskAgain]) -> list[TaskAgain]:
     seen = {(names(t.checkpoint_ns), t.node) for t in tasks}
     for t in tasks:
         parts = names(t.checkpoint_ns).split("|") if t.checkpoint_ns else []
-        for depth, node in enumerate(parts):
+        for depth, part in enumerate(parts):
+            # the second graph one task invokes (`p~1`) is run by that same task, `p`
+            node = part.partition(CALL)[0]
             parent = "|".join(parts[:depth])
             if (parent, node) not in seen:
                 seen.add((parent, node))

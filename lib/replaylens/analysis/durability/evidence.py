@@ -900,7 +900,9 @@ def _assign_steps(
         )
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
-        prev_att: Attempt | None = None
+        # the attempt before, per loop: runs side by side (`Send` workers of one subgraph)
+        # interleave their lines, and a task's next effect follows its own previous one
+        prev_in: dict[str, Attempt] = {}
         side.begin()
         if inv == 0 and not (entry or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
@@ -964,7 +966,7 @@ def _assign_steps(
                 running = step_att.get((ns, inv, step - 1), [])
                 if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
-                elif running and continues(prev_att, a) and prev_att in running:
+                elif running and continues(prev_in.get(ns), a) and prev_in[ns] in running:
                     step -= 1  # the same task's next effect (``draft``, then ``apply``)
                 if not any(x.startswith("some effect lines carry no step") for x in assumed):
                     assumed.append(
@@ -972,7 +974,7 @@ def _assign_steps(
                         "tasks that start while a step runs as tasks of that step"
                     )
             last_step[ns] = max(step, last_step.get(ns, step))
-            prev_att = a
+            prev_in[ns] = a
             key = (ns, inv, step)
             step_att.setdefault(key, []).append(a)
             step_of[id(a)] = key
