@@ -1164,15 +1164,24 @@ _ASK_UNITS = {"a": (0.5, 1.0), "b": (1.5, 0.5)}
 """Per prompt: units logged before `interrupt()` and after the answer."""
 
 
-def _get_human_input(state: AskState) -> dict[str, Any]:
-    prompt = state["prompt"]
-    before, after = _ASK_UNITS.get(prompt, (1.0, 1.0))
-    with effect("ask", prompt=prompt):  # runs again each time the worker's task re-runs
-        _sleep(before)
-    answer = interrupt(prompt)
-    with effect("record", prompt=prompt, answer=str(answer)):
-        _sleep(after)
-    return {"answers": [f"{prompt}:{answer}"]}
+def _asker(units: dict[str, tuple[float, float]]) -> Callable[[AskState], dict[str, Any]]:
+    """A worker that logs `ask`, pauses at ``interrupt(prompt)``, then logs `record` with the
+    answer, each for its prompt's units in `units`."""
+
+    def get_human_input(state: AskState) -> dict[str, Any]:
+        prompt = state["prompt"]
+        before, after = units.get(prompt, (1.0, 1.0))
+        with effect("ask", prompt=prompt):  # runs again each time the worker's task re-runs
+            _sleep(before)
+        answer = interrupt(prompt)
+        with effect("record", prompt=prompt, answer=str(answer)):
+            _sleep(after)
+        return {"answers": [f"{prompt}:{answer}"]}
+
+    return get_human_input
+
+
+_get_human_input = _asker(_ASK_UNITS)
 
 
 def parallel_interrupts() -> StateGraph:
@@ -1446,17 +1455,6 @@ _MULTI_UNITS = {"a": (0.3, 0.5), "b": (0.6, 1.5), "c": (0.9, 2.5)}
 """Per prompt: units logged before `interrupt()` and after the answer."""
 
 
-def _ask_once(state: AskState) -> dict[str, Any]:
-    prompt = state["prompt"]
-    before, after = _MULTI_UNITS.get(prompt, (1.0, 1.0))
-    with effect("ask", prompt=prompt):
-        _sleep(before)
-    answer = interrupt(prompt)
-    with effect("record", prompt=prompt, answer=str(answer)):
-        _sleep(after)
-    return {"answers": [f"{prompt}:{answer}"]}
-
-
 def multi_resume() -> StateGraph:
     """START -Send-> child_graph (a subgraph whose node pauses) x3 -> cleanup; one answer map.
 
@@ -1464,7 +1462,7 @@ def multi_resume() -> StateGraph:
     and a single ``Command(resume={id: value, ...})`` answers them all; each worker re-runs
     from its top, and they finish far apart. The kill lands in the answered invocation.
     """
-    child = chain(AskState, ("get_human_input", _ask_once))
+    child = chain(AskState, ("get_human_input", _asker(_MULTI_UNITS)))
     return _workers_then(
         PromptsState, ("child_graph", child), ("prompts", "prompt"), "cleanup", "answers"
     )
