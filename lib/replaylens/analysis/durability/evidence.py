@@ -488,6 +488,11 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
     return head
 
 
+def _under(ns: str, held: set[str]) -> bool:
+    """Is `ns` below one of the loops in `held`?"""
+    return any(ns.startswith(n + "|") for n in held)
+
+
 def _beside_subgraph(
     step_att: dict[tuple[str, int, int], list[Attempt]],
     holder_of: dict[tuple[str, int, int], int],
@@ -507,10 +512,12 @@ def _beside_subgraph(
         for k, h in holder_of.items()
         if h == s and k[1] == inv and k[0].startswith(prefix) and "|" not in k[0][len(prefix) :]
     }
+    if not held:
+        return end
     run = [
         a
         for k, v in step_att.items()
-        if k[1] == inv and any(k[0] == n or k[0].startswith(n + "|") for n in held)
+        if k[1] == inv and (k[0] in held or k[0].partition("|")[0] in held or _under(k[0], held))
         for a in v
     ]
     if not run:
@@ -1227,19 +1234,20 @@ def gather(
     raised_out: set[tuple[str, int, int]] = set()
     raised_unsure: set[tuple[str, int, int]] = set()
     container: dict[tuple[str, int], int] = {}
+    keys_of: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
+    for k in set(step_att) | set(cp_at) | set(orphan_times) | containers:
+        keys_of.setdefault((k[0], k[1]), []).append(k)
+    below = _Below(step_att, cp_at, stamps)
+    stepped: set[str] = set()  # the loops with a step so far
     for inv in range(len(groups)):
         for ns in ns_order:
-            keys = [
-                k
-                for k in set(step_att) | set(cp_at) | set(orphan_times) | containers
-                if k[0] == ns and k[1] == inv
-            ]
+            keys = keys_of.get((ns, inv), [])
             if not keys:
                 continue
             lo, hi = min(k[2] for k in keys), max(k[2] for k in keys)
             # A loop's first invocation starts from its input checkpoint (step -1); a later
             # one resumes from a checkpoint it loads and puts nothing before its first step.
-            fresh = not any(st.ns == ns for st in steps)
+            fresh = ns not in stepped
             first = -1 if fresh else lo
             # A later fresh input starts every loop it runs afresh, the root's and each
             # subgraph's (a `checkpointer=True` one goes on numbering its steps): its input
@@ -1277,7 +1285,7 @@ def gather(
                         end = None  # a task of this step paused before logging: it never completed
                 elif known_end is not None:
                     start, end = (prev_end if prev_end is not None else known_end), known_end
-                    inner = _nested_starts(step_att, cp_at, stamps, ns, inv, start, end, ns_order)
+                    inner = below.starts(ns, inv, start, end)
                     if inner:  # a step that ran a subgraph starts when the subgraph does
                         start = max(start, min(inner) - TICK)
                 else:
@@ -1335,6 +1343,7 @@ def gather(
                             _first_activity(step_att, cp_at, stamps, inv, ns, first_att),
                         )
                 steps.append(Step(ns, inv, s, start, end, atts, cp))
+                stepped.add(ns)
                 raised = end is not None and _raised_out(
                     ns, inv, s, hi, atts, end, cp_at, stamps, step_att, recording
                 )
@@ -1468,39 +1477,39 @@ def gather(
     )
 
 
-def _nested_starts(
-    step_att: dict[tuple[str, int, int], list[Attempt]],
-    cp_at: dict[tuple[str, int, int], Checkpoint],
-    stamps: dict[str, float],
-    ns: str,
-    inv: int,
-    lo: float,
-    hi: float,
-    namespaces: list[str],
-) -> list[float]:
-    """When work of namespaces below `ns` began between `lo` and `hi` (attempts, checkpoints).
+class _Below:
+    """When work below each namespace began (its attempts' starts, its checkpoints' stamps),
+    per invocation, sorted: asked once per step, answered by bisection (30,000 steps, or a
+    subgraph run a thousand times, would walk every step again for each)."""
 
-    Asked once per step: a thread without namespaces below `ns` (most) answers at once
-    instead of walking every step again (30,000 steps took a minute)."""
-    below = (ns + "|") if ns else ""
-    if not any(n != ns and n.startswith(below) for n in namespaces):
-        return []
-    out = [
-        a.start_ts
-        for k, v in step_att.items()
-        if k[0] != ns and k[0].startswith(below) and k[1] == inv
-        for a in v
-        if lo <= a.start_ts <= hi
-    ]
-    out += [
-        stamps[c.checkpoint_id]
-        for k, c in cp_at.items()
-        if k[0] != ns
-        and k[0].startswith(below)
-        and k[1] == inv
-        and lo <= stamps[c.checkpoint_id] <= hi
-    ]
-    return out
+    def __init__(
+        self,
+        step_att: dict[tuple[str, int, int], list[Attempt]],
+        cp_at: dict[tuple[str, int, int], Checkpoint],
+        stamps: dict[str, float],
+    ) -> None:
+        times: dict[tuple[str, int], list[float]] = {}
+
+        def note(ns: str, inv: int, t: float) -> None:
+            parts = ns.split(namespaces.NS_SEP)
+            for depth in range(len(parts)):  # every loop above `ns`: "", the first level, ...
+                times.setdefault((namespaces.NS_SEP.join(parts[:depth]), inv), []).append(t)
+
+        for k, v in step_att.items():
+            if k[0]:
+                for a in v:
+                    note(k[0], k[1], a.start_ts)
+        for k, c in cp_at.items():
+            if k[0]:
+                note(k[0], k[1], stamps[c.checkpoint_id])
+        self.times = {key: sorted(v) for key, v in times.items()}
+
+    def starts(self, ns: str, inv: int, lo: float, hi: float) -> list[float]:
+        """When work of namespaces below `ns` began between `lo` and `hi`."""
+        found = self.times.get((ns, inv))
+        if not found:
+            return []
+        return found[bisect.bisect_left(found, lo) : bisect.bisect_right(found, hi)]
 
 
 def _place_nested(
@@ -1549,6 +1558,20 @@ def _place_nested(
     for (ns, inv), keys in groups.items():
         runs += [(ns, inv, run) for run in _split_runs(keys, step_att, cp_at)]
     runs.sort(key=lambda r: min(a.start_ts for k in r[2] for a in step_att[k]))
+    # each loop's step keys, of its attempts and of its checkpoints (asked once per run)
+    loop_keys: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
+    for k in step_att:
+        loop_keys.setdefault((k[0], k[1]), []).append(k)
+    cp_keys: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
+    for k in cp_at:
+        cp_keys.setdefault((k[0], k[1]), []).append(k)
+    latest: dict[tuple[str, int], float] | None = _latest_starts(step_att)
+    # each loop -> itself and the loops below it, per invocation
+    within: dict[tuple[str, int], set[str]] = {}
+    for n, i in loop_keys:
+        parts = n.split("|")
+        for depth in range(1, len(parts) + 1):
+            within.setdefault(("|".join(parts[:depth]), i), set()).add(n)
     previous: dict[tuple[str, int], int] = {}  # the holder of the last run of each subgraph
     # Of each node path (`base_space`), the holder of its last run and when that run ended:
     # a run that begins after it is the parent's next task (a loop's next round).
@@ -1566,22 +1589,21 @@ def _place_nested(
             began = min(
                 [first]
                 + [
-                    stamps.get(c.checkpoint_id, inf)
-                    for k, c in cp_at.items()
-                    if k[0] == ns and k[1] == inv and k[2] < lo
+                    stamps.get(cp_at[k].checkpoint_id, inf)
+                    for k in cp_keys.get((ns, inv), ())
+                    if k[2] < lo
                 ]
             )
         done = [
             k[2]
-            for k, v in step_att.items()
-            if k[0] == parent
-            and k[1] == inv
-            and all(a.outcome == "finished" and a.end_ts <= began for a in v)
+            for k in loop_keys.get((parent, inv), ())
+            if all(a.outcome == "finished" and a.end_ts <= began for a in step_att.get(k, ()))
+            and k in step_att
         ]
         done += [
             k[2]
-            for k, c in cp_at.items()
-            if k[0] == parent and k[1] == inv and stamps.get(c.checkpoint_id, float("inf")) <= began
+            for k in cp_keys.get((parent, inv), ())
+            if stamps.get(cp_at[k].checkpoint_id, float("inf")) <= began
         ]
         holder = max(done, default=-1) + 1
         # A subgraph's namespace is named after the parent task that ran it: when that node
@@ -1590,17 +1612,15 @@ def _place_nested(
         own = base_space(ns.rpartition("|")[2])
         callers = [
             k[2]
-            for k, v in step_att.items()
-            if k[0] == parent
-            and k[1] == inv
-            and any(a.node == own and a.start_ts <= began for a in v)
+            for k in loop_keys.get((parent, inv), ())
+            if any(a.node == own and a.start_ts <= began for a in step_att.get(k, ()))
         ]
         if callers:
             holder = max(callers)
         # A later invocation goes on from the parent's last saved step (a resume re-runs the
         # step after it; a fresh input adds its input checkpoint and `__start__` first, an
         # `@entrypoint`'s its input checkpoint only).
-        saved = [k[2] for k in cp_at if k[0] == parent and k[1] < inv]
+        saved = [k[2] for i in range(inv) for k in cp_keys.get((parent, i), ())]
         if saved:
             fresh_lead = 2 if functional and parent == "" else 3
             holder = max(holder, max(saved) + (fresh_lead if inv in fresh else 1))
@@ -1634,6 +1654,10 @@ def _place_nested(
                 for a in step_att.pop(k):
                     step_att.setdefault(moved, []).append(a)
                     step_of[id(a)] = moved
+            latest = None  # the last starts moved with the calls: read them again
+            if moved not in loop_keys.setdefault(moved[:2], []):
+                loop_keys[moved[:2]].append(moved)
+                within.setdefault(moved[:2], set()).add(moved[0])
             continue
         containers.add((parent, inv, holder))
         lo = min(k[2] for k in keys)
@@ -1651,19 +1675,24 @@ def _place_nested(
         until = min((a.start_ts for r in later for k in r for a in step_att[k]), default=inf)
         atts = [  # the run's tasks and those of the subgraphs inside it
             a
-            for k, v in step_att.items()
-            if k[1] == inv and (k[0] == ns or k[0].startswith(ns + "|"))
-            for a in v
+            for n in within.get((ns, inv), ())
+            for k in loop_keys.get((n, inv), ())
+            for a in step_att.get(k, ())
             if first - 1e-6 <= a.start_ts < until
         ]
         if all(a.outcome == "finished" and id(a) not in halted for a in atts) and (
             keys is not runs_of(runs, ns, inv)[-1]
-            or _went_on(step_att, ns, inv, max(a.end_ts for a in atts))
+            or _went_on(
+                step_att,
+                ns,
+                inv,
+                max(a.end_ts for a in atts),
+                latest := latest if latest is not None else _latest_starts(step_att),
+            )
         ):
             # The parent's task ends after the subgraph's loop has left (and waited for its
             # puts), each loop inside it leaving first: one tick per level, in that order.
-            levels = 1 + max(k[0].count("|") - ns.count("|") for k in step_att if k[0] == ns
-                             or k[0].startswith(ns + "|"))  # fmt: skip
+            levels = 1 + max(n.count("|") - ns.count("|") for n in within.get((ns, inv), (ns,)))
             ended = max(a.end_ts for a in atts) + TICK * levels
             run_ends[(parent, inv, holder)] = max(run_ends.get((parent, inv, holder), ended), ended)
         else:
@@ -1722,16 +1751,33 @@ def _stable_namespaces(attempts: list[Attempt], db_cps: list[Checkpoint]) -> set
 
 
 def _went_on(
-    step_att: dict[tuple[str, int, int], list[Attempt]], ns: str, inv: int, after: float
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    ns: str,
+    inv: int,
+    after: float,
+    latest: dict[tuple[str, int], float] | None = None,
 ) -> bool:
     """Did a task outside `ns` and its subgraphs start after `after` in this invocation (the
-    subgraph had returned and its parent went on)?"""
+    subgraph had returned and its parent went on)? `latest`: each loop's last start, per
+    invocation, when the caller asks many times."""
+    below = ns + "|"
+    if latest is None:
+        latest = _latest_starts(step_att)
     return any(
-        a.start_ts > after
-        for k, v in step_att.items()
-        if k[1] == inv and k[0] != ns and not k[0].startswith(ns + "|")
-        for a in v
+        i == inv and n != ns and not n.startswith(below) and t > after
+        for (n, i), t in latest.items()
     )
+
+
+def _latest_starts(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+) -> dict[tuple[str, int], float]:
+    out: dict[tuple[str, int], float] = {}
+    for k, v in step_att.items():
+        if v:
+            t = max(a.start_ts for a in v)
+            out[(k[0], k[1])] = max(out.get((k[0], k[1]), t), t)
+    return out
 
 
 def runs_of(

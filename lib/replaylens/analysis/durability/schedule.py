@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
-from replaylens.analysis.durability.evidence import INSTANCE, Evidence, Put, base_space, task_run
+from replaylens.analysis.durability.evidence import (
+    INSTANCE,
+    Evidence,
+    Put,
+    Step,
+    base_space,
+    task_run,
+)
 from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
 
 
@@ -105,11 +112,22 @@ def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
     return out
 
 
+def _steps_of(ev: Evidence) -> dict[tuple[str, int], list[Step]]:
+    """The steps of each loop in each invocation, indexed once per evidence."""
+    cached = ev.__dict__.get("_steps_of")
+    if cached is None:
+        cached = {}
+        for st in ev.steps:
+            cached.setdefault((st.ns, st.inv), []).append(st)
+        ev.__dict__["_steps_of"] = cached
+    return cached  # type: ignore[no-any-return]
+
+
 def _ends_nested(ev: Evidence, p: Put) -> bool:
     """Is `p` the last put of a subgraph invocation that returned (its parent step went on)?"""
     if not p.ns:
         return False
-    mine = [s for s in ev.steps if s.ns == p.ns and s.inv == p.inv]
+    mine = list(_steps_of(ev).get((p.ns, p.inv), ()))
     if p.ns in ev.stable:
         # A `checkpointer=True` subgraph run again keeps its namespace: each run (the parent
         # step that held it) ends with a put its executor waited for.
@@ -280,7 +298,7 @@ def schedule(
     `slack` moves the kill, `write_cost` sets what each write takes beyond `latency` (the
     race, `outcomes._race`, asks both)."""
     gaps = _gaps(ev)
-    side_by_side = any(INSTANCE in s.ns for s in ev.steps)
+    side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
     lane_of = {id(a): ev.step_of[id(a)][0] for a in ev.attempts if id(a) in ev.step_of}
     # 1. Remove the recorded mode's own waits: under sync each put delayed its loop's next
@@ -478,6 +496,27 @@ def _chained_before(ev: Evidence, p: Put, step: int) -> bool:
     )
 
 
+def _runs_overlap(ev: Evidence) -> bool:
+    """Did runs of one subgraph overlap in time (`Send` workers that each run it)? Runs one
+    after another carry instance marks too (`evidence.space_keys`), but wait one after the
+    other: the plain clock re-times them, in O(log n) a moment."""
+    spans: dict[tuple[str, int], dict[str, list[float]]] = {}
+    for st in ev.steps:
+        if INSTANCE not in st.ns:
+            continue
+        lo, hi = st.start, st.end if st.end is not None else float("inf")
+        span = spans.setdefault((base_space(st.ns), st.inv), {}).setdefault(st.ns, [lo, hi])
+        span[0], span[1] = min(span[0], lo), max(span[1], hi)
+    for runs in spans.values():
+        ordered = sorted(runs.values())
+        if any(
+            later[0] < earlier[1] - 1e-6
+            for earlier, later in zip(ordered, ordered[1:], strict=False)
+        ):
+            return True
+    return False
+
+
 def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
     """Did `a`'s task invoke a subgraph (named after its node) whose steps had not all ended?
     A node that logs, then calls ``subgraph.invoke()``, finishes only when the subgraph does."""
@@ -486,13 +525,20 @@ def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
     return any(
         base_space(st.ns) == child
         and st.inv == inv
-        and st.end is None
         and ev.holder_of.get((st.ns, st.inv, st.step), ev.container.get((st.ns, st.inv))) == step
         # the log itself says the open work is the subgraph's (a bare log's placement of an
         # unknown node under the last subgraph is a guess the checkpoint range already says)
         and any(b.logged_ns is not None for b in st.attempts)
-        for st in ev.steps
+        for st in _open_steps(ev)
     )
+
+
+def _open_steps(ev: Evidence) -> list[Step]:
+    """The steps that never ended (killed, paused, failed), listed once per evidence."""
+    cached = ev.__dict__.get("_open_steps")
+    if cached is None:
+        cached = ev.__dict__["_open_steps"] = [st for st in ev.steps if st.end is None]
+    return cached  # type: ignore[no-any-return]
 
 
 def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
