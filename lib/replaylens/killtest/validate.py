@@ -176,7 +176,7 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     reentered = {line_place(line).checkpoint_ns for line in again} - {""}
     # Each invocation of a kill-test run is a process of its own: a task an earlier process
     # finished belongs to an invocation that ended, which no resume runs again.
-    killed_pid = before[-1].pid if before else None
+    killed_pid = _killed_pid(entry, before)
     ended_before = {
         a.task_id
         for a in pre
@@ -216,6 +216,17 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     rerun |= _persistent_reruns(pre, again, rerun)
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
     return Measured(checkpoints, len(rerun), lines), rerun
+
+
+def _killed_pid(entry: dict[str, Any], before: list[EffectLine]) -> int | None:
+    """The process the kill took: the last task start the callbacks saw (they see nodes that
+    log nothing, such as one that only invokes graphs), else the effects log's last line."""
+    callbacks = Path(entry["effects_at_kill"]).with_name("at-kill.callbacks.effects.jsonl")
+    if callbacks.is_file():
+        seen = read_effects(callbacks).for_thread(entry["thread_id"])
+        if seen and seen[-1].pid is not None:
+            return seen[-1].pid
+    return before[-1].pid if before else None
 
 
 def _persistent_reruns(

@@ -432,9 +432,10 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         # each invocation that ended kept its input and its one step, and the killed one
         # only its input checkpoint (`pregel/_loop.py`, `_first`).
         ended = ev.invocations - 1
-        # (a later input's checkpoint is a put no loop waits for: it may still have been in
-        # flight, and the input lost with it)
-        lo = min(lo, 2 * ended + (1 if mode == "sync" and not ended else 0))
+        # (an input's checkpoint is a put no loop waits for, the first one's too: the
+        # entrypoint starts at once, so on a slow store it may still have been in flight,
+        # and the input lost with it)
+        lo = min(lo, 2 * ended)
     spans = {
         "checkpoints_kept": [lo, high],
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
@@ -454,6 +455,15 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
             min(spans["replayed_lines"][0], len(killed.lines) if least else 0),
             spans["replayed_lines"][1],
         ]
+        if lo == 0:
+            # the first input lost with its checkpoint: no checkpoint, so a restart from the
+            # input runs every call again
+            spans["reruns"][1] = max(
+                spans["reruns"][1], len({_task_key(a, ev) for a in ev.attempts})
+            )
+            spans["replayed_lines"][1] = max(
+                spans["replayed_lines"][1], sum(len(a.lines) for a in ev.attempts)
+            )
     note = (
         f"the log names no namespace and the database names none of {', '.join(nodes)}: "
         "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "

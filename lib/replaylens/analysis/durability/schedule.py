@@ -150,8 +150,19 @@ def _waited(mode: Mode | None, p: Put, nxt: float, ev: Evidence) -> bool:
 
 
 def _side_by_side(a: str, b: str) -> bool:
-    """Do loops `a` and `b` run side by side (neither runs inside the other)?"""
-    return a != b and not (not a or not b or a.startswith(b + "|") or b.startswith(a + "|"))
+    """Do loops `a` and `b` run side by side (neither runs inside the other)? Runs of one
+    node path do not: the graphs one task invokes (`p`, `p~1`) and the rounds of a loop
+    (`x#1`, `x#2`) follow one another (runs that overlapped take `_LaneClock` instead)."""
+    if a == b or not a or not b or a.startswith(b + "|") or b.startswith(a + "|"):
+        return False
+    return _node_path(a) != _node_path(b)
+
+
+def _node_path(lane: str) -> str:
+    """A lane without its instance marks and call counters: ``p~1#2|inner`` -> ``p|inner``."""
+    return "|".join(
+        seg.partition(INSTANCE)[0].partition(namespaces.CALL)[0] for seg in lane.split("|")
+    )
 
 
 class _Clock:
