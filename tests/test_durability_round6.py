@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, load, predict, real
+from whatif_kills import every_prediction_holds, figures, load, predict, real
 
 from replaylens.killtest.validate import measure_detail
 
@@ -69,3 +69,33 @@ def test_the_views_name_the_task_that_ran_both_graphs_once(tmp_path: Path) -> No
     plan = plan_for(sync, None, manifest_recording(sync, float(sync["kill_delay"]), "parent_node"))
     assert what_happens_again(plan).task_names == ["parent_node", "other_subgraph_node"]
     assert again_under(plan, "async").task_names == ["parent_node", "other_subgraph_node"]
+
+
+def test_graphs_one_task_invokes_wait_one_after_the_other(tmp_path: Path) -> None:
+    """multiple_subgraphs_checkpointer on a 1 s store, killed in finish: the two graphs
+    parent_node invokes put one after the other, so re-timed from the sync recording their
+    waits add up (they are not side by side): under async finish began late enough that
+    18 checkpoints had landed, and only finish runs again."""
+    runs = load("multiple_subgraphs_checkpointer-late-1s", tmp_path)
+    assert real(runs["async"]) == (18, 1, 1)
+    for form in FULL:
+        for given in (True, False):
+            assert figures(predict(runs["sync"], form, given)["async"]) == (18, 1, 1)
+
+
+def test_a_kill_in_a_node_that_logs_nothing_measures_the_right_process(tmp_path: Path) -> None:
+    """The same shape killed 0.6 s into the second input's parent_node, which logs nothing:
+    under sync on a 1 s store neither graph had started, so the resume ran the second input's
+    graphs for the first time; the first input's finished other_subgraph_node is not a repeat
+    (the callbacks' last task start names the killed process)."""
+    runs = load("multiple_subgraphs_checkpointer-early-1s", tmp_path)
+    assert real(runs["sync"])[1:] == (0, 0)
+
+
+def test_a_bare_log_of_entrypoint_calls_reaches_the_lost_first_input(tmp_path: Path) -> None:
+    """imp_tasks on a 1 s store: the entrypoint runs at once, so under sync the kill 0.4 s in
+    came before the input checkpoint landed (0 kept, every call again on a restart); a bare log
+    cannot tell calls from a graph's nodes, and its range reaches that."""
+    runs = load("imp_tasks-early-1s", tmp_path)
+    assert real(runs["sync"]) == (0, 3, 5)
+    every_prediction_holds(runs, same_progress=True)

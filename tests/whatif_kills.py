@@ -83,6 +83,13 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "subgraph_durability_inherited-late-0s": KillCampaign(
         "subgraph_durability_inherited", 1, ("sync", "async", "exit"), 0.0
     ),
+    "multiple_subgraphs_checkpointer-early-1s": KillCampaign(
+        "multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 1.0
+    ),
+    "multiple_subgraphs_checkpointer-late-1s": KillCampaign(
+        "multiple_subgraphs_checkpointer", 1, ("sync", "async", "exit"), 1.0
+    ),
+    "imp_tasks-early-1s": KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 1.0),
 }
 
 
