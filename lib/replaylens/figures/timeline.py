@@ -669,13 +669,15 @@ def timeline_figure(
             layer="below",
         )
         fig.add_annotation(
-            x=_when(start),
+            # at the window's end, reading leftwards: the window ends at the crash, at the
+            # right of the zoomed view, where a label reading rightwards was cut off
+            x=_when(max(end, start + MIN_BAR_SECONDS)),
             y=1.0,
             xref="x",
             yref="paper",
             text=f"replay window under {_e(mode)}",
             showarrow=False,
-            xanchor="left",
+            xanchor="right",
             yanchor="bottom",
             yshift=14,
             font={"color": "#9a6700", "size": 11},
