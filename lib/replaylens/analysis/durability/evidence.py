@@ -1565,7 +1565,7 @@ def _place_nested(
     cp_keys: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
     for k in cp_at:
         cp_keys.setdefault((k[0], k[1]), []).append(k)
-    latest: dict[tuple[str, int], float] | None = _latest_starts(step_att)
+    latest = _latest_starts(step_att)
     # each loop -> itself and the loops below it, per invocation
     within: dict[tuple[str, int], set[str]] = {}
     for n, i in loop_keys:
@@ -1654,7 +1654,8 @@ def _place_nested(
                 for a in step_att.pop(k):
                     step_att.setdefault(moved, []).append(a)
                     step_of[id(a)] = moved
-            latest = None  # the last starts moved with the calls: read them again
+                    # the calls' starts now count in the loop they were moved to
+                    latest[moved[:2]] = max(latest.get(moved[:2], a.start_ts), a.start_ts)
             if moved not in loop_keys.setdefault(moved[:2], []):
                 loop_keys[moved[:2]].append(moved)
                 within.setdefault(moved[:2], set()).add(moved[0])
@@ -1687,7 +1688,7 @@ def _place_nested(
                 ns,
                 inv,
                 max(a.end_ts for a in atts),
-                latest := latest if latest is not None else _latest_starts(step_att),
+                latest,
             )
         ):
             # The parent's task ends after the subgraph's loop has left (and waited for its
