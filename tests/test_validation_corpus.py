@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, form_log
+from replaylens.killtest import UPDATE_STATE
 from replaylens.killtest.campaign import load_graph_nodes
 from replaylens.killtest.corpus import CorpusPoint, CorpusResult, failures, report, run_corpus
 from replaylens.killtest.harness import scoped_environ
@@ -54,7 +55,11 @@ def _run_in_process(tmp_path: Path, name: str) -> list[list[dict]]:
         except RuntimeError:
             assert shape.then, name  # only the recovery shape raises on its first input
         for nxt in shape.then:
-            graph.invoke(nxt, config)
+            edit = nxt.get(UPDATE_STATE) if isinstance(nxt, dict) else None
+            if edit is not None:  # the kill-test child edits the state instead of invoking
+                graph.update_state(config, edit["values"], as_node=edit["as_node"])
+            else:
+                graph.invoke(nxt, config)
         if shape.has_resume_value:
             graph.invoke(Command(resume=shape.resume_value), config)
     return [[json.loads(x) for x in form_log(log, f).read_text().splitlines()] for f in LOG_FORMS]

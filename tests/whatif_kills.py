@@ -90,6 +90,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         "multiple_subgraphs_checkpointer", 1, ("sync", "async", "exit"), 1.0
     ),
     "imp_tasks-early-1s": KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 1.0),
+    "breakpoint_update_state-early-0s": KillCampaign(
+        "breakpoint_update_state", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "stateless_subgraph_interrupts-early-0s": KillCampaign(
+        "stateless_subgraph_interrupts", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -219,13 +219,54 @@ def _align_step(a: Attempt, idx: _Index) -> bool:
     return True
 
 
+def _returned_before(ns_name: str, ts: float, idx: _Index) -> bool:
+    """Had the subgraph run `ns_name` returned before `ts`? Its namespace ends with the task
+    that ran it (``node:task_id``); a later checkpoint of that task's loop, saved before
+    `ts`, shows the task's step complete, so nothing after `ts` ran in that run. (A
+    ``checkpointer=True`` namespace names no task: it holds every run, and is never ruled out.)"""
+    holder = _parent_task_id(ns_name)
+    owners = idx.by_task_id.get(holder or "")
+    if not owners:
+        return False
+    loop, cp, _task = owners[0]
+    if loop != ns_name.rpartition(namespaces.NS_SEP)[0] or cp.step is None:
+        return False
+    return any(
+        c.step is not None and c.step > cp.step and (idx.epochs.get(c.checkpoint_id) or 0) <= ts
+        for c in idx.lineages.get(loop, ())
+    )
+
+
+def _first_saved_after(a: Attempt, idx: _Index, candidates: list[str]) -> bool:
+    """A subgraph run whose first saved checkpoint came after the attempt started (exit mode
+    saves a nested loop only on its way out, stamped then): the run whose first checkpoint
+    is the nearest after the attempt, if that checkpoint has the attempt's node due."""
+    firsts = sorted(
+        ((idx.epochs.get(idx.lineages[n][0].checkpoint_id) or 0), n)
+        for n in candidates
+        if idx.lineages[n] and idx.lineages[n][0].source != "input"
+    )
+    for _t, ns_name in firsts[:1]:
+        first = idx.lineages[ns_name][0]
+        task = pick_task(a, first, _tasks_of(first, a.node, idx), idx)
+        if task is not None:
+            a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
+            return True
+    return False
+
+
 def _align_time(a: Attempt, idx: _Index) -> bool:
     """Hand-written logs: the latest checkpoint before the attempt started, per namespace."""
     order = sorted(idx.lineages, key=lambda n: (n != "", n))
+    unsaved_yet: list[str] = []  # subgraph runs with no checkpoint saved before the attempt
     for ns_name in order:
         chain = idx.lineages[ns_name]
+        if ns_name and _returned_before(ns_name, a.start_ts, idx):
+            continue  # that run had returned: the attempt belongs to a later one
         # A task's first line always follows the creation of the checkpoint it started from.
         before = [c for c in chain if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
+        if not before and ns_name:
+            unsaved_yet.append(ns_name)
         if not before:
             if chain and ns_name == "":
                 # The first saved checkpoint is not the run's start (exit mode saves one
@@ -277,7 +318,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             # It ran after the newest checkpoint landed, in a step that never got one.
             a.namespace, a.alignment = ns_name, "after-latest"
             return True
-    return False
+    return a.node in idx.subgraph_nodes and _first_saved_after(a, idx, unsaved_yet)
 
 
 def _tasks_of(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:

@@ -45,6 +45,7 @@ from typing_extensions import TypedDict
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP, agent_tool_loop, chain
+from replaylens.killtest import state_update
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -1562,6 +1563,188 @@ def subgraph_durability_inherited(checkpointer: Any) -> Any:
     return b.compile(checkpointer=checkpointer)
 
 
+# --------------------------------------------------------------------------- 42 the prebuilt ReAct agent
+_REACT_SCRIPT: tuple[tuple[tuple[str, dict[str, Any]], ...], ...] = (
+    (("lookup_order", {"order": "A-17"}), ("charge_card", {"amount": 30})),
+    (("send_receipt", {"to": "ann@example.com"}),),
+    (),
+)
+"""The tool calls of each model turn: two side by side, then one, then the final answer."""
+
+_TOOL_UNITS = {"lookup_order": 0.5, "charge_card": 1.5, "send_receipt": 1.0}
+
+
+def _scripted_chat_model() -> Any:
+    """A chat model that plays `_REACT_SCRIPT` (turn = AI messages so far), like the
+    FakeToolCallingModel of libs/prebuilt/tests/model.py, holding an `llm_call` effect open."""
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    class ScriptedChatModel(BaseChatModel):
+        def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:  # fmt: skip
+            turn = sum(1 for m in messages if isinstance(m, AIMessage))
+            calls = _REACT_SCRIPT[min(turn, len(_REACT_SCRIPT) - 1)]
+            with effect("llm_call", turn=turn):
+                _sleep(0.5)
+            tool_calls = [{"name": name, "args": args, "id": f"call_{turn}_{i}", "type": "tool_call"}
+                          for i, (name, args) in enumerate(calls)]  # fmt: skip
+            message = AIMessage(content=f"turn {turn}", id=f"ai-{turn}", tool_calls=tool_calls)
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    return ScriptedChatModel()
+
+
+def _effect_tool(name: str) -> Any:
+    from langchain_core.tools import tool
+
+    def run(**kwargs: Any) -> str:
+        with effect(name, **kwargs):
+            _sleep(_TOOL_UNITS[name])
+        return f"{name} done"
+
+    run.__name__ = name
+    run.__doc__ = f"The {name.replace('_', ' ')} tool."
+    return tool(name, args_schema={"type": "object", "properties": {}})(run)
+
+
+def react_agent(checkpointer: Any) -> Any:
+    """`create_react_agent` (langgraph.prebuilt, version v2) with three tools and a scripted model.
+
+    Mirrors libs/prebuilt/tests/test_react_agent.py::test_react_agent_parallel_tool_calls
+    (with its FakeToolCallingModel, libs/prebuilt/tests/model.py): the model node `agent`
+    calls two tools at once (each a `Send` to the `tools` node in v2, of unequal
+    length), then one, then answers; every model call and tool call is an effect.
+    """
+    import warnings
+
+    from langgraph.prebuilt import create_react_agent
+
+    tools = [_effect_tool(name) for name in _TOOL_UNITS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
+        return create_react_agent(_scripted_chat_model(), tools, checkpointer=checkpointer,
+                                  version="v2")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- 43 max_concurrency
+class BatchState(TypedDict, total=False):
+    items: list[int]
+    done: Annotated[list[int], operator.add]
+    visited: Annotated[list[str], operator.add]
+
+
+_BATCH_UNITS = (1.0, 0.4, 0.8, 0.3, 0.6, 0.5)
+
+
+def _batch_worker(arg: dict[str, Any]) -> dict[str, Any]:
+    with effect("process", item=arg["item"]):
+        _sleep(_BATCH_UNITS[arg["item"]])
+    return {"done": [arg["item"]]}
+
+
+def max_concurrency_send(checkpointer: Any) -> Any:
+    """START -Send-> worker x6 (unequal), at most two at a time (``max_concurrency=2``) -> collect.
+
+    Mirrors test_pregel_async.py::test_max_concurrency: a fan-out wider than the executor
+    lets run at once, so the step's workers start in waves, each when a slot frees.
+    """
+    b = StateGraph(BatchState)
+    b.add_node("worker", _batch_worker)
+    b.add_node("collect", _node("collect", 1.0))
+    _send_each(b, "items", "worker", "item")
+    b.add_edge("worker", "collect")
+    b.add_edge("collect", END)
+    return b.compile(checkpointer=checkpointer).with_config(max_concurrency=2)
+
+
+# --------------------------------------------------------------------------- 44 a subgraph that pauses, twice
+class EchoState(TypedDict, total=False):
+    text: str
+
+
+class CallerState(TypedDict, total=False):
+    result: str
+    visited: Annotated[list[str], operator.add]
+
+
+def _prepare_then_ask(state: EchoState) -> dict[str, Any]:
+    with effect("prepare"):
+        _sleep(0.5)
+    interrupt("continue?")
+    with effect("process"):
+        _sleep(1.0)
+    return {"text": "processed"}
+
+
+def stateless_subgraph_interrupts() -> StateGraph:
+    """call_inner (invokes process, which pauses, -> respond) -> deliver; the thread runs twice.
+
+    Mirrors test_subgraph_persistence.py::test_stateless_state_resets_with_interrupt: a
+    subgraph compiled without a checkpointer of its own, invoked inside a node, pauses in
+    each of two parent invocations and is answered each time (input, answer, input,
+    answer); the kill lands in the second answer. (Its neighbour with
+    ``checkpointer=False`` cannot run under sync in LangGraph 1.2.24: the subgraph inherits
+    the parent's durability and waits for a checkpoint save it never started.)
+    """
+    inner = chain(
+        EchoState,
+        ("process", _prepare_then_ask),
+        ("respond", _node("respond", 1.0, "text", "done")),
+    ).compile()
+
+    def call_inner(state: CallerState) -> dict[str, Any]:
+        out = inner.invoke({"text": state.get("result") or "hello"})
+        return {"result": out["text"], "visited": ["call_inner"]}
+
+    return chain(CallerState, ("call_inner", call_inner), ("deliver", _node("deliver", 1.0)))
+
+
+# --------------------------------------------------------------------------- 45 update_state at a breakpoint
+class DocsState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    docs: Annotated[list[str], operator.add]
+
+
+def _answer_and_notify(state: DocsState) -> dict[str, Any]:
+    with effect("answer"):
+        _sleep(1.0)
+    with effect("notify"):
+        _sleep(1.0)
+    return {"visited": ["qa"]}
+
+
+def breakpoint_update_state(checkpointer: Any) -> Any:
+    """The join of shape 1 with ``interrupt_before=["qa"]``; ``update_state``, then ``invoke(None)``.
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge (its second half):
+    the thread pauses before `qa`, a human adds a document with ``update_state`` (a
+    checkpoint of its own, whatever the durability), and ``invoke(None)`` goes on to `qa`
+    (two effects) and `publish`. The kill lands in that third invocation.
+    """
+    b = StateGraph(DocsState)
+    for name, frac in (("rewrite_query", 0.5), ("analyzer_one", 0.5), ("retriever_one", 1.0),
+                       ("retriever_two", 1.5), ("publish", 1.0)):  # fmt: skip
+        b.add_node(name, _node(name, frac))
+    b.add_node("qa", _answer_and_notify)
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_edge("rewrite_query", "retriever_two")
+    b.add_edge(["retriever_one", "retriever_two"], "qa")
+    b.add_edge("qa", "publish")
+    b.add_edge("publish", END)
+    return b.compile(checkpointer=checkpointer, interrupt_before=["qa"])
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1694,8 +1877,21 @@ CORPUS: tuple[Shape, ...] = (
           then=({"parent_counter": 0},), kill_from=1),
     Shape("subgraph_durability_inherited", "test_pregel.py::test_subgraph_durability_inherited",
           {"my_key": ""}, (("inner_2", 1, 0.5), ("inner_2", 2, 0.5))),
+    # Held out, seventh round: added after the rules the sixth round led to.
+    Shape("react_agent", "test_react_agent.py::test_react_agent_parallel_tool_calls",
+          {"messages": [{"role": "user", "content": "refund order A-17"}]},
+          (("tools", 1, 0.75), ("agent", 3, 0.25))),
+    Shape("max_concurrency_send", "test_pregel_async.py::test_max_concurrency",
+          {"items": [0, 1, 2, 3, 4, 5]}, (("worker", 4, 0.15), ("collect", 1, 0.5))),
+    Shape("stateless_subgraph_interrupts",
+          "test_subgraph_persistence.py::test_stateless_state_resets_with_interrupt",
+          {"result": ""}, (("process", 1, 1.0), ("deliver", 1, 0.5)), resume_value=True,
+          has_resume_value=True, then=({"result": ""},), kill_from=3),
+    Shape("breakpoint_update_state", "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge",
+          {"visited": []}, (("qa", 1, 1.5), ("publish", 1, 0.5)),
+          then=(state_update({"docs": ["doc5"]}, as_node="retriever_one"), None), kill_from=2),
 )  # fmt: skip
-"""Forty-one shapes (the last twenty-five held out, in six rounds); every kill point is a node start the child announces, plus a delay that
+"""Forty-five shapes (the last twenty-nine held out, in seven rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -7,10 +7,15 @@ from typing import Any
 from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no campaign machinery
 
 # How a user's graph object (StateGraph, compiled graph or factory) gets a checkpointer:
-# one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker).
-from replaylens.killtest._child import build_graph  # noqa: E402,F401 - light: stdlib only
+# one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker); and a
+# further invocation that edits the state (`update_state`) instead of running the graph.
+from replaylens.killtest._child import (  # noqa: E402,F401 - light: stdlib only
+    UPDATE_STATE,
+    build_graph,
+    state_update,
+)
 
-__all__ = ["MODES", "build_graph", "register_killtest"]
+__all__ = ["MODES", "UPDATE_STATE", "build_graph", "register_killtest", "state_update"]
 
 
 def register_killtest(sub: Any) -> None:

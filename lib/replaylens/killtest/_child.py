@@ -62,6 +62,18 @@ WRITES = "WRITES"
 FAULT = "FAULT"
 RESULT = "RESULT"
 DSN_ENV = "REPLAYLENS_KILLTEST_DSN"
+UPDATE_STATE = "__replaylens_update_state__"
+"""An input ``{UPDATE_STATE: {"values": ..., "as_node": ...}}`` is not sent to the graph: the
+child calls ``graph.update_state`` on the thread's latest checkpoint instead (a human editing
+the state at a breakpoint, test_pregel.py's ``update_state`` then ``invoke(None)``)."""
+
+
+def state_update(values: Any, as_node: str | None = None) -> dict[str, Any]:
+    """The invocation input that makes a kill-test child edit the thread's state
+    (``graph.update_state(config, values, as_node=as_node)``) instead of invoking the graph."""
+    return {UPDATE_STATE: {"values": values, "as_node": as_node}}
+
+
 """The Postgres DSN reaches the child through the environment: argv is world-readable."""
 
 FaultPoint = Literal["after-writes", "before-first-checkpoint", "put-in-flight"]
@@ -430,6 +442,10 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             )
         else:
             payload = spec.get("input")
+            if isinstance(payload, dict) and isinstance(payload.get(UPDATE_STATE), dict):
+                update = payload[UPDATE_STATE]
+                graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
+                return {"ok": True, "error": None, "interrupted": False, "output_keys": []}
         output = graph.invoke(payload, config, durability=spec.get("durability", "async"))
         if isinstance(output, dict):
             interrupted = "__interrupt__" in output

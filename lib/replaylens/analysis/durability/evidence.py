@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import inf
 from typing import Literal
@@ -36,6 +36,17 @@ class Put:
     submit: float  # recorded clock
     checkpoint: Checkpoint | None
     input: bool = False  # an input checkpoint: no loop waits for it (its next step runs at once)
+
+    @property
+    def edit(self) -> bool:
+        """Saved by ``update_state`` between invocations (source ``update``, or ``fork`` from an
+        older checkpoint): `BaseCheckpointSaver.put` is called there and then, whatever the
+        durability, and no loop waits for it."""
+        return self.checkpoint is not None and self.checkpoint.source in EDIT_SOURCES
+
+
+EDIT_SOURCES = frozenset({"update", "fork"})
+"""The checkpoint sources ``update_state`` writes (``pregel/main.py``)."""
 
 
 @dataclass
@@ -746,7 +757,10 @@ def _entrypoint_first(group: list[Attempt]) -> bool:
 
 
 def _kinds(
-    groups: list[list[Attempt]], retried: set[int], halted: set[int] = frozenset()
+    groups: list[list[Attempt]],
+    retried: set[int],
+    halted: set[int] = frozenset(),
+    edits: Sequence[float] = (),
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
@@ -756,7 +770,8 @@ def _kinds(
     * a first task that is the same task the previous invocation left unfinished (paused,
       failed or in flight) is a resume;
     * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
-      fresh input starts two steps later (its input checkpoint, then `__start__`);
+      fresh input starts two steps later (its input checkpoint, then `__start__`); each
+      ``update_state`` between the two (`edits`: their checkpoints' times) adds a step;
     * else a first node other than the previous invocation's first node is taken for a
       resume (a node that paused at `interrupt()` before logging anything, then answered),
       the same one for a fresh input (the graph starting over)."""
@@ -790,7 +805,9 @@ def _kinds(
         done = [a.step for a in prev if a.step is not None and not a.logged_ns]
         steps_cur = [a.step for a in first if a.step is not None and not a.logged_ns]
         if done and steps_cur:
-            kinds.append("resume" if min(steps_cur) <= max(done) + 1 else "input")
+            ended = max(a.end_ts for a in prev)
+            between = sum(1 for t in edits if ended - RACE <= t <= earliest.start_ts)
+            kinds.append("resume" if min(steps_cur) <= max(done) + 1 + between else "input")
             continue
         prev_first = min(prev, key=lambda a: a.start_ts).node if prev else None
         kinds.append("input" if any(f.node == prev_first for f in first) else "resume")
@@ -1152,7 +1169,19 @@ def gather(
         used.append(f"database: {len(db_cps)} checkpoints with their ts")
     if not groups:
         groups = [[]]
-    kinds = _kinds(groups, retried, halted)
+    edits = [
+        t
+        for c in db_cps
+        if not c.checkpoint_ns and c.source in EDIT_SOURCES
+        for t in [taken_at(c)]
+        if t is not None
+    ]
+    if edits:
+        used.append(
+            f"{len(edits)} checkpoint(s) saved by update_state between invocations: saved in "
+            "every durability mode, the run after one goes on from it"
+        )
+    kinds = _kinds(groups, retried, halted, edits)
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due)
     if len(groups) > 1:

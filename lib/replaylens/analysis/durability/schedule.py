@@ -60,6 +60,8 @@ def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
     every = sorted(s.start for s in ev.steps)
     out: list[tuple[float, float, Put]] = []
     for p in ev.puts:
+        if p.edit:
+            continue  # update_state saved it between runs: no loop waited for it
         nxt = starts.get((p.ns, p.inv, p.step + 1))
         if nxt is None and _ends_nested(ev, p):
             # A subgraph's last put: its executor's exit waits for it before the parent's step
@@ -451,6 +453,7 @@ def schedule(
             written.add(id(a))
     if mode == "sync" and crash is not None:
         landed |= _waited_for_before_kill(ev)
+    landed |= {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}  # update_state: every mode
     kill_start = (
         target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), ""))
         if ev.kill_attempt is not None
@@ -571,7 +574,7 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
     for inv in range(ev.invocations):
         if (inv == last_inv and ev.ending == "killed") or inv in ev.killed_earlier:
             continue
-        done = [p for p in ev.puts if p.ns == "" and p.inv == inv]
+        done = [p for p in ev.puts if p.ns == "" and p.inv == inv and not p.edit]
         if done:
             saves.add(("", inv, max(p.step for p in done)))
         saves |= _paused_subgraph_saves(ev, built, inv)

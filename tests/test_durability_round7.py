@@ -1,0 +1,53 @@
+"""The what-if on the seventh held-out round: a human's ``update_state`` between invocations,
+and a subgraph invoked inside a node that pauses in two parent invocations, read from a
+bare log.
+
+Each test judges the model against real SIGKILLs and real resumes recorded in
+`tests/whatif_kills/` (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them
+again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, load, predict, real
+
+from replaylens.examples.langgraph_tests import form_log
+from replaylens.killtest.validate import manifest_recording, plan_for
+
+FULL = ("recorder", "langgraph")
+
+
+def test_a_state_edit_is_kept_in_every_mode(tmp_path: Path) -> None:
+    """breakpoint_update_state, killed in qa after the pause before it and a human's
+    ``update_state``: the edit is a checkpoint of its own in every mode, the breakpoint's
+    pause one too under exit (2 kept there, qa re-run with its 3 lines); under sync the
+    thread keeps 6 (input, four loop steps, the edit), not a seventh for a fresh input
+    (the run after the edit goes on from it, its steps one further on)."""
+    runs = load("breakpoint_update_state-early-0s", tmp_path)
+    assert real(runs["sync"]) == (6, 1, 3) and real(runs["exit"]) == (2, 1, 3)
+    every_prediction_holds(runs)
+    exit_ = predict(runs["sync"])["exit"]
+    assert [r["node"] for r in exit_.reruns] == ["qa"] and exit_.checkpoints_kept == 2
+
+
+def _verdicts(entry: dict, form: str) -> list[tuple[str, str]]:
+    node = str(entry["kill_at"]).rpartition(":")[0]
+    rec = manifest_recording(entry, float(entry["kill_delay"]), node)
+    plan = plan_for(entry, str(form_log(entry["effects_at_kill"], form)), rec)
+    return [
+        (f"{line.line} {a.node} {line.phase}", a.verdict) for a in plan.attempts for line in a.lines
+    ]
+
+
+def test_bare_lines_of_a_returned_subgraph_run_are_not_put_in_it(tmp_path: Path) -> None:
+    """stateless_subgraph_interrupts under exit, read from the bare log (no namespace, no
+    task id): the lines of the second parent invocation's subgraph run do not belong to the
+    first run, which had returned before they began (its parent task's step has a later
+    checkpoint), and the first pause's lines belong to the first run, whose only checkpoint
+    exit saved when it paused. Every line's verdict is the one the recorder's log gets."""
+    runs = load("stateless_subgraph_interrupts-early-0s", tmp_path)
+    for entry in runs.values():
+        assert _verdicts(entry, "bare") == _verdicts(entry, "recorder"), entry["mode"]
+    every_prediction_holds(runs, FULL)
