@@ -47,8 +47,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Everything but the browser on two workers (a file's tests stay on one worker, with its
+# fixtures), then the browser tests one at a time: each drives its own server and Chromium.
 test: $(STAMP) system-deps lint
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not browser" --durations=15
+	$(BIN)/python -m pytest -q -m browser --durations=10
 
 # The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
 test-fast: $(STAMP)
