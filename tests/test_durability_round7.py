@@ -1,6 +1,6 @@
 """The what-if on the seventh held-out round: a human's ``update_state`` between invocations,
-and a subgraph invoked inside a node that pauses in two parent invocations, read from a
-bare log.
+a subgraph invoked inside a node that pauses in two parent invocations, read from a bare
+log, and a fan-out wider than its executor.
 
 Each test judges the model against real SIGKILLs and real resumes recorded in
 `tests/whatif_kills/` (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them
@@ -51,3 +51,16 @@ def test_bare_lines_of_a_returned_subgraph_run_are_not_put_in_it(tmp_path: Path)
     for entry in runs.values():
         assert _verdicts(entry, "bare") == _verdicts(entry, "recorder"), entry["mode"]
     every_prediction_holds(runs, FULL)
+
+
+def test_writes_wait_behind_queued_tasks(tmp_path: Path) -> None:
+    """max_concurrency_send (six workers, two at a time), killed as the fourth began: the two
+    that had finished handed their writes to the same two-worker executor, behind the
+    workers still queued, so under sync and async none had landed and the resume re-runs
+    all four logged workers. From the exit recording, where the database holds nothing of
+    the step, the model reads the queue off the log: each worker that ended was followed at
+    once by another's start."""
+    runs = load("max_concurrency_send-early-0s", tmp_path)
+    assert real(runs["sync"]) == (2, 4, 6) and real(runs["async"]) == (2, 4, 6)
+    every_prediction_holds(runs, FULL)
+    assert len(predict(runs["exit"])["sync"].reruns) == 4

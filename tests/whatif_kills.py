@@ -96,6 +96,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "stateless_subgraph_interrupts-early-0s": KillCampaign(
         "stateless_subgraph_interrupts", 0, ("sync", "async", "exit"), 0.0
     ),
+    "max_concurrency_send-early-0s": KillCampaign(
+        "max_concurrency_send", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

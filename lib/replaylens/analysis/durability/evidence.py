@@ -93,6 +93,9 @@ class Evidence:
     """id(attempt) -> its place among the attempts of its node in its step and invocation:
     without a task id, which task it was (parallel `Send` workers are several tasks; the
     same place in a later invocation, or a RetryPolicy retry, is the same task)."""
+    functional: bool = False
+    """An ``@entrypoint`` thread, as its database names it: its ``@task`` calls start one
+    after another by design."""
 
 
 def taken_at(c: Checkpoint) -> float | None:
@@ -1499,6 +1502,7 @@ def gather(
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         ordinal=_ordinals(attempts, step_of, retry_of),
+        functional=_entrypoint_node(thread) is not None,
         raised_out=raised_out,
         raised_unsure=raised_unsure,
         holder_of=holder_of,

@@ -15,7 +15,7 @@ from replaylens.analysis.durability.evidence import (
     base_space,
     task_run,
 )
-from replaylens.analysis.durability.rules import TICK, WRITE_COST, Mode, Recording
+from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Mode, Recording
 
 
 @dataclass
@@ -439,6 +439,7 @@ def schedule(
         ):  # a failure RetryPolicy retried in the step does not stop the task
             continue
         end = max(b.end_ts for b in run)
+        put = _queued_writes(ev).get(id(a), end)  # None: still queued behind tasks at the end
         inv = ev.step_of[id(a)][1]
         if _runs_a_subgraph_still(ev, a):
             continue  # its lines ended, but the subgraph it invoked was still running
@@ -448,7 +449,8 @@ def schedule(
         elif ended or (
             mode != "exit"
             and crash is not None
-            and target(end, lane_of.get(id(a), "")) <= crash + 1e-9
+            and put is not None
+            and target(put, lane_of.get(id(a), "")) <= crash + 1e-9
         ):
             written.add(id(a))
     if mode == "sync" and crash is not None:
@@ -460,6 +462,55 @@ def schedule(
         else None
     )
     return Schedule(landed, written, crash, landing, kill_start, queued)
+
+
+def _queued_writes(ev: Evidence) -> dict[int, float | None]:
+    """id(attempt) -> when its task's writes were put, for the tasks of a step that ran in
+    waves (more tasks than the executor has workers: ``max_concurrency``, or a fan-out wider
+    than the default thread pool); None where they were still waiting at the last line.
+
+    The loop hands a finished task's writes to the same executor as its tasks
+    (``PregelLoop.put_writes`` -> ``self.submit``, ``pregel/_loop.py``), behind the tasks
+    still queued: a worker that finishes a task takes the next queued task first. The log
+    shows that as a task of the step starting the moment another ended, after the step's
+    first start (a put under async holds a worker too). Writes are put at the first end no queued task followed: a worker was free."""
+    cached = ev.__dict__.get("_queued_writes")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    out: dict[int, float | None] = {}
+    # An entrypoint's `@task` calls are made one after another (each when the one before
+    # returned): no queue.
+    for st in () if ev.functional else ev.steps:
+        tasks: dict[tuple[str, object], list[Attempt]] = {}
+        for a in st.attempts:
+            key = (a.node, a.task_id if a.task_id is not None else ev.ordinal.get(id(a)))
+            tasks.setdefault(key, []).append(a)
+        if len(tasks) < 2 or any(a.logged_ns and namespaces.NS_END in a.logged_ns
+                                 for a in st.attempts):  # fmt: skip
+            continue  # calls, logged under their caller's task: made one after another
+        starts = [min(b.start_ts for b in run) for run in tasks.values()]
+        later = [t for t in starts if t > min(starts) + RACE]
+        if not later:
+            continue  # every task started at once: no queue
+        ended = [
+            max(b.end_ts for b in run)
+            for run in tasks.values()
+            if all(b.outcome != "in flight" for b in run)
+        ]
+        ends = sorted(ended)
+        for run in tasks.values():
+            if any(b.outcome == "in flight" for b in run):
+                continue
+            mine = max(b.end_ts for b in run)
+            free = next(
+                (e for e in ends if e >= mine - 1e-9
+                 and not any(e - 1e-3 <= t <= e + RACE for t in later)),
+                None,
+            )  # fmt: skip
+            for b in run:
+                out[id(b)] = free
+    ev.__dict__["_queued_writes"] = out
+    return out
 
 
 def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
