@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, load, predict, real
+from whatif_kills import every_prediction_holds, holds, load, predict, real
 
 from replaylens.examples.langgraph_tests import form_log
 from replaylens.killtest.validate import manifest_recording, plan_for
@@ -51,6 +51,21 @@ def test_bare_lines_of_a_returned_subgraph_run_are_not_put_in_it(tmp_path: Path)
     for entry in runs.values():
         assert _verdicts(entry, "bare") == _verdicts(entry, "recorder"), entry["mode"]
     every_prediction_holds(runs, FULL)
+
+
+def test_a_bare_task_s_next_effect_stays_in_its_subgraph_run(tmp_path: Path) -> None:
+    """The same recordings under sync and async, bare: the answered task logs `prepare` again,
+    then `process`, then `respond` runs; those lines are the one run the checkpoints put
+    them in (the only run going so far), not a second run of the subgraph beside it, so
+    every mode's prediction holds what the real runs measured (exit keeps 5: the root's
+    three saves and each run's pause, not a sixth for a run that never was)."""
+    runs = load("stateless_subgraph_interrupts-early-0s", tmp_path)
+    assert real(runs["exit"]) == (5, 1, 5)
+    for src in (runs["sync"], runs["async"]):
+        for given in (True, False):
+            outcomes = predict(src, "bare", given)
+            for target, r in runs.items():
+                assert holds(outcomes[target], real(r)), (src["mode"], given, target)
 
 
 def test_writes_wait_behind_queued_tasks(tmp_path: Path) -> None:

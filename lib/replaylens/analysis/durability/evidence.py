@@ -866,7 +866,8 @@ class _SideBySide:
     def begin(self) -> None:
         self.last = {}
 
-    def place(self, path: str, a: Attempt) -> str:
+    def place(self, path: str, a: Attempt, aligned: str | None = None) -> str:
+        """`aligned`: the run the attempt's checkpoint alignment found (by time)."""
         runs = self.runs.get(path)
         if not runs:
             return path
@@ -874,6 +875,11 @@ class _SideBySide:
         runs = [r for r in runs if self.done_at.get(r, float("inf")) > a.start_ts] or runs
         free = [r for r in runs if r not in self.last or self.last[r].end_ts <= a.start_ts + 1e-6]
         fresh = [r for r in free if r not in self.last]
+        if aligned in free and [r for r in runs if r in self.last] == [aligned]:
+            # the only run going so far is free and the checkpoints put the task there: its
+            # next task (runs one after another, a subgraph invoked again later), not a new run
+            fresh = []
+            free = [aligned]
         pick = (
             fresh[0]
             if fresh
@@ -952,7 +958,7 @@ def _assign_steps(
             if a.logged_ns is None and base_space(ns) in side.paths:
                 # matched by time alone to one of the side-by-side runs: the order of each
                 # run's tasks tells better which (`_SideBySide`)
-                ns = side.place(base_space(ns), a)
+                ns = side.place(base_space(ns), a, ns if INSTANCE in ns else None)
             elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
                 ns = last_sub  # a node no root checkpoint names, right after a subgraph's node
             last_sub = ns if ns else ""
