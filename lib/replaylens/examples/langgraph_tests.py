@@ -1574,8 +1574,10 @@ _REACT_SCRIPT: tuple[tuple[tuple[str, dict[str, Any]], ...], ...] = (
 _TOOL_UNITS = {"lookup_order": 0.5, "charge_card": 1.5, "send_receipt": 1.0}
 
 
-def _scripted_chat_model() -> Any:
-    """A chat model that plays `_REACT_SCRIPT` (turn = AI messages so far), like the
+def _scripted_chat_model(
+    script: tuple[tuple[tuple[str, dict[str, Any]], ...], ...] = _REACT_SCRIPT,
+) -> Any:
+    """A chat model that plays `script` (turn = AI messages so far), like the
     FakeToolCallingModel of libs/prebuilt/tests/model.py, holding an `llm_call` effect open."""
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
@@ -1585,7 +1587,7 @@ def _scripted_chat_model() -> Any:
         def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None,
                       **kwargs: Any) -> ChatResult:  # fmt: skip
             turn = sum(1 for m in messages if isinstance(m, AIMessage))
-            calls = _REACT_SCRIPT[min(turn, len(_REACT_SCRIPT) - 1)]
+            calls = script[min(turn, len(script) - 1)]
             with effect("llm_call", turn=turn):
                 _sleep(0.5)
             tool_calls = [{"name": name, "args": args, "id": f"call_{turn}_{i}", "type": "tool_call"}
@@ -1745,6 +1747,153 @@ def breakpoint_update_state(checkpointer: Any) -> Any:
     return b.compile(checkpointer=checkpointer, interrupt_before=["qa"])
 
 
+# --------------------------------------------------------------------------- 46 a tool that asks first
+_HITL_SCRIPT: tuple[tuple[tuple[str, dict[str, Any]], ...], ...] = (
+    (("approve_refund", {"amount": 30}), ("lookup_order", {"order": "A-17"})),
+    (),
+)
+
+
+def react_agent_tool_interrupt(checkpointer: Any) -> Any:
+    """`create_react_agent` (v2) whose `approve_refund` tool pauses at ``interrupt()`` beside a
+    plain tool; answered with ``Command(resume=...)``, it refunds, and the model answers.
+
+    Mirrors libs/prebuilt/tests/test_react_agent.py::test_tool_node_node_interrupt: in v2 the
+    two tool calls are `Send` tasks of the `tools` node, so the plain one finishes (its
+    writes saved) while the other pauses; the kill lands in the answered invocation.
+    """
+    import warnings
+
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import create_react_agent
+
+    def approve_refund(**kwargs: Any) -> str:
+        with effect("check_refund"):
+            _sleep(0.5)
+        answer = interrupt("refund 30?")
+        with effect("refund"):
+            _sleep(1.5)
+        return f"refunded: {answer}"
+
+    def lookup_order(**kwargs: Any) -> str:
+        with effect("lookup_order"):
+            _sleep(1.0)
+        return "order A-17"
+
+    tools = []
+    for fn in (approve_refund, lookup_order):
+        fn.__doc__ = f"The {fn.__name__.replace('_', ' ')} tool."
+        tools.append(tool(fn.__name__, args_schema={"type": "object", "properties": {}})(fn))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
+        return create_react_agent(_scripted_chat_model(_HITL_SCRIPT), tools,
+                                  checkpointer=checkpointer, version="v2")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- 47 a caught @task failure
+def imp_exception(checkpointer: Any) -> Any:
+    """@entrypoint: `my_task`, then `task_with_exception` (raises; the entrypoint catches it),
+    then `my_task` again, then `report`.
+
+    Mirrors test_pregel.py::test_imp_exception: a call's failure is the entrypoint's to
+    handle, so the invocation goes on; its error is the call's result, saved like a value.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def my_task(number: int) -> int:
+        with effect("my_task", number=number):
+            _sleep(0.8)
+        return number * 2
+
+    @task
+    def task_with_exception(number: int) -> int:
+        with effect("task_with_exception"):
+            _sleep(0.5)
+            raise ValueError("This is a test exception")
+
+    @task
+    def report(total: int) -> str:
+        with effect("report"):
+            _sleep(1.0)
+        return f"total {total}"
+
+    @entrypoint(checkpointer=checkpointer)
+    def my_workflow(inputs: dict[str, Any]) -> dict[str, Any]:
+        first = my_task(1).result()
+        with contextlib.suppress(ValueError):
+            task_with_exception(1).result()
+        second = my_task(2).result()
+        return {"report": report(first + second).result()}
+
+    return my_workflow
+
+
+# --------------------------------------------------------------------------- 48 an entrypoint that asks three times
+def multiple_interrupts_functional(checkpointer: Any) -> Any:
+    """@entrypoint: for 1, 2, 3, the @task `double`, then ``interrupt()``; each answered.
+
+    Mirrors test_pregel.py::test_multiple_interrupts_functional: each answer re-runs the
+    entrypoint from its top, reusing the saved `double` results; the early kill lands in
+    the second answer's run (in `double(3)`), the late one in the third's (in `finish`).
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def double(x: int) -> int:
+        with effect("double", x=x):
+            _sleep(0.6)
+        return 2 * x
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(state: dict[str, Any]) -> dict[str, Any]:
+        values: list[Any] = []
+        for idx in (1, 2, 3):
+            values.extend([double(idx).result(), interrupt({"a": "boo"})])
+        with effect("finish"):
+            _sleep(2.0)
+        return {"values": values}
+
+    return graph
+
+
+# --------------------------------------------------------------------------- 49 entrypoints a node invokes
+class MixedState(TypedDict, total=False):
+    a: int
+    b: int
+    result: int
+    visited: Annotated[list[str], operator.add]
+
+
+def multiple_subgraphs_mixed_state_graph() -> StateGraph:
+    """call_same_subgraph (invokes the @entrypoint `add` twice, one after the other) -> finish.
+
+    Mirrors test_pregel.py::test_multiple_subgraphs_mixed_state_graph: functional
+    "subgraphs" invoked inside a StateGraph node inherit its checkpointer, each under the
+    node's task namespace with LangGraph's call counter (``call_same_subgraph:<id>``, then
+    ``|1``).
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def add_task(a: int, b: int) -> int:
+        with effect("add_task", a=a):
+            _sleep(0.8)
+        return a + b
+
+    @entrypoint()
+    def add(inputs: list[int]) -> int:
+        return add_task(inputs[0], inputs[1]).result()
+
+    def call_same_subgraph(state: MixedState) -> dict[str, Any]:
+        result = add.invoke([state["a"], state["b"]])
+        another = add.invoke([result, 10])
+        return {"result": another, "visited": ["call_same_subgraph"]}
+
+    return chain(MixedState, ("call_same_subgraph", call_same_subgraph),
+                 ("finish", _node("finish", 1.0)))  # fmt: skip
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1890,8 +2039,21 @@ CORPUS: tuple[Shape, ...] = (
     Shape("breakpoint_update_state", "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge",
           {"visited": []}, (("qa", 1, 1.5), ("publish", 1, 0.5)),
           then=(state_update({"docs": ["doc5"]}, as_node="retriever_one"), None), kill_from=2),
+    # Held out, eighth round: added after the rules the seventh round led to.
+    Shape("react_agent_tool_interrupt", "test_react_agent.py::test_tool_node_node_interrupt",
+          {"messages": [{"role": "user", "content": "refund order A-17"}]},
+          (("tools", 1, 1.0), ("agent", 1, 0.25)),
+          resume_value="yes", has_resume_value=True, kill_from=1),
+    Shape("imp_exception", "test_pregel.py::test_imp_exception",
+          {"n": 1}, (("my_workflow", 1, 1.05), ("my_workflow", 1, 2.6))),
+    Shape("multiple_interrupts_functional", "test_pregel.py::test_multiple_interrupts_functional",
+          {}, (("graph", 1, 0.3), ("graph", 1, 1.4)),
+          resume_value="a", has_resume_value=True, kill_from=2),
+    Shape("multiple_subgraphs_mixed_state_graph",
+          "test_pregel.py::test_multiple_subgraphs_mixed_state_graph",
+          {"a": 2, "b": 3}, (("call_same_subgraph", 1, 1.2), ("finish", 1, 0.5))),
 )  # fmt: skip
-"""Forty-five shapes (the last twenty-nine held out, in seven rounds); every kill point is a node start the child announces, plus a delay that
+"""Forty-nine shapes (the last thirty-three held out, in eight rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
