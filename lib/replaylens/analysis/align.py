@@ -37,6 +37,9 @@ class _Index:
         self.taken: dict[tuple[str, int | None], set[str]] = defaultdict(set)
         # Tasks given to an attempt that finished: a later start of that node is not its retry.
         self.done: set[str] = set()
+        # ...and the process that finished each: a later process (a resume) never runs a task
+        # again whose writes were saved.
+        self.done_pid: dict[str, int | None] = {}
         # Nodes known anywhere, and inside subgraphs only: asked for every unmatched attempt.
         self.all_nodes = _nodes_of(thread, exclude_root=False)
         self.subgraph_nodes = _nodes_of(thread, exclude_root=True)
@@ -159,6 +162,9 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
     taken = idx.taken[(cp.checkpoint_id, a.pid)]
     free = [t for t in node_tasks if t.task_id not in taken]
     pool = [t for t in free if _key_fit(a, cp, t) >= 0] or free
+    # A task another process finished, its writes saved, is never run again: a resume reuses
+    # them (a tool that paused beside one that finished re-runs alone).
+    pool = [t for t in pool if not (t.done and idx.done_pid.get(t.task_id, a.pid) != a.pid)] or pool
     if not pool:  # every task of that node already has an attempt here: a retry in the same process
         if len(node_tasks) == 1 and node_tasks[0].task_id not in idx.done:
             return node_tasks[0]
@@ -188,6 +194,7 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
     taken.add(chosen.task_id)
     if a.outcome == "finished":
         idx.done.add(chosen.task_id)
+        idx.done_pid.setdefault(chosen.task_id, a.pid)
     return chosen
 
 

@@ -184,6 +184,12 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
         and a.lines[0].pid not in (None, killed_pid)
         and a.outcome == "finished"
     }
+    # A step the resume ran again from the same checkpoint keeps its tasks' ids (LangGraph
+    # derives them from that checkpoint, a call's from its caller and order): where one task
+    # of a step started again under its own id, a start there under a new id is a task the
+    # killed run had not reached (an entrypoint's next `@task` call), not a repeat.
+    known = {a.task_id for a in pre if a.task_id}
+    kept_steps = {(loop_path(line), line.step) for line in again if task_id(line) in known}
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
         space_of = {a.task_id: a.logged_ns for a in attempts}
@@ -196,7 +202,7 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
             for line in starts
             if task_id(line) not in ids
         }
-        for space in new.values():
+        for space in new.values() if (key[0], key[2]) not in kept_steps else ():
             # A start under a new task id repeats a task whose id changed (its loop started
             # over from an earlier checkpoint). In a loop that ran before the kill under the
             # same namespace (one `Send` worker's subgraph of several), only that loop's

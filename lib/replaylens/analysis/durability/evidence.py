@@ -387,6 +387,7 @@ def _invocations(
     retried: set[int],
     pauses: list[Pause] = (),
     paused_nodes: set[str] | None = None,
+    entrypoint: bool = False,
 ) -> list[list[Attempt]]:
     """Attempts split into invocations: a new process (the recorder's pid), or a task that
     starts after a pause or a raise has ended the previous invocation (its `interrupted` or
@@ -413,6 +414,7 @@ def _invocations(
     paused_nodes = paused_nodes or {p[0] for p in pauses}
     retries = [a for a in attempts if id(a) in retried]
     ordered = sorted(attempts, key=lambda x: x.start_ts)
+    caught = _caught_failures(ordered, entrypoint)
     for i, a in enumerate(ordered):
         new = not groups or (a.pid is not None and a.pid != current_pid)
         if stopped_at is not None and a.start_ts > stopped_at:
@@ -444,9 +446,31 @@ def _invocations(
             stopped_at = None
         current_pid = a.pid
         groups[-1].append(a)
-        if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
+        if a.outcome == "interrupted" or (
+            a.outcome == "failed" and id(a) not in retried and id(a) not in caught
+        ):
             stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
     return groups
+
+
+def _caught_failures(ordered: list[Attempt], entrypoint: bool = False) -> set[int]:
+    """id() of failed `@task` calls their caller caught: the same process makes its next call
+    under the same caller task (``graph:<task id>``) the moment the failure returned, as an
+    entrypoint that wraps ``.result()`` in ``try`` does (test_imp_exception). A raise would
+    end the invocation there instead. A log without namespaces tells a call only in a thread
+    the database shows is an entrypoint's (`entrypoint`)."""
+    out: set[int] = set()
+    for i, a in enumerate(ordered):
+        call = bool(a.logged_ns and namespaces.NS_END in a.logged_ns)
+        if a.outcome != "failed" or not (call or (a.logged_ns is None and entrypoint)):
+            continue
+        if any(
+            b.pid == a.pid and b.logged_ns == a.logged_ns and b.start_ts <= a.end_ts + RACE
+            for b in ordered[i + 1 :]
+            if b.start_ts >= a.end_ts - 1e-6
+        ):
+            out.add(id(a))
+    return out
 
 
 def _restarts(
@@ -764,6 +788,7 @@ def _kinds(
     retried: set[int],
     halted: set[int] = frozenset(),
     edits: Sequence[float] = (),
+    one_entry_input: bool = False,
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
@@ -771,10 +796,14 @@ def _kinds(
       before the invocation began is a resume (a fresh input makes checkpoints of its own
       first);
     * a first task that is the same task the previous invocation left unfinished (paused,
-      failed or in flight) is a resume;
+      failed or in flight) is a resume, and so is one logged under the same caller task
+      (the same ``node:<task id>`` namespace) as the previous invocation's lines;
     * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
       fresh input starts two steps later (its input checkpoint, then `__start__`); each
       ``update_state`` between the two (`edits`: their checkpoints' times) adds a step;
+    * an `@entrypoint` thread whose database holds one input checkpoint (`one_entry_input`)
+      had one input: every fresh input saves its own, and an invocation that ended saved it
+      in every mode, so where nothing else tells, a later invocation is a resume;
     * else a first node other than the previous invocation's first node is taken for a
       resume (a node that paused at `interrupt()` before logging anything, then answered),
       the same one for a fresh input (the graph starting over)."""
@@ -805,6 +834,14 @@ def _kinds(
         if any(_same_task(o, f) for o in open_ for f in first):
             kinds.append("resume")
             continue
+        # Lines logged under the same caller task as the previous invocation's (an
+        # entrypoint's `@task` calls, a subgraph's nodes: ``graph:<task id>``): that task
+        # runs again, which only a resume does; a fresh input starts from a new checkpoint,
+        # and every task id derived from it is new.
+        callers = {a.logged_ns for a in prev if a.logged_ns and namespaces.NS_END in a.logged_ns}
+        if any(f.logged_ns in callers for f in first if f.logged_ns):
+            kinds.append("resume")
+            continue
         done = [a.step for a in prev if a.step is not None and not a.logged_ns]
         steps_cur = [a.step for a in first if a.step is not None and not a.logged_ns]
         if done and steps_cur:
@@ -813,7 +850,8 @@ def _kinds(
             kinds.append("resume" if min(steps_cur) <= max(done) + 1 + between else "input")
             continue
         prev_first = min(prev, key=lambda a: a.start_ts).node if prev else None
-        kinds.append("input" if any(f.node == prev_first for f in first) else "resume")
+        same_start = any(f.node == prev_first for f in first)
+        kinds.append("input" if same_start and not one_entry_input else "resume")
     return kinds
 
 
@@ -1150,7 +1188,9 @@ def gather(
         )
     pauses = _pauses(thread)
     paused_nodes = _paused_nodes(thread)
-    groups = _invocations(attempts, retried | retrying, pauses, paused_nodes)
+    groups = _invocations(
+        attempts, retried | retrying, pauses, paused_nodes, _entrypoint_node(thread) is not None
+    )
     halted = _halted(groups, paused_nodes, [a for a in attempts if id(a) in retried | retrying])
     if halted:
         used.append(
@@ -1190,7 +1230,11 @@ def gather(
             f"{len(edits)} checkpoint(s) saved by update_state between invocations: saved in "
             "every durability mode, the run after one goes on from it"
         )
-    kinds = _kinds(groups, retried, halted, edits)
+    root_inputs = [
+        c for c in db_cps if not c.checkpoint_ns and c.source == "input"
+    ]  # an entrypoint thread's inputs: one input checkpoint each
+    one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
+    kinds = _kinds(groups, retried, halted, edits, one_entry_input)
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due)
     if len(groups) > 1:
