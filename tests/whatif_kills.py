@@ -99,6 +99,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "max_concurrency_send-early-0s": KillCampaign(
         "max_concurrency_send", 0, ("sync", "async", "exit"), 0.0
     ),
+    "react_agent_tool_interrupt-early-0s": KillCampaign(
+        "react_agent_tool_interrupt", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "imp_exception-early-0s": KillCampaign("imp_exception", 0, ("sync", "async", "exit"), 0.0),
+    "imp_exception-late-0s": KillCampaign("imp_exception", 1, ("sync", "async", "exit"), 0.0),
+    "multiple_interrupts_functional-early-0s": KillCampaign(
+        "multiple_interrupts_functional", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -1,0 +1,79 @@
+"""The what-if on the eighth held-out round: a ReAct tool that pauses beside a plain one, an
+entrypoint that catches a failed `@task` call, and an entrypoint that asks three times.
+
+Each test judges the model against real SIGKILLs and real resumes recorded in
+`tests/whatif_kills/` (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them
+again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import CAMPAIGNS, every_prediction_holds, load, predict, real
+
+from replaylens.examples.langgraph_tests import SHAPES
+from replaylens.killtest.validate import measure_detail
+
+FULL = ("recorder", "langgraph")
+
+
+def _judged(name: str, tmp_path: Path) -> list:
+    """The bare log's verdicts of every run of a recorded campaign (loaded into
+    `tmp_path`), judged as `validate` judges them: each line against whether its task
+    really started again."""
+    from replaylens.killtest.corpus import CorpusPoint, judge_campaign
+    from replaylens.killtest.manifest import read_manifest
+
+    c = CAMPAIGNS[name]
+    manifest = read_manifest(tmp_path / name)
+    _rows, checks, cut = judge_campaign(manifest, CorpusPoint(SHAPES[c.shape], c.kill), ["bare"])
+    assert cut == []
+    return checks
+
+
+def test_the_answered_tool_is_the_one_that_runs_again(tmp_path: Path) -> None:
+    """react_agent_tool_interrupt, killed while the answered tool refunded: the plain tool
+    beside it finished in the first process with its writes saved, so the answered run's
+    lines are the paused tool's, even in a bare log that names no task (a resume never
+    runs a task again whose writes were saved by another process)."""
+    runs = load("react_agent_tool_interrupt-early-0s", tmp_path)
+    assert real(runs["sync"]) == (3, 1, 5)
+    checks = _judged("react_agent_tool_interrupt-early-0s", tmp_path)
+    assert {c.mode for c in checks} == {"sync", "async", "exit"}
+    assert [w for c in checks for w in c.wrong] == []
+    every_prediction_holds(runs)
+
+
+def test_a_new_call_is_not_a_repeat_of_a_finished_one(tmp_path: Path) -> None:
+    """imp_exception, killed in the call that raises: the resume calls it again under its
+    own id, then makes `my_task(2)`, a call the killed run never reached, under a new id.
+    The measurement counts 1 task again, not `my_task(1)` as repeated by `my_task(2)`, and
+    every prediction holds it."""
+    runs = load("imp_exception-early-0s", tmp_path)
+    again = measure_detail(runs["sync"])[1] or set()
+    assert {key[0][1] for key in again} == {"task_with_exception"}
+    assert real(runs["sync"]) == (1, 1, 1) and real(runs["exit"]) == (0, 2, 3)
+    every_prediction_holds(runs)
+
+
+def test_a_caught_call_failure_ends_no_invocation(tmp_path: Path) -> None:
+    """imp_exception, killed in `report`: `task_with_exception` failed and the entrypoint
+    caught it and went on in the same process, so the thread had one invocation, killed:
+    under exit nothing was saved and the resume starts over (4 tasks, 7 lines), not a
+    raise that exit would have saved."""
+    runs = load("imp_exception-late-0s", tmp_path)
+    assert real(runs["exit"]) == (0, 4, 7)
+    every_prediction_holds(runs, FULL)
+    exit_ = predict(runs["sync"])["exit"]
+    assert exit_.checkpoints_kept == 0 and len(exit_.reruns) == 4
+
+
+def test_each_answer_to_an_entrypoint_is_a_resume(tmp_path: Path) -> None:
+    """multiple_interrupts_functional, killed in `double(3)` after the second answer: each
+    answer re-runs the same entrypoint task (its calls log the same caller namespace; a bare
+    log has the database's one input checkpoint), so no answer adds checkpoints: 1 kept in
+    every mode."""
+    runs = load("multiple_interrupts_functional-early-0s", tmp_path)
+    assert {m: real(r)[0] for m, r in runs.items()} == {"sync": 1, "async": 1, "exit": 1}
+    every_prediction_holds(runs)
