@@ -77,3 +77,13 @@ def test_each_answer_to_an_entrypoint_is_a_resume(tmp_path: Path) -> None:
     runs = load("multiple_interrupts_functional-early-0s", tmp_path)
     assert {m: real(r)[0] for m, r in runs.items()} == {"sync": 1, "async": 1, "exit": 1}
     every_prediction_holds(runs)
+
+
+def test_an_entrypoint_that_paused_in_its_own_body_put_nothing(tmp_path: Path) -> None:
+    """The same shape killed after the third answer, before any line: the last logged run
+    paused in the entrypoint's own body (``interrupt()`` between calls, nothing logged), so
+    its step 0 never completed and put nothing; every mode keeps the one input checkpoint
+    and nothing happens again."""
+    runs = load("multiple_interrupts_functional-late-0s", tmp_path)
+    assert {m: real(r) for m, r in runs.items()} == {m: (1, 0, 0) for m in runs}
+    every_prediction_holds(runs)

@@ -107,6 +107,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "multiple_interrupts_functional-early-0s": KillCampaign(
         "multiple_interrupts_functional", 0, ("sync", "async", "exit"), 0.0
     ),
+    "multiple_interrupts_functional-late-0s": KillCampaign(
+        "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -627,6 +627,25 @@ def _unlogged_stops(
     return out
 
 
+def _last_unlogged_pause(
+    groups: list[list[Attempt]], pauses: list[Pause], status: str, entry: str | None
+) -> int | None:
+    """The root step the last logged invocation stopped in, when it paused where nothing
+    logs: the thread is paused now, none of that invocation's attempts paused, failed or
+    was in flight, and the paused task is an `@entrypoint` that logs nothing itself (it
+    called ``interrupt()`` in its own body, between its calls). Its step 0 never completed,
+    so it put no checkpoint (measured: `multiple_interrupts_functional`, a kill after the
+    answer, before any line)."""
+    last = groups[-1] if groups else []
+    if status != "interrupted" or entry is None or not last:
+        return None
+    if any(a.outcome in ("interrupted", "failed", "in flight") for a in last):
+        return None
+    logged = {a.node for g in groups for a in g}
+    steps = [step for node, _tid, _after, step in pauses if node == entry and node not in logged]
+    return None if not steps or steps[-1] is None else steps[-1] + 1
+
+
 def _halted(
     groups: list[list[Attempt]], paused_nodes: set[str], retries: list[Attempt] = ()
 ) -> set[int]:
@@ -1237,6 +1256,9 @@ def gather(
     kinds = _kinds(groups, retried, halted, edits, one_entry_input)
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due)
+    last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
+    if last_stop is not None and len(groups) - 1 not in stopped:
+        stopped[len(groups) - 1] = last_stop
     if len(groups) > 1:
         used.append(
             f"{len(groups)} invocations: "
