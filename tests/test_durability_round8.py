@@ -18,8 +18,8 @@ from replaylens.killtest.validate import measure_detail
 FULL = ("recorder", "langgraph")
 
 
-def _judged(name: str, tmp_path: Path) -> list:
-    """The bare log's verdicts of every run of a recorded campaign (loaded into
+def _judged(name: str, tmp_path: Path, forms: tuple[str, ...] = ("bare",)) -> list:
+    """The verdicts (of the bare log, or `forms`) of every run of a recorded campaign (loaded into
     `tmp_path`), judged as `validate` judges them: each line against whether its task
     really started again."""
     from replaylens.killtest.corpus import CorpusPoint, judge_campaign
@@ -27,7 +27,7 @@ def _judged(name: str, tmp_path: Path) -> list:
 
     c = CAMPAIGNS[name]
     manifest = read_manifest(tmp_path / name)
-    _rows, checks, cut = judge_campaign(manifest, CorpusPoint(SHAPES[c.shape], c.kill), ["bare"])
+    _rows, checks, cut = judge_campaign(manifest, CorpusPoint(SHAPES[c.shape], c.kill), forms)
     assert cut == []
     return checks
 
@@ -87,3 +87,16 @@ def test_an_entrypoint_that_paused_in_its_own_body_put_nothing(tmp_path: Path) -
     runs = load("multiple_interrupts_functional-late-0s", tmp_path)
     assert {m: real(r) for m, r in runs.items()} == {m: (1, 0, 0) for m in runs}
     every_prediction_holds(runs)
+
+
+def test_a_graph_whose_parent_step_never_landed_runs_again(tmp_path: Path) -> None:
+    """multiple_subgraphs_mixed_state_graph on a 0.25 s store, async, killed in the second
+    `add` its node invoked: the root's step-0 checkpoint (the one naming that node's task)
+    had not landed, so the resume starts from the input checkpoint, the node runs under a new
+    task id and the first `add`'s call runs again with it, though its own graph's checkpoint
+    was saved. Every line of every run gets that verdict from the full logs."""
+    runs = load("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path)
+    assert real(runs["async"])[1:] == (1, 2)  # the first add_task call, its start and end
+    checks = _judged("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path, FULL)
+    assert {c.mode for c in checks} == {"sync", "async", "exit"} and all(c.lines for c in checks)
+    assert [w for c in checks for w in c.wrong] == []

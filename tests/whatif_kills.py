@@ -110,6 +110,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "multiple_interrupts_functional-late-0s": KillCampaign(
         "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 0.0
     ),
+    "multiple_subgraphs_mixed_state_graph-early-0.25s": KillCampaign(
+        "multiple_subgraphs_mixed_state_graph", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -18,6 +18,7 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
 from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
+from replaylens.times import iso_to_epoch
 
 
 def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
@@ -51,6 +52,30 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
                     if name in thread.namespaces and name not in out:
                         frontier.append(thread.namespaces[name])
     return out
+
+
+def _holder_runs_again(ns: str, a: Attempt, thread: Thread, resumed: dict[str, Checkpoint]) -> bool:
+    """Does the task that ran graph `ns` (the last ``node:<task id>`` of its namespace) run
+    again? Only when no saved checkpoint holds that task (its step's checkpoint never landed)
+    and the attempt started after the root checkpoint a resume loads was made: the resume
+    runs that step anew (measured: `multiple_subgraphs_mixed_state_graph`, async on a slow
+    store, killed before the root's step-0 checkpoint landed). An earlier invocation's run
+    under exit, whose steps were not saved either, started before that checkpoint."""
+    holder = next(
+        (seg for seg in reversed(ns.split(namespaces.NS_SEP)) if namespaces.NS_END in seg), ""
+    ).partition(namespaces.NS_END)[2]
+    root = resumed.get("")
+    if not holder or root is None:
+        return False
+    if any(
+        t.task_id == holder
+        for space in thread.namespaces.values()
+        for c in space.checkpoints
+        for t in [*c.tasks, *c.calls]
+    ):
+        return False
+    made = iso_to_epoch(root.ts)
+    return made is not None and a.start_ts > made
 
 
 LOST_INPUT = (
@@ -120,6 +145,13 @@ def judge(
         )
         return
     ns = a.namespace or ""
+    if ns not in resumed and _holder_runs_again(ns, a, thread, resumed):
+        a.verdict, a.reason = (
+            "replays",
+            "the task that ran its graph is in no saved checkpoint and ran after the one a "
+            "resume loads: that step runs again, under a new task id, and its graph with it",
+        )
+        return
     if ns not in resumed:
         a.verdict, a.reason = "kept", "its (sub)graph run completed inside a step that is durable"
         return
