@@ -184,3 +184,30 @@ def test_no_question_mark_names_in_the_cli(db: Path) -> None:
                 assert "?" not in w["writer"]
     upd = cli_json("thread", str(db), "--thread", "upd")
     assert {u["as_node"] for cp in upd["checkpoints"] for u in cp["updates"]} == UPDATES_AS
+
+
+def test_the_chain_caption_names_the_edits_in_line(tmp_path: Path) -> None:
+    """A pause before a node, then ``update_state`` on the latest checkpoint: the history does
+    not fork, and the sentence under the checkpoint table says the edit is in line (not
+    "no update_state"); a thread without edits says neither."""
+    from replaylens.dashboard.views import chain_caption
+
+    path = tmp_path / "edit.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    graph = linear().compile(checkpointer=SqliteSaver(conn), interrupt_before=["c"])
+    cfg = {"configurable": {"thread_id": "edit"}}
+    graph.invoke({"visited": []}, cfg)
+    graph.update_state(cfg, {"visited": ["edited"]})
+    graph.invoke({"visited": []}, {"configurable": {"thread_id": "plain"}})
+    conn.close()
+    source = open_source(path)  # read-only
+    try:
+        edited = load_thread(source, "edit").root
+        plain = load_thread(source, "plain").root
+    finally:
+        source.close()
+    assert edited is not None and plain is not None and not edited.forks
+    edit_steps = [c.step for c in edited.checkpoints if c.source == "update"]
+    assert len(edit_steps) == 1
+    assert f"1 of them written by update_state (step {edit_steps[0]})" in chain_caption(edited)
+    assert "update_state (step" not in chain_caption(plain)

@@ -274,6 +274,21 @@ def namespace_label(name: str) -> str:
     return "subgraph " + " › ".join(visible(p) for p in namespaces.names(name).split("|"))
 
 
+def chain_caption(ns: Namespace) -> str:
+    """The sentence under a checkpoint table whose history never forked: one chain, and the
+    checkpoints ``update_state`` wrote into it on its latest checkpoint (source ``update``),
+    which do not branch."""
+    edits = [c.step for c in ns.checkpoints if c.source in ("update", "fork")]
+    if not edits:
+        return "One chain of checkpoints, no fork (no time travel, no update_state on an older one)."
+    steps = ", ".join(str(s) for s in edits)
+    return (
+        f"One chain of checkpoints, no fork: {len(edits)} of them written by update_state "
+        f"(step {steps}), each on the latest checkpoint, so in line, not a branch. A resume "
+        "goes on from the newest."
+    )
+
+
 def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFrame:
     """One row per checkpoint, oldest first, with the tasks due after it and their status."""
     rows = []

@@ -272,9 +272,7 @@ if item is not None:
                         st.graphviz_chart(lineage_dot(ns, resume_id=resume_id,
                                                       selected_id=cp.checkpoint_id if cp else None))  # fmt: skip
                     else:
-                        st.caption(
-                            "One chain of checkpoints, no fork (no update_state or time travel)."
-                        )
+                        st.caption(views.chain_caption(ns))
 
             for _ in ui.open_tab(tabs[1]):
                 if cp is None:
