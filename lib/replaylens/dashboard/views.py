@@ -280,7 +280,9 @@ def chain_caption(ns: Namespace) -> str:
     which do not branch."""
     edits = [c.step for c in ns.checkpoints if c.source in ("update", "fork")]
     if not edits:
-        return "One chain of checkpoints, no fork (no time travel, no update_state on an older one)."
+        return (
+            "One chain of checkpoints, no fork (no time travel, no update_state on an older one)."
+        )
     steps = ", ".join(str(s) for s in edits)
     return (
         f"One chain of checkpoints, no fork: {len(edits)} of them written by update_state "
