@@ -1894,6 +1894,93 @@ def multiple_subgraphs_mixed_state_graph() -> StateGraph:
                  ("finish", _node("finish", 1.0)))  # fmt: skip
 
 
+# --------------------------------------------------------------------------- 50 a tool error the ToolNode handles
+_ERROR_SCRIPT: tuple[tuple[tuple[str, dict[str, Any]], ...], ...] = (
+    (("charge_card", {"amount": 30}), ("lookup_order", {"order": "A-17"})),
+    (("charge_card", {"amount": 30}),),
+    (),
+)
+
+
+def react_agent_tool_error(checkpointer: Any) -> Any:
+    """`create_react_agent` (v2) over ``ToolNode(tools, handle_tool_errors=True)``: the first
+    `charge_card` call raises (the ToolNode turns it into an error message), the model calls
+    it again in its next turn, and it goes through.
+
+    Mirrors libs/prebuilt/tests/test_tool_node.py::test_tool_node_error_handling: a tool's
+    exception is the node's to handle, so its task finishes, with an `error` line in the log.
+    """
+    import warnings
+
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import ToolNode, create_react_agent
+
+    def charge_card(**kwargs: Any) -> str:
+        with effect("charge_card"):
+            _sleep(0.8)
+            if not _charged_before():
+                raise ConnectionError("payment gateway timed out")
+        return "charged"
+
+    def lookup_order(**kwargs: Any) -> str:
+        with effect("lookup_order"):
+            _sleep(0.4)
+        return "order A-17"
+
+    tools = []
+    for fn in (charge_card, lookup_order):
+        fn.__doc__ = f"The {fn.__name__.replace('_', ' ')} tool."
+        tools.append(tool(fn.__name__, args_schema={"type": "object", "properties": {}})(fn))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
+        return create_react_agent(_scripted_chat_model(_ERROR_SCRIPT),
+                                  ToolNode(tools, handle_tool_errors=True),
+                                  checkpointer=checkpointer, version="v2")  # fmt: skip
+
+
+def _charged_before() -> bool:
+    """Is this a later turn's charge? The first turn's tools run in step 2; its charge fails,
+    the next one (step 4) goes through."""
+    from langgraph.config import get_config
+
+    turn = (get_config().get("metadata") or {}).get("langgraph_step")
+    return isinstance(turn, int) and turn > 2
+
+
+# --------------------------------------------------------------------------- 51 a step that times out
+class TimeoutState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    attempt: int
+
+
+def step_timeout(checkpointer: Any) -> Any:
+    """fast | slow in one step, the graph's ``step_timeout`` between them: the first input's
+    slow node overruns it and the invocation raises; a second input (attempt 2) is quicker,
+    and goes on to `report`.
+
+    Mirrors test_pregel.py::test_timeout_with_parent_command (``graph.step_timeout``): a step
+    that overruns raises out of the invocation after its running tasks end; the kill lands in
+    the second input.
+    """
+
+    def slow(state: TimeoutState) -> dict[str, Any]:
+        with effect("slow", attempt=state.get("attempt", 1)):
+            _sleep(2.0 if state.get("attempt", 1) == 1 else 1.0)
+        return {"visited": ["slow"]}
+
+    b = StateGraph(TimeoutState)
+    b.add_node("fast", _node("fast", 0.5))
+    b.add_node("slow", slow)
+    b.add_node("report", _node("report", 1.0))
+    b.add_edge(START, "fast")
+    b.add_edge(START, "slow")
+    b.add_edge(["fast", "slow"], "report")
+    b.add_edge("report", END)
+    graph = b.compile(checkpointer=checkpointer)
+    graph.step_timeout = settings.get_float(ENV_SLEEP, 0.0) * 1.5 or None
+    return graph
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -2052,8 +2139,15 @@ CORPUS: tuple[Shape, ...] = (
     Shape("multiple_subgraphs_mixed_state_graph",
           "test_pregel.py::test_multiple_subgraphs_mixed_state_graph",
           {"a": 2, "b": 3}, (("call_same_subgraph", 1, 1.2), ("finish", 1, 0.5))),
+    # Held out, ninth round: added after the rules the eighth round led to.
+    Shape("react_agent_tool_error", "test_tool_node.py::test_tool_node_error_handling",
+          {"messages": [{"role": "user", "content": "charge order A-17"}]},
+          (("tools", 3, 0.4), ("agent", 3, 0.25))),
+    Shape("step_timeout", "test_pregel.py::test_timeout_with_parent_command",
+          {"visited": [], "attempt": 1}, (("slow", 1, 0.5), ("report", 1, 0.5)),
+          then=({"visited": [], "attempt": 2},), kill_from=1),
 )  # fmt: skip
-"""Forty-nine shapes (the last thirty-three held out, in eight rounds); every kill point is a node start the child announces, plus a delay that
+"""Fifty-one shapes (the last thirty-five held out, in nine rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
