@@ -113,6 +113,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "multiple_subgraphs_mixed_state_graph-early-0.25s": KillCampaign(
         "multiple_subgraphs_mixed_state_graph", 0, ("sync", "async", "exit"), 0.25
     ),
+    "react_agent_tool_error-early-0.25s": KillCampaign(
+        "react_agent_tool_error", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -387,7 +387,6 @@ def _invocations(
     retried: set[int],
     pauses: list[Pause] = (),
     paused_nodes: set[str] | None = None,
-    entrypoint: bool = False,
 ) -> list[list[Attempt]]:
     """Attempts split into invocations: a new process (the recorder's pid), or a task that
     starts after a pause or a raise has ended the previous invocation (its `interrupted` or
@@ -414,7 +413,6 @@ def _invocations(
     paused_nodes = paused_nodes or {p[0] for p in pauses}
     retries = [a for a in attempts if id(a) in retried]
     ordered = sorted(attempts, key=lambda x: x.start_ts)
-    caught = _caught_failures(ordered, entrypoint)
     for i, a in enumerate(ordered):
         new = not groups or (a.pid is not None and a.pid != current_pid)
         if stopped_at is not None and a.start_ts > stopped_at:
@@ -446,11 +444,34 @@ def _invocations(
             stopped_at = None
         current_pid = a.pid
         groups[-1].append(a)
-        if a.outcome == "interrupted" or (
-            a.outcome == "failed" and id(a) not in retried and id(a) not in caught
-        ):
+        if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
             stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
     return groups
+
+
+def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int]:
+    """id() of failed effects the task itself handled (a ToolNode with ``handle_tool_errors``
+    turns a tool's exception into a message, a node wraps its call in ``try``): the database
+    holds the task's own writes, or (nothing saved: exit) the same process starts another node
+    the moment the failure returned, so the loop went on; and no error write for that task. A raise ends the invocation there, and
+    saves its ``__error__`` write."""
+    errors = {(node, tid) for node, tid, _after, _step in pauses}
+    out: set[int] = set()
+    for i, a in enumerate(ordered):
+        if a.outcome != "failed" or (a.node, a.task_id) in errors:
+            continue
+        if a.task_id is None and any(node == a.node for node, _tid in errors):
+            continue
+        if a.task is not None and a.task.done and a.task.status == "finished":
+            out.add(id(a))  # the database holds the task's own writes: it returned
+            continue
+        if any(
+            b.pid == a.pid and b.node != a.node and b.start_ts <= a.end_ts + RACE
+            for b in ordered[i + 1 :]
+            if b.start_ts >= a.end_ts - 1e-6
+        ):
+            out.add(id(a))
+    return out
 
 
 def _caught_failures(ordered: list[Attempt], entrypoint: bool = False) -> set[int]:
@@ -1207,9 +1228,18 @@ def gather(
         )
     pauses = _pauses(thread)
     paused_nodes = _paused_nodes(thread)
-    groups = _invocations(
-        attempts, retried | retrying, pauses, paused_nodes, _entrypoint_node(thread) is not None
-    )
+    # A failure its caller caught (an entrypoint's `try` around a call) or its task handled
+    # (a ToolNode's error message) ends neither its step nor its invocation either.
+    by_start = sorted(attempts, key=lambda x: x.start_ts)
+    caught = _caught_failures(by_start, _entrypoint_node(thread) is not None)
+    caught |= _handled_in_task(by_start, pauses)
+    if caught:
+        used.append(
+            f"{len(caught)} failed effect(s) the process went on from at once (a caught call, a "
+            "tool error the ToolNode handled): not a raise"
+        )
+        retried |= caught
+    groups = _invocations(attempts, retried | retrying, pauses, paused_nodes)
     halted = _halted(groups, paused_nodes, [a for a in attempts if id(a) in retried | retrying])
     if halted:
         used.append(
