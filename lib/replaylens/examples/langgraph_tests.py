@@ -1605,17 +1605,35 @@ def _scripted_chat_model(
     return ScriptedChatModel()
 
 
-def _effect_tool(name: str) -> Any:
+def _as_tool(fn: Callable[..., str]) -> Any:
+    """`fn` as a LangChain tool of its own name, taking no declared arguments."""
     from langchain_core.tools import tool
 
+    fn.__doc__ = f"The {fn.__name__.replace('_', ' ')} tool."
+    return tool(fn.__name__, args_schema={"type": "object", "properties": {}})(fn)
+
+
+def _effect_tool(name: str) -> Any:
     def run(**kwargs: Any) -> str:
         with effect(name, **kwargs):
             _sleep(_TOOL_UNITS[name])
         return f"{name} done"
 
     run.__name__ = name
-    run.__doc__ = f"The {name.replace('_', ' ')} tool."
-    return tool(name, args_schema={"type": "object", "properties": {}})(run)
+    return _as_tool(run)
+
+
+def _react(checkpointer: Any, script: Any, tools: Any) -> Any:
+    """`create_react_agent` (version v2: each tool call a `Send`) over `tools` (a list, or a
+    ToolNode), the model playing `script`."""
+    import warnings
+
+    from langgraph.prebuilt import create_react_agent
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
+        return create_react_agent(_scripted_chat_model(script), tools, checkpointer=checkpointer,
+                                  version="v2")  # fmt: skip
 
 
 def react_agent(checkpointer: Any) -> Any:
@@ -1626,15 +1644,7 @@ def react_agent(checkpointer: Any) -> Any:
     calls two tools at once (each a `Send` to the `tools` node in v2, of unequal
     length), then one, then answers; every model call and tool call is an effect.
     """
-    import warnings
-
-    from langgraph.prebuilt import create_react_agent
-
-    tools = [_effect_tool(name) for name in _TOOL_UNITS]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
-        return create_react_agent(_scripted_chat_model(), tools, checkpointer=checkpointer,
-                                  version="v2")  # fmt: skip
+    return _react(checkpointer, _REACT_SCRIPT, [_effect_tool(name) for name in _TOOL_UNITS])
 
 
 # --------------------------------------------------------------------------- 43 max_concurrency
@@ -1762,10 +1772,6 @@ def react_agent_tool_interrupt(checkpointer: Any) -> Any:
     two tool calls are `Send` tasks of the `tools` node, so the plain one finishes (its
     writes saved) while the other pauses; the kill lands in the answered invocation.
     """
-    import warnings
-
-    from langchain_core.tools import tool
-    from langgraph.prebuilt import create_react_agent
 
     def approve_refund(**kwargs: Any) -> str:
         with effect("check_refund"):
@@ -1780,14 +1786,7 @@ def react_agent_tool_interrupt(checkpointer: Any) -> Any:
             _sleep(1.0)
         return "order A-17"
 
-    tools = []
-    for fn in (approve_refund, lookup_order):
-        fn.__doc__ = f"The {fn.__name__.replace('_', ' ')} tool."
-        tools.append(tool(fn.__name__, args_schema={"type": "object", "properties": {}})(fn))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
-        return create_react_agent(_scripted_chat_model(_HITL_SCRIPT), tools,
-                                  checkpointer=checkpointer, version="v2")  # fmt: skip
+    return _react(checkpointer, _HITL_SCRIPT, [_as_tool(approve_refund), _as_tool(lookup_order)])
 
 
 # --------------------------------------------------------------------------- 47 a caught @task failure
@@ -1910,10 +1909,7 @@ def react_agent_tool_error(checkpointer: Any) -> Any:
     Mirrors libs/prebuilt/tests/test_tool_node.py::test_tool_node_error_handling: a tool's
     exception is the node's to handle, so its task finishes, with an `error` line in the log.
     """
-    import warnings
-
-    from langchain_core.tools import tool
-    from langgraph.prebuilt import ToolNode, create_react_agent
+    from langgraph.prebuilt import ToolNode
 
     def charge_card(**kwargs: Any) -> str:
         with effect("charge_card"):
@@ -1927,15 +1923,8 @@ def react_agent_tool_error(checkpointer: Any) -> Any:
             _sleep(0.4)
         return "order A-17"
 
-    tools = []
-    for fn in (charge_card, lookup_order):
-        fn.__doc__ = f"The {fn.__name__.replace('_', ' ')} tool."
-        tools.append(tool(fn.__name__, args_schema={"type": "object", "properties": {}})(fn))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # create_react_agent is deprecated in LangGraph 1.0
-        return create_react_agent(_scripted_chat_model(_ERROR_SCRIPT),
-                                  ToolNode(tools, handle_tool_errors=True),
-                                  checkpointer=checkpointer, version="v2")  # fmt: skip
+    tools = [_as_tool(charge_card), _as_tool(lookup_order)]
+    return _react(checkpointer, _ERROR_SCRIPT, ToolNode(tools, handle_tool_errors=True))
 
 
 def _charged_before() -> bool:
