@@ -473,7 +473,8 @@ def _queued_writes(ev: Evidence) -> dict[int, float | None]:
     (``PregelLoop.put_writes`` -> ``self.submit``, ``pregel/_loop.py``), behind the tasks
     still queued: a worker that finishes a task takes the next queued task first. The log
     shows that as a task of the step starting the moment another ended, after the step's
-    first start (a put under async holds a worker too). Writes are put at the first end no queued task followed: a worker was free."""
+    first start (a put under async holds a worker too). Writes are put at the first end no
+    queued task followed: a worker was free."""
     cached = ev.__dict__.get("_queued_writes")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
