@@ -61,9 +61,7 @@ def _holder_runs_again(ns: str, a: Attempt, thread: Thread, resumed: dict[str, C
     runs that step anew (measured: `multiple_subgraphs_mixed_state_graph`, async on a slow
     store, killed before the root's step-0 checkpoint landed). An earlier invocation's run
     under exit, whose steps were not saved either, started before that checkpoint."""
-    holder = next(
-        (seg for seg in reversed(ns.split(namespaces.NS_SEP)) if namespaces.NS_END in seg), ""
-    ).partition(namespaces.NS_END)[2]
+    holder = namespaces.runner(ns)[1] if ns else None
     root = resumed.get("")
     if not holder or root is None:
         return False

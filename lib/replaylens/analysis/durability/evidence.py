@@ -453,8 +453,8 @@ def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int
     """id() of failed effects the task itself handled (a ToolNode with ``handle_tool_errors``
     turns a tool's exception into a message, a node wraps its call in ``try``): the database
     holds the task's own writes, or (nothing saved: exit) the same process starts another node
-    the moment the failure returned, so the loop went on; and no error write for that task. A raise ends the invocation there, and
-    saves its ``__error__`` write."""
+    the moment the failure returned, so the loop went on; and no error write names the task.
+    A raise ends the invocation there, and saves its ``__error__`` write."""
     errors = {(node, tid) for node, tid, _after, _step in pauses}
     out: set[int] = set()
     for i, a in enumerate(ordered):
@@ -465,11 +465,7 @@ def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int
         if a.task is not None and a.task.done and a.task.status == "finished":
             out.add(id(a))  # the database holds the task's own writes: it returned
             continue
-        if any(
-            b.pid == a.pid and b.node != a.node and b.start_ts <= a.end_ts + RACE
-            for b in ordered[i + 1 :]
-            if b.start_ts >= a.end_ts - 1e-6
-        ):
+        if _went_on_at_once(a, ordered[i + 1 :], lambda b, a=a: b.node != a.node):
             out.add(id(a))
     return out
 
@@ -485,13 +481,23 @@ def _caught_failures(ordered: list[Attempt], entrypoint: bool = False) -> set[in
         call = bool(a.logged_ns and namespaces.NS_END in a.logged_ns)
         if a.outcome != "failed" or not (call or (a.logged_ns is None and entrypoint)):
             continue
-        if any(
-            b.pid == a.pid and b.logged_ns == a.logged_ns and b.start_ts <= a.end_ts + RACE
-            for b in ordered[i + 1 :]
-            if b.start_ts >= a.end_ts - 1e-6
-        ):
+        if _went_on_at_once(a, ordered[i + 1 :], lambda b, a=a: b.logged_ns == a.logged_ns):
             out.add(id(a))
     return out
+
+
+def _went_on_at_once(
+    failed: Attempt, later: list[Attempt], next_one: Callable[[Attempt], bool]
+) -> bool:
+    """Did the process that logged `failed` start a `next_one` attempt (of the attempts that
+    follow it in start order) the moment the failure returned? A raise would have ended its
+    invocation there."""
+    return any(
+        b.pid == failed.pid
+        and failed.end_ts - 1e-6 <= b.start_ts <= failed.end_ts + RACE
+        and next_one(b)
+        for b in later
+    )
 
 
 def _restarts(
