@@ -22,7 +22,7 @@ import inspect
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from replaylens.errors import ReplaylensError
 from replaylens.killtest.manifest import Manifest, load_manifest
@@ -148,6 +148,7 @@ def assert_resume_safe(
     resume_value: Any = _NO_RESUME_VALUE,
     out: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    api: Literal["invoke", "ainvoke"] = "invoke",
 ) -> Manifest:
     """Kill `graph` at each node under each mode, resume it, and raise `ResumeSafetyError` if an
     effect happened again that its idempotency key does not dedupe (`fail_on="repeat"`) or
@@ -159,7 +160,9 @@ def assert_resume_safe(
     end) or `"pg-ephemeral"` (a throw-away local server). `latency` delays every checkpoint
     write, as a slower store would. `config` adds `configurable` keys to every invocation
     (the thread id is the campaign's own). `resume_value` answers `interrupt()` with
-    `Command(resume=…)`. Effects (or nodes) in `allow_repeat` never fail it. Returns the
+    `Command(resume=…)`. `api="ainvoke"` runs the graph as an async service does
+    (``graph.ainvoke`` with LangGraph's async saver), which a graph with ``async def`` nodes
+    needs. Effects (or nodes) in `allow_repeat` never fail it. Returns the
     campaign's manifest, whose folder `replaylens serve` opens.
     """
     from replaylens.killtest.campaign import run_campaign
@@ -181,6 +184,7 @@ def assert_resume_safe(
         put_latencies=[latency],
         configurable=dict(config or {}),
         progress=progress,
+        api=api,
         **_store_options(checkpointer, folder),
         **options,
     )

@@ -76,6 +76,13 @@ def state_update(values: Any, as_node: str | None = None) -> dict[str, Any]:
 
 """The Postgres DSN reaches the child through the environment: argv is world-readable."""
 
+Api = Literal["invoke", "ainvoke"]
+APIS: tuple[Api, ...] = ("invoke", "ainvoke")
+"""How the child runs the graph: `graph.invoke` on LangGraph's sync loop and saver, or
+``asyncio.run(graph.ainvoke(...))`` on its async loop and saver (AsyncSqliteSaver,
+AsyncPostgresSaver), as a FastAPI service or LangGraph's server would."""
+
+
 FaultPoint = Literal["after-writes", "before-first-checkpoint", "put-in-flight"]
 FAULT_POINTS: tuple[FaultPoint, ...] = ("after-writes", "before-first-checkpoint", "put-in-flight")
 DEFAULT_HOLD = 0.2
@@ -304,6 +311,60 @@ def make_saver(
     return saver
 
 
+def instrumented_async(base: type) -> type:
+    """`instrumented` for LangGraph's async savers: the same hooks around `aput` and
+    `aput_writes`. The hook that may hold a put open (a fault point) runs in a thread, so
+    the event loop goes on meanwhile, as it does while a real round trip is in flight."""
+    import asyncio
+
+    class InstrumentedAsync(base):  # type: ignore[misc, valid-type]
+        hooks: WriteHooks
+
+        async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+            if self.hooks.fault == "put-in-flight":
+                wait = await asyncio.to_thread(self.hooks.before_put, metadata)
+            else:
+                wait = self.hooks.before_put(metadata)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            saved = await super().aput(config, checkpoint, metadata, new_versions)
+            self.hooks.after_put(saved, metadata)
+            return saved
+
+        async def aput_writes(
+            self, config: Any, writes: Any, task_id: str, task_path: str = ""
+        ) -> None:
+            await super().aput_writes(config, writes, task_id, task_path)
+            self.hooks.after_put_writes(config, writes, task_id, task_path)
+
+    InstrumentedAsync.__name__ = f"Instrumented{base.__name__}"
+    return InstrumentedAsync
+
+
+async def make_async_saver(db: str | dict[str, Any], hooks: WriteHooks) -> Any:
+    """`make_saver` for ``ainvoke``: AsyncSqliteSaver or AsyncPostgresSaver, hooked alike."""
+    store = {"kind": "sqlite", "path": db} if isinstance(db, str) else dict(db)
+    if store["kind"] == "postgres":
+        import psycopg
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+
+        from replaylens import settings
+
+        conn = await psycopg.AsyncConnection.connect(
+            settings.get(DSN_ENV), autocommit=True, prepare_threshold=0, row_factory=dict_row,
+            options=pg_options(str(store["schema"]), store.get("synchronous_commit")),
+        )  # fmt: skip
+        saver = instrumented_async(AsyncPostgresSaver)(conn)
+    else:
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        saver = instrumented_async(AsyncSqliteSaver)(await aiosqlite.connect(str(store["path"])))
+    saver.hooks = hooks
+    return saver
+
+
 def node_start_handler(
     task_nodes: dict[str, str] | None = None,
     callbacks_log: str | None = None,
@@ -405,62 +466,110 @@ def _failure(exc: BaseException) -> dict[str, Any]:
     }
 
 
+def _setup(spec: dict[str, Any]) -> tuple[WriteHooks, dict[str, str], dict[str, Any]]:
+    """The hooks around the saver's writes and the invocation's config (callbacks included)."""
+    task_nodes: dict[str, str] = {}
+    hooks = WriteHooks(
+        put_latency=float(spec.get("put_latency") or 0.0), acks=spec.get("acks"),
+        fault=spec.get("fault"), task_nodes=task_nodes, announce_writes=True,
+    )  # fmt: skip
+    handler = node_start_handler(
+        task_nodes, spec.get("callbacks_log"), str(spec["thread_id"]), hooks.node_steps
+    )
+    config: dict[str, Any] = {
+        "configurable": {
+            **(spec.get("configurable") or {}),
+            "thread_id": str(spec["thread_id"]),
+        },
+        "callbacks": [handler],
+        "recursion_limit": int(spec.get("recursion_limit") or 25),
+    }
+    return hooks, task_nodes, config
+
+
+def _resume_command(spec: dict[str, Any], pending: Any) -> Any:
+    """``Command(resume=...)`` for the pending interrupts.
+
+    Several pending interrupts (parallel workers that paused in one step) take their answers
+    by id; like LangGraph's test_parallel_interrupts, the first one is answered and the
+    others pause again, or (resume_all, test_multi_resume) every one is answered at once."""
+    from langgraph.types import Command
+
+    answer = spec["resume_value"]
+    answered = pending if spec.get("resume_all") else pending[:1]
+    return Command(resume={i.id: answer for i in answered} if len(pending) > 1 else answer)
+
+
+def _state_update(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``state_update`` an input asks for instead of an invocation, if it is one."""
+    payload = spec.get("input")
+    if isinstance(payload, dict) and isinstance(payload.get(UPDATE_STATE), dict):
+        return payload[UPDATE_STATE]
+    return None
+
+
+_DONE = {"ok": True, "error": None, "interrupted": False, "output_keys": []}
+
+
+def _outcome(output: Any, interrupts: Any) -> dict[str, Any]:
+    """The RESULT payload of an invocation that returned `output`."""
+    if isinstance(output, dict):
+        return {"ok": True, "error": None, "interrupted": "__interrupt__" in output,
+                "output_keys": sorted(str(k) for k in output)}  # fmt: skip
+    # Functional entrypoints return whatever the function returned; the checkpointer tells
+    # whether the run stopped at an interrupt instead.
+    return {"ok": True, "error": None, "interrupted": bool(interrupts()), "output_keys": []}
+
+
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     """Invoke the graph the spec describes once; return the RESULT payload, never raise."""
+    if spec.get("api") == "ainvoke":
+        import asyncio
+
+        return asyncio.run(_arun(spec))
     saver = None
     try:
-        task_nodes: dict[str, str] = {}
-        hooks = WriteHooks(
-            put_latency=float(spec.get("put_latency") or 0.0), acks=spec.get("acks"),
-            fault=spec.get("fault"), task_nodes=task_nodes, announce_writes=True,
-        )  # fmt: skip
+        hooks, _nodes, config = _setup(spec)
         saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
-        handler = node_start_handler(
-            task_nodes, spec.get("callbacks_log"), str(spec["thread_id"]), hooks.node_steps
-        )
-        config: dict[str, Any] = {
-            "configurable": {
-                **(spec.get("configurable") or {}),
-                "thread_id": str(spec["thread_id"]),
-            },
-            "callbacks": [handler],
-            "recursion_limit": int(spec.get("recursion_limit") or 25),
-        }
         if "resume_value" in spec:
-            from langgraph.types import Command
-
-            # Several pending interrupts (parallel workers that paused in one step) take
-            # their answers by id; like LangGraph's test_parallel_interrupts, the first one
-            # is answered and the others pause again, or (resume_all, test_multi_resume)
-            # every one is answered at once.
-            pending = graph.get_state(config).interrupts
-            answer = spec["resume_value"]
-            answered = pending if spec.get("resume_all") else pending[:1]
-            payload: Any = Command(
-                resume={i.id: answer for i in answered} if len(pending) > 1 else answer
-            )
+            payload: Any = _resume_command(spec, graph.get_state(config).interrupts)
+        elif (update := _state_update(spec)) is not None:
+            graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
+            return dict(_DONE)
         else:
             payload = spec.get("input")
-            if isinstance(payload, dict) and isinstance(payload.get(UPDATE_STATE), dict):
-                update = payload[UPDATE_STATE]
-                graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
-                return {"ok": True, "error": None, "interrupted": False, "output_keys": []}
         output = graph.invoke(payload, config, durability=spec.get("durability", "async"))
-        if isinstance(output, dict):
-            interrupted = "__interrupt__" in output
-            keys = sorted(str(k) for k in output)
-        else:
-            # Functional entrypoints return whatever the function returned; ask the
-            # checkpointer whether the run stopped at an interrupt instead.
-            interrupted = bool(graph.get_state(config).interrupts)
-            keys = []
-        return {"ok": True, "error": None, "interrupted": interrupted, "output_keys": keys}
+        return _outcome(output, lambda: graph.get_state(config).interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
         return _failure(exc)
     finally:
         if saver is not None:
             saver.conn.close()
+
+
+async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
+    """`run` on LangGraph's async loop: ``graph.ainvoke`` with the async saver of the store."""
+    saver = None
+    try:
+        hooks, _nodes, config = _setup(spec)
+        saver = await make_async_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
+        graph = build_graph(load_target(spec["graph"]), saver)
+        if "resume_value" in spec:
+            payload: Any = _resume_command(spec, (await graph.aget_state(config)).interrupts)
+        elif (update := _state_update(spec)) is not None:
+            await graph.aupdate_state(config, update.get("values"), as_node=update.get("as_node"))
+            return dict(_DONE)
+        else:
+            payload = spec.get("input")
+        output = await graph.ainvoke(payload, config, durability=spec.get("durability", "async"))
+        interrupts = (await graph.aget_state(config)).interrupts
+        return _outcome(output, lambda: interrupts)
+    except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
+        return _failure(exc)
+    finally:
+        if saver is not None:
+            await saver.conn.close()
 
 
 WATCH_STDIN = "--watch-stdin"

@@ -75,6 +75,7 @@ def _run(args: argparse.Namespace, modes: list[str]) -> dict[str, Any]:
         resume_value=args.resume_value,
         has_resume_value=args.resume_value is not _UNSET,
         resume_all=args.resume_all,
+        api=args.api,
         sleep=args.sleep,
         checkpointer=args.checkpointer,
         pg_ephemeral=args.pg_ephemeral,
@@ -307,6 +308,14 @@ def register_killtest(sub: Any) -> None:
         help="With --resume-value and several interrupts pending (parallel workers that paused "
         "in one step), answer every one at once; by default the first one is answered and the "
         "others pause again.",
+    )
+    p.add_argument(
+        "--api",
+        choices=("invoke", "ainvoke"),
+        default="invoke",
+        help="How the child runs the graph: graph.invoke on LangGraph's sync loop and saver "
+        "(the default), or graph.ainvoke on its async loop with AsyncSqliteSaver or "
+        "AsyncPostgresSaver, as an async service does.",
     )
     p.add_argument(
         "--sleep",

@@ -69,6 +69,8 @@ class ChildSpec:
     resume_all: bool = False
     """With several interrupts pending, answer every one at once (``{id: value}`` for each),
     as LangGraph's test_multi_resume does, instead of the first one only."""
+    api: str = "invoke"
+    """`invoke` (LangGraph's sync loop and saver) or `ainvoke` (its async ones)."""
 
     def to_json(self) -> str:
         """The JSON object `_child` reads from argv[1] (never a password: see DSN_ENV)."""
@@ -84,6 +86,8 @@ class ChildSpec:
         for key in ("store", "fault", "acks", "callbacks_log", "configurable"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
+        if self.api != "invoke":
+            data["api"] = self.api
         if self.resume:
             data["resume_value"] = self.resume_value
             if self.resume_all:

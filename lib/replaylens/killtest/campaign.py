@@ -289,6 +289,7 @@ class RunContext:
     then_inputs: tuple[Any, ...] = ()
     kill_from_invocation: int = 0
     resume_all: bool = False
+    api: str = "invoke"
 
 
 def _read_acks(path: Path) -> list[dict[str, Any]]:
@@ -351,7 +352,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
     spec = ChildSpec(ctx.graph, store.db_after_resume, thread_id, plan.mode, ctx.input_value,
                      put_latency=plan.put_latency, store=store.spec, fault=fault, acks=str(acks),
                      callbacks_log=str(callbacks_log), configurable=ctx.configurable,
-                     resume_all=ctx.resume_all)  # fmt: skip
+                     resume_all=ctx.resume_all, api=ctx.api)  # fmt: skip
     # A fault point is reached by the child itself; the clock only aims the other kills.
     kill = {"kill_at": None if plan.fault else plan.kill_at, "kill_delay": plan.kill_delay or 0.0,
             "kill_after": None if plan.fault else ctx.kill_after}  # fmt: skip
@@ -552,6 +553,7 @@ def run_campaign(
     then_inputs: Sequence[Any] = (),
     kill_from_invocation: int = 0,
     resume_all: bool = False,
+    api: str = "invoke",
 ) -> dict[str, Any]:
     """Run every cell of the matrix, write DIR/manifest.json and return it (as a dict).
 
@@ -608,7 +610,7 @@ def run_campaign(
             effects_source=effects_source, input=input_value,
             resume_value=resume_value if has_resume_value else None, sleep=sleep,
             then_inputs=list(then_inputs) or None, kill_from_invocation=kill_from_invocation,
-            resume_all=resume_all, python=platform.python_version(), langgraph=_version("langgraph"),
+            resume_all=resume_all, api=api, python=platform.python_version(), langgraph=_version("langgraph"),
             langgraph_checkpoint_sqlite=_version("langgraph-checkpoint-sqlite"),
             langgraph_checkpoint_postgres=_version("langgraph-checkpoint-postgres"),
             server_version=_server_version(backend),
@@ -616,7 +618,7 @@ def run_campaign(
         )  # fmt: skip
         ctx = RunContext(graph, backend, input_value, kill_after, resume_value, has_resume_value, sleep,
                          effects_source, server_crash, configurable or None, tuple(then_inputs),
-                         kill_from_invocation, resume_all)  # fmt: skip
+                         kill_from_invocation, resume_all, api)  # fmt: skip
         for index, cell in enumerate(plan, 1):
             try:
                 record = run_one(folder, cell, ctx)

@@ -287,6 +287,7 @@ def run_corpus(
     reuse: bool = False,
     progress: Callable[[str], None] | None = None,
     judge_only: bool = False,
+    api: str = "invoke",
 ) -> CorpusResult:
     """One campaign per kill point and latency (every mode, `runs` runs), then its judgement.
 
@@ -304,7 +305,7 @@ def run_corpus(
         dsn = server.create_database("corpus") if server is not None else None
         for point in chosen:
             _run_point(point, latencies, runs, out, result, dsn, forms, sleep,
-                       reuse or judge_only, progress, judge_only)  # fmt: skip
+                       reuse or judge_only, progress, judge_only, api)  # fmt: skip
     finally:
         if server is not None:
             server.stop()
@@ -330,6 +331,7 @@ def _run_point(
     reuse: bool,
     progress: Callable[[str], None] | None,
     judge_only: bool = False,
+    api: str = "invoke",
 ) -> None:
     """Run (or with `reuse`, reread) one kill point's campaigns and add their judgement."""
     from replaylens.killtest.campaign import run_campaign
@@ -351,7 +353,7 @@ def _run_point(
                 kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
                 resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
                 sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
-                kill_from_invocation=shape.kill_from, resume_all=shape.resume_all,
+                kill_from_invocation=shape.kill_from, resume_all=shape.resume_all, api=api,
             )  # fmt: skip
         _absolute(manifest, folder)
         if manifest.get("backend") == "postgres":
@@ -552,7 +554,7 @@ def cmd_corpus(args: Any) -> int:
     result = run_corpus(
         chosen, latencies, runs, out, backend=args.backend, sleep=args.sleep or SLEEP,
         reuse=args.reuse, progress=lambda line: print(line, file=sys.stderr, flush=True),
-        judge_only=bool(getattr(args, "judge_only", False)),
+        judge_only=bool(getattr(args, "judge_only", False)), api=getattr(args, "api", "invoke"),
     )  # fmt: skip
     if not result.kills:
         print(f"replaylens validate: no killed run to judge in {out}.", file=sys.stderr)

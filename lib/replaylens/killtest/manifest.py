@@ -209,6 +209,8 @@ class Manifest:
     """The kill is aimed only from this invocation of a run on (0: the first)."""
     resume_all: bool = False
     """Several pending interrupts were answered at once, not the first one only."""
+    api: str = "invoke"
+    """How the child ran the graph: `invoke` (LangGraph's sync loop) or `ainvoke` (its async one)."""
     sleep: float | None = None
     python: str | None = None
     langgraph: str | None = None
@@ -271,6 +273,7 @@ class Manifest:
             else None,
             kill_from_invocation=_opt_int(raw.get("kill_from_invocation")) or 0,
             resume_all=raw.get("resume_all") is True,
+            api="ainvoke" if raw.get("api") == "ainvoke" else "invoke",
             sleep=_opt_float(raw.get("sleep")),
             python=_opt_str(raw.get("python")),
             langgraph=_opt_str(raw.get("langgraph")),
@@ -304,6 +307,8 @@ class Manifest:
                 del data[key]
         if not data["resume_all"]:
             del data["resume_all"]
+        if data["api"] == "invoke":
+            del data["api"]
         return data
 
     def write(self, folder: Path) -> None:

@@ -618,4 +618,11 @@ def register_validate(sub: Any) -> None:
         action="store_true",
         help="With --corpus and --out: run no kill, judge the campaigns DIR holds (skip the rest).",
     )
+    p.add_argument(
+        "--api",
+        choices=("invoke", "ainvoke"),
+        default="invoke",
+        help="With --corpus: run each graph with graph.invoke (LangGraph's sync loop, the default) "
+        "or graph.ainvoke (its async loop, with AsyncSqliteSaver or AsyncPostgresSaver).",
+    )
     p.set_defaults(func=cmd_validate)
