@@ -1970,6 +1970,176 @@ def step_timeout(checkpointer: Any) -> Any:
     return graph
 
 
+# --------------------------------------------------------------------------- 52-55 async graphs
+# Run with ``graph.ainvoke`` (Shape.api): their nodes are ``async def``, as in
+# test_pregel_async.py, and LangGraph's async loop runs them as asyncio tasks on one thread.
+async def _asleep(fraction: float) -> None:
+    import asyncio
+
+    seconds = settings.get_float(ENV_SLEEP, 0.0) * fraction
+    if seconds > 0:
+        await asyncio.sleep(seconds)
+
+
+def _anode(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+    """`_node` as ``async def``: one effect held open for `fraction` of a unit, awaiting."""
+
+    async def node(state: dict[str, Any]) -> dict[str, Any]:
+        with effect(name):
+            await _asleep(fraction)
+        return {"visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+class AttemptState(TypedDict, total=False):
+    visited: Annotated[list[str], operator.add]
+    attempt: int
+
+
+async def _awhile(state: AttemptState) -> dict[str, Any]:
+    with effect("agent", attempt=state.get("attempt", 1)):
+        await _asleep(2.0)
+    return {"visited": ["agent"]}
+
+
+async def _iambad(state: AttemptState) -> dict[str, Any]:
+    with effect("bad", attempt=state.get("attempt", 1)):
+        await _asleep(0.5)
+        if state.get("attempt", 1) == 1:
+            raise ValueError("I am bad")
+    return {"visited": ["bad"]}
+
+
+def node_cancellation_async() -> StateGraph:
+    """START -conditional-> agent | bad -> report; in the first input bad raises while agent
+    runs, and the async loop cancels agent; a second input (attempt 2) goes through.
+
+    Mirrors test_pregel_async.py::test_node_cancellation_on_other_node_exception: on the
+    async loop a task that raises cancels its running siblings (the sync loop lets them
+    finish). The kill lands in the second input.
+    """
+    b = StateGraph(AttemptState)
+    b.add_node("agent", _awhile)
+    b.add_node("bad", _iambad)
+    b.add_node("report", _anode("report", 1.0))
+    b.add_conditional_edges(START, lambda _: ["agent", "bad"], ["agent", "bad"])
+    b.add_edge(["agent", "bad"], "report")
+    b.add_edge("report", END)
+    return b
+
+
+CANCEL_UNITS = (0.5, 2.0)
+
+
+def imp_task_cancel(checkpointer: Any) -> Any:
+    """@entrypoint `graph` (async): two @task `mapper` calls, the slower one cancelled after a
+    unit, interrupt(), then @task `publish`; answered with Command(resume=...).
+
+    Mirrors test_pregel_async.py::test_imp_task_cancel: a cancelled call saves nothing, so
+    the resumed entrypoint calls it again (and cancels it again); the finished one is reused.
+    """
+    import asyncio
+
+    from langgraph.func import entrypoint, task
+
+    @task
+    async def mapper(n: int) -> str:
+        with effect("mapper", n=n):
+            await _asleep(CANCEL_UNITS[n])
+        return str(n) * 2
+
+    @task
+    async def publish(parts: list[str]) -> str:
+        with effect("publish"):
+            await _asleep(1.0)
+        return "+".join(parts)
+
+    @entrypoint(checkpointer=checkpointer)
+    async def graph(inputs: dict[str, Any]) -> dict[str, Any]:
+        futures = [mapper(n) for n in range(len(CANCEL_UNITS))]
+        await _asleep(1.0)
+        futures.pop().cancel()
+        mapped = await asyncio.gather(*futures)
+        answer = interrupt("question")
+        return {"published": await publish([m + str(answer) for m in mapped])}
+
+    return graph
+
+
+_SEND_UNITS = {"1": 0.5, "3": 1.0, "3.1": 0.3}
+
+
+def _send_node(name: str) -> Callable[..., Any]:
+    """A node of test_send_dedupe_on_resume: it appends `name|arg` (or `name`) to the list;
+    given a Command as its Send argument, it returns that Command with the update in it."""
+
+    async def node(state: Any) -> Any:
+        is_command = isinstance(state, Command)
+        with effect(name):
+            await _asleep(1.5 if is_command else _SEND_UNITS.get(name, 0.5))
+        update = [name] if isinstance(state, list) else ["|".join((name, str(state)))]
+        if is_command:
+            return Command(graph=state.graph, goto=state.goto, update=update)
+        return update
+
+    node.__name__ = name
+    return node
+
+
+async def _flaky_send(state: Any) -> list[str]:
+    with effect("ask"):
+        await _asleep(0.5)
+    answer = interrupt("Bahh")
+    with effect("record"):
+        await _asleep(1.0)
+    return ["|".join(("flaky", str(state), str(answer)))]
+
+
+def send_dedupe_on_resume() -> StateGraph:
+    """1 -> Send("2", Command(goto=Send("2", 3))) | Send("2", Command(goto=Send("flaky", 4))) |
+    3.1; then 2(3) | flaky(4) (pauses) | 3; answered, flaky goes on, then 3 once more.
+
+    Mirrors test_pregel_async.py::test_send_dedupe_on_resume (a list state, `Send` whose
+    argument is a `Command` that itself sends): the resume re-runs only the task that paused,
+    not the workers whose writes were saved beside it.
+    """
+    b = StateGraph(Annotated[list, operator.add])
+    for name in ("1", "2", "3", "3.1"):
+        b.add_node(name, _send_node(name))
+    b.add_node("flaky", _flaky_send)
+    b.add_edge(START, "1")
+    b.add_conditional_edges(
+        "1",
+        lambda _: [Send("2", Command(goto=Send("2", 3))), Send("2", Command(goto=Send("flaky", 4))), "3.1"],
+        ["2", "3.1", "flaky"],
+    )  # fmt: skip
+    b.add_conditional_edges("2", lambda _: "3", ["3"])
+    return b
+
+
+WIDE_UNITS = (3.0, 0.5, 1.0, 0.5, 2.5, 1.0, 0.5, 1.0)
+
+
+def wide_fanout_async() -> StateGraph:
+    """START -> n0 | n1 | ... | n7 (async, unequal) -> gather: eight tasks in one step.
+
+    Mirrors test_pregel_async.py::test_parallel_node_execution (parallel async nodes run at
+    once, the step takes as long as the slowest), widened to eight: more tasks than a sync
+    loop's thread pool holds on a small machine, none of them waiting on the async loop.
+    """
+    b = StateGraph(Trail)
+    names = [f"n{i}" for i in range(len(WIDE_UNITS))]
+    for name, units in zip(names, WIDE_UNITS, strict=True):
+        b.add_node(name, _anode(name, units))
+        b.add_edge(START, name)
+    b.add_node("gather", _anode("gather", 1.0))
+    b.add_edge(names, "gather")
+    b.add_edge("gather", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -1991,6 +2161,8 @@ class Shape:
     """The invocation the kill is aimed in (1: after the pause or the failure)."""
     resume_all: bool = False
     """Answer every pending interrupt at once (test_multi_resume), not the first one only."""
+    api: Literal["invoke", "ainvoke"] = "invoke"
+    """How the child runs it: ``ainvoke`` for the shapes whose nodes are ``async def``."""
 
     @property
     def graph(self) -> str:
@@ -2135,8 +2307,20 @@ CORPUS: tuple[Shape, ...] = (
     Shape("step_timeout", "test_pregel.py::test_timeout_with_parent_command",
           {"visited": [], "attempt": 1}, (("slow", 1, 0.5), ("report", 1, 0.5)),
           then=({"visited": [], "attempt": 2},), kill_from=1),
+    # Held out, tenth round: async graphs (test_pregel_async.py), run with graph.ainvoke.
+    Shape("node_cancellation_async", "test_pregel_async.py::test_node_cancellation_on_other_node_exception",
+          {"visited": [], "attempt": 1}, (("agent", 1, 1.0), ("report", 1, 0.5)),
+          then=({"visited": [], "attempt": 2},), kill_from=1, api="ainvoke"),
+    Shape("imp_task_cancel", "test_pregel_async.py::test_imp_task_cancel",
+          {}, (("graph", 1, 0.25), ("publish", 1, 0.5)),
+          resume_value="!", has_resume_value=True, api="ainvoke"),
+    Shape("send_dedupe_on_resume", "test_pregel_async.py::test_send_dedupe_on_resume",
+          ["0"], (("flaky", 1, 0.75), ("3", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=1, api="ainvoke"),
+    Shape("wide_fanout_async", "test_pregel_async.py::test_parallel_node_execution",
+          {"visited": []}, (("n4", 1, 1.75), ("gather", 1, 0.5)), api="ainvoke"),
 )  # fmt: skip
-"""Fifty-one shapes (the last thirty-five held out, in nine rounds); every kill point is a node start the child announces, plus a delay that
+"""Fifty-five shapes (the last thirty-nine held out, in ten rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -1,6 +1,6 @@
 """`replaylens validate --corpus langgraph-tests`: the what-if on graphs this project did not write.
 
-The corpus is `replaylens.examples.langgraph_tests`: fifty-one graph shapes modelled on
+The corpus is `replaylens.examples.langgraph_tests`: fifty-five graph shapes modelled on
 LangGraph's own test suite, each logging every effect three ways (this project's
 recorder, LangGraph's own config values copied verbatim, bare lines). Each shape is
 killed at an early and a late node under sync, async and exit, at each checkpoint write
@@ -353,7 +353,8 @@ def _run_point(
                 kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
                 resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
                 sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
-                kill_from_invocation=shape.kill_from, resume_all=shape.resume_all, api=api,
+                kill_from_invocation=shape.kill_from, resume_all=shape.resume_all,
+                api="ainvoke" if shape.api == "ainvoke" else api,
             )  # fmt: skip
         _absolute(manifest, folder)
         if manifest.get("backend") == "postgres":
