@@ -73,12 +73,24 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def load_graph_nodes(graph: str) -> list[str]:
+class GraphNodes(list[str]):
+    """A graph's node names (subgraphs included); `functional` when it is an ``@entrypoint``,
+    whose ``@task`` calls are kill points too but exist only once the entrypoint runs."""
+
+    functional: bool = False
+
+    def can_kill_at(self, name: str) -> bool:
+        return name in self or self.functional
+
+
+def load_graph_nodes(graph: str) -> GraphNodes:
     """Import `graph` here, in the parent, and list its node names (subgraphs included).
 
     Checking before any child starts turns a typo into one sentence instead of a dozen
     runs that each report the same ImportError from a child's RESULT line.
     """
+    from langgraph.graph.state import CompiledStateGraph
+
     from replaylens.killtest._child import build_graph, load_target
 
     module_name, sep, attr = graph.partition(":")
@@ -103,7 +115,8 @@ def load_graph_nodes(graph: str) -> list[str]:
         raise KilltestError(
             f"{graph!r} does not give a LangGraph graph ({type(exc).__name__}: {exc})."
         ) from None
-    names: list[str] = list(getattr(compiled, "nodes", {}))
+    names = GraphNodes(getattr(compiled, "nodes", {}))
+    names.functional = not isinstance(compiled, CompiledStateGraph)
     try:  # nodes of subgraphs can be kill points too (their starts are announced)
         for _ns, subgraph in compiled.get_subgraphs(recurse=True):
             names += [n for n in subgraph.nodes if n not in names]
@@ -584,7 +597,7 @@ def run_campaign(
         raise KilltestError(f"--synchronous-commit takes on and off, not {', '.join(bad_sc)}.")
     nodes = load_graph_nodes(graph)
     for node, _n in targets:
-        if node not in nodes:
+        if not nodes.can_kill_at(node):
             known = ", ".join(n for n in nodes if not n.startswith("__"))
             raise KilltestError(f"The graph {graph!r} has no node {node!r}; its nodes are {known}.")
     delay = KillDelay.parse(kill_delay) or (KillDelay(sleep / 2, sleep / 2) if targets else None)
