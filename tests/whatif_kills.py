@@ -116,6 +116,13 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "react_agent_tool_error-early-0.25s": KillCampaign(
         "react_agent_tool_error", 0, ("sync", "async", "exit"), 0.25
     ),
+    "subgraph_parallel-late-1s": KillCampaign(
+        "subgraph_parallel", 1, ("sync", "async", "exit"), 1.0
+    ),
+    "imp_task_cancel-late-0s": KillCampaign("imp_task_cancel", 1, ("sync", "async", "exit"), 0.0),
+    "node_cancellation_async-early-0s": KillCampaign(
+        "node_cancellation_async", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 
@@ -132,7 +139,7 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
         s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
         kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
         resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
-        then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all,
+        then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all, api=s.api,
     )  # fmt: skip
     return runs_in(folder)
 

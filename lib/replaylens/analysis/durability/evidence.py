@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from math import inf
 from typing import Literal
@@ -69,6 +69,12 @@ class Evidence:
     killed_earlier: set[int] = field(default_factory=set)  # invocations killed before the last one
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
+    kinds_weak: set[int] = field(default_factory=set)
+    """Invocations whose kind (fresh input or resume) only node names told (`_kinds`)."""
+    failed_calls: set[int] = field(default_factory=set)
+    """id() of failed ``@task`` calls their entrypoint caught (`_caught_failures`): no raise,
+    but the call's saved writes are an error, and a resume of the entrypoint runs it again
+    (``_reapply_writes_to_succeeded_nodes`` restores finished tasks only)."""
     kinds: list[InvocationKind] = field(default_factory=list)  # how each invocation began
     holder_of: dict[tuple[str, int, int], int] = field(default_factory=dict)
     """(nested ns, inv, step) -> the parent step whose task ran it (one per run of a subgraph)."""
@@ -225,6 +231,17 @@ def _paused_nodes(thread: Thread | None) -> set[str]:
         for c in ns.checkpoints
         for t in [*c.tasks, *c.calls]
         if any(w.channel in ("__interrupt__", "__error__") for w in t.writes)
+    }
+
+
+def _interrupted_nodes(thread: Thread | None) -> set[str]:
+    """Nodes (an entrypoint's name included) the database shows paused at ``interrupt()``."""
+    return {
+        t.node
+        for ns in (thread.namespaces.values() if thread else ())
+        for c in ns.checkpoints
+        for t in [*c.tasks, *c.calls]
+        if any(w.channel == "__interrupt__" for w in t.writes)
     }
 
 
@@ -835,9 +852,17 @@ def _kinds(
     halted: set[int] = frozenset(),
     edits: Sequence[float] = (),
     one_entry_input: bool = False,
+    inputs: Sequence[float] = (),
+    weak: set[int] | None = None,
+    interrupted: Container[str] = (),
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
+    * a root checkpoint saved by an input (`inputs`: their times) taken just before this
+      invocation's first task (nearer it than the previous invocation's last line, where an
+      exit save is stamped) is a fresh input: a resume makes none (it goes on from a
+      checkpoint); this holds where a log without task ids aligns the first task with a
+      task left unfinished before;
     * a first task aligned with an unfinished task of its node due at a checkpoint saved
       before the invocation began is a resume (a fresh input makes checkpoints of its own
       first);
@@ -852,7 +877,13 @@ def _kinds(
       in every mode, so where nothing else tells, a later invocation is a resume;
     * else a first node other than the previous invocation's first node is taken for a
       resume (a node that paused at `interrupt()` before logging anything, then answered),
-      the same one for a fresh input (the graph starting over)."""
+      the same one for a fresh input (the graph starting over).
+
+    `weak` collects the invocations only a log without task ids, namespaces or steps told
+    (the node names alone): a database that kept no input checkpoint (exit) cannot confirm
+    them, and the what-if reads them both ways (`gather`'s `flip_kinds`). An invocation
+    after one that paused at ``interrupt()`` (`interrupted`: the nodes, or the entrypoint,
+    the database shows paused) is not among them: the answer to a pause is a resume."""
     kinds: list[InvocationKind] = ["input"]
     bounds = _bounds(groups)
     for i, (prev, cur) in enumerate(zip(groups, groups[1:], strict=False), 1):
@@ -866,6 +897,15 @@ def _kinds(
         begin = bounds[i]
         # the first step's tasks: the earliest and those that started while it ran
         first = [a for a in cur if a is earliest or a.start_ts < _until(earliest) - 1e-6]
+        prev_end = max((x.end_ts for x in prev), default=float("-inf"))
+        # Nearer this invocation's first task than the previous one's last line: a checkpoint
+        # saved on the way out (under exit, stamped as the loop leaves) is not an input's.
+        if any((prev_end + earliest.start_ts) / 2 < t <= earliest.start_ts for t in inputs):
+            kinds.append("input")
+            continue
+        by_name_only = all(_named_only(f) for f in first) and not any(
+            a.node in interrupted for a in prev
+        )
         if any(
             f.checkpoint is not None
             and f.task is not None
@@ -875,10 +915,14 @@ def _kinds(
             for f in first
         ):
             kinds.append("resume")
+            if by_name_only and weak is not None:
+                weak.add(i)
             continue
         open_ = [a for a in prev if not _step_done(a, retried, halted) and id(a) not in retried]
         if any(_same_task(o, f) for o in open_ for f in first):
             kinds.append("resume")
+            if by_name_only and weak is not None:
+                weak.add(i)
             continue
         # Lines logged under the same caller task as the previous invocation's (an
         # entrypoint's `@task` calls, a subgraph's nodes: ``graph:<task id>``): that task
@@ -898,7 +942,14 @@ def _kinds(
         prev_first = min(prev, key=lambda a: a.start_ts).node if prev else None
         same_start = any(f.node == prev_first for f in first)
         kinds.append("input" if same_start and not one_entry_input else "resume")
+        if by_name_only and not one_entry_input and weak is not None:
+            weak.add(i)
     return kinds
+
+
+def _named_only(a: Attempt) -> bool:
+    """Does the log tell `a`'s task by its node name alone (no task id, namespace or step)?"""
+    return (a.task_id is None or a.task_id_inferred) and not a.logged_ns and a.step is None
 
 
 def _bounds(groups: list[list[Attempt]]) -> list[float]:
@@ -1212,11 +1263,14 @@ def gather(
     recording: Recording,
     *,
     unsure_raised: bool = False,
+    flip_kinds: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
     `unsure_raised`: read a subgraph step that `_raised_out` cannot decide as left by raising
-    (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`)."""
+    (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`).
+    `flip_kinds`: read the invocations only node names told apart (`Evidence.kinds_weak`)
+    the other way, fresh input for resume and back."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -1237,8 +1291,8 @@ def gather(
     # A failure its caller caught (an entrypoint's `try` around a call) or its task handled
     # (a ToolNode's error message) ends neither its step nor its invocation either.
     by_start = sorted(attempts, key=lambda x: x.start_ts)
-    caught = _caught_failures(by_start, _entrypoint_node(thread) is not None)
-    caught |= _handled_in_task(by_start, pauses)
+    failed_calls = _caught_failures(by_start, _entrypoint_node(thread) is not None)
+    caught = failed_calls | _handled_in_task(by_start, pauses)
     if caught:
         used.append(
             f"{len(caught)} failed effect(s) the process went on from at once (a caught call, a "
@@ -1289,7 +1343,21 @@ def gather(
         c for c in db_cps if not c.checkpoint_ns and c.source == "input"
     ]  # an entrypoint thread's inputs: one input checkpoint each
     one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
-    kinds = _kinds(groups, retried, halted, edits, one_entry_input)
+    input_times = [t for c in root_inputs for t in [taken_at(c)] if t is not None]
+    weak: set[int] = set()
+    interrupted = _interrupted_nodes(thread)
+    entry = _entrypoint_node(thread)
+    if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
+        interrupted |= {a.node for a in attempts}
+    kinds = _kinds(groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted)
+    if flip_kinds:
+        for i in weak:
+            kinds[i] = "input" if kinds[i] == "resume" else "resume"
+        assumed.append(
+            "the log names no task ids: invocation(s) "
+            + ", ".join(str(i + 1) for i in sorted(weak))
+            + " read the other way (a fresh input taken for a resume, or a resume for one)"
+        )
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due)
     last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
@@ -1602,6 +1670,8 @@ def gather(
         container,
         killed_earlier,
         retried=retried,
+        failed_calls=failed_calls,
+        kinds_weak=weak,
         halted=halted,
         stopped=stopped,
         carried=carried,

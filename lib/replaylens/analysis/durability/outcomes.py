@@ -814,7 +814,13 @@ def what_if(
     rec = recording or Recording()
     ev = gather(thread, attempts, status, rec)
     if rec.known:
-        return _what_if_as(rec, latency, ev, thread, attempts), ev.crash_ts
+        given = _what_if_as(rec, latency, ev, thread, attempts)
+        if rec.mode != "exit" or not ev.kinds_weak:
+            return given, ev.crash_ts
+        flipped = gather(thread, attempts, status, rec, flip_kinds=True)
+        other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
+        _flag_weak_kinds(ev)
+        return _spread([given, other], None, [_kinds_weak_note(ev)]), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
     why: list[str] = []  # what else than the recorded mode the range is over
@@ -831,12 +837,40 @@ def what_if(
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
             runs.append(_what_if_as(cand_rec, latency, raised_ev, thread, attempts))
             why.append(_raised_unsure_note(cand_ev, cand))
+        if cand == "exit" and cand_ev.kinds_weak:  # no input checkpoint kept to tell
+            flipped = gather(thread, attempts, status, cand_rec, flip_kinds=True)
+            runs.append(
+                _what_if_as(cand_rec, latency, flipped, thread, attempts, model_recorded=True)
+            )
+            why.append(_kinds_weak_note(cand_ev))
+            _flag_weak_kinds(cand_ev)
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     for o in out.values():
         o.inference = inferred.to_json()
         if len(runs) == 1:
             o.used.append(inferred.sentence())
     return out, ev.crash_ts
+
+
+def _flag_weak_kinds(ev: Evidence) -> None:
+    """Mark the attempts of the invocations read both ways: their verdict is one reading's."""
+    for a in ev.attempts:
+        if id(a) in ev.step_of and ev.step_of[id(a)][1] in ev.kinds_weak:
+            if "fresh input or a resume" not in a.ambiguity:
+                a.flag(
+                    "its invocation may have been a fresh input or a resume (the log names no "
+                    "task ids, and under exit the database keeps no input checkpoint to tell)"
+                )
+
+
+def _kinds_weak_note(ev: Evidence) -> str:
+    """Why an invocation is read both as a fresh input and as a resume (`Evidence.kinds_weak`)."""
+    which = ", ".join(str(i + 1) for i in sorted(ev.kinds_weak))
+    return (
+        f"the log names no task ids and under exit the database keeps no input checkpoint of "
+        f"invocation {which}: nothing shows whether it was a fresh input (lost with it, so a "
+        "resume runs the earlier invocation's unfinished tasks) or a resume"
+    )
 
 
 def _raised_unsure_note(ev: Evidence, mode: Mode) -> str:
@@ -891,12 +925,20 @@ def _what_if_as(
     ev: Evidence,
     thread: Thread | None,
     attempts: list[Attempt],
+    *,
+    model_recorded: bool = False,
 ) -> dict[str, ModeOutcome]:
-    """Every mode's outcome, the recorded mode being `rec.mode` (or unknown)."""
+    """Every mode's outcome, the recorded mode being `rec.mode` (or unknown).
+
+    `model_recorded`: model the recorded mode too, instead of reading the database and the
+    verdicts as they stand (a second reading of the evidence, which the verdicts do not
+    follow)."""
     _kill_after_saved(ev, rec, latency)
     outcomes: dict[str, ModeOutcome] = {}
     for mode in MODES:
-        if is_recorded(rec, mode, latency) or (
+        if model_recorded:
+            outcomes[mode] = modelled(mode, latency, ev, rec)[0]
+        elif is_recorded(rec, mode, latency) or (
             latency == 0
             and mode in ("sync", "async")
             and rec.mode in ("sync", "async")
@@ -931,7 +973,7 @@ def _figures(o: ModeOutcome) -> list[tuple[int, int, int]]:
 
 
 def _spread(
-    runs: list[dict[str, ModeOutcome]], inferred: Inference, why: Sequence[str] = ()
+    runs: list[dict[str, ModeOutcome]], inferred: Inference | None, why: Sequence[str] = ()
 ) -> dict[str, ModeOutcome]:
     """One outcome per target mode from several possible recorded modes (and readings of the
     evidence, `why`): the figures of the one that repeats the most (never the reassuring
@@ -948,7 +990,7 @@ def _spread(
         )
         chosen = dataclasses.replace(worst, as_recorded=False)
         chosen.used = [*worst.used]
-        chosen.assumed = [*worst.assumed, inferred.sentence()]
+        chosen.assumed = [*worst.assumed, *([inferred.sentence()] if inferred else [])]
         seen = [f for o in cands for f in _figures(o)]
         spans = {
             key: [min(v[i] for v in seen), max(v[i] for v in seen)]
@@ -957,7 +999,7 @@ def _spread(
         if any(lo != hi for lo, hi in spans.values()):
             cause = "; ".join(
                 ([f"the recorded mode could have been {' or '.join(inferred.modes)}"]
-                 if len(inferred.modes) > 1 else []) + list(why)
+                 if inferred and len(inferred.modes) > 1 else []) + list(why)
             )  # fmt: skip
             note = (
                 f"{cause}: between "

@@ -76,6 +76,44 @@ def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
     return sorted(out, key=lambda g: g[0])
 
 
+def _nested_last(ev: Evidence) -> dict[StepKey, list[Put]]:
+    """(parent loop, invocation, step) -> the last puts of the subgraph runs that step held.
+
+    The parent's task returns only once the subgraph's executor has waited for its last put
+    (under sync and async alike), so the parent step's own put is submitted after that one
+    landed, though the log puts both at the moment the subgraph's last task ended."""
+    out: dict[StepKey, list[Put]] = {}
+    for p in ev.puts:
+        if not p.edit and _ends_nested(ev, p):
+            holder = ev.holder_of.get((p.ns, p.inv, p.step), ev.container.get((p.ns, p.inv)))
+            if holder is not None:
+                out.setdefault((p.ns.rpartition("|")[0], p.inv, holder), []).append(p)
+    return out
+
+
+def _parents_last(
+    gaps: list[tuple[float, float, Put]], nested: dict[StepKey, list[Put]]
+) -> list[tuple[float, float, Put]]:
+    """`gaps` in submit order, but each subgraph run's last put before its parent step's put
+    (`_nested_last`): the parent's landing is timed after the nested one's."""
+    by_put = {id(g[2]): g for g in gaps}
+    out: list[tuple[float, float, Put]] = []
+    placed: set[int] = set()
+
+    def place(g: tuple[float, float, Put]) -> None:
+        if id(g[2]) in placed:
+            return
+        placed.add(id(g[2]))
+        for q in nested.get((g[2].ns, g[2].inv, g[2].step), ()):
+            if id(q) in by_put:
+                place(by_put[id(q)])
+        out.append(g)
+
+    for g in gaps:
+        place(g)
+    return out
+
+
 def _exit_waits(ev: Evidence) -> list[tuple[float, float, Put | None]]:
     """(parent step's end, the parent's next step's start, the subgraph's last put) for each
     subgraph loop that raised out of a step (`Evidence.raised_out`: a `ParentCommand`).
@@ -333,6 +371,17 @@ def schedule(
                 if INSTANCE in p.ns and _ends_nested(ev, p):
                     gap = min(gap, lands - sub + WRITE_COST)
                 removed.add(sub, max(0.0, gap), p.ns)
+    if recording.mode == "async":
+        # Under async the parent's loop waits for nothing of its own between a step's end and
+        # its next step: a gap there is the wait of a subgraph run's executor for its last
+        # puts (its task returns only then), which the target mode's rule puts back at its own
+        # latency. Runs side by side (`Send` workers) take the lane clocks instead.
+        times = _step_times(ev)
+        for key, nested_puts in _nested_last(ev).items():
+            gap = _parent_gap(times, nested_puts[0].ns, key[1], key[2])
+            if gap is None or any(INSTANCE in q.ns for q in nested_puts):
+                continue
+            removed.add(gap[0], max(0.0, gap[1] - gap[0] - TICK), key[0])
 
     exits = _exit_waits(ev)
 
@@ -382,8 +431,11 @@ def schedule(
     landing: dict[tuple[str, int, int], float] = {}
     queued: set[tuple[str, int, int]] = set()
     if mode != "exit":
-        for sub, nxt, p in gaps:
+        nested = _nested_last(ev)
+        for sub, nxt, p in _parents_last(gaps, nested):
             t = target(sub, p.ns)
+            for q in nested.get((p.ns, p.inv, p.step), ()):
+                t = max(t, landing.get((q.ns, q.inv, q.step), t))
             before = land.get((p.ns, p.inv), float("-inf"))
             if before > t + 1e-9:
                 queued.add((p.ns, p.inv, p.step))
@@ -438,6 +490,8 @@ def schedule(
             (b.outcome != "finished" and id(b) not in ev.retried) or id(b) in ev.halted for b in run
         ):  # a failure RetryPolicy retried in the step does not stop the task
             continue
+        if id(run[-1]) in ev.failed_calls:
+            continue  # a call that failed saves an error, and runs again on a resume
         end = max(b.end_ts for b in run)
         put = _queued_writes(ev).get(id(a), end)  # None: still queued behind tasks at the end
         inv = ev.step_of[id(a)][1]

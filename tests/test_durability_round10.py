@@ -1,0 +1,63 @@
+"""The what-if on the tenth held-out round (async graphs run by ``graph.ainvoke``) and on the
+1 s store the held-out shapes were killed on again.
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, load, predict, real
+
+
+def test_a_parent_step_is_saved_after_the_subgraph_it_ran(tmp_path: Path) -> None:
+    """subgraph_parallel on a 1 s store, killed 0.2 s into outer_2: under async the subgraph
+    beside outer_1 saved four checkpoints one after another (1 s each) and its executor waited
+    for the last before the parent's task returned; only then was the parent's step put, and
+    the kill came 0.2 s into its 1 s. Six checkpoints were kept, not seven; the sync recording
+    (each put waited for) must say so though the log puts both puts at one moment."""
+    runs = load("subgraph_parallel-late-1s", tmp_path)
+    assert real(runs["async"])[0] == 6 and real(runs["sync"])[0] == 7
+    every_prediction_holds(runs)
+    assert predict(runs["sync"])["async"].checkpoints_kept == 6
+
+
+def test_a_cancelled_task_call_runs_again_and_an_exit_save_is_no_input(tmp_path: Path) -> None:
+    """imp_task_cancel (an async entrypoint) killed in `publish` after the answer: the call its
+    entrypoint cancelled saved an error (CancelledError), which LangGraph never restores on a
+    resume, so under sync the resume runs it again with `publish`: 2 tasks, 5 lines, as under
+    exit. The exit recording's one checkpoint, stamped as its first invocation paused, lies
+    between the two invocations but is that invocation's save, not a second input's: the
+    second is the answer (a resume)."""
+    runs = load("imp_task_cancel-late-0s", tmp_path)
+    assert real(runs["sync"]) == real(runs["exit"]) == (1, 2, 5)
+    every_prediction_holds(runs)
+    sync_ = predict(runs["exit"])["sync"]
+    assert (sync_.checkpoints_kept, len(sync_.reruns)) == (1, 2)
+    assert {r["node"] for r in sync_.reruns} == {"mapper", "publish"}
+
+
+def test_an_input_checkpoint_tells_a_fresh_input_and_exit_keeps_both_readings(
+    tmp_path: Path,
+) -> None:
+    """node_cancellation_async killed in `agent` of the second input (the first raised: `bad`
+    failed and the async loop cancelled `agent`). A bare log names nodes only, and the second
+    invocation's tasks are the same nodes the first left unfinished; the sync database holds
+    the input checkpoint taken just before them, so it was a fresh input, which exit loses
+    whole: its resume runs the first input's two tasks again (2 tasks, 4 lines). The exit
+    database keeps no such checkpoint: from it the bare log cannot tell, and the prediction
+    is the range over both readings, its attempts flagged as a guess."""
+    runs = load("node_cancellation_async-early-0s", tmp_path)
+    assert real(runs["exit"]) == (1, 2, 4) and real(runs["sync"]) == (4, 1, 1)
+    every_prediction_holds(runs)
+    from_sync = predict(runs["sync"], "bare")["exit"]
+    assert (from_sync.checkpoints_kept, len(from_sync.reruns), len(from_sync.replayed_lines)) == (
+        1,
+        2,
+        4,
+    )
+    from_exit = predict(runs["exit"], "bare")["sync"]
+    assert from_exit.race["checkpoints_kept"][0] <= 4 <= from_exit.race["checkpoints_kept"][1]
+    assert "fresh input" in from_exit.race["note"]
