@@ -45,7 +45,7 @@ from typing_extensions import TypedDict
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP, agent_tool_loop, chain
-from replaylens.killtest import state_update
+from replaylens.killtest import command, state_update
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -2140,6 +2140,119 @@ def wide_fanout_async() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 56-59 round 11
+class FooState(TypedDict, total=False):
+    foo: Annotated[str, operator.add]
+
+
+def _foo(name: str, fraction: float) -> Callable[..., Any]:
+    """A node of test_command_goto_with_static_breakpoints: it appends ``|name`` to `foo`."""
+
+    def node(state: FooState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"foo": f"|{name}"}
+
+    node.__name__ = name
+    return node
+
+
+def command_goto_breakpoint(checkpointer: Any) -> Any:
+    """node1 -> node2, compiled with interrupt_before=["node1"]; answered with
+    ``Command(goto=["node2"])``: node1 and node2 run side by side, then node2 again.
+
+    Mirrors test_pregel.py::test_command_goto_with_static_breakpoints: a `Command` sent at a
+    static breakpoint adds its goto to the step the breakpoint held. The kill lands after it.
+    """
+    b = StateGraph(FooState)
+    b.add_node("node1", _foo("node1", 1.0))
+    b.add_node("node2", _foo("node2", 1.5))
+    b.add_edge(START, "node1")
+    b.add_edge("node1", "node2")
+    return b.compile(checkpointer=checkpointer, interrupt_before=["node1"])
+
+
+class PlainFoo(TypedDict, total=False):
+    foo: str
+
+
+def _set_foo(name: str, fraction: float) -> Callable[..., Any]:
+    def node(state: PlainFoo) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"foo": name}
+
+    node.__name__ = name
+    return node
+
+
+def update_as_input() -> StateGraph:
+    """agent -> tool; a first input runs them, a second turn is written by update_state alone
+    (as ``__input__``, ``__start__``, agent, tool), and a third input runs them again.
+
+    Mirrors test_pregel.py::test_update_as_input: a thread's history made by
+    ``bulk_update_state`` with the checkpoints a real turn makes (an input checkpoint among
+    them, written by no invocation). The kill lands in the third input.
+    """
+    b = StateGraph(PlainFoo)
+    b.add_node("agent", _set_foo("agent", 1.0))
+    b.add_node("tool", _set_foo("tool", 1.0))
+    b.add_edge(START, "agent")
+    b.add_edge("agent", "tool")
+    b.add_edge("tool", END)
+    return b
+
+
+class QueryDocs(TypedDict, total=False):
+    query: str
+    docs: Annotated[list[str], operator.add]
+    answer: str
+
+
+def _doc_node(name: str, fraction: float, update: dict[str, Any]) -> Callable[..., Any]:
+    def node(state: QueryDocs) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return update
+
+    node.__name__ = name
+    return node
+
+
+def waiting_edge_via_branch(checkpointer: Any) -> Any:
+    """rewrite_query -> analyzer_one -> retriever_one, and -conditional-> retriever_two; qa
+    waits for both retrievers; compiled with interrupt_after=["retriever_one"], then resumed.
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_via_branch: a join
+    reached through a conditional edge, with a breakpoint after one side of it; ``invoke(None)``
+    runs qa.
+    """
+    b = StateGraph(QueryDocs)
+    b.add_node("rewrite_query", _doc_node("rewrite_query", 0.5, {"query": "q"}))
+    b.add_node("analyzer_one", _doc_node("analyzer_one", 0.5, {"query": "analyzed"}))
+    b.add_node("retriever_one", _doc_node("retriever_one", 1.0, {"docs": ["doc1", "doc2"]}))
+    b.add_node("retriever_two", _doc_node("retriever_two", 2.5, {"docs": ["doc3", "doc4"]}))
+    b.add_node("qa", _doc_node("qa", 1.0, {"answer": "doc1,doc2,doc3,doc4"}))
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_conditional_edges("rewrite_query", lambda _: "retriever_two", ["retriever_two"])
+    b.add_edge(["retriever_one", "retriever_two"], "qa")
+    b.add_edge("qa", END)
+    return b.compile(checkpointer=checkpointer, interrupt_after=["retriever_one"])
+
+
+def nested_interrupts_after(checkpointer: Any) -> Any:
+    """inner (inner_1 -> inner_2, interrupt_before=["inner_2"]) | outer_1 -> outer_2, the parent
+    compiled with interrupt_after=["outer_1"]: two breakpoints, each passed by ``invoke(None)``.
+
+    Mirrors test_pregel.py::test_nested_graph_interrupts_parallel ("interrupts AFTER the
+    parallel node"): the parent's breakpoint after outer_1 and the subgraph's before inner_2.
+    """
+    graph = nested_interrupts_parallel(None)
+    return graph.builder.compile(checkpointer=checkpointer, interrupt_after=["outer_1"])
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -2319,8 +2432,23 @@ CORPUS: tuple[Shape, ...] = (
           resume_value="yes", has_resume_value=True, kill_from=1, api="ainvoke"),
     Shape("wide_fanout_async", "test_pregel_async.py::test_parallel_node_execution",
           {"visited": []}, (("n4", 1, 1.75), ("gather", 1, 0.5)), api="ainvoke"),
+    # Held out, eleventh round: added after the rules the tenth round led to.
+    Shape("command_goto_breakpoint", "test_pregel.py::test_command_goto_with_static_breakpoints",
+          {"foo": "abc"}, (("node1", 1, 0.5), ("node2", 2, 0.5)),
+          then=(command(goto=["node2"]),), kill_from=1),
+    Shape("update_as_input", "test_pregel.py::test_update_as_input",
+          {"foo": "input"}, (("agent", 1, 0.5), ("tool", 1, 0.5)),
+          then=(state_update({"foo": "input"}, "__input__"), state_update({"foo": "input"}, "__start__"),
+                state_update({"foo": "agent"}, "agent"), state_update({"foo": "tool"}, "tool"),
+                {"foo": "input"}), kill_from=5),
+    Shape("waiting_edge_via_branch", "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_via_branch",
+          {"query": "what is weather in sf", "docs": []}, (("retriever_two", 1, 1.5), ("qa", 1, 0.5)),
+          then=(None,)),
+    Shape("nested_interrupts_after", "test_pregel.py::test_nested_graph_interrupts_parallel",
+          {"my_key": ""}, (("inner_2", 1, 0.5), ("outer_2", 1, 0.5)),
+          then=(None, None), kill_from=1),
 )  # fmt: skip
-"""Fifty-five shapes (the last thirty-nine held out, in ten rounds); every kill point is a node start the child announces, plus a delay that
+"""Fifty-nine shapes (the last forty-three held out, in eleven rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

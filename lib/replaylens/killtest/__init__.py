@@ -8,14 +8,25 @@ from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no 
 
 # How a user's graph object (StateGraph, compiled graph or factory) gets a checkpointer:
 # one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker); and a
-# further invocation that edits the state (`update_state`) instead of running the graph.
+# further invocation that edits the state (`update_state`) instead of running the graph, or
+# that sends a `Command` (goto, update, resume).
 from replaylens.killtest._child import (  # noqa: E402,F401 - light: stdlib only
+    COMMAND,
     UPDATE_STATE,
     build_graph,
+    command,
     state_update,
 )
 
-__all__ = ["MODES", "UPDATE_STATE", "build_graph", "register_killtest", "state_update"]
+__all__ = [
+    "COMMAND",
+    "MODES",
+    "UPDATE_STATE",
+    "build_graph",
+    "command",
+    "register_killtest",
+    "state_update",
+]
 
 
 def register_killtest(sub: Any) -> None:

@@ -68,6 +68,31 @@ child calls ``graph.update_state`` on the thread's latest checkpoint instead (a 
 the state at a breakpoint, test_pregel.py's ``update_state`` then ``invoke(None)``)."""
 
 
+COMMAND = "__replaylens_command__"
+"""An input ``{COMMAND: {"goto": ..., "update": ..., "resume": ...}}`` is sent to the graph as
+``Command(**those keys)`` (test_pregel.py's ``invoke(Command(goto=[...]))`` at a breakpoint)."""
+
+
+def command(**keys: Any) -> dict[str, Any]:
+    """The invocation input that makes a kill-test child send ``Command(**keys)`` (JSON values:
+    `goto` a node name or a list of them, `update`, `resume`)."""
+    unknown = set(keys) - {"goto", "update", "resume"}
+    if unknown:
+        raise ValueError(
+            f"command() takes goto, update and resume, not {', '.join(sorted(unknown))}"
+        )
+    return {COMMAND: keys}
+
+
+def _command_input(payload: Any) -> Any:
+    """The `Command` a `command()` input stands for, or the input itself."""
+    if isinstance(payload, dict) and isinstance(payload.get(COMMAND), dict):
+        from langgraph.types import Command
+
+        return Command(**payload[COMMAND])
+    return payload
+
+
 def state_update(values: Any, as_node: str | None = None) -> dict[str, Any]:
     """The invocation input that makes a kill-test child edit the thread's state
     (``graph.update_state(config, values, as_node=as_node)``) instead of invoking the graph."""
@@ -538,7 +563,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
             return dict(_DONE)
         else:
-            payload = spec.get("input")
+            payload = _command_input(spec.get("input"))
         output = graph.invoke(payload, config, durability=spec.get("durability", "async"))
         return _outcome(output, lambda: graph.get_state(config).interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
@@ -561,7 +586,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
             await graph.aupdate_state(config, update.get("values"), as_node=update.get("as_node"))
             return dict(_DONE)
         else:
-            payload = spec.get("input")
+            payload = _command_input(spec.get("input"))
         output = await graph.ainvoke(payload, config, durability=spec.get("durability", "async"))
         interrupts = (await graph.aget_state(config)).interrupts
         return _outcome(output, lambda: interrupts)

@@ -1,0 +1,55 @@
+"""The kill-test child's further invocations: a `Command` sent at a breakpoint (`command`)
+and a state edit (`state_update`), run through the child's own `run` against a real graph
+and a real SQLite checkpointer (no kill: what is checked is what each input makes LangGraph do)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from replaylens.examples.langgraph_tests import SHAPES
+from replaylens.killtest import command
+from replaylens.killtest._child import run
+from replaylens.killtest.harness import scoped_environ
+
+
+def _run_shape(tmp_path: Path, name: str) -> tuple[list[dict], Counter[str]]:
+    shape = SHAPES[name]
+    log = tmp_path / "effects.jsonl"
+    spec = {
+        "graph": shape.graph,
+        "db": str(tmp_path / "c.db"),
+        "thread_id": "t",
+        "durability": "sync",
+    }
+    results = []
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        for payload in (shape.input, *shape.then):
+            results.append(run({**spec, "input": payload}))
+    starts = Counter(json.loads(x)["node"] for x in log.read_text().splitlines() if '"start"' in x)
+    return results, starts
+
+
+def test_a_command_at_a_breakpoint_adds_its_goto(tmp_path: Path) -> None:
+    """test_command_goto_with_static_breakpoints: the first input stops before node1; the
+    `Command(goto=["node2"])` the child sends then runs node1 and node2 side by side, and
+    node2 once more after node1 (LangGraph's answer: "abc|node-1|node-2|node-2")."""
+    results, starts = _run_shape(tmp_path, "command_goto_breakpoint")
+    assert all(r["ok"] for r in results), results
+    assert starts == {"node1": 1, "node2": 2}
+
+
+def test_command_takes_only_commands_keys() -> None:
+    with pytest.raises(ValueError, match="goto, update and resume"):
+        command(goto="a", graph="PARENT")
+
+
+def test_update_state_as_input_writes_a_turn_no_node_runs(tmp_path: Path) -> None:
+    """test_update_as_input: four `update_state` calls (as __input__, __start__, agent, tool)
+    write a turn without running a node; only the two real inputs run agent and tool."""
+    results, starts = _run_shape(tmp_path, "update_as_input")
+    assert all(r["ok"] for r in results), results
+    assert starts == {"agent": 2, "tool": 2}
