@@ -61,3 +61,30 @@ def test_an_input_checkpoint_tells_a_fresh_input_and_exit_keeps_both_readings(
     from_exit = predict(runs["exit"], "bare")["sync"]
     assert from_exit.race["checkpoints_kept"][0] <= 4 <= from_exit.race["checkpoints_kept"][1]
     assert "fresh input" in from_exit.race["note"]
+
+
+def test_a_command_sent_at_a_breakpoint_is_lost_with_the_killed_resume(tmp_path: Path) -> None:
+    """command_goto_breakpoint (round 11) killed in node1 after the `Command(goto=["node2"])`
+    that answered the breakpoint before node1: the first invocation logged nothing (it stopped
+    before any node ran), yet under exit it saved the checkpoint the resume went on from (1
+    kept). The Command's goto made node2 due beside node1; under sync its write hangs off
+    that checkpoint and a resume runs both (2 tasks), under exit it was lost with the killed
+    invocation and only node1 runs again (1 task, 1 line): the model says so from every
+    recording, and the exit verdict keeps node2's line."""
+    runs = load("command_goto_breakpoint-early-0.25s", tmp_path)
+    assert real(runs["exit"]) == (1, 1, 1) and real(runs["sync"]) == (2, 2, 2)
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))
+    exit_ = predict(runs["sync"])["exit"]
+    assert [r["node"] for r in exit_.reruns] == ["node1"]
+
+
+def test_a_turn_written_by_update_state_is_kept_in_every_mode(tmp_path: Path) -> None:
+    """update_as_input (round 11): a first input ran agent and tool, four update_state calls
+    wrote a second turn (as __input__, __start__, agent, tool: the first of them an input
+    checkpoint no invocation made), and a third input was killed in agent on a 0.25 s store.
+    Under exit the third input is lost whole and the resume has nothing to run (5 kept: the
+    first turn's save and the four edits); under async its input checkpoint had not landed
+    either (8 kept, nothing again); under sync it had (10 kept, agent again)."""
+    runs = load("update_as_input-early-0.25s", tmp_path)
+    assert real(runs["exit"]) == (5, 0, 0) and real(runs["async"]) == (8, 0, 0)
+    every_prediction_holds(runs)

@@ -123,6 +123,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "node_cancellation_async-early-0s": KillCampaign(
         "node_cancellation_async", 0, ("sync", "async", "exit"), 0.0
     ),
+    "command_goto_breakpoint-early-0.25s": KillCampaign(
+        "command_goto_breakpoint", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "update_as_input-early-0.25s": KillCampaign(
+        "update_as_input", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -83,6 +83,24 @@ LOST_INPUT = (
 )
 
 
+def _not_due_at(a: Attempt, latest: Checkpoint | None) -> bool:
+    """Is `a` a root task of the step right after `latest` that `latest` does not make due?
+
+    A resume runs the tasks due at the checkpoint it loads, after applying the writes a
+    `Command` sent with an earlier resume hung there (its ``goto``: ``branch:to:<node>``,
+    with no task of its own). A node the log shows in that step, due neither way, was
+    scheduled by what the crash lost: the resume does not run it there. Only a log that
+    names the step and the root namespace can tell (an `@task` call, a subgraph's node and a
+    line without a step are not judged here)."""
+    if latest is None or latest.step is None or a.step != latest.step + 1:
+        return False
+    if a.logged_ns or (a.namespace or "") != "":
+        return False
+    due = {t.node for t in latest.tasks if not t.done}
+    due |= {w.channel.partition("branch:to:")[2] for w in latest.null_writes}
+    return bool(due) and a.node not in due
+
+
 def judge(
     a: Attempt,
     thread: Thread,
@@ -107,6 +125,13 @@ def judge(
         a.verdict, a.reason = (
             "replays",
             "its writes are orphaned: the checkpoint they hang off never landed",
+        )
+        return
+    if a.alignment == "after-latest" and _not_due_at(a, resumed.get("")):
+        a.verdict, a.reason = (
+            "kept",
+            "the checkpoint a resume loads does not make its node due in that step: what "
+            "scheduled it (a Command sent with the resume that was killed) was not saved",
         )
         return
     if a.alignment == "after-latest":

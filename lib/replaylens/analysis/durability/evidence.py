@@ -36,17 +36,35 @@ class Put:
     submit: float  # recorded clock
     checkpoint: Checkpoint | None
     input: bool = False  # an input checkpoint: no loop waits for it (its next step runs at once)
+    edited: bool = False  # an input checkpoint ``update_state(as_node="__input__")`` wrote
 
     @property
     def edit(self) -> bool:
         """Saved by ``update_state`` between invocations (source ``update``, or ``fork`` from an
-        older checkpoint): `BaseCheckpointSaver.put` is called there and then, whatever the
-        durability, and no loop waits for it."""
-        return self.checkpoint is not None and self.checkpoint.source in EDIT_SOURCES
+        older checkpoint, or ``input`` as ``__input__``: `_input_edits`):
+        `BaseCheckpointSaver.put` is called there and then, whatever the durability, and no loop
+        waits for it."""
+        return self.edited or (
+            self.checkpoint is not None and self.checkpoint.source in EDIT_SOURCES
+        )
 
 
 EDIT_SOURCES = frozenset({"update", "fork"})
 """The checkpoint sources ``update_state`` writes (``pregel/main.py``)."""
+
+
+def _input_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
+    """Root input checkpoints ``update_state(as_node="__input__")`` wrote (test_update_as_input,
+    a turn written without running it): the checkpoint after one is another edit (``update``,
+    as ``__start__``), where a real input's is the loop's, made by running ``__start__``."""
+    edit_parents = {
+        c.parent_checkpoint_id for c in db_cps if not c.checkpoint_ns and c.source in EDIT_SOURCES
+    }
+    return {
+        c.checkpoint_id
+        for c in db_cps
+        if not c.checkpoint_ns and c.source == "input" and c.checkpoint_id in edit_parents
+    }
 
 
 @dataclass
@@ -69,6 +87,10 @@ class Evidence:
     killed_earlier: set[int] = field(default_factory=set)  # invocations killed before the last one
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
+    pushed_by_command: set[int] = field(default_factory=set)
+    """id() of attempts a `Command` sent at a resume scheduled (its ``goto``): due only through
+    the writes it hangs off the checkpoint with no task of its own, which exit never saves
+    for an invocation that was killed (`_pushed_by_command`)."""
     kinds_weak: set[int] = field(default_factory=set)
     """Invocations whose kind (fresh input or resume) only node names told (`_kinds`)."""
     failed_calls: set[int] = field(default_factory=set)
@@ -232,6 +254,62 @@ def _paused_nodes(thread: Thread | None) -> set[str]:
         for t in [*c.tasks, *c.calls]
         if any(w.channel in ("__interrupt__", "__error__") for w in t.writes)
     }
+
+
+def _pushed_by_command(
+    thread: Thread | None,
+    attempts: list[Attempt],
+    step_of: dict[int, tuple[str, int, int]],
+    kinds: list[InvocationKind],
+) -> set[int]:
+    """Attempts of a resume's first root step whose node the checkpoint it started from did
+    not make due: a `Command(goto=...)` sent with the resume scheduled them. Its
+    ``branch:to:<node>`` write hangs off that checkpoint with no task of its own (the null
+    task id), and a resume applies it before preparing the step (``_first``); under exit a
+    killed resume saved none of it, and a resume after the crash does not run the node there.
+    Not for an `@entrypoint` (its calls are no due tasks of any checkpoint)."""
+    if thread is None or thread.root is None or _entrypoint_node(thread) is not None:
+        return set()
+    root = [c for c in thread.root.checkpoints if c.step is not None]
+    out: set[int] = set()
+    for a in attempts:
+        ns, inv, step = step_of.get(id(a), ("?", 0, -9))
+        if ns != "" or a.logged_ns or not (0 < inv < len(kinds)) or kinds[inv] != "resume":
+            continue
+        before = [
+            c for c in root if c.step == step - 1 and (taken_at(c) or a.start_ts) < a.start_ts
+        ]
+        if not before:
+            continue
+        c = max(before, key=lambda x: taken_at(x) or 0.0)
+        due = {t.node for t in c.tasks if t.derived}
+        goto = {w.channel.partition("branch:to:")[2] for w in c.null_writes} - {""}
+        if due and a.node not in due and (a.node in goto or not c.null_writes):
+            out.add(id(a))
+    return out
+
+
+def _silent_first(thread: Thread | None, attempts: list[Attempt]) -> bool:
+    """Did an invocation the log shows nothing of come first, stopped at a root checkpoint a
+    later one was resumed from? A `Command` sent at a resume (``goto``, ``update``) hangs its
+    writes off that checkpoint with no task of its own (LangGraph's null task id); when that
+    checkpoint was taken before the log's first line, the invocation that made it stopped
+    there without logging anything: at a static breakpoint (``interrupt_before``), before any
+    node ran (test_command_goto_with_static_breakpoints). Under exit the Command's writes are
+    lost with a killed resume; a history without any input checkpoint tells it there."""
+    if thread is None or thread.root is None or not attempts:
+        return False
+    first = min(a.start_ts for a in attempts)
+    root = thread.root.checkpoints
+    earlier = [c for c in root if (taken_at(c) or first) < first - RACE]
+    # (an answer to several interrupts, ``__resume__`` by interrupt id, hangs there too: not
+    # a Command's goto or update)
+    if any(not w.channel.startswith("__") for c in earlier for w in c.null_writes):
+        return True
+    # A history with no input checkpoint was saved under exit, one checkpoint as each
+    # invocation ended (every other mode saves the input checkpoint first): one taken before
+    # the log's first line was saved by an invocation that ended before it.
+    return bool(earlier) and not any(c.source == "input" for c in root)
 
 
 def _interrupted_nodes(thread: Thread | None) -> set[str]:
@@ -900,7 +978,9 @@ def _kinds(
         prev_end = max((x.end_ts for x in prev), default=float("-inf"))
         # Nearer this invocation's first task than the previous one's last line: a checkpoint
         # saved on the way out (under exit, stamped as the loop leaves) is not an input's.
-        if any((prev_end + earliest.start_ts) / 2 < t <= earliest.start_ts for t in inputs):
+        if prev and any(
+            (prev_end + earliest.start_ts) / 2 < t <= earliest.start_ts for t in inputs
+        ):
             kinds.append("input")
             continue
         by_name_only = all(_named_only(f) for f in first) and not any(
@@ -953,11 +1033,15 @@ def _named_only(a: Attempt) -> bool:
 
 
 def _bounds(groups: list[list[Attempt]]) -> list[float]:
-    """Where each invocation begins on the clock (the first: at minus infinity)."""
+    """Where each invocation begins on the clock (the first: at minus infinity). After a
+    first invocation that logged nothing (`_silent_first`), the next begins just before its
+    first line."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
         if i == 0 or not g:
             bounds.append(float("-inf"))
+        elif not groups[i - 1]:
+            bounds.append(min(a.start_ts for a in g) - 0.02)
         else:
             prev_end = max(x.end_ts for x in groups[i - 1]) if groups[i - 1] else float("-inf")
             # Under exit the checkpoint saved on the way out is stamped when the invocation
@@ -1043,6 +1127,15 @@ def _assign_steps(
     step_att: dict[tuple[str, int, int], list[Attempt]] = {}
     step_of: dict[int, tuple[str, int, int]] = {}
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
+    root_cps = thread.root.checkpoints if thread and thread.root else []
+    input_edits = _input_edits(root_cps)
+    edit_steps = [
+        (t, c.step)
+        for c in root_cps
+        if c.step is not None and (c.source in EDIT_SOURCES or c.checkpoint_id in input_edits)
+        for t in [taken_at(c)]
+        if t is not None
+    ]
     sub_nodes, root_nodes = _subgraph_nodes(thread)
     entry = _entrypoint_node(thread)
     subgraphs = {space(n) for n in (thread.namespaces if thread else ())} - {""}
@@ -1074,6 +1167,12 @@ def _assign_steps(
         side.begin()
         if inv == 0 and not (entry or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
+        if inv > 0 and g:
+            # update_state calls between the two invocations each saved a checkpoint one
+            # step on: the next invocation goes on from the last of them.
+            began = min(x.start_ts for x in g)
+            ended = max((x.end_ts for x in groups[inv - 1]), default=float("-inf"))
+            saved_step = max([saved_step, *(st for t, st in edit_steps if ended < t < began)])
         if inv > 0:
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two
@@ -1300,6 +1399,12 @@ def gather(
         )
         retried |= caught
     groups = _invocations(attempts, retried | retrying, pauses, paused_nodes)
+    if _silent_first(thread, attempts):
+        groups = [[], *groups]
+        used.append(
+            "a Command was sent at a checkpoint taken before the log's first line: an earlier "
+            "invocation stopped there without logging (a static breakpoint), then was resumed"
+        )
     halted = _halted(groups, paused_nodes, [a for a in attempts if id(a) in retried | retrying])
     if halted:
         used.append(
@@ -1327,10 +1432,11 @@ def gather(
         used.append(f"database: {len(db_cps)} checkpoints with their ts")
     if not groups:
         groups = [[]]
+    input_edits = _input_edits(db_cps)
     edits = [
         t
         for c in db_cps
-        if not c.checkpoint_ns and c.source in EDIT_SOURCES
+        if not c.checkpoint_ns and (c.source in EDIT_SOURCES or c.checkpoint_id in input_edits)
         for t in [taken_at(c)]
         if t is not None
     ]
@@ -1340,7 +1446,9 @@ def gather(
             "every durability mode, the run after one goes on from it"
         )
     root_inputs = [
-        c for c in db_cps if not c.checkpoint_ns and c.source == "input"
+        c
+        for c in db_cps
+        if not c.checkpoint_ns and c.source == "input" and c.checkpoint_id not in input_edits
     ]  # an entrypoint thread's inputs: one input checkpoint each
     one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
     input_times = [t for c in root_inputs for t in [taken_at(c)] if t is not None]
@@ -1463,12 +1571,15 @@ def gather(
             # before the first step that did work (logged, or ran a subgraph).
             later_input = not fresh and kinds[inv] == "input"
             lead_in = first  # steps before this one only saved input and ran `__start__`
+            input_steps: range = range(0)  # a later input's input and `__start__` steps (root)
             if later_input:
                 with_work = [k[2] for k in [*step_att, *containers] if k[0] == ns and k[1] == inv]
                 # an `@entrypoint` has no `__start__` step
                 before = 1 if functional and ns == "" else 2
                 first = min(lo, min(with_work) - before) if with_work else lo
                 lead_in = first + before if with_work else first
+                if with_work and ns == "":
+                    input_steps = range(min(with_work) - before, min(with_work))
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
@@ -1538,7 +1649,9 @@ def gather(
                         ]
                         if inner:
                             start = max(base, min(inner) - TICK)
-                if s == -1 and atts == []:
+                if (s == -1 or s in input_steps) and atts == []:
+                    # Taken just before the run's first task, as the first input's are (not
+                    # after an update_state between the runs, which no run waited for).
                     first_att = [
                         a.start_ts
                         for k, v in step_att.items()
@@ -1563,7 +1676,8 @@ def gather(
                     break
                 if end is not None:
                     starts_loop = s == first and (fresh or later_input)
-                    puts.append(Put(ns, inv, s, end, cp, starts_loop))
+                    edited = cp is not None and cp.checkpoint_id in input_edits
+                    puts.append(Put(ns, inv, s, end, cp, starts_loop, edited))
                     prev_end = end
                 else:
                     break
@@ -1672,6 +1786,7 @@ def gather(
         retried=retried,
         failed_calls=failed_calls,
         kinds_weak=weak,
+        pushed_by_command=_pushed_by_command(thread, attempts, step_of, kinds),
         halted=halted,
         stopped=stopped,
         carried=carried,

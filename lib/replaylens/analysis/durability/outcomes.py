@@ -131,11 +131,14 @@ def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
 
     `landed` holds (namespace, invocation, step) of the checkpoints a mode kept: a
     schedule's for a modelled mode, the database's own for the recorded resume."""
+    # An update_state checkpoint dated inside the invocation was no part of it (written
+    # between invocations, kept in every mode): it does not make the input resumable.
+    edits = {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}
     out: set[int] = set()
     for inv in range(1, ev.invocations):
         if ev.kinds[inv] != "input":
             continue
-        if not any(k[1] == inv and k[0] == "" for k in landed):
+        if not any(k[1] == inv and k[0] == "" and k not in edits for k in landed):
             out.add(inv)
     return out
 
@@ -171,6 +174,8 @@ def _runs_again(
     r: int,
 ) -> bool:
     if ns == "":
+        if sched.mode == "exit" and inv == ev.invocations - 1 and id(a) in ev.pushed_by_command:
+            return False  # the Command's writes were lost with the killed invocation
         return step > r + 1 or (step == r + 1 and (id(a) not in sched.written or _handler(a)))
     holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
     if holder is None:
@@ -747,10 +752,12 @@ def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
 
     With a later fresh input on the thread the repeats are not ordered: a mode that lost
     that invocation whole lost its input with it, and a resume does not run its tasks
-    (`lost_inputs`), while a mode that kept its input checkpoint runs them again. Only the
-    checkpoints kept are ordered then.
+    (`lost_inputs`), while a mode that kept its input checkpoint runs them again. So with a
+    `Command(goto=...)` sent at the killed resume: exit loses it, and the task it scheduled
+    (`Evidence.pushed_by_command`). Only the checkpoints kept are ordered then.
     """
-    repeats_ordered = ev is None or "input" not in ev.kinds[1:]
+    # A Command sent at the killed resume (its goto) is lost whole under exit, tasks and all.
+    repeats_ordered = ev is None or ("input" not in ev.kinds[1:] and not ev.pushed_by_command)
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
         s, w = outcomes[stronger], outcomes[weaker]
         if s.checkpoints_kept >= w.checkpoints_kept and (

@@ -28,6 +28,7 @@ class Schedule:
     queued: set[tuple[str, int, int]] = field(
         default_factory=set
     )  # puts that waited for one before
+    mode: Mode | None = None
 
 
 StepKey = tuple[str, int, int]
@@ -515,7 +516,7 @@ def schedule(
         if ev.kill_attempt is not None
         else None
     )
-    return Schedule(landed, written, crash, landing, kill_start, queued)
+    return Schedule(landed, written, crash, landing, kill_start, queued, mode)
 
 
 def _queued_writes(ev: Evidence) -> dict[int, float | None]:
