@@ -2253,6 +2253,110 @@ def nested_interrupts_after(checkpointer: Any) -> Any:
     return graph.builder.compile(checkpointer=checkpointer, interrupt_after=["outer_1"])
 
 
+# --------------------------------------------------------------------------- 60-63 round 12
+def doubly_nested_interrupts(checkpointer: Any) -> Any:
+    """parent_1 -> child (child_1: a grandchild graph compiled with interrupt_before=
+    ["grandchild_2"]) -> parent_2; ``invoke(None)`` goes on from the breakpoint.
+
+    Mirrors test_pregel.py::test_doubly_nested_graph_interrupts: a static breakpoint two
+    subgraphs down pauses the whole thread; the kill lands after it was passed.
+    """
+    grand = chain(
+        KeyState,
+        ("grandchild_1", _node("grandchild_1", 0.5, "my_key", " here")),
+        ("grandchild_2", _node("grandchild_2", 1.0, "my_key", " and there")),
+    )
+    child = chain(KeyState, ("child_1", grand.compile(interrupt_before=["grandchild_2"])))
+    return chain(
+        KeyState,
+        ("parent_1", _node("parent_1", 0.5, "my_key", "hi ")),
+        ("child", child.compile()),
+        ("parent_2", _node("parent_2", 1.0, "my_key", " and back again")),
+    ).compile(checkpointer=checkpointer)
+
+
+def send_react_breakpoint(checkpointer: Any) -> Any:
+    """agent -> Send("tool", call) x3 (unequal) -> agent, twice, compiled with
+    interrupt_before=["tool"]: each round of tool calls waits at the breakpoint for
+    ``invoke(None)``.
+
+    Mirrors test_large_cases.py::test_send_react_interrupt (with its breakpoint): `Send`
+    tasks held by a static breakpoint, then run side by side when the thread is resumed.
+    """
+    return send_react().compile(checkpointer=checkpointer, interrupt_before=["tool"])
+
+
+class LimitState(TypedDict, total=False):
+    target: int
+    calls: int
+    unit: float
+    visited: Annotated[list[str], operator.add]
+
+
+def _limit_node(name: str) -> Callable[..., Any]:
+    def node(state: LimitState) -> dict[str, Any]:
+        with effect(name, call=state.get("calls", 0)):
+            _sleep(state.get("unit", 1.0))
+        return {"calls": state.get("calls", 0) + (name == "tools"), "visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def recursion_limit_retry() -> StateGraph:
+    """agent -> tools -> agent ... until `calls` reaches the input's `target`: the first input
+    asks for more turns than the recursion limit allows (GraphRecursionError, raised by the
+    loop, not by a node); a second input asks for two, and the kill lands in it.
+
+    Mirrors test_pregel.py::test_invoke_two_processes_in_out (``GraphRecursionError`` with a
+    ``recursion_limit``) on test_large_cases.py::test_conditional_state_graph's loop.
+    """
+    b = StateGraph(LimitState)
+    b.add_node("agent", _limit_node("agent"))
+    b.add_node("tools", _limit_node("tools"))
+    b.add_edge(START, "agent")
+    b.add_conditional_edges(
+        "agent",
+        lambda s: END if s.get("calls", 0) >= s.get("target", 0) else "tools",
+        ["tools", END],
+    )
+    b.add_edge("tools", "agent")
+    return b
+
+
+def _retried_worker(arg: dict[str, Any]) -> dict[str, Any]:
+    from langgraph.config import get_config
+
+    key = f"{get_config().get('configurable', {}).get('thread_id')}:{arg['item']}"
+    _flaky_attempts[key] = _flaky_attempts.get(key, 0) + 1
+    with effect("work", item=arg["item"], attempt=_flaky_attempts[key]):
+        _sleep((0.5, 1.0, 2.5)[arg["item"] % 3])
+        if arg["item"] == 1 and _flaky_attempts[key] == 1:
+            raise ConnectionError("transient")  # retried by default (a ValueError is not)
+    return {"done": [arg["item"]]}
+
+
+def send_retry_policy() -> StateGraph:
+    """START -Send-> worker x3 (unequal; the second fails once, RetryPolicy retries it in its
+    step) -> collect.
+
+    Mirrors test_retry.py::test_graph_with_single_retry_policy on `Send` workers
+    (test_pregel.py::test_send_sequences' fan-out): a retry inside a step while the step's
+    other workers run on.
+    """
+    b = StateGraph(BatchState)
+    b.add_node(
+        "worker",
+        _retried_worker,
+        retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.01, jitter=False),
+    )
+    b.add_node("collect", _node("collect", 1.0))
+    _send_each(b, "items", "worker", "item")
+    b.add_edge("worker", "collect")
+    b.add_edge("collect", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -2447,8 +2551,20 @@ CORPUS: tuple[Shape, ...] = (
     Shape("nested_interrupts_after", "test_pregel.py::test_nested_graph_interrupts_parallel",
           {"my_key": ""}, (("inner_2", 1, 0.5), ("outer_2", 1, 0.5)),
           then=(None, None), kill_from=1),
+    # Held out, twelfth round: added after the rules the eleventh round led to.
+    Shape("doubly_nested_interrupts", "test_pregel.py::test_doubly_nested_graph_interrupts",
+          {"my_key": "my value"}, (("grandchild_2", 1, 0.5), ("parent_2", 1, 0.5)),
+          then=(None,), kill_from=1),
+    Shape("send_react_breakpoint", "test_large_cases.py::test_send_react_interrupt",
+          {"rounds": []}, (("tool", 3, 1.0), ("agent", 1, 0.5)),
+          then=(None, None, None), kill_from=1),
+    Shape("recursion_limit_retry", "test_pregel.py::test_invoke_two_processes_in_out",
+          {"target": 30, "unit": 0.05}, (("tools", 1, 0.5), ("agent", 3, 0.5)),
+          then=({"target": 2, "calls": 0, "unit": 1.0},), kill_from=1),
+    Shape("send_retry_policy", "test_retry.py::test_graph_with_single_retry_policy",
+          {"items": [0, 1, 2]}, (("worker", 3, 1.5), ("collect", 1, 0.5))),
 )  # fmt: skip
-"""Fifty-nine shapes (the last forty-three held out, in eleven rounds); every kill point is a node start the child announces, plus a delay that
+"""Sixty-three shapes (the last forty-seven held out, in twelve rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
