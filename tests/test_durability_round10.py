@@ -88,3 +88,28 @@ def test_a_turn_written_by_update_state_is_kept_in_every_mode(tmp_path: Path) ->
     runs = load("update_as_input-early-0.25s", tmp_path)
     assert real(runs["exit"]) == (5, 0, 0) and real(runs["async"]) == (8, 0, 0)
     every_prediction_holds(runs)
+
+
+def test_a_kill_the_log_only_bounds_may_come_after_every_put_landed(tmp_path: Path) -> None:
+    """waiting_edge_via_branch (round 11) on a 0.25 s store, killed 0.6 s into retriever_two,
+    0.4 s after the log's last line. With nothing telling the kill moment, it may have come
+    any time after that line, up to when every put submitted before it had landed (the task
+    in flight ran on far longer than any finished one took): the async range reaches the 3
+    checkpoints the real async run kept, where the kill taken within a finished task's length
+    of the last line would keep 1 or 2."""
+    runs = load("waiting_edge_via_branch-early-0.25s", tmp_path)
+    assert real(runs["async"]) == (3, 1, 1)
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))
+    async_ = predict(runs["sync"], given=False)["async"]
+    assert async_.race["checkpoints_kept"] == [1, 3]
+
+
+def test_a_breakpoint_two_subgraphs_down_pauses_and_saves_every_loop(tmp_path: Path) -> None:
+    """doubly_nested_interrupts (round 12): a static breakpoint in a grandchild graph pauses
+    the thread; the pause raises through the child and the root, and under exit each of the
+    three loops saved its last checkpoint on the way out (3 kept). Killed in grandchild_2
+    after `invoke(None)`, every mode runs grandchild_2 again: the grandchild's task is held
+    by the child's step, which is compared with where the child (not the root) resumes."""
+    runs = load("doubly_nested_interrupts-early-0.25s", tmp_path)
+    assert real(runs["exit"]) == (3, 1, 1) and real(runs["sync"]) == (8, 1, 1)
+    every_prediction_holds(runs)

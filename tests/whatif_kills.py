@@ -129,6 +129,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "update_as_input-early-0.25s": KillCampaign(
         "update_as_input", 0, ("sync", "async", "exit"), 0.25
     ),
+    "waiting_edge_via_branch-early-0.25s": KillCampaign(
+        "waiting_edge_via_branch", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "doubly_nested_interrupts-early-0.25s": KillCampaign(
+        "doubly_nested_interrupts", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -180,12 +180,36 @@ def _runs_again(
     holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
     if holder is None:
         return True  # its parent step is unknown: assume it runs again
-    if holder <= r:
+    # The holder is a step of the loop right above (the root's, or a subgraph's for a graph
+    # two levels down): compare it with where that loop's resume goes on.
+    parent = ns.rpartition("|")[0]
+    up = r if not parent else resume.get(parent)
+    if up is None:  # nothing of the loop above landed: it runs the step again only if its task does
+        return _loop_runs_again(ev, resume, parent, inv, holder, r)
+    if holder <= up:
         return False
-    if holder > r + 1 or ns not in resume:
+    if holder > up + 1 or ns not in resume:
         return True  # the subgraph starts over: its parent task is new, or nothing of it landed
     inner = resume[ns]
     return step > inner + 1 or (step == inner + 1 and (id(a) not in sched.written or _handler(a)))
+
+
+def _loop_runs_again(
+    ev: Evidence, resume: dict[str, int], ns: str, inv: int, step: int, r: int
+) -> bool:
+    """Does loop `ns` run its step `step` again on a resume? The root runs the steps after the
+    one it resumes from; a subgraph with nothing landed runs from its start when the task of
+    the loop above that runs it does (its own holder, and so on up)."""
+    if not ns:
+        return step > r
+    holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
+    if holder is None:
+        return True
+    parent = ns.rpartition("|")[0]
+    up = r if not parent else resume.get(parent)
+    if up is None:
+        return _loop_runs_again(ev, resume, parent, inv, holder, r)
+    return holder > up
 
 
 def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
@@ -615,6 +639,11 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     out.basis["checkpoints_kept"] += " (a range: the log cannot tell the subgraph's runs apart)"
 
 
+LATE_KILL = 3600.0
+"""Seconds after the log's last line taken as the latest a kill the log only bounds could have
+come (`_race`): by then every put submitted before that line has landed."""
+
+
 def _race(
     ev: Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome
 ) -> dict[str, Any]:
@@ -629,6 +658,9 @@ def _race(
     variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
     if ev.kill_unsure > RACE:
         variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
+        # The task in flight may have run on far longer than any finished one took: at the
+        # latest, every put submitted before the log's last line had landed.
+        variants.append((LATE_KILL, WRITE_COST))
     queued = latency > 0 and _queued(ev, mode, latency, recording)
     if queued:
         variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
@@ -655,7 +687,10 @@ def _race(
         for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
     }
     if ev.kill_unsure > RACE:
-        why = "the kill moment is not known (only the log's last line bounds it)"
+        why = (
+            "the kill moment is not known (only the log's last line bounds it: any time after "
+            "it, up to when every checkpoint submitted before it had landed)"
+        )
     elif len(by_kill) > 1:
         why = f"a write lands within {RACE * 1000:g} ms of the kill"
     else:

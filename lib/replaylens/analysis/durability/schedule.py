@@ -705,6 +705,11 @@ def _paused_subgraph_saves(
     # A subgraph run a resume went on with paused there, though no attempt of it shows a
     # pause (a breakpoint inside it: `Evidence.carried`).
     stopped |= {ns for ns, i in ev.carried if i == inv}
+    # The pause raises through every loop above it (`GraphInterrupt` out of each parent's
+    # task), and each of them saves on its way out too (test_doubly_nested_graph_interrupts).
+    stopped |= {
+        "|".join(ns.split("|")[:k]) for ns in list(stopped) for k in range(1, ns.count("|") + 1)
+    }
     for ns in stopped:
         mine = [k[2] for k in built if k[0] == ns and k[1] == inv]
         if mine:
