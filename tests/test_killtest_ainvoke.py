@@ -22,10 +22,10 @@ pytestmark = pytest.mark.slow  # real graphs killed in child processes
 
 ASYNC_GRAPH = """
 import asyncio
-from typing import Annotated, TypedDict
 import operator
-from langgraph.graph import StateGraph, START, END
+from typing import Annotated, TypedDict
 from replaylens import record_effect
+from replaylens.examples.graphs import chain
 
 
 class State(TypedDict, total=False):
@@ -37,19 +37,11 @@ def _visit(name):
         with record_effect(name):
             await asyncio.sleep(0.3)
         return {"visited": [name]}
-    node.__name__ = name
-    return node
+    return name, node
 
 
 def build():
-    b = StateGraph(State)
-    prev = START
-    for name in ("a", "b", "c"):
-        b.add_node(name, _visit(name))
-        b.add_edge(prev, name)
-        prev = name
-    b.add_edge(prev, END)
-    return b
+    return chain(State, *map(_visit, ("a", "b", "c")))
 """
 
 

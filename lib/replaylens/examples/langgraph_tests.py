@@ -2194,13 +2194,7 @@ def update_as_input() -> StateGraph:
     ``bulk_update_state`` with the checkpoints a real turn makes (an input checkpoint among
     them, written by no invocation). The kill lands in the third input.
     """
-    b = StateGraph(PlainFoo)
-    b.add_node("agent", _set_foo("agent", 1.0))
-    b.add_node("tool", _set_foo("tool", 1.0))
-    b.add_edge(START, "agent")
-    b.add_edge("agent", "tool")
-    b.add_edge("tool", END)
-    return b
+    return chain(PlainFoo, ("agent", _set_foo("agent", 1.0)), ("tool", _set_foo("tool", 1.0)))
 
 
 class QueryDocs(TypedDict, total=False):
