@@ -658,8 +658,11 @@ def _race(
     variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
     if ev.kill_unsure > RACE:
         variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
-        # The task in flight may have run on far longer than any finished one took: at the
-        # latest, every put submitted before the log's last line had landed.
+    log_bound = recording.kill_offset is None and ev.kill_time is None
+    if log_bound:
+        # Only the log's last line bounds the kill: the task in flight may have run on far
+        # longer than any finished one took; at the latest, every put submitted before that
+        # line had landed.
         variants.append((LATE_KILL, WRITE_COST))
     queued = latency > 0 and _queued(ev, mode, latency, recording)
     if queued:
@@ -686,7 +689,7 @@ def _race(
         key: [min(v[i] for v in seen), max(v[i] for v in seen)]
         for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines"))
     }
-    if ev.kill_unsure > RACE:
+    if ev.kill_unsure > RACE or (log_bound and len(by_kill) > 1):
         why = (
             "the kill moment is not known (only the log's last line bounds it: any time after "
             "it, up to when every checkpoint submitted before it had landed)"
