@@ -113,3 +113,16 @@ def test_a_breakpoint_two_subgraphs_down_pauses_and_saves_every_loop(tmp_path: P
     runs = load("doubly_nested_interrupts-early-0.25s", tmp_path)
     assert real(runs["exit"]) == (3, 1, 1) and real(runs["sync"]) == (8, 1, 1)
     every_prediction_holds(runs)
+
+
+def test_the_late_kill_holds_when_no_finished_task_was_long(tmp_path: Path) -> None:
+    """recursion_limit_retry (round 12): the first input hit the recursion limit with 20 ms
+    tasks, the second was killed 0.2 s into tools on a 0.25 s store. Without a manifest the kill
+    moment is bounded by the log alone, however short the finished tasks were: the async range
+    reaches the 29 checkpoints the real async run kept (every put submitted before the last
+    line landed)."""
+    runs = load("recursion_limit_retry-early-0.25s", tmp_path)
+    assert real(runs["async"]) == (29, 1, 1)
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))
+    span = predict(runs["sync"], given=False)["async"].race["checkpoints_kept"]
+    assert span[0] < 29 <= span[1]

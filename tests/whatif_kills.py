@@ -135,6 +135,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "doubly_nested_interrupts-early-0.25s": KillCampaign(
         "doubly_nested_interrupts", 0, ("sync", "async", "exit"), 0.25
     ),
+    "recursion_limit_retry-early-0.25s": KillCampaign(
+        "recursion_limit_retry", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 
