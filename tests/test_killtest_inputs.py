@@ -12,8 +12,7 @@ import pytest
 
 from replaylens.examples.langgraph_tests import SHAPES
 from replaylens.killtest import command
-from replaylens.killtest._child import run
-from replaylens.killtest.harness import scoped_environ
+from replaylens.killtest.harness import invoke_spec, scoped_environ
 
 
 def _run_shape(tmp_path: Path, name: str) -> tuple[list[dict], Counter[str]]:
@@ -28,7 +27,7 @@ def _run_shape(tmp_path: Path, name: str) -> tuple[list[dict], Counter[str]]:
     results = []
     with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
         for payload in (shape.input, *shape.then):
-            results.append(run({**spec, "input": payload}))
+            results.append(invoke_spec({**spec, "input": payload}))
     starts = Counter(json.loads(x)["node"] for x in log.read_text().splitlines() if '"start"' in x)
     return results, starts
 

@@ -11,7 +11,8 @@ What is here:
 - the child's own pieces, for a run in this process that must match a child's: `load_target`
   (``module:attr``), `build_graph` (a graph object with a checkpointer), `make_saver`
   (LangGraph's saver for a store spec, with the write hooks), `node_start_handler` (the
-  callback that announces node starts).
+  callback that announces node starts), `invoke_spec` (one invocation as the child makes it,
+  from its spec: an input, an answer, a `Command` or a state edit).
 
 They live in the private `_runner` (the parent's side) and `_child` (the child's side, run as
 ``python -m replaylens.killtest._child``); this module is the one place others import them
@@ -21,6 +22,7 @@ from, so those two can be rearranged without a search across the tree.
 from __future__ import annotations
 
 from replaylens.killtest._child import build_graph, load_target, make_saver, node_start_handler
+from replaylens.killtest._child import run as invoke_spec
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
@@ -36,6 +38,7 @@ __all__ = [
     "ChildSpec",
     "build_graph",
     "child_env",
+    "invoke_spec",
     "load_target",
     "make_saver",
     "node_start_handler",
