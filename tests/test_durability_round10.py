@@ -126,3 +126,15 @@ def test_the_late_kill_holds_when_no_finished_task_was_long(tmp_path: Path) -> N
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
     span = predict(runs["sync"], given=False)["async"].race["checkpoints_kept"]
     assert span[0] < 29 <= span[1]
+
+
+def test_a_subgraph_that_logs_nothing_is_held_by_its_parents_step(tmp_path: Path) -> None:
+    """doubly_nested_interrupts killed in parent_2 after the resume: the child graph has no
+    line of its own (its only node is the grandchild graph), and in the resumed invocation
+    the root logged nothing before parent_2. The root step that ran the child still ended
+    when the grandchild did, and under sync its put landed before parent_2 began (11 kept);
+    from the async recording, where it had not landed yet, the model must still count it."""
+    runs = load("doubly_nested_interrupts-late-0.25s", tmp_path)
+    assert real(runs["sync"]) == (11, 1, 1)
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))
+    assert predict(runs["async"])["sync"].checkpoints_kept == 11

@@ -138,6 +138,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "recursion_limit_retry-early-0.25s": KillCampaign(
         "recursion_limit_retry", 0, ("sync", "async", "exit"), 0.25
     ),
+    "doubly_nested_interrupts-late-0.25s": KillCampaign(
+        "doubly_nested_interrupts", 1, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -2028,7 +2028,86 @@ def _place_nested(
         # Several runs side by side in one parent step (`Send` workers that each run the
         # subgraph, `space_keys`): the step ends when the last of them does, or never.
         run_ends.pop(key, None)
+    _hold_silent_loops(
+        containers, holder_of, run_ends, within, loop_keys, cp_keys, step_att, cp_at, stamps,
+        fresh, functional,
+    )  # fmt: skip
     return containers
+
+
+def _hold_silent_loops(
+    containers: set[tuple[str, int, int]],
+    holder_of: dict[tuple[str, int, int], int],
+    run_ends: dict[tuple[str, int, int], float],
+    within: dict[tuple[str, int], set[str]],
+    loop_keys: dict[tuple[str, int], list[tuple[str, int, int]]],
+    cp_keys: dict[tuple[str, int], list[tuple[str, int, int]]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    fresh: set[int],
+    functional: bool,
+) -> None:
+    """Hold each loop that logged nothing of its own in a step of the loop above it.
+
+    A subgraph whose only node is a graph (test_doubly_nested_graph_interrupts' child) has
+    no line of its own: the graph below it was placed in its steps, but nothing said which
+    step of its parent ran it, and in an invocation whose parent logs nothing before the next
+    node that step (and its put) was missing. Its first and last lines are those of the
+    loops below it; its parent's step is the one after the last done before them (a resume
+    goes on from the parent's last saved step, a fresh input after its input and start).
+    Only where the parent went on after it: a run paused below (a breakpoint) never ended
+    its parent's step."""
+    pending = sorted({(p, i) for p, i, _h in containers if p}, key=lambda k: -k[0].count("|"))
+    for ns, inv in pending:
+        if any(k[0] == ns and k[1] == inv for k in holder_of):
+            continue
+        atts = [
+            a
+            for n in within.get((ns, inv), ())
+            for k in loop_keys.get((n, inv), ())
+            for a in step_att.get(k, ())
+        ]
+        if not atts:
+            continue
+        first = min(a.start_ts for a in atts)
+        parent = ns.rpartition("|")[0]
+        done = [
+            k[2]
+            for k in loop_keys.get((parent, inv), ())
+            if all(a.outcome == "finished" and a.end_ts <= first for a in step_att.get(k, ()))
+            and k in step_att
+        ]
+        done += [
+            k[2]
+            for k in cp_keys.get((parent, inv), ())
+            if stamps.get(cp_at[k].checkpoint_id, float("inf")) <= first
+        ]
+        holder = max(done, default=-1) + 1
+        saved = [k[2] for i in range(inv) for k in cp_keys.get((parent, i), ())]
+        if saved:
+            lead = (2 if functional and parent == "" else 3) if inv in fresh else 1
+            holder = max(holder, max(saved) + lead)
+        if holder == 0 and inv in fresh and parent == "":
+            holder = 1  # step 0 is `__start__`
+        if not all(a.outcome == "finished" for a in atts):
+            continue
+        levels = 1 + max(n.count("|") - ns.count("|") for n in within.get((ns, inv), (ns,)))
+        ended = max(a.end_ts for a in atts) + TICK * levels
+        went_on = any(
+            k[2] > holder and any(a.start_ts >= ended - TICK * levels for a in step_att.get(k, ()))
+            for k in loop_keys.get((parent, inv), ())
+        )
+        if not went_on:
+            continue  # paused (a breakpoint below) or killed inside: its step never ended
+        mine = [k[2] for k in containers if k[0] == ns and k[1] == inv]
+        mine += [k[2] for k in cp_keys.get((ns, inv), ())]
+        for st in range(-1, max(mine, default=-1) + 1):
+            holder_of[(ns, inv, st)] = holder
+        containers.add((parent, inv, holder))
+        run_ends[(parent, inv, holder)] = max(run_ends.get((parent, inv, holder), ended), ended)
+        if parent and (parent, inv) not in {(p, i) for p, i in pending}:
+            pending.append((parent, inv))
 
 
 def _under_a_task(
