@@ -1920,18 +1920,7 @@ def _place_nested(
                     if k[2] < lo
                 ]
             )
-        done = [
-            k[2]
-            for k in loop_keys.get((parent, inv), ())
-            if all(a.outcome == "finished" and a.end_ts <= began for a in step_att.get(k, ()))
-            and k in step_att
-        ]
-        done += [
-            k[2]
-            for k in cp_keys.get((parent, inv), ())
-            if stamps.get(cp_at[k].checkpoint_id, float("inf")) <= began
-        ]
-        holder = max(done, default=-1) + 1
+        holder = _next_step_after(parent, inv, began, loop_keys, cp_keys, step_att, cp_at, stamps)
         # A subgraph's namespace is named after the parent task that ran it: when that node
         # logged in the parent loop (a subgraph invoked inside a node's body), its step holds
         # the subgraph, however early its own lines ended.
@@ -2035,6 +2024,32 @@ def _place_nested(
     return containers
 
 
+def _next_step_after(
+    loop: str,
+    inv: int,
+    began: float,
+    loop_keys: dict[tuple[str, int], list[tuple[str, int, int]]],
+    cp_keys: dict[tuple[str, int], list[tuple[str, int, int]]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+) -> int:
+    """The step of `loop` after the last one done when a run below it `began`: its tasks had
+    all finished by then, or its checkpoint was taken by then."""
+    done = [
+        k[2]
+        for k in loop_keys.get((loop, inv), ())
+        if all(a.outcome == "finished" and a.end_ts <= began for a in step_att.get(k, ()))
+        and k in step_att
+    ]
+    done += [
+        k[2]
+        for k in cp_keys.get((loop, inv), ())
+        if stamps.get(cp_at[k].checkpoint_id, float("inf")) <= began
+    ]
+    return max(done, default=-1) + 1
+
+
 def _hold_silent_loops(
     containers: set[tuple[str, int, int]],
     holder_of: dict[tuple[str, int, int], int],
@@ -2072,18 +2087,7 @@ def _hold_silent_loops(
             continue
         first = min(a.start_ts for a in atts)
         parent = ns.rpartition("|")[0]
-        done = [
-            k[2]
-            for k in loop_keys.get((parent, inv), ())
-            if all(a.outcome == "finished" and a.end_ts <= first for a in step_att.get(k, ()))
-            and k in step_att
-        ]
-        done += [
-            k[2]
-            for k in cp_keys.get((parent, inv), ())
-            if stamps.get(cp_at[k].checkpoint_id, float("inf")) <= first
-        ]
-        holder = max(done, default=-1) + 1
+        holder = _next_step_after(parent, inv, first, loop_keys, cp_keys, step_att, cp_at, stamps)
         saved = [k[2] for i in range(inv) for k in cp_keys.get((parent, i), ())]
         if saved:
             lead = (2 if functional and parent == "" else 3) if inv in fresh else 1
