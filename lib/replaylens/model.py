@@ -275,6 +275,13 @@ class Checkpoint:
         return [w for w in self.writes if w.task_id == NULL_TASK_ID]
 
     @property
+    def command_goto(self) -> set[str]:
+        """Nodes a `Command(goto=...)` sent with a resume made due here: its ``branch:to:<node>``
+        writes hang off this checkpoint with no task of their own. A resume applies them before
+        it prepares the step (LangGraph's ``_first``); ``get_state``'s ``next`` does not count them."""
+        return {w.channel.partition("branch:to:")[2] for w in self.null_writes} - {""}
+
+    @property
     def pending_tasks(self) -> list[Task]:
         return [t for t in self.tasks if not t.done]
 

@@ -97,7 +97,7 @@ def _not_due_at(a: Attempt, latest: Checkpoint | None) -> bool:
     if a.logged_ns or (a.namespace or "") != "":
         return False
     due = {t.node for t in latest.tasks if not t.done}
-    due |= {w.channel.partition("branch:to:")[2] for w in latest.null_writes}
+    due |= latest.command_goto
     return bool(due) and a.node not in due
 
 

@@ -283,7 +283,7 @@ def _pushed_by_command(
             continue
         c = max(before, key=lambda x: taken_at(x) or 0.0)
         due = {t.node for t in c.tasks if t.derived}
-        goto = {w.channel.partition("branch:to:")[2] for w in c.null_writes} - {""}
+        goto = c.command_goto
         if due and a.node not in due and (a.node in goto or not c.null_writes):
             out.add(id(a))
     return out
