@@ -244,15 +244,18 @@ Pause = tuple[str, str, float, int | None]
 (its `__interrupt__` or `__error__` write), due after the checkpoint taken at `after`."""
 
 
-def _paused_nodes(thread: Thread | None) -> set[str]:
+def _paused_nodes(
+    thread: Thread | None, channels: tuple[str, ...] = ("__interrupt__", "__error__")
+) -> set[str]:
     """Nodes the database shows paused or failed in any namespace (a subgraph's node that
-    called ``interrupt()`` as well as the parent task that ran the subgraph)."""
+    called ``interrupt()`` as well as the parent task that ran the subgraph; an entrypoint's
+    name for its own pause): a task or `@task` call with a write on one of `channels`."""
     return {
         t.node
         for ns in (thread.namespaces.values() if thread else ())
         for c in ns.checkpoints
         for t in [*c.tasks, *c.calls]
-        if any(w.channel in ("__interrupt__", "__error__") for w in t.writes)
+        if any(w.channel in channels for w in t.writes)
     }
 
 
@@ -310,17 +313,6 @@ def _silent_first(thread: Thread | None, attempts: list[Attempt]) -> bool:
     # invocation ended (every other mode saves the input checkpoint first): one taken before
     # the log's first line was saved by an invocation that ended before it.
     return bool(earlier) and not any(c.source == "input" for c in root)
-
-
-def _interrupted_nodes(thread: Thread | None) -> set[str]:
-    """Nodes (an entrypoint's name included) the database shows paused at ``interrupt()``."""
-    return {
-        t.node
-        for ns in (thread.namespaces.values() if thread else ())
-        for c in ns.checkpoints
-        for t in [*c.tasks, *c.calls]
-        if any(w.channel == "__interrupt__" for w in t.writes)
-    }
 
 
 def _pauses(thread: Thread | None) -> list[Pause]:
@@ -1453,7 +1445,7 @@ def gather(
     one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
     input_times = [t for c in root_inputs for t in [taken_at(c)] if t is not None]
     weak: set[int] = set()
-    interrupted = _interrupted_nodes(thread)
+    interrupted = _paused_nodes(thread, ("__interrupt__",))  # paused, not failed
     entry = _entrypoint_node(thread)
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}

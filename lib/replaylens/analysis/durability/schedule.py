@@ -83,12 +83,16 @@ def _nested_last(ev: Evidence) -> dict[StepKey, list[Put]]:
     The parent's task returns only once the subgraph's executor has waited for its last put
     (under sync and async alike), so the parent step's own put is submitted after that one
     landed, though the log puts both at the moment the subgraph's last task ended."""
+    cached = ev.__dict__.get("_nested_last")  # asked by every schedule of one evidence
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
     out: dict[StepKey, list[Put]] = {}
     for p in ev.puts:
         if not p.edit and _ends_nested(ev, p):
             holder = ev.holder_of.get((p.ns, p.inv, p.step), ev.container.get((p.ns, p.inv)))
             if holder is not None:
                 out.setdefault((p.ns.rpartition("|")[0], p.inv, holder), []).append(p)
+    ev.__dict__["_nested_last"] = out
     return out
 
 
