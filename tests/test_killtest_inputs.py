@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from replaylens.examples.langgraph_tests import SHAPES
-from replaylens.killtest import command
+from replaylens.killtest import command, fork
 from replaylens.killtest.harness import invoke_spec, scoped_environ
 
 
@@ -52,3 +52,32 @@ def test_update_state_as_input_writes_a_turn_no_node_runs(tmp_path: Path) -> Non
     results, starts = _run_shape(tmp_path, "update_as_input")
     assert all(r["ok"] for r in results), results
     assert starts == {"agent": 2, "tool": 2}
+
+
+def test_a_fork_replays_the_thread_from_an_earlier_checkpoint(tmp_path: Path) -> None:
+    """test_fork_always_re_runs_nodes: add_one runs 5 times to reach 6; the fork from the
+    checkpoint 4 entries back in the history (count 2 at step 1) runs it 4 times more, on a
+    branch that starts with a copy of that checkpoint (metadata source "fork") whose parent is
+    the earlier one (LangGraph's own history, under sync)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from replaylens.examples.langgraph_tests import fork_replay
+
+    results, starts = _run_shape(tmp_path, "fork_replay")
+    assert all(r["ok"] for r in results), results
+    assert starts == {"add_one": 5 + 4}
+    with SqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+        graph = fork_replay().compile(checkpointer=saver)
+        history = list(graph.get_state_history({"configurable": {"thread_id": "t"}}))
+    by_id = {h.config["configurable"]["checkpoint_id"]: h for h in history}
+    newest_first = [h.values.get("count") for h in history]
+    assert newest_first[:5] == [6, 5, 4, 3, 2]  # the branch, newest first
+    assert history[4].metadata["source"] == "fork"
+    branch_root = by_id[history[4].parent_config["configurable"]["checkpoint_id"]]
+    assert branch_root.metadata["step"] == 1 and branch_root.values["count"] == 2
+    assert len(history) == 7 + 5  # input and 6 of the first run; the fork's copy and 4 more
+
+
+def test_fork_takes_a_count_of_checkpoints_back() -> None:
+    with pytest.raises(ValueError, match="number of checkpoints back"):
+        fork(back=-1)

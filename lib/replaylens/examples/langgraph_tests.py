@@ -45,7 +45,7 @@ from typing_extensions import TypedDict
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP, agent_tool_loop, chain
-from replaylens.killtest import command, state_update
+from replaylens.killtest import command, fork, state_update
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -2351,6 +2351,168 @@ def send_retry_policy() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 64-67 round 13
+class CountState(TypedDict, total=False):
+    count: Annotated[int, operator.add]
+
+
+def _add_one(state: CountState) -> dict[str, Any]:
+    with effect("add_one", count=state.get("count", 0)):
+        _sleep(1.0)
+    return {"count": 1}
+
+
+def fork_replay() -> StateGraph:
+    """add_one, a loop, until the count reaches 6; then the thread is replayed from an earlier
+    checkpoint (``invoke(None, config with its checkpoint_id)``) and the kill lands in the
+    replay.
+
+    Mirrors test_large_cases_async.py::test_fork_always_re_runs_nodes (run with astream
+    there, with ainvoke here): a fork from a past checkpoint runs its nodes again, on a branch
+    of the thread's history.
+    """
+    b = StateGraph(CountState)
+    b.add_node("add_one", _add_one)
+    b.add_edge(START, "add_one")
+    b.add_conditional_edges("add_one", lambda s: "add_one" if s.get("count", 0) < 6 else END)
+    return b
+
+
+class JumpState(TypedDict, total=False):
+    jump_from_idx: int
+    visited: Annotated[list[str], operator.add]
+
+
+class ChildJumpState(TypedDict, total=False):
+    jump: bool
+
+
+def _child_jump_node(state: ChildJumpState) -> Any:
+    with effect("child_node", jump=bool(state.get("jump"))):
+        _sleep(1.0)
+    if state.get("jump"):
+        return Command(graph=Command.PARENT, goto="parent_second")
+    return state
+
+
+_JUMP_CHILDREN: list[Any] = []
+
+
+def _jump_children() -> list[Any]:
+    if not _JUMP_CHILDREN:
+        child = StateGraph(ChildJumpState)
+        child.add_node("node", _child_jump_node)
+        child.add_edge(START, "node")
+        _JUMP_CHILDREN.extend([child.compile(), child.compile()])
+    return _JUMP_CHILDREN
+
+
+def _parent_first(state: JumpState) -> dict[str, Any]:
+    child_0, child_1 = _jump_children()
+    with effect("parent_first"):
+        _sleep(0.5)
+    child_0.invoke({"jump": state.get("jump_from_idx") == 1})
+    if state.get("jump_from_idx") == 1:
+        raise AssertionError("child_0 should have jumped")
+    child_1.invoke({"jump": state.get("jump_from_idx") == 2})
+    if state.get("jump_from_idx") == 2:
+        raise AssertionError("child_1 should have jumped")
+    return {"visited": ["parent_first"]}
+
+
+def parent_command_nested() -> StateGraph:
+    """parent_first (calls child_0.invoke, then child_1.invoke; child_1's node returns
+    ``Command(graph=Command.PARENT, goto="parent_second")``) -> parent_second.
+
+    Mirrors test_parent_command.py::test_parent_command_from_nested_subgraph (with a
+    checkpointer): two stateless subgraphs invoked inside one node, the second of which
+    leaves its parent's task with a `Command` to the parent graph.
+    """
+    b = StateGraph(JumpState)
+    b.add_node("parent_first", _parent_first)
+    b.add_node("parent_second", _node("parent_second", 1.0))
+    b.add_edge(START, "parent_first")
+    b.add_edge("parent_second", END)
+    return b
+
+
+class InputOnlyState(TypedDict, total=False):
+    input: str
+
+
+def _noop(name: str) -> Callable[..., Any]:
+    def node(state: InputOnlyState) -> None:
+        with effect(name):
+            _sleep(1.0)
+
+    node.__name__ = name
+    return node
+
+
+def interrupt_after_all(checkpointer: Any) -> Any:
+    """step_1 -> step_2 -> step_3, compiled with interrupt_after="*", nodes that update no
+    state key; ``invoke(None)`` goes on after each pause.
+
+    Mirrors test_interruption.py::test_interruption_without_state_updates: a pause after
+    every step without a channel written, one invocation per node.
+    """
+    return chain(
+        InputOnlyState, *((f"step_{i}", _noop(f"step_{i}")) for i in (1, 2, 3))
+    ).compile(checkpointer=checkpointer, interrupt_after="*")
+
+
+class TopicState(TypedDict, total=False):
+    result: str
+    calls: int
+
+
+_STATEFUL_WRAPPER: Any = None
+
+
+def _stateful_wrapper() -> Any:
+    """The subgraph of test_stateful_state_accumulates_with_interrupt, built once per process."""
+    global _STATEFUL_WRAPPER
+    if _STATEFUL_WRAPPER is None:
+        from langchain_core.messages import AIMessage
+        from langgraph.graph import MessagesState
+
+        def process(state: MessagesState) -> dict[str, Any]:
+            interrupt("continue?")
+            with effect("process"):
+                _sleep(1.0)
+            return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].text}")]}
+
+        def respond(state: MessagesState) -> dict[str, Any]:
+            with effect("respond"):
+                _sleep(1.0)
+            return {"messages": [AIMessage(content="Done")]}
+
+        inner = chain(MessagesState, ("process", process), ("respond", respond)).compile()
+        _STATEFUL_WRAPPER = chain(MessagesState, ("agent", inner)).compile(checkpointer=True)
+    return _STATEFUL_WRAPPER
+
+
+def _call_inner(state: TopicState) -> dict[str, Any]:
+    from langchain_core.messages import HumanMessage
+
+    topic = ("apples", "bananas", "cherries")[min(state.get("calls", 0), 2)]
+    with effect("call_inner", topic=topic):
+        _sleep(0.3)
+    out = _stateful_wrapper().invoke({"messages": [HumanMessage(content=f"tell me about {topic}")]})
+    return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+
+
+def stateful_subgraph_interrupt() -> StateGraph:
+    """call_inner (invokes a stateful subgraph, checkpointer=True: agent -> process, which
+    pauses, -> respond); two cycles of input and answer on one thread.
+
+    Mirrors test_subgraph_persistence.py::test_stateful_state_accumulates_with_interrupt:
+    the subgraph keeps its messages across the parent's invocations, in a namespace without
+    a task id; the kill lands in the second cycle's answer.
+    """
+    return chain(TopicState, ("call_inner", _call_inner))
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -2557,8 +2719,21 @@ CORPUS: tuple[Shape, ...] = (
           then=({"target": 2, "calls": 0, "unit": 1.0},), kill_from=1),
     Shape("send_retry_policy", "test_retry.py::test_graph_with_single_retry_policy",
           {"items": [0, 1, 2]}, (("worker", 3, 1.5), ("collect", 1, 0.5))),
+    # Held out, thirteenth round: added after the rules the twelfth round led to.
+    Shape("fork_replay", "test_large_cases_async.py::test_fork_always_re_runs_nodes",
+          {"count": 1}, (("add_one", 1, 0.5), ("add_one", 3, 0.5)),
+          then=(fork(back=4),), kill_from=1, api="ainvoke"),
+    Shape("parent_command_nested", "test_parent_command.py::test_parent_command_from_nested_subgraph",
+          {"jump_from_idx": 2}, (("node", 2, 0.5), ("parent_second", 1, 0.5))),
+    Shape("interrupt_after_all", "test_interruption.py::test_interruption_without_state_updates",
+          {"input": "hello world"}, (("step_2", 1, 0.5), ("step_3", 1, 0.5)),
+          then=(None, None), kill_from=1),
+    Shape("stateful_subgraph_interrupt",
+          "test_subgraph_persistence.py::test_stateful_state_accumulates_with_interrupt",
+          {"result": ""}, (("process", 1, 0.5), ("respond", 1, 0.5)), resume_value=True,
+          has_resume_value=True, then=({"result": ""},), kill_from=3),
 )  # fmt: skip
-"""Sixty-three shapes (the last forty-seven held out, in twelve rounds); every kill point is a node start the child announces, plus a delay that
+"""Sixty-seven shapes (the last fifty-one held out, in thirteen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -9,21 +9,25 @@ from replaylens.analysis.durability import MODES  # noqa: E402,F401 - light: no 
 # How a user's graph object (StateGraph, compiled graph or factory) gets a checkpointer:
 # one rule for the kill tests and for `--graph` (replaylens.analysis._graph_worker); and a
 # further invocation that edits the state (`update_state`) instead of running the graph, or
-# that sends a `Command` (goto, update, resume).
+# that sends a `Command` (goto, update, resume), or that replays from an earlier checkpoint (`fork`).
 from replaylens.killtest._child import (  # noqa: E402,F401 - light: stdlib only
     COMMAND,
+    FORK,
     UPDATE_STATE,
     build_graph,
     command,
+    fork,
     state_update,
 )
 
 __all__ = [
     "COMMAND",
+    "FORK",
     "MODES",
     "UPDATE_STATE",
     "build_graph",
     "command",
+    "fork",
     "register_killtest",
     "state_update",
 ]

@@ -93,6 +93,41 @@ def _command_input(payload: Any) -> Any:
     return payload
 
 
+FORK = "__replaylens_fork__"
+"""An input ``{FORK: {"back": n, "input": ...}}`` is sent to the graph from an earlier
+checkpoint of the thread: the root checkpoint `n` entries back in ``get_state_history``
+(the oldest there is, if it holds fewer), named by its ``checkpoint_id`` in the config —
+LangGraph's time travel, a fork (test_large_cases_async.py's
+test_fork_always_re_runs_nodes)."""
+
+
+def fork(back: int, input: Any = None) -> dict[str, Any]:  # noqa: A002 - LangGraph's word
+    """The invocation input that makes a kill-test child replay the thread from the root
+    checkpoint `back` entries before its latest (``invoke(input, config with that
+    checkpoint_id)``); the resume after a kill goes on from the thread's latest checkpoint."""
+    if not isinstance(back, int) or back < 0:
+        raise ValueError(f"fork() takes a number of checkpoints back (0 or more), not {back!r}")
+    return {FORK: {"back": back, "input": input}}
+
+
+def _fork(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``fork`` an input asks for, if it is one."""
+    payload = spec.get("input")
+    if isinstance(payload, dict) and isinstance(payload.get(FORK), dict):
+        return payload[FORK]
+    return None
+
+
+def _fork_config(config: dict[str, Any], history: list[Any], back: int) -> dict[str, Any]:
+    """`config` pointed at the checkpoint `back` entries into `history` (newest first)."""
+    if not history:
+        return config
+    target = history[min(back, len(history) - 1)].config["configurable"]
+    configurable = {**config["configurable"], "checkpoint_ns": "",
+                    "checkpoint_id": target["checkpoint_id"]}  # fmt: skip
+    return {**config, "configurable": configurable}
+
+
 def state_update(values: Any, as_node: str | None = None) -> dict[str, Any]:
     """The invocation input that makes a kill-test child edit the thread's state
     (``graph.update_state(config, values, as_node=as_node)``) instead of invoking the graph."""
@@ -555,6 +590,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     saver = None
     try:
         hooks, _nodes, config = _setup(spec)
+        run_config = config  # the thread's latest checkpoint, or the one a fork names
         saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
         if "resume_value" in spec:
@@ -562,9 +598,13 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         elif (update := _state_update(spec)) is not None:
             graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
             return dict(_DONE)
+        elif (forked := _fork(spec)) is not None:
+            history = list(graph.get_state_history(config))
+            payload = _command_input(forked.get("input"))
+            run_config = _fork_config(config, history, int(forked["back"]))
         else:
             payload = _command_input(spec.get("input"))
-        output = graph.invoke(payload, config, durability=spec.get("durability", "async"))
+        output = graph.invoke(payload, run_config, durability=spec.get("durability", "async"))
         return _outcome(output, lambda: graph.get_state(config).interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
         return _failure(exc)
@@ -578,6 +618,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
     saver = None
     try:
         hooks, _nodes, config = _setup(spec)
+        run_config = config  # the thread's latest checkpoint, or the one a fork names
         saver = await make_async_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
         if "resume_value" in spec:
@@ -585,9 +626,13 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         elif (update := _state_update(spec)) is not None:
             await graph.aupdate_state(config, update.get("values"), as_node=update.get("as_node"))
             return dict(_DONE)
+        elif (forked := _fork(spec)) is not None:
+            history = [s async for s in graph.aget_state_history(config)]
+            payload = _command_input(forked.get("input"))
+            run_config = _fork_config(config, history, int(forked["back"]))
         else:
             payload = _command_input(spec.get("input"))
-        output = await graph.ainvoke(payload, config, durability=spec.get("durability", "async"))
+        output = await graph.ainvoke(payload, run_config, durability=spec.get("durability", "async"))
         interrupts = (await graph.aget_state(config)).interrupts
         return _outcome(output, lambda: interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
