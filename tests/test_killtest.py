@@ -149,7 +149,6 @@ def test_read_manifest_refuses_a_missing_or_bad_manifest(tmp_path: Path) -> None
     [
         ("no_such_module.graphs:linear", "c", "Cannot import module 'no_such_module.graphs'"),
         ("replaylens.examples.graphs:no_such_graph", "c", "has no attribute 'no_such_graph'"),
-        ("replaylens.examples.graphs:linear", "zz", "has no node 'zz'"),
     ],
 )
 def test_errors_are_one_sentence_and_exit_2(
@@ -161,6 +160,34 @@ def test_errors_are_one_sentence_and_exit_2(
     assert len(lines) == 1 and expected in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out" / "runs").exists()
+
+
+def test_a_kill_point_no_run_reaches_stops_the_campaign_after_one_run(tmp_path: Path) -> None:
+    """A name the graph does not list may be a node of a graph invoked inside a node's body,
+    so the campaign starts; its first run aimed there tells a typo, in one sentence."""
+    out = tmp_path / "out"
+    proc = run_killtest("replaylens.examples.graphs:linear", "--out", str(out), "--kill-at", "zz",
+                        "--modes", "sync", "--runs", "2", "--sleep", "0.05", cwd=REPO)  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "lists no node 'zz'" in lines[0], proc.stderr
+    assert "check the name" in lines[0] and "Traceback" not in proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert len(manifest["runs"]) == 1 and "lists no node 'zz'" in manifest["error"]
+
+
+def test_a_node_of_a_graph_invoked_inside_a_node_is_a_kill_point(tmp_path: Path) -> None:
+    """test_parent_command_from_nested_subgraph: `node` belongs to two graphs that
+    parent_first invokes in its body; the compiled parent does not list it, its second start
+    (child_1's) is where the kill lands."""
+    out = tmp_path / "out"
+    graph = "replaylens.examples.langgraph_tests:parent_command_nested"
+    proc = run_killtest(graph, "--out", str(out), "--kill-at", "node:2", "--modes", "sync",
+                        "--runs", "1", "--sleep", "0.2", "--input", '{"jump_from_idx": 2}',
+                        cwd=REPO)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
+    assert run["killed"] and run["kill_at"] == "node:2" and run["resume"]["ok"], run
 
 
 def test_older_manifests_read_through_the_model() -> None:

@@ -596,10 +596,7 @@ def run_campaign(
     if bad_sc:
         raise KilltestError(f"--synchronous-commit takes on and off, not {', '.join(bad_sc)}.")
     nodes = load_graph_nodes(graph)
-    for node, _n in targets:
-        if not nodes.can_kill_at(node):
-            known = ", ".join(n for n in nodes if not n.startswith("__"))
-            raise KilltestError(f"The graph {graph!r} has no node {node!r}; its nodes are {known}.")
+    unseen = {node for node, _n in targets if not nodes.can_kill_at(node)}
     delay = KillDelay.parse(kill_delay) or (KillDelay(sleep / 2, sleep / 2) if targets else None)
     if delay is not None and delay.is_range and seed is None:
         seed = secrets.randbelow(2**31)
@@ -643,6 +640,12 @@ def run_campaign(
             manifest.write(
                 folder
             )  # after every run: an interrupted campaign keeps what it measured
+            if cell.kill_at is not None and cell.kill_at[0] in unseen:
+                if not record.killed:
+                    manifest.error = _unseen_kill_point(graph, cell.kill_at[0], nodes)
+                    manifest.write(folder)
+                    raise KilltestError(manifest.error)
+                unseen.discard(cell.kill_at[0])  # it exists: a graph called in a node has it
             if progress is not None:
                 progress(progress_line(index, len(plan), record))
     finally:
@@ -655,6 +658,20 @@ def run_campaign(
                 manifest.write(folder)
         backend.close()
     return manifest.to_dict()
+
+
+def _unseen_kill_point(graph: str, node: str, nodes: GraphNodes) -> str:
+    """Why a campaign stopped at its first run aimed at a node the graph does not list.
+
+    A graph invoked inside a node's body (``child.invoke(...)`` in the node) has its nodes
+    only once it runs, so a name the compiled graph does not list is accepted; the first run
+    aimed at it tells a typo from such a node."""
+    known = ", ".join(n for n in nodes if not n.startswith("__"))
+    return (
+        f"The graph {graph!r} lists no node {node!r} (its nodes are {known}), and the first run "
+        f"aimed at it finished before reaching it: check the name. (A node of a graph invoked "
+        f"inside another node's body is a kill point too; it is found once a run starts it.)"
+    )
 
 
 def _open_backend(checkpointer: str | None, pg_ephemeral: bool) -> Any:
