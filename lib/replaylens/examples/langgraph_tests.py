@@ -2352,11 +2352,11 @@ def send_retry_policy() -> StateGraph:
 
 
 # --------------------------------------------------------------------------- 64-67 round 13
-class CountState(TypedDict, total=False):
+class TallyState(TypedDict, total=False):
     count: Annotated[int, operator.add]
 
 
-def _add_one(state: CountState) -> dict[str, Any]:
+def _add_one(state: TallyState) -> dict[str, Any]:
     with effect("add_one", count=state.get("count", 0)):
         _sleep(1.0)
     return {"count": 1}
@@ -2371,7 +2371,7 @@ def fork_replay() -> StateGraph:
     there, with ainvoke here): a fork from a past checkpoint runs its nodes again, on a branch
     of the thread's history.
     """
-    b = StateGraph(CountState)
+    b = StateGraph(TallyState)
     b.add_node("add_one", _add_one)
     b.add_edge(START, "add_one")
     b.add_conditional_edges("add_one", lambda s: "add_one" if s.get("count", 0) < 6 else END)
@@ -2456,9 +2456,8 @@ def interrupt_after_all(checkpointer: Any) -> Any:
     Mirrors test_interruption.py::test_interruption_without_state_updates: a pause after
     every step without a channel written, one invocation per node.
     """
-    return chain(
-        InputOnlyState, *((f"step_{i}", _noop(f"step_{i}")) for i in (1, 2, 3))
-    ).compile(checkpointer=checkpointer, interrupt_after="*")
+    steps = [(f"step_{i}", _noop(f"step_{i}")) for i in (1, 2, 3)]
+    return chain(InputOnlyState, *steps).compile(checkpointer=checkpointer, interrupt_after="*")
 
 
 class TopicState(TypedDict, total=False):

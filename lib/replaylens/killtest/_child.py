@@ -632,7 +632,9 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
             run_config = _fork_config(config, history, int(forked["back"]))
         else:
             payload = _command_input(spec.get("input"))
-        output = await graph.ainvoke(payload, run_config, durability=spec.get("durability", "async"))
+        output = await graph.ainvoke(
+            payload, run_config, durability=spec.get("durability", "async")
+        )
         interrupts = (await graph.aget_state(config)).interrupts
         return _outcome(output, lambda: interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised

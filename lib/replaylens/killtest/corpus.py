@@ -33,6 +33,7 @@ from typing import Any, Literal
 from replaylens.analysis.attempts import group_attempts
 from replaylens.analysis.durability import MODES, Mode
 from replaylens.effects.parse import read_effects
+from replaylens.errors import ReplaylensError
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, LogForm, Shape, form_log
 from replaylens.killtest.validate import (
     Row,
@@ -138,6 +139,8 @@ class CorpusResult:
     folders: dict[str, str] = field(default_factory=dict)
     cut: list[str] = field(default_factory=list)
     """Runs and log forms not judged: the kill fell between the appends of one line."""
+    failed: list[str] = field(default_factory=list)
+    """Campaigns that could not run (the kill-test's one sentence each); the rest went on."""
 
 
 # --------------------------------------------------------------------------- judging
@@ -319,6 +322,29 @@ def _pg_at_kill(dsn: str, schema: str) -> str:
     return f"{dsn}?options={quote(f'-c search_path={schema}_at_kill')}"
 
 
+def _run_campaign(
+    point: CorpusPoint,
+    folder: Path,
+    lat: float,
+    n: int,
+    dsn: str | None,
+    sleep: float,
+    api: str,
+) -> dict[str, Any]:
+    """The kill-test campaign of one kill point at one latency, as the shape describes it."""
+    from replaylens.killtest.campaign import run_campaign
+
+    shape = point.shape
+    return run_campaign(
+        shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
+        kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
+        resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
+        sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
+        kill_from_invocation=shape.kill_from, resume_all=shape.resume_all,
+        api="ainvoke" if shape.api == "ainvoke" else api,
+    )  # fmt: skip
+
+
 def _run_point(
     point: CorpusPoint,
     latencies: Sequence[float],
@@ -334,7 +360,6 @@ def _run_point(
     api: str = "invoke",
 ) -> None:
     """Run (or with `reuse`, reread) one kill point's campaigns and add their judgement."""
-    from replaylens.killtest.campaign import run_campaign
     from replaylens.killtest.manifest import MANIFEST
 
     for lat in latencies:
@@ -347,16 +372,15 @@ def _run_point(
         if manifest is None and judge_only:
             continue
         if manifest is None:
-            shape = point.shape
-            manifest = run_campaign(
-                shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
-                kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
-                resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
-                sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
-                kill_from_invocation=shape.kill_from, resume_all=shape.resume_all,
-                api="ainvoke" if shape.api == "ainvoke" else api,
-            )  # fmt: skip
+            try:
+                manifest = _run_campaign(point, folder, lat, n, dsn, sleep, api)
+            except ReplaylensError as exc:
+                result.failed.append(f"{point.label} at {lat:g} s: {exc}")
+                if progress:
+                    progress(f"{point.label} at {lat:g} s: not run: {exc}")
+                continue
         _absolute(manifest, folder)
+
         if manifest.get("backend") == "postgres":
             result.backend = "postgres"
         if fresh and dsn is not None:
@@ -515,6 +539,9 @@ def report(result: CorpusResult) -> str:
         lines += [
             f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {w}" for c, w in wrong
         ]
+    if result.failed:
+        lines += ["", f"## Campaigns that could not run ({len(result.failed)})", ""]
+        lines += [f"- {f}" for f in result.failed]
     if result.cut:
         lines += ["", f"## Log forms the kill cut apart, not judged ({len(result.cut)})", ""]
         lines += [f"- {c}" for c in result.cut]
@@ -526,7 +553,7 @@ def report(result: CorpusResult) -> str:
 
 
 def ok(result: CorpusResult) -> bool:
-    return not failures(result) and all(not c.wrong for c in result.verdicts)
+    return not result.failed and not failures(result) and all(not c.wrong for c in result.verdicts)
 
 
 def cmd_corpus(args: Any) -> int:
@@ -558,7 +585,8 @@ def cmd_corpus(args: Any) -> int:
         judge_only=bool(getattr(args, "judge_only", False)), api=getattr(args, "api", "invoke"),
     )  # fmt: skip
     if not result.kills:
-        print(f"replaylens validate: no killed run to judge in {out}.", file=sys.stderr)
+        why = "".join(f" {f}" for f in result.failed)
+        print(f"replaylens validate: no killed run to judge in {out}.{why}", file=sys.stderr)
         return 1
     print(report(result))
     if not args.out and not args.keep:

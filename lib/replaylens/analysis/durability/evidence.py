@@ -11,6 +11,7 @@ from typing import Literal
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, continues
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
+from replaylens.analysis.tasks import START
 from replaylens.model import Checkpoint, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
@@ -421,19 +422,89 @@ def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     exit, a `ParentCommand`) names its earlier nodes there and nowhere else."""
     if thread is None:
         return {}, set()
+    inside, root = _where_nodes_ran(thread)
+    found = {
+        n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
+    }
+    for n, calls in _call_families(inside).items():
+        if n not in root:
+            found[n] = calls[0]
+    return found, (root if found else set())
+
+
+def _where_nodes_ran(thread: Thread | None) -> tuple[dict[str, set[str]], set[str]]:
+    """node -> the subgraphs (node paths) whose checkpoints name it; the nodes the root's name."""
     root: set[str] = set()
     inside: dict[str, set[str]] = {}
-    for ns in thread.namespaces.values():
+    for ns in thread.namespaces.values() if thread is not None else ():
         for c in ns.checkpoints:
             for node in nodes_named(c):
                 if ns.name:
                     inside.setdefault(node, set()).add(namespaces.names(ns.name))
                 else:
                     root.add(node)
-    found = {
-        n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
+    return inside, root
+
+
+def _without_call(path: str) -> str:
+    """``parent~1`` -> ``parent``: the loop a graph call belongs to, whichever call it was."""
+    head, sep, last = path.rpartition(namespaces.NS_SEP)
+    return f"{head}{sep}{last.partition(namespaces.CALL)[0]}"
+
+
+def _call_families(inside: dict[str, set[str]]) -> dict[str, list[str]]:
+    """node -> the loops it ran in, in call order (``p``, ``p~1``, ...), for a node the
+    database shows in several graphs one task invoked one after another (two compiled
+    graphs' ``invoke()`` in one node body, test_parent_command_from_nested_subgraph)."""
+
+    def counter(path: str) -> int:
+        tail = path.rpartition(namespaces.NS_SEP)[2].partition(namespaces.CALL)[2]
+        return int(tail) if tail.isdigit() else 0
+
+    return {
+        n: sorted(paths, key=counter)
+        for n, paths in inside.items()
+        if len(paths) > 1 and len({_without_call(p) for p in paths}) == 1
     }
-    return found, (root if found else set())
+
+
+class _GraphCalls:
+    """Which of one task's graph calls a task of a log without namespaces ran in.
+
+    A task runs the graphs it invokes one after another, so their lines come in call order:
+    a node seen again belongs to the next call, and the calling task's own next start (a
+    re-run, a later round) begins the count again."""
+
+    def __init__(self, thread: Thread | None) -> None:
+        self.families = _call_families(_where_nodes_ran(thread)[0])
+        self.callers = {
+            _without_call(calls[0]).rpartition(namespaces.NS_SEP)[2]: _without_call(calls[0])
+            for calls in self.families.values()
+        }
+        self.call: dict[str, int] = {}
+        self.seen: dict[str, set[str]] = {}
+
+    def begin(self) -> None:
+        self.call.clear()
+        self.seen.clear()
+
+    def place(self, a: Attempt, ns: str) -> str:
+        """The loop `a` ran in (`ns` when it is not a node of such calls)."""
+        if a.node in self.callers and not ns:
+            self.call.pop(self.callers[a.node], None)  # the calling task starts again
+            self.seen.pop(self.callers[a.node], None)
+        calls = self.families.get(a.node)
+        if calls is None or a.logged_ns is not None:
+            return ns
+        base = _without_call(calls[0])
+        index = self.call.get(base, 0)
+        seen = self.seen.setdefault(base, set())
+        if a.node in seen:
+            index, seen = min(index + 1, len(calls) - 1), set()
+            self.seen[base] = seen
+        self.call[base] = index
+        seen.add(a.node)
+        return calls[index]
 
 
 def _killed_while_retrying(
@@ -664,6 +735,24 @@ def _beside_subgraph(
         for k, h in holder_of.items()
         if h == s and k[1] == inv and k[0].startswith(prefix) and "|" not in k[0][len(prefix) :]
     }
+    # A graph the step's node invoked in its body, whose loop has no line of its own and so
+    # no holder (a `checkpointer=True` one whose only node is a graph): the lines below it
+    # that began after the node did are its run.
+    mine = step_att.get((ns, inv, s), [])
+    began = min((a.start_ts for a in mine), default=float("inf"))
+    nodes = {a.node for a in mine}
+    placed = {k[0] for k in holder_of if k[1] == inv}
+    for k, v in step_att.items():
+        top = prefix + k[0][len(prefix) :].partition("|")[0]
+        if (
+            k[1] == inv
+            and k[0].startswith(prefix)
+            and k[0] != ns
+            and top not in placed
+            and base_space(top[len(prefix) :]).partition(namespaces.CALL)[0] in nodes
+            and any(a.start_ts >= began for a in v)
+        ):
+            held.add(top)
     if not held:
         return end
     run = [
@@ -1143,6 +1232,7 @@ def _assign_steps(
             "are taken as that subgraph's"
         )
     side = _SideBySide(subgraphs, _runs_done(thread, space))
+    graph_calls = _GraphCalls(thread)
     if side.paths and any(
         a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
         for a in attempts
@@ -1157,6 +1247,7 @@ def _assign_steps(
         # interleave their lines, and a task's next effect follows its own previous one
         prev_in: dict[str, Attempt] = {}
         side.begin()
+        graph_calls.begin()
         if inv == 0 and not (entry or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0 and g:
@@ -1181,6 +1272,7 @@ def _assign_steps(
             ns = space(a.logged_ns if a.logged_ns is not None else a.namespace)
             if a.logged_ns is None and not ns and a.node in sub_nodes:
                 ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
+            ns = graph_calls.place(a, ns)
             if a.logged_ns is None and base_space(ns) in side.paths:
                 # matched by time alone to one of the side-by-side runs: the order of each
                 # run's tasks tells better which (`_SideBySide`)
@@ -1572,6 +1664,19 @@ def gather(
                 lead_in = first + before if with_work else first
                 if with_work and ns == "":
                     input_steps = range(min(with_work) - before, min(with_work))
+                opening = cp_at.get((ns, inv, lo))
+                if (
+                    not with_work
+                    and ns
+                    and opening is not None
+                    and opening.source == "loop"
+                    and opening.tasks
+                    and all(t.node != START for t in opening.tasks)
+                ):
+                    # a loop with no line of its own (its only node a graph) that the input
+                    # started afresh: its first checkpoint here has that node due, so its
+                    # input checkpoint (whose `__start__` ran) is the step before
+                    first, lead_in = lo - 1, lo
             prev_end: float | None = None
             for s in range(first, hi + 1):
                 key = (ns, inv, s)
@@ -1915,8 +2020,9 @@ def _place_nested(
         holder = _next_step_after(parent, inv, began, loop_keys, cp_keys, step_att, cp_at, stamps)
         # A subgraph's namespace is named after the parent task that ran it: when that node
         # logged in the parent loop (a subgraph invoked inside a node's body), its step holds
-        # the subgraph, however early its own lines ended.
-        own = base_space(ns.rpartition("|")[2])
+        # the subgraph, however early its own lines ended; the second graph the task invoked
+        # (``node~1``, a call counter) too.
+        own = base_space(ns.rpartition("|")[2]).partition(namespaces.CALL)[0]
         callers = [
             k[2]
             for k in loop_keys.get((parent, inv), ())

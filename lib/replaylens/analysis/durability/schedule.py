@@ -643,19 +643,29 @@ def _runs_overlap(ev: Evidence) -> bool:
 
 
 def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
-    """Did `a`'s task invoke a subgraph (named after its node) whose steps had not all ended?
-    A node that logs, then calls ``subgraph.invoke()``, finishes only when the subgraph does."""
+    """Did `a`'s task invoke a subgraph (named after its node) whose steps, or those of a
+    graph inside it, had not all ended? A node that logs, then calls ``subgraph.invoke()``,
+    finishes only when the subgraph does (the second graph it invokes, ``node~1``, too)."""
     ns, inv, step = ev.step_of[id(a)]
     child = f"{ns}|{a.node}" if ns else a.node
-    return any(
-        base_space(st.ns) == child
-        and st.inv == inv
-        and ev.holder_of.get((st.ns, st.inv, st.step), ev.container.get((st.ns, st.inv))) == step
-        # the log itself says the open work is the subgraph's (a bare log's placement of an
-        # unknown node under the last subgraph is a guess the checkpoint range already says)
-        and any(b.logged_ns is not None for b in st.attempts)
-        for st in _open_steps(ev)
-    )
+    depth = ns.count("|") + 1 if ns else 0
+    for st in _open_steps(ev):
+        top = "|".join(st.ns.split("|")[: depth + 1])
+        if st.inv != inv or base_space(top).partition(namespaces.CALL)[0] != child:
+            continue
+        holder = ev.holder_of.get((st.ns, st.inv, st.step)) if st.ns == top else None
+        if holder is None:
+            holder = ev.container.get((top, st.inv))
+        # a loop with no line of its own (a stable one run in the node's body) has no
+        # holder: the run it began after the node started is the node's
+        if (step if holder is None and st.start >= a.start_ts else holder) != step:
+            continue
+        # the log itself says the open work is the subgraph's, or the database does (a task
+        # of that subgraph's checkpoints); a bare log's placement of an unknown node under
+        # the last subgraph is a guess the checkpoint range already says
+        if any(b.logged_ns is not None or b.task is not None for b in st.attempts):
+            return True
+    return False
 
 
 def _open_steps(ev: Evidence) -> list[Step]:
@@ -709,6 +719,10 @@ def _paused_subgraph_saves(
     # A subgraph run a resume went on with paused there, though no attempt of it shows a
     # pause (a breakpoint inside it: `Evidence.carried`).
     stopped |= {ns for ns, i in ev.carried if i == inv}
+    if inv < len(ev.endings) and ev.endings[inv] == "paused":
+        # A pause no line shows (``interrupt()`` before the node's first effect): the loops
+        # whose last checkpoint of the invocation still had tasks due were on its way up.
+        stopped |= {ns for ns in _open_at_end(ev, inv) if ns}
     # The pause raises through every loop above it (`GraphInterrupt` out of each parent's
     # task), and each of them saves on its way out too (test_doubly_nested_graph_interrupts).
     stopped |= {
@@ -719,6 +733,16 @@ def _paused_subgraph_saves(
         if mine:
             out.add((ns, inv, max(mine)))
     return out
+
+
+def _open_at_end(ev: Evidence, inv: int) -> set[str]:
+    """The loops whose last put of invocation `inv` is a checkpoint with tasks still due (or
+    one the database does not hold: nothing says the run had ended)."""
+    last: dict[str, Put] = {}
+    for p in ev.puts:
+        if p.inv == inv and not p.edit and (p.ns not in last or p.step > last[p.ns].step):
+            last[p.ns] = p
+    return {ns for ns, p in last.items() if p.checkpoint is None or p.checkpoint.tasks}
 
 
 def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
@@ -747,6 +771,15 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
         mine = [s for s in steps if (ns, inv, s) in built]
         if ended and mine:
             saves.add((ns, inv, max(mine)))
+    # A stable loop with no line of its own (its only node a graph, run inside a node's
+    # body): no step of the loop above is known to hold it, but an invocation that ended
+    # ended its run too.
+    held = {(ns, inv) for ns, inv, _h in runs}
+    for ns, inv, _step in built:
+        if ns in ev.stable and (ns, inv) not in held and inv not in ev.killed_earlier:
+            if inv < last_inv or ev.ending != "killed":
+                mine = [k[2] for k in built if k[0] == ns and k[1] == inv]
+                saves.add((ns, inv, max(mine)))
     return saves
 
 
