@@ -141,6 +141,17 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "doubly_nested_interrupts-late-0.25s": KillCampaign(
         "doubly_nested_interrupts", 1, ("sync", "async", "exit"), 0.25
     ),
+    "parent_command_nested-early-0s": KillCampaign(
+        "parent_command_nested", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "stateful_subgraph_interrupt-early-0s": KillCampaign(
+        "stateful_subgraph_interrupt", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "multiple_subgraphs_mixed_state_graph-late-0.25s": KillCampaign(
+        "multiple_subgraphs_mixed_state_graph", 1, ("sync", "async", "exit"), 0.25
+    ),
+    # a run from an earlier checkpoint: exit keeps none to run from, so it is never killed
+    "fork_replay-late-0.25s": KillCampaign("fork_replay", 1, ("sync", "async"), 0.25),
 }
 
 

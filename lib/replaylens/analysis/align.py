@@ -45,6 +45,12 @@ class _Index:
         self.subgraph_nodes = _nodes_of(thread, exclude_root=True)
         self.lineages: dict[str, list[Checkpoint]] = {}
         self.lineage_ids: dict[str, set[str]] = {}
+        # Every checkpoint of each loop in the order they were made, branches included: a
+        # task started from the newest one made before it, on whichever branch it ran (a run
+        # from an earlier checkpoint began a branch; the work before it is on the other).
+        self.made: dict[str, list[Checkpoint]] = {
+            ns.name: list(ns.checkpoints) for ns in thread.namespaces.values()
+        }
         self.epochs: dict[str, float | None] = {}
         for ns in thread.namespaces.values():
             latest = ns.latest
@@ -274,35 +280,8 @@ def _step_saved_between(prev: Attempt, a: Attempt, idx: _Index) -> bool:
         c.step is not None
         and c.step > cp.step
         and prev.end_ts <= (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts
-        for c in idx.lineages.get(prev.namespace or "", ())
+        for c in idx.made.get(prev.namespace or "", ())
     )
-
-
-def _due_in_a_later_call(
-    a: Attempt, ns_name: str | None, idx: _Index, since: float = float("-inf")
-) -> bool:
-    """Is `a`'s node due in the graph its task invoked after the one of `ns_name` (at a
-    checkpoint saved before `a` started, and after `since`)?
-
-    A task that invokes two graphs in turn runs them as ``p:<id>`` then ``p:<id>|1``: once
-    the first has saved its last checkpoint, a start of that node belongs to the second."""
-    if not ns_name:
-        return False
-    here = namespaces.levels(ns_name)
-    for other, chain in idx.lineages.items():
-        there = namespaces.levels(other)
-        if (
-            other == ns_name
-            or len(there) != len(here)
-            or there[:-1] != here[:-1]
-            or there[-1].partition(namespaces.NS_SEP)[0] != here[-1].partition(namespaces.NS_SEP)[0]
-            or there[-1] <= here[-1]
-        ):
-            continue
-        before = [c for c in chain if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
-        if before and _tasks_of(before[-1], a.node, idx):
-            return (idx.epochs.get(before[-1].checkpoint_id) or 0) >= since
-    return False
 
 
 def _align_time(a: Attempt, idx: _Index) -> bool:
@@ -310,7 +289,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
     order = sorted(idx.lineages, key=lambda n: (n != "", n))
     unsaved_yet: list[str] = []  # subgraph runs with no checkpoint saved before the attempt
     for ns_name in order:
-        chain = idx.lineages[ns_name]
+        chain = idx.made[ns_name]
         if ns_name and _returned_before(ns_name, a.start_ts, idx):
             continue  # that run had returned: the attempt belongs to a later one
         # A task's first line always follows the creation of the checkpoint it started from.
@@ -341,7 +320,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             # a call only when it returns), so the parent's re-run makes it again.
             a.namespace, a.checkpoint, a.alignment = ns_name, cp, "call-unsaved"
             return True
-        if task is None and len(before) > 1 and not _due_in_a_later_call(a, ns_name, idx):
+        if task is None and len(before) > 1:
             prev = before[-2]
             if a.start_ts - (idx.epochs.get(cp.checkpoint_id) or 0) <= TIME_SLACK:
                 task = pick_task(a, prev, _tasks_of(prev, a.node, idx), idx)
@@ -434,9 +413,9 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
             and before is not None
             and before.task is not None
             and (continues(before, a) or retries(before, a))
-            # a bare log's same node again, where the next graph the task invoked has it due
-            and not _due_in_a_later_call(a, before.namespace, idx, since=before.end_ts)
             and not _step_saved_between(before, a, idx)
+            # that task's writes are saved (it had returned) while `a` was still running
+            and not (a.outcome == "in flight" and before.task.done)
         ):
             # the task's next effect, or its RetryPolicy retry: the task `before` ran
             a.namespace, a.checkpoint, a.task = before.namespace, before.checkpoint, before.task

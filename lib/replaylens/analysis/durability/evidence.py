@@ -38,6 +38,8 @@ class Put:
     checkpoint: Checkpoint | None
     input: bool = False  # an input checkpoint: no loop waits for it (its next step runs at once)
     edited: bool = False  # an input checkpoint ``update_state(as_node="__input__")`` wrote
+    replay: bool = False  # the copy an invocation from an earlier checkpoint began with
+    """(`replay_forks`): saved by the loop, as an input checkpoint is, so not under exit."""
 
     @property
     def edit(self) -> bool:
@@ -45,13 +47,56 @@ class Put:
         older checkpoint, or ``input`` as ``__input__``: `_input_edits`):
         `BaseCheckpointSaver.put` is called there and then, whatever the durability, and no loop
         waits for it."""
-        return self.edited or (
-            self.checkpoint is not None and self.checkpoint.source in EDIT_SOURCES
+        return not self.replay and (
+            self.edited or (self.checkpoint is not None and self.checkpoint.source in EDIT_SOURCES)
         )
 
 
 EDIT_SOURCES = frozenset({"update", "fork"})
 """The checkpoint sources ``update_state`` writes (``pregel/main.py``)."""
+
+
+def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
+    """Root checkpoints an invocation from an earlier checkpoint began with (LangGraph's time
+    travel: ``invoke(None, config with that checkpoint_id)``): ``PregelLoop._first`` saves a
+    copy of it, source ``fork``, one step on, as the child of the checkpoint it replays
+    (test_fork_always_re_runs_nodes), through the loop's put, so not under exit. The copy
+    ``update_state(as_node="__copy__")`` writes is that checkpoint's sibling instead (its
+    parent's child, two steps on from it), an edit kept in every mode."""
+    by_id = {c.checkpoint_id: c for c in db_cps if not c.checkpoint_ns}
+    return {
+        c.checkpoint_id
+        for c in by_id.values()
+        if c.source == "fork"
+        and c.step is not None
+        and (parent := by_id.get(c.parent_checkpoint_id or "")) is not None
+        and parent.step is not None
+        and c.step == parent.step + 1
+    }
+
+
+def _replayed_from(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) -> dict[int, int]:
+    """invocation -> the step of the copy it began with, for each invocation that ran from an
+    earlier checkpoint (`replay_forks`: the copy is made after the invocation before it ended
+    and before this one's first task)."""
+    forks = replay_forks(db_cps)
+    made = sorted(
+        (t, c.step)
+        for c in db_cps
+        if c.checkpoint_id in forks and c.step is not None
+        for t in [taken_at(c)]
+        if t is not None
+    )
+    out: dict[int, int] = {}
+    for inv in range(1, len(groups)):
+        if not groups[inv]:
+            continue
+        began = min(a.start_ts for a in groups[inv])
+        ended = max((a.end_ts for a in groups[inv - 1]), default=float("-inf"))
+        between = [step for t, step in made if ended < t < began]
+        if between:
+            out[inv] = between[-1]
+    return out
 
 
 def _input_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
@@ -86,6 +131,8 @@ class Evidence:
     step_of: dict[int, tuple[str, int, int]]  # id(attempt) -> (ns, inv, step)
     container: dict[tuple[str, int], int]  # (nested ns, inv) -> root step that ran it
     killed_earlier: set[int] = field(default_factory=set)  # invocations killed before the last one
+    replays: set[int] = field(default_factory=set)
+    """Invocations that ran from an earlier checkpoint (`replay_forks`): the steps go back."""
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
     pushed_by_command: set[int] = field(default_factory=set)
@@ -415,7 +462,9 @@ def nodes_named(c: Checkpoint) -> set[str]:
 def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     """node -> the one subgraph (node path) whose checkpoints name it, for nodes the root's
     checkpoints never name: where a log without namespaces ran them; and the nodes the
-    root's checkpoints name.
+    root's checkpoints name. A node of the graphs one task invoked one after another
+    (``p``, ``p~1``: `_call_families`) is taken as the first call's; which call each start
+    was, the alignment tells where the database shows it.
 
     A checkpoint names a node as a task it holds, or in `versions_seen`, where its graph
     records every node that has run in it: a subgraph saved only on the way out (under
@@ -466,45 +515,6 @@ def _call_families(inside: dict[str, set[str]]) -> dict[str, list[str]]:
         for n, paths in inside.items()
         if len(paths) > 1 and len({_without_call(p) for p in paths}) == 1
     }
-
-
-class _GraphCalls:
-    """Which of one task's graph calls a task of a log without namespaces ran in.
-
-    A task runs the graphs it invokes one after another, so their lines come in call order:
-    a node seen again belongs to the next call, and the calling task's own next start (a
-    re-run, a later round) begins the count again."""
-
-    def __init__(self, thread: Thread | None) -> None:
-        self.families = _call_families(_where_nodes_ran(thread)[0])
-        self.callers = {
-            _without_call(calls[0]).rpartition(namespaces.NS_SEP)[2]: _without_call(calls[0])
-            for calls in self.families.values()
-        }
-        self.call: dict[str, int] = {}
-        self.seen: dict[str, set[str]] = {}
-
-    def begin(self) -> None:
-        self.call.clear()
-        self.seen.clear()
-
-    def place(self, a: Attempt, ns: str) -> str:
-        """The loop `a` ran in (`ns` when it is not a node of such calls)."""
-        if a.node in self.callers and not ns:
-            self.call.pop(self.callers[a.node], None)  # the calling task starts again
-            self.seen.pop(self.callers[a.node], None)
-        calls = self.families.get(a.node)
-        if calls is None or a.logged_ns is not None:
-            return ns
-        base = _without_call(calls[0])
-        index = self.call.get(base, 0)
-        seen = self.seen.setdefault(base, set())
-        if a.node in seen:
-            index, seen = min(index + 1, len(calls) - 1), set()
-            self.seen[base] = seen
-        self.call[base] = index
-        seen.add(a.node)
-        return calls[index]
 
 
 def _killed_while_retrying(
@@ -849,16 +859,39 @@ def _last_unlogged_pause(
     return None if not steps or steps[-1] is None else steps[-1] + 1
 
 
+def _root_inputs(db_cps: Sequence[Checkpoint]) -> list[Checkpoint]:
+    """The root input checkpoints fresh inputs made (not those ``update_state`` wrote)."""
+    edits = _input_edits(db_cps)
+    return [
+        c
+        for c in db_cps
+        if not c.checkpoint_ns and c.source == "input" and c.checkpoint_id not in edits
+    ]
+
+
 def _halted(
-    groups: list[list[Attempt]], paused_nodes: set[str], retries: list[Attempt] = ()
+    groups: list[list[Attempt]],
+    paused_nodes: set[str],
+    retries: list[Attempt] = (),
+    input_times: Sequence[float] = (),
 ) -> set[int]:
     """id() of attempts whose task began again from its top in a later invocation
     (`_restarts`): their lines end, but their task did not; it paused (or raised) there."""
     out: set[int] = set()
     for i, group in enumerate(groups):
         later = [b for g in groups[i + 1 :] for b in g]
+        # Without task ids, only the next invocation that logged, and not one that began
+        # with a fresh input (its input checkpoint): the answer to a pause runs the paused
+        # task again, a fresh input drops it (``discard_tasks``, ``pregel/_loop.py``).
+        after = next((g for g in groups[i + 1 :] if g), [])
+        if after and group:
+            ended = max(a.end_ts for a in group)
+            began = min(a.start_ts for a in after)
+            if any(ended < t <= began for t in input_times):
+                after = []
         for a in group:
-            if any(_restarts(b, a, paused_nodes, retries) for b in later):
+            candidates = later if a.task_id is not None else after
+            if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
                 out |= {id(c) for c in _last_run(a, group)}
     return out
 
@@ -871,7 +904,7 @@ def _last_run(a: Attempt, group: list[Attempt]) -> list[Attempt]:
     run = same[-1:]
     for prev in reversed(same[:-1]):
         between = any(prev.end_ts <= c.start_ts < run[0].start_ts for c in group if c is not prev)
-        if between or not continues(prev, run[0]):
+        if between or not _goes_on(prev, run[0]):
             break  # another task ran in between (the loop went round), or the same effect again
         run.insert(0, prev)
     return run
@@ -938,7 +971,20 @@ def _effect_before(a: Attempt, before: list[Attempt], continued: set[int]) -> At
     last = max(done, key=lambda b: b.end_ts)
     if id(last) in continued or any(last.end_ts < b.start_ts <= a.start_ts for b in before):
         return None
-    return last if continues(last, a) else None
+    return last if _goes_on(last, a) else None
+
+
+def _goes_on(prev: Attempt | None, a: Attempt) -> bool:
+    """Is `a` the next effect of `prev`'s task (`attempts.continues`), unless the database
+    says otherwise: the alignment gave the two different tasks (a bare log's same node
+    again, where the first task's step was saved between, `analysis.align`), or `prev`'s
+    task had saved its writes while `a` was still running?"""
+    if prev is not None and prev.task is not None:
+        if a.task is not None and prev.task is not a.task:
+            return False
+        if a.outcome == "in flight" and prev.task.done:
+            return False  # its writes are in: it had returned while `a` still ran
+    return continues(prev, a)
 
 
 def task_run(ev: Evidence, a: Attempt) -> list[Attempt]:
@@ -1232,7 +1278,7 @@ def _assign_steps(
             "are taken as that subgraph's"
         )
     side = _SideBySide(subgraphs, _runs_done(thread, space))
-    graph_calls = _GraphCalls(thread)
+    replayed = _replayed_from(groups, root_cps)
     if side.paths and any(
         a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
         for a in attempts
@@ -1247,7 +1293,6 @@ def _assign_steps(
         # interleave their lines, and a task's next effect follows its own previous one
         prev_in: dict[str, Attempt] = {}
         side.begin()
-        graph_calls.begin()
         if inv == 0 and not (entry or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0 and g:
@@ -1256,6 +1301,8 @@ def _assign_steps(
             began = min(x.start_ts for x in g)
             ended = max((x.end_ts for x in groups[inv - 1]), default=float("-inf"))
             saved_step = max([saved_step, *(st for t, st in edit_steps if ended < t < began)])
+            # a run from an earlier checkpoint goes on from the copy it began with: back
+            saved_step = replayed.get(inv, saved_step)
         if inv > 0:
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two
@@ -1272,7 +1319,6 @@ def _assign_steps(
             ns = space(a.logged_ns if a.logged_ns is not None else a.namespace)
             if a.logged_ns is None and not ns and a.node in sub_nodes:
                 ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
-            ns = graph_calls.place(a, ns)
             if a.logged_ns is None and base_space(ns) in side.paths:
                 # matched by time alone to one of the side-by-side runs: the order of each
                 # run's tasks tells better which (`_SideBySide`)
@@ -1317,7 +1363,7 @@ def _assign_steps(
                 running = step_att.get((ns, inv, step - 1), [])
                 if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
-                elif running and continues(prev_in.get(ns), a) and prev_in[ns] in running:
+                elif running and _goes_on(prev_in.get(ns), a) and prev_in[ns] in running:
                     step -= 1  # the same task's next effect (``draft``, then ``apply``)
                 if not any(x.startswith("some effect lines carry no step") for x in assumed):
                     assumed.append(
@@ -1489,7 +1535,12 @@ def gather(
             "a Command was sent at a checkpoint taken before the log's first line: an earlier "
             "invocation stopped there without logging (a static breakpoint), then was resumed"
         )
-    halted = _halted(groups, paused_nodes, [a for a in attempts if id(a) in retried | retrying])
+    halted = _halted(
+        groups,
+        paused_nodes,
+        [a for a in attempts if id(a) in retried | retrying],
+        [t for c in _root_inputs(db_cps) for t in [taken_at(c)] if t is not None],
+    )
     if halted:
         used.append(
             "a task began again from its top in a later invocation (its work before "
@@ -1517,6 +1568,7 @@ def gather(
     if not groups:
         groups = [[]]
     input_edits = _input_edits(db_cps)
+    forks = replay_forks(db_cps)
     edits = [
         t
         for c in db_cps
@@ -1524,16 +1576,18 @@ def gather(
         for t in [taken_at(c)]
         if t is not None
     ]
-    if edits:
+    if len(edits) > len(forks):
         used.append(
-            f"{len(edits)} checkpoint(s) saved by update_state between invocations: saved in "
-            "every durability mode, the run after one goes on from it"
+            f"{len(edits) - len(forks)} checkpoint(s) saved by update_state between "
+            "invocations: saved in every durability mode, the run after one goes on from it"
         )
-    root_inputs = [
-        c
-        for c in db_cps
-        if not c.checkpoint_ns and c.source == "input" and c.checkpoint_id not in input_edits
-    ]  # an entrypoint thread's inputs: one input checkpoint each
+    if forks:
+        used.append(
+            f"{len(forks)} run(s) from an earlier checkpoint (time travel): each began a branch "
+            "with a copy of that checkpoint, saved as an input checkpoint is (not under exit), "
+            "and a resume goes on along the newest branch"
+        )
+    root_inputs = _root_inputs(db_cps)  # an entrypoint thread's inputs: one each
     one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
     input_times = [t for c in root_inputs for t in [taken_at(c)] if t is not None]
     weak: set[int] = set()
@@ -1542,6 +1596,11 @@ def gather(
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
     kinds = _kinds(groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted)
+    for inv in _replayed_from(groups, db_cps):
+        # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
+        # the copy as a resume goes on from the latest checkpoint
+        kinds[inv] = "resume"
+        weak.discard(inv)
     if flip_kinds:
         for i in weak:
             kinds[i] = "input" if kinds[i] == "resume" else "resume"
@@ -1774,7 +1833,8 @@ def gather(
                 if end is not None:
                     starts_loop = s == first and (fresh or later_input)
                     edited = cp is not None and cp.checkpoint_id in input_edits
-                    puts.append(Put(ns, inv, s, end, cp, starts_loop, edited))
+                    replay = cp is not None and cp.checkpoint_id in forks
+                    puts.append(Put(ns, inv, s, end, cp, starts_loop or replay, edited, replay))
                     prev_end = end
                 else:
                     break
@@ -1889,6 +1949,7 @@ def gather(
         carried=carried,
         kinds=kinds,
         endings=endings,
+        replays={p.inv for p in puts if p.replay},
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         ordinal=_ordinals(attempts, step_of, retry_of),

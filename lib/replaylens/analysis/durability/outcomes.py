@@ -111,10 +111,15 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
         return list(ev.attempts)
     r = resume[""]
     lost = lost_inputs(ev, sched.landed)
+    # A run from an earlier checkpoint after an invocation leaves that one's work in the
+    # history the branch left: a resume goes on along the branch, whatever their steps.
+    r_inv = max(k[1] for k in sched.landed if k[0] == "")
+    behind = {i for i in range(r_inv) if any(i < j <= r_inv for j in ev.replays)}
     # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
     # answered in a later invocation is finished once the answered attempt's writes landed.
     again = {
         id(a): ev.step_of[id(a)][1] not in lost
+        and ev.step_of[id(a)][1] not in behind
         and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r)
         for a in ev.attempts
     }
@@ -792,10 +797,14 @@ def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
     that invocation whole lost its input with it, and a resume does not run its tasks
     (`lost_inputs`), while a mode that kept its input checkpoint runs them again. So with a
     `Command(goto=...)` sent at the killed resume: exit loses it, and the task it scheduled
-    (`Evidence.pushed_by_command`). Only the checkpoints kept are ordered then.
+    (`Evidence.pushed_by_command`); and with a run from an earlier checkpoint, which exit
+    loses with the copy it began with. Only the checkpoints kept are ordered then.
     """
     # A Command sent at the killed resume (its goto) is lost whole under exit, tasks and all.
-    repeats_ordered = ev is None or ("input" not in ev.kinds[1:] and not ev.pushed_by_command)
+    # A run from an earlier checkpoint is lost whole under exit too (`Evidence.replays`).
+    repeats_ordered = ev is None or (
+        "input" not in ev.kinds[1:] and not ev.pushed_by_command and not ev.replays
+    )
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
         s, w = outcomes[stronger], outcomes[weaker]
         if s.checkpoints_kept >= w.checkpoints_kept and (
