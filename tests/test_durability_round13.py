@@ -64,6 +64,8 @@ def test_a_run_from_an_earlier_checkpoint_goes_on_along_its_branch(tmp_path: Pat
     from_sync = predict(runs["sync"])
     assert figures(from_sync["async"]) == (9, 1, 1)
     assert figures(from_sync["exit"]) == (1, 0, 0)
+    assert "never run that branch's tasks" in from_sync["exit"].sentence
+    assert "branch" not in from_sync["async"].sentence  # the copy landed under async
     assert figures(predict(runs["async"], "bare")["sync"]) == (10, 1, 1)
 
 

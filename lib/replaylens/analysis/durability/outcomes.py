@@ -261,6 +261,7 @@ def _outcome(
     as_recorded: bool,
     used: list[str],
     assumed: list[str],
+    lost_branch: bool = False,
 ) -> ModeOutcome:
     lines = sorted(line.line for a in replayed for line in a.lines)
     # Executions, as the sentence counts them (`effect_counts`): two attempts of one task in
@@ -285,8 +286,15 @@ def _outcome(
         window_end=(ev.crash_ts if window and ev.ending == "killed" else None),
         restart=restart,
         sentence=mode_sentence(
-            mode, resume_step, replayed, restart, ev.ending, logged=bool(ev.attempts), kept=count
-        ),
+            mode,
+            resume_step,
+            replayed,
+            restart,
+            ev.ending,
+            logged=bool(ev.attempts),
+            kept=count,
+            lost_branch=lost_branch,
+        ),  # fmt: skip
         as_recorded=as_recorded,
         ending=ev.ending,
         kept_checkpoint_ids=kept_ids,
@@ -383,6 +391,10 @@ def modelled(
     if mode != "exit" and latency > 0:
         assumed.append(f"every checkpoint write takes {latency:g} s")
     used = list(ev.used)
+    # the killed invocation ran from an earlier checkpoint and nothing of it landed, not even
+    # the copy it began with: a resume goes on from the run before it (`Evidence.replays`)
+    last = ev.invocations - 1
+    lost_branch = last in ev.replays and not any(k[0] == "" and k[1] == last for k in sched.landed)
     out = _outcome(
         mode,
         latency,
@@ -396,6 +408,7 @@ def modelled(
         False,
         used,
         assumed,
+        lost_branch,
     )
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:

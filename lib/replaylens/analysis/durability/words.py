@@ -56,12 +56,15 @@ def mode_sentence(
     *,
     logged: bool = True,
     kept: int = 0,
+    lost_branch: bool = False,
 ) -> str:
     """The one sentence per mode that every page prints.
 
     `logged`: the effects log has lines for this thread. Without them the sentence says
     that which side effects repeat is unknown, never that none repeats. `kept`: checkpoints
-    kept in any namespace, so a restart beside a subgraph's own checkpoint says both."""
+    kept in any namespace, so a restart beside a subgraph's own checkpoint says both.
+    `lost_branch`: the killed run went on from an earlier checkpoint (time travel) and this
+    mode would have saved nothing of it, so the resume never runs its tasks."""
     what = effect_list(replayed)
     if ending == "returned" and not replayed:
         return f"Under {mode}, the run completed: a resume would run nothing."
@@ -77,6 +80,12 @@ def mode_sentence(
     else:
         start = (
             f"a resume would start after step {resume_step if resume_step is not None else '?'} and"
+        )
+    if lost_branch:
+        start = (
+            "the run from an earlier checkpoint would have saved nothing, not even the copy it "
+            f"began its branch with: {start.replace(' and', ',', 1) if not restart else start} "
+            "would never run that branch's tasks, and"
         )
     if not what and not logged:
         return f"Under {mode}, {start} may repeat side effects: no effects-log line of this thread shows which."
