@@ -252,6 +252,33 @@ def test_every_view_of_a_sample_thread_agrees(db: str, tid: str) -> None:
     assert_views_agree(db, tid)
 
 
+def _held_out_threads() -> list[tuple[str, str]]:
+    """(database, thread id) of the recorded kills of the latest held-out round
+    (`tests/whatif_kills/`): a run from an earlier checkpoint (a forked history), graphs a
+    node invokes one after another, and a stateful subgraph across interrupt cycles."""
+    out: list[tuple[str, str]] = []
+    for name in (
+        "fork_replay-late-0.25s",
+        "parent_command_nested-early-0s",
+        "stateful_subgraph_interrupt-early-0s",
+    ):
+        folder = REPO / "tests" / "whatif_kills" / name
+        for run in json.loads((folder / "manifest.json").read_text())["runs"]:
+            for key in ("db_at_kill", "db_after_resume"):
+                out.append((str((folder / run[key]).relative_to(REPO)), run["thread_id"]))
+    return out
+
+
+HELD_OUT_THREADS = _held_out_threads()
+
+
+@pytest.mark.parametrize(
+    ("db", "tid"), HELD_OUT_THREADS, ids=[f"{d}:{t}" for d, t in HELD_OUT_THREADS]
+)
+def test_every_view_of_a_held_out_thread_agrees(db: str, tid: str) -> None:
+    assert_views_agree(db, tid)
+
+
 def test_every_view_of_every_corpus_thread_agrees(corpus: Any) -> None:
     compared = 0
     for entry in corpus:

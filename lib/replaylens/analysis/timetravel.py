@@ -230,6 +230,10 @@ def preview(
             parent_tid = namespaces.root_runner(cp_ns)[1]
             if parent_tid in rerun_ids:
                 again.append((a, "certain"))
+            elif parent_tid is None and from_latest and a.verdict in ("replays", "restart"):
+                # a `checkpointer=True` graph the due task runs names no task at its top
+                # level: from the latest checkpoint, what the plain resume runs again in it
+                again.append((a, "certain"))
             elif any(t.task_id == parent_tid for c in abandoned for t in c.tasks):
                 again.append((a, "likely"))
     if any(t.kind == "call" for t in anchor.tasks):
