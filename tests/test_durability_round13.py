@@ -65,8 +65,24 @@ def test_a_run_from_an_earlier_checkpoint_goes_on_along_its_branch(tmp_path: Pat
     assert figures(from_sync["async"]) == (9, 1, 1)
     assert figures(from_sync["exit"]) == (1, 0, 0)
     assert "never run that branch's tasks" in from_sync["exit"].sentence
+    assert from_sync["exit"].lost_branch and not from_sync["async"].lost_branch
     assert "branch" not in from_sync["async"].sentence  # the copy landed under async
     assert figures(predict(runs["async"], "bare")["sync"]) == (10, 1, 1)
+
+
+def test_a_mode_that_loses_a_branch_is_never_shown_in_green(tmp_path: Path) -> None:
+    """Nothing repeats under exit for fork_replay's kill, but only because the run from the
+    earlier checkpoint would have been lost whole: the box the pages draw for that mode is
+    a warning, not the reassuring green of "nothing happens again"."""
+    from whatif_kills import form_log, manifest_recording, plan_for
+
+    from replaylens.analysis.again import outcome_tone
+
+    entry = load("fork_replay-late-0.25s", tmp_path)["sync"]
+    rec = manifest_recording(entry, float(entry["kill_delay"]), "add_one")
+    plan = plan_for(entry, str(form_log(entry["effects_at_kill"], "recorder")), rec)
+    assert figures(plan.what_if["exit"]) == (1, 0, 0)
+    assert outcome_tone(plan, "exit") == "warning"
 
 
 def test_a_node_the_database_shows_in_two_graph_calls_of_one_task_is_theirs(

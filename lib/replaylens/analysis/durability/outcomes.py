@@ -52,6 +52,9 @@ class ModeOutcome:
     used: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
     race: dict[str, Any] = field(default_factory=dict)
+    lost_branch: bool = False
+    """The killed run went on from an earlier checkpoint and this mode saved nothing of it:
+    the resume never runs that branch (`Evidence.replays`); work is lost, not repeated."""
     """min/max of each count where the evidence cannot decide between outcomes: a write
     landing within `RACE` of the kill, or a recorded mode that could have been several."""
     basis: dict[str, str] = field(default_factory=dict)
@@ -90,6 +93,7 @@ class ModeOutcome:
             "lost_checkpoint_ids": self.lost_checkpoint_ids,
             "assumptions": self.assumptions,
             "race": self.race or None,
+            "lost_branch": self.lost_branch,
             "basis": self.basis,
             "recorded_mode_inference": self.inference or None,
         }
@@ -302,6 +306,7 @@ def _outcome(
         used=list(used),
         assumed=list(assumed),
         basis=_basis(ev, mode, as_recorded, restart),
+        lost_branch=lost_branch,
     )
 
 
@@ -860,6 +865,7 @@ def copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOutc
         race=dict(src.race),
         basis=dict(src.basis),
         inference=dict(src.inference),
+        lost_branch=src.lost_branch,
     )
 
 
