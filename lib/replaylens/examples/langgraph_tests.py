@@ -40,6 +40,7 @@ from typing import Annotated, Any, Literal
 from langgraph.constants import END, START
 from langgraph.graph import StateGraph
 from langgraph.types import Command, RetryPolicy, Send, interrupt
+from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from replaylens import record_effect, settings
@@ -2512,6 +2513,203 @@ def stateful_subgraph_interrupt() -> StateGraph:
     return chain(TopicState, ("call_inner", _call_inner))
 
 
+# --------------------------------------------------------------------------- 68-71 round 14
+def _inner_add_one(x: int) -> int:
+    with effect("add_one", x=x):
+        _sleep(1.0 if x % 2 == 0 else 2.0)
+    return x + 1
+
+
+def _add_10_each(xs: list[int]) -> list[int]:
+    with effect("add_10_each"):
+        _sleep(0.5)
+    return [x + 10 for x in xs]
+
+
+def _sum_all(x: Any) -> int:
+    with effect("sum"):
+        _sleep(1.0)
+    return int(x) if not isinstance(x, list) else sum(x)
+
+
+def pregel_map_subgraph(checkpointer: Any) -> Any:
+    """A raw `Pregel` (NodeBuilder, channels): one (+10 each) -> two (runs another Pregel's
+    ``map()`` over the inbox: the inner graph once per item, side by side, in one task) ->
+    chain_three (sum).
+
+    Mirrors test_pregel.py::test_invoke_join_then_call_other_pregel ("subgraph is called
+    twice in the same node, but that works"): LangGraph's low-level API, no StateGraph, and
+    an inner node named like an outer one.
+    """
+    from langgraph.channels import LastValue, Topic
+    from langgraph.pregel import NodeBuilder, Pregel
+
+    inner = Pregel(
+        nodes={"one": NodeBuilder().subscribe_only("input").do(_inner_add_one).write_to("output")},
+        channels={"output": LastValue(int), "input": LastValue(int)},
+        input_channels="input",
+        output_channels="output",
+    )
+    return Pregel(
+        nodes={
+            "one": NodeBuilder().subscribe_only("input").do(_add_10_each).write_to("inbox_one"),
+            "two": NodeBuilder().subscribe_only("inbox_one").do(inner.map()).write_to("outbox_one"),
+            "chain_three": NodeBuilder()
+            .subscribe_only("outbox_one")
+            .do(_sum_all)
+            .write_to("output"),
+        },
+        channels={
+            "inbox_one": Topic(int),
+            "outbox_one": Topic(int),
+            "output": LastValue(int),
+            "input": LastValue(list),
+        },
+        input_channels="input",
+        output_channels="output",
+        checkpointer=checkpointer,
+    )
+
+
+class ChildCount(TypedDict, total=False):
+    count: int
+
+
+def child_own_thread(checkpointer: Any) -> Any:
+    """p (invokes a child graph with a checkpointer and a thread of its own) -> q; the parent
+    runs twice, and the kill lands in the second run.
+
+    Mirrors test_subgraph_persistence.py::test_child_with_own_thread_id_keeps_namespace: the
+    child's checkpoints go to its own thread (namespace ""), not under the parent's task, so
+    the parent's thread holds no trace of the child's steps.
+    """
+
+    def n(state: ChildCount) -> dict[str, Any]:
+        with effect("n", count=state.get("count") or 0):
+            _sleep(1.0)
+        return {"count": (state.get("count") or 0) + 1}
+
+    child = chain(ChildCount, ("n", n)).compile(checkpointer=checkpointer)
+
+    def p(state: Trail) -> dict[str, Any]:
+        from langgraph.config import get_config
+
+        parent = str(get_config().get("configurable", {}).get("thread_id"))
+        with effect("p"):
+            _sleep(0.3)
+            child.invoke({}, config={"configurable": {"thread_id": f"{parent}:child"}})
+        return {"visited": ["p"]}
+
+    return chain(Trail, ("p", p), ("q", _node("q", 1.0))).compile(checkpointer=checkpointer)
+
+
+_ISOLATED: list[Any] = []
+
+
+def _isolated_agents() -> list[Any]:
+    """fruit and veggie: a `checkpointer=True` graph each, wrapping an inner ``echo`` graph."""
+    if not _ISOLATED:
+        from langchain_core.messages import AIMessage
+        from langgraph.graph import MessagesState
+
+        for name, fraction in (("fruit", 0.5), ("veggie", 1.0)):
+
+            def echo(
+                state: MessagesState, _name: str = name, _f: float = fraction
+            ) -> dict[str, Any]:
+                with effect("echo", agent=_name):
+                    _sleep(_f)
+                return {"messages": [AIMessage(content=f"{_name}: {state['messages'][-1].text}")]}
+
+            inner = chain(MessagesState, ("echo", echo)).compile()
+            _ISOLATED.append(
+                chain(MessagesState, (f"{name}_agent", inner)).compile(checkpointer=True)
+            )
+    return _ISOLATED
+
+
+def _call_both(state: TopicState) -> dict[str, Any]:
+    from langchain_core.messages import HumanMessage
+
+    fruit, veggie = _isolated_agents()
+    turn = state.get("calls", 0) + 1
+    with effect("call_both", turn=turn):
+        _sleep(0.3)
+    f = fruit.invoke({"messages": [HumanMessage(content=f"cherries round {turn}")]})
+    veggie.invoke({"messages": [HumanMessage(content=f"broccoli round {turn}")]})
+    return {"result": f["messages"][-1].text, "calls": turn}
+
+
+def stateful_namespace_isolation() -> StateGraph:
+    """call_both (invokes two `checkpointer=True` graphs, fruit then veggie, each wrapping an
+    inner graph whose node is ``echo``) -> finish; the parent runs twice.
+
+    Mirrors test_subgraph_persistence.py::test_stateful_namespace_isolation: two stateful
+    subgraphs of one node keep separate histories; their inner nodes share a name.
+    """
+    return chain(
+        TopicState, ("call_both", _call_both), ("finish", _node("finish", 1.0, "result", "done"))
+    )
+
+
+class PydInner(BaseModel):
+    yo: int
+
+
+def _sorted_add(x: list[str], y: list[str]) -> list[str]:
+    return sorted(operator.add(x, y))
+
+
+class PydState(BaseModel):
+    query: str
+    inner: Annotated[PydInner, lambda x, y: y]
+    answer: str | None = None
+    docs: Annotated[list[str], _sorted_add] = Field(default_factory=list)
+
+
+class PydUpdate(BaseModel):
+    query: str | None = None
+    answer: str | None = None
+    docs: list[str] | None = None
+
+
+def _pyd(name: str, fraction: float, update: Callable[[PydState], Any]) -> Callable[..., Any]:
+    def node(data: PydState) -> Any:
+        assert isinstance(data.inner, PydInner)
+        with effect(name):
+            _sleep(fraction)
+        return update(data)
+
+    node.__name__ = name
+    return node
+
+
+def pydantic_state_join() -> StateGraph:
+    """rewrite_query -> (analyzer_one -> retriever_one) | retriever_two -> qa, on a pydantic
+    `BaseModel` state (a nested model, reducers, nodes returning models or dicts).
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_custom_state_class
+    _pydantic2: the join of test 1 with the state LangGraph serializes as pydantic models.
+    """
+    b = StateGraph(PydState)
+    b.add_node(
+        "rewrite_query", _pyd("rewrite_query", 0.5, lambda d: {"query": f"query: {d.query}"})
+    )
+    b.add_node(
+        "analyzer_one", _pyd("analyzer_one", 0.5, lambda d: PydUpdate(query=f"analyzed: {d.query}"))
+    )
+    b.add_node("retriever_one", _pyd("retriever_one", 1.0, lambda d: {"docs": ["doc1", "doc2"]}))
+    b.add_node("retriever_two", _pyd("retriever_two", 1.5, lambda d: {"docs": ["doc3", "doc4"]}))
+    b.add_node("qa", _pyd("qa", 1.0, lambda d: {"answer": ",".join(d.docs)}))
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_edge("rewrite_query", "retriever_two")
+    b.add_edge(["retriever_one", "retriever_two"], "qa")
+    b.add_edge("qa", END)
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -2731,8 +2929,18 @@ CORPUS: tuple[Shape, ...] = (
           "test_subgraph_persistence.py::test_stateful_state_accumulates_with_interrupt",
           {"result": ""}, (("process", 1, 0.5), ("respond", 1, 0.5)), resume_value=True,
           has_resume_value=True, then=({"result": ""},), kill_from=3),
+    # Held out, fourteenth round: added after the rules the thirteenth round led to.
+    Shape("pregel_map_subgraph", "test_pregel.py::test_invoke_join_then_call_other_pregel",
+          [2, 3], (("one", 2, 0.5), ("chain_three", 1, 0.5))),
+    Shape("child_own_thread", "test_subgraph_persistence.py::test_child_with_own_thread_id_keeps_namespace",
+          {"visited": []}, (("n", 1, 0.5), ("q", 1, 0.5)), then=({"visited": []},), kill_from=1),
+    Shape("stateful_namespace_isolation", "test_subgraph_persistence.py::test_stateful_namespace_isolation",
+          {"result": ""}, (("echo", 2, 0.5), ("finish", 1, 0.5)), then=({"result": ""},), kill_from=1),
+    Shape("pydantic_state_join",
+          "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_custom_state_class_pydantic2",
+          {"query": "what is weather in sf", "inner": {"yo": 1}}, (("retriever_two", 1, 1.0), ("qa", 1, 0.5))),
 )  # fmt: skip
-"""Sixty-seven shapes (the last fifty-one held out, in thirteen rounds); every kill point is a node start the child announces, plus a delay that
+"""Seventy-one shapes (the last fifty-five held out, in fourteen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
