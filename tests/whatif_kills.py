@@ -150,6 +150,15 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "multiple_subgraphs_mixed_state_graph-late-0.25s": KillCampaign(
         "multiple_subgraphs_mixed_state_graph", 1, ("sync", "async", "exit"), 0.25
     ),
+    "pregel_map_subgraph-early-0s": KillCampaign(
+        "pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "stateful_namespace_isolation-early-0.25s": KillCampaign(
+        "stateful_namespace_isolation", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "stateful_namespace_isolation-late-0s": KillCampaign(
+        "stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.0
+    ),
     # a run from an earlier checkpoint: exit keeps none to run from, so it is never killed
     "fork_replay-late-0.25s": KillCampaign("fork_replay", 1, ("sync", "async"), 0.25),
 }

@@ -60,8 +60,9 @@ if TYPE_CHECKING:
     from replaylens.sources import ThreadIndexRow
 
 CACHE_ENV = "REPLAYLENS_CACHE_DIR"
-FORMAT = 3
-"""Bumped whenever the stored fields or their meaning change."""
+FORMAT = 4
+"""Bumped whenever the stored fields or their meaning change (4: a Pregel built on its own
+channels whose last step wrote a channel no node is known to read is `unknown`, not `completed`)."""
 MAX_BYTES = 512 * 2**20
 """Largest cache file read: 100,000 threads take about 20 MB."""
 

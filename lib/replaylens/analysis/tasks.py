@@ -260,7 +260,7 @@ class TriggerMap:
                 pulled.add(parts[1])  # a node's own writes
             elif parts[0] == f"~{PUSH}" and len(parts) > 2 and parts[1] == f"~{PULL}":
                 pulled.add(parts[2])  # a functional @task call names the entrypoint that made it
-        state_graph = (
+        state_graph = self.state_graph = (
             START in seen_by_node
             or START in pulled
             or any(ch.startswith("branch:to:") for ch in channels)
@@ -415,7 +415,32 @@ def derive_tasks(cp: Checkpoint, triggers: TriggerMap, rule: IdRule | None = Non
         tasks.append(task)
     if legacy:
         cp.next_unknown = _dangling_channels_sentence(cp, triggers)
+    elif not tasks:
+        cp.next_unknown = _unread_channels_sentence(cp, triggers)
     return tasks
+
+
+def _unread_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | None:
+    """A graph built on `Pregel` itself (NodeBuilder, channels it names) has no edge channels
+    to read: a node subscribes to whatever channel it was built with, which only its running
+    (`versions_seen`) shows. When nothing is known to be due but the step just wrote a
+    channel no node of this thread is known to read, a node that never ran may be subscribed
+    to it: the next task is unknown, and the checkpoint is not called completed."""
+    updated = cp.record.updated_channels
+    if triggers.state_graph or not updated:
+        return None
+    unread = sorted(
+        ch for ch in updated if not ch.startswith("__") and ch not in triggers.by_channel
+    )
+    if not unread:
+        return None
+    names = ", ".join(f"'{ch}'" for ch in unread)
+    return (
+        f"The last step wrote {names}, which no node of this thread is known to read, and the "
+        "graph does not use StateGraph's channel names (a Pregel built on its own channels): a "
+        "node that never ran may be subscribed to it, so the next task is unknown (--graph "
+        "names the graph and settles it)."
+    )
 
 
 def _dangling_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | None:

@@ -101,6 +101,36 @@ def _not_due_at(a: Attempt, latest: Checkpoint | None) -> bool:
     return bool(due) and a.node not in due
 
 
+DROPPED_RUN = (
+    "it ran in a run of a checkpointer=True graph that saved nothing: a resume re-runs the task "
+    "that invokes the graph, which goes on from its last run's end, where nothing is due, and "
+    "drops the new input; this work is lost, not repeated"
+)
+
+
+def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
+    """Did `a` run inside a `checkpointer=True` graph (a namespace level with no task id)
+    whose newest checkpoint in the database is an earlier run's end, made before `a` began?
+    The resume passes LangGraph's resuming flag down to the graph its re-run task invokes
+    (``CONFIG_KEY_RESUMING``): the graph loads that checkpoint, finds nothing due, and
+    returns without running the new input (test_stateful_namespace_isolation)."""
+    logged = a.logged_ns if a.logged_ns is not None else a.namespace
+    if not logged:
+        return False
+    levels = namespaces.levels(logged)
+    for k in range(1, len(levels)):  # a level below it ran the attempt
+        if namespaces.segments(levels[k - 1])[0][1] is not None:
+            continue  # that level names a task: not a stable graph
+        loop = thread.namespaces.get(namespaces.NS_SEP.join(levels[:k]))
+        latest = loop.latest if loop is not None else None
+        if latest is None or latest.tasks:
+            continue
+        made = iso_to_epoch(latest.ts)
+        if made is not None and made < a.start_ts:
+            return True
+    return False
+
+
 def judge(
     a: Attempt,
     thread: Thread,
@@ -112,6 +142,9 @@ def judge(
     with its input (`durability.lost_input_attempts`), which a resume never runs."""
     if id(a) in lost:
         a.verdict, a.reason = "kept", LOST_INPUT
+        return
+    if _dropped_by_stable_graph(a, thread):
+        a.verdict, a.reason = "kept", DROPPED_RUN
         return
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":
         a.verdict, a.reason = (

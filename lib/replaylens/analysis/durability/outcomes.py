@@ -124,11 +124,40 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     again = {
         id(a): ev.step_of[id(a)][1] not in lost
         and ev.step_of[id(a)][1] not in behind
+        and not _dropped_stable_run(ev, sched.landed, *ev.step_of[id(a)][:2])
         and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r)
         for a in ev.attempts
     }
     done = {_task_key(a, ev) for a in ev.attempts if not again[id(a)]}
     return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
+
+
+def _dropped_stable_run(ev: Evidence, landed: set[tuple[str, int, int]], ns: str, inv: int) -> bool:
+    """Is `ns` (or a loop above it) a `checkpointer=True` graph whose run in invocation `inv`
+    left no checkpoint, though an earlier run of it did? The resume runs the task that
+    invokes it again, with LangGraph's resuming flag (``CONFIG_KEY_RESUMING``, passed down to
+    a graph a task invokes): the graph goes on from its latest checkpoint, the earlier run's
+    end, where nothing is due, and drops the new input. That run's tasks never run again;
+    their work is lost, not repeated (test_stateful_namespace_isolation's veggie graph,
+    killed before its second run's input checkpoint landed)."""
+    parts = ns.split("|")
+    for k in range(1, len(parts) + 1):
+        top = "|".join(parts[:k])
+        if top not in ev.stable or any(key[0] == top and key[1] == inv for key in landed):
+            continue
+        before = [key for key in landed if key[0] == top and key[1] < inv]
+        if before and _run_had_ended(ev, max(before, key=lambda key: (key[1], key[2]))):
+            return True
+    return False
+
+
+def _run_had_ended(ev: Evidence, key: tuple[str, int, int]) -> bool:
+    """Was the checkpoint at `key` the end of its loop's run (nothing due there)? A run that
+    paused there goes on from it on a resume instead (its due task runs again)."""
+    put = next((p for p in ev.puts if (p.ns, p.inv, p.step) == key), None)
+    if put is not None and put.checkpoint is not None:
+        return not put.checkpoint.tasks
+    return key[1] < len(ev.endings) and ev.endings[key[1]] == "returned"
 
 
 def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:

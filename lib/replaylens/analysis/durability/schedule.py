@@ -584,22 +584,16 @@ def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
     if a is None or id(a) not in ev.step_of or ev.ending != "killed":
         return set()
     kns, kinv, kstep = ev.step_of[id(a)]
-    root_step = (
-        kstep if not kns else ev.holder_of.get((kns, kinv, kstep), ev.container.get((kns, kinv)))
-    )
     out: set[tuple[str, int, int]] = set()
     for p in ev.puts:
         if p.inv != kinv:
             continue
         if p.ns == kns:
             held = kstep >= 1 and p.step < kstep and _chained_before(ev, p, kstep)
-        elif not p.ns and kns:
-            held = (
-                root_step is not None
-                and root_step >= 1
-                and p.step < root_step
-                and _chained_before(ev, p, root_step)
-            )
+        elif kns and (not p.ns or kns.startswith(p.ns + "|")):
+            # a loop above the killed task's: the step of it that held the run down to it
+            up = _holding_step(ev, kns, kinv, kstep, p.ns)
+            held = up is not None and up >= 1 and p.step < up and _chained_before(ev, p, up)
         elif p.ns and not kns:
             holder = ev.holder_of.get((p.ns, p.inv, p.step), ev.container.get((p.ns, p.inv)))
             held = holder is not None and kstep >= 1 and holder < kstep
@@ -608,6 +602,16 @@ def _waited_for_before_kill(ev: Evidence) -> set[tuple[str, int, int]]:
         if held:
             out.add((p.ns, p.inv, p.step))
     return out
+
+
+def _holding_step(ev: Evidence, ns: str, inv: int, step: int, above: str) -> int | None:
+    """The step of loop `above` that held (through the loops between) step `step` of `ns`."""
+    while ns != above:
+        held = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
+        if held is None or not ns:
+            return None
+        ns, step = ns.rpartition("|")[0], held
+    return step
 
 
 def _chained_before(ev: Evidence, p: Put, step: int) -> bool:
@@ -777,10 +781,30 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
     held = {(ns, inv) for ns, inv, _h in runs}
     for ns, inv, _step in built:
         if ns in ev.stable and (ns, inv) not in held and inv not in ev.killed_earlier:
-            if inv < last_inv or ev.ending != "killed":
+            # (or, in the killed one, the task that ran it invoked another graph after it, or
+            # the loop above went on to a later step: it had returned)
+            if (
+                inv < last_inv
+                or ev.ending != "killed"
+                or _next_call_began(ev, ns, inv)
+                or _parent_went_on(ev, ns, inv)
+            ):
                 mine = [k[2] for k in built if k[0] == ns and k[1] == inv]
                 saves.add((ns, inv, max(mine)))
     return saves
+
+
+def _parent_went_on(ev: Evidence, ns: str, inv: int) -> bool:
+    """Did the loop above `ns` begin a later step than every step of `ns` in `inv` began?
+    The task that ran `ns` (in its body) had returned, and `ns` with it."""
+    mine = [st.start for st in ev.steps if st.ns == ns and st.inv == inv]
+    if not mine:
+        return False
+    parent = ns.rpartition("|")[0]
+    last = max(mine)
+    return any(
+        st.ns == parent and st.inv == inv and st.start > last and st.attempts for st in ev.steps
+    )
 
 
 def _next_call_began(ev: Evidence, ns: str, inv: int) -> bool:
