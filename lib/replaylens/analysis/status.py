@@ -61,8 +61,8 @@ STATUS_EXPLAINED = {
     "resumable": "the run stopped mid-step; invoke(None) re-runs the unfinished tasks",
     "interrupted": "waiting for an answer to interrupt(); resume with Command(resume=...)",
     "failed": "a due task's last attempt raised; a resume runs it again",
-    "unknown": "the rows cannot tell whether the run finished (a checkpoint format before v3); "
-    + DECIDE_UNKNOWN,
+    "unknown": "the rows cannot tell whether the run finished (a checkpoint format before v3, "
+    "or a Pregel built on its own channels); " + DECIDE_UNKNOWN,
     "needs_restart": "no checkpoint exists: invoke(None) raises EmptyInputError, only a restart from the input is possible",
     "unreadable": "the latest checkpoint cannot be decoded",
 }
