@@ -35,8 +35,25 @@ def test_a_pregel_on_its_own_channels_is_never_called_completed_mid_run(
         source.close()
     assert thread_status(thread) == "unknown"
     assert "'inbox_one'" in unknown_reason(thread.root.latest)
+    from replaylens.dashboard.views import checkpoints_frame  # the Thread page's table
+
+    assert list(checkpoints_frame(thread.root)["next tasks"])[-1].startswith("unknown")
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
     assert figures(predict(runs["exit"])["sync"]) == (4, 2, 2)
+
+
+def test_a_pregel_loop_without_start_step_waits_for_nothing_before_its_first_task(
+    tmp_path: Path,
+) -> None:
+    """pregel_map_subgraph on a 0.25 s store: each inner Pregel's first task logs step 0 (no
+    `__start__` step), so under sync it began right after its input checkpoint was submitted,
+    not after two waited writes. Re-timed for async from the sync recording, the two inner
+    input checkpoints are submitted as the inner calls begin, 0.2 s before the kill: neither
+    landed, nor the root's step, and 1 checkpoint was kept, as measured."""
+    runs = load("pregel_map_subgraph-early-0.25s", tmp_path)
+    assert real(runs["async"])[0] == 1
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))
+    assert figures(predict(runs["sync"])["async"]) == real(runs["async"])
 
 
 def test_a_stateful_graph_whose_new_run_saved_nothing_drops_it_on_a_resume(

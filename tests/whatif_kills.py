@@ -153,6 +153,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "pregel_map_subgraph-early-0s": KillCampaign(
         "pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.0
     ),
+    "pregel_map_subgraph-early-0.25s": KillCampaign(
+        "pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.25
+    ),
     "stateful_namespace_isolation-early-0.25s": KillCampaign(
         "stateful_namespace_isolation", 0, ("sync", "async", "exit"), 0.25
     ),

@@ -438,8 +438,7 @@ def _unread_channels_sentence(cp: Checkpoint, triggers: TriggerMap) -> str | Non
     return (
         f"The last step wrote {names}, which no node of this thread is known to read, and the "
         "graph does not use StateGraph's channel names (a Pregel built on its own channels): a "
-        "node that never ran may be subscribed to it, so the next task is unknown (--graph "
-        "names the graph and settles it)."
+        "node that never ran may be subscribed to it, so the next task is unknown."
     )
 
 

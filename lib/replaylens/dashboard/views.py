@@ -320,7 +320,11 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
                     )
                     for t in cp.tasks
                 )
-                or "— (nothing due)",
+                or (
+                    "unknown (the rows cannot tell; --graph decides)"
+                    if cp.next_unknown
+                    else "— (nothing due)"
+                ),
                 "writes": len(cp.writes),
                 "checkpoint id": cp.checkpoint_id,
                 "parent": cp.parent_checkpoint_id or "",

@@ -1808,15 +1808,14 @@ def gather(
                 if (s == -1 or s in input_steps) and atts == []:
                     # Taken just before the run's first task, as the first input's are (not
                     # after an update_state between the runs, which no run waited for).
-                    first_att = [
-                        a.start_ts
-                        for k, v in step_att.items()
-                        if k[0] == ns and k[1] == inv
-                        for a in v
-                    ]
+                    mine = [a for k, v in step_att.items() if k[0] == ns and k[1] == inv for a in v]
+                    first_att = [a.start_ts for a in mine]
+                    # a loop whose first task logs step 0 has no `__start__` step (a graph
+                    # built on Pregel itself): nothing is waited for before that task
+                    no_start = any(a.step == 0 for a in mine)
                     if cp is None and first_att:
                         start = end = min(
-                            min(first_att) - _recorded_lead(recording, hi),
+                            min(first_att) - (0.0 if no_start else _recorded_lead(recording, hi)),
                             _first_activity(step_att, cp_at, stamps, inv, ns, first_att),
                         )
                 steps.append(Step(ns, inv, s, start, end, atts, cp))
