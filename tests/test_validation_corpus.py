@@ -24,7 +24,9 @@ from replaylens.killtest.harness import scoped_environ
 
 def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
     """At least 15 shapes, each naming the LangGraph test it mirrors, each with an early and a
-    late kill point at one of its own nodes."""
+    late kill point at one of its own nodes (or of a graph one of its nodes invokes in its
+    body, which the compiled graph cannot list: such a point's name is among the shape's
+    logged node names, checked by the campaign's first run)."""
     assert len(CORPUS) >= 15
     needed = {"waiting_edge_join", "conditional_loop", "command_goto", "send_map_reduce_uneven",
               "nested_graph", "dynamic_interrupt", "checkpoint_recovery", "imp_tasks",
@@ -36,7 +38,16 @@ def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
         assert len(shape.kills) == 2
         nodes = load_graph_nodes(shape.graph)
         for node, _count, _units in shape.kills:
-            assert nodes.can_kill_at(node), (shape.name, node)
+            assert nodes.can_kill_at(node) or (shape.name, node) in INVOKED_IN_A_BODY, (
+                shape.name,
+                node,
+            )
+
+
+INVOKED_IN_A_BODY = {("parent_command_nested", "node"), ("stateful_namespace_isolation", "echo"),
+                     ("stateful_subgraph_interrupt", "process"),
+                     ("stateful_subgraph_interrupt", "respond"), ("child_own_thread", "n")}  # fmt: skip
+"""Kill points in graphs a node invokes in its body (the compiled graph does not list them)."""
 
 
 def _run_in_process(tmp_path: Path, name: str) -> list[list[dict]]:

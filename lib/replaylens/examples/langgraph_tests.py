@@ -2688,8 +2688,9 @@ def pydantic_state_join() -> StateGraph:
     """rewrite_query -> (analyzer_one -> retriever_one) | retriever_two -> qa, on a pydantic
     `BaseModel` state (a nested model, reducers, nodes returning models or dicts).
 
-    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_custom_state_class
-    _pydantic2: the join of test 1 with the state LangGraph serializes as pydantic models.
+    Mirrors
+    test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_custom_state_class_pydantic2:
+    the join of test 1 with the state LangGraph serializes as pydantic models.
     """
     b = StateGraph(PydState)
     b.add_node(

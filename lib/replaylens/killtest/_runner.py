@@ -352,10 +352,11 @@ def snapshot_db(db: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Pat
 
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
-    """SIGTERM (and SIGINT, as always) raise KeyboardInterrupt in the main thread for the
-    duration, so every `finally` runs: the graph child is killed (run_child), the throw-away
-    server stopped and its folder removed (PgServer.stop). Python's default for SIGTERM
-    ends the process with none of them."""
+    """SIGTERM and SIGINT raise KeyboardInterrupt in the main thread for the duration, so
+    every `finally` runs: the graph child is killed (run_child), the throw-away server
+    stopped and its folder removed (PgServer.stop). Python's default for SIGTERM ends the
+    process with none of them, and a process started in the background by a shell inherits
+    SIGINT ignored (Python then installs no KeyboardInterrupt for it)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -363,11 +364,12 @@ def stop_on_signals() -> Iterator[None]:
     def interrupt(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt(f"signal {signum}")
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
