@@ -187,6 +187,18 @@ def _node(
 
 
 # --------------------------------------------------------------------------- 1 join
+def _join_edges(b: StateGraph) -> StateGraph:
+    """rewrite_query -> (analyzer_one -> retriever_one) | retriever_two -> qa: the fan-out
+    and the join of test_in_one_fan_out_state_graph_waiting_edge and its variants."""
+    b.add_edge(START, "rewrite_query")
+    b.add_edge("rewrite_query", "analyzer_one")
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_edge("rewrite_query", "retriever_two")
+    b.add_edge(["retriever_one", "retriever_two"], "qa")
+    b.add_edge("qa", END)
+    return b
+
+
 def waiting_edge_join() -> StateGraph:
     """rewrite_query -> (analyzer_one -> retriever_one) | retriever_two -> qa (a join).
 
@@ -198,13 +210,7 @@ def waiting_edge_join() -> StateGraph:
     for name, frac in (("rewrite_query", 0.5), ("analyzer_one", 0.5), ("retriever_one", 1.0),
                        ("retriever_two", 1.5), ("qa", 1.0)):  # fmt: skip
         b.add_node(name, _node(name, frac))
-    b.add_edge(START, "rewrite_query")
-    b.add_edge("rewrite_query", "analyzer_one")
-    b.add_edge("analyzer_one", "retriever_one")
-    b.add_edge("rewrite_query", "retriever_two")
-    b.add_edge(["retriever_one", "retriever_two"], "qa")
-    b.add_edge("qa", END)
-    return b
+    return _join_edges(b)
 
 
 # --------------------------------------------------------------------------- 2 loop
@@ -2702,13 +2708,7 @@ def pydantic_state_join() -> StateGraph:
     b.add_node("retriever_one", _pyd("retriever_one", 1.0, lambda d: {"docs": ["doc1", "doc2"]}))
     b.add_node("retriever_two", _pyd("retriever_two", 1.5, lambda d: {"docs": ["doc3", "doc4"]}))
     b.add_node("qa", _pyd("qa", 1.0, lambda d: {"answer": ",".join(d.docs)}))
-    b.add_edge(START, "rewrite_query")
-    b.add_edge("rewrite_query", "analyzer_one")
-    b.add_edge("analyzer_one", "retriever_one")
-    b.add_edge("rewrite_query", "retriever_two")
-    b.add_edge(["retriever_one", "retriever_two"], "qa")
-    b.add_edge("qa", END)
-    return b
+    return _join_edges(b)
 
 
 # --------------------------------------------------------------------------- the corpus
