@@ -46,7 +46,8 @@ def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
 
 INVOKED_IN_A_BODY = {("parent_command_nested", "node"), ("stateful_namespace_isolation", "echo"),
                      ("stateful_subgraph_interrupt", "process"),
-                     ("stateful_subgraph_interrupt", "respond"), ("child_own_thread", "n")}  # fmt: skip
+                     ("stateful_subgraph_interrupt", "respond"), ("child_own_thread", "n"),
+                     ("weather_subgraph", "weather_node")}  # fmt: skip
 """Kill points in graphs a node invokes in its body (the compiled graph does not list them)."""
 
 

@@ -733,10 +733,16 @@ def waiting_edge_loop() -> StateGraph:
     (``add_edge(["retriever_one", "retriever_two"], "decider")``) inside a loop that a
     conditional edge closes, so every node of the round runs twice with new task ids.
     """
+    return _waiting_edge_loop(None)
+
+
+def _waiting_edge_loop(rewrite_cache: Any) -> StateGraph:
+    """waiting_edge_loop's builder; `rewrite_cache` a `CachePolicy` for rewrite_query."""
     b = StateGraph(RoundsState)
     for name, frac in (("rewrite_query", 0.5), ("analyzer_one", 0.5), ("retriever_one", 0.5),
                        ("retriever_two", 1.5), ("decider", 0.3), ("qa", 1.0)):  # fmt: skip
-        b.add_node(name, _node(name, frac))
+        policy = rewrite_cache if name == "rewrite_query" else None
+        b.add_node(name, _node(name, frac), cache_policy=policy)
     b.add_edge(START, "rewrite_query")
     b.add_edge("rewrite_query", "analyzer_one")
     b.add_edge("analyzer_one", "retriever_one")
@@ -2711,6 +2717,110 @@ def pydantic_state_join() -> StateGraph:
     return _join_edges(b)
 
 
+# --------------------------------------------------------------------------- 72-74 round 15
+def cached_waiting_edge_loop(checkpointer: Any) -> Any:
+    """waiting_edge_loop with ``cache_policy=CachePolicy()`` on rewrite_query and a node cache
+    kept in a SQLite file beside the run (`SqliteCache`), which outlives the process.
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple
+    (``with_cache``): a node whose result a cache holds is not run again for the same input,
+    so a resume that re-runs its step takes the cached result without its body.
+    """
+    from langgraph.cache.sqlite import SqliteCache
+    from langgraph.types import CachePolicy
+
+    log = settings.get(ENV_LOG)
+    folder = Path(log).parent if log else Path(".")
+    cache = SqliteCache(path=str(folder / "node-cache.sqlite"))
+    return _waiting_edge_loop(CachePolicy()).compile(checkpointer=checkpointer, cache=cache)
+
+
+class RouterState(TypedDict, total=False):
+    route: str
+    city: str
+    visited: Annotated[list[str], operator.add]
+
+
+def _weather_subgraph() -> Any:
+    """model_node -> weather_node, compiled with interrupt_before=["weather_node"]."""
+    return chain(
+        RouterState,
+        ("model_node", _node("model_node", 0.5, "city", "San Francisco")),
+        ("weather_node", _node("weather_node", 1.0)),
+    ).compile(interrupt_before=["weather_node"])
+
+
+_WEATHER: list[Any] = []
+
+
+def _weather_graph(state: RouterState) -> dict[str, Any]:
+    if not _WEATHER:
+        _WEATHER.append(_weather_subgraph())
+    with effect("weather_graph"):
+        _sleep(1.0)
+    return _WEATHER[0].invoke(state)
+
+
+def weather_subgraph() -> StateGraph:
+    """router_node -> (weather_graph, a node that invokes a subgraph compiled with
+    interrupt_before=["weather_node"] | normal_llm_node); ``invoke(None)`` goes on past the
+    breakpoint.
+
+    Mirrors test_large_cases_async.py::test_weather_subgraph: a static breakpoint inside a
+    graph a node invokes in its body pauses the whole thread.
+    """
+    b = StateGraph(RouterState)
+    b.add_node("router_node", _node("router_node", 0.5, "route", "weather"))
+    b.add_node("normal_llm_node", _node("normal_llm_node", 0.5))
+    b.add_node("weather_graph", _weather_graph)
+    b.add_edge(START, "router_node")
+    b.add_conditional_edges(
+        "router_node",
+        lambda s: "weather_graph" if s.get("route") == "weather" else "normal_llm_node",
+        ["weather_graph", "normal_llm_node"],
+    )
+    b.add_edge("normal_llm_node", END)
+    b.add_edge("weather_graph", END)
+    return b
+
+
+def _seq_node(name: str, fraction: float) -> Callable[..., Any]:
+    def node(state: Any) -> Any:
+        with effect(name, arg=str(state)[:40]):
+            _sleep(fraction)
+        update = [name] if isinstance(state, list) else ["|".join((name, str(state)))]
+        if isinstance(state, Command):
+            return [state, Command(update=update)]
+        return update
+
+    node.__name__ = name
+    return node
+
+
+def send_sequences() -> StateGraph:
+    """1 -> Send("2", Command(goto=Send("2", 3))) x2 and 3.1 -> 2 (the Commands' own Sends)
+    -> 3, on a list state.
+
+    Mirrors test_pregel.py::test_send_sequences (with a checkpointer): `Send` tasks whose
+    argument is a `Command` that sends again, so the same node runs in two supersteps from
+    pushes alone.
+    """
+    b = StateGraph(Annotated[list, operator.add])
+    for name, fraction in (("1", 0.5), ("2", 1.0), ("3", 1.0), ("3.1", 1.5)):
+        b.add_node(name, _seq_node(name, fraction))
+    b.add_edge(START, "1")
+    b.add_conditional_edges(
+        "1",
+        lambda s: [
+            Send("2", Command(goto=Send("2", 3))),
+            Send("2", Command(goto=Send("2", 4))),
+            "3.1",
+        ],
+    )
+    b.add_conditional_edges("2", lambda s: "3", ["3"])
+    return b
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -2940,8 +3050,15 @@ CORPUS: tuple[Shape, ...] = (
     Shape("pydantic_state_join",
           "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_custom_state_class_pydantic2",
           {"query": "what is weather in sf", "inner": {"yo": 1}}, (("retriever_two", 1, 1.0), ("qa", 1, 0.5))),
+    # Held out, fifteenth round: added after the rules the fourteenth round led to.
+    Shape("cached_waiting_edge_loop", "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple",
+          {"visited": []}, (("retriever_two", 1, 1.0), ("qa", 1, 0.5))),
+    Shape("weather_subgraph", "test_large_cases_async.py::test_weather_subgraph",
+          {"visited": []}, (("weather_graph", 1, 0.5), ("weather_node", 1, 0.5)), then=(None,), kill_from=1),
+    Shape("send_sequences", "test_pregel.py::test_send_sequences",
+          ["0"], (("2", 2, 0.5), ("3", 1, 0.5))),
 )  # fmt: skip
-"""Seventy-one shapes (the last fifty-five held out, in fourteen rounds); every kill point is a node start the child announces, plus a delay that
+"""Seventy-four shapes (the last fifty-eight held out, in fifteen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
