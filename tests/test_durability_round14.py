@@ -1,6 +1,7 @@
-"""The what-if on the fourteenth held-out round: a graph built on `Pregel` itself (its own
-channels, another Pregel mapped over an inbox in one node) and two `checkpointer=True`
-graphs invoked one after another in one node, across two invocations.
+"""The what-if on the fourteenth and fifteenth held-out rounds: a graph built on `Pregel`
+itself (its own channels, another Pregel mapped over an inbox in one node), two
+`checkpointer=True` graphs invoked one after another in one node across two invocations,
+and a static breakpoint inside a graph a node invokes.
 
 Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
@@ -85,3 +86,17 @@ def test_two_stateful_graphs_of_one_node_each_save_their_run_under_exit(tmp_path
     assert real(runs["exit"]) == (5, 0, 0)
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
     assert figures(predict(runs["sync"])["exit"]) == (5, 0, 0)
+
+
+def test_a_breakpoint_no_write_shows_makes_the_next_start_a_restart(tmp_path: Path) -> None:
+    """weather_subgraph (round 15): weather_graph logs, then invokes a subgraph compiled with
+    interrupt_before=["weather_node"], which pauses the thread with no write at all; the
+    kill lands 0.5 units into weather_graph after `invoke(None)`. Its task is the one that
+    paused, run again from its top, so both of its earlier lines count again (3 lines under
+    sync). A bare log names nodes only: the database's root checkpoint, with weather_graph
+    due and no write, taken before the second invocation began, tells that it stopped there,
+    even from the exit database (one checkpoint)."""
+    runs = load("weather_subgraph-early-0s", tmp_path)
+    assert real(runs["sync"]) == (6, 1, 3)
+    every_prediction_holds(runs)
+    assert figures(predict(runs["exit"], "bare")["sync"]) == (6, 1, 3)

@@ -162,6 +162,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "stateful_namespace_isolation-late-0s": KillCampaign(
         "stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.0
     ),
+    "weather_subgraph-early-0s": KillCampaign(
+        "weather_subgraph", 0, ("sync", "async", "exit"), 0.0
+    ),
     # a run from an earlier checkpoint: exit keeps none to run from, so it is never killed
     "fork_replay-late-0.25s": KillCampaign("fork_replay", 1, ("sync", "async"), 0.25),
 }

@@ -307,6 +307,25 @@ def _paused_nodes(
     }
 
 
+def _stopped_before(thread: Thread | None, groups: list[list[Attempt]]) -> set[str]:
+    """Nodes due with no write at a root checkpoint after which a later invocation of the log
+    began: a run stopped there before they finished and another went on (a static
+    breakpoint, in the graph or in one a node invokes, leaves no write at all). A log that
+    names nodes only reads their next start as the same task run again."""
+    root = thread.root if thread is not None else None
+    starts = [min(a.start_ts for a in g) for g in groups[1:] if g]
+    if root is None or not starts:
+        return set()
+    return {
+        t.node
+        for c in root.checkpoints
+        for taken in [taken_at(c)]
+        if taken is not None and any(taken < began for began in starts)
+        for t in c.tasks
+        if t.node and not t.writes and t.kind == "pull"
+    }
+
+
 def _pushed_by_command(
     thread: Thread | None,
     attempts: list[Attempt],
@@ -1529,6 +1548,10 @@ def gather(
         )
         retried |= caught
     groups = _invocations(attempts, retried | retrying, pauses, paused_nodes)
+    stopped_nodes = _stopped_before(thread, groups) - paused_nodes
+    if stopped_nodes:  # the invocations as the pauses no write shows split them
+        paused_nodes |= stopped_nodes
+        groups = _invocations(attempts, retried | retrying, pauses, paused_nodes)
     if _silent_first(thread, attempts):
         groups = [[], *groups]
         used.append(
