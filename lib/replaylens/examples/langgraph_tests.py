@@ -2821,6 +2821,100 @@ def send_sequences() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 75-76 round 16
+class DialogListState(TypedDict, total=False):
+    dialog_state: Annotated[list[str], operator.add]
+
+
+def _dialog_node(name: str, fraction: float) -> Callable[..., Any]:
+    def node(state: DialogListState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"dialog_state": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def _sub_sub_child(state: DialogListState) -> Command[Any]:
+    with effect("sub_sub_child"):
+        _sleep(1.0)
+    return Command(
+        graph=Command.PARENT, goto="sub_child_3", update={"dialog_state": ["sub_sub_child"]}
+    )
+
+
+def parent_command_deeply_nested() -> StateGraph:
+    """child_1 -> child_2 (sub_child_1 -> sub_child_2 (sub_sub_child, which returns
+    ``Command(graph=Command.PARENT, goto="sub_child_3")``) ... sub_child_3), the two
+    subgraphs compiled with ``checkpointer=True``.
+
+    Mirrors test_pregel.py::test_parent_command_goto_deeply_nested (``subgraph_persist``
+    True): a Command to the graph one level up, from three levels down, through stateful
+    subgraphs.
+    """
+    sub_sub = StateGraph(DialogListState)
+    sub_sub.add_node("sub_sub_child", _sub_sub_child)
+    sub_sub.add_edge(START, "sub_sub_child")
+    sub = StateGraph(DialogListState)
+    sub.add_node("sub_child_1", _dialog_node("sub_child_1", 0.5))
+    sub.add_node("sub_child_2", sub_sub.compile(checkpointer=True), destinations=("sub_child_3",))
+    sub.add_node("sub_child_3", _dialog_node("sub_child_3", 1.0))
+    sub.add_edge(START, "sub_child_1")
+    sub.add_edge("sub_child_1", "sub_child_2")
+    b = StateGraph(DialogListState)
+    b.add_node("child_1", _dialog_node("child_1", 0.5))
+    b.add_node("child_2", sub.compile(checkpointer=True))
+    b.add_edge(START, "child_1")
+    b.add_edge("child_1", "child_2")
+    return b
+
+
+def tasks_before_interrupt(checkpointer: Any) -> Any:
+    """@entrypoint workflow: @task step_a, @task step_b, @task ask (``interrupt()``), then
+    @task finish; answered with ``Command(resume=...)``.
+
+    Mirrors test_pregel.py::test_multiple_tasks_before_interrupt_resume: tasks defined in
+    the entrypoint's body whose results are saved before the pause and reused by the
+    answer, which re-runs the entrypoint from its top.
+    """
+    from langgraph.func import entrypoint, task
+
+    @entrypoint(checkpointer=checkpointer)
+    def workflow(inputs: dict[str, Any]) -> dict[str, Any]:
+        @task
+        def step_a(x: int) -> int:
+            with effect("step_a"):
+                _sleep(0.5)
+            return x + 1
+
+        @task
+        def step_b(x: int) -> int:
+            with effect("step_b"):
+                _sleep(0.5)
+            return x * 2
+
+        @task
+        def ask(question: str) -> str:
+            answer = interrupt(question)
+            with effect("ask"):
+                _sleep(1.0)
+            return str(answer)
+
+        @task
+        def finish(answer: str) -> str:
+            with effect("finish"):
+                _sleep(1.0)
+            return answer
+
+        a = step_a(inputs["x"]).result()
+        b = step_b(a).result()
+        answer = ask(f"Result so far is {b}. What next?").result()
+        return {"computed": b, "answer": finish(answer).result()}
+
+    return workflow
+
+
 # --------------------------------------------------------------------------- the corpus
 @dataclass(frozen=True)
 class Shape:
@@ -3057,8 +3151,14 @@ CORPUS: tuple[Shape, ...] = (
           {"visited": []}, (("weather_graph", 1, 0.5), ("weather_node", 1, 0.5)), then=(None,), kill_from=1),
     Shape("send_sequences", "test_pregel.py::test_send_sequences",
           ["0"], (("2", 2, 0.5), ("3", 1, 0.5))),
+    # Held out, sixteenth round: added after the rules the fifteenth round led to.
+    Shape("parent_command_deeply_nested", "test_pregel.py::test_parent_command_goto_deeply_nested",
+          {"dialog_state": ["init"]}, (("sub_sub_child", 1, 0.5), ("sub_child_3", 1, 0.5))),
+    Shape("tasks_before_interrupt", "test_pregel.py::test_multiple_tasks_before_interrupt_resume",
+          {"x": 5}, (("ask", 1, 0.5), ("finish", 1, 0.5)),
+          resume_value="continue", has_resume_value=True, kill_from=1),
 )  # fmt: skip
-"""Seventy-four shapes (the last fifty-eight held out, in fifteen rounds); every kill point is a node start the child announces, plus a delay that
+"""Seventy-six shapes (the last sixty held out, in sixteen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
