@@ -482,7 +482,7 @@ def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     """node -> the one subgraph (node path) whose checkpoints name it, for nodes the root's
     checkpoints never name: where a log without namespaces ran them; and the nodes the
     root's checkpoints name. A node of the graphs one task invoked one after another
-    (``p``, ``p~1``: `_call_families`) is taken as the first call's; which call each start
+    (``p``, ``p~1``: `_first_calls`) is taken as the first call's; which call each start
     was, the alignment tells where the database shows it.
 
     A checkpoint names a node as a task it holds, or in `versions_seen`, where its graph
@@ -490,28 +490,20 @@ def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     exit, a `ParentCommand`) names its earlier nodes there and nowhere else."""
     if thread is None:
         return {}, set()
-    inside, root = _where_nodes_ran(thread)
-    found = {
-        n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
-    }
-    for n, calls in _call_families(inside).items():
-        if n not in root:
-            found[n] = calls[0]
-    return found, (root if found else set())
-
-
-def _where_nodes_ran(thread: Thread | None) -> tuple[dict[str, set[str]], set[str]]:
-    """node -> the subgraphs (node paths) whose checkpoints name it; the nodes the root's name."""
     root: set[str] = set()
     inside: dict[str, set[str]] = {}
-    for ns in thread.namespaces.values() if thread is not None else ():
+    for ns in thread.namespaces.values():
         for c in ns.checkpoints:
             for node in nodes_named(c):
                 if ns.name:
                     inside.setdefault(node, set()).add(namespaces.names(ns.name))
                 else:
                     root.add(node)
-    return inside, root
+    found = {
+        n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
+    }
+    found |= {n: first for n, first in _first_calls(inside).items() if n not in root}
+    return found, (root if found else set())
 
 
 def _without_call(path: str) -> str:
@@ -520,17 +512,12 @@ def _without_call(path: str) -> str:
     return f"{head}{sep}{last.partition(namespaces.CALL)[0]}"
 
 
-def _call_families(inside: dict[str, set[str]]) -> dict[str, list[str]]:
-    """node -> the loops it ran in, in call order (``p``, ``p~1``, ...), for a node the
+def _first_calls(inside: dict[str, set[str]]) -> dict[str, str]:
+    """node -> the first of the loops it ran in (``p`` of ``p``, ``p~1``, ...), for a node the
     database shows in several graphs one task invoked one after another (two compiled
-    graphs' ``invoke()`` in one node body, test_parent_command_from_nested_subgraph)."""
-
-    def counter(path: str) -> int:
-        tail = path.rpartition(namespaces.NS_SEP)[2].partition(namespaces.CALL)[2]
-        return int(tail) if tail.isdigit() else 0
-
+    graphs' ``invoke()`` in one node body, test_multiple_subgraphs_mixed_state_graph)."""
     return {
-        n: sorted(paths, key=counter)
+        n: min(paths, key=lambda p: (p != _without_call(p), p))
         for n, paths in inside.items()
         if len(paths) > 1 and len({_without_call(p) for p in paths}) == 1
     }
@@ -1536,6 +1523,7 @@ def gather(
         )
     pauses = _pauses(thread)
     paused_nodes = _paused_nodes(thread)
+    root_inputs = _root_inputs(db_cps)  # an entrypoint thread's inputs: one each
     # A failure its caller caught (an entrypoint's `try` around a call) or its task handled
     # (a ToolNode's error message) ends neither its step nor its invocation either.
     by_start = sorted(attempts, key=lambda x: x.start_ts)
@@ -1562,7 +1550,7 @@ def gather(
         groups,
         paused_nodes,
         [a for a in attempts if id(a) in retried | retrying],
-        [t for c in _root_inputs(db_cps) for t in [taken_at(c)] if t is not None],
+        [t for c in root_inputs for t in [taken_at(c)] if t is not None],
     )
     if halted:
         used.append(
@@ -1610,7 +1598,6 @@ def gather(
             "with a copy of that checkpoint, saved as an input checkpoint is (not under exit), "
             "and a resume goes on along the newest branch"
         )
-    root_inputs = _root_inputs(db_cps)  # an entrypoint thread's inputs: one each
     one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
     input_times = [t for c in root_inputs for t in [taken_at(c)] if t is not None]
     weak: set[int] = set()
