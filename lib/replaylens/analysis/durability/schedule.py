@@ -779,7 +779,7 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
     # body): no step of the loop above is known to hold it, but an invocation that ended
     # ended its run too.
     held = {(ns, inv) for ns, inv, _h in runs}
-    for ns, inv, _step in built:
+    for ns, inv in {(k[0], k[1]) for k in built}:
         if ns in ev.stable and (ns, inv) not in held and inv not in ev.killed_earlier:
             # (or, in the killed one, the task that ran it invoked another graph after it, or
             # the loop above went on to a later step: it had returned)
