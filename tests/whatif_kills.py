@@ -167,6 +167,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     ),
     # a run from an earlier checkpoint: exit keeps none to run from, so it is never killed
     "fork_replay-late-0.25s": KillCampaign("fork_replay", 1, ("sync", "async"), 0.25),
+    "parent_command_deeply_nested-early-0.25s": KillCampaign(
+        "parent_command_deeply_nested", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "stateful_namespace_isolation-late-0.25s": KillCampaign(
+        "stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -2087,19 +2087,11 @@ def _place_nested(
                     if k[2] < lo
                 ]
             )
-        holder = _next_step_after(parent, inv, began, loop_keys, cp_keys, step_att, cp_at, stamps)
-        # A subgraph's namespace is named after the parent task that ran it: when that node
-        # logged in the parent loop (a subgraph invoked inside a node's body), its step holds
-        # the subgraph, however early its own lines ended; the second graph the task invoked
-        # (``node~1``, a call counter) too.
-        own = base_space(ns.rpartition("|")[2]).partition(namespaces.CALL)[0]
-        callers = [
-            k[2]
-            for k in loop_keys.get((parent, inv), ())
-            if any(a.node == own and a.start_ts <= began for a in step_att.get(k, ()))
-        ]
-        if callers:
-            holder = max(callers)
+        holder = _caller_step(ns, inv, began, loop_keys, step_att)
+        if holder is None:
+            holder = _next_step_after(
+                parent, inv, began, loop_keys, cp_keys, step_att, cp_at, stamps
+            )
         # A later invocation goes on from the parent's last saved step (a resume re-runs the
         # step after it; a fresh input adds its input checkpoint and `__start__` first, an
         # `@entrypoint`'s its input checkpoint only).
@@ -2192,6 +2184,29 @@ def _place_nested(
     return containers
 
 
+def _caller_step(
+    ns: str,
+    inv: int,
+    began: float,
+    loop_keys: dict[tuple[str, int], list[tuple[str, int, int]]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+) -> int | None:
+    """The step of the parent loop whose task invoked `ns`, where that task logged there.
+
+    A subgraph's namespace is named after the parent task that ran it: when that node logged
+    in the parent loop (a graph invoked inside a node's body), its step holds the graph,
+    however early its own lines ended; the second graph the task invoked (``node~1``, a
+    call counter) too. None: no such line (the node is a graph itself, or logged nothing)."""
+    parent = ns.rpartition("|")[0]
+    own = base_space(ns.rpartition("|")[2]).partition(namespaces.CALL)[0]
+    callers = [
+        k[2]
+        for k in loop_keys.get((parent, inv), ())
+        if any(a.node == own and a.start_ts <= began for a in step_att.get(k, ()))
+    ]
+    return max(callers) if callers else None
+
+
 def _next_step_after(
     loop: str,
     inv: int,
@@ -2255,7 +2270,11 @@ def _hold_silent_loops(
             continue
         first = min(a.start_ts for a in atts)
         parent = ns.rpartition("|")[0]
-        holder = _next_step_after(parent, inv, first, loop_keys, cp_keys, step_att, cp_at, stamps)
+        holder = _caller_step(ns, inv, first, loop_keys, step_att)
+        if holder is None:
+            holder = _next_step_after(
+                parent, inv, first, loop_keys, cp_keys, step_att, cp_at, stamps
+            )
         saved = [k[2] for i in range(inv) for k in cp_keys.get((parent, i), ())]
         if saved:
             lead = (2 if functional and parent == "" else 3) if inv in fresh else 1

@@ -176,9 +176,11 @@ def _ends_nested(ev: Evidence, p: Put) -> bool:
     if p.ns in ev.stable:
         # A `checkpointer=True` subgraph run again keeps its namespace: each run (the parent
         # step that held it) ends with a put its executor waited for.
+        # A step that logged nothing of its own (it ran a graph further down) has no holder
+        # recorded: it belongs to the run around it, still going while that graph runs.
         run = ev.holder_of.get((p.ns, p.inv, p.step))
         if run is not None:
-            mine = [s for s in mine if ev.holder_of.get((s.ns, s.inv, s.step)) == run]
+            mine = [s for s in mine if ev.holder_of.get((s.ns, s.inv, s.step), run) == run]
     return (
         bool(mine) and max(s.step for s in mine) == p.step and all(s.end is not None for s in mine)
     )
@@ -200,7 +202,10 @@ def _side_by_side(a: str, b: str) -> bool:
     (`x#1`, `x#2`) follow one another (runs that overlapped take `_LaneClock` instead)."""
     if a == b or not a or not b or a.startswith(b + "|") or b.startswith(a + "|"):
         return False
-    return _node_path(a) != _node_path(b)
+    for mine, theirs in zip(a.split("|"), b.split("|"), strict=False):
+        if mine != theirs:  # where the two lanes part: one node's calls or rounds, or two nodes
+            return _node_path(mine) != _node_path(theirs)
+    return False
 
 
 def _node_path(lane: str) -> str:
@@ -242,6 +247,20 @@ class _Clock:
                 ),
                 default=None,
             )
+        if self.partial and self.lanes:
+            # Recorded waits of loops one inside the other (or one after the other) lie on one
+            # timeline: a parent's wait measured from its step's end already holds those of
+            # the graphs its task ran, which waited before it. Only what lies beyond counts.
+            before = max(
+                (
+                    to
+                    for fr, to, ln in self.lanes[-64:]
+                    if not _side_by_side(ln, lane) and fr <= at < to
+                ),
+                default=None,
+            )
+            if before is not None and (beyond is None or before > beyond):
+                beyond = before
         self.lanes.append((at, at + size, lane))
         if beyond is not None:
             at, size = beyond, at + size - beyond
