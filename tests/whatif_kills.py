@@ -173,6 +173,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "stateful_namespace_isolation-late-0.25s": KillCampaign(
         "stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.25
     ),
+    "delta_channel_turns-early-0s": KillCampaign(
+        "delta_channel_turns", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "subgraph_reenter_interrupt-early-0s": KillCampaign(
+        "subgraph_reenter_interrupt", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

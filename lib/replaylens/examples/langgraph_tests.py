@@ -2916,6 +2916,147 @@ def tasks_before_interrupt(checkpointer: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- the corpus
+# --------------------------------------------------------------------------- 77-79 round 17
+def _delta_state() -> type:
+    """A messages state on LangGraph's `DeltaChannel` (1.2, beta): checkpoints keep a
+    sentinel, the value is rebuilt from the writes along the thread's history."""
+    from langgraph.channels.delta import DeltaChannel
+    from langgraph.graph.message import _messages_delta_reducer
+
+    # built by call: the module's annotations are strings, and these names are local
+    return TypedDict(  # type: ignore[operator]
+        "DeltaState", {"messages": Annotated[list, DeltaChannel(_messages_delta_reducer)]}
+    )
+
+
+def _delta_respond(state: dict[str, Any]) -> dict[str, Any]:
+    n = len(state["messages"])
+    with effect("reply", turn=n):
+        _sleep(1.0)
+    return {"messages": [{"role": "assistant", "content": f"reply-{n}", "id": f"ai-{n}"}]}
+
+
+def _delta_remember(state: dict[str, Any]) -> dict[str, Any]:
+    with effect("save_memory", messages=len(state["messages"])):
+        _sleep(1.0)
+    return {}
+
+
+def delta_channel_turns() -> StateGraph:
+    """respond -> remember on a `DeltaChannel` messages state, three turns on one thread;
+    the kill is in the third.
+
+    Mirrors test_pregel.py::test_delta_channel_end_to_end_inmemory: the channel's
+    checkpoints hold no value (under exit LangGraph saves its writes on the way out, under
+    task ids of its own), so the state of each checkpoint is replayed from the writes.
+    """
+    return chain(_delta_state(), ("respond", _delta_respond), ("remember", _delta_remember))
+
+
+class ReenterParent(TypedDict, total=False):
+    foo: str
+    counter: int
+
+
+class ReenterSub(TypedDict, total=False):
+    foo: str
+    bar: str
+
+
+_REENTER: list[Any] = []
+
+
+def _reenter_subgraph() -> Any:
+    """subnode_1 -> subnode_2 (``interrupt()``, then work), compiled ``checkpointer=True``."""
+    if not _REENTER:
+
+        def subnode_1(state: ReenterSub) -> dict[str, Any]:
+            with effect("subnode_1", bar=state.get("bar")):
+                _sleep(1.0)
+            return {"foo": "subgraph_1"}
+
+        def subnode_2(state: ReenterSub) -> dict[str, Any]:
+            value = interrupt("Provide value")
+            with effect("subnode_2", value=value):
+                _sleep(1.0)
+            return {"foo": "subgraph_2", "bar": f"{value}baz"}
+
+        _REENTER.append(
+            chain(ReenterSub, ("subnode_1", subnode_1), ("subnode_2", subnode_2)).compile(
+                checkpointer=True
+            )
+        )
+    return _REENTER[0]
+
+
+def _call_subgraph(state: ReenterParent) -> dict[str, Any]:
+    with effect("call_subgraph"):
+        _sleep(0.5)
+    out = _reenter_subgraph().invoke({"foo": state.get("foo", "")})
+    return {"foo": out["foo"]}
+
+
+def _reenter_node(state: ReenterParent) -> Any:
+    with effect("parent", counter=state.get("counter", 0)):
+        _sleep(1.0)
+    if state.get("counter", 0) < 1:
+        return Command(goto="call_subgraph", update={"counter": state.get("counter", 0) + 1})
+    return {"foo": state.get("foo", "") + "|parent"}
+
+
+def subgraph_reenter_interrupt() -> StateGraph:
+    """call_subgraph (invokes a ``checkpointer=True`` graph: subnode_1 -> subnode_2, which
+    pauses) -> node, which sends the thread back to call_subgraph once; each pause answered.
+
+    Mirrors test_pregel.py::test_interrupt_subgraph_reenter_checkpointer_true: the stateful
+    graph is entered again after its first run ended, pauses again, and keeps its state
+    across both runs; the kill lands after the second answer.
+    """
+    b = StateGraph(ReenterParent)
+    b.add_node("call_subgraph", _call_subgraph)
+    b.add_node("node", _reenter_node, destinations=("call_subgraph", END))
+    b.add_edge(START, "call_subgraph")
+    b.add_edge("call_subgraph", "node")
+    return b
+
+
+class PendingState(TypedDict, total=False):
+    my_key: Annotated[str, operator.add]
+    market: str
+
+
+def _pending_tool_one(state: PendingState) -> dict[str, Any]:
+    with effect("tool_one"):
+        _sleep(1.5)
+    return {"my_key": " one"}
+
+
+def _pending_tool_two(state: PendingState) -> dict[str, Any]:
+    with effect("tool_two_prepare"):
+        _sleep(1.0)
+    answer = interrupt("Just because...") if state.get("market") == "DE" else " all good"
+    with effect("tool_two"):
+        _sleep(1.0)
+    return {"my_key": str(answer)}
+
+
+def partial_pending_checkpoint() -> StateGraph:
+    """A conditional entry point that returns ``["tool_two", Send("tool_one", state)]``:
+    tool_two (``RetryPolicy``; works, pauses at ``interrupt()``, works) beside tool_one.
+
+    Mirrors test_large_cases.py::test_partial_pending_checkpoint: the step pauses with
+    tool_one's write pending; the answer runs tool_two again from its top and keeps
+    tool_one's write (a `Send` task's and a plain edge's, from the entry point itself).
+    """
+    b = StateGraph(PendingState)
+    b.add_node("tool_two", _pending_tool_two, retry_policy=RetryPolicy())
+    b.add_node("tool_one", _pending_tool_one)
+    b.set_conditional_entry_point(
+        lambda s: ["tool_two", Send("tool_one", s)], ["tool_two", "tool_one"]
+    )
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3157,8 +3298,21 @@ CORPUS: tuple[Shape, ...] = (
     Shape("tasks_before_interrupt", "test_pregel.py::test_multiple_tasks_before_interrupt_resume",
           {"x": 5}, (("ask", 1, 0.5), ("finish", 1, 0.5)),
           resume_value="continue", has_resume_value=True, kill_from=1),
+    # Held out, seventeenth round: added after the rules the sixteenth round led to.
+    Shape("delta_channel_turns", "test_pregel.py::test_delta_channel_end_to_end_inmemory",
+          {"messages": [{"role": "user", "content": "hello", "id": "h1"}]},
+          (("respond", 1, 0.5), ("remember", 1, 0.5)),
+          then=({"messages": [{"role": "user", "content": "world", "id": "h2"}]},
+                {"messages": [{"role": "user", "content": "bye", "id": "h3"}]}), kill_from=2),
+    Shape("subgraph_reenter_interrupt",
+          "test_pregel.py::test_interrupt_subgraph_reenter_checkpointer_true",
+          {"foo": "", "counter": 0}, (("subnode_2", 1, 0.5), ("node", 1, 0.5)),
+          resume_value="qux", has_resume_value=True, kill_from=2),
+    Shape("partial_pending_checkpoint", "test_large_cases.py::test_partial_pending_checkpoint",
+          {"my_key": "value", "market": "DE"}, (("tool_two", 1, 0.5), ("tool_two", 1, 1.5)),
+          resume_value=" my answer", has_resume_value=True, kill_from=1),
 )  # fmt: skip
-"""Seventy-six shapes (the last sixty held out, in sixteen rounds); every kill point is a node start the child announces, plus a delay that
+"""Seventy-nine shapes (the last sixty-three held out, in seventeen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

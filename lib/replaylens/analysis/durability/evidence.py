@@ -307,6 +307,21 @@ def _paused_nodes(
     }
 
 
+def _went_past(thread: Thread | None) -> dict[str, list[float]]:
+    """Node -> when each checkpoint was taken, in a namespace where the node runs, that does
+    not have it due: its loop had gone past it (the step that ran it completed, or the
+    loop began another run)."""
+    out: dict[str, list[float]] = {}
+    for ns in thread.namespaces.values() if thread else ():
+        nodes = {t.node for c in ns.checkpoints for t in c.tasks if t.node}
+        for c in ns.checkpoints:
+            taken = taken_at(c)
+            if taken is not None:
+                for node in nodes - {t.node for t in c.tasks}:
+                    out.setdefault(node, []).append(taken)
+    return out
+
+
 def _stopped_before(thread: Thread | None, groups: list[list[Attempt]]) -> set[str]:
     """Nodes due with no write at a root checkpoint after which a later invocation of the log
     began: a run stopped there before they finished and another went on (a static
@@ -880,10 +895,17 @@ def _halted(
     paused_nodes: set[str],
     retries: list[Attempt] = (),
     input_times: Sequence[float] = (),
+    went_past: dict[str, list[float]] | None = None,
 ) -> set[int]:
     """id() of attempts whose task began again from its top in a later invocation
-    (`_restarts`): their lines end, but their task did not; it paused (or raised) there."""
+    (`_restarts`): their lines end, but their task did not; it paused (or raised) there.
+
+    Without task ids, a checkpoint of the node's loop without it due, taken after the
+    attempt ended and before the later start (`_went_past`), shows the attempt's step
+    completed: the pause was a later run of the node's, one that paused before logging (a
+    stateful graph entered again, ``interrupt()`` at its node's top)."""
     out: set[int] = set()
+    went_past = went_past or {}
     for i, group in enumerate(groups):
         later = [b for g in groups[i + 1 :] for b in g]
         # Without task ids, only the next invocation that logged, and not one that began
@@ -897,6 +919,12 @@ def _halted(
                 after = []
         for a in group:
             candidates = later if a.task_id is not None else after
+            if a.task_id is None:
+                candidates = [
+                    b
+                    for b in candidates
+                    if not any(a.end_ts <= t < b.start_ts for t in went_past.get(a.node, ()))
+                ]
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
                 out |= {id(c) for c in _last_run(a, group)}
     return out
@@ -1551,6 +1579,7 @@ def gather(
         paused_nodes,
         [a for a in attempts if id(a) in retried | retrying],
         [t for c in root_inputs for t in [taken_at(c)] if t is not None],
+        _went_past(thread),
     )
     if halted:
         used.append(

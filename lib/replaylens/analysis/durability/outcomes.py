@@ -403,7 +403,7 @@ def modelled(
         for p in ev.puts
         if (p.ns, p.inv, p.step) in sched.landed and p.checkpoint is not None
     ]
-    count = len(sched.landed)
+    count = len(sched.landed) + sched.stubs
     if mode != "exit" and sched.crash is None:
         # No moment of the kill is known: every checkpoint the database holds landed under a
         # mode that writes them (`schedule`'s rule), also those no put carries. Without a

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.delta import delta_channels
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
     Evidence,
@@ -29,6 +30,7 @@ class Schedule:
         default_factory=set
     )  # puts that waited for one before
     mode: Mode | None = None
+    stubs: int = 0  # checkpoints saved beside `landed` that no step made (`exit_delta_stubs`)
 
 
 StepKey = tuple[str, int, int]
@@ -491,8 +493,10 @@ def schedule(
         )  # no task in flight is known: the moment itself, re-timed
     landed: set[tuple[str, int, int]] = set()
     written: set[int] = set()
+    stubs = 0
     if mode == "exit":
         landed = exit_saves(ev)
+        stubs = exit_delta_stubs(ev, landed)
     else:
         for p in ev.puts:
             key = (p.ns, p.inv, p.step)
@@ -539,7 +543,7 @@ def schedule(
         if ev.kill_attempt is not None
         else None
     )
-    return Schedule(landed, written, crash, landing, kill_start, queued, mode)
+    return Schedule(landed, written, crash, landing, kill_start, queued, mode, stubs)
 
 
 def _queued_writes(ev: Evidence) -> dict[int, float | None]:
@@ -723,6 +727,26 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
             saves.add(("", inv, max(p.step for p in done)))
         saves |= _paused_subgraph_saves(ev, built, inv)
     return saves
+
+
+def exit_delta_stubs(ev: Evidence, saves: set[tuple[str, int, int]]) -> int:
+    """Under exit, a loop keeps the writes of its `DeltaChannel`s (LangGraph 1.2) on its way
+    out, anchored on the checkpoint it loaded; a loop with none saved before it (the thread's
+    first run that saves) first saves a stub checkpoint to anchor them (step -2, no parent:
+    ``PregelLoop._put_exit_delta_writes``). One more checkpoint in that loop's namespace.
+
+    The database names the delta channels in each checkpoint's metadata
+    (`analysis.delta.delta_channels`); a database with none says nothing, and none is added."""
+    with_delta = {c.checkpoint_ns for c in ev.db_checkpoints if delta_channels(c)}
+    stubs = 0
+    for ns in with_delta:
+        first = min((inv for n, inv, _step in saves if n == ns), default=None)
+        if first is None:
+            continue
+        if any(p.edit and p.ns == ns and p.inv <= first for p in ev.puts):
+            continue  # update_state saved one before: the writes anchor on it
+        stubs += 1
+    return stubs
 
 
 def _paused_subgraph_saves(

@@ -1,0 +1,44 @@
+"""The what-if on the seventeenth held-out round: a `DeltaChannel` state (LangGraph 1.2) over
+three turns, and a `checkpointer=True` graph entered again after a pause, paused again.
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, figures, load, predict, real
+
+
+def test_a_delta_channel_thread_keeps_a_stub_under_exit(tmp_path: Path) -> None:
+    """delta_channel_turns, killed in `respond` of the third turn. Under exit each finished
+    turn saved its end, and the first one also the stub checkpoint LangGraph saves to anchor
+    the `DeltaChannel` writes when the loop had none to load (step -2, no parent): 3
+    checkpoints, not 2. The sync and async databases name the delta channel in their
+    checkpoints' metadata, which is how the what-if knows."""
+    runs = load("delta_channel_turns-early-0s", tmp_path)
+    assert real(runs["exit"]) == (3, 0, 0)
+    for src in ("sync", "async"):
+        for form in ("recorder", "bare"):
+            assert figures(predict(runs[src], form)["exit"]) == (3, 0, 0), (src, form)
+    every_prediction_holds(runs)
+
+
+def test_a_node_answered_then_paused_again_before_logging_is_not_the_paused_run(
+    tmp_path: Path,
+) -> None:
+    """subgraph_reenter_interrupt: subnode_2 (in a `checkpointer=True` graph) is answered and
+    logs in the second invocation; the parent sends the thread back into the graph, whose
+    subnode_2 pauses again before logging; the kill lands in subnode_2 after the second
+    answer. A bare log names nodes only: its second-invocation subnode_2 had been read as
+    the paused run, re-run by the third (a step that never completed: 7 checkpoints, 3
+    tasks, 7 lines under sync). The graph's checkpoint after that step, which no longer has
+    subnode_2 due, says it completed: sync keeps 11, call_subgraph and subnode_2 run again
+    (5 lines), as measured, from every recording."""
+    runs = load("subgraph_reenter_interrupt-early-0s", tmp_path)
+    assert real(runs["sync"]) == (11, 2, 5) and real(runs["exit"]) == (5, 2, 5)
+    for src, target in (("sync", "exit"), ("exit", "sync"), ("async", "sync")):
+        assert figures(predict(runs[src], "bare")[target]) == real(runs[target]), (src, target)
+    every_prediction_holds(runs)
