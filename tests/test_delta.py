@@ -134,3 +134,60 @@ def test_latest_value_is_the_whole_conversation(db: Path) -> None:
     msgs = _plain(values["messages"].value)
     assert len(msgs) == 2 * TURNS - 1  # h-0 was sent twice and replaced, not appended
     assert msgs[0] == ("HumanMessage", "h-0", "hi 1")
+
+
+@pytest.fixture(scope="module")
+def exit_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The same chat run under durability exit: each turn keeps its delta writes on its way
+    out, anchored on the checkpoint it loaded (the first turn on a stub, step -2)."""
+    path = tmp_path_factory.mktemp("delta-exit") / "delta.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    graph = chat().compile(checkpointer=SqliteSaver(conn))
+    cfg = {"configurable": {"thread_id": "chat"}}
+    for i in range(3):
+        graph.invoke(
+            {"messages": [HumanMessage(content=f"hi {i}", id=f"h-{i}")], "log": [f"in{i}"]},
+            cfg,
+            durability="exit",
+        )
+    conn.close()
+    yield path
+
+
+def test_writes_saved_on_exit_are_values_not_tasks(exit_db: Path, tmp_path: Path) -> None:
+    """Under exit LangGraph saves a run's DeltaChannel writes under synthetic task ids
+    (`00000001-…` for the anchor's own superstep, `ffffffff-…` with a `~~<step>~` path for
+    later ones). They had been read as tasks of the checkpoint they hang off ("✓ __start__",
+    "unnamed run-time task"): a stub and two finished turns with work due. Each checkpoint
+    now has nothing due, the writes are named for what they are, and the folded values still
+    equal LangGraph's own `get_state` on every checkpoint."""
+    from replaylens.analysis.status import thread_status
+    from replaylens.dashboard.views import checkpoints_frame
+
+    conn = sqlite3.connect(private_copy(exit_db, tmp_path / "lg.db"), check_same_thread=False)
+    graph = chat().compile(checkpointer=SqliteSaver(conn))
+    source = open_source(exit_db)
+    thread = load_thread(source, "chat")
+    cps = thread.root.checkpoints
+    assert [cp.step for cp in cps][0] == -2 and len(cps) == 4  # the stub and three turns
+    assert all(cp.tasks == [] for cp in cps), [[t.label for t in cp.tasks] for cp in cps]
+    assert thread_status(thread) == "completed"
+    anchored = [cp for cp in cps if cp.exit_delta_writes]
+    assert len(anchored) == 3 and set(anchored[0].exit_delta_writes) == {"log", "messages"}
+    notes = list(checkpoints_frame(thread.root)["notes"])
+    assert notes[0].startswith("a stub LangGraph saved under exit") and "not tasks" in notes[1]
+    for cp in cps[1:]:
+        want = graph.get_state(
+            {
+                "configurable": {
+                    "thread_id": "chat",
+                    "checkpoint_ns": "",
+                    "checkpoint_id": cp.checkpoint_id,
+                }
+            }
+        ).values
+        got = state_values(source, thread, cp)
+        for channel in ("log", "messages"):
+            assert _plain(got[channel].value) == _plain(want.get(channel, [])), (cp.step, channel)
+    source.close()
+    conn.close()

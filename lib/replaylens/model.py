@@ -206,6 +206,9 @@ class Checkpoint:
     # edge channels nobody is known to read): the status is then never "completed".
     next_unknown: str | None = None
     updates: list[StateUpdate] = field(default_factory=list)
+    # DeltaChannel -> supersteps of its writes a run under exit saved on its way out,
+    # anchored here (`analysis.delta.exit_delta_step`): the channel's values, not tasks.
+    exit_delta_writes: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def calls(self) -> list[Task]:

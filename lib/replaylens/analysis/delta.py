@@ -41,6 +41,33 @@ def delta_channels(cp: Checkpoint) -> set[str]:
     return {str(k) for k in counters} if isinstance(counters, dict) else set()
 
 
+def thread_delta_channels(thread: Thread) -> set[str]:
+    """Every channel any checkpoint of the thread names as a delta channel."""
+    return {
+        ch for ns in thread.namespaces.values() for c in ns.checkpoints for ch in delta_channels(c)
+    }
+
+
+def exit_delta_step(task_id: str, task_path: str, channel: str, delta: set[str]) -> int | None:
+    """The superstep of a `DeltaChannel` write LangGraph saved on the loop's way out under
+    durability exit, or None for any other write.
+
+    Such writes are anchored on the checkpoint the run loaded (or on a stub it saved) under
+    synthetic task ids (``pregel/_checkpoint.py``): the anchor's own superstep keeps its task
+    path and puts the step in the id's first group (``exit_delta_task_id``:
+    ``00000004-…``); later supersteps get ``ffffffff-…`` ids and a ``~~<step>~`` path prefix
+    (``exit_delta_late_task_id``). They are the channel's values, not tasks."""
+    if channel not in delta:
+        return None
+    head = task_id.partition("-")[0]
+    if task_id.startswith("ffffffff-") and task_path.startswith("~~"):
+        step = task_path[2:].partition("~")[0]
+        return int(step) if step.isdigit() else None
+    if len(head) == 8 and head.isdigit() and not task_path.startswith("~~"):
+        return int(head)
+    return None
+
+
 def _snapshot(result: DecodeResult | None) -> tuple[bool, Any]:
     """(is there a stored value, the value) of a delta channel's blob at one checkpoint."""
     if result is None or result.error:

@@ -35,6 +35,7 @@ from typing import Any
 
 from replaylens import namespaces
 from replaylens.analysis.compat import describe_generation
+from replaylens.analysis.delta import delta_channels, exit_delta_step, thread_delta_channels
 from replaylens.analysis.ids import (
     CURRENT_RULE,
     ID_RULES,
@@ -528,13 +529,19 @@ def _error_handlers(cp: Checkpoint, tasks: list[Task]) -> list[Task]:
     return out
 
 
-def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
-    """Give each task its writes; tasks seen only in writes become `derived=False` tasks."""
+def attach_writes(cp: Checkpoint, derived: list[Task], delta: set[str] | None = None) -> list[Task]:
+    """Give each task its writes; tasks seen only in writes become `derived=False` tasks.
+    `delta`: the thread's `DeltaChannel`s, whose writes saved on exit are no task's."""
     by_id = {t.task_id: t for t in derived}
     by_path = {t.path: t for t in derived if t.path}
     extra: dict[str, Task] = {}
+    exit_steps = cp.exit_delta_writes = {}
     for w in cp.writes:
         if w.task_id == NULL_TASK_ID:
+            continue
+        step = exit_delta_step(w.task_id, w.task_path, w.channel, delta or set())
+        if step is not None and w.task_id not in by_id:
+            exit_steps.setdefault(w.channel, []).append(step)
             continue
         task = by_id.get(w.task_id)
         if (
@@ -567,6 +574,17 @@ def attach_writes(cp: Checkpoint, derived: list[Task]) -> list[Task]:
                 )
                 extra[w.task_id] = task
         task.writes.append(w)
+    for channel, steps in sorted(exit_steps.items()):
+        span = (
+            f"superstep {min(steps)}"
+            if min(steps) == max(steps)
+            else (f"supersteps {min(steps)} to {max(steps)}")
+        )
+        cp.task_notes.append(
+            f"{len(steps)} write(s) to the DeltaChannel '{channel}' ({span}) that a run under "
+            "durability exit saved on its way out, anchored on this checkpoint under LangGraph's "
+            "own synthetic task ids: the channel's values, not tasks."
+        )
     handlers = _error_handlers(cp, [*derived, *extra.values()])
     return arrange(cp, derived, [*extra.values(), *handlers])
 
@@ -581,11 +599,15 @@ def task_evidence(thread: Thread) -> Evidence:
     which also name the node. Checkpoints of formats v1 to v3 lack `task_path`, so these
     ids are the only trace of a task that started and did not finish."""
     out: Evidence = {}
+    delta = thread_delta_channels(thread)
     for ns in thread.namespaces.values():
         for cp in ns.checkpoints:
             ids = out.setdefault(cp.checkpoint_id, {})
             for w in cp.writes:
-                if w.task_id != NULL_TASK_ID:
+                if (
+                    w.task_id != NULL_TASK_ID
+                    and exit_delta_step(w.task_id, w.task_path, w.channel, delta) is None
+                ):
                     ids.setdefault(w.task_id, None)
         if not ns.name or not ns.checkpoints:
             continue
@@ -719,8 +741,9 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
         cp.next_unknown = None
     evidence = task_evidence(thread)
     rule, _, written = choose_id_rule(pairs, evidence)
+    delta = thread_delta_channels(thread)
     for cp, triggers in pairs:
-        cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
+        cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule), delta)
         _flag_unexplained(cp)
     for ns in thread.namespaces.values():
         for cp in ns.checkpoints:
@@ -788,6 +811,6 @@ def _flag_unexplained(cp: Checkpoint) -> None:
 def annotate_checkpoint(cp: Checkpoint, triggers: TriggerMap) -> Checkpoint:
     """One checkpoint on its own (the thread list): its own writes choose the id rule."""
     rule, _, _ = choose_id_rule([(cp, triggers)])
-    cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule))
+    cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule), delta_channels(cp))
     _flag_unexplained(cp)
     return cp

@@ -301,6 +301,12 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
         if len(cp.children) > 1:
             notes.append(f"fork: {len(cp.children)} branches")
         notes.extend(visible(u.label) for u in cp.updates)
+        if cp.exit_delta_writes and cp.step == -2 and not cp.source:
+            notes.append("a stub LangGraph saved under exit to anchor them")
+        notes.extend(
+            f"{len(steps)} write(s) to DeltaChannel {visible(channel)!r} saved on exit, not tasks"
+            for channel, steps in sorted(cp.exit_delta_writes.items())
+        )
         if cp.unreadable:
             notes.append(f"unreadable: {cp.unreadable}")
         orphan_of = ns.parent(cp) is None and cp.parent_checkpoint_id
