@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, load, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, load, predict, real
 
 
 def test_a_delta_channel_thread_keeps_a_stub_under_exit(tmp_path: Path) -> None:
@@ -42,3 +42,24 @@ def test_a_node_answered_then_paused_again_before_logging_is_not_the_paused_run(
     for src, target in (("sync", "exit"), ("exit", "sync"), ("async", "sync")):
         assert figures(predict(runs[src], "bare")[target]) == real(runs[target]), (src, target)
     every_prediction_holds(runs)
+
+
+def test_the_recorded_mode_from_a_bare_log_holds_what_the_run_measured(tmp_path: Path) -> None:
+    """The what-if at the recorded mode heads every view of a thread; `validate` now judges it
+    against the run's own measured figures. From bare logs it had said: 2 tasks again for
+    max_concurrency_send's exit run, whose four `Send` workers started in waves (a worker
+    taking the place of one that finished reads as one task's next effect; 4 ran again);
+    the same for the two graphs parent_command_nested's node invokes one after the other
+    (2 for 3); and stateless_subgraph_interrupts' paused task twice, once per run of its
+    subgraph (2 for 1). The joined readings are now a range, and one task id is one task."""
+    cases = {
+        "max_concurrency_send-early-0s": ((0, 4, 6), [2, 4]),
+        "parent_command_nested-early-0s": ((0, 3, 5), [2, 3]),
+        "stateless_subgraph_interrupts-early-0s": ((5, 1, 5), None),
+    }
+    for name, (measured, span) in cases.items():
+        runs = load(name, tmp_path / name)
+        assert real(runs["exit"]) == measured, name
+        outcome = predict(runs["exit"], "bare")["exit"]
+        assert holds(outcome, measured), (name, figures(outcome), outcome.race)
+        assert (outcome.race or {}).get("reruns") == span, name

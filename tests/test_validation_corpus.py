@@ -175,6 +175,9 @@ def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
     wrong = [w for c in result.verdicts for w in c.wrong]
     assert not wrong, text
     assert {c.form for c in result.verdicts} == set(LOG_FORMS)
+    # The what-if at the recorded mode, which heads every view: the run's own figures.
+    assert not [c.figures for c in result.verdicts if c.figures], text
+    assert "measured figures (checkpoints kept, tasks re-run, lines again): 6 of 6" in text
 
 
 @pytest.mark.slow

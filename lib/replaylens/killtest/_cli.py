@@ -300,7 +300,7 @@ def register_killtest(sub: Any) -> None:
         default=_UNSET,
         metavar="JSON",
         help="Answer an interrupt with Command(resume=JSON), both to get past it before "
-        "the kill and when the thread is interrupted at resume time.",
+        "the kill and when the thread is interrupted at resume time (up to ten answers a run).",
     )
     p.add_argument(
         "--resume-all",

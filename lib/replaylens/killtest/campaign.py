@@ -56,8 +56,10 @@ from replaylens.killtest.manifest import (
 from replaylens.times import utc_iso
 
 CHILD_TIMEOUT = 120.0
-MAX_RESUME_ANSWERS = 3
-"""How often a run answers an interrupt with --resume-value before giving up on it."""
+MAX_RESUME_ANSWERS = 10
+"""How often a run answers an interrupt with --resume-value before giving up on it: LangGraph's
+own test of four interrupts answered one at a time (test_parallel_interrupts_double) needs
+four, and guards against a graph that never stops asking with ten."""
 SYNCHRONOUS_COMMIT = ("on", "off")
 
 

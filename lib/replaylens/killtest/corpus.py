@@ -127,6 +127,9 @@ class VerdictCheck:
     by_class: int = 0
     """Lines judged as a class of interchangeable lines (see `_check_verdicts`)."""
     wrong: list[str] = field(default_factory=list)
+    figures: str = ""
+    """Where the what-if at the recorded mode (checkpoints kept, tasks re-run, lines again:
+    what the views head the thread with) differs from the measured figures; "" when equal."""
 
 
 @dataclass
@@ -200,6 +203,17 @@ def _check_verdicts(
             )
 
 
+def _own_figures(pred: Any, real: tuple[int, int, int]) -> str:
+    """ "" when the what-if at the recorded mode holds the figures the run measured (within its
+    range where it says the evidence cannot tell), else both, as a sentence."""
+    figures, race = pred
+    spans = race or [(v, v) for v in figures]
+    if all(lo <= got <= hi for (lo, hi), got in zip(spans, real, strict=True)):
+        return ""
+    said = " ".join(f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans)
+    return f"predicted {said}, measured {real[0]} {real[1]} {real[2]} (kept, re-run, lines)"
+
+
 def judge_campaign(
     manifest: dict[str, Any], point: CorpusPoint, forms: Sequence[LogForm] = LOG_FORMS
 ) -> tuple[list[CorpusRow], list[VerdictCheck], list[str]]:
@@ -231,6 +245,7 @@ def judge_campaign(
             check = VerdictCheck(point.label, point.shape.name, point.when, e["mode"],
                                  float(e["put_latency"]), form, Path(e["effects_at_kill"]).parent.name)  # fmt: skip
             _check_verdicts(e, given, truth, check)
+            check.figures = _own_figures(numbers(given)[e["mode"]], measured[id(e)])
             checks.append(check)
     rows: list[CorpusRow] = []
     sig = {id(e): run_progress(e) for e in killed}
@@ -515,6 +530,9 @@ def report(result: CorpusResult) -> str:
         f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
         f"({sum(c.by_class for c in result.verdicts)} lines of parallel starts the log cannot tell "
         "apart judged by how many of them happen again).",
+        "What-if at the recorded mode equal to the measured figures (checkpoints kept, tasks "
+        f"re-run, lines again): {sum(not c.figures for c in full)} of {len(full)} runs' full "
+        f"logs, {sum(not c.figures for c in bare)} of {len(bare)} bare ones.",
         "",
         "## Per graph shape (cross-mode predictions inside / judged; verdict lines right / lines)",
         "",
@@ -539,6 +557,13 @@ def report(result: CorpusResult) -> str:
         lines += [
             f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {w}" for c, w in wrong
         ]
+    off = [c for c in result.verdicts if c.figures]
+    if off:
+        lines += ["", f"## What-if at the recorded mode off the measured figures ({len(off)})", ""]
+        lines += [
+            f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {c.figures}"
+            for c in off
+        ]
     if result.failed:
         lines += ["", f"## Campaigns that could not run ({len(result.failed)})", ""]
         lines += [f"- {f}" for f in result.failed]
@@ -553,7 +578,11 @@ def report(result: CorpusResult) -> str:
 
 
 def ok(result: CorpusResult) -> bool:
-    return not result.failed and not failures(result) and all(not c.wrong for c in result.verdicts)
+    return (
+        not result.failed
+        and not failures(result)
+        and all(not c.wrong and not c.figures for c in result.verdicts)
+    )
 
 
 def cmd_corpus(args: Any) -> int:

@@ -266,18 +266,23 @@ def _task_key(a: Attempt, ev: Evidence) -> tuple[str, str, int, str]:
 
 def _rerun_list(replayed: Iterable[Attempt], ev: Evidence) -> list[dict[str, Any]]:
     seen: dict[tuple[str, str, int, str], dict[str, Any]] = {}
+    ids: set[str] = set()  # a task id names one task, whichever run of its loop holds it
     for a in sorted(replayed, key=lambda x: x.start_ts):
         key = _task_key(a, ev)
-        if key not in seen:
-            seen[key] = {
-                "node": a.node,
-                "step": key[2],
-                "checkpoint_ns": base_space(key[0]),
-                "task_id": None if key[3].startswith("#") else key[3],
-            }
-            if INSTANCE in key[0]:
-                # one of several runs of that subgraph side by side (`evidence.space_keys`)
-                seen[key]["run"] = int(key[0].rpartition(INSTANCE)[2].partition("|")[0])
+        known = not key[3].startswith("#")
+        if key in seen or (known and key[3] in ids):
+            continue
+        if known:
+            ids.add(key[3])
+        seen[key] = {
+            "node": a.node,
+            "step": key[2],
+            "checkpoint_ns": base_space(key[0]),
+            "task_id": key[3] if known else None,
+        }
+        if INSTANCE in key[0]:
+            # one of several runs of that subgraph side by side (`evidence.space_keys`)
+            seen[key]["run"] = int(key[0].rpartition(INSTANCE)[2].partition("|")[0])
     return list(seen.values())
 
 
@@ -449,6 +454,7 @@ def modelled(
         out.assumed.append(out.race["note"])
     _widen_for_unplaced(ev, mode, out)
     _widen_for_runs(ev, mode, out)
+    _widen_for_joined(ev, replayed, out)
     return out, sched
 
 
@@ -691,6 +697,46 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     out.basis["checkpoints_kept"] += " (a range: the log cannot tell the subgraph's runs apart)"
 
 
+def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -> None:
+    """Say the tasks again as a range where a log that names no effect joined attempts of one
+    node into one task (`attempts.continues`: lines of one process, one after the other).
+
+    That reading holds for a task that logs several effects; the same lines come from tasks
+    of one node started one after another (a `Send` worker taking the place of one that
+    finished, under ``max_concurrency``; the graphs one node invokes in turn). The lines
+    again are the same either way; the tasks reach from the joined count to one per
+    attempt."""
+    if not replayed or any(line.effect is not None for a in replayed for line in a.lines):
+        return
+    seen: set[tuple[str, str, int, str]] = set()
+    extra = 0
+    for a in replayed:
+        key = _task_key(a, ev)
+        run = [b for b in task_run(ev, a) if b.task_id is None and b.task is None]
+        if key in seen or len(run) < 2:
+            continue
+        seen.add(key)
+        extra += len(run) - 1
+    if not extra:
+        return
+    own = len(out.reruns)
+    low, high = out.race.get("reruns", [own, own])
+    note = (
+        "the log names no effect: attempts of one node logged one after another by one "
+        "process are read as one task's effects, though they may be tasks started in turn "
+        f"(a worker in the place of one that finished): {low}-{high + extra} tasks again"
+    )
+    keys = ("checkpoints_kept", "replayed_lines")
+    own_of = {"checkpoints_kept": out.checkpoints_kept, "replayed_lines": len(out.replayed_lines)}
+    out.race = {
+        **{k: list(out.race.get(k, [own_of[k], own_of[k]])) for k in keys},
+        **out.race,
+        "reruns": [low, high + extra],
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+
+
 LATE_KILL = 3600.0
 """Seconds after the log's last line taken as the latest a kill the log only bounds could have
 come (`_race`): by then every put submitted before that line has landed."""
@@ -816,7 +862,7 @@ def recorded(
     root = thread.root if thread else None
     latest = root.latest if root else None
     ids = [c.checkpoint_id for c in ev.db_checkpoints]
-    return _outcome(
+    out = _outcome(
         mode,
         latency,
         ev,
@@ -830,6 +876,8 @@ def recorded(
         ev.used + ["the recorded database and the verdicts, as they stand"],
         [],
     )
+    _widen_for_joined(ev, replayed, out)
+    return out
 
 
 def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
