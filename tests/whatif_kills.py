@@ -179,6 +179,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "subgraph_reenter_interrupt-early-0s": KillCampaign(
         "subgraph_reenter_interrupt", 0, ("sync", "async", "exit"), 0.0
     ),
+    "multiple_subgraphs_functional-late-0s": KillCampaign(
+        "multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -72,8 +72,25 @@ def _holder_runs_again(ns: str, a: Attempt, thread: Thread, resumed: dict[str, C
         for t in [*c.tasks, *c.calls]
     ):
         return False
+    if _prepared_from(thread, ns) == root.checkpoint_id:
+        # The graph's run began under the root checkpoint a resume loads: the resume
+        # prepares the same root task from it, under the same id, and an `@task` call it
+        # makes again gets its old id too (a hash of its parent's, its path and its place),
+        # so the graph goes on from its own checkpoints (measured:
+        # `multiple_subgraphs_functional`, whose finished `add` ran nothing again).
+        return False
     made = iso_to_epoch(root.ts)
     return made is not None and a.start_ts > made
+
+
+def _prepared_from(thread: Thread, ns: str) -> str | None:
+    """The root checkpoint graph `ns` ran under: its checkpoints' ``parents`` metadata."""
+    space = thread.namespaces.get(ns)
+    for c in space.checkpoints if space is not None else ():
+        parents = c.record.metadata.get("parents")
+        if isinstance(parents, dict) and isinstance(parents.get(""), str):
+            return str(parents[""])
+    return None
 
 
 LOST_INPUT = (

@@ -3057,6 +3057,125 @@ def partial_pending_checkpoint() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 80-82 round 18
+def _ask_then_work(name: str, units: float) -> Callable[..., Any]:
+    """A node that pauses at ``interrupt()`` first, then logs `units` of work with the answer."""
+
+    def node(state: AskState) -> dict[str, Any]:
+        answer = interrupt(state.get("prompt", ""))
+        with effect(name, prompt=state.get("prompt"), answer=answer):
+            _sleep(units)
+        return {"answers": [f"{name}:{answer}"]}
+
+    node.__name__ = name
+    return node
+
+
+def parallel_interrupts_double() -> StateGraph:
+    """START -Send-> child_graph x2 (a subgraph whose two nodes, get_human_input and
+    get_dolphin_input, both pause in its first step) -> cleanup.
+
+    Mirrors test_pregel.py::test_parallel_interrupts_double: four interrupts pending at
+    once across two `Send` workers, answered one at a time by interrupt id (five
+    invocations); each answer re-runs every worker still paused, and a worker's subgraph
+    keeps the answered node's write while the other node pauses again. The kill lands in
+    the last answer's invocation.
+    """
+    child = StateGraph(AskState)
+    child.add_node("get_human_input", _ask_then_work("get_human_input", 1.0))
+    child.add_node("get_dolphin_input", _ask_then_work("get_dolphin_input", 1.0))
+    child.add_edge(START, "get_human_input")
+    child.add_edge(START, "get_dolphin_input")
+    return _workers_then(
+        PromptsState, ("child_graph", child), ("prompts", "prompt"), "cleanup", "answers"
+    )
+
+
+def multiple_subgraphs_functional(checkpointer: Any) -> Any:
+    """@entrypoint `parent`: a @task `call_multiple_subgraphs` that invokes the entrypoint
+    `add`, then the entrypoint `multiply` (whose body calls the @task `multiply_task`).
+
+    Mirrors test_pregel.py::test_multiple_subgraphs_functional: functional graphs invoked
+    one after another inside a task of another, none with a checkpointer of its own (they
+    inherit the parent's, under the task's namespace and a call counter).
+    """
+    from langgraph.func import entrypoint, task
+
+    @entrypoint()
+    def add(inputs: list[int]) -> int:
+        with effect("add"):
+            _sleep(1.0)
+        return inputs[0] + inputs[1]
+
+    @task
+    def multiply_task(a: int, b: int) -> int:
+        with effect("multiply_task"):
+            _sleep(1.0)
+        return a * b
+
+    @entrypoint()
+    def multiply(inputs: list[int]) -> int:
+        return multiply_task(*inputs).result()
+
+    @task
+    def call_multiple_subgraphs(a: int, b: int) -> list[int]:
+        with effect("call_multiple_subgraphs"):
+            _sleep(0.5)
+        return [add.invoke([a, b]), multiply.invoke([a, b])]
+
+    @entrypoint(checkpointer=checkpointer)
+    def parent(inputs: list[int]) -> list[int]:
+        return call_multiple_subgraphs(*inputs).result()
+
+    return parent
+
+
+class RetryKindState(TypedDict, total=False):
+    foo: str
+    error_type: str
+
+
+_retry_kinds: dict[tuple[str, str], int] = {}
+
+
+def _failing_by_kind(state: RetryKindState) -> dict[str, Any]:
+    from langgraph.config import get_config
+
+    kind = state.get("error_type", "")
+    key = (str(get_config().get("configurable", {}).get("thread_id")), kind)
+    _retry_kinds[key] = _retry_kinds.get(key, 0) + 1
+    failures = {"value_error": 1, "key_error": 2}.get(kind, 0)
+    with effect("failing_node", error_type=kind, attempt=_retry_kinds[key]):
+        _sleep(1.0)
+        if _retry_kinds[key] <= failures:
+            raise ValueError("Value error") if kind == "value_error" else KeyError("Key error")
+    return {"foo": f"recovered_from_{kind}"}
+
+
+def multiple_retry_policies() -> StateGraph:
+    """failing_node, with two `RetryPolicy`s (ValueError: 2 attempts; KeyError: 3), ->
+    report; a first input that raises ValueError once, a second that raises KeyError twice.
+
+    Mirrors test_retry.py::test_graph_with_multiple_retry_policies: the first policy whose
+    `retry_on` matches the exception decides; the kill lands in the second input, in the
+    third attempt (the one that succeeds; a retry is the same task, started once) or in
+    the node after it.
+    """
+    b = StateGraph(RetryKindState)
+    b.add_node(
+        "failing_node",
+        _failing_by_kind,
+        retry_policy=(
+            RetryPolicy(max_attempts=2, initial_interval=0.01, jitter=False, retry_on=ValueError),
+            RetryPolicy(max_attempts=3, initial_interval=0.02, jitter=False, retry_on=KeyError),
+        ),
+    )
+    b.add_node("report", _node("report", 1.0, "foo", "reported"))
+    b.add_edge(START, "failing_node")
+    b.add_edge("failing_node", "report")
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3311,8 +3430,17 @@ CORPUS: tuple[Shape, ...] = (
     Shape("partial_pending_checkpoint", "test_large_cases.py::test_partial_pending_checkpoint",
           {"my_key": "value", "market": "DE"}, (("tool_two", 1, 0.5), ("tool_two", 1, 1.5)),
           resume_value=" my answer", has_resume_value=True, kill_from=1),
+    # Held out, eighteenth round: added after the rules the seventeenth round led to.
+    Shape("parallel_interrupts_double", "test_pregel.py::test_parallel_interrupts_double",
+          {"prompts": ["a", "b"]}, (("child_graph", 1, 0.5), ("cleanup", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=4),
+    Shape("multiple_subgraphs_functional", "test_pregel.py::test_multiple_subgraphs_functional",
+          [2, 3], (("parent", 1, 1.0), ("parent", 1, 2.0))),
+    Shape("multiple_retry_policies", "test_retry.py::test_graph_with_multiple_retry_policies",
+          {"foo": "", "error_type": "value_error"}, (("failing_node", 1, 2.65), ("report", 1, 0.5)),
+          then=({"foo": "", "error_type": "key_error"},), kill_from=1),
 )  # fmt: skip
-"""Seventy-nine shapes (the last sixty-three held out, in seventeen rounds); every kill point is a node start the child announces, plus a delay that
+"""Eighty-two shapes (the last sixty-six held out, in eighteen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
