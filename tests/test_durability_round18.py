@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, load, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, load, predict, real
 
 from replaylens.examples.langgraph_tests import form_log
 from replaylens.killtest.validate import manifest_recording, plan_for
@@ -35,3 +35,37 @@ def test_a_finished_graph_an_at_task_call_invoked_is_not_run_again(tmp_path: Pat
         assert figures(plan.what_if["sync"]) == (4, 2, 3), form
     assert figures(predict(runs["exit"])["sync"]) == (4, 2, 3)
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
+
+
+def test_four_interrupts_answered_one_at_a_time_across_send_workers(tmp_path: Path) -> None:
+    """parallel_interrupts_double: two `Send` workers each run a subgraph whose two nodes
+    call ``interrupt()`` before logging anything; four answers, one at a time; the kill in
+    the last one. Three readings were wrong: the first invocation logged nothing, so the log
+    began with the first answer's (the first task's id has its interrupt and its answer at a
+    checkpoint taken before the log began: `_answered_first`); worker b's first line, a node
+    named as worker a's first, was read as a fresh input (its task was due at a checkpoint an
+    earlier invocation saved, and finished by this very attempt: a resume); and worker a's
+    step, where one node was answered while the other paused again, was read as completed
+    (the other node first logs in a later invocation: `_sibling_left_due`). Exit had been
+    predicted to keep 5 to 7 checkpoints; it kept 3, and every full-log prediction, the mode
+    told or not, now holds what each mode measured."""
+    runs = load("parallel_interrupts_double-early-0s", tmp_path)
+    assert real(runs["exit"]) == (3, 1, 1) and real(runs["sync"]) == (7, 1, 1)
+    for src in runs.values():
+        assert figures(predict(src)["exit"]) == (3, 1, 1), src["mode"]
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))
+
+
+def test_a_log_that_begins_with_an_answer_counts_the_silent_invocation_first(
+    tmp_path: Path,
+) -> None:
+    """parallel_interrupts_double on a 0.25 s store, killed in `cleanup` after the fourth
+    answer. Nothing logged in the first invocation (every node called ``interrupt()`` first):
+    read from the sync recording with the mode unknown, the log's first invocation had been
+    taken for the input, and async predicted to keep 9 checkpoints. The log's first task is
+    one the database shows paused and answered at a checkpoint taken before the log began:
+    an invocation came first (`_answered_first`), and the prediction holds the 8 kept."""
+    runs = load("parallel_interrupts_double-late-0.25s", tmp_path)
+    assert real(runs["async"]) == (8, 1, 1)
+    outcome = predict(runs["sync"], given=False)["async"]
+    assert holds(outcome, real(runs["async"])), (figures(outcome), outcome.race)

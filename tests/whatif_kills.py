@@ -182,6 +182,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "multiple_subgraphs_functional-late-0s": KillCampaign(
         "multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.0
     ),
+    "parallel_interrupts_double-early-0s": KillCampaign(
+        "parallel_interrupts_double", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "parallel_interrupts_double-late-0.25s": KillCampaign(
+        "parallel_interrupts_double", 1, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

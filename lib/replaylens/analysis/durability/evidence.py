@@ -391,10 +391,56 @@ def _silent_first(thread: Thread | None, attempts: list[Attempt]) -> bool:
     # a Command's goto or update)
     if any(not w.channel.startswith("__") for c in earlier for w in c.null_writes):
         return True
+    if _answered_first(thread, attempts, first):
+        return True
     # A history with no input checkpoint was saved under exit, one checkpoint as each
     # invocation ended (every other mode saves the input checkpoint first): one taken before
     # the log's first line was saved by an invocation that ended before it.
     return bool(earlier) and not any(c.source == "input" for c in root)
+
+
+def _answered_first(thread: Thread, attempts: list[Attempt], first: float) -> bool:
+    """Is the log's first task one the database shows paused, at a checkpoint taken before
+    it began, and answered (its ``__resume__`` write), with no run of it before the answer in
+    the log? A task that calls ``interrupt()`` before logging anything
+    (test_parallel_interrupts_double's nodes) leaves the invocation that paused it without a
+    line: the log begins with the answer's. Only a task id tells it: a node that logs, then
+    pauses, logs the same way in the invocation that paused."""
+    head = min(attempts, key=lambda a: a.start_ts)
+    if head.task_id is None or any(b is not head and b.task_id == head.task_id for b in attempts):
+        return False  # no id, or its task ran again: a run before the pause, then the answer
+    for space in thread.namespaces.values():
+        for c in space.checkpoints:
+            if (taken_at(c) or first) >= first - RACE:
+                continue
+            for t in c.tasks:
+                channels = {w.channel for w in t.writes}
+                if t.task_id == head.task_id and {"__interrupt__", "__resume__"} <= channels:
+                    return True
+    return False
+
+
+def _sibling_left_due(
+    atts: list[Attempt], step_att: dict[tuple[str, int, int], list[Attempt]], inv: int
+) -> bool:
+    """Did a task due beside these (at the checkpoint they ran from) first log in a later
+    invocation? It was still due when this one ended: it paused before logging anything
+    (``interrupt()`` first), so the step never completed and put no checkpoint, whatever its
+    own tasks did (test_parallel_interrupts_double: one of a worker's two nodes answered,
+    the other paused again). Only task ids tell two tasks of one checkpoint apart."""
+    mine = {a.task_id for a in atts if a.task_id}
+    froms = {id(a.checkpoint) for a in atts if a.checkpoint is not None and a.task_id}
+    if not froms:
+        return False
+    return any(
+        b.task_id
+        and b.task_id not in mine
+        and b.checkpoint is not None
+        and id(b.checkpoint) in froms
+        for key, later in step_att.items()
+        if key[1] > inv
+        for b in later
+    )
 
 
 def _pauses(thread: Thread | None) -> list[Pause]:
@@ -1151,7 +1197,9 @@ def _kinds(
             f.checkpoint is not None
             and f.task is not None
             and f.task.node == f.node
-            and not f.task.done
+            # unfinished then: no write, or the writes this very attempt made (a task id
+            # aligned it: the database is read after the kill, when it had finished)
+            and (not f.task.done or (f.alignment == "exact" and f.task_id == f.task.task_id))
             and (iso_to_epoch(f.checkpoint.ts) or begin) < begin
             for f in first
         ):
@@ -1797,6 +1845,8 @@ def gather(
                         end = _beside_subgraph(step_att, holder_of, run_ends, ns, inv, s, end)
                     if ns == "" and stopped.get(inv) == s:
                         end = None  # a task of this step paused before logging: it never completed
+                    if end is not None and _sibling_left_due(atts, step_att, inv):
+                        end = None
                 elif known_end is not None:
                     start, end = (prev_end if prev_end is not None else known_end), known_end
                     inner = below.starts(ns, inv, start, end)
