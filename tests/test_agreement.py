@@ -253,14 +253,20 @@ def test_every_view_of_a_sample_thread_agrees(db: str, tid: str) -> None:
 
 
 def _held_out_threads() -> list[tuple[str, str]]:
-    """(database, thread id) of the recorded kills of the latest held-out round
-    (`tests/whatif_kills/`): a run from an earlier checkpoint (a forked history), graphs a
-    node invokes one after another, and a stateful subgraph across interrupt cycles."""
+    """(database, thread id) of recorded kills of the held-out rounds (`tests/whatif_kills/`):
+    a run from an earlier checkpoint (a forked history), graphs a node invokes one after
+    another, a stateful subgraph across interrupt cycles (round 13); a `DeltaChannel` thread
+    with its exit stub, a stateful graph entered again after a pause (17); four interrupts
+    answered one at a time across `Send` workers, graphs an `@task` call invokes (18)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
         "parent_command_nested-early-0s",
         "stateful_subgraph_interrupt-early-0s",
+        "delta_channel_turns-early-0s",
+        "subgraph_reenter_interrupt-early-0s",
+        "parallel_interrupts_double-early-0s",
+        "multiple_subgraphs_functional-late-0s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

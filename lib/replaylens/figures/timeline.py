@@ -411,8 +411,11 @@ def _would_keep(data: TimelineData, thread: Thread, outcome: Any, mode: str) -> 
     their writes are no orphans under that mode: the banner's count, the diamonds and the
     crosses say the same."""
     if mode == "exit" and outcome.ending == "killed":
-        # A kill under exit leaves no write at all (put_writes is skipped until the end).
+        # A kill under exit leaves no write at all (put_writes is skipped until the end). What
+        # exit keeps that this recording never made (a `DeltaChannel`'s stub) has no time.
         data.marks = [m for m in data.marks if m.kind not in ("orphan", "write")]
+        drawn = sum(1 for m in data.marks if m.kind == "checkpoint")
+        data.unplaced = max(0, outcome.checkpoints_kept - drawn)
         return
     drawn = sum(1 for m in data.marks if m.kind == "checkpoint")
     extra = outcome.checkpoints_kept - drawn
