@@ -188,6 +188,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "parallel_interrupts_double-late-0.25s": KillCampaign(
         "parallel_interrupts_double", 1, ("sync", "async", "exit"), 0.25
     ),
+    "pregel_interrupt_after-early-0s": KillCampaign(
+        "pregel_interrupt_after", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -3176,6 +3176,92 @@ def multiple_retry_policies() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 83-84 round 19
+def _logged_add_one(name: str) -> Callable[[int], int]:
+    def add(x: int) -> int:
+        with effect(name, x=x):
+            _sleep(1.0)
+        return x + 1
+
+    add.__name__ = name
+    return add
+
+
+def pregel_interrupt_after(checkpointer: Any) -> Any:
+    """A raw `Pregel`: one (input -> inbox) and two (inbox -> output), with
+    ``interrupt_after_nodes=["one"]``; inputs 2, None, 20, then 3 while paused (a fresh input
+    that drops the pause), then None.
+
+    Mirrors test_large_cases.py::test_invoke_two_processes_in_out_interrupt: a breakpoint
+    after a node of LangGraph's low-level API, passed by ``invoke(None)``, and a new input
+    sent into a paused thread; the kill lands in the last two invocations.
+    """
+    from langgraph.channels import LastValue
+    from langgraph.pregel import NodeBuilder, Pregel
+
+    return Pregel(
+        nodes={
+            "one": NodeBuilder()
+            .subscribe_only("input")
+            .do(_logged_add_one("one"))
+            .write_to("inbox"),
+            "two": NodeBuilder()
+            .subscribe_only("inbox")
+            .do(_logged_add_one("two"))
+            .write_to("output"),
+        },
+        channels={"inbox": LastValue(int), "output": LastValue(int), "input": LastValue(int)},
+        input_channels="input",
+        output_channels="output",
+        checkpointer=checkpointer,
+        interrupt_after_nodes=["one"],
+    )
+
+
+class SwitchState(TypedDict, total=False):
+    myval: Annotated[int, operator.add]
+    otherval: bool
+
+
+def _switch_node(name: str) -> Callable[[SwitchState], dict[str, Any]]:
+    def node(state: SwitchState) -> dict[str, Any]:
+        switch = not state.get("otherval", False)  # the test's toggle, carried in the state
+        with effect(name, myval=state.get("myval", 0)):
+            _sleep(1.0)
+        return {"myval": 2 if switch else 1, "otherval": switch}
+
+    node.__name__ = name
+    return node
+
+
+def _switch_edge(src: str) -> Callable[[SwitchState], str]:
+    swap = "node_one" if src == "node_two" else "node_two"
+
+    def edge(state: SwitchState) -> str:
+        if state.get("myval", 0) > 3:
+            return END
+        return swap if state.get("otherval") else src
+
+    return edge
+
+
+def fork_retains_writes() -> StateGraph:
+    """node_one and node_two route to each other until ``myval`` passes 3; then the thread
+    runs again from the checkpoint two entries back, where node_one is due (``invoke(None,
+    config with its checkpoint_id)``), and the kill lands in that run.
+
+    Mirrors test_pregel.py::test_run_from_checkpoint_id_retains_previous_writes: a run from an
+    earlier checkpoint of a conditional loop keeps the writes that checkpoint already had.
+    """
+    b = StateGraph(SwitchState)
+    b.add_node("node_one", _switch_node("node_one"))
+    b.add_node("node_two", _switch_node("node_two"))
+    b.add_edge(START, "node_one")
+    b.add_conditional_edges("node_one", _switch_edge("node_one"), ["node_one", "node_two", END])
+    b.add_conditional_edges("node_two", _switch_edge("node_two"), ["node_one", "node_two", END])
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3439,8 +3525,14 @@ CORPUS: tuple[Shape, ...] = (
     Shape("multiple_retry_policies", "test_retry.py::test_graph_with_multiple_retry_policies",
           {"foo": "", "error_type": "value_error"}, (("failing_node", 1, 2.65), ("report", 1, 0.5)),
           then=({"foo": "", "error_type": "key_error"},), kill_from=1),
+    # Held out, nineteenth round: added after the rules the eighteenth round led to.
+    Shape("pregel_interrupt_after", "test_large_cases.py::test_invoke_two_processes_in_out_interrupt",
+          2, (("one", 1, 0.5), ("two", 1, 0.5)), then=(None, 20, 3, None), kill_from=3),
+    Shape("fork_retains_writes", "test_pregel.py::test_run_from_checkpoint_id_retains_previous_writes",
+          {"myval": 1}, (("node_one", 1, 0.5), ("node_two", 1, 0.5)),
+          then=(fork(back=2),), kill_from=1),
 )  # fmt: skip
-"""Eighty-two shapes (the last sixty-six held out, in eighteen rounds); every kill point is a node start the child announces, plus a delay that
+"""Eighty-four shapes (the last sixty-eight held out, in nineteen rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -1099,6 +1099,20 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     return next(iter(nodes)) if len(nodes) == 1 and calls else None
 
 
+def _no_start_step(thread: Thread | None, groups: list[list[Attempt]]) -> bool:
+    """Does the root loop run its first task in the step after its input checkpoint, with no
+    `__start__` step between? An `@entrypoint` does (`_functional`), and so does a graph built
+    on `Pregel` itself (test_invoke_two_processes_in_out_interrupt): its input checkpoint has
+    a node due, not `__start__`, and that node logs step 0, where a graph's first node logs
+    step 1. A later fresh input then adds one checkpoint before its first task, not two."""
+    if (thread is not None and _entrypoint_node(thread) is not None) or _functional(groups):
+        return True
+    root = thread.root.checkpoints if thread is not None and thread.root is not None else []
+    if any(c.source == "input" and c.tasks and all(t.node != START for t in c.tasks) for c in root):
+        return True
+    return any(a.step == 0 and a.logged_ns == "" for g in groups for a in g)
+
+
 def _functional(groups: list[list[Attempt]]) -> bool:
     """Is the thread an `@entrypoint`'s, as its first invocation shows? Its entrypoint ran
     first and held the rest (`_entrypoint_first`), or its lines are calls logged under a root
@@ -1390,7 +1404,7 @@ def _assign_steps(
             # resume re-runs the step after its last checkpoint, a fresh input starts two
             # steps later (its input checkpoint, then `__start__`).
             # An `@entrypoint` has no `__start__` step: its input checkpoint, then its one task.
-            functional = entry is not None or _functional(groups)
+            functional = entry is not None or _no_start_step(thread, groups)
             last_step[""] = (
                 saved_step if kinds[inv] == "resume" else saved_step + (1 if functional else 2)
             )
@@ -1719,7 +1733,7 @@ def gather(
         return max(i for i, b in enumerate(bounds) if ts >= b)
 
     space = space_keys(thread, attempts)
-    functional = _entrypoint_node(thread) is not None or _functional(groups)
+    functional = _no_start_step(thread, groups)
     step_att, step_of = _assign_steps(
         groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space
     )
