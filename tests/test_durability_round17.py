@@ -63,3 +63,28 @@ def test_the_recorded_mode_from_a_bare_log_holds_what_the_run_measured(tmp_path:
         outcome = predict(runs["exit"], "bare")["exit"]
         assert holds(outcome, measured), (name, figures(outcome), outcome.race)
         assert (outcome.race or {}).get("reruns") == span, name
+
+
+def test_a_lost_fresh_input_is_said_as_lost_never_as_nothing_again(tmp_path: Path) -> None:
+    """delta_channel_turns' exit run, killed in the third turn: exit saved nothing of that
+    turn, so the database holds the second turn, completed, and a resume runs nothing. The
+    page had said it in green, "This thread completed; a resume would run nothing", the
+    reassuring answer, while the third input's work was lost. The headline now says the input
+    was lost and must be sent again; each mode that loses it says so in its sentence, in the
+    warning tone, and in `--json` (`lost_input`); sync, which kept the turn's input, does not."""
+    from replaylens.analysis.again import outcome_tone
+    from replaylens.examples.langgraph_tests import form_log
+    from replaylens.killtest.validate import manifest_recording, plan_for
+
+    runs = load("delta_channel_turns-early-0s", tmp_path)
+    entry = runs["exit"]
+    rec = manifest_recording(entry, float(entry["kill_delay"]), "respond")
+    plan = plan_for(entry, str(form_log(entry["effects_at_kill"], "recorder")), rec)
+    assert plan.status == "completed" and not plan.replayed_lines
+    assert plan.verdict_sentence().startswith("The run killed here was a fresh input")
+    exit_outcome = plan.what_if["exit"]
+    assert exit_outcome.lost_input and exit_outcome.to_json()["lost_input"] is True
+    assert "would never run it (sending that input again would)" in exit_outcome.sentence
+    assert outcome_tone(plan, "exit") == "warning"
+    assert not plan.what_if["sync"].lost_input
+    assert plan.input_lost and plan.to_json()["input_lost"] is True

@@ -405,13 +405,13 @@ def outcome_tone(plan: ResumePlan, mode: str) -> Tone:
     """The tone of `mode`'s sentence, from what its figures rest on (`basis`), never from a
     count that is only missing: a warning when a task or a line happens again (or may, at
     either end of its range, or by a restart, or when the mode loses a run from an earlier
-    checkpoint whole); neutral when a figure rests on no effects log
+    checkpoint or a fresh input whole); neutral when a figure rests on no effects log
     (which side effects repeat is unknown); the reassuring green only when the evidence shows
     that nothing happens again (the log says so, or the run completed)."""
     o = plan.what_if[mode]
     under = again_under(plan, mode)
-    if o.restart or under.task_count or under.line_count or o.lost_branch:
-        return "warning"  # (a lost branch: nothing repeats, but its work is never done)
+    if o.restart or under.task_count or under.line_count or o.lost_branch or o.lost_input:
+        return "warning"  # (a lost branch or input: nothing repeats, but its work is never done)
     if any((o.race or {}).get(key, (0, 0))[1] for key in ("reruns", "replayed_lines")):
         return "warning"
     if o.ending == "returned" and not o.reruns:

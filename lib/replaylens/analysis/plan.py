@@ -21,6 +21,7 @@ from replaylens.analysis.again import (
 from replaylens.analysis.attempts import Attempt, effect_list
 from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus, unknown_reason
+from replaylens.analysis.verdicts import LOST_INPUT
 from replaylens.model import Checkpoint, Generation, Task, WriteRecord
 
 
@@ -99,6 +100,12 @@ class ResumePlan:
             for line in a.lines
         )
 
+    @property
+    def input_lost(self) -> bool:
+        """Did the log's last invocation run for a fresh input nothing of which was saved?"""
+        last = max(self.attempts, key=lambda a: a.start_ts, default=None)
+        return last is not None and last.reason == LOST_INPUT
+
     def verdict_sentence(self) -> str:
         """One plain sentence for the incident channel: node, the effect it performed, how many times."""
         replay = [a for a in self.attempts if a.verdict in ("replays", "restart")]
@@ -107,6 +114,12 @@ class ResumePlan:
             return (
                 "No checkpoint exists for this thread: invoke(None) raises EmptyInputError, so only a "
                 f"restart from the input is possible{', and it will ' + what if what else ''}."
+            )
+        if self.status == "completed" and not replay and self.input_lost:
+            return (
+                "The run killed here was a fresh input of which nothing was saved (not even its "
+                "input checkpoint): the database holds the turn before it, completed, so a resume "
+                "would run nothing and that input's work is lost; sending it again would run it."
             )
         if self.status == "completed" and not replay:
             return "This thread completed; a resume would run nothing."
@@ -199,6 +212,7 @@ class ResumePlan:
             "status": self.status,
             "status_explained": STATUS_EXPLAINED.get(self.status, ""),
             "verdict": self.verdict_sentence(),
+            "input_lost": self.input_lost,
             "resume_checkpoint": (
                 {
                     "checkpoint_id": cp.checkpoint_id,

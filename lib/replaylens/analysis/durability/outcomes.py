@@ -52,11 +52,14 @@ class ModeOutcome:
     used: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
     race: dict[str, Any] = field(default_factory=dict)
+    """min/max of each count where the evidence cannot decide between outcomes: a write
+    landing within `RACE` of the kill, or a recorded mode that could have been several."""
     lost_branch: bool = False
     """The killed run went on from an earlier checkpoint and this mode saved nothing of it:
     the resume never runs that branch (`Evidence.replays`); work is lost, not repeated."""
-    """min/max of each count where the evidence cannot decide between outcomes: a write
-    landing within `RACE` of the kill, or a recorded mode that could have been several."""
+    lost_input: bool = False
+    """The killed invocation was a later fresh input and this mode saved nothing of it, not
+    even its input checkpoint (`lost_inputs`): the resume never runs it; the input is lost."""
     basis: dict[str, str] = field(default_factory=dict)
     """Where each figure comes from, in words: `checkpoints_kept`, `reruns`, `replayed_lines`."""
     inference: dict[str, Any] = field(default_factory=dict)
@@ -94,6 +97,7 @@ class ModeOutcome:
             "assumptions": self.assumptions,
             "race": self.race or None,
             "lost_branch": self.lost_branch,
+            "lost_input": self.lost_input,
             "basis": self.basis,
             "recorded_mode_inference": self.inference or None,
         }
@@ -179,6 +183,11 @@ def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
         if not any(k[1] == inv and k[0] == "" and k not in edits for k in landed):
             out.add(inv)
     return out
+
+
+def _killed_input_lost(ev: Evidence, landed: set[tuple[str, int, int]]) -> bool:
+    """Was the invocation the kill ended a later fresh input that saved nothing (`lost_inputs`)?"""
+    return ev.ending == "killed" and ev.invocations - 1 in lost_inputs(ev, landed)
 
 
 def lost_input_attempts(
@@ -300,6 +309,7 @@ def _outcome(
     used: list[str],
     assumed: list[str],
     lost_branch: bool = False,
+    lost_input: bool = False,
 ) -> ModeOutcome:
     lines = sorted(line.line for a in replayed for line in a.lines)
     # Executions, as the sentence counts them (`effect_counts`): two attempts of one task in
@@ -332,6 +342,7 @@ def _outcome(
             logged=bool(ev.attempts),
             kept=count,
             lost_branch=lost_branch,
+            lost_input=lost_input,
         ),  # fmt: skip
         as_recorded=as_recorded,
         ending=ev.ending,
@@ -341,6 +352,7 @@ def _outcome(
         assumed=list(assumed),
         basis=_basis(ev, mode, as_recorded, restart),
         lost_branch=lost_branch,
+        lost_input=lost_input,
     )
 
 
@@ -434,6 +446,7 @@ def modelled(
     # the copy it began with: a resume goes on from the run before it (`Evidence.replays`)
     last = ev.invocations - 1
     lost_branch = last in ev.replays and not any(k[0] == "" and k[1] == last for k in sched.landed)
+    lost_input = _killed_input_lost(ev, sched.landed)
     out = _outcome(
         mode,
         latency,
@@ -448,6 +461,7 @@ def modelled(
         used,
         assumed,
         lost_branch,
+        lost_input,
     )
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:
@@ -875,6 +889,9 @@ def recorded(
         True,
         ev.used + ["the recorded database and the verdicts, as they stand"],
         [],
+        lost_input=_killed_input_lost(
+            ev, {(p.ns, p.inv, p.step) for p in ev.puts if p.checkpoint is not None}
+        ),
     )
     _widen_for_joined(ev, replayed, out)
     return out
@@ -943,6 +960,7 @@ def copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOutc
         basis=dict(src.basis),
         inference=dict(src.inference),
         lost_branch=src.lost_branch,
+        lost_input=src.lost_input,
     )
 
 

@@ -57,6 +57,7 @@ def mode_sentence(
     logged: bool = True,
     kept: int = 0,
     lost_branch: bool = False,
+    lost_input: bool = False,
 ) -> str:
     """The one sentence per mode that every page prints.
 
@@ -64,7 +65,9 @@ def mode_sentence(
     that which side effects repeat is unknown, never that none repeats. `kept`: checkpoints
     kept in any namespace, so a restart beside a subgraph's own checkpoint says both.
     `lost_branch`: the killed run went on from an earlier checkpoint (time travel) and this
-    mode would have saved nothing of it, so the resume never runs its tasks."""
+    mode would have saved nothing of it, so the resume never runs its tasks. `lost_input`: the
+    killed invocation was a later fresh input of which this mode saved nothing: the resume
+    goes on from the invocation before and never runs it (the input must be sent again)."""
     what = effect_list(replayed)
     if ending == "returned" and not replayed:
         return f"Under {mode}, the run completed: a resume would run nothing."
@@ -86,6 +89,12 @@ def mode_sentence(
             "the run from an earlier checkpoint would have saved nothing, not even the copy it "
             f"began its branch with: {start.replace(' and', ',', 1) if not restart else start} "
             "would never run that branch's tasks, and"
+        )
+    if lost_input and not lost_branch:
+        start = (
+            "the last input (a fresh one) would have saved nothing, not even its input checkpoint: "
+            f"{start.replace(' and', ',', 1) if not restart else start} would never run it (sending "
+            "that input again would), and"
         )
     if not what and not logged:
         return f"Under {mode}, {start} may repeat side effects: no effects-log line of this thread shows which."

@@ -164,8 +164,12 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
 
     frames = views.again_frames(plan) if plan.effects_given else {}
     # `unknown` is never shown as reassuring: the rows could not tell that the run finished.
+    # A lost input is no reassurance either: nothing runs again because its work is gone.
     alarming = (
-        bool(frames) or plan.replayed_lines or plan.status in ("failed", "needs_restart", "unknown")
+        bool(frames)
+        or plan.replayed_lines
+        or plan.status in ("failed", "needs_restart", "unknown")
+        or plan.input_lost
     )
     (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
     if "synchronous_commit" in plan.backend:
