@@ -86,6 +86,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _langgraph_values(graph: Any, checkpoint_id: str) -> dict[str, Any]:
+    """LangGraph's own `get_state` values at one checkpoint of the "chat" thread."""
+    config = {
+        "configurable": {"thread_id": "chat", "checkpoint_ns": "", "checkpoint_id": checkpoint_id}
+    }
+    return graph.get_state(config).values
+
+
 def test_folded_values_equal_get_state_on_every_checkpoint(db: Path, tmp_path: Path) -> None:
     conn = sqlite3.connect(private_copy(db, tmp_path / "lg.db"), check_same_thread=False)
     graph = chat().compile(checkpointer=SqliteSaver(conn))
@@ -96,15 +104,7 @@ def test_folded_values_equal_get_state_on_every_checkpoint(db: Path, tmp_path: P
     for cp in thread.root.checkpoints:
         if not delta_channels(cp):
             continue
-        want = graph.get_state(
-            {
-                "configurable": {
-                    "thread_id": "chat",
-                    "checkpoint_ns": "",
-                    "checkpoint_id": cp.checkpoint_id,
-                }
-            }
-        ).values
+        want = _langgraph_values(graph, cp.checkpoint_id)
         got = state_values(source, thread, cp)
         for channel in ("log", "messages"):
             if channel not in want and channel not in got:
@@ -177,15 +177,7 @@ def test_writes_saved_on_exit_are_values_not_tasks(exit_db: Path, tmp_path: Path
     notes = list(checkpoints_frame(thread.root)["notes"])
     assert notes[0].startswith("a stub LangGraph saved under exit") and "not tasks" in notes[1]
     for cp in cps[1:]:
-        want = graph.get_state(
-            {
-                "configurable": {
-                    "thread_id": "chat",
-                    "checkpoint_ns": "",
-                    "checkpoint_id": cp.checkpoint_id,
-                }
-            }
-        ).values
+        want = _langgraph_values(graph, cp.checkpoint_id)
         got = state_values(source, thread, cp)
         for channel in ("log", "messages"):
             assert _plain(got[channel].value) == _plain(want.get(channel, [])), (cp.step, channel)
