@@ -28,3 +28,19 @@ def test_a_pregel_loop_adds_one_checkpoint_per_fresh_input(tmp_path: Path) -> No
     # a bare log names no step: the sync database's input checkpoint with `one` due tells
     assert figures(predict(runs["sync"], "bare", given=False)["async"]) == (6, 1, 1)
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
+
+
+def test_a_pause_inside_a_subgraph_before_any_line_is_an_invocation_first(
+    tmp_path: Path,
+) -> None:
+    """dynamic_interrupt_subgraph (round 20): the subgraph's node `do` calls ``interrupt()``
+    before logging, so the first invocation left no line; the kill lands in `do` after the
+    answer, before its answer was saved (no `__resume__` write yet). Under exit that first
+    invocation's pause saved the root's and the subgraph's checkpoints (2 kept); read as the
+    log's only invocation, exit had been predicted to keep none. `do` ran past its pause in
+    the log (killed in it): it had been answered, so an invocation came first."""
+    runs = load("dynamic_interrupt_subgraph-early-0s", tmp_path)
+    assert real(runs["exit"]) == (2, 1, 1) and real(runs["sync"]) == (4, 1, 1)
+    for src in ("sync", "async"):
+        assert figures(predict(runs[src])["exit"]) == (2, 1, 1), src
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))

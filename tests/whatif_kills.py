@@ -191,6 +191,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "pregel_interrupt_after-early-0s": KillCampaign(
         "pregel_interrupt_after", 0, ("sync", "async", "exit"), 0.0
     ),
+    "dynamic_interrupt_subgraph-early-0s": KillCampaign(
+        "dynamic_interrupt_subgraph", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

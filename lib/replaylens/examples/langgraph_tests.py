@@ -3262,6 +3262,63 @@ def fork_retains_writes() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 85-86 round 20
+class MarketState(TypedDict, total=False):
+    my_key: Annotated[str, operator.add]
+    market: str
+
+
+class MarketSubState(TypedDict, total=False):
+    my_key: str
+    market: str
+
+
+def _market_do(state: MarketSubState) -> dict[str, Any]:
+    answer = interrupt("Just because...") if state.get("market") == "DE" else " all good"
+    with effect("do", market=state.get("market"), answer=answer):
+        _sleep(2.0)
+    return {"my_key": str(answer)}
+
+
+def dynamic_interrupt_subgraph() -> StateGraph:
+    """tool_two, a compiled subgraph whose one node `do` (`RetryPolicy`) calls
+    ``interrupt()`` before logging, then works with the answer.
+
+    Mirrors test_large_cases.py::test_dynamic_interrupt_subgraph: the first invocation pauses
+    inside the subgraph without a line; ``Command(resume=...)`` answers it, and the kill lands
+    in the answered run.
+    """
+    sub = StateGraph(MarketSubState)
+    sub.add_node("do", _market_do, retry_policy=RetryPolicy())
+    sub.add_edge(START, "do")
+    b = StateGraph(MarketState)
+    b.add_node("tool_two", sub.compile())
+    b.add_edge(START, "tool_two")
+    return b
+
+
+def interrupt_after_all_async(checkpointer: Any) -> Any:
+    """step_1 -> step_2 -> step_3 as ``async def`` nodes, compiled with interrupt_after="*",
+    run by ``ainvoke``; ``ainvoke(None)`` goes on after each pause.
+
+    Mirrors test_interruption.py::test_interruption_without_state_updates_async: the async
+    loop's pause after every step, with no channel written.
+    """
+
+    def step(name: str) -> Callable[..., Any]:
+        async def node(state: InputOnlyState) -> None:
+            import asyncio
+
+            with effect(name):
+                await asyncio.sleep(settings.get_float(ENV_SLEEP, 0.0))
+
+        node.__name__ = name
+        return node
+
+    steps = [(f"step_{i}", step(f"step_{i}")) for i in (1, 2, 3)]
+    return chain(InputOnlyState, *steps).compile(checkpointer=checkpointer, interrupt_after="*")
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3531,8 +3588,16 @@ CORPUS: tuple[Shape, ...] = (
     Shape("fork_retains_writes", "test_pregel.py::test_run_from_checkpoint_id_retains_previous_writes",
           {"myval": 1}, (("node_one", 1, 0.5), ("node_two", 1, 0.5)),
           then=(fork(back=2),), kill_from=1),
+    # Held out, twentieth round: added after the rules the nineteenth round led to.
+    Shape("dynamic_interrupt_subgraph", "test_large_cases.py::test_dynamic_interrupt_subgraph",
+          {"my_key": "value", "market": "DE"}, (("do", 1, 0.5), ("do", 1, 1.5)),
+          resume_value=" my answer", has_resume_value=True, kill_from=1),
+    Shape("interrupt_after_all_async",
+          "test_interruption.py::test_interruption_without_state_updates_async",
+          {"input": "hello world"}, (("step_2", 1, 0.5), ("step_3", 1, 0.5)),
+          then=(None, None), kill_from=1, api="ainvoke"),
 )  # fmt: skip
-"""Eighty-four shapes (the last sixty-eight held out, in nineteen rounds); every kill point is a node start the child announces, plus a delay that
+"""Eighty-six shapes (the last seventy held out, in twenty rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -401,22 +401,25 @@ def _silent_first(thread: Thread | None, attempts: list[Attempt]) -> bool:
 
 def _answered_first(thread: Thread, attempts: list[Attempt], first: float) -> bool:
     """Is the log's first task one the database shows paused, at a checkpoint taken before
-    it began, and answered (its ``__resume__`` write), with no run of it before the answer in
-    the log? A task that calls ``interrupt()`` before logging anything
+    it began, and answered, with no run of it before the answer in the log? A task that calls ``interrupt()`` before logging anything
     (test_parallel_interrupts_double's nodes) leaves the invocation that paused it without a
     line: the log begins with the answer's. Only a task id tells it: a node that logs, then
     pauses, logs the same way in the invocation that paused."""
     head = min(attempts, key=lambda a: a.start_ts)
     if head.task_id is None or any(b is not head and b.task_id == head.task_id for b in attempts):
         return False  # no id, or its task ran again: a run before the pause, then the answer
+    # Answered: its `__resume__` write, or it ran past the pause in the log (killed in it,
+    # or others ran after it): a task that logs before pausing cannot have paused yet then.
+    went_on = head.outcome == "in flight" or any(b.start_ts >= head.end_ts for b in attempts)
     for space in thread.namespaces.values():
         for c in space.checkpoints:
             if (taken_at(c) or first) >= first - RACE:
                 continue
             for t in c.tasks:
                 channels = {w.channel for w in t.writes}
-                if t.task_id == head.task_id and {"__interrupt__", "__resume__"} <= channels:
-                    return True
+                if t.task_id == head.task_id and "__interrupt__" in channels:
+                    if "__resume__" in channels or went_on:
+                        return True
     return False
 
 
