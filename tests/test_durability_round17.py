@@ -88,3 +88,19 @@ def test_a_lost_fresh_input_is_said_as_lost_never_as_nothing_again(tmp_path: Pat
     assert outcome_tone(plan, "exit") == "warning"
     assert not plan.what_if["sync"].lost_input
     assert plan.input_lost and plan.to_json()["input_lost"] is True
+    # the timeline draws the turn's killed task as lost, not in the green of "kept"
+    from replaylens.analysis.status import load_thread
+    from replaylens.figures.colors import VERDICT, VERDICT_WORDS
+    from replaylens.figures.timeline import build_timeline_data
+    from replaylens.sources import open_source
+
+    source = open_source(entry["db_at_kill"])
+    try:
+        thread = load_thread(source, entry["thread_id"])
+    finally:
+        source.close()
+    bars = build_timeline_data(thread, plan, "exit").bars
+    killed = [b for b in bars if b.in_flight]
+    assert killed and all(b.category == VERDICT_WORDS["lost"] for b in killed), killed
+    assert all(b.color == VERDICT["lost"] for b in killed)
+    assert any(b.category == VERDICT_WORDS["kept"] for b in bars)  # the earlier turns' tasks

@@ -12,13 +12,17 @@ VERDICT = {
     "kept": "#009E73",
     "replays": "#E69F00",
     "restart": "#D55E00",
+    "lost": "#CC79A7",
     "": "#999999",
 }
 VERDICT_WORDS = {
     "kept": "kept (not run again)",
     "replays": "runs again on resume",
     "restart": "runs again (restart)",
+    "lost": "lost with its input (never run again)",
 }
+"""`lost`: a task of a fresh input nothing of which was saved: not run again, and not done
+either (its work is gone until the input is sent again), so not the green of "kept"."""
 REUSED = "#7FCDB8"
 """Kept, and specifically finished in the resume step with its writes re-applied: a light shade
 of the timeline's "kept" green, so the graph and the Learn page tell it apart without a new hue."""

@@ -18,6 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from replaylens import namespaces
+from replaylens.analysis.verdicts import LOST_INPUT
 from replaylens.figures import colors
 from replaylens.model import NULL_TASK_ID, Thread, channel_label
 from replaylens.text import plotly_text
@@ -169,6 +170,8 @@ def build_timeline_data(
         if again is not None:
             runs_again = any(line.line in again for line in a.lines)
             verdict = ("restart" if outcome.restart else "replays") if runs_again else "kept"
+        if verdict == "kept" and a.reason == LOST_INPUT and (outcome is None or outcome.lost_input):
+            verdict = "lost"
         word = colors.VERDICT_WORDS.get(verdict, "not judged")
         lines = ", ".join(str(line.line) for line in a.lines)
         hover = (

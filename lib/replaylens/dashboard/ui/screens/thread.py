@@ -202,8 +202,8 @@ if item is not None:
             )
             st.caption(
                 "One lane per node. Bars: each attempt of a task, from the effects log (green: kept; amber: runs "
-                "again on resume; striped: still running at the crash; grey: no log line, drawn from checkpoint "
-                "to checkpoint). ◆ checkpoint landed (number = step), ◇ checkpoint this mode would have lost, "
+                "again on resume; purple: lost with an input nothing of which was saved; striped: still running "
+                "at the crash; grey: no log line, drawn from checkpoint to checkpoint). ◆ checkpoint landed (number = step), ◇ checkpoint this mode would have lost, "
                 "| writes saved, ✕ orphan write, ★ started and never finished. " + window
             )
             if outcome is not None and outcome.assumed:
