@@ -337,8 +337,10 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
                 "notes": "; ".join(notes),
             }
         )
+    # the notes (a resume starts here, a fork, an update, a stub) before the long ids, so a
+    # first look sees them without scrolling the table sideways
     return pd.DataFrame(rows, columns=["step", "source", "time (UTC)", "next tasks", "writes",
-                                       "checkpoint id", "parent", "notes"])  # fmt: skip
+                                       "notes", "checkpoint id", "parent"])  # fmt: skip
 
 
 WRITE_COLUMNS = ["task", "task status", "channel", "idx", "type", "bytes", "value", "task id"]
