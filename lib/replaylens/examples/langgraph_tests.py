@@ -3319,6 +3319,74 @@ def interrupt_after_all_async(checkpointer: Any) -> Any:
     return chain(InputOnlyState, *steps).compile(checkpointer=checkpointer, interrupt_after="*")
 
 
+# --------------------------------------------------------------------------- 87-88 round 21
+class CountData(TypedDict, total=False):
+    count: int
+    data: str
+
+
+def _prepare_count(state: CountData) -> dict[str, Any]:
+    with effect("prepare"):
+        _sleep(1.0)
+    return {"count": state.get("count", 0) + 10}
+
+
+def _multi_interrupt(state: CountData) -> dict[str, Any]:
+    first = interrupt("First question?")
+    second = interrupt("Second question?")
+    with effect("multi_interrupt", first=first, second=second):
+        _sleep(2.0)
+    return {"data": f"{first},{second}"}
+
+
+def interrupt_cycles_after_node() -> StateGraph:
+    """prepare -> multi_interrupt, which calls ``interrupt()`` twice before logging; each pause
+    answered with ``Command(resume=...)``.
+
+    Mirrors test_pregel.py::test_node_before_multiple_interrupt_cycles_graph_api: the first
+    answer re-runs the node to its second pause without a line (an invocation the log does
+    not show at all), the second answer to its work; the kill lands in that work.
+    """
+    return chain(CountData, ("prepare", _prepare_count), ("multi_interrupt", _multi_interrupt))
+
+
+class ValueAnswer(TypedDict, total=False):
+    value: int
+    answer: str
+
+
+def _value_step(name: str, update: Callable[[int], int]) -> Callable[..., Any]:
+    def node(state: ValueAnswer) -> dict[str, Any]:
+        with effect(name, value=state.get("value")):
+            _sleep(1.0)
+        return {"value": update(state.get("value", 0))}
+
+    node.__name__ = name
+    return node
+
+
+def _ask_value(state: ValueAnswer) -> dict[str, Any]:
+    answer = interrupt(f"Result so far is {state.get('value')}. What next?")
+    with effect("ask", answer=answer):
+        _sleep(2.0)
+    return {"answer": str(answer)}
+
+
+def nodes_before_interrupt() -> StateGraph:
+    """step_a -> step_b -> ask, which calls ``interrupt()`` before logging; answered.
+
+    Mirrors test_pregel.py::test_multiple_nodes_before_interrupt_resume_graph_api (the graph
+    API's analog of round 16's tasks_before_interrupt): the answer runs ask again from its
+    top, after two saved steps; the kill lands in ask's work.
+    """
+    return chain(
+        ValueAnswer,
+        ("step_a", _value_step("step_a", lambda v: v + 1)),
+        ("step_b", _value_step("step_b", lambda v: v * 2)),
+        ("ask", _ask_value),
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3596,8 +3664,17 @@ CORPUS: tuple[Shape, ...] = (
           "test_interruption.py::test_interruption_without_state_updates_async",
           {"input": "hello world"}, (("step_2", 1, 0.5), ("step_3", 1, 0.5)),
           then=(None, None), kill_from=1, api="ainvoke"),
+    # Held out, twenty-first round: added after the rules the twentieth round led to.
+    Shape("interrupt_cycles_after_node",
+          "test_pregel.py::test_node_before_multiple_interrupt_cycles_graph_api",
+          {"count": 0, "data": ""}, (("multi_interrupt", 1, 0.5), ("multi_interrupt", 1, 1.5)),
+          resume_value="an answer", has_resume_value=True, kill_from=2),
+    Shape("nodes_before_interrupt",
+          "test_pregel.py::test_multiple_nodes_before_interrupt_resume_graph_api",
+          {"value": 5, "answer": ""}, (("ask", 1, 0.5), ("ask", 1, 1.5)),
+          resume_value="continue", has_resume_value=True, kill_from=1),
 )  # fmt: skip
-"""Eighty-six shapes (the last seventy held out, in twenty rounds); every kill point is a node start the child announces, plus a delay that
+"""Eighty-eight shapes (the last seventy-two held out, in twenty-one rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
