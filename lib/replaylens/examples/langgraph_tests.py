@@ -3387,6 +3387,52 @@ def nodes_before_interrupt() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- 89 round 22
+def named_tasks(checkpointer: Any) -> Any:
+    """@entrypoint `workflow` calling, one after another, @tasks given names of their own: a
+    bound method twice under two names (custom_foo, other_foo), custom_bar, a partial left
+    unnamed (baz), the same partial named custom_baz, a callable object named qux.
+
+    Mirrors test_pregel.py::test_named_tasks_functional: a call's name (what its task id is
+    hashed from, and what its lines carry) is the one given, not the function's.
+    """
+    import functools
+
+    from langgraph.func import entrypoint, task
+
+    def work(label: str, value: str) -> str:
+        with effect(label):
+            _sleep(1.0)
+        return f"{value}|{label}"
+
+    class Foo:
+        def foo(self, value: str) -> str:
+            return work("foo", value)
+
+    class Qux:
+        def __call__(self, value: str) -> str:
+            return work("qux", value)
+
+    f = Foo()
+    foo = task(f.foo, name="custom_foo")
+    other_foo = task(f.foo, name="other_foo")
+    bar = task(functools.partial(work, "bar"), name="custom_bar")
+    baz_task = task(functools.partial(work, "baz"))
+    custom_baz_task = task(functools.partial(work, "custom_baz"), name="custom_baz")
+    qux_task = task(Qux(), name="qux")
+
+    @entrypoint(checkpointer=checkpointer)
+    def workflow(inputs: dict[str, Any]) -> str:
+        value = foo(inputs.get("value", "")).result()
+        other_foo(value).result()
+        value = bar(value).result()
+        value = baz_task(value).result()
+        value = custom_baz_task(value).result()
+        return str(qux_task(value).result())
+
+    return workflow
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3673,8 +3719,11 @@ CORPUS: tuple[Shape, ...] = (
           "test_pregel.py::test_multiple_nodes_before_interrupt_resume_graph_api",
           {"value": 5, "answer": ""}, (("ask", 1, 0.5), ("ask", 1, 1.5)),
           resume_value="continue", has_resume_value=True, kill_from=1),
+    # Held out, twenty-second round: added after the rules the twenty-first round led to.
+    Shape("named_tasks", "test_pregel.py::test_named_tasks_functional",
+          {"value": ""}, (("workflow", 1, 1.5), ("workflow", 1, 4.5))),
 )  # fmt: skip
-"""Eighty-eight shapes (the last seventy-two held out, in twenty-one rounds); every kill point is a node start the child announces, plus a delay that
+"""Eighty-nine shapes (the last seventy-three held out, in twenty-two rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

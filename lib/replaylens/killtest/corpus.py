@@ -1,6 +1,6 @@
 """`replaylens validate --corpus langgraph-tests`: the what-if on graphs this project did not write.
 
-The corpus is `replaylens.examples.langgraph_tests`: eighty-eight graph shapes modelled on
+The corpus is `replaylens.examples.langgraph_tests`: eighty-nine graph shapes modelled on
 LangGraph's own test suite, each logging every effect three ways (this project's
 recorder, LangGraph's own config values copied verbatim, bare lines). Each shape is
 killed at an early and a late node under sync, async and exit, at each checkpoint write
