@@ -593,13 +593,14 @@ Evidence = dict[str, dict[str, str | None]]
 """checkpoint id -> {task id that ran after it: the node name when something says it}."""
 
 
-def task_evidence(thread: Thread) -> Evidence:
+def task_evidence(thread: Thread, delta: set[str] | None = None) -> Evidence:
     """Task ids known to have run after each checkpoint: its writes' task ids, and the
     task ids that name a subgraph namespace (`sub:<task id>` under its parent checkpoint),
     which also name the node. Checkpoints of formats v1 to v3 lack `task_path`, so these
     ids are the only trace of a task that started and did not finish."""
     out: Evidence = {}
-    delta = thread_delta_channels(thread)
+    if delta is None:
+        delta = thread_delta_channels(thread)
     for ns in thread.namespaces.values():
         for cp in ns.checkpoints:
             ids = out.setdefault(cp.checkpoint_id, {})
@@ -739,9 +740,9 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     for cp, _ in pairs:  # annotating again (with hints) starts from the rows alone
         cp.task_notes = []
         cp.next_unknown = None
-    evidence = task_evidence(thread)
-    rule, _, written = choose_id_rule(pairs, evidence)
     delta = thread_delta_channels(thread)
+    evidence = task_evidence(thread, delta)
+    rule, _, written = choose_id_rule(pairs, evidence)
     for cp, triggers in pairs:
         cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule), delta)
         _flag_unexplained(cp)

@@ -1386,6 +1386,8 @@ def _assign_steps(
             "the log names no namespace and runs of one subgraph overlapped: each task is "
             "taken as the run whose previous task ended last before it began"
         )
+    # an `@entrypoint` or a raw Pregel: no `__start__` step before a later input's first task
+    no_start = _no_start_step(thread, groups)
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
         # the attempt before, per loop: runs side by side (`Send` workers of one subgraph)
@@ -1407,9 +1409,8 @@ def _assign_steps(
             # resume re-runs the step after its last checkpoint, a fresh input starts two
             # steps later (its input checkpoint, then `__start__`).
             # An `@entrypoint` has no `__start__` step: its input checkpoint, then its one task.
-            functional = entry is not None or _no_start_step(thread, groups)
             last_step[""] = (
-                saved_step if kinds[inv] == "resume" else saved_step + (1 if functional else 2)
+                saved_step if kinds[inv] == "resume" else saved_step + (1 if no_start else 2)
             )
         entry_step = last_step.get("", -1) + 1
         for a in g:

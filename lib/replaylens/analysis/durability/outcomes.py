@@ -185,6 +185,12 @@ def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
     return out
 
 
+def _held(ev: Evidence) -> set[tuple[str, int, int]]:
+    """(namespace, invocation, step) of the checkpoints the database holds: what the recorded
+    resume goes on from."""
+    return {(p.ns, p.inv, p.step) for p in ev.puts if p.checkpoint is not None}
+
+
 def _killed_input_lost(ev: Evidence, landed: set[tuple[str, int, int]]) -> bool:
     """Was the invocation the kill ended a later fresh input that saved nothing (`lost_inputs`)?"""
     return ev.ending == "killed" and ev.invocations - 1 in lost_inputs(ev, landed)
@@ -197,8 +203,7 @@ def lost_input_attempts(
     the database as it stands: what the verdicts take from `lost_inputs`, so the recorded
     resume and every modelled mode follow the one rule."""
     ev = gather(thread, attempts, status, recording)
-    held = {(p.ns, p.inv, p.step) for p in ev.puts if p.checkpoint is not None}
-    lost = lost_inputs(ev, held)
+    lost = lost_inputs(ev, _held(ev))
     if not lost:
         return set()
     return {id(a) for a in ev.attempts if ev.step_of[id(a)][1] in lost}
@@ -682,9 +687,7 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     killed = ev.kill_attempt
     if not k or killed is None:
         return
-    keys = ("checkpoints_kept", "reruns", "replayed_lines")
-    own = (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))
-    spans = {key: list(out.race.get(key, [own[i], own[i]])) for i, key in enumerate(keys)}
+    spans = _spans(out)
     spans["checkpoints_kept"][1] += k if mode == "exit" else 2 * k
     if mode != "exit":
         tasks = [a for a in later if id(a) not in ev.retried]
@@ -733,22 +736,27 @@ def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -
         extra += len(run) - 1
     if not extra:
         return
-    own = len(out.reruns)
-    low, high = out.race.get("reruns", [own, own])
+    spans = _spans(out)
+    spans["reruns"][1] += extra
     note = (
         "the log names no effect: attempts of one node logged one after another by one "
         "process are read as one task's effects, though they may be tasks started in turn "
-        f"(a worker in the place of one that finished): {low}-{high + extra} tasks again"
+        f"(a worker in the place of one that finished): {spans['reruns'][0]}-{spans['reruns'][1]} "
+        "tasks again"
     )
-    keys = ("checkpoints_kept", "replayed_lines")
-    own_of = {"checkpoints_kept": out.checkpoints_kept, "replayed_lines": len(out.replayed_lines)}
     out.race = {
-        **{k: list(out.race.get(k, [own_of[k], own_of[k]])) for k in keys},
         **out.race,
-        "reruns": [low, high + extra],
+        **spans,
         "note": "; ".join(x for x in (out.race.get("note"), note) if x),
     }
     out.assumed.append(note)
+
+
+def _spans(out: ModeOutcome) -> dict[str, list[int]]:
+    """The outcome's three figures as [low, high]: its range where it has one, else the figure."""
+    own = (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))
+    keys = ("checkpoints_kept", "reruns", "replayed_lines")
+    return {key: list(out.race.get(key, [own[i], own[i]])) for i, key in enumerate(keys)}
 
 
 LATE_KILL = 3600.0
@@ -889,9 +897,7 @@ def recorded(
         True,
         ev.used + ["the recorded database and the verdicts, as they stand"],
         [],
-        lost_input=_killed_input_lost(
-            ev, {(p.ns, p.inv, p.step) for p in ev.puts if p.checkpoint is not None}
-        ),
+        lost_input=_killed_input_lost(ev, _held(ev)),
     )
     _widen_for_joined(ev, replayed, out)
     return out
