@@ -47,7 +47,8 @@ def test_corpus_has_the_shapes_the_issue_asks_for() -> None:
 INVOKED_IN_A_BODY = {("parent_command_nested", "node"), ("stateful_namespace_isolation", "echo"),
                      ("stateful_subgraph_interrupt", "process"),
                      ("stateful_subgraph_interrupt", "respond"), ("child_own_thread", "n"),
-                     ("weather_subgraph", "weather_node"), ("subgraph_reenter_interrupt", "subnode_2")}  # fmt: skip
+                     ("weather_subgraph", "weather_node"), ("subgraph_reenter_interrupt", "subnode_2"),
+                     ("double_interrupt_subgraph", "node_2")}  # fmt: skip
 """Kill points in graphs a node invokes in its body (the compiled graph does not list them)."""
 
 

@@ -3433,6 +3433,109 @@ def named_tasks(checkpointer: Any) -> Any:
     return workflow
 
 
+# --------------------------------------------------------------------------- 90-92 round 23
+class AgentInput(TypedDict, total=False):
+    input: str
+
+
+def _asking(name: str) -> Callable[[AgentInput], dict[str, Any]]:
+    def node(state: AgentInput) -> dict[str, Any]:
+        answer = interrupt(f"interrupt {name}")
+        with effect(name, answer=answer):
+            _sleep(1.0)
+        return {"input": str(answer)}
+
+    node.__name__ = name
+    return node
+
+
+_DOUBLE_INTERRUPT_SUB: Any = None
+
+
+def _invoke_sub_agent(state: AgentInput) -> dict[str, Any]:
+    global _DOUBLE_INTERRUPT_SUB
+    if _DOUBLE_INTERRUPT_SUB is None:
+        _DOUBLE_INTERRUPT_SUB = chain(
+            AgentInput, ("node_1", _asking("node_1")), ("node_2", _asking("node_2"))
+        ).compile()
+    out = _DOUBLE_INTERRUPT_SUB.invoke(state)
+    with effect("invoke_sub_agent", input=out.get("input")):
+        _sleep(1.0)
+    return {"input": out.get("input", "")}
+
+
+def double_interrupt_subgraph() -> StateGraph:
+    """invoke_sub_agent, a node that calls ``subgraph.invoke()`` (compiled without a
+    checkpointer of its own, so on the thread's), whose node_1 and node_2 each call
+    ``interrupt()`` before logging; then the node logs the subgraph's answer.
+
+    Mirrors test_pregel.py::test_double_interrupt_subgraph: two answers, each re-running the
+    node from its top and the subgraph from its saved checkpoint; the kill lands after the
+    second answer, in node_2's work or the calling node's own.
+    """
+    return chain(AgentInput, ("invoke_sub_agent", _invoke_sub_agent))
+
+
+class MarketKey(TypedDict, total=False):
+    my_key: Annotated[str, operator.add]
+    market: str
+
+
+def _ask_twice(state: MarketKey) -> dict[str, Any]:
+    answer = interrupt({"value": 1})
+    answer2 = interrupt({"value": 2})
+    with effect("node", my_key=state.get("my_key"), answers=[answer, answer2]):
+        _sleep(2.0)
+    return {"my_key": f"{answer} {answer2}"}
+
+
+def interrupt_update_resume() -> StateGraph:
+    """node calls ``interrupt()`` twice before logging; the first pause is answered with
+    ``Command(resume=..., update={"my_key": " foofoo "})``, the second with a plain resume.
+
+    Mirrors test_pregel.py::test_interrupt_multiple (resume_style "null"): a resume that also
+    edits the state — its update is a pending write of no task (LangGraph's null task id),
+    folded in by the step the answered node completes; the kill lands in that node's work.
+    """
+    return chain(MarketKey, ("node", _ask_twice))
+
+
+class ValueTrail(TypedDict, total=False):
+    value: Annotated[list[str], operator.add]
+
+
+def _ask_human(state: ValueTrail) -> dict[str, Any]:
+    answer = interrupt("Provide input:")
+    with effect("ask_human", answer=answer):
+        _sleep(1.0)
+    return {"value": [f"human:{answer}"]}
+
+
+def subgraph_replay_then_resume() -> StateGraph:
+    """router -> subgraph_node (a stateful subgraph, ``checkpointer=True``: step_a ->
+    ask_human, which calls ``interrupt()`` before logging -> step_b) -> post_process. Paused,
+    answered and run to its end; then run again from the root checkpoint where subgraph_node
+    was due (time travel: a fork), which pauses again, and answered once more.
+
+    Mirrors test_time_travel.py::test_subgraph_interrupt_replay_from_parent_then_resume: the
+    replay re-runs step_a and asks again; the kill lands in the second answer's run.
+    """
+    sub = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_human", _ask_human),
+        ("step_b", _node("step_b", 1.0, "value")),
+    ).compile(checkpointer=True)
+    b = StateGraph(ValueTrail)
+    b.add_node("router", _node("router", 1.0, "value"))
+    b.add_node("subgraph_node", sub)
+    b.add_node("post_process", _node("post_process", 1.0, "value"))
+    b.add_edge(START, "router")
+    b.add_edge("router", "subgraph_node")
+    b.add_edge("subgraph_node", "post_process")
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3722,8 +3825,20 @@ CORPUS: tuple[Shape, ...] = (
     # Held out, twenty-second round: added after the rules the twenty-first round led to.
     Shape("named_tasks", "test_pregel.py::test_named_tasks_functional",
           {"value": ""}, (("workflow", 1, 1.5), ("workflow", 1, 4.5))),
+    # Held out, twenty-third round: added after the rules the twenty-second round led to.
+    Shape("double_interrupt_subgraph", "test_pregel.py::test_double_interrupt_subgraph",
+          {"input": "test"}, (("node_2", 1, 0.5), ("invoke_sub_agent", 1, 1.5)),
+          resume_value="123", has_resume_value=True, kill_from=2),
+    Shape("interrupt_update_resume", "test_pregel.py::test_interrupt_multiple",
+          {"my_key": "DE", "market": "DE"}, (("node", 1, 0.5), ("node", 1, 1.5)),
+          then=(command(resume="answer 1", update={"my_key": " foofoo "}),
+                command(resume="answer 2")), kill_from=2),
+    Shape("subgraph_replay_then_resume",
+          "test_time_travel.py::test_subgraph_interrupt_replay_from_parent_then_resume",
+          {"value": []}, (("ask_human", 1, 0.5), ("post_process", 1, 0.5)),
+          resume_value="new_answer", has_resume_value=True, then=(fork(back=2),), kill_from=3),
 )  # fmt: skip
-"""Eighty-nine shapes (the last seventy-three held out, in twenty-two rounds); every kill point is a node start the child announces, plus a delay that
+"""Ninety-two shapes (the last seventy-six held out, in twenty-three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
