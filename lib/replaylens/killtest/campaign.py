@@ -38,7 +38,7 @@ from typing import Any
 
 from replaylens.errors import ReplaylensError, ThreadNotFound
 from replaylens.killtest import MODES
-from replaylens.killtest._child import DEFAULT_HOLD, FAULT_POINTS
+from replaylens.killtest._child import COMMAND, DEFAULT_HOLD, FAULT_POINTS
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
@@ -196,17 +196,36 @@ def _answer_interrupts(
     return outcome
 
 
+def _answer_again(
+    first: ChildOutcome, spec: ChildSpec, killed: ChildSpec, env: dict[str, str]
+) -> ChildOutcome:
+    """After the kill, when the resume stopped at an interrupt and the killed invocation was
+    itself an answer (a `command()` input with `resume`), send that answer once more: the
+    resume is answered as the run answered it, as `_answer_interrupts` does for a run driven
+    by `resume_value`. Under exit the killed invocation's answer was never saved, and the
+    resume asks the same question again."""
+    sent = killed.input if isinstance(killed.input, dict) else None
+    command = sent.get(COMMAND) if sent else None
+    if first.killed or not isinstance(command, dict) or "resume" not in command:
+        return first
+    if not (first.result or {}).get("interrupted"):
+        return first
+    again = dataclasses.replace(spec, input=sent, resume=False)
+    return run_child(again, timeout=CHILD_TIMEOUT, env=env)
+
+
 def _drive(
     spec: ChildSpec,
     ctx: RunContext,
     env: dict[str, str],
     on_kill: Callable[[], None] | None,
     **kill: Any,
-) -> ChildOutcome:
+) -> tuple[ChildOutcome, ChildSpec]:
     """The invocations of one run up to its kill: the input, then, while a child ends
     without being killed, the answer to its interrupt (with a resume value) or the next of
     `ctx.then_inputs`. The kill is aimed from invocation `ctx.kill_from_invocation` on, so
-    that it lands after the pause or the failure it is meant to follow."""
+    that it lands after the pause or the failure it is meant to follow. Returns the outcome
+    and the spec of the invocation it came from (the killed one, when a kill landed)."""
     unarmed: dict[str, Any] = {"kill_at": None, "kill_delay": 0.0, "kill_after": None}
     invocation = 0
 
@@ -228,7 +247,7 @@ def _drive(
             break
         invocation += 1
         outcome = child(spec)
-    return outcome
+    return outcome, spec
 
 
 @dataclass(frozen=True)
@@ -373,7 +392,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
             "kill_after": None if plan.fault else ctx.kill_after}  # fmt: skip
     crashed: list[int] = []
     on_kill = (lambda: crashed.append(ctx.backend.server.crash())) if ctx.server_crash else None
-    outcome = _drive(spec, ctx, env, on_kill, **kill)
+    outcome, last_spec = _drive(spec, ctx, env, on_kill, **kill)
     if crashed:
         ctx.backend.server.restart()  # crash recovery runs here; what it keeps is the measurement
 
@@ -396,6 +415,8 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
         again = run_child(again_spec, timeout=CHILD_TIMEOUT, env=env)
         if ctx.has_resume_value:
             again = _answer_interrupts(again, again_spec, ctx.resume_value, env)
+        else:
+            again = _answer_again(again, again_spec, last_spec, env)
         resume = {"ok": bool(again.result and again.result.get("ok")), "error": _error_of(again)}
     elif plan.fault:
         resume = {
