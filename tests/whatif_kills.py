@@ -194,6 +194,25 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "dynamic_interrupt_subgraph-early-0s": KillCampaign(
         "dynamic_interrupt_subgraph", 0, ("sync", "async", "exit"), 0.0
     ),
+    "subgraph_replay_then_resume-early-0s": KillCampaign(
+        "subgraph_replay_then_resume", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "subgraph_replay_then_resume-late-0s": KillCampaign(
+        "subgraph_replay_then_resume", 1, ("sync", "async", "exit"), 0.0
+    ),
+    "subgraph_replay_then_resume-early-0.25s": KillCampaign(
+        "subgraph_replay_then_resume", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "double_interrupt_subgraph-late-0s": KillCampaign(
+        "double_interrupt_subgraph", 1, ("sync", "async", "exit"), 0.0
+    ),
+    # exit has no put to wait for and reaches the calling node's line: a kill elsewhere
+    "double_interrupt_subgraph-late-0.25s": KillCampaign(
+        "double_interrupt_subgraph", 1, ("sync", "async"), 0.25
+    ),
+    "interrupt_update_resume-early-0s": KillCampaign(
+        "interrupt_update_resume", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -76,9 +76,22 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
 
 
 def _replayed_from(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) -> dict[int, int]:
-    """invocation -> the step of the copy it began with, for each invocation that ran from an
+    """invocation -> the step of the copy it began with (`_replay_copies`)."""
+    return {inv: step for inv, (step, _t) in _replay_copies(groups, db_cps).items()}
+
+
+def _replay_copies(
+    groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]
+) -> dict[int, tuple[int, float]]:
+    """invocation -> (step, ts) of the copy it began with, for each invocation that ran from an
     earlier checkpoint (`replay_forks`: the copy is made after the invocation before it ended
-    and before this one's first task)."""
+    and before this one's first task).
+
+    The copy's `ts` is the moment the loop made it, just before the run's first task; under
+    exit the run saves it on its way out with its other checkpoints, dated then, just after
+    its last task (test_subgraph_interrupt_replay_from_parent_then_resume under exit: the
+    copy 6 ms after the replayed run's last line, 1.7 s before the next invocation's first).
+    A copy between two invocations belongs to the nearer of the two."""
     forks = replay_forks(db_cps)
     made = sorted(
         (t, c.step)
@@ -87,15 +100,17 @@ def _replayed_from(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) ->
         for t in [taken_at(c)]
         if t is not None
     )
-    out: dict[int, int] = {}
+    out: dict[int, tuple[int, float]] = {}
     for inv in range(1, len(groups)):
         if not groups[inv]:
             continue
         began = min(a.start_ts for a in groups[inv])
         ended = max((a.end_ts for a in groups[inv - 1]), default=float("-inf"))
-        between = [step for t, step in made if ended < t < began]
-        if between:
-            out[inv] = between[-1]
+        for t, step in made:
+            if not ended < t < began:
+                continue
+            at_end = inv > 1 and groups[inv - 1] and t - ended < began - t
+            out[inv - 1 if at_end else inv] = (step, t)
     return out
 
 
@@ -670,11 +685,18 @@ def _invocations(
             # A task that logged before it paused begins again from its top when answered:
             # its first start after the pause is the run that paused, not the answer.
             restarted = any(_restarts(b, a, paused_nodes, retries) for b in ordered[i + 1 :])
+            # A task that invokes a graph in its body was answered when that graph's first
+            # line after the pause was logged (test_double_interrupt_subgraph: the calling
+            # node logs after the graph returns, in the process that ran the graph's node).
+            answered_below = bool(groups) and any(
+                _inside_task(b, hit[0], hit[1]) and b.start_ts > hit[2] for b in groups[-1]
+            )
             if (
                 a.outcome not in ("interrupted", "failed")
                 and groups
                 and groups[-1]
                 and not restarted
+                and not answered_below
             ):
                 new = True
         if new:
@@ -685,6 +707,46 @@ def _invocations(
         if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
             stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
     return groups
+
+
+def _answered_below(thread: Thread | None) -> bool:
+    """Is every task paused at the thread's latest root checkpoint a task whose graph (the one
+    it invoked, namespace ``node:<task id>``) saved an output for each task of its own that
+    had paused? LangGraph keeps the root task's `__interrupt__` write until that task ends, so
+    the thread reads as paused, yet the answer was given and the graph went on past its pause
+    (test_double_interrupt_subgraph killed after node_2 returned, before the node that invoked
+    the graph did): a resume goes on without a new answer."""
+    root = thread.root if thread else None
+    latest = root.latest if root else None
+    if thread is None or latest is None:
+        return False
+    paused = [t for t in latest.tasks if t.status == "interrupted"]
+    if not paused:
+        return False
+    for t in paused:
+        below = [
+            ns.latest
+            for key, ns in thread.namespaces.items()
+            if key.split(namespaces.NS_SEP)[0] == f"{t.node}{namespaces.NS_END}{t.task_id}"
+            and ns.latest is not None
+        ]
+        asked = [
+            u for c in below for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
+        ]
+        if not asked or any(u.status != "finished" for u in asked):
+            return False
+    return True
+
+
+def _inside_task(b: Attempt, node: str, task_id: str | None) -> bool:
+    """Did `b` run inside task `node` (its namespace's first level `node:<task id>`, the
+    level LangGraph gives a graph a task invokes)? A log without namespaces cannot say."""
+    ns = b.logged_ns if b.logged_ns is not None else b.namespace
+    if not ns:
+        return False
+    head = ns.split(namespaces.NS_SEP)[0]
+    name, _sep, tid = head.partition(namespaces.NS_END)
+    return name == node and (task_id is None or tid == task_id)
 
 
 def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int]:
@@ -867,6 +929,7 @@ def _unlogged_stops(
     pauses: list[Pause],
     kinds: list[InvocationKind] | None = None,
     due: list[tuple[float, int, set[str]]] = (),
+    copies: dict[int, float] | None = None,
 ) -> dict[int, int | None]:
     """Invocations (not the last) that ended at a pause or raise their log does not show, each
     with the root step that stopped, when none of their own attempts paused or failed:
@@ -884,7 +947,8 @@ def _unlogged_stops(
 
     The step is the one after the checkpoint the write hangs off (the latest such write
     before the next invocation began); an `@entrypoint` stops in its own step 0, which then
-    never completes."""
+    never completes. A pause hanging off the copy a run from an earlier checkpoint began with
+    (`copies`: invocation -> the copy's ts) is that run's own, not the one before it."""
     out: dict[int, int | None] = {}
     logged = {a.node for g in groups for a in g}
     for i, (cur, nxt) in enumerate(zip(groups, groups[1:], strict=False)):
@@ -893,8 +957,12 @@ def _unlogged_stops(
         begin = min(a.start_ts for a in nxt)
         resumed = kinds is not None and kinds[i + 1] == "resume"
         for node, tid, after, step in sorted(pauses, key=lambda p: -p[2]):
+            if copies and abs(copies.get(i + 1, -1.0) - after) < 1e-6:
+                continue  # the next run's own pause, off the copy it began with
             answered = any(
-                a.node == node and a.task_id in (None, tid) and a.start_ts > after for a in nxt
+                (a.node == node and a.task_id in (None, tid) or _inside_task(a, node, tid))
+                and a.start_ts > after
+                for a in nxt
             )
             silent = resumed and node not in logged
             if (answered or silent) and after <= begin and not any(a.node == node for a in cur):
@@ -1701,7 +1769,9 @@ def gather(
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
     kinds = _kinds(groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted)
-    for inv in _replayed_from(groups, db_cps):
+    copies = _replay_copies(groups, db_cps)
+    replayed = {inv: step for inv, (step, _t) in copies.items()}
+    for inv in replayed:
         # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
         # the copy as a resume goes on from the latest checkpoint
         kinds[inv] = "resume"
@@ -1715,7 +1785,7 @@ def gather(
             + " read the other way (a fresh input taken for a resume, or a resume for one)"
         )
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
-    stopped = _unlogged_stops(groups, pauses, kinds, due)
+    stopped = _unlogged_stops(groups, pauses, kinds, due, {i: t for i, (_s, t) in copies.items()})
     last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
     if last_stop is not None and len(groups) - 1 not in stopped:
         stopped[len(groups) - 1] = last_stop
@@ -1775,6 +1845,7 @@ def gather(
         run_ends,
         halted,
         functional,
+        replayed,
     )
     carried: set[tuple[str, int]] = set()
     for inv in range(len(groups) - 1):
@@ -1817,7 +1888,9 @@ def gather(
             # subgraph's (a `checkpointer=True` one goes on numbering its steps): its input
             # checkpoint (the step after the last saved one) and `__start__` come first,
             # before the first step that did work (logged, or ran a subgraph).
-            later_input = not fresh and kinds[inv] == "input"
+            later_input = not fresh and (
+                kinds[inv] == "input" or _begins_anew_in_replay(ns, inv, cp_at, replayed)
+            )
             lead_in = first  # steps before this one only saved input and ran `__start__`
             input_steps: range = range(0)  # a later input's input and `__start__` steps (root)
             if later_input:
@@ -1968,6 +2041,15 @@ def gather(
         # died first, though all its logged tasks had ended.
         if not any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at):
             ending = "killed"
+    if ending == "paused" and len(groups) > 1 and last and _answered_below(thread):
+        # The pause the database shows was answered inside the graph the paused task ran,
+        # and that graph's paused task returned: the last invocation went past it and died
+        # before the task that invoked the graph ended.
+        ending = "killed"
+        used.append(
+            "the paused task's graph saved its own paused task's output: the answer was given "
+            "and the run went past the pause before the process died"
+        )
     endings = [
         "paused"
         if i in stopped
@@ -2102,6 +2184,23 @@ class _Below:
         return found[bisect.bisect_left(found, lo) : bisect.bisect_right(found, hi)]
 
 
+def _begins_anew_in_replay(
+    ns: str, inv: int, cp_at: dict[tuple[str, int, int], Checkpoint], replayed: dict[int, int]
+) -> bool:
+    """Does subgraph `ns` start a new run (its input checkpoint and `__start__` first) in
+    invocation `inv`, a run from an earlier checkpoint? Its task is the copy's, new, and the
+    subgraph's last run had ended (nothing due at its latest checkpoint): under exit a
+    `checkpointer=True` graph goes on numbering from there (steps 4 and 5 before its first
+    node's 6), under sync LangGraph starts it afresh (-1, 0); either way two more checkpoints
+    than the database of an exit run shows (test_subgraph_interrupt_replay_from_parent_then_resume)."""
+    if not ns or inv not in replayed:
+        return False
+    earlier = [k for k in cp_at if k[0] == ns and k[1] < inv]
+    if not earlier:
+        return False
+    return not cp_at[max(earlier, key=lambda k: (k[1], k[2]))].tasks
+
+
 def _place_nested(
     step_att: dict[tuple[str, int, int], list[Attempt]],
     step_of: dict[int, tuple[str, int, int]],
@@ -2114,6 +2213,7 @@ def _place_nested(
     run_ends: dict[tuple[str, int, int], float],
     halted: set[int] = frozenset(),
     functional: bool = False,
+    replayed: dict[int, int] | None = None,
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
@@ -2137,7 +2237,9 @@ def _place_nested(
     per run, each in a later parent step than the one before. Filled in as it goes:
     `holder_of` (each nested step's parent step), `run_starts` (where a later run's input
     step sits), `run_ends` (a parent step without lines of its own that ends when the run it
-    holds has ended, another run or another task outside it coming after).
+    holds has ended, another run or another task outside it coming after). An invocation
+    from an earlier checkpoint (`replayed`: invocation -> the step of the copy it began with)
+    goes on from that copy, not from the root's last saved step.
     """
     containers: set[tuple[str, int, int]] = set()
     groups: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
@@ -2192,7 +2294,12 @@ def _place_nested(
         # A later invocation goes on from the parent's last saved step (a resume re-runs the
         # step after it; a fresh input adds its input checkpoint and `__start__` first, an
         # `@entrypoint`'s its input checkpoint only).
-        saved = [k[2] for i in range(inv) for k in cp_keys.get((parent, i), ())]
+        # (the latest invocation that saved one: after a run from an earlier checkpoint,
+        # the steps go back, and a resume goes on along that branch)
+        last = max((i for i in range(inv) if cp_keys.get((parent, i))), default=None)
+        saved = [k[2] for k in cp_keys[(parent, last)]] if last is not None else []
+        if parent == "" and inv in (replayed or {}):
+            saved = [(replayed or {})[inv]]  # the copy it began with: its steps go back
         if saved:
             fresh_lead = 2 if functional and parent == "" else 3
             holder = max(holder, max(saved) + (fresh_lead if inv in fresh else 1))
