@@ -106,3 +106,19 @@ def test_after_a_run_from_a_copy_a_resume_goes_on_along_its_branch(tmp_path: Pat
         assert figures(predict(runs[src])["exit"]) == (7, 1, 1), src
     assert figures(predict(runs["exit"])["sync"]) == (17, 1, 1)
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
+
+
+def test_a_bare_log_that_begins_with_an_answer(tmp_path: Path) -> None:
+    """A log without task ids whose first line is the answer's: node_1 (in the graph
+    invoke_sub_agent invokes) paused before logging anything, at a checkpoint taken before
+    the log began, and its one line in its namespace came after the answer (a node that logged
+    before its pause would have logged again when answered). Without a task id the silent
+    first invocation had not been counted, and its pause saves under exit with it: 2 kept
+    predicted where the real exit run kept 3. The same class was round 20's
+    dynamic_interrupt_subgraph bare-log gap (26 predictions outside, now none)."""
+    runs = load("double_interrupt_subgraph-late-0s", tmp_path)
+    for src in ("sync", "async"):
+        assert figures(predict(runs[src], "bare")["exit"]) == (3, 2, 3), src
+    every_prediction_holds(runs, forms=("bare",))
+    runs = load("dynamic_interrupt_subgraph-early-0s", tmp_path)
+    every_prediction_holds(runs, forms=("bare",))

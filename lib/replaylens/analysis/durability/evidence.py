@@ -418,21 +418,30 @@ def _answered_first(thread: Thread, attempts: list[Attempt], first: float) -> bo
     """Is the log's first task one the database shows paused, at a checkpoint taken before
     it began, and answered, with no run of it before the answer in the log? A task that calls ``interrupt()`` before logging anything
     (test_parallel_interrupts_double's nodes) leaves the invocation that paused it without a
-    line: the log begins with the answer's. Only a task id tells it: a node that logs, then
-    pauses, logs the same way in the invocation that paused."""
+    line: the log begins with the answer's. A task id tells it: a node that logs, then
+    pauses, logs the same way in the invocation that paused. Without one (a bare log), the
+    node's only line in its namespace tells it too: a node that logged before its pause
+    would have logged again when answered (test_double_interrupt_subgraph's node_1)."""
     head = min(attempts, key=lambda a: a.start_ts)
-    if head.task_id is None or any(b is not head and b.task_id == head.task_id for b in attempts):
-        return False  # no id, or its task ran again: a run before the pause, then the answer
+    if head.task_id is None:
+        if any(b is not head and b.node == head.node and b.namespace == head.namespace
+               for b in attempts):  # fmt: skip
+            return False
+    elif any(b is not head and b.task_id == head.task_id for b in attempts):
+        return False  # its task ran again: a run before the pause, then the answer
     # Answered: its `__resume__` write, or it ran past the pause in the log (killed in it,
     # or others ran after it): a task that logs before pausing cannot have paused yet then.
     went_on = head.outcome == "in flight" or any(b.start_ts >= head.end_ts for b in attempts)
-    for space in thread.namespaces.values():
+    for key, space in thread.namespaces.items():
+        if head.task_id is None and head.namespace is not None and key != head.namespace:
+            continue
         for c in space.checkpoints:
             if (taken_at(c) or first) >= first - RACE:
                 continue
             for t in c.tasks:
                 channels = {w.channel for w in t.writes}
-                if t.task_id == head.task_id and "__interrupt__" in channels:
+                same = t.task_id == head.task_id if head.task_id else t.node == head.node
+                if same and "__interrupt__" in channels:
                     if "__resume__" in channels or went_on:
                         return True
     return False
