@@ -257,7 +257,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     a run from an earlier checkpoint (a forked history), graphs a node invokes one after
     another, a stateful subgraph across interrupt cycles (round 13); a `DeltaChannel` thread
     with its exit stub, a stateful graph entered again after a pause (17); four interrupts
-    answered one at a time across `Send` workers, graphs an `@task` call invokes (18)."""
+    answered one at a time across `Send` workers, graphs an `@task` call invokes (18); a
+    stateful subgraph paused again in a run from an earlier checkpoint, a graph a node
+    invokes answered twice, a resume that edits the state (23)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -267,6 +269,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "subgraph_reenter_interrupt-early-0s",
         "parallel_interrupts_double-early-0s",
         "multiple_subgraphs_functional-late-0s",
+        "subgraph_replay_then_resume-late-0s",
+        "double_interrupt_subgraph-late-0s",
+        "interrupt_update_resume-early-0s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:
