@@ -3536,6 +3536,119 @@ def subgraph_replay_then_resume() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 93-95 round 24
+async def _awhile_once(state: Trail) -> dict[str, Any]:
+    with effect("agent"):
+        await _asleep(1.0)
+    return {"visited": ["agent"]}
+
+
+async def _iambad_asks(state: Trail) -> dict[str, Any]:
+    answer = interrupt("I am bad")
+    with effect("bad", answer=answer):
+        await _asleep(1.0)
+    return {"visited": ["bad"]}
+
+
+def node_beside_interrupt_async() -> StateGraph:
+    """START -conditional-> agent (``async``, works a unit) | bad (``async``, calls
+    ``interrupt()`` before logging) -> report. The first invocation pauses in bad while agent
+    finishes; ``ainvoke(None)`` pauses there again without running agent; then
+    ``Command(resume=...)`` answers, and the kill lands in that run.
+
+    Mirrors test_pregel_async.py::test_node_not_cancelled_on_other_node_interrupted: on the
+    async loop a sibling's pause does not cancel a running task; its write is kept as a
+    pending write, and neither the resume without an answer nor the answer runs it again.
+    """
+    b = StateGraph(Trail)
+    b.add_node("agent", _awhile_once)
+    b.add_node("bad", _iambad_asks)
+    b.add_node("report", _anode("report", 1.0))
+    b.add_conditional_edges(START, lambda _: ["agent", "bad"], ["agent", "bad"])
+    b.add_edge(["agent", "bad"], "report")
+    return b
+
+
+class HandledFoo(TypedDict, total=False):
+    foo: str
+    visited: Annotated[list[str], operator.add]
+
+
+async def _sub_work(state: HandledFoo) -> dict[str, Any]:
+    with effect("sub_work"):
+        await _asleep(1.0)
+    return {"foo": "worked"}
+
+
+async def _sub_fail(state: HandledFoo) -> dict[str, Any]:
+    with effect("sub_fail_node"):
+        await _asleep(0.5)
+        raise ValueError("async subgraph boom")
+
+
+async def _subgraph_handler(state: HandledFoo, error: Any) -> Command[Any]:
+    with effect("handler", failed=str(getattr(error, "node", ""))):
+        await _asleep(1.5)
+    return Command(update={"foo": "handled_async_subgraph", "visited": ["handler"]}, goto="report")
+
+
+def error_handler_subgraph_async() -> StateGraph:
+    """subgraph_node, a compiled subgraph (sub_work -> sub_fail_node, which raises), added with
+    an ``error_handler`` that logs, recovers and goes on to report
+    (``Command(goto="report")``). ``async def`` throughout, run by ``ainvoke``.
+
+    Mirrors test_pregel_async.py::test_node_error_handler_handles_subgraph_internal_failure_async:
+    a failure inside a subgraph raises out of the parent's task, whose handler runs as a task
+    of that step; the kill lands in the handler or in report.
+    """
+    from langgraph.errors import NodeError  # LangGraph 1.2: passed to a handler asking for it
+
+    _subgraph_handler.__annotations__["error"] = NodeError
+    sub = StateGraph(HandledFoo)
+    sub.add_node("sub_work", _sub_work)
+    sub.add_node("sub_fail_node", _sub_fail)
+    sub.add_edge(START, "sub_work")
+    sub.add_edge("sub_work", "sub_fail_node")
+    b = StateGraph(HandledFoo)
+    b.add_node("subgraph_node", sub.compile(), error_handler=_subgraph_handler)
+    b.add_node("report", _anode("report", 1.0))
+    b.add_edge(START, "subgraph_node")
+    b.add_edge("subgraph_node", "report")
+    return b
+
+
+def interrupts_from_tasks_async(checkpointer: Any) -> Any:
+    """@entrypoint `program` (``async``) awaiting @task add_participant twice; each call
+    calls ``interrupt()`` before logging, then works with the answer. Answered twice.
+
+    Mirrors test_pregel_async.py::test_handles_multiple_interrupts_from_tasks: a call that
+    pauses, answered, is reused; the next call pauses in the next invocation; the kill lands
+    after the second answer, in its work or after it.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    async def add_participant(name: str) -> str:
+        feedback = interrupt(f"Hey do you want to add {name}?")
+        with effect("add_participant", participant=name, feedback=feedback):
+            await _asleep(1.0)
+        return f"Added {name}!"
+
+    @task
+    async def announce(names: list[str]) -> str:
+        with effect("announce"):
+            await _asleep(1.0)
+        return ", ".join(names)
+
+    @entrypoint(checkpointer=checkpointer)
+    async def program(_state: Any) -> str:
+        first = await add_participant("James")
+        second = await add_participant("Will")
+        return await announce([first, second])
+
+    return program
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3837,8 +3950,19 @@ CORPUS: tuple[Shape, ...] = (
           "test_time_travel.py::test_subgraph_interrupt_replay_from_parent_then_resume",
           {"value": []}, (("ask_human", 1, 0.5), ("post_process", 1, 0.5)),
           resume_value="new_answer", has_resume_value=True, then=(fork(back=2),), kill_from=3),
+    # Held out, twenty-fourth round: added after the rules the twenty-third round led to.
+    Shape("node_beside_interrupt_async",
+          "test_pregel_async.py::test_node_not_cancelled_on_other_node_interrupted",
+          {"visited": []}, (("bad", 1, 0.5), ("report", 1, 0.5)),
+          then=(None, command(resume=" okay")), kill_from=2, api="ainvoke"),
+    Shape("error_handler_subgraph_async",
+          "test_pregel_async.py::test_node_error_handler_handles_subgraph_internal_failure_async",
+          {"foo": ""}, (("sub_fail_node", 1, 1.25), ("report", 1, 0.5)), api="ainvoke"),
+    Shape("interrupts_from_tasks_async", "test_pregel_async.py::test_handles_multiple_interrupts_from_tasks",
+          "this is ignored", (("program", 1, 0.5), ("program", 1, 1.5)),
+          resume_value=True, has_resume_value=True, kill_from=2, api="ainvoke"),
 )  # fmt: skip
-"""Ninety-two shapes (the last seventy-six held out, in twenty-three rounds); every kill point is a node start the child announces, plus a delay that
+"""Ninety-five shapes (the last seventy-nine held out, in twenty-four rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
