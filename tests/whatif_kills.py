@@ -213,6 +213,18 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "interrupt_update_resume-early-0s": KillCampaign(
         "interrupt_update_resume", 0, ("sync", "async", "exit"), 0.0
     ),
+    "error_handler_subgraph_async-early-0s": KillCampaign(
+        "error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "error_handler_subgraph_async-late-0s": KillCampaign(
+        "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.0
+    ),
+    "error_handler_subgraph_async-early-0.25s": KillCampaign(
+        "error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.25
+    ),
+    "error_handler_subgraph_async-late-0.25s": KillCampaign(
+        "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

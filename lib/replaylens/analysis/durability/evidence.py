@@ -253,7 +253,9 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
     for them under sync and async (``schedule_error_handler``), and runs the handler node
     ``__error_handler__<node>`` as another task of the same step, in the same process. A
     resume finds those writes and runs the handler again, not the node
-    (``_resume_error_handlers_if_applicable``)."""
+    (``_resume_error_handlers_if_applicable``). A failure inside a graph the node runs (under
+    ``node:<task id>``) raises out of that graph's loop into the node's task, and the node's
+    handler takes it the same way (`raised_through`)."""
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     out: dict[int, Attempt] = {}
     taken: set[int] = set()
@@ -264,7 +266,7 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
         before = [
             a
             for a in ordered
-            if a.node == failed
+            if (a.node == failed or _inside_task(a, failed, None))
             and a.outcome == "failed"
             and a.pid == h.pid
             and a.end_ts <= h.start_ts + 1e-6
@@ -1735,6 +1737,14 @@ def gather(
             "the same task started again by the same process"
         )
     retry_of = {id(b): a for a in attempts if id(a) in retries for b in [retries[id(a)]]}
+    # Failures a handler of the task that ran their graph took: the raise left their graph's
+    # loop, whose step never completed (no put), though it ended no invocation.
+    by_id = {id(a): a for a in attempts}
+    raised_through = {
+        id(f)
+        for hid, f in handlers.items()
+        if by_id[hid].node[len(namespaces.ERROR_HANDLER) :] != f.node
+    }
     if handlers:
         used.append(
             f"{len(handlers)} failure(s) handled by the node's error handler, a task of the "
@@ -1936,7 +1946,7 @@ def gather(
                     # A step with a failed, paused or killed task never completes: no put follows it.
                     end = (
                         max(a.end_ts for a in atts)
-                        if all(_step_done(a, retried, halted) for a in atts)
+                        if all(_step_done(a, retried - raised_through, halted) for a in atts)
                         else None
                     )
                     if end is not None and known_end is not None:

@@ -14,6 +14,8 @@ from replaylens.analysis.durability.evidence import (
     Put,
     Step,
     base_space,
+    handled_failures,
+    retried_in_step,
     task_run,
 )
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Mode, Recording
@@ -140,6 +142,26 @@ def _exit_waits(ev: Evidence) -> list[tuple[float, float, Put | None]]:
             continue
         before = [p for p in ev.puts if p.ns == ns and p.inv == inv and p.step < rstep]
         out.append((*gap, max(before, key=lambda p: p.step) if before else None))
+    return out
+
+
+def _handler_waits(ev: Evidence) -> list[tuple[float, float, list[Put] | None, str]]:
+    """(the failure's end, its error handler's start, the puts of the graph the failure raised
+    out of, or None for the node's own failure, the handler's loop) for each failure a node's
+    error handler took (`evidence.handled_failures`). The gap between the two is a wait: for
+    the failure's writes, and for the loop the failure left."""
+    out: list[tuple[float, float, list[Put] | None, str]] = []
+    by_id = {id(a): a for a in ev.attempts}
+    for hid, failed in handled_failures(ev.attempts).items():
+        handler = by_id[hid]
+        if id(handler) not in ev.step_of or id(failed) not in ev.step_of:
+            continue
+        ns, inv, step = ev.step_of[id(failed)]
+        lane = ev.step_of[id(handler)][0]
+        nested = None
+        if ns != lane:  # it raised out of the graph the handler's node ran
+            nested = [p for p in ev.puts if p.ns == ns and p.inv == inv and p.step < step]
+        out.append((failed.end_ts, handler.start_ts, nested, lane))
     return out
 
 
@@ -410,6 +432,11 @@ def schedule(
             removed.add(gap[0], max(0.0, gap[1] - gap[0] - TICK), key[0])
 
     exits = _exit_waits(ev)
+    handoffs = _handler_waits(ev)
+    if (recording.latency or 0.0) > 0:
+        for fail_end, handler_start, nested, lane in handoffs:
+            if recording.mode in ("sync", "async") or (recording.mode == "exit" and nested):
+                removed.add(fail_end, max(0.0, handler_start - fail_end - TICK), lane)
 
     def parent_of(p: Put | None) -> str:
         return p.ns.rpartition("|")[0] if p is not None else ""
@@ -456,9 +483,27 @@ def schedule(
     land: dict[tuple[str, int], float] = {}
     landing: dict[tuple[str, int, int], float] = {}
     queued: set[tuple[str, int, int]] = set()
+
+    def handoff_wait(fail_end: float, _start: float, inner: list[Put] | None, lane: str) -> None:
+        """An error handler starts once the failure's writes landed (sync and async wait for
+        them: `schedule_error_handler`), and, for a failure that raised out of a graph the node
+        ran, once that graph's loop left: waiting for its last put in flight (sync, async) or
+        saving it on the way out (exit)."""
+        t = target(fail_end, lane)
+        wait = 0.0
+        if mode != "exit":
+            last = max((landing.get((q.ns, q.inv, q.step), t) for q in (inner or ())), default=t)
+            wait = max(0.0, last - t) + latency + write_cost
+        elif inner is not None:
+            wait = latency + write_cost
+        added.add(compute(fail_end, lane), wait, lane)
+
+    pending_handoffs = sorted(handoffs, key=lambda h: h[0])
     if mode != "exit":
         nested = _nested_last(ev)
         for sub, nxt, p in _parents_last(gaps, nested):
+            while pending_handoffs and pending_handoffs[0][0] <= sub:
+                handoff_wait(*pending_handoffs.pop(0))  # before the puts it delayed
             t = target(sub, p.ns)
             for q in nested.get((p.ns, p.inv, p.step), ()):
                 t = max(t, landing.get((q.ns, q.inv, q.step), t))
@@ -478,6 +523,8 @@ def schedule(
                     # for this put before the parent's step could end.
                     up = parent_of(p)
                     added.add(compute(pend, up), max(0.0, lands - target(pend, up)), up)
+    for handoff in pending_handoffs:
+        handoff_wait(*handoff)
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
     crash: float | None = None
@@ -718,6 +765,7 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
         )
         if before is not None and inv not in ev.killed_earlier:
             saves.add((ns, inv, before))
+    saves |= _failed_out_saves(ev, built)
     last_inv = ev.invocations - 1
     for inv in range(ev.invocations):
         if (inv == last_inv and ev.ending == "killed") or inv in ev.killed_earlier:
@@ -727,6 +775,28 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
             saves.add(("", inv, max(p.step for p in done)))
         saves |= _paused_subgraph_saves(ev, built, inv)
     return saves
+
+
+def _failed_out_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
+    """Under exit, a subgraph whose task failed for good (no `RetryPolicy` retry in its step)
+    left its loop by raising, and saved its last checkpoint on the way out, with the failure's
+    write: ``_suppress_interrupt`` saves a nested loop under exit when ``exc_value is not
+    None``. The raise came before the kill when anything started after the failure (the parent
+    node's error handler, which runs in the parent's step:
+    test_node_error_handler_handles_subgraph_internal_failure_async, 1 kept where none had
+    been predicted)."""
+    out: set[tuple[str, int, int]] = set()
+    retried = retried_in_step(ev.attempts)  # (`ev.retried` holds handled failures too)
+    for a in ev.attempts:
+        ns, inv, step = ev.step_of.get(id(a), ("", 0, 0))
+        if not ns or a.outcome != "failed" or id(a) in retried or id(a) in ev.failed_calls:
+            continue
+        if inv in ev.killed_earlier or not any(b.start_ts > a.end_ts for b in ev.attempts):
+            continue
+        mine = [k[2] for k in built if k[0] == ns and k[1] == inv and k[2] < step]
+        if mine:
+            out.add((ns, inv, max(mine)))
+    return out
 
 
 def exit_delta_stubs(ev: Evidence, saves: set[tuple[str, int, int]]) -> int:
