@@ -81,3 +81,37 @@ def test_a_fork_replays_the_thread_from_an_earlier_checkpoint(tmp_path: Path) ->
 def test_fork_takes_a_count_of_checkpoints_back() -> None:
     with pytest.raises(ValueError, match="number of checkpoints back"):
         fork(back=-1)
+
+
+def test_a_fork_by_next_node_with_an_edit(tmp_path: Path) -> None:
+    """test_sequential_interrupts_fork_from_middle: after the thread ran to its end (each
+    pause answered), `fork(next="interrupt_2", update=...)` edits the state at the oldest
+    checkpoint where interrupt_2 was due and runs from the checkpoint that edit saved: only
+    the second question is asked again (LangGraph's answer: the first answer kept, the edit
+    in the state)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from replaylens.examples.langgraph_tests import sequential_interrupts_fork
+
+    shape = SHAPES["sequential_interrupts_fork"]
+    log = tmp_path / "effects.jsonl"
+    spec = {"graph": shape.graph, "db": str(tmp_path / "c.db"), "thread_id": "t",
+            "durability": "sync"}  # fmt: skip
+    answer = {"resume_value": shape.resume_value}
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        runs = [invoke_spec({**spec, "input": shape.input})]
+        runs += [invoke_spec({**spec, "input": None, **answer}) for _ in range(2)]
+        runs.append(invoke_spec({**spec, "input": shape.then[0]}))
+    assert [r["interrupted"] for r in runs] == [True, True, False, True], runs
+    starts = Counter(json.loads(x)["node"] for x in log.read_text().splitlines() if '"start"' in x)
+    assert starts == {"node_a": 1, "interrupt_1": 1, "interrupt_2": 1, "node_b": 1}
+    with SqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+        graph = sequential_interrupts_fork().compile(checkpointer=saver)
+        state = graph.get_state({"configurable": {"thread_id": "t"}})
+    assert state.next == ("interrupt_2",) and state.metadata["source"] == "update"
+    assert state.values["value"] == ["node_a", "interrupt_1:ans", "mid_fork"]
+
+
+def test_fork_takes_a_node_name_for_next() -> None:
+    with pytest.raises(ValueError, match="node name"):
+        fork(next=3)  # type: ignore[arg-type]

@@ -3649,6 +3649,88 @@ def interrupts_from_tasks_async(checkpointer: Any) -> Any:
     return program
 
 
+# --------------------------------------------------------------------------- 96-97 round 25
+def _asks(name: str, question: str) -> Callable[[ValueTrail], dict[str, Any]]:
+    def node(state: ValueTrail) -> dict[str, Any]:
+        answer = interrupt(question)
+        with effect(name, answer=answer):
+            _sleep(1.0)
+        return {"value": [f"{name}:{answer}"]}
+
+    node.__name__ = name
+    return node
+
+
+def sequential_interrupts_fork() -> StateGraph:
+    """node_a -> interrupt_1 -> interrupt_2 -> node_b; each interrupt node calls
+    ``interrupt()`` before logging. Answered twice and run to its end; then the state is
+    edited at the checkpoint where interrupt_2 was due (``update_state``, a fork with a
+    modified state) and the thread run from there, which pauses at interrupt_2 again, and is
+    answered once more.
+
+    Mirrors test_time_travel.py::test_sequential_interrupts_fork_from_middle: only the second
+    question is asked again, the first answer kept; the kill lands in that answer's run.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("interrupt_1", _asks("interrupt_1", "First question?")),
+        ("interrupt_2", _asks("interrupt_2", "Second question?")),
+        ("node_b", _node("node_b", 1.0, "value")),
+    )
+
+
+class _Resource:
+    """What test_send_with_untracked_value keeps in its untracked channel: an object no
+    serializer takes (it holds a lock)."""
+
+    def __init__(self, name: str) -> None:
+        import threading
+
+        self.name = name
+        self.lock = threading.Lock()
+
+
+def untracked_send() -> StateGraph:
+    """setup puts an unserializable resource in an ``UntrackedValue`` channel, then a `Send`
+    runs tool_node with the whole state, which uses it and replaces it.
+
+    Mirrors test_pregel.py::test_send_with_untracked_value: an untracked channel's values are
+    never saved (not in checkpoints, not in pending writes), yet a `Send` carries them to
+    its task; the kill lands in setup or in the sent task.
+    """
+    from langgraph.channels.untracked_value import UntrackedValue
+
+    # (the functional form: the channel class is a local import, which a string annotation
+    # would not find)
+    State = TypedDict(  # noqa: UP013
+        "State",
+        {"messages": Annotated[list[str], operator.add],
+         "session_resource": Annotated[Any, UntrackedValue]},
+        total=False,
+    )  # fmt: skip
+
+    def setup(state: dict[str, Any]) -> dict[str, Any]:
+        with effect("setup"):
+            _sleep(1.0)
+        return {"messages": ["setup complete"], "session_resource": _Resource("test_session")}
+
+    def tool_node(state: dict[str, Any]) -> dict[str, Any]:
+        resource = state.get("session_resource")
+        name = getattr(resource, "name", None)
+        with effect("tool_node", resource=name):
+            _sleep(1.0)
+        return {"messages": [f"tool used resource: {name}"],
+                "session_resource": _Resource("new_session")}  # fmt: skip
+
+    b = StateGraph(State)
+    b.add_node("setup", setup)
+    b.add_node("tool_node", tool_node)
+    b.add_edge(START, "setup")
+    b.add_conditional_edges("setup", lambda s: [Send("tool_node", s)], ["tool_node"])
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -3961,8 +4043,16 @@ CORPUS: tuple[Shape, ...] = (
     Shape("interrupts_from_tasks_async", "test_pregel_async.py::test_handles_multiple_interrupts_from_tasks",
           "this is ignored", (("program", 1, 0.5), ("program", 1, 1.5)),
           resume_value=True, has_resume_value=True, kill_from=2, api="ainvoke"),
+    # Held out, twenty-fifth round: added after the rules the twenty-fourth round led to.
+    Shape("sequential_interrupts_fork",
+          "test_time_travel.py::test_sequential_interrupts_fork_from_middle",
+          {"value": []}, (("interrupt_2", 1, 0.5), ("node_b", 1, 0.5)),
+          resume_value="ans", has_resume_value=True,
+          then=(fork(next="interrupt_2", update={"value": ["mid_fork"]}),), kill_from=4),
+    Shape("untracked_send", "test_pregel.py::test_send_with_untracked_value",
+          {}, (("setup", 1, 0.5), ("tool_node", 1, 0.5))),
 )  # fmt: skip
-"""Ninety-five shapes (the last seventy-nine held out, in twenty-four rounds); every kill point is a node start the child announces, plus a delay that
+"""Ninety-seven shapes (the last eighty-one held out, in twenty-five rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
