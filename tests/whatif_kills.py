@@ -222,6 +222,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "error_handler_subgraph_async-early-0.25s": KillCampaign(
         "error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.25
     ),
+    "sequential_interrupts_fork-early-0s": KillCampaign(
+        "sequential_interrupts_fork", 0, ("sync", "async", "exit"), 0.0
+    ),
     "error_handler_subgraph_async-late-0.25s": KillCampaign(
         "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.25
     ),

@@ -40,6 +40,9 @@ class Put:
     edited: bool = False  # an input checkpoint ``update_state(as_node="__input__")`` wrote
     replay: bool = False  # the copy an invocation from an earlier checkpoint began with
     """(`replay_forks`): saved by the loop, as an input checkpoint is, so not under exit."""
+    branch: bool = False
+    """An edit on an earlier checkpoint the next run began from (`branch_edits`): a replay's
+    start, but saved by ``update_state``, in every mode (`edit`)."""
 
     @property
     def edit(self) -> bool:
@@ -75,6 +78,31 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
     }
 
 
+def branch_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
+    """Root checkpoints ``update_state`` wrote on an earlier checkpoint, beside a child it
+    already had (source ``update``, or a ``__copy__`` fork: test_time_travel.py's forks with
+    a modified state): a branch, like a run from an earlier checkpoint, and the run after
+    the edit goes on from it; saved there and then, in every durability mode."""
+    roots = [c for c in db_cps if not c.checkpoint_ns]
+    forks = replay_forks(db_cps)
+    out: set[str] = set()
+    for c in roots:
+        if c.source not in EDIT_SOURCES or c.checkpoint_id in forks or not c.parent_checkpoint_id:
+            continue
+        mine = taken_at(c)
+        older = [
+            s
+            for s in roots
+            if s.parent_checkpoint_id == c.parent_checkpoint_id
+            and s is not c
+            and mine is not None
+            and (taken_at(s) or mine) < mine
+        ]
+        if older:
+            out.add(c.checkpoint_id)
+    return out
+
+
 def _replayed_from(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) -> dict[int, int]:
     """invocation -> the step of the copy it began with (`_replay_copies`)."""
     return {inv: step for inv, (step, _t) in _replay_copies(groups, db_cps).items()}
@@ -91,12 +119,14 @@ def _replay_copies(
     exit the run saves it on its way out with its other checkpoints, dated then, just after
     its last task (test_subgraph_interrupt_replay_from_parent_then_resume under exit: the
     copy 6 ms after the replayed run's last line, 1.7 s before the next invocation's first).
-    A copy between two invocations belongs to the nearer of the two."""
+    A copy between two invocations belongs to the nearer of the two; an edit on a branch
+    (`branch_edits`), which ``update_state`` saves between the two, to the run after it."""
     forks = replay_forks(db_cps)
+    edited = branch_edits(db_cps)
     made = sorted(
-        (t, c.step)
+        (t, c.step, c.checkpoint_id in edited)
         for c in db_cps
-        if c.checkpoint_id in forks and c.step is not None
+        if (c.checkpoint_id in forks or c.checkpoint_id in edited) and c.step is not None
         for t in [taken_at(c)]
         if t is not None
     )
@@ -106,10 +136,10 @@ def _replay_copies(
             continue
         began = min(a.start_ts for a in groups[inv])
         ended = max((a.end_ts for a in groups[inv - 1]), default=float("-inf"))
-        for t, step in made:
+        for t, step, edit in made:
             if not ended < t < began:
                 continue
-            at_end = inv > 1 and groups[inv - 1] and t - ended < began - t
+            at_end = not edit and inv > 1 and groups[inv - 1] and t - ended < began - t
             out[inv - 1 if at_end else inv] = (step, t)
     return out
 
@@ -1762,6 +1792,7 @@ def gather(
         groups = [[]]
     input_edits = _input_edits(db_cps)
     forks = replay_forks(db_cps)
+    branched_by_edit = branch_edits(db_cps)
     edits = [
         t
         for c in db_cps
@@ -1831,10 +1862,18 @@ def gather(
         groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space
     )
     cp_at: dict[tuple[str, int, int], Checkpoint] = {}
+    # the copy (or edit) a run from an earlier checkpoint began with belongs to that run
+    began_with = {
+        c.checkpoint_id: inv
+        for inv, (_step, t) in copies.items()
+        for c in db_cps
+        if not c.checkpoint_ns and abs(stamps[c.checkpoint_id] - t) < 1e-6
+    }
     for c in db_cps:
         if c.step is None:
             continue
-        cp_at[(space(c.checkpoint_ns), inv_of(stamps[c.checkpoint_id]), c.step)] = c
+        inv = began_with.get(c.checkpoint_id, inv_of(stamps[c.checkpoint_id]))
+        cp_at[(space(c.checkpoint_ns), inv, c.step)] = c
     orphan_times: dict[tuple[str, int, int], float] = {}
     orphans = thread.orphan_writes if thread else []
     if orphans:
@@ -2032,7 +2071,10 @@ def gather(
                     starts_loop = s == first and (fresh or later_input)
                     edited = cp is not None and cp.checkpoint_id in input_edits
                     replay = cp is not None and cp.checkpoint_id in forks
-                    puts.append(Put(ns, inv, s, end, cp, starts_loop or replay, edited, replay))
+                    branched = cp is not None and cp.checkpoint_id in branched_by_edit
+                    puts.append(
+                        Put(ns, inv, s, end, cp, starts_loop or replay, edited, replay, branched)
+                    )
                     prev_end = end
                 else:
                     break
@@ -2156,7 +2198,7 @@ def gather(
         carried=carried,
         kinds=kinds,
         endings=endings,
-        replays={p.inv for p in puts if p.replay},
+        replays={p.inv for p in puts if p.replay or p.branch},
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         ordinal=_ordinals(attempts, step_of, retry_of),
