@@ -259,7 +259,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     with its exit stub, a stateful graph entered again after a pause (17); four interrupts
     answered one at a time across `Send` workers, graphs an `@task` call invokes (18); a
     stateful subgraph paused again in a run from an earlier checkpoint, a graph a node
-    invokes answered twice, a resume that edits the state (23)."""
+    invokes answered twice, a resume that edits the state (23); a failure raised out of a
+    subgraph into its node's error handler (24); the state edited at an earlier checkpoint
+    and the thread run from the edit (25)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -272,6 +274,8 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "subgraph_replay_then_resume-late-0s",
         "double_interrupt_subgraph-late-0s",
         "interrupt_update_resume-early-0s",
+        "error_handler_subgraph_async-late-0s",
+        "sequential_interrupts_fork-early-0s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:
