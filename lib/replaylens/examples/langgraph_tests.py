@@ -3731,6 +3731,41 @@ def untracked_send() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 98 round 26
+def cached_task_interrupts(checkpointer: Any) -> Any:
+    """@entrypoint `graph` calling a cached @task `double` (``CachePolicy()``, a SQLite cache
+    beside the run that outlives the process) for 1, 1, 2, 2, 3, 3, each call followed by
+    ``interrupt()``; every pause answered. A call for a value the cache holds does not run its
+    body; double(3) works two units.
+
+    Mirrors test_pregel.py::test_multiple_interrupts_functional_cache: six answers, three
+    computations; the kill lands in double(3), in the fifth invocation.
+    """
+    from langgraph.cache.sqlite import SqliteCache
+    from langgraph.func import entrypoint, task
+    from langgraph.types import CachePolicy
+
+    log = settings.get(ENV_LOG)
+    folder = Path(log).parent if log else Path(".")
+
+    @task(cache_policy=CachePolicy())
+    def double(x: int) -> int:
+        with effect("double", x=x):
+            _sleep(2.0 if x == 3 else 1.0)
+        return 2 * x
+
+    @entrypoint(
+        checkpointer=checkpointer, cache=SqliteCache(path=str(folder / "task-cache.sqlite"))
+    )
+    def graph(state: dict[str, Any]) -> dict[str, Any]:
+        values: list[Any] = []
+        for idx in [1, 1, 2, 2, 3, 3]:
+            values.extend([double(idx).result(), interrupt({"a": "boo"})])
+        return {"values": values}
+
+    return graph
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4051,8 +4086,12 @@ CORPUS: tuple[Shape, ...] = (
           then=(fork(next="interrupt_2", update={"value": ["mid_fork"]}),), kill_from=4),
     Shape("untracked_send", "test_pregel.py::test_send_with_untracked_value",
           {}, (("setup", 1, 0.5), ("tool_node", 1, 0.5))),
+    # Held out, twenty-sixth round: added after the rules the twenty-fifth round led to.
+    Shape("cached_task_interrupts", "test_pregel.py::test_multiple_interrupts_functional_cache",
+          {}, (("graph", 1, 0.5), ("graph", 1, 1.5)),
+          resume_value="a", has_resume_value=True, kill_from=4),
 )  # fmt: skip
-"""Ninety-seven shapes (the last eighty-one held out, in twenty-five rounds); every kill point is a node start the child announces, plus a delay that
+"""Ninety-eight shapes (the last eighty-two held out, in twenty-six rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
