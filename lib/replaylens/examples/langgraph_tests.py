@@ -3766,6 +3766,54 @@ def cached_task_interrupts(checkpointer: Any) -> Any:
     return graph
 
 
+# --------------------------------------------------------------------------- 99-100 round 27
+def multiple_forks_same_checkpoint() -> StateGraph:
+    """node_a -> node_b -> node_c. Run to its end; then the state is edited twice at the same
+    checkpoint, where node_b was due (two ``update_state`` calls on it, each followed by
+    ``invoke(None)`` from the edit): two branches side by side; the kill lands in the
+    second branch's run.
+
+    Mirrors test_time_travel.py::test_multiple_forks_from_same_checkpoint: independent
+    branches from one checkpoint, each run from its own edit.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("node_b", _node("node_b", 1.0, "value")),
+        ("node_c", _node("node_c", 1.0, "value")),
+    )
+
+
+class ParentNameState(TypedDict, total=False):
+    value: Annotated[list[str], operator.add]
+    user_name: str
+
+
+def _get_user_name(state: ValueTrail) -> Command[Any]:
+    with effect("tool"):
+        _sleep(1.0)
+    return Command(update={"user_name": "Meow"}, graph=Command.PARENT)
+
+
+def parent_command_stateful() -> StateGraph:
+    """alice, a subgraph compiled with ``checkpointer=True`` whose one node `tool` logs, then
+    returns ``Command(update={"user_name": ...}, graph=Command.PARENT)`` (a key only the
+    parent has); then greet. Two inputs; the kill lands in the second.
+
+    Mirrors test_pregel.py::test_parent_command (``subgraph_persist=True``): a parent command
+    raised out of a stateful subgraph, which keeps its own history across the thread's runs.
+    """
+    sub = StateGraph(ValueTrail)
+    sub.add_node("tool", _get_user_name)
+    sub.add_edge(START, "tool")
+    b = StateGraph(ParentNameState)
+    b.add_node("alice", sub.compile(checkpointer=True))
+    b.add_node("greet", _node("greet", 1.0, "value"))
+    b.add_edge(START, "alice")
+    b.add_edge("alice", "greet")
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4090,8 +4138,17 @@ CORPUS: tuple[Shape, ...] = (
     Shape("cached_task_interrupts", "test_pregel.py::test_multiple_interrupts_functional_cache",
           {}, (("graph", 1, 0.5), ("graph", 1, 1.5)),
           resume_value="a", has_resume_value=True, kill_from=4),
+    # Held out, twenty-seventh round: added after the rules the twenty-sixth round led to.
+    Shape("multiple_forks_same_checkpoint",
+          "test_time_travel.py::test_multiple_forks_from_same_checkpoint",
+          {"value": []}, (("node_b", 1, 0.5), ("node_c", 1, 0.5)),
+          then=(fork(next="node_b", update={"value": ["fork1"]}),
+                fork(next="node_b", update={"value": ["fork2"]})), kill_from=2),
+    Shape("parent_command_stateful", "test_pregel.py::test_parent_command",
+          {"value": []}, (("tool", 1, 0.5), ("greet", 1, 0.5)),
+          then=({"value": []},), kill_from=1),
 )  # fmt: skip
-"""Ninety-eight shapes (the last eighty-two held out, in twenty-six rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred shapes (the last eighty-four held out, in twenty-seven rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
