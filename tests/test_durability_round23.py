@@ -122,3 +122,47 @@ def test_a_bare_log_that_begins_with_an_answer(tmp_path: Path) -> None:
     every_prediction_holds(runs, forms=("bare",))
     runs = load("dynamic_interrupt_subgraph-early-0s", tmp_path)
     every_prediction_holds(runs, forms=("bare",))
+
+
+def test_a_question_answered_below_says_so_on_every_view(tmp_path: Path) -> None:
+    """The database of that kill (sync, 0.25 s) still lists invoke_sub_agent's question, as
+    LangGraph's own `get_state` does, though node_2 below it saved its output: the status
+    stays LangGraph's ("interrupted"), but the sentence after it (`replay`, `thread`, the
+    report, the Thread page) and the next move (text, --json, the Thread page's block) say it
+    was answered and give ``invoke(None)``, not ``Command(resume=...)``; a thread really waiting (the exit run of interrupt_update_resume,
+    whose answer was lost with the kill) still asks for an answer."""
+    import contextlib
+    import io
+    import json
+
+    from replaylens.cli import main
+
+    def replay(entry: dict, *extra: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["replay", entry["db_at_kill"], "--thread", entry["thread_id"],
+                         "--no-effects", *extra]) == 0  # fmt: skip
+        return out.getvalue()
+
+    answered = load("double_interrupt_subgraph-late-0.25s", tmp_path)["sync"]
+    doc = json.loads(replay(answered, "--json"))
+    assert doc["status"] == "interrupted" and doc["answered_below"] is True
+    assert doc["status_explained"].startswith("LangGraph still lists a question")
+    moves = doc["next_moves"]
+    assert [m["kind"] for m in moves] == ["answered"]
+    assert "graph.invoke(None, config)" in moves[0]["code"] and "resume" not in moves[0]["code"]
+    assert "asked, and was answered below" in replay(answered)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["thread", answered["db_at_kill"], "--thread", answered["thread_id"]]) == 0
+    assert "invoke(None) goes on without a new answer" in out.getvalue()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["report", answered["db_at_kill"], "--thread", answered["thread_id"]]) == 0
+    assert "the answer was given and the run went past it" in out.getvalue()
+    waiting = load("interrupt_update_resume-early-0s", tmp_path)["exit"]
+    doc = json.loads(replay(waiting, "--json"))
+    assert doc["status_explained"].startswith("waiting for an answer")
+    moves = doc["next_moves"]
+    assert [m["kind"] for m in moves] == ["interrupted"]
+    assert "Command(resume=...)" in moves[0]["code"]

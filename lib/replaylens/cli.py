@@ -338,12 +338,9 @@ def plain(text: str) -> str:
 
 # -- thread -------------------------------------------------------------------------
 def cmd_thread(args: argparse.Namespace) -> int:
-    from replaylens.analysis.status import (
-        STATUS_EXPLAINED,
-        load_thread,
-        thread_status,
-        unknown_reason,
-    )
+    from replaylens.analysis.durability.evidence import answered_below
+    from replaylens.analysis.plan import status_sentence
+    from replaylens.analysis.status import load_thread, thread_status, unknown_reason
     from replaylens.errors import ThreadNotFound
     from replaylens.export import thread_to_json
     from replaylens.model import channel_label
@@ -378,7 +375,8 @@ def cmd_thread(args: argparse.Namespace) -> int:
         if root is not None and root.next_unknown and status == "resumable"
         else ""
     )
-    print(f"thread {safe(thread.thread_id)}: {status}{more} ({STATUS_EXPLAINED.get(status, '')})")
+    said = status_sentence(status, status == "interrupted" and answered_below(thread))
+    print(f"thread {safe(thread.thread_id)}: {status}{more} ({said})")
     if status == "unknown":
         print(f"  {safe(unknown_reason(root))}")
     if thread.generation is not None:
@@ -508,7 +506,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(safe(plain(plan.verdict_sentence())))
     print(f"what happens again: {plan.again.words()}")
     for move in next_moves(plan, thread):
-        what = "failed with" if move.kind == "failed" else "asks"
+        what = {"failed": "failed with", "answered": "asked, and was answered below"}.get(
+            move.kind, "asks"
+        )
         print(f"\n{safe(move.node)} {what}: {safe(move.detail)}")
         print("next move:")
         for line in move.code.split("\n"):  # only \n ends a line of it (never U+2028)

@@ -489,7 +489,10 @@ def with_parent_tasks(tasks: list[TaskAgain]) -> list[TaskAgain]:
     return out
 
 
-NextKind = Literal["failed", "interrupted"]
+NextKind = Literal["failed", "interrupted", "answered"]
+"""`answered`: LangGraph still lists the question (the task's `__interrupt__` write stays until
+the task ends), but the graph below it saved its paused task's output: the answer was given
+and the run went past the pause (`durability.evidence.answered_below`)."""
 
 
 @dataclass(frozen=True)
@@ -570,7 +573,14 @@ def next_moves(plan: ResumePlan, thread: Thread | None) -> list[NextMove]:
         "# replace ... with your answer: it becomes interrupt()'s return value\n"
         f"graph.invoke({resume}, config)"
     )
+    if asked and plan.answered_below:
+        code = (
+            f"{config}\n"
+            "# the answer was saved below: go on without a new one\n"
+            "graph.invoke(None, config)"
+        )
     for where, question in asked.values():
         payload = json.dumps(_payload(question), ensure_ascii=False, indent=None, default=str)
-        moves.append(NextMove("interrupted", where, payload, code))
+        kind: NextKind = "answered" if plan.answered_below else "interrupted"
+        moves.append(NextMove(kind, where, payload, code))
     return moves

@@ -24,6 +24,20 @@ from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus, unknown_r
 from replaylens.analysis.verdicts import LOST_INPUT
 from replaylens.model import Checkpoint, Generation, Task, WriteRecord
 
+ANSWERED_BELOW = (
+    "LangGraph still lists a question (the paused task's interrupt write stays until the task "
+    "ends), but the graph below it saved its own paused task's output: the answer was given "
+    "and the run went past it; invoke(None) goes on without a new answer"
+)
+
+
+def status_sentence(status: str, answered_below: bool = False) -> str:
+    """What a thread's status means, said after it on every view: a question answered below
+    the paused task (`ResumePlan.answered_below`) is no longer waiting."""
+    if status == "interrupted" and answered_below:
+        return ANSWERED_BELOW
+    return STATUS_EXPLAINED.get(status, "")
+
 
 @dataclass
 class ResumePlan:
@@ -51,6 +65,10 @@ class ResumePlan:
     generation: Generation | None = None
     unmatched_reruns: list[str] = field(default_factory=list)
     """Sentences: a task the resume re-runs, of a node the log shows started, with no log line given to it."""
+    answered_below: bool = False
+    """Interrupted as LangGraph lists it, but the graph below the paused task saved its own
+    paused task's output: the answer was given and the run went past it
+    (`durability.evidence.answered_below`); `invoke(None)` goes on without a new one."""
     evidence_source: str = ""
     """What the effects evidence is ("effects log", or the trace format and setup)."""
     evidence_limits: list[str] = field(default_factory=list)
@@ -204,13 +222,19 @@ class ResumePlan:
         parts += self.unmatched_reruns
         return " " + " ".join(parts)
 
+    @property
+    def status_explained(self) -> str:
+        """The sentence every view puts after the status (the one home of that choice)."""
+        return status_sentence(self.status, self.answered_below)
+
     def to_json(self) -> dict[str, Any]:
         cp = self.resume_checkpoint
         due = {t.task_id: task_json(ns, t) for ns, t in self.reruns}
         return {
             "thread_id": self.thread_id,
             "status": self.status,
-            "status_explained": STATUS_EXPLAINED.get(self.status, ""),
+            "status_explained": self.status_explained,
+            "answered_below": self.answered_below,
             "verdict": self.verdict_sentence(),
             "input_lost": self.input_lost,
             "resume_checkpoint": (

@@ -15,6 +15,7 @@ from replaylens.analysis.durability import (
     lost_input_attempts,
     what_if,
 )
+from replaylens.analysis.durability.evidence import answered_below
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
@@ -165,6 +166,7 @@ def _plan(
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
         generation=thread.generation,
         unmatched_reruns=unmatched,
+        answered_below=status == "interrupted" and answered_below(thread),
         evidence_source=source,
         evidence_limits=limits,
     )

@@ -15,7 +15,7 @@ import pandas as pd
 from replaylens import namespaces
 from replaylens._bulk import collector_paused
 from replaylens.analysis.durability import MODE_RULES
-from replaylens.analysis.status import ATTENTION_ORDER, STATUS_EXPLAINED, log_only_summaries
+from replaylens.analysis.status import ATTENTION_ORDER, log_only_summaries
 from replaylens.figures.statuses import status_word
 from replaylens.model import Checkpoint, Namespace, Thread, channel_label
 from replaylens.text import as_json_text, preview, visible
@@ -57,10 +57,6 @@ def page_slice(rows: int, page: int, per_page: int = PAGE_ROWS) -> slice:
     """The rows of page `page` (1-based; out-of-range pages are clamped, as a pasted URL may say 0 or 9999)."""
     page = min(max(page, 1), page_count(rows, per_page))
     return slice((page - 1) * per_page, min(page * per_page, rows))
-
-
-def explain_status(status: str) -> str:
-    return STATUS_EXPLAINED.get(status, "")
 
 
 class ThreadRow(NamedTuple):

@@ -120,6 +120,13 @@ def fork(  # noqa: A002 - `input` is LangGraph's word
     return {FORK: {"back": back, "input": input, "next": next, "update": update}}
 
 
+def _edited(config: dict[str, Any], saved: Any) -> dict[str, Any]:
+    """`config` pointed at the checkpoint ``update_state`` saved: its own config names only the
+    thread and the checkpoint, and the run must keep the rest (the callbacks that announce
+    each node's start, which the kill is aimed at)."""
+    return {**config, "configurable": {**config["configurable"], **saved["configurable"]}}
+
+
 def _fork(spec: dict[str, Any]) -> dict[str, Any] | None:
     """The ``fork`` an input asks for, if it is one."""
     payload = spec.get("input")
@@ -621,7 +628,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             payload = _command_input(forked.get("input"))
             run_config = _fork_config(config, history, int(forked["back"]), forked.get("next"))
             if forked.get("update") is not None:
-                run_config = graph.update_state(run_config, forked["update"])
+                run_config = _edited(run_config, graph.update_state(run_config, forked["update"]))
         else:
             payload = _command_input(spec.get("input"))
         output = graph.invoke(payload, run_config, durability=spec.get("durability", "async"))
@@ -651,7 +658,8 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
             payload = _command_input(forked.get("input"))
             run_config = _fork_config(config, history, int(forked["back"]), forked.get("next"))
             if forked.get("update") is not None:
-                run_config = await graph.aupdate_state(run_config, forked["update"])
+                edit = await graph.aupdate_state(run_config, forked["update"])
+                run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
         output = await graph.ainvoke(

@@ -750,7 +750,7 @@ def _invocations(
     return groups
 
 
-def _answered_below(thread: Thread | None) -> bool:
+def answered_below(thread: Thread | None) -> bool:
     """Is every task paused at the thread's latest root checkpoint a task whose graph (the one
     it invoked, namespace ``node:<task id>``) saved an output for each task of its own that
     had paused? LangGraph keeps the root task's `__interrupt__` write until that task ends, so
@@ -2102,7 +2102,7 @@ def gather(
         # died first, though all its logged tasks had ended.
         if not any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at):
             ending = "killed"
-    if ending == "paused" and len(groups) > 1 and last and _answered_below(thread):
+    if ending == "paused" and len(groups) > 1 and last and answered_below(thread):
         # The pause the database shows was answered inside the graph the paused task ran,
         # and that graph's paused task returned: the last invocation went past it and died
         # before the task that invoked the graph ended.

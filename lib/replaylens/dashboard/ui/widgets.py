@@ -188,6 +188,15 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
                 st.markdown(
                     "**Next move**, once the cause is fixed (re-runs the failed task from its first line):"
                 )
+            elif move.kind == "answered":
+                st.markdown(f":violet[**{md_code(move.node)} asked, and was answered:**]")
+                st.code(move.detail, language="json", wrap_lines=True)
+                st.markdown(
+                    "LangGraph still lists this question (the task's interrupt write stays until the "
+                    "task ends), but the graph below it saved its paused task's output before the "
+                    "process died: the answer was given and the run went past it. **Next move**: "
+                    "resume without a new answer:"
+                )
             else:
                 st.markdown(f":violet[**{md_code(move.node)} is waiting for an answer to:**]")
                 st.code(move.detail, language="json", wrap_lines=True)

@@ -112,7 +112,7 @@ if item is not None:
             outcome = plan.what_if.get(mode) if mode else None
 
             st.markdown(f"### {status_md(status)}")
-            st.caption(views.explain_status(status))
+            st.caption(md(plan.status_explained))
             if thread is not None and ui.graph_ref():
                 graph_block(item, thread, status)
             ui.verdict_block(plan, thread)
