@@ -160,6 +160,9 @@ def test_a_question_answered_below_says_so_on_every_view(tmp_path: Path) -> None
     with contextlib.redirect_stdout(out):
         assert main(["report", answered["db_at_kill"], "--thread", answered["thread_id"]]) == 0
     assert "the answer was given and the run went past it" in out.getvalue()
+    # a `checkpointer=True` graph added as the node, whose run ended in the killed invocation
+    ended = load("subgraph_replay_then_resume-late-0s", tmp_path)["exit"]
+    assert [m["kind"] for m in json.loads(replay(ended, "--json"))["next_moves"]] == ["answered"]
     waiting = load("interrupt_update_resume-early-0s", tmp_path)["exit"]
     doc = json.loads(replay(waiting, "--json"))
     assert doc["status_explained"].startswith("waiting for an answer")

@@ -756,7 +756,10 @@ def answered_below(thread: Thread | None) -> bool:
     had paused? LangGraph keeps the root task's `__interrupt__` write until that task ends, so
     the thread reads as paused, yet the answer was given and the graph went on past its pause
     (test_double_interrupt_subgraph killed after node_2 returned, before the node that invoked
-    the graph did): a resume goes on without a new answer."""
+    the graph did): a resume goes on without a new answer. A ``checkpointer=True`` graph
+    added as the node (namespace the node's name, no task id) that saved the end of its run
+    after the root's checkpoint was taken went past the pause too (its run ended: nothing due;
+    test_subgraph_interrupt_replay_from_parent_then_resume killed after it returned)."""
     root = thread.root if thread else None
     latest = root.latest if root else None
     if thread is None or latest is None:
@@ -764,7 +767,17 @@ def answered_below(thread: Thread | None) -> bool:
     paused = [t for t in latest.tasks if t.status == "interrupted"]
     if not paused:
         return False
+    paused_at = taken_at(latest)
     for t in paused:
+        stable = thread.namespaces.get(t.node)
+        end = stable.latest if stable is not None else None
+        if (
+            end is not None
+            and not end.tasks
+            and paused_at is not None
+            and (taken_at(end) or paused_at) > paused_at
+        ):
+            continue  # its graph ran to its end after the pause
         below = [
             ns.latest
             for key, ns in thread.namespaces.items()
