@@ -2718,6 +2718,16 @@ def pydantic_state_join() -> StateGraph:
 
 
 # --------------------------------------------------------------------------- 72-74 round 15
+def _cache_folder() -> Path:
+    """Where a shape's cache file lives: beside the run's effects log (so it outlives each
+    process of one run, and no other run sees it), or a temporary folder when no log is set
+    (a graph built only to list its nodes writes nothing into the working directory)."""
+    import tempfile
+
+    log = settings.get(ENV_LOG)
+    return Path(log).parent if log else Path(tempfile.mkdtemp(prefix="replaylens-cache-"))
+
+
 def cached_waiting_edge_loop(checkpointer: Any) -> Any:
     """waiting_edge_loop with ``cache_policy=CachePolicy()`` on rewrite_query and a node cache
     kept in a SQLite file beside the run (`SqliteCache`), which outlives the process.
@@ -2729,9 +2739,7 @@ def cached_waiting_edge_loop(checkpointer: Any) -> Any:
     from langgraph.cache.sqlite import SqliteCache
     from langgraph.types import CachePolicy
 
-    log = settings.get(ENV_LOG)
-    folder = Path(log).parent if log else Path(".")
-    cache = SqliteCache(path=str(folder / "node-cache.sqlite"))
+    cache = SqliteCache(path=str(_cache_folder() / "node-cache.sqlite"))
     return _waiting_edge_loop(CachePolicy()).compile(checkpointer=checkpointer, cache=cache)
 
 
@@ -3745,8 +3753,7 @@ def cached_task_interrupts(checkpointer: Any) -> Any:
     from langgraph.func import entrypoint, task
     from langgraph.types import CachePolicy
 
-    log = settings.get(ENV_LOG)
-    folder = Path(log).parent if log else Path(".")
+    folder = _cache_folder()
 
     @task(cache_policy=CachePolicy())
     def double(x: int) -> int:
@@ -3812,6 +3819,24 @@ def parent_command_stateful() -> StateGraph:
     b.add_edge(START, "alice")
     b.add_edge("alice", "greet")
     return b
+
+
+# --------------------------------------------------------------------------- 101 round 28
+def replay_before_interrupt() -> StateGraph:
+    """node_a -> ask_human (calls ``interrupt()`` before logging) -> node_b. Paused, answered,
+    run to its end; then run again from the checkpoint where ask_human was due
+    (``invoke(None)`` with its id: a copy, a branch), which asks again; answered once more.
+
+    Mirrors test_time_travel.py::test_replay_from_before_interrupt_then_resume: the replay
+    does not run node_a again, asks the question again, and the new answer's run ends the new
+    branch; the kill lands in that run.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("ask_human", _ask_human),
+        ("node_b", _node("node_b", 1.0, "value")),
+    )
 
 
 @dataclass(frozen=True)
@@ -4147,8 +4172,14 @@ CORPUS: tuple[Shape, ...] = (
     Shape("parent_command_stateful", "test_pregel.py::test_parent_command",
           {"value": []}, (("tool", 1, 0.5), ("greet", 1, 0.5)),
           then=({"value": []},), kill_from=1),
+    # Held out, twenty-eighth round: added after the rules the twenty-seventh round led to.
+    Shape("replay_before_interrupt",
+          "test_time_travel.py::test_replay_from_before_interrupt_then_resume",
+          {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
+          resume_value="new_answer", has_resume_value=True,
+          then=(fork(next="ask_human"),), kill_from=3),
 )  # fmt: skip
-"""One hundred shapes (the last eighty-four held out, in twenty-seven rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred and one shapes (the last eighty-five held out, in twenty-eight rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
