@@ -261,7 +261,7 @@ def _held_out_threads() -> list[tuple[str, str]]:
     stateful subgraph paused again in a run from an earlier checkpoint, a graph a node
     invokes answered twice, a resume that edits the state (23); a failure raised out of a
     subgraph into its node's error handler (24); the state edited at an earlier checkpoint
-    and the thread run from the edit (25)."""
+    and the thread run from the edit (25); a run from a copy that paused before logging (28)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -276,6 +276,7 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "interrupt_update_resume-early-0s",
         "error_handler_subgraph_async-late-0s",
         "sequential_interrupts_fork-early-0s",
+        "replay_before_interrupt-early-0.25s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

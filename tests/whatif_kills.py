@@ -225,6 +225,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "sequential_interrupts_fork-early-0s": KillCampaign(
         "sequential_interrupts_fork", 0, ("sync", "async", "exit"), 0.0
     ),
+    "replay_before_interrupt-early-0.25s": KillCampaign(
+        "replay_before_interrupt", 0, ("sync", "async", "exit"), 0.25
+    ),
     "error_handler_subgraph_async-late-0.25s": KillCampaign(
         "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.25
     ),

@@ -133,14 +133,50 @@ def _replay_copies(
     out: dict[int, tuple[int, float]] = {}
     for inv in range(1, len(groups)):
         if not groups[inv]:
+            # a run that logged nothing (`_silent_replays`): the copy between its neighbours
+            # is the one it began with
+            later = [a.start_ts for g in groups[inv + 1 :] for a in g]
+            earlier = [a.end_ts for g in groups[:inv] for a in g]
+            if later and earlier:
+                for t, step, _edit in made:
+                    if max(earlier) < t < min(later):
+                        out[inv] = (step, t)
             continue
         began = min(a.start_ts for a in groups[inv])
         ended = max((a.end_ts for a in groups[inv - 1]), default=float("-inf"))
+        if not groups[inv - 1]:
+            continue  # the copy before it is the silent run's
         for t, step, edit in made:
             if not ended < t < began:
                 continue
             at_end = not edit and inv > 1 and groups[inv - 1] and t - ended < began - t
             out[inv - 1 if at_end else inv] = (step, t)
+    return out
+
+
+def _silent_replays(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) -> list[int]:
+    """Where a run from an earlier checkpoint logged nothing: its copy (or edit) lies between
+    two logged invocations and holds a pause (a task with an `__interrupt__` write) whose node
+    the later invocation starts with — the run paused at once, before any line, and the later
+    invocation is the answer (test_replay_from_before_interrupt_then_resume: ask_human asks
+    again before logging). Returns the places to insert an empty invocation at; it owns the
+    copy (`_replay_copies`) and what was saved after the previous run's end (`_bounds`)."""
+    starts = set(replay_forks(db_cps)) | branch_edits(db_cps)
+    copies = [c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns]
+    out: list[int] = []
+    for inv in range(1, len(groups)):
+        if not groups[inv] or not groups[inv - 1]:
+            continue
+        ended = max(a.end_ts for a in groups[inv - 1])
+        first = min(groups[inv], key=lambda a: a.start_ts)
+        for c in copies:
+            t = taken_at(c)
+            paused = {
+                u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
+            }
+            if t is not None and ended < t < first.start_ts and first.node in paused:
+                out.append(inv)
+                break
     return out
 
 
@@ -1383,10 +1419,15 @@ def _named_only(a: Attempt) -> bool:
 def _bounds(groups: list[list[Attempt]]) -> list[float]:
     """Where each invocation begins on the clock (the first: at minus infinity). After a
     first invocation that logged nothing (`_silent_first`), the next begins just before its
-    first line."""
+    first line; a run between two logged ones that logged nothing (`_silent_replays`) begins
+    just after the previous one's end."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
-        if i == 0 or not g:
+        if i > 0 and not g and groups[i - 1]:
+            # a run between two logged ones that logged nothing (`_silent_replays`): it owns
+            # what was saved after the previous one's own end-of-run save
+            bounds.append(max(x.end_ts for x in groups[i - 1]) + 0.05)
+        elif i == 0 or not g:
             bounds.append(float("-inf"))
         elif not groups[i - 1]:
             bounds.append(min(a.start_ts for a in g) - 0.02)
@@ -1761,6 +1802,14 @@ def gather(
         used.append(
             "a Command was sent at a checkpoint taken before the log's first line: an earlier "
             "invocation stopped there without logging (a static breakpoint), then was resumed"
+        )
+    silent = _silent_replays(groups, db_cps)
+    for inv in sorted(silent, reverse=True):
+        groups.insert(inv, [])
+    if silent:
+        used.append(
+            f"{len(silent)} run(s) from an earlier checkpoint paused before logging anything: "
+            "the copy each began with holds the pause, and the next invocation answered it"
         )
     halted = _halted(
         groups,
