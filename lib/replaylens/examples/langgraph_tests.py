@@ -3839,6 +3839,31 @@ def replay_before_interrupt() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- 102 round 29
+class ResultsState(TypedDict, total=False):
+    results: Annotated[list[str], operator.add]
+
+
+def stateful_subgraph_replayed_tick() -> StateGraph:
+    """node_a -> node_b -> sub_node, a subgraph compiled with ``checkpointer=True`` (one node,
+    sub_step). Two inputs, each run to its end; then the thread is run again from the oldest
+    checkpoint where node_a was due, and the kill lands in that run.
+
+    Mirrors test_time_travel.py::test_stateful_subgraph_loads_state_across_ticks: in a run
+    from an earlier checkpoint, a stateful subgraph that runs in a later tick than the copy
+    loads its state from its own history.
+    """
+    sub = StateGraph(ValueTrail)
+    sub.add_node("sub_step", _node("sub_step", 1.0, "value"))
+    sub.add_edge(START, "sub_step")
+    return chain(
+        ResultsState,
+        ("node_a", _node("node_a", 1.0, "results")),
+        ("node_b", _node("node_b", 1.0, "results")),
+        ("sub_node", sub.compile(checkpointer=True)),
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4178,8 +4203,13 @@ CORPUS: tuple[Shape, ...] = (
           {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
           resume_value="new_answer", has_resume_value=True,
           then=(fork(next="ask_human"),), kill_from=3),
+    # Held out, twenty-ninth round: added after the rules the twenty-eighth round led to.
+    Shape("stateful_subgraph_replayed_tick",
+          "test_time_travel.py::test_stateful_subgraph_loads_state_across_ticks",
+          {"results": []}, (("node_b", 1, 0.5), ("sub_step", 1, 0.5)),
+          then=({"results": []}, fork(next="node_a")), kill_from=2),
 )  # fmt: skip
-"""One hundred and one shapes (the last eighty-five held out, in twenty-eight rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred and two shapes (the last eighty-six held out, in twenty-nine rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
