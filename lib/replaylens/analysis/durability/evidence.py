@@ -78,13 +78,14 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
     }
 
 
-def branch_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
+def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) -> set[str]:
     """Root checkpoints ``update_state`` wrote on an earlier checkpoint, beside a child it
     already had (source ``update``, or a ``__copy__`` fork: test_time_travel.py's forks with
     a modified state): a branch, like a run from an earlier checkpoint, and the run after
-    the edit goes on from it; saved there and then, in every durability mode."""
+    the edit goes on from it; saved there and then, in every durability mode. (`forks`:
+    `replay_forks` of the same checkpoints, when the caller has it.)"""
     roots = [c for c in db_cps if not c.checkpoint_ns]
-    forks = replay_forks(db_cps)
+    forks = replay_forks(db_cps) if forks is None else forks
     out: set[str] = set()
     for c in roots:
         if c.source not in EDIT_SOURCES or c.checkpoint_id in forks or not c.parent_checkpoint_id:
@@ -103,13 +104,8 @@ def branch_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
     return out
 
 
-def _replayed_from(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) -> dict[int, int]:
-    """invocation -> the step of the copy it began with (`_replay_copies`)."""
-    return {inv: step for inv, (step, _t) in _replay_copies(groups, db_cps).items()}
-
-
 def _replay_copies(
-    groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]
+    groups: list[list[Attempt]], db_cps: Sequence[Checkpoint], forks: set[str], edited: set[str]
 ) -> dict[int, tuple[int, float]]:
     """invocation -> (step, ts) of the copy it began with, for each invocation that ran from an
     earlier checkpoint (`replay_forks`: the copy is made after the invocation before it ended
@@ -120,9 +116,8 @@ def _replay_copies(
     its last task (test_subgraph_interrupt_replay_from_parent_then_resume under exit: the
     copy 6 ms after the replayed run's last line, 1.7 s before the next invocation's first).
     A copy between two invocations belongs to the nearer of the two; an edit on a branch
-    (`branch_edits`), which ``update_state`` saves between the two, to the run after it."""
-    forks = replay_forks(db_cps)
-    edited = branch_edits(db_cps)
+    (`branch_edits`), which ``update_state`` saves between the two, to the run after it.
+    `forks` and `edited` are `replay_forks` and `branch_edits` of `db_cps`."""
     made = sorted(
         (t, c.step, c.checkpoint_id in edited)
         for c in db_cps
@@ -154,14 +149,16 @@ def _replay_copies(
     return out
 
 
-def _silent_replays(groups: list[list[Attempt]], db_cps: Sequence[Checkpoint]) -> list[int]:
+def _silent_replays(
+    groups: list[list[Attempt]], db_cps: Sequence[Checkpoint], starts: set[str]
+) -> list[int]:
     """Where a run from an earlier checkpoint logged nothing: its copy (or edit) lies between
     two logged invocations and holds a pause (a task with an `__interrupt__` write) whose node
     the later invocation starts with — the run paused at once, before any line, and the later
     invocation is the answer (test_replay_from_before_interrupt_then_resume: ask_human asks
     again before logging). Returns the places to insert an empty invocation at; it owns the
-    copy (`_replay_copies`) and what was saved after the previous run's end (`_bounds`)."""
-    starts = set(replay_forks(db_cps)) | branch_edits(db_cps)
+    copy (`_replay_copies`) and what was saved after the previous run's end (`_bounds`).
+    `starts`: the copies and edits runs from earlier checkpoints began with."""
     copies = [c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns]
     out: list[int] = []
     for inv in range(1, len(groups)):
@@ -1509,6 +1506,7 @@ def _assign_steps(
     halted: set[int] = frozenset(),
     stopped: dict[int, int | None] | None = None,
     space: Callable[[str | None], str] = namespaces.names,
+    replayed: dict[int, int] | None = None,
 ) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
     """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
     task's, else the next step in log order (see the comments for each rule)."""
@@ -1540,7 +1538,7 @@ def _assign_steps(
             "are taken as that subgraph's"
         )
     side = _SideBySide(subgraphs, _runs_done(thread, space))
-    replayed = _replayed_from(groups, root_cps)
+    replayed = replayed or {}  # invocation -> the step of the copy it began with
     if side.paths and any(
         a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
         for a in attempts
@@ -1803,7 +1801,9 @@ def gather(
             "a Command was sent at a checkpoint taken before the log's first line: an earlier "
             "invocation stopped there without logging (a static breakpoint), then was resumed"
         )
-    silent = _silent_replays(groups, db_cps)
+    forks = replay_forks(db_cps)
+    branched_by_edit = branch_edits(db_cps, forks)
+    silent = _silent_replays(groups, db_cps, forks | branched_by_edit)
     for inv in sorted(silent, reverse=True):
         groups.insert(inv, [])
     if silent:
@@ -1853,8 +1853,6 @@ def gather(
     if not groups:
         groups = [[]]
     input_edits = _input_edits(db_cps)
-    forks = replay_forks(db_cps)
-    branched_by_edit = branch_edits(db_cps)
     edits = [
         t
         for c in db_cps
@@ -1881,7 +1879,7 @@ def gather(
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
     kinds = _kinds(groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted)
-    copies = _replay_copies(groups, db_cps)
+    copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}
     for inv in replayed:
         # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
@@ -1921,8 +1919,9 @@ def gather(
     space = space_keys(thread, attempts)
     functional = _no_start_step(thread, groups)
     step_att, step_of = _assign_steps(
-        groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space
-    )
+        groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space,
+        replayed,
+    )  # fmt: skip
     cp_at: dict[tuple[str, int, int], Checkpoint] = {}
     # the copy (or edit) a run from an earlier checkpoint began with belongs to that run
     began_with = {
