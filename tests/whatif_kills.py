@@ -231,6 +231,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "error_handler_subgraph_async-late-0.25s": KillCampaign(
         "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.25
     ),
+    "stateful_subgraph_replayed_tick-early-0s": KillCampaign(
+        "stateful_subgraph_replayed_tick", 0, ("sync", "async"), 0.0
+    ),
+    "stateful_subgraph_replayed_tick-late-0.25s": KillCampaign(
+        "stateful_subgraph_replayed_tick", 1, ("sync", "async"), 0.25
+    ),
 }
 
 

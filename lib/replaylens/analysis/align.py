@@ -430,11 +430,15 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
             # Steps count per loop: a subgraph node's step is its subgraph's, not the root's.
             loop = thread.namespaces.get(a.logged_ns or "")
             latest = loop.latest if loop is not None else None
+            # A checkpoint made before the attempt began holds no result of it: that is an
+            # earlier run's (a `checkpointer=True` graph's steps go on across runs, and a run
+            # from an earlier checkpoint counts its steps again from there).
             saved_after = (
                 a.step is not None
                 and latest is not None
                 and latest.step is not None
                 and a.step <= latest.step
+                and (idx.epochs.get(latest.checkpoint_id) or a.start_ts) >= a.start_ts
             )
             # ...and the attempt is one of that loop's nodes (its checkpoints name it), not a
             # call of the task whose namespace a graph invoked inside it shares

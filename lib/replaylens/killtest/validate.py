@@ -219,7 +219,8 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
             if pool:
                 rerun.add((key, pool[0]))
                 rest.remove(pool[0])
-    rerun |= _persistent_reruns(pre, again, rerun)
+    still_open = [a for a in pre if a.task_id is None or a.task_id not in ended_before]
+    rerun |= _persistent_reruns(still_open, again, rerun)
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
     return Measured(checkpoints, len(rerun), lines), rerun
 

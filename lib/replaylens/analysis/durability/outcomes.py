@@ -128,7 +128,7 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     again = {
         id(a): ev.step_of[id(a)][1] not in lost
         and ev.step_of[id(a)][1] not in behind
-        and not _dropped_stable_run(ev, sched.landed, *ev.step_of[id(a)][:2])
+        and not _dropped_stable_run(ev, sched.landed, *ev.step_of[id(a)][:2], (r_inv, r))
         and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r)
         for a in ev.attempts
     }
@@ -136,19 +136,33 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
 
 
-def _dropped_stable_run(ev: Evidence, landed: set[tuple[str, int, int]], ns: str, inv: int) -> bool:
+def _dropped_stable_run(
+    ev: Evidence,
+    landed: set[tuple[str, int, int]],
+    ns: str,
+    inv: int,
+    resumed_at: tuple[int, int],
+) -> bool:
     """Is `ns` (or a loop above it) a `checkpointer=True` graph whose run in invocation `inv`
-    left no checkpoint, though an earlier run of it did? The resume runs the task that
-    invokes it again, with LangGraph's resuming flag (``CONFIG_KEY_RESUMING``, passed down to
-    a graph a task invokes): the graph goes on from its latest checkpoint, the earlier run's
-    end, where nothing is due, and drops the new input. That run's tasks never run again;
-    their work is lost, not repeated (test_stateful_namespace_isolation's veggie graph,
-    killed before its second run's input checkpoint landed)."""
+    left no checkpoint, though an earlier run of it did, and whose task the resume runs in
+    its first step? The resume runs the task that invokes it again, with LangGraph's
+    resuming flag (``CONFIG_KEY_RESUMING``, passed down to a graph a task invokes): the graph
+    goes on from its latest checkpoint, the earlier run's end, where nothing is due, and
+    drops the new input. That run's tasks never run again; their work is lost, not repeated
+    (test_stateful_namespace_isolation's veggie graph, killed before its second run's input
+    checkpoint landed). The flag lives for the resume's first step only (the loop drops it
+    after its first tick): a task that invokes the graph in a later step, after the resume
+    first finished an earlier one, hands it a fresh input, and the run's tasks run again
+    (test_stateful_subgraph_loads_state_across_ticks, killed in the subgraph's node under
+    async, whose checkpoint after the step before had not landed)."""
     parts = ns.split("|")
     for k in range(1, len(parts) + 1):
         top = "|".join(parts[:k])
         if top not in ev.stable or any(key[0] == top and key[1] == inv for key in landed):
             continue
+        held_at = ev.container.get((top, inv))
+        if held_at is not None and resumed_at[0] == inv and held_at > resumed_at[1] + 1:
+            continue  # its task runs after the resume's first step: a fresh input
         before = [key for key in landed if key[0] == top and key[1] < inv]
         if before and _run_had_ended(ev, max(before, key=lambda key: (key[1], key[2]))):
             return True
