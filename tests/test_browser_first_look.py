@@ -204,6 +204,19 @@ def test_effects_table_shows_key_log_line_and_pid(page: Any, site: str) -> None:
     assert shown.index("pid") < len(shown) - 1 or not overflows(grid), shown
 
 
+def test_checkpoint_table_shows_its_notes_beside_the_tasks_due(page: Any, site: str) -> None:
+    """At 1000 px the notes column ("a resume starts here", a fork, an edit) sat after the
+    time and the write count, off-screen: the row a resume loads looked like any other. It
+    comes right after the tasks due, on screen at both widths."""
+    db, thread = sample_run("payment", "sync")
+    open_view(page, url(site, "thread", db=db, thread=thread, view="Checkpoints"))
+    grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="a resume starts here")
+    expect(grid).to_have_count(1)
+    shown = grid_headers(page, grid.first)
+    assert "next tasks" in shown and "notes" in shown, shown
+    assert shown.index("notes") < len(shown) - 1 or not overflows(grid.first), shown
+
+
 # --------------------------------------------------------------------------- 8: Resume cards
 def test_resume_cards_line_up_and_cut_no_word(page: Any, site: str) -> None:
     """At 1000 px the three mode cards' rows were at different heights, the exit card's

@@ -333,10 +333,11 @@ def checkpoints_frame(ns: Namespace, resume_id: str | None = None) -> pd.DataFra
                 "notes": "; ".join(notes),
             }
         )
-    # the notes (a resume starts here, a fork, an update, a stub) before the long ids, so a
-    # first look sees them without scrolling the table sideways
-    return pd.DataFrame(rows, columns=["step", "source", "time (UTC)", "next tasks", "writes",
-                                       "notes", "checkpoint id", "parent"])  # fmt: skip
+    # the notes (a resume starts here, a fork, an update, a stub) right after the tasks due,
+    # before the time and the long ids, so a first look sees them without scrolling the table
+    # sideways on a 1000-pixel screen
+    return pd.DataFrame(rows, columns=["step", "source", "next tasks", "notes", "time (UTC)",
+                                       "writes", "checkpoint id", "parent"])  # fmt: skip
 
 
 WRITE_COLUMNS = ["task", "task status", "channel", "idx", "type", "bytes", "value", "task id"]

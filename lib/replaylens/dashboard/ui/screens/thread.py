@@ -261,12 +261,17 @@ if item is not None:
                         if plan.resume_checkpoint and status != "completed"
                         else None
                     )
-                    st.dataframe(views.checkpoints_frame(ns, resume_id), hide_index=True, width="stretch",
-                                 column_config={"next tasks": st.column_config.TextColumn(
-                                     width="large", help="Tasks due after this checkpoint and their status."),
-                                     "notes": st.column_config.TextColumn(
-                                     width="medium", help="Where a resume starts, forks, edits (update_state) "
-                                     "and stubs: what the row's other columns do not say.")})  # fmt: skip
+                    table = views.checkpoints_frame(ns, resume_id)
+                    notes = st.column_config.TextColumn(
+                        width="medium", help="Where a resume starts, forks, edits (update_state) and "
+                        "stubs: what the row's other columns do not say.")  # fmt: skip
+                    st.dataframe(table, hide_index=True, width="stretch",
+                                 column_config={"step": st.column_config.NumberColumn(width="small"),
+                                     "source": st.column_config.TextColumn(width="small"),
+                                     "next tasks": st.column_config.TextColumn(
+                                     width="medium", help="Tasks due after this checkpoint and their status."),
+                                     # a column with nothing in it only pushes the time aside
+                                     "notes": notes if table["notes"].astype(bool).any() else None})  # fmt: skip
                     # The tree only says more than the table when the history forked; a plain chain
                     # skips it, and a cold page skips loading Graphviz's code (0.8 MB of script).
                     if ns.forks or st.toggle("Draw the checkpoint tree", key="tree"):
