@@ -115,3 +115,30 @@ def test_a_fork_by_next_node_with_an_edit(tmp_path: Path) -> None:
 def test_fork_takes_a_node_name_for_next() -> None:
     with pytest.raises(ValueError, match="node name"):
         fork(next=3)  # type: ignore[arg-type]
+
+
+def test_a_fork_from_the_newest_checkpoint_where_a_node_is_due(tmp_path: Path) -> None:
+    """test_subgraph_called_in_loop_loads_state_on_replay: two inputs each run the loop twice
+    (inc, then the stateful subgraph); `fork(next="inc", newest=True)` runs the thread again
+    from the newest checkpoint where inc was due, mid-loop in the second input (the oldest
+    would have been the first input's start): one round left, so inc and sub_step run once
+    more each, and the subgraph carries the five runs of its history (LangGraph's answer)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from replaylens.examples.langgraph_tests import stateful_subgraph_loop_replayed
+
+    results, starts = _run_shape(tmp_path, "stateful_subgraph_loop_replayed")
+    assert all(r["ok"] for r in results), results
+    assert starts == {"inc": 2 + 2 + 1, "sub_step": 2 + 2 + 1}
+    with SqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+        graph = stateful_subgraph_loop_replayed().compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "t"}}
+        state = graph.get_state(config)
+        history = list(graph.get_state_history(config))
+        inner = next(saver.list({"configurable": {"thread_id": "t", "checkpoint_ns": "sub_node"}}))
+    assert state.values["counter"] == 2 and state.next == ()
+    fork_copy = next(h for h in history if h.metadata["source"] == "fork")
+    assert fork_copy.values["counter"] == 1 and fork_copy.next == ("inc",)
+    # the replay's sub_step saw the three runs before the fork's round, as LangGraph's test
+    # asserts, and added the fourth
+    assert inner.checkpoint["channel_values"]["value"] == ["sub_step"] * 4

@@ -3864,6 +3864,78 @@ def stateful_subgraph_replayed_tick() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- 103-104 round 30
+
+
+class SubTrailA(TypedDict, total=False):
+    a_trail: Annotated[list[str], operator.add]
+
+
+class SubTrailB(TypedDict, total=False):
+    b_trail: Annotated[list[str], operator.add]
+
+
+def parallel_stateful_subgraphs_replayed() -> StateGraph:
+    """parent_step, then two sibling subgraphs compiled with ``checkpointer=True`` in one
+    step (sub_a_node's sub_a_step, one sleep unit; sub_b_node's sub_b_step, two). Two inputs,
+    each run to its end; then the thread is run again from the newest checkpoint where
+    parent_step was due (the second input's), and the kill lands in that run.
+
+    Mirrors test_time_travel.py::test_parallel_subgraph_nodes_load_correct_state_on_replay:
+    on a run from an earlier checkpoint each sibling loads its own history.
+    """
+    sub_a = StateGraph(SubTrailA)
+    sub_a.add_node("sub_a_step", _node("sub_a_step", 1.0, "a_trail"))
+    sub_a.add_edge(START, "sub_a_step")
+    sub_b = StateGraph(SubTrailB)
+    sub_b.add_node("sub_b_step", _node("sub_b_step", 2.0, "b_trail"))
+    sub_b.add_edge(START, "sub_b_step")
+    b = StateGraph(ResultsState)
+    b.add_node("parent_step", _node("parent_step", 1.0, "results"))
+    b.add_node("sub_a_node", sub_a.compile(checkpointer=True))
+    b.add_node("sub_b_node", sub_b.compile(checkpointer=True))
+    b.add_edge(START, "parent_step")
+    b.add_edge("parent_step", "sub_a_node")
+    b.add_edge("parent_step", "sub_b_node")
+    return b
+
+
+class LoopCounterState(TypedDict, total=False):
+    counter: int
+    results: Annotated[list[str], operator.add]
+
+
+def _inc(state: LoopCounterState) -> dict[str, Any]:
+    with effect("inc", counter=state.get("counter", 0)):
+        _sleep(1.0)
+    n = state.get("counter", 0)
+    return {"counter": n + 1, "results": [f"inc:{n}"]}
+
+
+def stateful_subgraph_loop_replayed() -> StateGraph:
+    """inc -> sub_node (a subgraph compiled with ``checkpointer=True``: sub_step) -> inc again
+    until the counter reaches 2. Two inputs, each run to its end; then the thread is run
+    again from the newest checkpoint where inc was due (mid-loop in the second input: one
+    round left), and the kill lands in that run.
+
+    Mirrors test_time_travel.py::test_subgraph_called_in_loop_loads_state_on_replay: the
+    subgraph called in a loop loads, on the run from mid-loop, the state its first round of
+    that invocation left.
+    """
+    sub = StateGraph(ValueTrail)
+    sub.add_node("sub_step", _node("sub_step", 1.0, "value"))
+    sub.add_edge(START, "sub_step")
+    b = StateGraph(LoopCounterState)
+    b.add_node("inc", _inc)
+    b.add_node("sub_node", sub.compile(checkpointer=True))
+    b.add_edge(START, "inc")
+    b.add_edge("inc", "sub_node")
+    b.add_conditional_edges(
+        "sub_node", lambda s: "inc" if s.get("counter", 0) < 2 else END, ["inc", END]
+    )
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4208,8 +4280,17 @@ CORPUS: tuple[Shape, ...] = (
           "test_time_travel.py::test_stateful_subgraph_loads_state_across_ticks",
           {"results": []}, (("node_b", 1, 0.5), ("sub_step", 1, 0.5)),
           then=({"results": []}, fork(next="node_a")), kill_from=2),
+    # round 30
+    Shape("parallel_stateful_subgraphs_replayed",
+          "test_time_travel.py::test_parallel_subgraph_nodes_load_correct_state_on_replay",
+          {"results": []}, (("parent_step", 1, 0.5), ("sub_b_step", 1, 1.5)),
+          then=({"results": []}, fork(next="parent_step", newest=True)), kill_from=2),
+    Shape("stateful_subgraph_loop_replayed",
+          "test_time_travel.py::test_subgraph_called_in_loop_loads_state_on_replay",
+          {"counter": 0, "results": []}, (("inc", 1, 0.5), ("sub_step", 1, 0.5)),
+          then=({"counter": 0, "results": []}, fork(next="inc", newest=True)), kill_from=2),
 )  # fmt: skip
-"""One hundred and two shapes (the last eighty-six held out, in twenty-nine rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred and four shapes (the last eighty-eight held out, in thirty rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -97,27 +97,34 @@ FORK = "__replaylens_fork__"
 """An input ``{FORK: {"back": n, "next": node, "update": values, "input": ...}}`` is sent to
 the graph from an earlier checkpoint of the thread: the root checkpoint `n` entries back in
 ``get_state_history`` (the oldest there is, if it holds fewer), or, with `next`, the oldest
-root checkpoint whose next task is that node alone, named by its ``checkpoint_id`` in the
-config — LangGraph's time travel, a fork (test_large_cases_async.py's
+root checkpoint whose next task is that node alone (with `newest`, the newest such one),
+named by its ``checkpoint_id`` in the config — LangGraph's time travel, a fork (test_large_cases_async.py's
 test_fork_always_re_runs_nodes). With `update`, ``update_state`` writes those values there
 first and the run goes on from the checkpoint it saved (test_time_travel.py's forks with
 modified state)."""
 
 
 def fork(  # noqa: A002 - `input` is LangGraph's word
-    back: int = 0, input: Any = None, *, next: str | None = None, update: Any = None
+    back: int = 0,
+    input: Any = None,
+    *,
+    next: str | None = None,
+    update: Any = None,
+    newest: bool = False,
 ) -> dict[str, Any]:
     """The invocation input that makes a kill-test child replay the thread from an earlier
     root checkpoint: `back` entries before its latest, or the oldest whose next task is
     `next` (the same checkpoint under every durability mode, where counting back is not:
-    exit saves fewer), optionally edited with `update` first (``update_state``), then
+    exit saves fewer; with `newest`, the newest one: the last invocation's, as
+    test_time_travel.py picks ``[s for s in history if s.next == (node,)][0]``), optionally edited with `update` first (``update_state``), then
     ``invoke(input, config with that checkpoint_id)``; the resume after a kill goes on from
     the thread's latest checkpoint."""
     if not isinstance(back, int) or back < 0:
         raise ValueError(f"fork() takes a number of checkpoints back (0 or more), not {back!r}")
     if next is not None and not isinstance(next, str):
         raise ValueError(f"fork(next=...) takes a node name, not {next!r}")
-    return {FORK: {"back": back, "input": input, "next": next, "update": update}}
+    return {FORK: {"back": back, "input": input, "next": next, "update": update,
+                   "newest": bool(newest)}}  # fmt: skip
 
 
 def _edited(config: dict[str, Any], saved: Any) -> dict[str, Any]:
@@ -136,17 +143,21 @@ def _fork(spec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fork_config(
-    config: dict[str, Any], history: list[Any], back: int, next_node: str | None = None
+    config: dict[str, Any],
+    history: list[Any],
+    back: int,
+    next_node: str | None = None,
+    newest: bool = False,
 ) -> dict[str, Any]:
     """`config` pointed at the checkpoint `back` entries into `history` (newest first), or at
-    the oldest whose next task is `next_node` alone."""
+    the oldest (`newest`: the newest) whose next task is `next_node` alone."""
     if not history:
         return config
     chosen = history[min(back, len(history) - 1)]
     if next_node is not None:
         due = [s for s in history if tuple(s.next) == (next_node,)]
         if due:
-            chosen = due[-1]
+            chosen = due[0] if newest else due[-1]
     target = chosen.config["configurable"]
     configurable = {**config["configurable"], "checkpoint_ns": "",
                     "checkpoint_id": target["checkpoint_id"]}  # fmt: skip
@@ -626,7 +637,10 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         elif (forked := _fork(spec)) is not None:
             history = list(graph.get_state_history(config))
             payload = _command_input(forked.get("input"))
-            run_config = _fork_config(config, history, int(forked["back"]), forked.get("next"))
+            run_config = _fork_config(
+                config, history, int(forked["back"]), forked.get("next"),
+                bool(forked.get("newest")),
+            )
             if forked.get("update") is not None:
                 run_config = _edited(run_config, graph.update_state(run_config, forked["update"]))
         else:
@@ -656,7 +670,10 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         elif (forked := _fork(spec)) is not None:
             history = [s async for s in graph.aget_state_history(config)]
             payload = _command_input(forked.get("input"))
-            run_config = _fork_config(config, history, int(forked["back"]), forked.get("next"))
+            run_config = _fork_config(
+                config, history, int(forked["back"]), forked.get("next"),
+                bool(forked.get("newest")),
+            )
             if forked.get("update") is not None:
                 edit = await graph.aupdate_state(run_config, forked["update"])
                 run_config = _edited(run_config, edit)
