@@ -237,6 +237,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "stateful_subgraph_replayed_tick-late-0.25s": KillCampaign(
         "stateful_subgraph_replayed_tick", 1, ("sync", "async"), 0.25
     ),
+    "parallel_stateful_subgraphs_replayed-early-0.25s": KillCampaign(
+        "parallel_stateful_subgraphs_replayed", 0, ("sync", "async"), 0.25
+    ),
+    "parallel_stateful_subgraphs_replayed-late-0.25s": KillCampaign(
+        "parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.25
+    ),
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from dataclasses import dataclass, field
 from math import inf
 from typing import Literal
@@ -233,6 +233,9 @@ class Evidence:
     raised_unsure: set[tuple[str, int, int]] = field(default_factory=set)
     """(ns, inv, step): a subgraph step that may have been left by raising or put, which only
     the write latency could tell (`_raised_out` answers None): the what-if says both."""
+    raised_through: set[int] = field(default_factory=set)
+    """id() of failures a node's error handler took that raised out of a graph the node ran:
+    that graph's step never completed (no put), and the handler waited for the loop it left."""
     endings: list[Ending] = field(default_factory=list)  # how each invocation ended
     kill_unsure: float = 0.0  # seconds after kill_offset the kill may have come (log-only moment)
     carried: set[tuple[str, int]] = field(default_factory=set)
@@ -1753,14 +1756,14 @@ def gather(
     recording: Recording,
     *,
     unsure_raised: bool = False,
-    flip_kinds: bool = False,
+    flip_kinds: bool | Collection[int] = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
     `unsure_raised`: read a subgraph step that `_raised_out` cannot decide as left by raising
     (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`).
     `flip_kinds`: read the invocations only node names told apart (`Evidence.kinds_weak`)
-    the other way, fresh input for resume and back."""
+    the other way, fresh input for resume and back (all of them, or those named)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -1886,12 +1889,13 @@ def gather(
         # the copy as a resume goes on from the latest checkpoint
         kinds[inv] = "resume"
         weak.discard(inv)
-    if flip_kinds:
-        for i in weak:
+    flipped = weak if flip_kinds is True else weak & set(flip_kinds or ())
+    if flipped:
+        for i in flipped:
             kinds[i] = "input" if kinds[i] == "resume" else "resume"
         assumed.append(
             "the log names no task ids: invocation(s) "
-            + ", ".join(str(i + 1) for i in sorted(weak))
+            + ", ".join(str(i + 1) for i in sorted(flipped))
             + " read the other way (a fresh input taken for a resume, or a resume for one)"
         )
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
@@ -2266,6 +2270,7 @@ def gather(
         functional=_entrypoint_node(thread) is not None,
         raised_out=raised_out,
         raised_unsure=raised_unsure,
+        raised_through=raised_through,
         holder_of=holder_of,
         stable=_stable_namespaces(attempts, db_cps),
     )

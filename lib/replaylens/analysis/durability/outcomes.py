@@ -1003,12 +1003,13 @@ def what_if(
     ev = gather(thread, attempts, status, rec)
     if rec.known:
         given = _what_if_as(rec, latency, ev, thread, attempts)
-        if rec.mode != "exit" or not ev.kinds_weak:
+        unsure = _unconfirmed_kinds(ev, rec.mode)
+        if not unsure:
             return given, ev.crash_ts
-        flipped = gather(thread, attempts, status, rec, flip_kinds=True)
+        flipped = gather(thread, attempts, status, rec, flip_kinds=unsure)
         other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
-        _flag_weak_kinds(ev)
-        return _spread([given, other], None, [_kinds_weak_note(ev)]), ev.crash_ts
+        _flag_weak_kinds(ev, unsure)
+        return _spread([given, other], None, [_kinds_weak_note(unsure)]), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
     why: list[str] = []  # what else than the recorded mode the range is over
@@ -1025,13 +1026,13 @@ def what_if(
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
             runs.append(_what_if_as(cand_rec, latency, raised_ev, thread, attempts))
             why.append(_raised_unsure_note(cand_ev, cand))
-        if cand == "exit" and cand_ev.kinds_weak:  # no input checkpoint kept to tell
-            flipped = gather(thread, attempts, status, cand_rec, flip_kinds=True)
+        if unsure := _unconfirmed_kinds(cand_ev, cand):  # no input checkpoint kept to tell
+            flipped = gather(thread, attempts, status, cand_rec, flip_kinds=unsure)
             runs.append(
                 _what_if_as(cand_rec, latency, flipped, thread, attempts, model_recorded=True)
             )
-            why.append(_kinds_weak_note(cand_ev))
-            _flag_weak_kinds(cand_ev)
+            why.append(_kinds_weak_note(unsure))
+            _flag_weak_kinds(cand_ev, unsure)
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     for o in out.values():
         o.inference = inferred.to_json()
@@ -1040,24 +1041,40 @@ def what_if(
     return out, ev.crash_ts
 
 
-def _flag_weak_kinds(ev: Evidence) -> None:
+def _unconfirmed_kinds(ev: Evidence, mode: Mode) -> set[int]:
+    """The invocations only node names told apart (`Evidence.kinds_weak`) that the database
+    cannot confirm either: under exit, every one (it keeps no input checkpoint); under sync
+    and async, those of which no root checkpoint landed. A fresh input and a run from an
+    earlier checkpoint (``invoke(None, config)``) then look alike: the same first node,
+    nothing saved before the kill (test_parallel_subgraph_nodes_load_correct_state_on_replay,
+    killed 0.2 s into a run whose copy took 0.25 s to save) — and they leave different
+    things under sync: a fresh input's checkpoints land before its first node starts, a
+    copy's does not hold the run back."""
+    if mode == "exit":
+        return set(ev.kinds_weak)
+    held = {p.inv for p in ev.puts if p.ns == "" and p.checkpoint is not None}
+    return {i for i in ev.kinds_weak if i not in held}
+
+
+def _flag_weak_kinds(ev: Evidence, unsure: set[int]) -> None:
     """Mark the attempts of the invocations read both ways: their verdict is one reading's."""
     for a in ev.attempts:
-        if id(a) in ev.step_of and ev.step_of[id(a)][1] in ev.kinds_weak:
+        if id(a) in ev.step_of and ev.step_of[id(a)][1] in unsure:
             if "fresh input or a resume" not in a.ambiguity:
                 a.flag(
                     "its invocation may have been a fresh input or a resume (the log names no "
-                    "task ids, and under exit the database keeps no input checkpoint to tell)"
+                    "task ids, and the database keeps no input checkpoint of it to tell)"
                 )
 
 
-def _kinds_weak_note(ev: Evidence) -> str:
-    """Why an invocation is read both as a fresh input and as a resume (`Evidence.kinds_weak`)."""
-    which = ", ".join(str(i + 1) for i in sorted(ev.kinds_weak))
+def _kinds_weak_note(unsure: set[int]) -> str:
+    """Why an invocation is read both as a fresh input and as a resume (`_unconfirmed_kinds`)."""
+    which = ", ".join(str(i + 1) for i in sorted(unsure))
     return (
-        f"the log names no task ids and under exit the database keeps no input checkpoint of "
-        f"invocation {which}: nothing shows whether it was a fresh input (lost with it, so a "
-        "resume runs the earlier invocation's unfinished tasks) or a resume"
+        f"the log names no task ids and the database keeps no input checkpoint of invocation "
+        f"{which}: nothing shows whether it was a fresh input (lost with it, so a resume runs "
+        "the earlier invocation's unfinished tasks) or a resume (of a pause, or a run from an "
+        "earlier checkpoint)"
     )
 
 

@@ -159,7 +159,7 @@ def _handler_waits(ev: Evidence) -> list[tuple[float, float, list[Put] | None, s
         ns, inv, step = ev.step_of[id(failed)]
         lane = ev.step_of[id(handler)][0]
         nested = None
-        if ns != lane:  # it raised out of the graph the handler's node ran
+        if id(failed) in ev.raised_through:
             nested = [p for p in ev.puts if p.ns == ns and p.inv == inv and p.step < step]
         out.append((failed.end_ts, handler.start_ts, nested, lane))
     return out
