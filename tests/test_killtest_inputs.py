@@ -142,3 +142,36 @@ def test_a_fork_from_the_newest_checkpoint_where_a_node_is_due(tmp_path: Path) -
     # the replay's sub_step saw the three runs before the fork's round, as LangGraph's test
     # asserts, and added the fourth
     assert inner.checkpoint["channel_values"]["value"] == ["sub_step"] * 4
+
+
+def test_a_fork_that_saves_a_plain_copy_first(tmp_path: Path) -> None:
+    """test_copy_fork_retriggers_interrupt: after the thread ran to its end (the pause
+    answered), `fork(next="ask_human", as_node="__copy__")` saves a plain copy of the
+    checkpoint where ask_human was due (``update_state(config, None, as_node="__copy__")``,
+    source "fork") and runs from it: the question is asked again, node_a does not run again
+    (LangGraph's answer), and the new answer ends the new branch."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from replaylens.examples.langgraph_tests import copy_fork_interrupt
+
+    shape = SHAPES["copy_fork_interrupt"]
+    log = tmp_path / "effects.jsonl"
+    spec = {"graph": shape.graph, "db": str(tmp_path / "c.db"), "thread_id": "t",
+            "durability": "sync"}  # fmt: skip
+    answer = {**spec, "input": None, "resume_value": shape.resume_value}
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        runs = [invoke_spec({**spec, "input": shape.input}), invoke_spec(answer)]
+        runs += [invoke_spec({**spec, "input": shape.then[0]}), invoke_spec(answer)]
+    assert [r["interrupted"] for r in runs] == [True, False, True, False], runs
+    starts = Counter(json.loads(x)["node"] for x in log.read_text().splitlines() if '"start"' in x)
+    assert starts == {"node_a": 1, "ask_human": 2, "node_b": 2}
+    with SqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+        graph = copy_fork_interrupt().compile(checkpointer=saver)
+        history = list(graph.get_state_history({"configurable": {"thread_id": "t"}}))
+    copies = [h for h in history if h.metadata["source"] == "fork"]
+    assert len(copies) == 1 and copies[0].next == ("ask_human",)
+    # a sibling of the checkpoint it copies (test_copy_fork_creates_sibling_checkpoint): its
+    # parent is that checkpoint's parent, where a run from the checkpoint itself makes a child
+    copied = next(h for h in history if h.next == ("ask_human",) and h.metadata["source"] == "loop")
+    assert copies[0].parent_config == copied.parent_config
+    assert history[0].values["value"] == ["node_a", "human:new_answer", "node_b"]

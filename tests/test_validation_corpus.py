@@ -48,7 +48,8 @@ INVOKED_IN_A_BODY = {("parent_command_nested", "node"), ("stateful_namespace_iso
                      ("stateful_subgraph_interrupt", "process"),
                      ("stateful_subgraph_interrupt", "respond"), ("child_own_thread", "n"),
                      ("weather_subgraph", "weather_node"), ("subgraph_reenter_interrupt", "subnode_2"),
-                     ("double_interrupt_subgraph", "node_2")}  # fmt: skip
+                     ("double_interrupt_subgraph", "node_2"), ("subgraphs_in_task_entrypoint", "add"),
+                     ("subgraphs_in_task_entrypoint", "multiply")}  # fmt: skip
 """Kill points in graphs a node invokes in its body (the compiled graph does not list them)."""
 
 

@@ -3936,6 +3936,107 @@ def stateful_subgraph_loop_replayed() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- 105-107 round 31
+
+
+class InnerTrail(TypedDict, total=False):
+    inner_trail: Annotated[list[str], operator.add]
+
+
+class MidTrail(TypedDict, total=False):
+    mid_trail: Annotated[list[str], operator.add]
+
+
+def three_level_stateful_replayed() -> StateGraph:
+    """parent_step -> mid_node, a subgraph compiled with ``checkpointer=True`` (mid_step ->
+    inner_node, itself a ``checkpointer=True`` subgraph: inner_step). Two inputs run to their
+    ends, the thread run again from the newest checkpoint where parent_step was due, then a
+    third input; the kill lands in that last one.
+
+    Mirrors test_time_travel.py::test_three_level_nested_subgraph_loads_state_on_replay: on
+    the run from the earlier checkpoint both nested levels load their own history, and the
+    input after it sees the state that run left.
+    """
+    inner = StateGraph(InnerTrail)
+    inner.add_node("inner_step", _node("inner_step", 1.0, "inner_trail"))
+    inner.add_edge(START, "inner_step")
+    mid = StateGraph(MidTrail)
+    mid.add_node("mid_step", _node("mid_step", 1.0, "mid_trail"))
+    mid.add_node("inner_node", inner.compile(checkpointer=True))
+    mid.add_edge(START, "mid_step")
+    mid.add_edge("mid_step", "inner_node")
+    return chain(
+        ResultsState,
+        ("parent_step", _node("parent_step", 1.0, "results")),
+        ("mid_node", mid.compile(checkpointer=True)),
+    )
+
+
+def copy_fork_interrupt() -> StateGraph:
+    """node_a -> ask_human (calls ``interrupt()`` before logging) -> node_b. Paused, answered,
+    run to its end; then ``update_state(config, None, as_node="__copy__")`` at the checkpoint
+    where ask_human was due saves a plain copy (source ``fork``), the thread runs from it and
+    asks again, and the answer's run is killed.
+
+    Mirrors test_time_travel.py::test_copy_fork_retriggers_interrupt: the copy holds no
+    cached answer, so the question is asked again.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("ask_human", _ask_human),
+        ("node_b", _node("node_b", 1.0, "value")),
+    )
+
+
+class SumState(TypedDict, total=False):
+    a: int
+    b: int
+    result: int
+
+
+def _sum_step(name: str, op: Callable[[int, int], int]) -> Callable[..., Any]:
+    def step(state: SumState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(1.0)
+        return {"result": op(state["a"], state["b"])}
+
+    step.__name__ = name
+    return step
+
+
+def subgraphs_in_task_entrypoint(checkpointer: Any) -> Any:
+    """@entrypoint `parent`: one @task, `call_subgraphs`, that invokes the StateGraph `add`
+    twice (the second time on the first result) and then the StateGraph `multiply`; neither
+    has a checkpointer of its own (they inherit the parent's, under the task's namespace).
+
+    Mirrors test_pregel.py::test_multiple_subgraphs_mixed_entrypoint: StateGraph subgraphs
+    called from a task of a functional graph, the same one twice.
+    """
+    from langgraph.func import entrypoint, task
+
+    add = StateGraph(SumState)
+    add.add_node("add", _sum_step("add", operator.add))
+    add.add_edge(START, "add")
+    add_graph = add.compile()
+    mul = StateGraph(SumState)
+    mul.add_node("multiply", _sum_step("multiply", operator.mul))
+    mul.add_edge(START, "multiply")
+    mul_graph = mul.compile()
+
+    @task
+    def call_subgraphs(a: int, b: int) -> list[int]:
+        first = add_graph.invoke({"a": a, "b": b})["result"]
+        again = add_graph.invoke({"a": first, "b": 10})["result"]
+        return [again, mul_graph.invoke({"a": a, "b": b})["result"]]
+
+    @entrypoint(checkpointer=checkpointer)
+    def parent(inputs: list[int]) -> list[int]:
+        return call_subgraphs(*inputs).result()
+
+    return parent
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4289,8 +4390,21 @@ CORPUS: tuple[Shape, ...] = (
           "test_time_travel.py::test_subgraph_called_in_loop_loads_state_on_replay",
           {"counter": 0, "results": []}, (("inc", 1, 0.5), ("sub_step", 1, 0.5)),
           then=({"counter": 0, "results": []}, fork(next="inc", newest=True)), kill_from=2),
+    # round 31
+    Shape("three_level_stateful_replayed",
+          "test_time_travel.py::test_three_level_nested_subgraph_loads_state_on_replay",
+          {"results": []}, (("mid_step", 1, 0.5), ("inner_step", 1, 0.5)),
+          then=({"results": []}, fork(next="parent_step", newest=True), {"results": []}),
+          kill_from=3),
+    Shape("copy_fork_interrupt", "test_time_travel.py::test_copy_fork_retriggers_interrupt",
+          {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
+          resume_value="new_answer", has_resume_value=True,
+          then=(fork(next="ask_human", as_node="__copy__"),), kill_from=3),
+    Shape("subgraphs_in_task_entrypoint",
+          "test_pregel.py::test_multiple_subgraphs_mixed_entrypoint",
+          [2, 3], (("add", 2, 0.5), ("multiply", 1, 0.5))),
 )  # fmt: skip
-"""One hundred and four shapes (the last eighty-eight held out, in thirty rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred and seven shapes (the last ninety-one held out, in thirty-one rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 

@@ -111,12 +111,15 @@ def fork(  # noqa: A002 - `input` is LangGraph's word
     next: str | None = None,
     update: Any = None,
     newest: bool = False,
+    as_node: str | None = None,
 ) -> dict[str, Any]:
     """The invocation input that makes a kill-test child replay the thread from an earlier
     root checkpoint: `back` entries before its latest, or the oldest whose next task is
     `next` (the same checkpoint under every durability mode, where counting back is not:
     exit saves fewer; with `newest`, the newest one: the last invocation's, as
-    test_time_travel.py picks ``[s for s in history if s.next == (node,)][0]``), optionally edited with `update` first (``update_state``), then
+    test_time_travel.py picks ``[s for s in history if s.next == (node,)][0]``), optionally
+    edited first (``update_state(config, update, as_node=as_node)``; ``as_node="__copy__"``
+    with no update saves a plain copy there, test_copy_fork_retriggers_interrupt), then
     ``invoke(input, config with that checkpoint_id)``; the resume after a kill goes on from
     the thread's latest checkpoint."""
     if not isinstance(back, int) or back < 0:
@@ -124,7 +127,13 @@ def fork(  # noqa: A002 - `input` is LangGraph's word
     if next is not None and not isinstance(next, str):
         raise ValueError(f"fork(next=...) takes a node name, not {next!r}")
     return {FORK: {"back": back, "input": input, "next": next, "update": update,
-                   "newest": bool(newest)}}  # fmt: skip
+                   "newest": bool(newest), "as_node": as_node}}  # fmt: skip
+
+
+def _edits(forked: dict[str, Any]) -> bool:
+    """Does the fork edit the checkpoint before running from it (values, or a node to
+    write as, such as ``__copy__``)?"""
+    return forked.get("update") is not None or forked.get("as_node") is not None
 
 
 def _edited(config: dict[str, Any], saved: Any) -> dict[str, Any]:
@@ -641,8 +650,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 config, history, int(forked["back"]), forked.get("next"),
                 bool(forked.get("newest")),
             )
-            if forked.get("update") is not None:
-                run_config = _edited(run_config, graph.update_state(run_config, forked["update"]))
+            if _edits(forked):
+                edit = graph.update_state(run_config, forked.get("update"), as_node=forked.get("as_node"))
+                run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
         output = graph.invoke(payload, run_config, durability=spec.get("durability", "async"))
@@ -674,8 +684,10 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
                 config, history, int(forked["back"]), forked.get("next"),
                 bool(forked.get("newest")),
             )
-            if forked.get("update") is not None:
-                edit = await graph.aupdate_state(run_config, forked["update"])
+            if _edits(forked):
+                edit = await graph.aupdate_state(
+                    run_config, forked.get("update"), as_node=forked.get("as_node")
+                )
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
