@@ -261,7 +261,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     stateful subgraph paused again in a run from an earlier checkpoint, a graph a node
     invokes answered twice, a resume that edits the state (23); a failure raised out of a
     subgraph into its node's error handler (24); the state edited at an earlier checkpoint
-    and the thread run from the edit (25); a run from a copy that paused before logging (28)."""
+    and the thread run from the edit (25); a run from a copy that paused before logging (28);
+    a `checkpointer=True` subgraph in a later step of a run from a copy (29); two sibling
+    stateful subgraphs in a run from a copy killed before the copy landed (30)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -277,6 +279,8 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "error_handler_subgraph_async-late-0s",
         "sequential_interrupts_fork-early-0s",
         "replay_before_interrupt-early-0.25s",
+        "stateful_subgraph_replayed_tick-late-0.25s",
+        "parallel_stateful_subgraphs_replayed-early-0.25s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:
