@@ -263,7 +263,8 @@ def _held_out_threads() -> list[tuple[str, str]]:
     subgraph into its node's error handler (24); the state edited at an earlier checkpoint
     and the thread run from the edit (25); a run from a copy that paused before logging (28);
     a `checkpointer=True` subgraph in a later step of a run from a copy (29); two sibling
-    stateful subgraphs in a run from a copy killed before the copy landed (30)."""
+    stateful subgraphs in a run from a copy killed before the copy landed (30); a `__copy__`
+    asked again, StateGraphs an entrypoint's task invoked, three stateful levels (31)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -281,6 +282,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "replay_before_interrupt-early-0.25s",
         "stateful_subgraph_replayed_tick-late-0.25s",
         "parallel_stateful_subgraphs_replayed-early-0.25s",
+        "copy_fork_interrupt-early-0s",
+        "subgraphs_in_task_entrypoint-early-0s",
+        "three_level_stateful_replayed-late-0.25s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

@@ -18,7 +18,9 @@ from replaylens.killtest.validate import manifest_recording, plan_for
 
 def _verdicts(entry: dict, form: str, node: str) -> list[str]:
     """The verdict of each attempt of `node` in the last invocation (the run the kill took)."""
-    rec = manifest_recording(entry, float(entry["kill_delay"]), str(entry["kill_at"]).rpartition(":")[0])
+    rec = manifest_recording(
+        entry, float(entry["kill_delay"]), str(entry["kill_at"]).rpartition(":")[0]
+    )
     plan = plan_for(entry, str(form_log(entry["effects_at_kill"], form)), rec)
     return [a.verdict for a in plan.attempts if a.node == node]
 

@@ -71,11 +71,13 @@ class Pair:
 def pair(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     tmp = tmp_path_factory.mktemp("pg-conformance")
     with pytest.MonkeyPatch.context() as mp, ExitStack() as stack:
-        mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
+        # each backend's run logs its own effects, as one deployment's log goes with its store
+        mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "pg.effects.jsonl"))
         mp.setenv("REPLAYLENS_EXAMPLE_SLEEP", "0")
         saver = stack.enter_context(PostgresSaver.from_conn_string(pg_dsn))
         saver.setup()  # the test's writer creates the tables; replaylens never would
         threads = write_threads(saver, mp)
+        mp.setenv("REPLAYLENS_EFFECTS_LOG", str(tmp / "effects.jsonl"))
         conn = sqlite3.connect(tmp / "same.db", check_same_thread=False)
         stack.callback(conn.close)
         assert write_threads(SqliteSaver(conn), mp) == threads
@@ -469,8 +471,11 @@ def test_incident_over_postgres_equals_its_sqlite_twin(pair: Pair) -> None:
     from replaylens.analysis.incident import collect
     from replaylens.effects.parse import read_effects
 
-    log = read_effects(pair.sqlite_db.parent / "effects.jsonl")  # both backends' runs wrote it
-    pg, lite = collect(pair.pg, log), collect(pair.lite, log)
+    # Each run with its own log: one log holding both runs' lines under the same thread ids
+    # would show each database the other run's tasks, which ran after its own checkpoints.
+    folder = pair.sqlite_db.parent
+    pg = collect(pair.pg, read_effects(folder / "pg.effects.jsonl"))
+    lite = collect(pair.lite, read_effects(folder / "effects.jsonl"))
     assert "fast" in {t.route for t in pg.threads}
 
     def view(inc: Any) -> list[tuple[Any, ...]]:

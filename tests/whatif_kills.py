@@ -243,6 +243,18 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "parallel_stateful_subgraphs_replayed-late-0.25s": KillCampaign(
         "parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.25
     ),
+    "three_level_stateful_replayed-early-0.25s": KillCampaign(
+        "three_level_stateful_replayed", 0, ("sync", "async"), 0.25
+    ),
+    "three_level_stateful_replayed-late-0.25s": KillCampaign(
+        "three_level_stateful_replayed", 1, ("sync", "async"), 0.25
+    ),
+    "copy_fork_interrupt-early-0s": KillCampaign(
+        "copy_fork_interrupt", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "subgraphs_in_task_entrypoint-early-0s": KillCampaign(
+        "subgraphs_in_task_entrypoint", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

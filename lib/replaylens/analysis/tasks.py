@@ -746,6 +746,7 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     for cp, triggers in pairs:
         cp.tasks = attach_writes(cp, derive_tasks(cp, triggers, rule), delta)
         _flag_unexplained(cp)
+    _name_entrypoint_from_below(thread, rule)
     for ns in thread.namespaces.values():
         for cp in ns.checkpoints:
             _ran_without_writes(ns, cp)
@@ -755,6 +756,37 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     )
     name_updates(thread)
     return thread
+
+
+def _name_entrypoint_from_below(thread: Thread, rule: IdRule) -> None:
+    """An `@entrypoint` paused or killed before any write of its own: its input checkpoint
+    names no node, and read as a `StateGraph`'s (the common case) it has `__start__` due.
+    The graphs its `@task` calls invoked carry its task in their namespaces
+    (``parent:<id>|call:<id>``): where that id is the one LangGraph derives for `parent`
+    triggered by `__start__` at that checkpoint, the due task is `parent`, under that id
+    (test_multiple_subgraphs_mixed_entrypoint, killed inside the second graph)."""
+    root = thread.root
+    if root is None:
+        return
+    heads = {
+        name.split("|")[0].partition(":")[::2]
+        for name in thread.namespaces
+        if name and ":" in name.split("|")[0]
+    }
+    for cp in root.checkpoints:
+        rec = cp.record
+        if (
+            rec.step is None
+            or len(cp.tasks) != 1
+            or cp.tasks[0].node != START
+            or cp.tasks[0].writes
+        ):
+            continue
+        step = rec.step + 1
+        for node, tid in heads:
+            if hash_id(rule.hash, rec.checkpoint_id, node, str(step), node, PULL, START) == tid:
+                cp.tasks = [Task(node, tid, "pull", step, f"~{PULL}, {node}")]
+                break
 
 
 def _ids_listed(pairs: list[tuple[Checkpoint, TriggerMap]], evidence: Evidence) -> tuple[int, int]:

@@ -34,6 +34,7 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
         if latest is None:
             continue
         out[ns.name] = latest
+        saved_calls = {c.task_id for c in latest.calls if c.done}
         for task in latest.tasks:
             if task.done:
                 continue
@@ -47,10 +48,31 @@ def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
             stable = f"{ns.name}|{task.node}" if ns.name else task.node
             # A task that started several graphs (two `invoke()` calls in one node) holds
             # them side by side: `child|1`, `child|2`, … (namespaces.levels).
-            for first in (child, stable):
+            for first in (child, stable, *_graphs_of_unsaved_calls(child, saved_calls, thread)):
                 for name in (first, *namespaces.call_siblings(first, thread.namespaces)):
                     if name in thread.namespaces and name not in out:
                         frontier.append(thread.namespaces[name])
+    return out
+
+
+def _graphs_of_unsaved_calls(child: str, saved: set[str], thread: Thread) -> list[str]:
+    """The graphs an `@task` call of the task at `child` invoked (``child|call:<id>``, each
+    one's first run; `call_siblings` the later ones), where that call has no saved result:
+    the task runs
+    again, calls it again under the same id, and the call invokes its graphs again, each
+    going on from its own checkpoints — a run that had ended returns its result, a run cut
+    short runs its due task again (test_multiple_subgraphs_mixed_entrypoint: StateGraphs an
+    entrypoint's task invokes one after another). A call with a saved result is not made
+    again: its graphs are not entered (`saved`: the ids of the calls with a saved result)."""
+    out: list[str] = []
+    for name in thread.namespaces:
+        if not name.startswith(child + namespaces.NS_SEP):
+            continue
+        rest = name[len(child) + 1 :]
+        seg = rest.split(namespaces.NS_SEP)[0]
+        call_id = seg.partition(namespaces.NS_END)[2]
+        if call_id and call_id not in saved and namespaces.NS_SEP not in rest:
+            out.append(name)
     return out
 
 

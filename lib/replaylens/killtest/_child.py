@@ -647,11 +647,16 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             history = list(graph.get_state_history(config))
             payload = _command_input(forked.get("input"))
             run_config = _fork_config(
-                config, history, int(forked["back"]), forked.get("next"),
+                config,
+                history,
+                int(forked["back"]),
+                forked.get("next"),
                 bool(forked.get("newest")),
             )
             if _edits(forked):
-                edit = graph.update_state(run_config, forked.get("update"), as_node=forked.get("as_node"))
+                edit = graph.update_state(
+                    run_config, forked.get("update"), as_node=forked.get("as_node")
+                )
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
@@ -681,7 +686,10 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
             history = [s async for s in graph.aget_state_history(config)]
             payload = _command_input(forked.get("input"))
             run_config = _fork_config(
-                config, history, int(forked["back"]), forked.get("next"),
+                config,
+                history,
+                int(forked["back"]),
+                forked.get("next"),
                 bool(forked.get("newest")),
             )
             if _edits(forked):

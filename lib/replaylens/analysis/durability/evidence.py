@@ -88,7 +88,9 @@ def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) ->
     forks = replay_forks(db_cps) if forks is None else forks
     out: set[str] = set()
     for c in roots:
-        if c.source not in EDIT_SOURCES or c.checkpoint_id in forks or not c.parent_checkpoint_id:
+        # (under exit the first checkpoint saved has no parent, and a `__copy__` of it, its
+        # sibling, none either: test_copy_fork_retriggers_interrupt)
+        if c.source not in EDIT_SOURCES or c.checkpoint_id in forks:
             continue
         mine = taken_at(c)
         older = [
@@ -567,7 +569,9 @@ def base_space(key: str) -> str:
     )
 
 
-def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str | None], str]:
+def space_keys(
+    thread: Thread | None, attempts: list[Attempt], *, below_tasks: bool = False
+) -> Callable[[str | None], str]:
     """How the model names the namespace a checkpoint or a task ran in.
 
     A subgraph's namespace carries the id of the parent task that ran it, which changes
@@ -576,7 +580,11 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
     that overlap in time are different loops side by side, though: `Send` workers that
     each run a compiled subgraph (``Send("child_graph", ...)``) put and pause on their own.
     Those are told apart as ``child_graph#1``, ``child_graph#2`` (in order of start), from
-    the task ids in the database's namespaces and in a log that names namespaces."""
+    the task ids in the database's namespaces and in a log that names namespaces.
+
+    `below_tasks`: the lines come only from graphs an `@task` call of a root task invoked
+    (`_graphs_of_calls_only`): their loops are named without the levels above them that are
+    no loop (`_below_tasks`)."""
     spans: dict[str, list[float]] = {}
 
     def note(full: str | None, lo: float, hi: float) -> None:
@@ -587,9 +595,12 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
             span = spans.setdefault(namespaces.NS_SEP.join(segs[: i + 1]), [lo, hi])
             span[0], span[1] = min(span[0], lo), max(span[1], hi)
 
+    loops = {""}  # the namespaces some task ran in, or some checkpoint was saved in
     for a in attempts:
         note(a.logged_ns if a.logged_ns else a.namespace, a.start_ts, a.end_ts)
+        loops.add(a.logged_ns or a.namespace or "")
     for space in thread.namespaces.values() if thread else ():
+        loops.add(space.name)
         for c in space.checkpoints:
             t = taken_at(c)
             if t is not None:
@@ -614,6 +625,7 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
     def key(full: str | None) -> str:
         if not full:
             return ""
+        full = _below_tasks(full, loops) if below_tasks else full
         if not mark or namespaces.NS_END not in full:
             return namespaces.names(full)
         segs = namespaces.levels(full)
@@ -625,6 +637,21 @@ def space_keys(thread: Thread | None, attempts: list[Attempt]) -> Callable[[str 
         return namespaces.NS_SEP.join(out)
 
     return key
+
+
+def _below_tasks(full: str, loops: set[str]) -> str:
+    """`full` without its leading levels that are no loop: a root task that ran no graph of
+    its own but called an `@task` whose body invoked one (``parent:<id>|call:<id>``, an
+    `@entrypoint`'s task; nothing ran or was saved under ``parent:<id>`` alone). The graph's
+    loop is then one level below the root's, held by a root step, as a graph a node invokes
+    in its body is (test_multiple_subgraphs_mixed_entrypoint)."""
+    segs = namespaces.levels(full)
+    drop = 0
+    while drop < len(segs) - 1 and namespaces.NS_SEP.join(segs[: drop + 1]) not in loops:
+        drop += 1
+    if drop == 0 or namespaces.NS_END not in segs[0]:
+        return full
+    return namespaces.NS_SEP.join(segs[drop:])
 
 
 def nodes_named(c: Checkpoint) -> set[str]:
@@ -1280,13 +1307,35 @@ def _functional(groups: list[list[Attempt]]) -> bool:
     task at step 0: an entrypoint runs in step 0, a graph's first node in step 1."""
     if not groups or not groups[0]:
         return False
-    return _entrypoint_first(groups[0]) or any(
-        a.step == 0
-        and a.logged_ns
-        and namespaces.depth(a.logged_ns) == 1
-        and namespaces.NS_END in a.logged_ns
-        for a in groups[0]
+    return (
+        _entrypoint_first(groups[0])
+        or any(
+            a.step == 0
+            and a.logged_ns
+            and namespaces.depth(a.logged_ns) == 1
+            and namespaces.NS_END in a.logged_ns
+            for a in groups[0]
+        )
+        or _graphs_of_calls_only(groups[0])
     )
+
+
+def _graphs_of_calls_only(group: list[Attempt]) -> bool:
+    """Do all the lines come from graphs invoked under a call of a root task that logged
+    nothing of its own (``parent:<id>|call:<id>``, nothing under ``parent:<id>`` alone)? An
+    `@task` call made by the root task: the functional API's shape, an `@entrypoint`
+    (test_multiple_subgraphs_mixed_entrypoint). Said in the what-if's assumptions, since a
+    graph node may call an `@task` too."""
+    spaces = {a.logged_ns for a in group}
+    if not group or any(not ns or namespaces.NS_END not in ns for ns in spaces):
+        return False
+    # a graph's nodes log their own loop's steps, from 1; calls (an `@entrypoint` a node
+    # invoked, whose `@task` calls log its step 0: test_multiple_subgraphs_mixed_state_graph)
+    # are no graph's nodes
+    if any(a.step is not None and a.step < 1 for a in group):
+        return False
+    tops = {namespaces.levels(ns)[0] for ns in spaces if ns}
+    return all(namespaces.depth(ns) >= 2 for ns in spaces if ns) and not tops & spaces
 
 
 def _entrypoint_first(group: list[Attempt]) -> bool:
@@ -1619,7 +1668,13 @@ def _assign_steps(
             if step is None and entry and not ns and a.node != entry:
                 step = entry_step  # an `@task` call: it runs inside its entrypoint's one step
             if step is None and ns in subgraphs and ns not in last_step:
-                last_step[ns] = 0  # a subgraph's first node runs in its step 1, after `__start__`
+                # a subgraph's first node runs in its step 1, after `__start__`; a
+                # `checkpointer=True` one's later runs go on numbering from its last run's
+                last_step[ns] = _stable_run_opening(
+                    thread, ns, a.start_ts, space,
+                    ended=max((x.end_ts for x in groups[inv - 1]), default=-inf) if inv else -inf,
+                    replay=inv in replayed,
+                )  # fmt: skip
             if step is None:
                 step = last_step.get(ns, -1) + 1
                 # Tasks of one superstep run side by side: a start before the running step's
@@ -1920,8 +1975,16 @@ def gather(
             return max(0, bisect.bisect_right(bounds, ts) - 1)
         return max(i for i, b in enumerate(bounds) if ts >= b)
 
-    space = space_keys(thread, attempts)
+    # the entrypoint's own step holds the graphs its `@task` calls invoked (`_graphs_of_calls_only`)
+    entry_holds = bool(groups) and _graphs_of_calls_only(groups[0])
+    space = space_keys(thread, attempts, below_tasks=entry_holds)
     functional = _no_start_step(thread, groups)
+    if entry_holds and _entrypoint_node(thread) is None:
+        assumed.append(
+            "the log's lines all come from graphs an @task call of a root task invoked (that "
+            "task logged nothing of its own): taken as an @entrypoint's thread, whose input "
+            "checkpoint is followed by its task, with no __start__ step"
+        )
     step_att, step_of = _assign_steps(
         groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space,
         replayed,
@@ -1969,6 +2032,7 @@ def gather(
         halted,
         functional,
         replayed,
+        entry_holds,
     )
     carried: set[tuple[str, int]] = set()
     for inv in range(len(groups) - 1):
@@ -2083,6 +2147,7 @@ def gather(
                         s == -1
                         or s == 0
                         and ns == ""
+                        and not (entry_holds and key in containers)  # an entrypoint's own step
                         or s < lead_in
                         or not (key in containers or _has_nested(step_att, ns, inv, base, nxt))
                     ):
@@ -2311,6 +2376,48 @@ class _Below:
         return found[bisect.bisect_left(found, lo) : bisect.bisect_right(found, hi)]
 
 
+def _stable_run_opening(
+    thread: Thread | None,
+    ns: str,
+    began: float,
+    space: Callable[[str | None], str],
+    *,
+    ended: float,
+    replay: bool,
+) -> int:
+    """The step of `__start__` in the run of subgraph `ns` whose first node began at `began`,
+    for a log that names no steps: 0 for a graph that starts afresh. A ``checkpointer=True``
+    graph (no task id at any level of its namespace) goes on numbering from the checkpoint
+    it loads: its input checkpoint is the step after that one (test_three_level_nested
+    _subgraph_loads_state_on_replay: a third input after a run from an earlier checkpoint
+    starts its subgraphs at steps 7 and 8, not -1 and 0). Where this run's input checkpoint
+    is saved (after the previous invocation's last line, `ended`), it says so; else the newest
+    checkpoint of the graph saved before the run began (under exit, the previous run's end) —
+    except in a run from an earlier checkpoint, which loads the graph's state as of the
+    checkpoint it copies."""
+    if thread is None or not ns:
+        return 0
+    loops = [sp for sp in thread.namespaces.values() if sp.name and space(sp.name) == ns]
+    if not loops or any(namespaces.NS_END in sp.name for sp in loops):
+        return 0  # not in the database, or a graph whose runs each have a namespace of their own
+    cps = [
+        (t, c)
+        for sp in loops
+        for c in sp.checkpoints
+        for t in [taken_at(c)]
+        if t is not None and t < began and c.step is not None
+    ]
+    if not cps:
+        return 0
+    own = [(t, c) for t, c in cps if t > ended and c.source == "input"]
+    if own:
+        return max(own, key=lambda tc: tc[0])[1].step + 1
+    if replay:
+        return 0
+    # no input checkpoint of this run saved, so no `__start__` one either (chained behind it)
+    return max(cps, key=lambda tc: tc[0])[1].step + 2
+
+
 def _begins_anew_in_replay(
     ns: str, inv: int, cp_at: dict[tuple[str, int, int], Checkpoint], replayed: dict[int, int]
 ) -> bool:
@@ -2341,6 +2448,7 @@ def _place_nested(
     halted: set[int] = frozenset(),
     functional: bool = False,
     replayed: dict[int, int] | None = None,
+    entry_holds: bool = False,
 ) -> set[tuple[str, int, int]]:
     """The root steps that ran nested work, and functional `@task` calls moved to their loop.
 
@@ -2366,7 +2474,9 @@ def _place_nested(
     step sits), `run_ends` (a parent step without lines of its own that ends when the run it
     holds has ended, another run or another task outside it coming after). An invocation
     from an earlier checkpoint (`replayed`: invocation -> the step of the copy it began with)
-    goes on from that copy, not from the root's last saved step.
+    goes on from that copy, not from the root's last saved step. `entry_holds`: the lines
+    come only from graphs an `@entrypoint`'s `@task` call invoked, which its own step (0)
+    holds (`_graphs_of_calls_only`).
     """
     containers: set[tuple[str, int, int]] = set()
     groups: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
@@ -2442,7 +2552,7 @@ def _place_nested(
                 or (holder >= 2 and _under_a_task(keys, step_att))
             )
         )
-        if holder == 0 and inv in fresh and parent == "" and not calls:
+        if holder == 0 and inv in fresh and parent == "" and not calls and not entry_holds:
             holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
         if (ns, inv) in previous:
             holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task

@@ -191,8 +191,10 @@ def _gaps_after_checkpoints(ev: Evidence) -> list[float]:
             continue
         gap = min(a.start_ts for a in nxt.attempts) - taken
         before = by_key.get((ns, inv, step - 1))
-        if before is not None and before.checkpoint is not None and (
-            step == 0 or before.checkpoint.source == "input"
+        if (
+            before is not None
+            and before.checkpoint is not None
+            and (step == 0 or before.checkpoint.source == "input")
         ):
             # `__start__`'s put is chained behind the input checkpoint's, taken a tick before
             # (`_checkpointer_put_after_previous`): the first node waited for both writes —

@@ -150,19 +150,23 @@ def _dropped_stable_run(
     goes on from its latest checkpoint, the earlier run's end, where nothing is due, and
     drops the new input. That run's tasks never run again; their work is lost, not repeated
     (test_stateful_namespace_isolation's veggie graph, killed before its second run's input
-    checkpoint landed). The flag lives for the resume's first step only (the loop drops it
-    after its first tick): a task that invokes the graph in a later step, after the resume
-    first finished an earlier one, hands it a fresh input, and the run's tasks run again
-    (test_stateful_subgraph_loads_state_across_ticks, killed in the subgraph's node under
-    async, whose checkpoint after the step before had not landed)."""
+    checkpoint landed). The flag lives for the first step of each loop the resume enters
+    only (a loop drops it after its first tick): a task that invokes the graph in a later
+    step of the loop above, after that loop first finished an earlier one, hands it a fresh
+    input, and the run's tasks run again (test_stateful_subgraph_loads_state_across_ticks,
+    killed in the subgraph's node under async, whose checkpoint after the step before had
+    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down)."""
     parts = ns.split("|")
     for k in range(1, len(parts) + 1):
         top = "|".join(parts[:k])
         if top not in ev.stable or any(key[0] == top and key[1] == inv for key in landed):
             continue
+        # where the loop right above resumes: its latest landed checkpoint
+        above = top.rpartition("|")[0]
+        loaded = max(((k[1], k[2]) for k in landed if k[0] == above), default=resumed_at)
         held_at = ev.container.get((top, inv))
-        if held_at is not None and resumed_at[0] == inv and held_at > resumed_at[1] + 1:
-            continue  # its task runs after the resume's first step: a fresh input
+        if held_at is not None and loaded[0] == inv and held_at > loaded[1] + 1:
+            continue  # its task runs after that loop's first step: a fresh input
         before = [key for key in landed if key[0] == top and key[1] < inv]
         if before and _run_had_ended(ev, max(before, key=lambda key: (key[1], key[2]))):
             return True
