@@ -4037,6 +4037,46 @@ def subgraphs_in_task_entrypoint(checkpointer: Any) -> Any:
     return parent
 
 
+# --------------------------------------------------------------------------- 108 round 32
+def tasks_before_interrupts(checkpointer: Any) -> Any:
+    """@entrypoint `workflow`: the @task `setup`, then the @task `ask` once per topic (two),
+    each calling ``interrupt()`` before logging and then working with the answer, then the
+    @task `report`. Answered twice; the kill lands after the second answer.
+
+    Mirrors test_pregel.py::test_task_before_interrupt_resume: a task that ran before the
+    pausing ones (its result saved mid-step) is reused by every answer's run, and each
+    answer is consumed once, by the call that asked.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def setup(n: int) -> int:
+        with effect("setup", topics=n):
+            _sleep(0.5)
+        return n
+
+    @task
+    def ask(question: str) -> str:
+        answer = interrupt(question)
+        with effect("ask", question=question, answer=answer):
+            _sleep(1.0)
+        return str(answer)
+
+    @task
+    def report(answers: list[str]) -> dict[str, Any]:
+        with effect("report", answers=len(answers)):
+            _sleep(1.0)
+        return {"answers": answers}
+
+    @entrypoint(checkpointer=checkpointer)
+    def workflow(number_of_topics: int) -> dict[str, Any]:
+        n = setup(number_of_topics).result()
+        answers = [ask(f"Whats the answer for topic {i + 1}?").result() for i in range(n)]
+        return report(answers).result()
+
+    return workflow
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4403,8 +4443,12 @@ CORPUS: tuple[Shape, ...] = (
     Shape("subgraphs_in_task_entrypoint",
           "test_pregel.py::test_multiple_subgraphs_mixed_entrypoint",
           [2, 3], (("add", 2, 0.5), ("multiply", 1, 0.5))),
+    # round 32
+    Shape("tasks_before_interrupts", "test_pregel.py::test_task_before_interrupt_resume",
+          2, (("workflow", 1, 0.5), ("workflow", 1, 1.5)),
+          resume_value="ans", has_resume_value=True, kill_from=2),
 )  # fmt: skip
-"""One hundred and seven shapes (the last ninety-one held out, in thirty-one rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred and eight shapes (the last ninety-two held out, in thirty-two rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
