@@ -255,6 +255,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "subgraphs_in_task_entrypoint-early-0s": KillCampaign(
         "subgraphs_in_task_entrypoint", 0, ("sync", "async", "exit"), 0.0
     ),
+    "tasks_before_interrupts-early-0s": KillCampaign(
+        "tasks_before_interrupts", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -1158,10 +1158,24 @@ def _halted(
                     b
                     for b in candidates
                     if not any(a.end_ts <= t < b.start_ts for t in went_past.get(a.node, ()))
+                    and not _other_task(a, b)
                 ]
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
                 out |= {id(c) for c in _last_run(a, group)}
     return out
+
+
+def _other_task(a: Attempt, b: Attempt) -> bool:
+    """Does the database tell `a` and `b`, a log's lines without task ids, apart as two
+    tasks — each aligned with a task of its own, and `a`'s with its result saved? Then `b`
+    is not `a`'s task begun again: it is the next call of the same `@task`
+    (test_task_before_interrupt_resume: `ask` answered, then `ask` for the next topic)."""
+    return (
+        a.task is not None
+        and b.task is not None
+        and a.task.task_id != b.task.task_id
+        and a.task.status == "finished"
+    )
 
 
 def _last_run(a: Attempt, group: list[Attempt]) -> list[Attempt]:
