@@ -210,6 +210,16 @@ def assert_views_agree(db: str, tid: str) -> None:
             thread = None
     finally:
         source.close()
+    if thread is not None and thread.root is not None and thread.root.latest is not None:
+        # The Threads page's "due next" names the tasks the Thread page lists as due (read
+        # from the latest root checkpoint alone, where the thread page reads every namespace).
+        source = open_source(path)
+        try:
+            row = next(s for s in summarize_threads(source)[0] if s.thread_id == tid)
+        finally:
+            source.close()
+        due = tuple(t.node or t.label for t in thread.root.latest.pending_tasks)
+        assert row.pending == due, (where, row.pending, due)
     if thread is not None:
         # The timeline under each mode draws the checkpoints the banner counts (a modelled
         # mode's extra ones at the ids its orphan writes hang off), and no orphan cross for them.

@@ -17,6 +17,7 @@ import orjson
 
 from replaylens._bulk import collector_paused
 from replaylens.analysis.tasks import (
+    START,
     LegacyHints,
     TriggerMap,
     annotate_checkpoint,
@@ -296,6 +297,9 @@ def _derive(
             full = annotate_thread(build_thread(row.thread_id, source.read_thread(row.thread_id)))
             full = reannotate_with_hints(source, full, pool)
             cp = full.root.latest if full.root and full.root.latest else cp
+        elif _named_from_below(cp, row):
+            full = annotate_thread(build_thread(row.thread_id, source.read_thread(row.thread_id)))
+            cp = full.root.latest if full.root and full.root.latest else cp
         pending = tuple(t.node or t.label for t in cp.pending_tasks)
         out.append(
             _summary(
@@ -321,6 +325,20 @@ def _derive(
     for problem in latest.problems:
         cacheable = {t for t in cacheable if f"(thread {t}, " not in problem}
     return out, list(latest.problems), cacheable
+
+
+def _named_from_below(cp: Checkpoint, row: ThreadIndexRow) -> bool:
+    """Could the task due at this root checkpoint be an `@entrypoint`'s that the graphs its
+    calls invoked name (`tasks._name_entrypoint_from_below`)? Read alone, an input
+    checkpoint with no write has `__start__` due; with nested namespaces in the thread, the
+    whole thread is read, as the Thread page reads it, so the two name the same task."""
+    return (
+        row.namespaces > 1
+        and cp.record.checkpoint_ns == ""
+        and len(cp.tasks) == 1
+        and cp.tasks[0].node == START
+        and not cp.tasks[0].writes
+    )
 
 
 def derive_statuses(
