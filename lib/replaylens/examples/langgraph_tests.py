@@ -3844,6 +3844,14 @@ class ResultsState(TypedDict, total=False):
     results: Annotated[list[str], operator.add]
 
 
+def _one_node(state: type, name: str, units: float, key: str) -> StateGraph:
+    """A graph of one node, `name`, holding its effect open for `units` and writing `key`."""
+    g = StateGraph(state)
+    g.add_node(name, _node(name, units, key))
+    g.add_edge(START, name)
+    return g
+
+
 def stateful_subgraph_replayed_tick() -> StateGraph:
     """node_a -> node_b -> sub_node, a subgraph compiled with ``checkpointer=True`` (one node,
     sub_step). Two inputs, each run to its end; then the thread is run again from the oldest
@@ -3853,9 +3861,7 @@ def stateful_subgraph_replayed_tick() -> StateGraph:
     from an earlier checkpoint, a stateful subgraph that runs in a later tick than the copy
     loads its state from its own history.
     """
-    sub = StateGraph(ValueTrail)
-    sub.add_node("sub_step", _node("sub_step", 1.0, "value"))
-    sub.add_edge(START, "sub_step")
+    sub = _one_node(ValueTrail, "sub_step", 1.0, "value")
     return chain(
         ResultsState,
         ("node_a", _node("node_a", 1.0, "results")),
@@ -3884,12 +3890,8 @@ def parallel_stateful_subgraphs_replayed() -> StateGraph:
     Mirrors test_time_travel.py::test_parallel_subgraph_nodes_load_correct_state_on_replay:
     on a run from an earlier checkpoint each sibling loads its own history.
     """
-    sub_a = StateGraph(SubTrailA)
-    sub_a.add_node("sub_a_step", _node("sub_a_step", 1.0, "a_trail"))
-    sub_a.add_edge(START, "sub_a_step")
-    sub_b = StateGraph(SubTrailB)
-    sub_b.add_node("sub_b_step", _node("sub_b_step", 2.0, "b_trail"))
-    sub_b.add_edge(START, "sub_b_step")
+    sub_a = _one_node(SubTrailA, "sub_a_step", 1.0, "a_trail")
+    sub_b = _one_node(SubTrailB, "sub_b_step", 2.0, "b_trail")
     b = StateGraph(ResultsState)
     b.add_node("parent_step", _node("parent_step", 1.0, "results"))
     b.add_node("sub_a_node", sub_a.compile(checkpointer=True))
@@ -3922,9 +3924,7 @@ def stateful_subgraph_loop_replayed() -> StateGraph:
     subgraph called in a loop loads, on the run from mid-loop, the state its first round of
     that invocation left.
     """
-    sub = StateGraph(ValueTrail)
-    sub.add_node("sub_step", _node("sub_step", 1.0, "value"))
-    sub.add_edge(START, "sub_step")
+    sub = _one_node(ValueTrail, "sub_step", 1.0, "value")
     b = StateGraph(LoopCounterState)
     b.add_node("inc", _inc)
     b.add_node("sub_node", sub.compile(checkpointer=True))
@@ -3957,9 +3957,7 @@ def three_level_stateful_replayed() -> StateGraph:
     the run from the earlier checkpoint both nested levels load their own history, and the
     input after it sees the state that run left.
     """
-    inner = StateGraph(InnerTrail)
-    inner.add_node("inner_step", _node("inner_step", 1.0, "inner_trail"))
-    inner.add_edge(START, "inner_step")
+    inner = _one_node(InnerTrail, "inner_step", 1.0, "inner_trail")
     mid = StateGraph(MidTrail)
     mid.add_node("mid_step", _node("mid_step", 1.0, "mid_trail"))
     mid.add_node("inner_node", inner.compile(checkpointer=True))
@@ -3979,14 +3977,10 @@ def copy_fork_interrupt() -> StateGraph:
     asks again, and the answer's run is killed.
 
     Mirrors test_time_travel.py::test_copy_fork_retriggers_interrupt: the copy holds no
-    cached answer, so the question is asked again.
+    cached answer, so the question is asked again. The graph is round 28's; only the fork
+    differs.
     """
-    return chain(
-        ValueTrail,
-        ("node_a", _node("node_a", 1.0, "value")),
-        ("ask_human", _ask_human),
-        ("node_b", _node("node_b", 1.0, "value")),
-    )
+    return replay_before_interrupt()
 
 
 class SumState(TypedDict, total=False):

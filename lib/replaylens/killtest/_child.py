@@ -152,14 +152,12 @@ def _fork(spec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fork_config(
-    config: dict[str, Any],
-    history: list[Any],
-    back: int,
-    next_node: str | None = None,
-    newest: bool = False,
+    config: dict[str, Any], history: list[Any], forked: dict[str, Any]
 ) -> dict[str, Any]:
-    """`config` pointed at the checkpoint `back` entries into `history` (newest first), or at
-    the oldest (`newest`: the newest) whose next task is `next_node` alone."""
+    """`config` pointed at the checkpoint the fork names in `history` (newest first): `back`
+    entries into it, or the oldest (with `newest`, the newest) whose next task is `next`
+    alone."""
+    back, next_node, newest = int(forked["back"]), forked.get("next"), bool(forked.get("newest"))
     if not history:
         return config
     chosen = history[min(back, len(history) - 1)]
@@ -646,13 +644,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         elif (forked := _fork(spec)) is not None:
             history = list(graph.get_state_history(config))
             payload = _command_input(forked.get("input"))
-            run_config = _fork_config(
-                config,
-                history,
-                int(forked["back"]),
-                forked.get("next"),
-                bool(forked.get("newest")),
-            )
+            run_config = _fork_config(config, history, forked)
             if _edits(forked):
                 edit = graph.update_state(
                     run_config, forked.get("update"), as_node=forked.get("as_node")
@@ -685,13 +677,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         elif (forked := _fork(spec)) is not None:
             history = [s async for s in graph.aget_state_history(config)]
             payload = _command_input(forked.get("input"))
-            run_config = _fork_config(
-                config,
-                history,
-                int(forked["back"]),
-                forked.get("next"),
-                bool(forked.get("newest")),
-            )
+            run_config = _fork_config(config, history, forked)
             if _edits(forked):
                 edit = await graph.aupdate_state(
                     run_config, forked.get("update"), as_node=forked.get("as_node")
