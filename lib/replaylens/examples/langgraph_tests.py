@@ -4071,6 +4071,38 @@ def tasks_before_interrupts(checkpointer: Any) -> Any:
     return workflow
 
 
+# --------------------------------------------------------------------------- 109 round 33
+def interrupt_in_entrypoint_body(checkpointer: Any) -> Any:
+    """@entrypoint `graph`: starts the @task `foo` without waiting for it, calls
+    ``interrupt()`` in its own body, then hands foo's result and the answer to the @task
+    `bar`. Answered once; the kill lands in bar, after the answer.
+
+    Mirrors test_pregel.py::test_interrupt_functional: the entrypoint itself pauses while a
+    call it made runs beside it; the answer's run reuses that call's result.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def foo(state: dict[str, Any]) -> dict[str, Any]:
+        with effect("foo"):
+            _sleep(1.0)
+        return {"a": state["a"] + "foo"}
+
+    @task
+    def bar(state: dict[str, Any]) -> dict[str, Any]:
+        with effect("bar", b=state["b"]):
+            _sleep(2.0)
+        return {"a": state["a"] + "bar", "b": state["b"]}
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(inputs: dict[str, Any]) -> dict[str, Any]:
+        fut_foo = foo(inputs)
+        value = interrupt("Provide value for bar:")
+        return bar({**fut_foo.result(), "b": value}).result()
+
+    return graph
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4441,8 +4473,12 @@ CORPUS: tuple[Shape, ...] = (
     Shape("tasks_before_interrupts", "test_pregel.py::test_task_before_interrupt_resume",
           2, (("workflow", 1, 0.5), ("workflow", 1, 1.5)),
           resume_value="ans", has_resume_value=True, kill_from=2),
+    # round 33
+    Shape("interrupt_in_entrypoint_body", "test_pregel.py::test_interrupt_functional",
+          {"a": ""}, (("graph", 1, 0.5), ("graph", 1, 1.5)),
+          resume_value="bar", has_resume_value=True, kill_from=1),
 )  # fmt: skip
-"""One hundred and eight shapes (the last ninety-two held out, in thirty-two rounds); every kill point is a node start the child announces, plus a delay that
+"""One hundred and nine shapes (the last ninety-three held out, in thirty-three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
 the three appends of one line would leave the three logs one line apart)."""
 
