@@ -10,19 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, load, predict, real
-
-from replaylens.examples.langgraph_tests import form_log
-from replaylens.killtest.validate import manifest_recording, plan_for
+from whatif_kills import every_prediction_holds, figures, load, plan, predict, real
 
 
 def _verdicts(entry: dict, form: str, node: str) -> list[str]:
-    """The verdict of each attempt of `node` in the last invocation (the run the kill took)."""
-    rec = manifest_recording(
-        entry, float(entry["kill_delay"]), str(entry["kill_at"]).rpartition(":")[0]
-    )
-    plan = plan_for(entry, str(form_log(entry["effects_at_kill"], form)), rec)
-    return [a.verdict for a in plan.attempts if a.node == node]
+    """The verdict of each attempt of `node` at the recorded mode, in log order."""
+    return [a.verdict for a in plan(entry, form).attempts if a.node == node]
 
 
 def test_a_task_an_earlier_invocation_finished_is_not_measured_again(tmp_path: Path) -> None:

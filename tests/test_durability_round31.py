@@ -13,19 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, holds, load, predict, real
-
-from replaylens.examples.langgraph_tests import form_log
-from replaylens.killtest.validate import manifest_recording, plan_for
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
 
 
 def _verdicts(entry: dict, form: str = "recorder") -> list[tuple[int, str]]:
     """(first line, verdict) of each attempt at the recorded mode."""
-    rec = manifest_recording(
-        entry, float(entry["kill_delay"]), str(entry["kill_at"]).rpartition(":")[0]
-    )
-    plan = plan_for(entry, str(form_log(entry["effects_at_kill"], form)), rec)
-    return [(a.lines[0].line, a.verdict) for a in plan.attempts]
+    return [(a.lines[0].line, a.verdict) for a in plan(entry, form).attempts]
 
 
 def test_the_copy_of_the_first_checkpoint_exit_saved_is_a_branch(tmp_path: Path) -> None:

@@ -297,12 +297,18 @@ def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
 
 
 # --- judging a recording: the what-if it makes, and what the real run measured
-def predict(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
-    """The what-if of one recording, told its mode as a manifest tells it (or not)."""
+def plan(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
+    """The resume plan of one recording (its verdicts, its what-if), its log written in
+    `form`, told its mode as a manifest tells it (or not)."""
     log = str(form_log(entry["effects_at_kill"], form))
     node = str(entry["kill_at"]).rpartition(":")[0]
     rec = manifest_recording(entry, float(entry["kill_delay"]), node) if given else Recording()
-    return plan_for(entry, log, rec).what_if
+    return plan_for(entry, log, rec)
+
+
+def predict(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
+    """The what-if of one recording, told its mode as a manifest tells it (or not)."""
+    return plan(entry, form, given).what_if
 
 
 def figures(outcome: Any) -> tuple[int, int, int]:
