@@ -175,3 +175,86 @@ def test_a_fork_that_saves_a_plain_copy_first(tmp_path: Path) -> None:
     copied = next(h for h in history if h.next == ("ask_human",) and h.metadata["source"] == "loop")
     assert copies[0].parent_config == copied.parent_config
     assert history[0].values["value"] == ["node_a", "human:new_answer", "node_b"]
+
+
+def _answered_run(tmp_path: Path, name: str) -> tuple[list[dict], Counter[str]]:
+    """Run a corpus shape without a kill, answering every pause as the kill test does and
+    sending its further inputs in turn."""
+    shape = SHAPES[name]
+    log = tmp_path / "effects.jsonl"
+    spec = {"graph": shape.graph, "db": str(tmp_path / "c.db"), "thread_id": "t",
+            "durability": "sync"}  # fmt: skip
+    pending = list(shape.then)
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+        runs = [invoke_spec({**spec, "input": shape.input})]
+        while runs[-1]["interrupted"] or pending:
+            if runs[-1]["interrupted"]:
+                payload = {"input": None, "resume_value": shape.resume_value}
+            else:
+                payload = {"input": pending.pop(0)}
+            runs.append(invoke_spec({**spec, **payload}))
+    starts = Counter(json.loads(x)["node"] for x in log.read_text().splitlines() if '"start"' in x)
+    return runs, starts
+
+
+def test_a_fork_from_a_subgraphs_own_checkpoint(tmp_path: Path) -> None:
+    """test_subgraph_replay_from_subgraph_checkpoint: `fork(ns="subgraph_node",
+    next="ask_human")` runs the thread from the stateful subgraph's own checkpoint where
+    ask_human was due (its namespace and a checkpoint map in the config): the question is
+    asked again, and neither router nor step_a runs again (LangGraph's answer); the root
+    saves a fork of its own checkpoint where the subgraph was due."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from replaylens.examples.langgraph_tests import subgraph_checkpoint_replayed
+
+    runs, starts = _answered_run(tmp_path, "subgraph_checkpoint_replayed")
+    assert [r["interrupted"] for r in runs] == [True, False, True, False], runs
+    assert starts == {"router": 1, "step_a": 1, "ask_human": 2, "step_b": 2, "post_process": 2}
+    with SqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+        graph = subgraph_checkpoint_replayed().compile(checkpointer=saver)
+        history = list(graph.get_state_history({"configurable": {"thread_id": "t"}}))
+    forks = [h for h in history if h.metadata["source"] == "fork"]
+    assert [h.next for h in forks] == [("subgraph_node",)]
+    assert history[0].next == () and "human:replayed_answer" in history[0].values["value"]
+
+
+def test_a_fork_from_the_middle_of_three_levels_with_an_edit(tmp_path: Path) -> None:
+    """test_3_levels_deep_middle_has_interrupts: an edit of the middle graph's own checkpoint
+    where pre was due, then a run from it, asks pre's question again and does not run step_a
+    before it is answered; the answer runs pre, then the inner graph from its ended state
+    (step_a again, and ask_1 asks again). Each asking node logs once it has its answer."""
+    runs, starts = _answered_run(tmp_path, "three_level_middle_interrupts")
+    assert [r["interrupted"] for r in runs] == [True, True, False, True, True, False], runs
+    assert starts == {"pre": 2, "step_a": 2, "ask_1": 2}
+
+
+def test_a_subgraph_fork_names_a_checkpoint_the_thread_holds(tmp_path: Path) -> None:
+    """A fork into a namespace where the named task is never due fails in words (the run
+    reports it) rather than running from the thread's latest checkpoint."""
+    shape = SHAPES["subgraph_checkpoint_replayed"]
+    spec = {"graph": shape.graph, "db": str(tmp_path / "c.db"), "thread_id": "t",
+            "durability": "sync"}  # fmt: skip
+    with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(tmp_path / "e.jsonl"),
+                        REPLAYLENS_EXAMPLE_SLEEP="0"):  # fmt: skip
+        invoke_spec({**spec, "input": shape.input})
+        result = invoke_spec({**spec, "input": fork(ns="subgraph_node", next="router")})
+    assert not result["ok"] and "no checkpoint of that subgraph" in result["error"]
+
+
+def test_fork_into_a_namespace_takes_node_names_and_a_next() -> None:
+    for bad in ("a||b", "a:1", ""):
+        with pytest.raises(ValueError, match="subgraph nodes"):
+            fork(ns=bad, next="x")
+    with pytest.raises(ValueError, match="subgraph nodes"):
+        fork(ns="a")
+    assert fork(ns="outer|inner", next="ask")
+
+
+def test_a_fork_from_two_levels_down(tmp_path: Path) -> None:
+    """test_3_levels_deep_time_travel_to_second_interrupt: `fork(ns="outer|inner",
+    next="ask_2")` runs the thread from the innermost graph's own checkpoint where ask_2 was
+    due, through the middle graph's checkpoint where inner was due (the checkpoint map names
+    both): ask_2's question is asked again, and neither step_a nor ask_1 runs again."""
+    runs, starts = _answered_run(tmp_path, "inner_checkpoint_replayed")
+    assert [r["interrupted"] for r in runs] == [True, True, False, True, False], runs
+    assert starts == {"step_a": 1, "ask_1": 1, "ask_2": 2}

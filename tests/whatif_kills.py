@@ -258,6 +258,21 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "tasks_before_interrupts-early-0s": KillCampaign(
         "tasks_before_interrupts", 0, ("sync", "async", "exit"), 0.0
     ),
+    "subgraph_checkpoint_replayed-early-0s": KillCampaign(
+        "subgraph_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "three_level_middle_interrupts-early-0s": KillCampaign(
+        "three_level_middle_interrupts", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "three_level_middle_interrupts-late-0s": KillCampaign(
+        "three_level_middle_interrupts", 1, ("sync", "async", "exit"), 0.0
+    ),
+    "three_level_middle_interrupts-late-0.25s": KillCampaign(
+        "three_level_middle_interrupts", 1, ("sync", "async", "exit"), 0.25
+    ),
+    "two_interrupts_replayed-early-0s": KillCampaign(
+        "two_interrupts_replayed", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -232,6 +232,24 @@ def _align_step(a: Attempt, idx: _Index) -> bool:
     return True
 
 
+def _held_on_another_branch(a: Attempt, ns_name: str, idx: _Index) -> bool:
+    """Did `a` finish in a step whose start was never saved, and whose end a checkpoint of
+    its loop holds, though not on the branch the loop's newest checkpoint is on? A run from an
+    earlier checkpoint of that loop (a replay from a subgraph's own checkpoint) makes the
+    newest checkpoint an older step's copy; the old branch's later checkpoint, made after
+    `a` ended, still shows its step complete (test_subgraph_replay_from_subgraph_checkpoint
+    under exit, killed in the replay's answer: the first branch's step_b is not run again)."""
+    if a.outcome != "finished" or a.step is None:
+        return False
+    return any(
+        c.step is not None
+        and c.step >= a.step
+        and c.checkpoint_id not in idx.lineage_ids.get(ns_name, set())
+        and (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts
+        for c in idx.made.get(ns_name, ())
+    )
+
+
 def _returned_before(ns_name: str, ts: float, idx: _Index) -> bool:
     """Had the subgraph run `ns_name` returned before `ts`? Its namespace ends with the task
     that ran it (``node:task_id``); a later checkpoint of that task's loop, saved before
@@ -439,7 +457,7 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
                 and latest.step is not None
                 and a.step <= latest.step
                 and (idx.epochs.get(latest.checkpoint_id) or a.start_ts) >= a.start_ts
-            )
+            ) or (loop is not None and _held_on_another_branch(a, loop.name, idx))
             # ...and the attempt is one of that loop's nodes (its checkpoints name it), not a
             # call of the task whose namespace a graph invoked inside it shares
             ran_there = loop is not None and any(

@@ -4103,6 +4103,240 @@ def interrupt_in_entrypoint_body(checkpointer: Any) -> Any:
     return graph
 
 
+# --------------------------------------------------------------------------- 110-112 round 34
+def subgraph_checkpoint_replayed() -> StateGraph:
+    """Round 23's graph (router -> subgraph_node, ``checkpointer=True``: step_a -> ask_human,
+    which calls ``interrupt()`` before logging -> step_b -> post_process), paused, answered and
+    run to its end; then run again from the subgraph's own checkpoint where ask_human was due
+    (``checkpoint_ns`` and ``checkpoint_map`` in the config, no ``update_state``), which asks
+    again; the answer's run is killed.
+
+    Mirrors test_time_travel.py::test_subgraph_replay_from_subgraph_checkpoint: the replay
+    from inside the subgraph does not run router or step_a again.
+    """
+    return subgraph_replay_then_resume()
+
+
+def _asks(name: str, *questions: str, units: float = 1.0) -> Callable[..., Any]:
+    """A node that calls ``interrupt()`` once per question, then holds its effect open for
+    `units`."""
+
+    def node(state: ValueTrail) -> dict[str, Any]:
+        answers = [interrupt(question) for question in questions]
+        with effect(name, answers=answers):
+            _sleep(units)
+        return {"value": [f"{name}:{answer}" for answer in answers]}
+
+    node.__name__ = name
+    return node
+
+
+def three_level_middle_interrupts() -> StateGraph:
+    """outer, a subgraph compiled with ``checkpointer=True`` (pre, which asks before logging ->
+    inner, itself a ``checkpointer=True`` subgraph: step_a -> ask_1, which asks too). Both
+    questions answered and the run ended; then the middle graph's own checkpoint where pre was
+    due is edited (``update_state``) and the thread run from it, which asks pre's question
+    again; the answer's run (pre, then the inner graph from its ended state) is killed.
+
+    Mirrors test_time_travel.py::test_3_levels_deep_middle_has_interrupts: a fork from the
+    middle level of three re-fires the middle's interrupt and leaves the level above alone.
+    """
+    inner = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_1", _asks("ask_1", "Question 1?")),
+    )
+    middle = chain(
+        ValueTrail,
+        ("pre", _asks("pre", "Pre-question?")),
+        ("inner", inner.compile(checkpointer=True)),
+    )
+    return chain(ValueTrail, ("outer", middle.compile(checkpointer=True)))
+
+
+def two_interrupts_replayed() -> StateGraph:
+    """ask (two ``interrupt()`` calls, then its effect) -> after. Both questions answered and
+    the run ended; then the thread is run again from the checkpoint where ask was due, which
+    asks the first question again, and both are answered once more; the kill lands in the
+    last answer's run.
+
+    Mirrors test_time_travel.py::test_multiple_interrupts_in_one_node: each answer re-runs the
+    node from its top, and the replay re-fires the first question.
+    """
+    return chain(
+        ValueTrail,
+        ("ask", _asks("ask", "First question?", "Second question?")),
+        ("after", _node("after", 1.0, "value")),
+    )
+
+
+# --------------------------------------------------------------------------- 113-115 round 35
+class SumTrail(TypedDict, total=False):
+    value: Annotated[int, operator.add]
+
+
+def _adds(name: str, units: float, amount: int) -> Callable[..., Any]:
+    """A node that holds its effect open for `units`, then adds `amount` to the sum."""
+
+    def node(state: SumTrail) -> dict[str, Any]:
+        with effect(name):
+            _sleep(units)
+        return {"value": amount}
+
+    node.__name__ = name
+    return node
+
+
+def fork_as_due_node() -> StateGraph:
+    """node_a -> node_b -> node_c, run to its end; then ``update_state`` at the checkpoint
+    where node_a was due, written as node_a (``as_node="node_a"``: the edit stands for node_a's
+    result), and the thread run from the edit: node_b and node_c run, node_a does not; the
+    kill lands in that run.
+
+    Mirrors test_pregel.py::test_fork_does_not_apply_pending_writes: the fork takes the edit
+    in place of node_a's result and none of the writes the first run saved at that checkpoint.
+    """
+    return chain(
+        SumTrail,
+        ("node_a", _adds("node_a", 1.0, 10)),
+        ("node_b", _adds("node_b", 1.0, 100)),
+        ("node_c", _adds("node_c", 1.0, 1000)),
+    )
+
+
+class NumText(TypedDict, total=False):
+    num: int
+    text: str
+
+
+def _doubles(name: str) -> Callable[..., Any]:
+    def node(state: NumText) -> dict[str, Any]:
+        with effect(name):
+            _sleep(1.0)
+        return {"num": state.get("num", 0) * 2, "text": state.get("text", "") * 2}
+
+    node.__name__ = name
+    return node
+
+
+def supersteps_then_run() -> StateGraph:
+    """double -> again. The thread's first two checkpoints are written by ``update_state``, not
+    by a run (an empty input as ``__input__``, then the values as ``__start__``: the steps
+    ``bulk_update_state`` takes one superstep each), and only then is it run, with no input;
+    the kill lands in that run.
+
+    Mirrors test_pregel.py::test_supersteps_populate_task_results: a thread built by state
+    updates holds the same tasks as one an input started, and runs from them.
+    """
+    return chain(NumText, ("double", _doubles("double")), ("again", _doubles("again")))
+
+
+async def _asks_beside(state: Trail) -> dict[str, Any]:
+    answer = interrupt("need human input")
+    with effect("node_a", answer=answer):
+        await _asleep(1.0)
+    return {"visited": [f"node_a:{answer}"]}
+
+
+async def _beside(state: Trail) -> dict[str, Any]:
+    with effect("node_b"):
+        await _asleep(1.0)
+    return {"visited": ["node_b"]}
+
+
+async def _handled(state: Trail) -> dict[str, Any]:
+    with effect("handler"):
+        await _asleep(0.5)
+    return {"visited": ["handled"]}
+
+
+async def _finish(state: Trail) -> dict[str, Any]:
+    with effect("finish"):
+        await _asleep(1.0)
+    return {"visited": ["finish"]}
+
+
+def interrupt_beside_handler_async() -> StateGraph:
+    """node_a (``async def``, with an error handler; asks before logging) and node_b from
+    START, then finish. The question pauses the run while node_b ends beside it; the answer's
+    run (node_a, then finish) is killed.
+
+    Mirrors test_pregel_async.py::test_graph_error_handler_does_not_swallow_interrupt_concurrent:
+    a node's error handler does not take its ``interrupt()`` for a failure, so the thread
+    pauses with node_b's write saved.
+    """
+    b = StateGraph(Trail)
+    b.add_node("node_a", _asks_beside, error_handler=_handled)
+    b.add_node("node_b", _beside)
+    b.add_node("finish", _finish)
+    b.add_edge(START, "node_a")
+    b.add_edge(START, "node_b")
+    b.add_edge(["node_a", "node_b"], "finish")
+    return b
+
+
+# --------------------------------------------------------------------------- 116-118 round 36
+def inner_checkpoint_replayed() -> StateGraph:
+    """outer, a ``checkpointer=True`` subgraph whose one node inner is another (step_a ->
+    ask_1 -> ask_2, each asking before logging). Both questions answered and the run ended;
+    then the thread is run from the innermost graph's own checkpoint where ask_2 was due (its
+    namespace two levels down, the checkpoint map naming each level's), which asks ask_2's
+    question again; the answer's run is killed.
+
+    Mirrors test_time_travel.py::test_3_levels_deep_time_travel_to_second_interrupt: the
+    replay from two levels down runs neither step_a nor ask_1 again.
+    """
+    inner = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_1", _asks("ask_1", "Question 1?")),
+        ("ask_2", _asks("ask_2", "Question 2?", units=2.0)),
+    )
+    middle = chain(ValueTrail, ("inner", inner.compile(checkpointer=True)))
+    return chain(ValueTrail, ("outer", middle.compile(checkpointer=True)))
+
+
+def explicit_head_resume() -> StateGraph:
+    """subgraph_node, a ``checkpointer=True`` subgraph (step_a -> ask_human, asking before
+    logging -> step_b). Paused; the answer is sent with the head checkpoint's id in the
+    config (``invoke(Command(resume=...), {..., "checkpoint_id": head})``: a resume that
+    reads like time travel), and that run is killed.
+
+    Mirrors test_time_travel.py::test_subgraph_interrupt_resume_with_explicit_head_checkpoint_id:
+    the subgraph goes on from the node that paused, it does not start over.
+    """
+    sub = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_human", _ask_human),
+        ("step_b", _node("step_b", 1.0, "value")),
+    )
+    return chain(ValueTrail, ("subgraph_node", sub.compile(checkpointer=True)))
+
+
+def subgraph_fork_no_checkpointer() -> StateGraph:
+    """router -> subgraph_node (a subgraph compiled with ``checkpointer=None``: its
+    namespace names its task; step_a -> ask_human, asking before logging -> step_b) ->
+    post_process. Paused, answered, run to its end; then an edit of the root checkpoint where
+    subgraph_node was due, and a run from it, which runs the subgraph afresh and asks again;
+    the answer's run is killed.
+
+    Mirrors test_time_travel.py::test_subgraph_interrupt_full_flow_no_sub_checkpointer.
+    """
+    sub = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_human", _ask_human),
+        ("step_b", _node("step_b", 1.0, "value")),
+    )
+    return chain(
+        ValueTrail,
+        ("router", _node("router", 1.0, "value")),
+        ("subgraph_node", sub.compile(checkpointer=None)),
+        ("post_process", _node("post_process", 1.0, "value")),
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4477,6 +4711,47 @@ CORPUS: tuple[Shape, ...] = (
     Shape("interrupt_in_entrypoint_body", "test_pregel.py::test_interrupt_functional",
           {"a": ""}, (("graph", 1, 0.5), ("graph", 1, 1.5)),
           resume_value="bar", has_resume_value=True, kill_from=1),
+    # round 34
+    Shape("subgraph_checkpoint_replayed",
+          "test_time_travel.py::test_subgraph_replay_from_subgraph_checkpoint",
+          {"value": []}, (("step_b", 1, 0.5), ("post_process", 1, 0.5)),
+          resume_value="replayed_answer", has_resume_value=True,
+          then=(fork(ns="subgraph_node", next="ask_human"),), kill_from=3),
+    Shape("three_level_middle_interrupts",
+          "test_time_travel.py::test_3_levels_deep_middle_has_interrupts",
+          {"value": []}, (("pre", 1, 0.5), ("step_a", 1, 0.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(ns="outer", next="pre", update={"value": ["forked"]}),), kill_from=4),
+    Shape("two_interrupts_replayed", "test_time_travel.py::test_multiple_interrupts_in_one_node",
+          {"value": []}, (("ask", 1, 0.5), ("after", 1, 0.5)),
+          resume_value="ans", has_resume_value=True, then=(fork(next="ask"),), kill_from=5),
+    # round 35
+    Shape("fork_as_due_node", "test_pregel.py::test_fork_does_not_apply_pending_writes",
+          {"value": 1}, (("node_b", 1, 0.5), ("node_c", 1, 0.5)),
+          then=(fork(next="node_a", update={"value": 20}, as_node="node_a"),), kill_from=1),
+    Shape("supersteps_then_run", "test_pregel.py::test_supersteps_populate_task_results",
+          state_update({}, as_node="__input__"), (("double", 1, 0.5), ("again", 1, 0.5)),
+          then=(state_update({"num": 1, "text": "one"}, as_node="__start__"), None),
+          kill_from=2),
+    Shape("interrupt_beside_handler_async",
+          "test_pregel_async.py::test_graph_error_handler_does_not_swallow_interrupt_concurrent",
+          {"visited": []}, (("node_a", 1, 0.5), ("finish", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=1, api="ainvoke"),
+    # round 36
+    Shape("inner_checkpoint_replayed",
+          "test_time_travel.py::test_3_levels_deep_time_travel_to_second_interrupt",
+          {"value": []}, (("ask_2", 1, 0.5), ("ask_2", 1, 1.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(ns="outer|inner", next="ask_2"),), kill_from=4),
+    Shape("explicit_head_resume",
+          "test_time_travel.py::test_subgraph_interrupt_resume_with_explicit_head_checkpoint_id",
+          {"value": []}, (("ask_human", 1, 0.5), ("step_b", 1, 0.5)),
+          then=(fork(input=command(resume="answer")),), kill_from=1),
+    Shape("subgraph_fork_no_checkpointer",
+          "test_time_travel.py::test_subgraph_interrupt_full_flow_no_sub_checkpointer",
+          {"value": []}, (("step_b", 1, 0.5), ("post_process", 1, 0.5)),
+          resume_value="new_answer", has_resume_value=True,
+          then=(fork(next="subgraph_node", update={"value": ["forked"]}),), kill_from=3),
 )  # fmt: skip
 """One hundred and nine shapes (the last ninety-three held out, in thirty-three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between

@@ -101,7 +101,10 @@ root checkpoint whose next task is that node alone (with `newest`, the newest su
 named by its ``checkpoint_id`` in the config — LangGraph's time travel, a fork (test_large_cases_async.py's
 test_fork_always_re_runs_nodes). With `update`, ``update_state`` writes those values there
 first and the run goes on from the checkpoint it saved (test_time_travel.py's forks with
-modified state)."""
+modified state). With `ns`, the checkpoint is one of that ``checkpointer=True`` subgraph's
+own (``checkpoint_ns`` and ``checkpoint_map`` in the config, as
+``get_state(config, subgraphs=True)``'s task states hand it), `next` naming the task due in
+it."""
 
 
 def fork(  # noqa: A002 - `input` is LangGraph's word
@@ -112,6 +115,7 @@ def fork(  # noqa: A002 - `input` is LangGraph's word
     update: Any = None,
     newest: bool = False,
     as_node: str | None = None,
+    ns: str | None = None,
 ) -> dict[str, Any]:
     """The invocation input that makes a kill-test child replay the thread from an earlier
     root checkpoint: `back` entries before its latest, or the oldest whose next task is
@@ -121,13 +125,23 @@ def fork(  # noqa: A002 - `input` is LangGraph's word
     edited first (``update_state(config, update, as_node=as_node)``; ``as_node="__copy__"``
     with no update saves a plain copy there, test_copy_fork_retriggers_interrupt), then
     ``invoke(input, config with that checkpoint_id)``; the resume after a kill goes on from
-    the thread's latest checkpoint."""
+    the thread's latest checkpoint. With `ns` (a ``checkpointer=True`` subgraph's namespace:
+    its node's name, or the names down a nesting, ``"outer|inner"``), the checkpoint is that
+    subgraph's own where `next` is due, reached through the checkpoint of each level above
+    where the level below is due (test_time_travel.py's replays from a subgraph checkpoint)."""
     if not isinstance(back, int) or back < 0:
         raise ValueError(f"fork() takes a number of checkpoints back (0 or more), not {back!r}")
     if next is not None and not isinstance(next, str):
         raise ValueError(f"fork(next=...) takes a node name, not {next!r}")
+    if ns is not None and (
+        not isinstance(ns, str) or not all(ns.split("|")) or ":" in ns or next is None
+    ):
+        raise ValueError(
+            f"fork(ns=...) takes the names of nested `checkpointer=True` subgraph nodes "
+            f"('outer' or 'outer|inner') and a `next` due in the last, not {ns!r}"
+        )
     return {FORK: {"back": back, "input": input, "next": next, "update": update,
-                   "newest": bool(newest), "as_node": as_node}}  # fmt: skip
+                   "newest": bool(newest), "as_node": as_node, "ns": ns}}  # fmt: skip
 
 
 def _edits(forked: dict[str, Any]) -> bool:
@@ -152,23 +166,81 @@ def _fork(spec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fork_config(
-    config: dict[str, Any], history: list[Any], forked: dict[str, Any]
+    config: dict[str, Any],
+    history: list[Any],
+    forked: dict[str, Any],
+    below: dict[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
     """`config` pointed at the checkpoint the fork names in `history` (newest first): `back`
     entries into it, or the oldest (with `newest`, the newest) whose next task is `next`
-    alone."""
+    alone. With a namespace, `below` holds the history of each level down to it
+    (`_subgraph_fork_config`)."""
+    ns = forked.get("ns")
+    if ns:
+        return _subgraph_fork_config(config, history, forked, below or {})
     back, next_node, newest = int(forked["back"]), forked.get("next"), bool(forked.get("newest"))
     if not history:
         return config
     chosen = history[min(back, len(history) - 1)]
     if next_node is not None:
-        due = [s for s in history if tuple(s.next) == (next_node,)]
-        if due:
-            chosen = due[0] if newest else due[-1]
+        chosen = _due(history, next_node, newest) or chosen
     target = chosen.config["configurable"]
     configurable = {**config["configurable"], "checkpoint_ns": "",
                     "checkpoint_id": target["checkpoint_id"]}  # fmt: skip
     return {**config, "configurable": configurable}
+
+
+def _subgraph_fork_config(
+    config: dict[str, Any],
+    history: list[Any],
+    forked: dict[str, Any],
+    below: dict[str, list[Any]],
+) -> dict[str, Any]:
+    """`config` pointed at a ``checkpointer=True`` subgraph's own checkpoint where `next` is
+    due, with the checkpoint map LangGraph hands out for it: at each level above, the
+    checkpoint where the next level's node is due (``get_state(subgraphs=True)``'s nested
+    task states)."""
+    ns, newest = forked["ns"], bool(forked.get("newest"))
+    levels = ns.split("|")
+    chosen: dict[str, Any] = {}
+    for depth, level in enumerate(["", *_prefixes(levels)]):
+        due = levels[depth] if depth < len(levels) else forked.get("next")
+        snapshot = _due(history if level == "" else below.get(level, []), due, newest)
+        if snapshot is None:
+            where = f"that subgraph ({level})" if level else "the root"
+            raise ValueError(
+                f"fork(ns={ns!r}, next={forked.get('next')!r}): the thread holds no "
+                f"checkpoint of {where} where {due!r} is due"
+            )
+        chosen[level] = snapshot.config["configurable"]["checkpoint_id"]
+    configurable = {**config["configurable"], "checkpoint_ns": ns, "checkpoint_id": chosen[ns],
+                    "checkpoint_map": chosen}  # fmt: skip
+    return {**config, "configurable": configurable}
+
+
+def _prefixes(levels: list[str]) -> list[str]:
+    """`["a", "b"]` -> `["a", "a|b"]`: each namespace from the top down to the last."""
+    return ["|".join(levels[: k + 1]) for k in range(len(levels))]
+
+
+def _levels_of(forked: dict[str, Any]) -> list[str]:
+    """The namespaces from the fork's top subgraph down to its own (none for a root fork)."""
+    ns = forked.get("ns")
+    return _prefixes(ns.split("|")) if ns else []
+
+
+def _in_namespace(config: dict[str, Any], ns: str) -> dict[str, Any]:
+    """The thread's config in namespace `ns`."""
+    return {**config, "configurable": {**config["configurable"], "checkpoint_ns": ns}}
+
+
+def _due(history: list[Any], node: str | None, newest: bool) -> Any:
+    """The oldest (or newest) snapshot in `history` (newest first) whose next task is `node`
+    alone, or None."""
+    due = [s for s in history if tuple(s.next) == (node,)]
+    if not due:
+        return None
+    return due[0] if newest else due[-1]
 
 
 def state_update(values: Any, as_node: str | None = None) -> dict[str, Any]:
@@ -643,8 +715,12 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             return dict(_DONE)
         elif (forked := _fork(spec)) is not None:
             history = list(graph.get_state_history(config))
+            below = {
+                level: list(graph.get_state_history(_in_namespace(config, level)))
+                for level in _levels_of(forked)
+            }
             payload = _command_input(forked.get("input"))
-            run_config = _fork_config(config, history, forked)
+            run_config = _fork_config(config, history, forked, below)
             if _edits(forked):
                 edit = graph.update_state(
                     run_config, forked.get("update"), as_node=forked.get("as_node")
@@ -676,8 +752,12 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
             return dict(_DONE)
         elif (forked := _fork(spec)) is not None:
             history = [s async for s in graph.aget_state_history(config)]
+            below = {
+                level: [s async for s in graph.aget_state_history(_in_namespace(config, level))]
+                for level in _levels_of(forked)
+            }
             payload = _command_input(forked.get("input"))
-            run_config = _fork_config(config, history, forked)
+            run_config = _fork_config(config, history, forked, below)
             if _edits(forked):
                 edit = await graph.aupdate_state(
                     run_config, forked.get("update"), as_node=forked.get("as_node")

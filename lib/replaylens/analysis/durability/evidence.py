@@ -156,27 +156,74 @@ def _silent_replays(
 ) -> list[int]:
     """Where a run from an earlier checkpoint logged nothing: its copy (or edit) lies between
     two logged invocations and holds a pause (a task with an `__interrupt__` write) whose node
-    the later invocation starts with — the run paused at once, before any line, and the later
-    invocation is the answer (test_replay_from_before_interrupt_then_resume: ask_human asks
-    again before logging). Returns the places to insert an empty invocation at; it owns the
+    the later invocation starts with (or the root task whose subgraph that node ran in) — the
+    run paused at once, before any line, and the later invocation is the answer
+    (test_replay_from_before_interrupt_then_resume: ask_human asks again before logging;
+    test_subgraph_replay_from_subgraph_checkpoint: the run from the subgraph's own checkpoint
+    pauses in it, and the root's copy holds the pause of the task that runs the subgraph).
+    Returns the places to insert an empty invocation at; it owns the
     copy (`_replay_copies`) and what was saved after the previous run's end (`_bounds`).
     `starts`: the copies and edits runs from earlier checkpoints began with."""
     copies = [c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns]
+    roots = [c for c in db_cps if not c.checkpoint_ns]
     out: list[int] = []
     for inv in range(1, len(groups)):
         if not groups[inv] or not groups[inv - 1]:
             continue
-        ended = max(a.end_ts for a in groups[inv - 1])
+        last = max(groups[inv - 1], key=lambda a: a.end_ts)
+        ended = last.end_ts
         first = min(groups[inv], key=lambda a: a.start_ts)
         for c in copies:
             t = taken_at(c)
+            if t is None or not ended < t < first.start_ts:
+                continue
             paused = {
                 u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
             }
-            if t is not None and ended < t < first.start_ts and first.node in paused:
+            if first.node in paused or (
+                _in_subgraph_of(first, paused)
+                and _paused_in_place(first, ended, db_cps)
+                and _ended_apart(last, t, paused, roots)
+            ):
                 out.append(inv)
                 break
     return out
+
+
+def _paused_in_place(first: Attempt, after: float, db_cps: Sequence[Checkpoint]) -> bool:
+    """Does a checkpoint of `first`'s own loop, taken after `after` and before `first`
+    began, hold a pause of `first`'s node? The run that paused in a subgraph saved it there
+    before the answer's first line; a run that logged its way down to the pause saved it
+    after its own first line instead."""
+    ns = first.namespace if first.namespace is not None else first.logged_ns
+    return any(
+        (ns is None or c.checkpoint_ns == ns)
+        and after < (taken_at(c) or -inf) < first.start_ts
+        and any(
+            t.node == first.node and any(w.channel == "__interrupt__" for w in t.writes)
+            for t in c.tasks
+        )
+        for c in db_cps
+    )
+
+
+def _in_subgraph_of(a: Attempt, tasks: set[str]) -> bool:
+    """Did `a` run in a subgraph of one of these root tasks (its namespace's first level)?"""
+    return namespaces.root_runner(a.namespace or a.logged_ns or "")[0] in tasks
+
+
+def _ended_apart(last: Attempt, t: float, paused: set[str], roots: list[Checkpoint]) -> bool:
+    """Is a copy taken at `t`, holding a pause of a task in `paused`, apart from the run whose
+    last line was `last`? It is when that line ran in no subgraph of those tasks, or when a
+    root checkpoint with nothing due, taken between the two, shows that run had ended. (A
+    run from an earlier checkpoint that logged in the subgraph, then paused there, has its
+    copy saved on its way out under exit: test_subgraph_interrupt_replay_from_parent_then_
+    resume.)"""
+    if not _in_subgraph_of(last, paused):
+        return True
+    return any(
+        not c.tasks and last.end_ts <= (taken_at(c) or -inf) <= t for c in roots
+    )
 
 
 def _input_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
@@ -491,11 +538,16 @@ def _answered_first(thread: Thread, attempts: list[Attempt], first: float) -> bo
     line: the log begins with the answer's. A task id tells it: a node that logs, then
     pauses, logs the same way in the invocation that paused. Without one (a bare log), the
     node's only line in its namespace tells it too: a node that logged before its pause
-    would have logged again when answered (test_double_interrupt_subgraph's node_1)."""
+    would have logged again when answered (test_double_interrupt_subgraph's node_1) —
+    unless its process went on to other lines after it, which a pause would have ended
+    (test_multiple_interrupts_in_one_node, its later run from an earlier checkpoint starting
+    the node again)."""
     head = min(attempts, key=lambda a: a.start_ts)
+    # its process went on after it: it did not log, then pause (which ends the invocation)
+    passed = any(b.pid == head.pid and b.start_ts >= head.end_ts for b in attempts)
     if head.task_id is None:
-        if any(b is not head and b.node == head.node and b.namespace == head.namespace
-               for b in attempts):  # fmt: skip
+        if not passed and any(b is not head and b.node == head.node
+                              and b.namespace == head.namespace for b in attempts):  # fmt: skip
             return False
     elif any(b is not head and b.task_id == head.task_id for b in attempts):
         return False  # its task ran again: a run before the pause, then the answer
@@ -1479,17 +1531,21 @@ def _named_only(a: Attempt) -> bool:
     return (a.task_id is None or a.task_id_inferred) and not a.logged_ns and a.step is None
 
 
-def _bounds(groups: list[list[Attempt]]) -> list[float]:
+def _bounds(groups: list[list[Attempt]], began: dict[int, float] | None = None) -> list[float]:
     """Where each invocation begins on the clock (the first: at minus infinity). After a
     first invocation that logged nothing (`_silent_first`), the next begins just before its
     first line; a run between two logged ones that logged nothing (`_silent_replays`) begins
-    just after the previous one's end."""
+    with the first edit or copy it ran from (`began`, `_silent_starts`), or else just after
+    the previous one's end."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
         if i > 0 and not g and groups[i - 1]:
             # a run between two logged ones that logged nothing (`_silent_replays`): it owns
-            # what was saved after the previous one's own end-of-run save
-            bounds.append(max(x.end_ts for x in groups[i - 1]) + 0.05)
+            # what was saved after the previous one's own end-of-run save (which lands after
+            # that run's last line by as long as a checkpoint write takes)
+            prev_end = max(x.end_ts for x in groups[i - 1])
+            start = (began or {}).get(i)
+            bounds.append(start - 0.01 if start is not None else prev_end + 0.05)
         elif i == 0 or not g:
             bounds.append(float("-inf"))
         elif not groups[i - 1]:
@@ -1503,6 +1559,34 @@ def _bounds(groups: list[list[Attempt]]) -> list[float]:
             half = max(prev_end + 0.05, (prev_end + nxt) / 2)
             bounds.append(max(prev_end, min(half, nxt - 0.02)))
     return bounds
+
+
+def _silent_starts(
+    groups: list[list[Attempt]],
+    db_cps: Sequence[Checkpoint],
+    copies: dict[int, tuple[int, float]],
+) -> dict[int, float]:
+    """invocation -> when a run that logged nothing began: the first checkpoint an edit or a
+    copy saved (in any namespace: ``update_state`` on a subgraph's checkpoint saves there,
+    then the root's copy) after the previous run's last line, up to the copy it ran from.
+    What landed before that is the previous run's end-of-run save, however late a slow store
+    wrote it (test_3_levels_deep_middle_has_interrupts at 0.25 s a write: 0.26 and 0.51 s
+    after the last line)."""
+    out: dict[int, float] = {}
+    for inv, (_step, copied) in copies.items():
+        if inv == 0 or groups[inv] or not groups[inv - 1]:
+            continue
+        prev_end = max(a.end_ts for a in groups[inv - 1])
+        made = [
+            t
+            for c in db_cps
+            if c.source in EDIT_SOURCES
+            for t in [taken_at(c)]
+            if t is not None and prev_end < t <= copied
+        ]
+        if made:
+            out[inv] = min(made)
+    return out
 
 
 def _runs_done(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, float]:
@@ -1977,7 +2061,7 @@ def gather(
             f"{len(groups)} invocations: "
             + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
         )
-    bounds = _bounds(groups)
+    bounds = _bounds(groups, _silent_starts(groups, db_cps, copies))
     stamps = {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
 
     rising = all(a <= b for a, b in zip(bounds, bounds[1:], strict=False))
@@ -2090,7 +2174,7 @@ def gather(
             # checkpoint (the step after the last saved one) and `__start__` come first,
             # before the first step that did work (logged, or ran a subgraph).
             later_input = not fresh and (
-                kinds[inv] == "input" or _begins_anew_in_replay(ns, inv, cp_at, replayed)
+                kinds[inv] == "input" or _begins_anew(ns, inv, cp_at, replayed, step_att)
             )
             lead_in = first  # steps before this one only saved input and ran `__start__`
             input_steps: range = range(0)  # a later input's input and `__start__` steps (root)
@@ -2432,16 +2516,26 @@ def _stable_run_opening(
     return max(cps, key=lambda tc: tc[0])[1].step + 2
 
 
-def _begins_anew_in_replay(
-    ns: str, inv: int, cp_at: dict[tuple[str, int, int], Checkpoint], replayed: dict[int, int]
+def _begins_anew(
+    ns: str,
+    inv: int,
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    replayed: dict[int, int],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
 ) -> bool:
     """Does subgraph `ns` start a new run (its input checkpoint and `__start__` first) in
-    invocation `inv`, a run from an earlier checkpoint? Its task is the copy's, new, and the
-    subgraph's last run had ended (nothing due at its latest checkpoint): under exit a
-    `checkpointer=True` graph goes on numbering from there (steps 4 and 5 before its first
-    node's 6), under sync LangGraph starts it afresh (-1, 0); either way two more checkpoints
-    than the database of an exit run shows (test_subgraph_interrupt_replay_from_parent_then_resume)."""
-    if not ns or inv not in replayed:
+    invocation `inv`, whose last run had ended (nothing due at its latest checkpoint)? In a
+    run from an earlier checkpoint its task is the copy's, new; in any other invocation that
+    logged a line of it, a ``checkpointer=True`` graph that had ended and works again was
+    handed a new input (a resume's first step would have dropped it: `_dropped_stable_run`).
+    Under exit such a graph goes on numbering from its last checkpoint (steps 4 and 5 before
+    its first node's 6), under sync LangGraph starts it afresh (-1, 0); either way two more
+    checkpoints than the database of an exit run shows (test_subgraph_interrupt_replay_from_
+    parent_then_resume; test_3_levels_deep_middle_has_interrupts, the inner graph run again
+    in the answer to the middle graph's replayed question)."""
+    if not ns:
+        return False
+    if inv not in replayed and not any(k[0] == ns and k[1] == inv for k in step_att):
         return False
     earlier = [k for k in cp_at if k[0] == ns and k[1] < inv]
     if not earlier:

@@ -165,7 +165,12 @@ def _dropped_stable_run(
         above = top.rpartition("|")[0]
         loaded = max(((k[1], k[2]) for k in landed if k[0] == above), default=resumed_at)
         held_at = ev.container.get((top, inv))
-        if held_at is not None and loaded[0] == inv and held_at > loaded[1] + 1:
+        # (a resume went on from that checkpoint: its steps count on from it, and so do the
+        # resume's after the kill, also when it was saved by an invocation before — a run
+        # from a middle graph's own checkpoint that paused, then its answer, killed:
+        # test_3_levels_deep_middle_has_interrupts under exit)
+        went_on = loaded[0] == inv or (inv < len(ev.kinds) and ev.kinds[inv] == "resume")
+        if held_at is not None and went_on and held_at > loaded[1] + 1:
             continue  # its task runs after that loop's first step: a fresh input
         before = [key for key in landed if key[0] == top and key[1] < inv]
         if before and _run_had_ended(ev, max(before, key=lambda key: (key[1], key[2]))):
