@@ -274,7 +274,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     and the thread run from the edit (25); a run from a copy that paused before logging (28);
     a `checkpointer=True` subgraph in a later step of a run from a copy (29); two sibling
     stateful subgraphs in a run from a copy killed before the copy landed (30); a `__copy__`
-    asked again, StateGraphs an entrypoint's task invoked, three stateful levels (31)."""
+    asked again, StateGraphs an entrypoint's task invoked, three stateful levels (31); runs
+    from a subgraph's own checkpoint, one and two levels down, and a node asking twice run
+    again from before it (34)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -295,6 +297,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "copy_fork_interrupt-early-0s",
         "subgraphs_in_task_entrypoint-early-0s",
         "three_level_stateful_replayed-late-0.25s",
+        "subgraph_checkpoint_replayed-early-0s",
+        "three_level_middle_interrupts-late-0.25s",
+        "two_interrupts_replayed-early-0s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

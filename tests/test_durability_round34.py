@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, load, plan, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
 
 
 def _verdicts(entry: dict, form: str = "recorder") -> list[tuple[int, str]]:
@@ -95,4 +95,23 @@ def test_a_bare_logs_first_node_was_answered_though_it_starts_again_later(
     assert real(runs["exit"]) == (3, 1, 1)
     for src in ("sync", "async"):
         assert figures(predict(runs[src], "bare")["exit"]) == (3, 1, 1), src
+    every_prediction_holds(runs)
+
+
+def test_a_task_id_subgraph_run_again_from_an_edit_in_a_bare_log(tmp_path: Path) -> None:
+    """Round 36's subgraph_fork_no_checkpointer (test_subgraph_interrupt_full_flow_no_sub
+    _checkpointer): the subgraph has no checkpointer of its own, so each run is a loop under
+    its task's id; after an edit of the root checkpoint where it was due, it runs again under
+    a new id, asks again, and the answer's run is killed in step_b. Under exit the first
+    run saved only its pause: a bare log's later step_a — a node no root checkpoint names,
+    and none of the first run's saved checkpoints has due — was read as the root's, run after
+    its newest checkpoint (again), though the new run's first checkpoint, saved when it
+    paused after step_a, shows it ran. And the new run's lines went to the first run, which
+    the root's next checkpoint shows had returned: from the exit recording, sync was 14 kept
+    and nothing again, where the real run kept 15 and ran step_b again."""
+    runs = load("subgraph_fork_no_checkpointer-early-0s", tmp_path)
+    assert real(runs["exit"]) == (5, 2, 3) and real(runs["sync"]) == (15, 1, 1)
+    assert _verdicts(runs["exit"], "bare")[5:] == [(11, "kept"), (13, "replays"), (15, "replays")]
+    for target in ("sync", "async"):
+        assert holds(predict(runs["exit"], "bare")[target], real(runs[target])), target
     every_prediction_holds(runs)

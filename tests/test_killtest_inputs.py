@@ -258,3 +258,19 @@ def test_a_fork_from_two_levels_down(tmp_path: Path) -> None:
     runs, starts = _answered_run(tmp_path, "inner_checkpoint_replayed")
     assert [r["interrupted"] for r in runs] == [True, True, False, True, False], runs
     assert starts == {"step_a": 1, "ask_1": 1, "ask_2": 2}
+
+
+def test_an_answer_sent_with_the_head_checkpoint_is_sent_again_after_a_kill() -> None:
+    """After a kill, a resume that stops at the question the killed run had answered is
+    answered again as that run answered it (under exit the answer was never saved): a
+    `command(resume=...)`, and the same sent from the head checkpoint's id
+    (`fork(input=command(resume=...))`, test_subgraph_interrupt_resume_with_explicit_head_
+    checkpoint_id). A command without an answer, a plain fork, or an input are not."""
+    from replaylens.killtest.campaign import sent_answer
+
+    answer = command(resume="yes")
+    head = fork(input=command(resume="yes"))
+    assert sent_answer(answer) == answer
+    assert sent_answer(head) == head
+    for other in (command(goto="x"), fork(next="a"), fork(input={"v": 1}), {"v": 1}, None):
+        assert sent_answer(other) is None, other

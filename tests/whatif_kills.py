@@ -273,6 +273,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "two_interrupts_replayed-early-0s": KillCampaign(
         "two_interrupts_replayed", 0, ("sync", "async", "exit"), 0.0
     ),
+    "subgraph_fork_no_checkpointer-early-0s": KillCampaign(
+        "subgraph_fork_no_checkpointer", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

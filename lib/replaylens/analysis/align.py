@@ -43,6 +43,16 @@ class _Index:
         # Nodes known anywhere, and inside subgraphs only: asked for every unmatched attempt.
         self.all_nodes = _nodes_of(thread, exclude_root=False)
         self.subgraph_nodes = _nodes_of(thread, exclude_root=True)
+        # nodes a subgraph's checkpoints show had run (under exit a subgraph saves its pause
+        # and its end only, which name what was due then, not what ran before)
+        self.ran_below = {
+            node
+            for ns in thread.namespaces.values()
+            if ns.name
+            for c in ns.checkpoints
+            for node in c.record.versions_seen
+            if not node.startswith("__")
+        }
         self.lineages: dict[str, list[Checkpoint]] = {}
         self.lineage_ids: dict[str, set[str]] = {}
         # Every checkpoint of each loop in the order they were made, branches included: a
@@ -283,6 +293,15 @@ def _first_saved_after(a: Attempt, idx: _Index, candidates: list[str]) -> bool:
         if task is not None:
             a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
             return True
+        if (
+            a.outcome == "finished"
+            and a.node in first.record.versions_seen
+            and (idx.epochs.get(first.checkpoint_id) or 0) >= a.end_ts
+        ):
+            # its node had run when that checkpoint was saved, after it ended: its step
+            # completed there (a run of the subgraph that paused after it, under exit)
+            a.namespace, a.alignment = ns_name, "before-saved"
+            return True
     return False
 
 
@@ -306,6 +325,16 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
     """Hand-written logs: the latest checkpoint before the attempt started, per namespace."""
     order = sorted(idx.lineages, key=lambda n: (n != "", n))
     unsaved_yet: list[str] = []  # subgraph runs with no checkpoint saved before the attempt
+    # A subgraph run whose checkpoints were all saved after the attempt ended, the first
+    # showing the attempt's node had run: the attempt is that run's (under exit a subgraph
+    # saves its pause, not the steps before it), not the root's after its newest checkpoint.
+    ran_in_later_run = a.outcome == "finished" and any(
+        n
+        and idx.made[n]
+        and all((idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts for c in idx.made[n])
+        and a.node in idx.made[n][0].record.versions_seen
+        for n in order
+    )
     for ns_name in order:
         chain = idx.made[ns_name]
         if ns_name and _returned_before(ns_name, a.start_ts, idx):
@@ -361,11 +390,18 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             # last of an invocation), and the later checkpoint holds its result.
             a.namespace, a.alignment = ns_name, "before-saved"
             return True
-        if cp is chain[-1] and ns_name == "" and a.node not in idx.subgraph_nodes:
+        if (
+            cp is chain[-1]
+            and ns_name == ""
+            and a.node not in idx.subgraph_nodes
+            and not ran_in_later_run
+        ):
             # It ran after the newest checkpoint landed, in a step that never got one.
             a.namespace, a.alignment = ns_name, "after-latest"
             return True
-    return a.node in idx.subgraph_nodes and _first_saved_after(a, idx, unsaved_yet)
+    return (a.node in idx.subgraph_nodes or a.node in idx.ran_below) and _first_saved_after(
+        a, idx, unsaved_yet
+    )
 
 
 def _tasks_of(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:

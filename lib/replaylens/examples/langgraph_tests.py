@@ -4337,6 +4337,70 @@ def subgraph_fork_no_checkpointer() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- 119-121 round 37
+def first_invocation_replayed() -> StateGraph:
+    """parent_node -> sub_node, a ``checkpointer=True`` subgraph (sub_step, holding its effect
+    for two units). Two inputs run to their ends; then the thread is run from the oldest
+    checkpoint where sub_node was due (the first input's), and that run is killed.
+
+    Mirrors test_time_travel.py::test_replay_from_first_invocation_checkpoint: the replay
+    runs the subgraph again from the first input's point of view.
+    """
+    sub = _one_node(ValueTrail, "sub_step", 2.0, "value")
+    return chain(
+        ResultsState,
+        ("parent_node", _node("parent_node", 1.0, "results")),
+        ("sub_node", sub.compile(checkpointer=True)),
+    )
+
+
+def _asks_sub(name: str) -> Callable[..., Any]:
+    def node(state: ValueTrail) -> dict[str, Any]:
+        answer = interrupt(f"question_{name}")
+        with effect(name, answer=answer):
+            _sleep(1.0)
+        return {"value": [f"{name}:{answer}"]}
+
+    node.__name__ = name
+    return node
+
+
+def stateful_subgraph_forked_turns() -> StateGraph:
+    """parent_node -> sub_node, a ``checkpointer=True`` subgraph (step_a -> step_b, each
+    asking before logging). Two inputs, each answered twice; then the root checkpoint where
+    sub_node was due in the second input is edited and run from, which asks step_a's
+    question again; both answered, and the answers' runs are killed.
+
+    Mirrors test_time_travel.py::test_stateful_subgraph_retains_state_on_parent_fork: the
+    fork's subgraph loads what its runs before saved.
+    """
+    sub = chain(ValueTrail, ("step_a", _asks_sub("step_a")), ("step_b", _asks_sub("step_b")))
+    return chain(
+        ResultsState,
+        ("parent_node", _node("parent_node", 1.0, "results")),
+        ("sub_node", sub.compile(checkpointer=True)),
+    )
+
+
+def entrypoint_update_state(checkpointer: Any) -> Any:
+    """@entrypoint `foo(inputs, *, previous)`, its one effect held for two units. The thread
+    begins with ``update_state`` (no run), then three inputs, another ``update_state``, and a
+    fourth input, which is killed.
+
+    Mirrors test_pregel.py::test_entrypoint_stateful_update_state: each input reads what
+    the edit or the last run saved as `previous`.
+    """
+    from langgraph.func import entrypoint
+
+    @entrypoint(checkpointer=checkpointer)
+    def foo(inputs: dict[str, Any], *, previous: Any = None) -> dict[str, Any]:
+        with effect("foo", a=inputs.get("a")):
+            _sleep(2.0)
+        return {"previous": previous, "current": inputs}
+
+    return foo
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4752,6 +4816,22 @@ CORPUS: tuple[Shape, ...] = (
           {"value": []}, (("step_b", 1, 0.5), ("post_process", 1, 0.5)),
           resume_value="new_answer", has_resume_value=True,
           then=(fork(next="subgraph_node", update={"value": ["forked"]}),), kill_from=3),
+    # round 37
+    Shape("first_invocation_replayed",
+          "test_time_travel.py::test_replay_from_first_invocation_checkpoint",
+          {"results": []}, (("sub_step", 1, 0.5), ("sub_step", 1, 1.5)),
+          then=({"results": []}, fork(next="sub_node")), kill_from=2),
+    Shape("stateful_subgraph_forked_turns",
+          "test_time_travel.py::test_stateful_subgraph_retains_state_on_parent_fork",
+          {"results": []}, (("step_a", 1, 0.5), ("step_b", 1, 0.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=({"results": []},
+                fork(next="sub_node", newest=True, update={"results": ["forked"]})),
+          kill_from=7),
+    Shape("entrypoint_update_state", "test_pregel.py::test_entrypoint_stateful_update_state",
+          state_update({"a": "-1"}), (("foo", 1, 0.5), ("foo", 1, 1.5)),
+          then=({"a": "1"}, {"a": "2"}, {"a": "3"}, state_update({"a": "3"}), {"a": "1"}),
+          kill_from=5),
 )  # fmt: skip
 """One hundred and nine shapes (the last ninety-three held out, in thirty-three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between

@@ -38,7 +38,7 @@ from typing import Any
 
 from replaylens.errors import ReplaylensError, ThreadNotFound
 from replaylens.killtest import MODES
-from replaylens.killtest._child import COMMAND, DEFAULT_HOLD, FAULT_POINTS
+from replaylens.killtest._child import COMMAND, DEFAULT_HOLD, FAULT_POINTS, FORK
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
@@ -203,15 +203,25 @@ def _answer_again(
     itself an answer (a `command()` input with `resume`), send that answer once more: the
     resume is answered as the run answered it, as `_answer_interrupts` does for a run driven
     by `resume_value`. Under exit the killed invocation's answer was never saved, and the
-    resume asks the same question again."""
-    sent = killed.input if isinstance(killed.input, dict) else None
-    command = sent.get(COMMAND) if sent else None
-    if first.killed or not isinstance(command, dict) or "resume" not in command:
-        return first
-    if not (first.result or {}).get("interrupted"):
+    resume asks the same question again. An answer sent with a checkpoint id (a `fork()`
+    whose input is that command: test_subgraph_interrupt_resume_with_explicit_head_checkpoint
+    _id) is sent again the same way, with the id of the thread's head now."""
+    sent = sent_answer(killed.input)
+    if first.killed or sent is None or not (first.result or {}).get("interrupted"):
         return first
     again = dataclasses.replace(spec, input=sent, resume=False)
     return run_child(again, timeout=CHILD_TIMEOUT, env=env)
+
+
+def sent_answer(sent: Any) -> dict[str, Any] | None:
+    """The invocation input `sent` when it answered an interrupt (a `command()` with
+    `resume`, or a `fork()` whose input is one), else None."""
+    if not isinstance(sent, dict):
+        return None
+    forked = sent.get(FORK)
+    payload = forked.get("input") if isinstance(forked, dict) else sent
+    command = payload.get(COMMAND) if isinstance(payload, dict) else None
+    return sent if isinstance(command, dict) and "resume" in command else None
 
 
 def _drive(

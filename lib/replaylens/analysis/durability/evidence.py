@@ -221,9 +221,7 @@ def _ended_apart(last: Attempt, t: float, paused: set[str], roots: list[Checkpoi
     resume.)"""
     if not _in_subgraph_of(last, paused):
         return True
-    return any(
-        not c.tasks and last.end_ts <= (taken_at(c) or -inf) <= t for c in roots
-    )
+    return any(not c.tasks and last.end_ts <= (taken_at(c) or -inf) <= t for c in roots)
 
 
 def _input_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
@@ -1591,16 +1589,42 @@ def _silent_starts(
 
 def _runs_done(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, float]:
     """Subgraph runs side by side (`space_keys`) -> when the checkpoint was taken after which
-    the database shows nothing left due in that run (it had returned)."""
+    the database shows nothing left due in that run (it had returned): its own last one, or
+    a later checkpoint of the loop above, after the step of the task that ran it (under
+    exit a subgraph run that paused, then returned, saved only its pause)."""
     out: dict[str, float] = {}
     for sp in thread.namespaces.values() if thread else ():
         key = space(sp.name)
         last = sp.checkpoints[-1] if sp.checkpoints and INSTANCE in key else None
-        if last is not None and last.step is not None and last.step > 0 and not last.tasks:
-            t = taken_at(last)
-            if t is not None:
-                out[key] = t
+        if last is None:
+            continue
+        t = taken_at(last) if last.step is not None and last.step > 0 and not last.tasks else None
+        if t is None:
+            t = _holder_step_done(thread, sp.name)
+        if t is not None:
+            out[key] = t
     return out
+
+
+def _holder_step_done(thread: Thread, ns: str) -> float | None:
+    """When the loop above `ns` saved a checkpoint after the step of the task that ran it,
+    on that task's branch (a child of the checkpoint that had the task due): the run below
+    had returned by then."""
+    _node, task_id = namespaces.runner(ns)
+    above = thread.namespaces.get(namespaces.parent(ns))
+    if task_id is None or above is None:
+        return None
+    due = next((c for c in above.checkpoints if any(t.task_id == task_id for t in c.tasks)), None)
+    if due is None or due.step is None:
+        return None
+    later = [
+        t
+        for c in above.checkpoints
+        if c.parent_checkpoint_id == due.checkpoint_id and c.step is not None and c.step > due.step
+        for t in [taken_at(c)]
+        if t is not None
+    ]
+    return min(later, default=None)
 
 
 class _SideBySide:
