@@ -276,6 +276,18 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "subgraph_fork_no_checkpointer-early-0s": KillCampaign(
         "subgraph_fork_no_checkpointer", 0, ("sync", "async", "exit"), 0.0
     ),
+    "stateful_subgraph_forked_turns-early-0s": KillCampaign(
+        "stateful_subgraph_forked_turns", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "first_invocation_replayed-early-0.25s": KillCampaign(
+        "first_invocation_replayed", 0, ("sync", "async"), 0.25
+    ),
+    "entrypoint_update_state-early-0s": KillCampaign(
+        "entrypoint_update_state", 0, ("sync", "async", "exit"), 0.0
+    ),
+    "entrypoint_update_state-early-0.25s": KillCampaign(
+        "entrypoint_update_state", 0, ("sync", "async", "exit"), 0.25
+    ),
 }
 
 

@@ -4401,6 +4401,58 @@ def entrypoint_update_state(checkpointer: Any) -> Any:
     return foo
 
 
+# --------------------------------------------------------------------------- 122-124 round 38
+def stateless_subgraph_parent_replay() -> StateGraph:
+    """parent_node -> sub_node, a subgraph compiled without a checkpointer of its own (its
+    namespace names its task; step_a -> step_b, each asking before logging). Two inputs,
+    each answered twice; then the thread is run again from the checkpoint where sub_node was
+    due in the second, which starts the subgraph afresh and asks again; both answered, and
+    the answers' runs are killed.
+
+    Mirrors test_time_travel.py::test_stateless_subgraph_starts_fresh_on_parent_replay.
+    """
+    sub = chain(ValueTrail, ("step_a", _asks_sub("step_a")), ("step_b", _asks_sub("step_b")))
+    return chain(
+        ResultsState,
+        ("parent_node", _node("parent_node", 1.0, "results")),
+        ("sub_node", sub.compile()),
+    )
+
+
+def middle_checkpoint_replayed() -> StateGraph:
+    """Round 36's three levels (outer -> inner: step_a -> ask_1 -> ask_2, each asking before
+    logging), both questions answered and the run ended; then the thread is run from the
+    middle graph's own checkpoint where inner was due (the checkpoint map hands the inner
+    graph its state as of then), which asks ask_2's question again; answered, and killed.
+
+    Mirrors test_time_travel.py::test_3_levels_deep_time_travel_to_middle_subgraph.
+    """
+    return inner_checkpoint_replayed()
+
+
+def _asks_until_valid(state: Trail) -> dict[str, Any]:
+    question = "How old are you?"
+    value = None
+    for _ in range(10):
+        value = interrupt(question)
+        if str(value).isdigit() and int(value) >= 18:
+            break
+        question, value = "invalid response", None
+    with effect("node", age=value):
+        _sleep(2.0)
+    return {"visited": [f"age:{value}"]}
+
+
+def interrupt_validation_loop() -> StateGraph:
+    """One node that asks again until the answer is valid (two invalid answers, then a
+    valid one), then logs its effect; the valid answer's run is killed.
+
+    Mirrors test_pregel.py::test_interrupt_loop: each answer re-runs the node from its top,
+    replaying the earlier answers, and a new question is asked until one is valid.
+    """
+    return chain(Trail, ("node", _asks_until_valid))
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4832,6 +4884,21 @@ CORPUS: tuple[Shape, ...] = (
           state_update({"a": "-1"}), (("foo", 1, 0.5), ("foo", 1, 1.5)),
           then=({"a": "1"}, {"a": "2"}, {"a": "3"}, state_update({"a": "3"}), {"a": "1"}),
           kill_from=5),
+    # round 38
+    Shape("stateless_subgraph_parent_replay",
+          "test_time_travel.py::test_stateless_subgraph_starts_fresh_on_parent_replay",
+          {"results": []}, (("step_a", 1, 0.5), ("step_b", 1, 0.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=({"results": []}, fork(next="sub_node", newest=True)), kill_from=7),
+    Shape("middle_checkpoint_replayed",
+          "test_time_travel.py::test_3_levels_deep_time_travel_to_middle_subgraph",
+          {"value": []}, (("ask_2", 1, 0.5), ("ask_2", 1, 1.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(ns="outer", next="inner", newest=True),), kill_from=4),
+    Shape("interrupt_validation_loop", "test_pregel.py::test_interrupt_loop",
+          {"visited": []}, (("node", 1, 0.5), ("node", 1, 1.5)),
+          then=(command(resume="13"), command(resume="15"), command(resume="42")),
+          kill_from=3),
 )  # fmt: skip
 """One hundred and nine shapes (the last ninety-three held out, in thirty-three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between

@@ -525,8 +525,11 @@ def _silent_first(thread: Thread | None, attempts: list[Attempt]) -> bool:
         return True
     # A history with no input checkpoint was saved under exit, one checkpoint as each
     # invocation ended (every other mode saves the input checkpoint first): one taken before
-    # the log's first line was saved by an invocation that ended before it.
-    return bool(earlier) and not any(c.source == "input" for c in root)
+    # the log's first line was saved by an invocation that ended before it — unless
+    # ``update_state`` saved it, which no invocation does (test_entrypoint_stateful_update
+    # _state: the thread begins with an edit).
+    ran = [c for c in earlier if c.source not in EDIT_SOURCES]
+    return bool(ran) and not any(c.source == "input" for c in root)
 
 
 def _answered_first(thread: Thread, attempts: list[Attempt], first: float) -> bool:
@@ -1362,7 +1365,31 @@ def _no_start_step(thread: Thread | None, groups: list[list[Attempt]]) -> bool:
     root = thread.root.checkpoints if thread is not None and thread.root is not None else []
     if any(c.source == "input" and c.tasks and all(t.node != START for t in c.tasks) for c in root):
         return True
-    return any(a.step == 0 and a.logged_ns == "" for g in groups for a in g)
+    return any(a.step == 0 and a.logged_ns == "" for g in groups for a in g) or _two_steps_on(
+        root, groups
+    )
+
+
+def _two_steps_on(root: Sequence[Checkpoint], groups: list[list[Attempt]]) -> bool:
+    """Does an invocation's first root task log the step two after the newest root checkpoint
+    saved before it (its input checkpoint, then its own step)? A graph with a `__start__`
+    step logs three after (test_entrypoint_stateful_update_state under exit: no input
+    checkpoint is saved, and an edit before the first input moves every step by one)."""
+    for g in groups:
+        logged = [a for a in g if a.logged_ns == "" and a.step is not None]
+        if not logged:
+            continue
+        first = min(logged, key=lambda a: a.start_ts)
+        before = [
+            (t, c) for c in root for t in [taken_at(c)]
+            if t is not None and t < first.start_ts and c.step is not None
+        ]  # fmt: skip
+        if not before:
+            continue
+        newest = max(before, key=lambda x: x[0])[1]
+        if not newest.tasks and first.step == (newest.step or 0) + 2:
+            return True  # (after a pause the answer re-runs the step after it: one on)
+    return False
 
 
 def _functional(groups: list[list[Attempt]]) -> bool:
@@ -1428,6 +1455,7 @@ def _kinds(
     inputs: Sequence[float] = (),
     weak: set[int] | None = None,
     interrupted: Container[str] = (),
+    roots: Sequence[Checkpoint] = (),
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
@@ -1442,6 +1470,14 @@ def _kinds(
     * a first task that is the same task the previous invocation left unfinished (paused,
       failed or in flight) is a resume, and so is one logged under the same caller task
       (the same ``node:<task id>`` namespace) as the previous invocation's lines;
+    * the thread's newest root checkpoint before the invocation's first task, saved after
+      the previous invocation's last line, has nothing due (`roots`): that run had returned,
+      and only a fresh input runs anything after it, starting where an earlier input
+      started, when no checkpoint before it has that task due (a run from an earlier
+      checkpoint starts at the task due there, and is told by its copy where it landed,
+      `_replay_copies`; where it did not, the two look the same) — with a log whose
+      previous lines ran in a subgraph, no step compares the two
+      (test_stateful_subgraph_retains_state_on_parent_fork's second input under exit);
     * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
       fresh input starts two steps later (its input checkpoint, then `__start__`); each
       ``update_state`` between the two (`edits`: their checkpoints' times) adds a step;
@@ -1509,6 +1545,19 @@ def _kinds(
         if any(f.logged_ns in callers for f in first if f.logged_ns):
             kinds.append("resume")
             continue
+        if (
+            not _named_only(earliest)  # a bare log's node names tell no root task apart
+            and _ended_before(roots, prev_end, earliest.start_ts)
+            and _root_node(earliest)
+            in {
+                _root_node(min(g, key=lambda b: b.start_ts))
+                for g, k in zip(groups, kinds, strict=False)
+                if g and k == "input"
+            }
+            and not _due_in(roots, _root_node(earliest), earliest.start_ts)
+        ):
+            kinds.append("input")
+            continue
         done = [a.step for a in prev if a.step is not None and not a.logged_ns]
         steps_cur = [a.step for a in first if a.step is not None and not a.logged_ns]
         if done and steps_cur:
@@ -1522,6 +1571,61 @@ def _kinds(
         if by_name_only and not one_entry_input and weak is not None:
             weak.add(i)
     return kinds
+
+
+def _lost_copy(
+    groups: list[list[Attempt]],
+    kinds: list[InvocationKind],
+    replayed: dict[int, int],
+    roots: Sequence[Checkpoint],
+) -> tuple[int, int] | None:
+    """(invocation, step of its copy) for the killed last invocation when it was a run from
+    an earlier checkpoint whose copy never landed (under async a slow store loses it with
+    the kill): the newest root checkpoint before its first line has nothing due, so a
+    resume would have run nothing, and its first task runs under a root task no fresh
+    input starts with. Its copy is one step on from the newest root checkpoint where that
+    task was due (test_replay_from_first_invocation_checkpoint at 0.25 s a write)."""
+    last = len(groups) - 1
+    if last < 1 or not groups[last] or last in replayed or kinds[last] != "resume":
+        return None
+    first = min(groups[last], key=lambda a: a.start_ts)
+    before = max((a.end_ts for a in groups[last - 1]), default=float("-inf"))
+    starts = {
+        _root_node(min(g, key=lambda a: a.start_ts))
+        for g, k in zip(groups, kinds, strict=False)
+        if g and k == "input"
+    }
+    node = _root_node(first)
+    if node in starts or not _ended_before(roots, before, first.start_ts):
+        return None
+    due = [c for c in roots if c.step is not None and any(t.node == node for t in c.tasks)]
+    if not due:
+        return None
+    newest = max(due, key=lambda c: taken_at(c) or 0.0)
+    return last, int(newest.step or 0) + 1
+
+
+def _root_node(a: Attempt) -> str:
+    """The root task `a` ran under: its node, or the node whose subgraph it ran in."""
+    return namespaces.root_runner(a.logged_ns or a.namespace or "")[0] or a.node
+
+
+def _due_in(roots: Sequence[Checkpoint], node: str, before: float) -> bool:
+    """Does a root checkpoint taken before `before` have `node` due? A run from it (time
+    travel whose copy never landed) would begin where a fresh input begins."""
+    return any(
+        (taken_at(c) or before) < before and any(t.node == node for t in c.tasks) for c in roots
+    )
+
+
+def _ended_before(roots: Sequence[Checkpoint], after: float, before: float) -> bool:
+    """Is the newest of `roots` taken before `before` one with nothing due, taken after
+    `after` (a run's end, saved on its way out)?"""
+    taken = [(t, c) for c in roots for t in [taken_at(c)] if t is not None and t < before]
+    if not taken:
+        return False
+    t, newest = max(taken, key=lambda x: x[0])
+    return t >= after - RACE and not newest.tasks
 
 
 def _named_only(a: Attempt) -> bool:
@@ -2058,9 +2162,20 @@ def gather(
     entry = _entrypoint_node(thread)
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
-    kinds = _kinds(groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted)
+    kinds = _kinds(
+        groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted,
+        [c for c in db_cps if not c.checkpoint_ns],
+    )  # fmt: skip
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}
+    lost_copy = _lost_copy(groups, kinds, replayed, [c for c in db_cps if not c.checkpoint_ns])
+    if lost_copy is not None:
+        replayed[lost_copy[0]] = lost_copy[1]
+        used.append(
+            f"invocation {lost_copy[0] + 1} began at a task the thread's ended run had no "
+            "more of, and no input starts with: a run from an earlier checkpoint where that "
+            "task was due, killed before its copy landed (taken as the newest such checkpoint)"
+        )
     for inv in replayed:
         # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
         # the copy as a resume goes on from the latest checkpoint
@@ -2179,7 +2294,9 @@ def gather(
     raised_unsure: set[tuple[str, int, int]] = set()
     container: dict[tuple[str, int], int] = {}
     keys_of: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
-    for k in set(step_att) | set(cp_at) | set(orphan_times) | containers:
+    # the copy a killed run from an earlier checkpoint began with, which never landed
+    lost_key = ("", lost_copy[0], lost_copy[1]) if lost_copy is not None else None
+    for k in {*step_att, *cp_at, *orphan_times, *containers, *([lost_key] if lost_key else [])}:
         keys_of.setdefault((k[0], k[1]), []).append(k)
     below = _Below(step_att, cp_at, stamps)
     stepped: set[str] = set()  # the loops with a step so far
@@ -2192,22 +2309,35 @@ def gather(
             # A loop's first invocation starts from its input checkpoint (step -1); a later
             # one resumes from a checkpoint it loads and puts nothing before its first step.
             fresh = ns not in stepped
-            first = -1 if fresh else lo
+            # an input after ``update_state`` (the thread's first checkpoint an edit, or one
+            # saved between two invocations): the edit is saved first, the input one on
+            opened_by_edit = (
+                ns == ""
+                and kinds[inv] == "input"
+                and (edit := cp_at.get((ns, inv, lo))) is not None
+                and edit.source in EDIT_SOURCES
+            )
+            first = -1 if fresh and not opened_by_edit else lo
             # A later fresh input starts every loop it runs afresh, the root's and each
             # subgraph's (a `checkpointer=True` one goes on numbering its steps): its input
             # checkpoint (the step after the last saved one) and `__start__` come first,
             # before the first step that did work (logged, or ran a subgraph).
-            later_input = not fresh and (
-                kinds[inv] == "input" or _begins_anew(ns, inv, cp_at, replayed, step_att)
+            later_input = opened_by_edit or (
+                not fresh
+                and (kinds[inv] == "input" or _begins_anew(ns, inv, cp_at, replayed, step_att))
             )
             lead_in = first  # steps before this one only saved input and ran `__start__`
             input_steps: range = range(0)  # a later input's input and `__start__` steps (root)
+            opening_step = first  # the input checkpoint's step, where the run's loop starts
             if later_input:
                 with_work = [k[2] for k in [*step_att, *containers] if k[0] == ns and k[1] == inv]
                 # an `@entrypoint` has no `__start__` step
                 before = 1 if functional and ns == "" else 2
                 first = min(lo, min(with_work) - before) if with_work else lo
                 lead_in = first + before if with_work else first
+                opening_step = first
+                if with_work and opened_by_edit:
+                    lead_in, opening_step = min(with_work), min(with_work) - before
                 if with_work and ns == "":
                     input_steps = range(min(with_work) - before, min(with_work))
                 opening = cp_at.get((ns, inv, lo))
@@ -2252,6 +2382,9 @@ def gather(
                     inner = below.starts(ns, inv, start, end)
                     if inner:  # a step that ran a subgraph starts when the subgraph does
                         start = max(start, min(inner) - TICK)
+                elif key == lost_key:
+                    # the copy is made as the run begins, just before its first task
+                    start = end = min(a.start_ts for a in groups[inv]) - TICK
                 else:
                     nxt = [
                         a.start_ts
@@ -2320,9 +2453,9 @@ def gather(
                     raised_out.add((ns, inv, s))
                     break
                 if end is not None:
-                    starts_loop = s == first and (fresh or later_input)
+                    starts_loop = s == opening_step and (fresh or later_input)
                     edited = cp is not None and cp.checkpoint_id in input_edits
-                    replay = cp is not None and cp.checkpoint_id in forks
+                    replay = (cp is not None and cp.checkpoint_id in forks) or key == lost_key
                     branched = cp is not None and cp.checkpoint_id in branched_by_edit
                     puts.append(
                         Put(ns, inv, s, end, cp, starts_loop or replay, edited, replay, branched)

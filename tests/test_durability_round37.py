@@ -1,0 +1,69 @@
+"""The what-if on the thirty-seventh held-out round: a second input after a run whose lines
+all came from a `checkpointer=True` subgraph, and a run from the first input's checkpoint
+killed before its copy landed (test_time_travel.py::test_stateful_subgraph_retains_state_on
+_parent_fork, test_replay_from_first_invocation_checkpoint).
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, figures, holds, load, predict, real
+
+
+def test_a_fresh_input_after_a_run_that_logged_below_the_root(tmp_path: Path) -> None:
+    """Killed in step_a, answered, after two inputs (each answered twice) and an edit of the
+    root checkpoint where the subgraph was due in the second. The first input's last lines
+    (its answers) all ran in the subgraph, so the second input's parent_node — a different
+    first node than the answer before it — read as a resume: its input checkpoint, its
+    `__start__` and the subgraph's new run were missing from the exit database's reading
+    (sync: 16 kept, where the real run kept 19). The newest root checkpoint before it had
+    nothing due, and none had parent_node due that a run from an earlier checkpoint could
+    have started from: a resume would have run nothing. A bare log, whose node names tell no
+    root task apart, keeps its range over the invocations the database cannot confirm."""
+    runs = load("stateful_subgraph_forked_turns-early-0s", tmp_path)
+    assert real(runs["exit"]) == (12, 1, 1) and real(runs["sync"]) == (19, 1, 1)
+    for form in ("recorder", "langgraph"):
+        assert figures(predict(runs["exit"], form)["sync"]) == (19, 1, 1), form
+    assert holds(predict(runs["exit"], "bare")["sync"], real(runs["sync"]))
+    every_prediction_holds(runs)
+
+
+def test_a_run_from_an_earlier_checkpoint_killed_before_its_copy_landed(tmp_path: Path) -> None:
+    """Two inputs ran to their ends; the run from the first input's checkpoint where the
+    subgraph was due was killed in sub_step before its copy landed (async, 0.25 s a write):
+    the resume goes on from the thread's end and runs nothing (14 kept, nothing again). Read
+    from that database, the run was a resume (it began at another node than the inputs) of
+    nothing, and sync was 16 kept: the copy, which sync saves before the first task, was
+    not counted (17)."""
+    runs = load("first_invocation_replayed-early-0.25s", tmp_path)
+    assert real(runs["async"]) == (14, 0, 0) and real(runs["sync"]) == (17, 1, 1)
+    assert figures(predict(runs["async"])["sync"]) == (17, 1, 1)
+    assert holds(predict(runs["async"], "bare")["sync"], real(runs["sync"]))
+    every_prediction_holds(runs)
+
+
+def test_an_entrypoint_thread_that_begins_with_an_edit(tmp_path: Path) -> None:
+    """test_entrypoint_stateful_update_state: `update_state` before any run, three inputs,
+    another edit, and a fourth input killed in `foo`. The edit, not an invocation, is the
+    thread's first checkpoint: under exit it had read as a run stopped before the log began;
+    the first input's input checkpoint is one step after it, not the edit itself (the model
+    had added a step -1 of its own, 10 and 11 kept for 9); and an `@entrypoint` that makes
+    no `@task` call is told by its first task logging two steps after the checkpoint before
+    it. At 0.25 s a write the fourth input's input checkpoint, which sync does not wait
+    for, was still in flight at the kill: the real sync run kept 8 and the resume ran
+    nothing (the input was lost), where the edit had been taken for the input checkpoint
+    and the real one for a waited step (10 kept and `foo` again)."""
+    runs = load("entrypoint_update_state-early-0s", tmp_path)
+    assert real(runs["sync"]) == (9, 1, 1) and real(runs["exit"]) == (5, 0, 0)
+    assert figures(predict(runs["exit"])["sync"]) == (9, 1, 1)
+    assert figures(predict(runs["sync"])["exit"]) == (5, 0, 0)
+    every_prediction_holds(runs)
+    runs = load("entrypoint_update_state-early-0.25s", tmp_path)
+    assert real(runs["sync"]) == (8, 0, 0)
+    for src in ("async", "exit"):
+        assert figures(predict(runs[src])["sync"]) == (8, 0, 0), src
+    every_prediction_holds(runs)
