@@ -276,7 +276,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     stateful subgraphs in a run from a copy killed before the copy landed (30); a `__copy__`
     asked again, StateGraphs an entrypoint's task invoked, three stateful levels (31); runs
     from a subgraph's own checkpoint, one and two levels down, and a node asking twice run
-    again from before it (34)."""
+    again from before it (34); an `@entrypoint` thread that begins with `update_state`, a
+    kill while a pause was being saved (37); a run from the middle graph's own checkpoint
+    (38)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -300,6 +302,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "subgraph_checkpoint_replayed-early-0s",
         "three_level_middle_interrupts-late-0.25s",
         "two_interrupts_replayed-early-0s",
+        "entrypoint_update_state-early-0.25s",
+        "stateful_subgraph_forked_turns-late-0.25s",
+        "middle_checkpoint_replayed-early-0s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

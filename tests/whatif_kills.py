@@ -288,6 +288,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "entrypoint_update_state-early-0.25s": KillCampaign(
         "entrypoint_update_state", 0, ("sync", "async", "exit"), 0.25
     ),
+    "stateful_subgraph_forked_turns-late-0.25s": KillCampaign(
+        "stateful_subgraph_forked_turns", 1, ("sync", "async", "exit"), 0.25
+    ),
+    "middle_checkpoint_replayed-early-0s": KillCampaign(
+        "middle_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0
+    ),
 }
 
 

@@ -58,6 +58,9 @@ class TimeTravel:
     lost: list[TaskAgain] = field(default_factory=list)
     """Tasks of steps after the anchor whose checkpoint never landed, which run again after
     the anchor's tasks (from the latest checkpoint only: they follow it)."""
+    due_below: list[TaskAgain] = field(default_factory=list)
+    """From the latest checkpoint: the tasks a plain resume re-runs inside the anchor's
+    subgraphs, also those with no line in the log (a node that asks before it logs)."""
 
     @property
     def nested(self) -> list[tuple[str, str, str | None]]:
@@ -71,6 +74,12 @@ class TimeTravel:
                 continue
             tid = a.task.task_id if a.task is not None else a.task_id
             out.setdefault((ns, a.node, tid or ("attempt", id(a))), (ns, a.node, tid))
+        shown = {(ns, node) for ns, node, _tid in out.values()}
+        for t in self.due_below:
+            ns = namespaces.names(t.checkpoint_ns)
+            if (ns, t.node) not in shown:
+                shown.add((ns, t.node))
+                out[(ns, t.node, t.task_id)] = (ns, t.node, t.task_id)
         return list(out.values())
 
     @property
@@ -195,7 +204,8 @@ def preview(
     """What resuming from `checkpoint_id` (in `checkpoint_ns`) would do; None if unknown.
 
     `attempts` are a plan's aligned attempts (`plan_resume(...).attempts`); `lost` the plan's
-    tasks of steps whose checkpoint was lost (`plan.again.tasks` with that reason)."""
+    tasks that run again (`plan.again.tasks`): those of steps whose checkpoint was lost, and
+    those re-run inside a subgraph, which a resume from the latest checkpoint runs too."""
     ns = thread.namespaces.get(checkpoint_ns)
     target = ns.by_id.get(checkpoint_id) if ns is not None else None
     if target is None:
@@ -253,6 +263,9 @@ def preview(
         again,
         notes,
         [t for t in lost or [] if t.why == "step whose checkpoint was lost"] if from_latest else [],
+        [t for t in lost or [] if t.checkpoint_ns and t.why == "re-run in the resume step"]
+        if from_latest
+        else [],
     )
 
 

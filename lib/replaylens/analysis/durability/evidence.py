@@ -259,6 +259,10 @@ class Evidence:
     replays: set[int] = field(default_factory=set)
     """Invocations that ran from an earlier checkpoint (`replay_forks`): the steps go back."""
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
+    pause_kill: float | None = None
+    """When the node started, on the recorded clock before any wait for a put (the last
+    line's end), in a last invocation that reads as paused but was killed a given time after
+    that node started, while the pause was being saved (`_killed_while_pausing`); else None."""
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
     pushed_by_command: set[int] = field(default_factory=set)
     """id() of attempts a `Command` sent at a resume scheduled (its ``goto``): due only through
@@ -2002,6 +2006,26 @@ def _kill_moment(
     return kill_offset, kill_unsure, crash
 
 
+def _killed_while_pausing(
+    ending: Ending, last: list[Attempt], thread: Thread | None, recording: Recording
+) -> float | None:
+    """When the last invocation reads as paused but the recording says it was killed a given
+    time after a node started that the database shows paused, and that logged no line of its
+    own in it (it asks before it logs): the end of the last line, after which that node
+    started (`schedule` dates the kill from it, per mode: under sync the node waits for the
+    step's put first). The pause is saved at once, and a write that takes longer than the time
+    to the kill was lost with it (round 37's stateful_subgraph_forked_turns at 0.25 s a
+    write, killed 0.2 s in). None otherwise."""
+    if ending != "paused" or not last or recording.kill_offset is None:
+        return None
+    node = recording.kill_node
+    if not node or node not in _paused_nodes(thread, ("__interrupt__",)):
+        return None
+    if any(a.node == node for a in last):
+        return None
+    return max(a.end_ts for a in last)
+
+
 def _kill_in_silent_holder(
     last: list[Attempt], crash: float | None, recording: Recording, used: list[str]
 ) -> float | None:
@@ -2496,6 +2520,13 @@ def gather(
             "the paused task's graph saved its own paused task's output: the answer was given "
             "and the run went past the pause before the process died"
         )
+    pause_kill = _killed_while_pausing(ending, last, thread, recording)
+    if pause_kill is not None:
+        used.append(
+            f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} "
+            f"started ({recording.origin or 'given'}), which asks before it logs: the run was "
+            "pausing, and a mode whose pause takes longer to save than that lost it"
+        )
     endings = [
         "paused"
         if i in stopped
@@ -2586,6 +2617,7 @@ def gather(
         replays={p.inv for p in puts if p.replay or p.branch},
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
+        pause_kill=pause_kill,
         ordinal=_ordinals(attempts, step_of, retry_of),
         functional=_entrypoint_node(thread) is not None,
         raised_out=raised_out,
@@ -2694,6 +2726,8 @@ def _begins_anew(
         return False
     if inv not in replayed and not any(k[0] == ns and k[1] == inv for k in step_att):
         return False
+    if any(k[0] == ns and k[1] == inv and c.source == "fork" for k, c in cp_at.items()):
+        return False  # the run went on from a copy of its own checkpoint (a replay from it)
     earlier = [k for k in cp_at if k[0] == ns and k[1] < inv]
     if not earlier:
         return False

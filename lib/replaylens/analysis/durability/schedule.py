@@ -528,7 +528,18 @@ def schedule(
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
     crash: float | None = None
-    if ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
+    # killed while saving its pause: lost where a write takes longer than the time to the kill
+    pausing = (
+        ev.ending == "paused"
+        and ev.pause_kill is not None
+        and latency + write_cost > (recording.kill_offset or 0.0)
+    )
+    killed = ev.ending == "killed" or pausing
+    if pausing:
+        # the node started once the step before it ended (under sync, once its put landed)
+        lead = latency + write_cost if mode == "sync" else TICK
+        crash = target(ev.pause_kill or 0.0) + lead + (recording.kill_offset or 0.0) + slack
+    elif ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
         crash = (
             target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), ""))
             + ev.kill_offset
@@ -542,12 +553,12 @@ def schedule(
     written: set[int] = set()
     stubs = 0
     if mode == "exit":
-        landed = exit_saves(ev)
+        landed = exit_saves(ev, last_killed=killed)
         stubs = exit_delta_stubs(ev, landed)
     else:
         for p in ev.puts:
             key = (p.ns, p.inv, p.step)
-            ended = p.inv < last_inv or ev.ending != "killed"
+            ended = p.inv < last_inv or not killed
             if p.inv in ev.killed_earlier:
                 if (
                     p.checkpoint is not None
@@ -572,7 +583,7 @@ def schedule(
         inv = ev.step_of[id(a)][1]
         if _runs_a_subgraph_still(ev, a):
             continue  # its lines ended, but the subgraph it invoked was still running
-        ended = (inv < last_inv or ev.ending != "killed") and inv not in ev.killed_earlier
+        ended = (inv < last_inv or not killed) and inv not in ev.killed_earlier
         if inv in ev.killed_earlier and mode != "exit" and a.task is not None and a.task.done:
             written.add(id(a))
         elif ended or (
@@ -750,15 +761,18 @@ def _open_steps(ev: Evidence) -> list[Step]:
     return cached  # type: ignore[no-any-return]
 
 
-def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
+def exit_saves(ev: Evidence, last_killed: bool | None = None) -> set[tuple[str, int, int]]:
     """Under exit, each invocation that ended saved its last root checkpoint (if it moved on);
     a subgraph whose loop raised out of a step (`evidence._raised_out`, a `ParentCommand`)
     saved its last checkpoint on the way out, even in the invocation that was then killed:
     ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop under exit when
-    ``exc_value is not None``, and the subgraph left before the kill."""
+    ``exc_value is not None``, and the subgraph left before the kill. `last_killed`: did the
+    last invocation die before its saves (its ending says, unless the schedule knows it was
+    killed while saving its pause)?"""
     saves: set[tuple[str, int, int]] = set()
     built = {(p.ns, p.inv, p.step) for p in ev.puts}
-    saves |= _stable_run_saves(ev, built)
+    killed = ev.ending == "killed" if last_killed is None else last_killed
+    saves |= _stable_run_saves(ev, built, killed)
     for ns, inv, step in ev.raised_out:
         before = max(
             (k[2] for k in built if k[0] == ns and k[1] == inv and k[2] < step), default=None
@@ -768,7 +782,7 @@ def exit_saves(ev: Evidence) -> set[tuple[str, int, int]]:
     saves |= _failed_out_saves(ev, built)
     last_inv = ev.invocations - 1
     for inv in range(ev.invocations):
-        if (inv == last_inv and ev.ending == "killed") or inv in ev.killed_earlier:
+        if (inv == last_inv and killed) or inv in ev.killed_earlier:
             continue
         done = [p for p in ev.puts if p.ns == "" and p.inv == inv and not p.edit]
         if done:
@@ -862,11 +876,14 @@ def _open_at_end(ev: Evidence, inv: int) -> set[str]:
     return {ns for ns, p in last.items() if p.checkpoint is None or p.checkpoint.tasks}
 
 
-def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
+def _stable_run_saves(
+    ev: Evidence, built: set[tuple[str, int, int]], killed: bool
+) -> set[tuple[str, int, int]]:
     """Under exit, a subgraph compiled with ``checkpointer=True`` saves when each of its runs
     ends, returned or not: ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop
     whose namespace has no task id (``all(NS_END not in part for part in
-    self.checkpoint_ns)``). A run that ended before the kill left its last checkpoint."""
+    self.checkpoint_ns)``). A run that ended before the kill left its last checkpoint.
+    `killed`: did the last invocation die before its saves (`exit_saves`)?"""
     saves: set[tuple[str, int, int]] = set()
     runs: dict[tuple[str, int, int], list[int]] = {}
     for (ns, inv, step), holder in ev.holder_of.items():
@@ -878,13 +895,7 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
         # the parent went on past the step that ran it: the subgraph's task had returned
         parent = ns.rpartition("|")[0]
         went_on = any(st.ns == parent and st.inv == inv and st.step > holder for st in ev.steps)
-        ended = (
-            later
-            or went_on
-            or _next_call_began(ev, ns, inv)
-            or inv < last_inv
-            or ev.ending != "killed"
-        )
+        ended = later or went_on or _next_call_began(ev, ns, inv) or inv < last_inv or not killed
         mine = [s for s in steps if (ns, inv, s) in built]
         if ended and mine:
             saves.add((ns, inv, max(mine)))
@@ -898,7 +909,7 @@ def _stable_run_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tup
             # the loop above went on to a later step: it had returned)
             if (
                 inv < last_inv
-                or ev.ending != "killed"
+                or not killed
                 or _next_call_began(ev, ns, inv)
                 or _parent_went_on(ev, ns, inv)
             ):
