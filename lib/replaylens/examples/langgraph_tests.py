@@ -4175,18 +4175,6 @@ class SumTrail(TypedDict, total=False):
     value: Annotated[int, operator.add]
 
 
-def _adds(name: str, units: float, amount: int) -> Callable[..., Any]:
-    """A node that holds its effect open for `units`, then adds `amount` to the sum."""
-
-    def node(state: SumTrail) -> dict[str, Any]:
-        with effect(name):
-            _sleep(units)
-        return {"value": amount}
-
-    node.__name__ = name
-    return node
-
-
 def fork_as_due_node() -> StateGraph:
     """node_a -> node_b -> node_c, run to its end; then ``update_state`` at the checkpoint
     where node_a was due, written as node_a (``as_node="node_a"``: the edit stands for node_a's
@@ -4198,9 +4186,9 @@ def fork_as_due_node() -> StateGraph:
     """
     return chain(
         SumTrail,
-        ("node_a", _adds("node_a", 1.0, 10)),
-        ("node_b", _adds("node_b", 1.0, 100)),
-        ("node_c", _adds("node_c", 1.0, 1000)),
+        ("node_a", _node("node_a", 1.0, "value", value=10)),
+        ("node_b", _node("node_b", 1.0, "value", value=100)),
+        ("node_c", _node("node_c", 1.0, "value", value=1000)),
     )
 
 
@@ -4354,17 +4342,6 @@ def first_invocation_replayed() -> StateGraph:
     )
 
 
-def _asks_sub(name: str) -> Callable[..., Any]:
-    def node(state: ValueTrail) -> dict[str, Any]:
-        answer = interrupt(f"question_{name}")
-        with effect(name, answer=answer):
-            _sleep(1.0)
-        return {"value": [f"{name}:{answer}"]}
-
-    node.__name__ = name
-    return node
-
-
 def stateful_subgraph_forked_turns() -> StateGraph:
     """parent_node -> sub_node, a ``checkpointer=True`` subgraph (step_a -> step_b, each
     asking before logging). Two inputs, each answered twice; then the root checkpoint where
@@ -4374,7 +4351,11 @@ def stateful_subgraph_forked_turns() -> StateGraph:
     Mirrors test_time_travel.py::test_stateful_subgraph_retains_state_on_parent_fork: the
     fork's subgraph loads what its runs before saved.
     """
-    sub = chain(ValueTrail, ("step_a", _asks_sub("step_a")), ("step_b", _asks_sub("step_b")))
+    sub = chain(
+        ValueTrail,
+        ("step_a", _asks("step_a", "question_step_a")),
+        ("step_b", _asks("step_b", "question_step_b")),
+    )
     return chain(
         ResultsState,
         ("parent_node", _node("parent_node", 1.0, "results")),
@@ -4411,7 +4392,11 @@ def stateless_subgraph_parent_replay() -> StateGraph:
 
     Mirrors test_time_travel.py::test_stateless_subgraph_starts_fresh_on_parent_replay.
     """
-    sub = chain(ValueTrail, ("step_a", _asks_sub("step_a")), ("step_b", _asks_sub("step_b")))
+    sub = chain(
+        ValueTrail,
+        ("step_a", _asks("step_a", "question_step_a")),
+        ("step_b", _asks("step_b", "question_step_b")),
+    )
     return chain(
         ResultsState,
         ("parent_node", _node("parent_node", 1.0, "results")),
