@@ -4438,6 +4438,57 @@ def interrupt_validation_loop() -> StateGraph:
     return chain(Trail, ("node", _asks_until_valid))
 
 
+# --------------------------------------------------------------------------- 125-126 round 39
+async def _afailing_node(state: RecoveryState) -> dict[str, Any]:
+    with effect("node1", attempt=state.get("attempt", 0)):
+        await _asleep(1.0 if state.get("attempt") != 1 else 0.3)
+        if state.get("attempt") == 1:
+            raise RuntimeError("Simulated failure")
+    return {"steps": ["node1"]}
+
+
+async def _asecond_node(state: RecoveryState) -> dict[str, Any]:
+    with effect("node2"):
+        await _asleep(1.0)
+    return {"steps": ["node2"]}
+
+
+def checkpoint_recovery_async() -> StateGraph:
+    """node1 (``async def``; raises while attempt == 1) -> node2, run by ``ainvoke``; a
+    second input retries it, and is killed.
+
+    Mirrors test_pregel_async.py::test_checkpoint_recovery_async: the failed first input
+    leaves its input checkpoint with node1 due; the second input runs node1 again.
+    """
+    return chain(RecoveryState, ("node1", _afailing_node), ("node2", _asecond_node))
+
+
+class ForkSubState(TypedDict, total=False):
+    sub_value: Annotated[list[str], operator.add]
+
+
+class ForkParentState(TypedDict, total=False):
+    value: Annotated[list[str], operator.add]
+    sub_value: Annotated[list[str], operator.add]
+
+
+def fork_branch_in_subgraph() -> StateGraph:
+    """parent_start -> sub_graph (a compiled subgraph without a checkpointer of its own:
+    sub_step) -> parent_end, run to its end; then the checkpoint where sub_graph was due is
+    edited and the thread run from it: the subgraph runs again under a new task id, on the
+    new branch, and that run is killed.
+
+    Mirrors test_time_travel.py::test_fork_creates_branch_in_subgraph.
+    """
+    sub = _one_node(ForkSubState, "sub_step", 1.0, "sub_value")
+    return chain(
+        ForkParentState,
+        ("parent_start", _node("parent_start", 1.0, "value")),
+        ("sub_graph", sub.compile()),
+        ("parent_end", _node("parent_end", 1.0, "value")),
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4884,6 +4935,13 @@ CORPUS: tuple[Shape, ...] = (
           {"visited": []}, (("node", 1, 0.5), ("node", 1, 1.5)),
           then=(command(resume="13"), command(resume="15"), command(resume="42")),
           kill_from=3),
+    # round 39
+    Shape("checkpoint_recovery_async", "test_pregel_async.py::test_checkpoint_recovery_async",
+          {"steps": ["start"], "attempt": 1}, (("node1", 1, 0.5), ("node2", 1, 0.5)),
+          then=({"steps": [], "attempt": 2},), kill_from=1, api="ainvoke"),
+    Shape("fork_branch_in_subgraph", "test_time_travel.py::test_fork_creates_branch_in_subgraph",
+          {"value": [], "sub_value": []}, (("sub_step", 1, 0.5), ("parent_end", 1, 0.5)),
+          then=(fork(next="sub_graph", update={"value": ["extra"]}),), kill_from=1),
 )  # fmt: skip
 """One hundred and nine shapes (the last ninety-three held out, in thirty-three rounds); every kill point is a node start the child announces, plus a delay that
 lands half a sleep unit or more away from any other task's start or end (a kill between
