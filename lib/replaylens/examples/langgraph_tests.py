@@ -1994,13 +1994,15 @@ async def _asleep(fraction: float) -> None:
         await asyncio.sleep(seconds)
 
 
-def _anode(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+def _anode(
+    name: str, fraction: float = 1.0, key: str = "visited", value: Any = None
+) -> Callable[..., Any]:
     """`_node` as ``async def``: one effect held open for `fraction` of a unit, awaiting."""
 
     async def node(state: dict[str, Any]) -> dict[str, Any]:
         with effect(name):
             await _asleep(fraction)
-        return {"visited": [name]}
+        return {key: [name] if value is None else value}
 
     node.__name__ = name
     return node
@@ -4226,24 +4228,6 @@ async def _asks_beside(state: Trail) -> dict[str, Any]:
     return {"visited": [f"node_a:{answer}"]}
 
 
-async def _beside(state: Trail) -> dict[str, Any]:
-    with effect("node_b"):
-        await _asleep(1.0)
-    return {"visited": ["node_b"]}
-
-
-async def _handled(state: Trail) -> dict[str, Any]:
-    with effect("handler"):
-        await _asleep(0.5)
-    return {"visited": ["handled"]}
-
-
-async def _finish(state: Trail) -> dict[str, Any]:
-    with effect("finish"):
-        await _asleep(1.0)
-    return {"visited": ["finish"]}
-
-
 def interrupt_beside_handler_async() -> StateGraph:
     """node_a (``async def``, with an error handler; asks before logging) and node_b from
     START, then finish. The question pauses the run while node_b ends beside it; the answer's
@@ -4254,9 +4238,9 @@ def interrupt_beside_handler_async() -> StateGraph:
     pauses with node_b's write saved.
     """
     b = StateGraph(Trail)
-    b.add_node("node_a", _asks_beside, error_handler=_handled)
-    b.add_node("node_b", _beside)
-    b.add_node("finish", _finish)
+    b.add_node("node_a", _asks_beside, error_handler=_anode("handler", 0.5, value=["handled"]))
+    b.add_node("node_b", _anode("node_b"))
+    b.add_node("finish", _anode("finish"))
     b.add_edge(START, "node_a")
     b.add_edge(START, "node_b")
     b.add_edge(["node_a", "node_b"], "finish")
@@ -4447,12 +4431,6 @@ async def _afailing_node(state: RecoveryState) -> dict[str, Any]:
     return {"steps": ["node1"]}
 
 
-async def _asecond_node(state: RecoveryState) -> dict[str, Any]:
-    with effect("node2"):
-        await _asleep(1.0)
-    return {"steps": ["node2"]}
-
-
 def checkpoint_recovery_async() -> StateGraph:
     """node1 (``async def``; raises while attempt == 1) -> node2, run by ``ainvoke``; a
     second input retries it, and is killed.
@@ -4460,7 +4438,7 @@ def checkpoint_recovery_async() -> StateGraph:
     Mirrors test_pregel_async.py::test_checkpoint_recovery_async: the failed first input
     leaves its input checkpoint with node1 due; the second input runs node1 again.
     """
-    return chain(RecoveryState, ("node1", _afailing_node), ("node2", _asecond_node))
+    return chain(RecoveryState, ("node1", _afailing_node), ("node2", _anode("node2", 1.0, "steps")))
 
 
 class ForkSubState(TypedDict, total=False):
