@@ -4326,6 +4326,22 @@ def first_invocation_replayed() -> StateGraph:
     )
 
 
+def _asking_subgraph_graph(checkpointer: bool | None) -> StateGraph:
+    """parent_node -> sub_node, a subgraph (step_a -> step_b, each asking before logging)
+    compiled with `checkpointer` (True: it keeps its own history; None: its namespace names
+    its task and each run starts afresh)."""
+    sub = chain(
+        ValueTrail,
+        ("step_a", _asks("step_a", "question_step_a")),
+        ("step_b", _asks("step_b", "question_step_b")),
+    )
+    return chain(
+        ResultsState,
+        ("parent_node", _node("parent_node", 1.0, "results")),
+        ("sub_node", sub.compile(checkpointer=checkpointer)),
+    )
+
+
 def stateful_subgraph_forked_turns() -> StateGraph:
     """parent_node -> sub_node, a ``checkpointer=True`` subgraph (step_a -> step_b, each
     asking before logging). Two inputs, each answered twice; then the root checkpoint where
@@ -4335,16 +4351,7 @@ def stateful_subgraph_forked_turns() -> StateGraph:
     Mirrors test_time_travel.py::test_stateful_subgraph_retains_state_on_parent_fork: the
     fork's subgraph loads what its runs before saved.
     """
-    sub = chain(
-        ValueTrail,
-        ("step_a", _asks("step_a", "question_step_a")),
-        ("step_b", _asks("step_b", "question_step_b")),
-    )
-    return chain(
-        ResultsState,
-        ("parent_node", _node("parent_node", 1.0, "results")),
-        ("sub_node", sub.compile(checkpointer=True)),
-    )
+    return _asking_subgraph_graph(checkpointer=True)
 
 
 def entrypoint_update_state(checkpointer: Any) -> Any:
@@ -4376,16 +4383,7 @@ def stateless_subgraph_parent_replay() -> StateGraph:
 
     Mirrors test_time_travel.py::test_stateless_subgraph_starts_fresh_on_parent_replay.
     """
-    sub = chain(
-        ValueTrail,
-        ("step_a", _asks("step_a", "question_step_a")),
-        ("step_b", _asks("step_b", "question_step_b")),
-    )
-    return chain(
-        ResultsState,
-        ("parent_node", _node("parent_node", 1.0, "results")),
-        ("sub_node", sub.compile()),
-    )
+    return _asking_subgraph_graph(checkpointer=None)
 
 
 def middle_checkpoint_replayed() -> StateGraph:
