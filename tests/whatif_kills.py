@@ -294,6 +294,15 @@ CAMPAIGNS: dict[str, KillCampaign] = {
     "middle_checkpoint_replayed-early-0s": KillCampaign(
         "middle_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0
     ),
+    "fork_branch_in_subgraph-early-0.25s": KillCampaign(
+        "fork_branch_in_subgraph", 0, ("sync", "async"), 0.25
+    ),
+    "fork_branch_in_subgraph-late-0.25s": KillCampaign(
+        "fork_branch_in_subgraph", 1, ("sync", "async"), 0.25
+    ),
+    "checkpoint_recovery_async-late-0s": KillCampaign(
+        "checkpoint_recovery_async", 1, ("sync", "exit"), 0.0
+    ),
 }
 
 

@@ -127,6 +127,9 @@ class VerdictCheck:
     by_class: int = 0
     """Lines judged as a class of interchangeable lines (see `_check_verdicts`)."""
     wrong: list[str] = field(default_factory=list)
+    guessed: list[str] = field(default_factory=list)
+    """Lines the plan said in words were a guess (`Attempt.ambiguous`), given the cautious
+    reading (they run again), that the real resume did not run: neither right nor wrong."""
     figures: str = ""
     """Where the what-if at the recorded mode (checkpoints kept, tasks re-run, lines again:
     what the views head the thread with) differs from the measured figures; "" when equal."""
@@ -163,10 +166,14 @@ def _again_truth(entry: dict[str, Any]) -> tuple[dict[tuple[str, str, str], bool
 def _check_verdicts(
     entry: dict[str, Any], plan: Any, truth: dict[tuple[str, str, str], bool], check: VerdictCheck
 ) -> None:
-    """Each line's verdict against the truth. Lines of attempts the log cannot tell apart
-    (`Attempt.peers`: parallel starts of one node without task ids or keys, paired by order)
-    are judged as one class per phase: right when as many of them happen again as really
-    did, since which one is the open one is a guess the plan says it makes."""
+    """Each line's verdict against the truth. A line whose verdict the plan calls a guess
+    (`Attempt.ambiguous`: the evidence cannot tell, and the plan takes the reading in which it
+    runs again) and that did not run again is counted apart (`VerdictCheck.guessed`), not as
+    right; a guess that said "not again" and was wrong is wrong. Lines of attempts the log
+    cannot tell apart (`Attempt.peers`: parallel starts of one node without task ids or
+    keys, paired by order) are judged as one class per phase: right when as many of them
+    happen again as really did, since which one is the open one is a guess the plan says it
+    makes."""
     classes: dict[tuple[tuple[int, ...], str], list[tuple[bool, bool | None, str]]] = {}
     for a in plan.attempts:
         predicted = a.verdict in ("replays", "restart")
@@ -181,6 +188,8 @@ def _check_verdicts(
                 check.wrong.append(f"{what}: no recorder line with its ts")
             elif real == predicted:
                 check.right += 1
+            elif a.ambiguous and predicted:
+                check.guessed.append(f"{what}: {a.ambiguity}; measured not again")
             else:
                 check.wrong.append(
                     f"{what}: predicted {'again' if predicted else 'not again'} ({a.verdict}: "
@@ -529,7 +538,9 @@ def report(result: CorpusResult) -> str:
         f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
         f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
         f"({sum(c.by_class for c in result.verdicts)} lines of parallel starts the log cannot tell "
-        "apart judged by how many of them happen again).",
+        "apart judged by how many of them happen again); "
+        f"{sum(len(c.guessed) for c in result.verdicts)} more lines were said to be a guess the "
+        "evidence cannot settle (read as running again) and did not run again.",
         "What-if at the recorded mode equal to the measured figures (checkpoints kept, tasks "
         f"re-run, lines again): {sum(not c.figures for c in full)} of {len(full)} runs' full "
         f"logs, {sum(not c.figures for c in bare)} of {len(bare)} bare ones.",
@@ -556,6 +567,16 @@ def report(result: CorpusResult) -> str:
         lines += ["", f"## Verdict lines wrong ({len(wrong)})", ""]
         lines += [
             f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {w}" for c, w in wrong
+        ]
+    guessed = [(c, g) for c in result.verdicts for g in c.guessed]
+    if guessed:
+        lines += [
+            "",
+            f"## Verdict lines said to be a guess, measured the other way ({len(guessed)})",
+            "",
+        ]
+        lines += [
+            f"- {c.point}, {c.mode} {c.latency:g} s, {c.form} log, {c.run}: {g}" for c, g in guessed
         ]
     off = [c for c in result.verdicts if c.figures]
     if off:

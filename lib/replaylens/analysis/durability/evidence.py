@@ -1122,7 +1122,8 @@ def _unlogged_stops(
     The step is the one after the checkpoint the write hangs off (the latest such write
     before the next invocation began); an `@entrypoint` stops in its own step 0, which then
     never completes. A pause hanging off the copy a run from an earlier checkpoint began with
-    (`copies`: invocation -> the copy's ts) is that run's own, not the one before it."""
+    (`copies`: invocation -> the copy's ts) is that run's own, not the one before it, and so
+    are the tasks due in that copy."""
     out: dict[int, int | None] = {}
     logged = {a.node for g in groups for a in g}
     for i, (cur, nxt) in enumerate(zip(groups, groups[1:], strict=False)):
@@ -1144,7 +1145,10 @@ def _unlogged_stops(
                 break
         if i in out or not resumed or any(a.outcome == "in flight" for a in cur):
             continue
-        last = [d for d in due if d[0] <= begin]
+        # not the copy (or edit) the next run began with: a run from an earlier checkpoint
+        # has its own due tasks there (test_fork_creates_branch_in_subgraph)
+        until = min(begin, copies.get(i + 1, begin) - 1e-6) if copies else begin
+        last = [d for d in due if d[0] <= until]
         if last:
             _taken, step, nodes = max(last)
             if any(node not in logged for node in nodes):
@@ -1856,6 +1860,10 @@ def _assign_steps(
                 saved_step if kinds[inv] == "resume" else saved_step + (1 if no_start else 2)
             )
         entry_step = last_step.get("", -1) + 1
+        held = _Held()
+        # a loop that starts its subgraphs' runs afresh: a first input, a fresh one, a run from
+        # an earlier checkpoint; a resume goes on in the step that paused or was killed
+        opens_runs = not entry and not no_start and (kinds[inv] == "input" or inv in replayed)
         for a in g:
             # The recorder's namespace is what the task ran in; alignment may file an attempt
             # whose checkpoint never landed under a namespace of its choosing.
@@ -1869,6 +1877,8 @@ def _assign_steps(
             elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
                 ns = last_sub  # a node no root checkpoint names, right after a subgraph's node
             last_sub = ns if ns else ""
+            if ns and opens_runs and "" in last_step:
+                _hold_step(a, ns, inv, held, last_step, step_att)
             step = a.step
             if step is None and a.task is not None:
                 step = a.task.step
@@ -1910,7 +1920,9 @@ def _assign_steps(
                 # Tasks of one superstep run side by side: a start before the running step's
                 # tasks have all ended is one more task of that step (a fan-out, Send workers).
                 running = step_att.get((ns, inv, step - 1), [])
-                if running and a.start_ts < max(_until(b) for b in running) - 1e-6:
+                if not ns and held.running == step - 1 and held.beside(a, step_att, inv):
+                    step -= 1  # beside the subgraph a silent task of the running step runs
+                elif running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
                 elif running and _goes_on(prev_in.get(ns), a) and prev_in[ns] in running:
                     step -= 1  # the same task's next effect (``draft``, then ``apply``)
@@ -1937,6 +1949,62 @@ def _assign_steps(
         elif done:
             saved_step = max(done)
     return step_att, step_of
+
+
+@dataclass
+class _Held:
+    """The subgraph runs of one invocation whose root task logs nothing (`_hold_step`)."""
+
+    steps: dict[str, int] = field(default_factory=dict)  # subgraph -> its holder's root step
+    running: int | None = None  # the root step of the latest such holder
+
+    def beside(
+        self, a: Attempt, step_att: dict[tuple[str, int, int], list[Attempt]], inv: int
+    ) -> bool:
+        """Whether root task `a` runs in the running holder step: it starts while a subgraph
+        run that step holds still runs, or it is the error handler of the task that ran one."""
+        tops = {top for top, step in self.steps.items() if step == self.running}
+        inside = [
+            b for k, v in step_att.items() if k[1] == inv and k[0].split("|")[0] in tops for b in v
+        ]
+        if a.node.startswith(namespaces.ERROR_HANDLER):
+            # the error handler of the task that ran the graph runs in that task's step
+            node = a.node.removeprefix(namespaces.ERROR_HANDLER)
+            if any(base_space(top).partition(namespaces.CALL)[0] == node for top in tops):
+                return True
+        return bool(inside) and a.start_ts < max(_until(b) for b in inside) - 1e-6
+
+
+def _hold_step(
+    a: Attempt,
+    ns: str,
+    inv: int,
+    held: _Held,
+    last_step: dict[str, int],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+) -> None:
+    """A subgraph's first line in an invocation, while no root task with lines runs: a root
+    task that logs nothing ran that subgraph (a compiled graph added as a node), and it takes
+    a root step of its own, so the root's next task runs a step later. A log without steps
+    showed it: test_fork_creates_branch_in_subgraph, the run from an edit where `sub_graph`
+    was due, killed in `parent_end` before its checkpoint landed (read as the step after
+    the edit, one checkpoint short). Not when the node its namespace names logged in the
+    running step (a node that logs, then invokes a graph: test_interrupt_subgraph_reenter_
+    checkpointer_true). Another subgraph that starts while that one runs is run by a task
+    of the same step (parallel subgraph nodes)."""
+    top = ns.split(namespaces.NS_SEP)[0]
+    if top in held.steps:
+        return
+    holder = base_space(top).partition(namespaces.CALL)[0]  # the node its namespace names
+    root_now = step_att.get(("", inv, last_step[""]), [])
+    if any(b.node == holder for b in root_now):
+        return  # the task that ran it logs, in the running step (before it calls the graph)
+    if any(b.start_ts - 1e-6 <= a.start_ts <= _until(b) + 1e-6 for b in root_now):
+        return  # beside a root task that logs, in its step
+    step = held.running
+    if step is None or step != last_step[""] or not held.beside(a, step_att, inv):
+        step = last_step[""] + 1
+    held.steps[top] = held.running = last_step[""] = step
 
 
 def _kill_moment(
@@ -2433,6 +2501,11 @@ def gather(
                         end = base  # a step without effects, e.g. __start__: it ends at once
                     else:  # a step that ran a subgraph: it starts when the subgraph does
                         end = run_ends.get(key, min(nxt) if nxt else None)
+                        if end is not None and nxt and recording.mode == "async":
+                            # under async the loop makes its checkpoint when the subgraph's
+                            # task returns (after that loop waited for its own puts) and
+                            # starts the next task at once: just before that task
+                            end = max(end, min(nxt) - TICK)
                         inner = [
                             a.start_ts
                             for k, v in step_att.items()
