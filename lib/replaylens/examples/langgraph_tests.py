@@ -3660,17 +3660,6 @@ def interrupts_from_tasks_async(checkpointer: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- 96-97 round 25
-def _asks(name: str, question: str) -> Callable[[ValueTrail], dict[str, Any]]:
-    def node(state: ValueTrail) -> dict[str, Any]:
-        answer = interrupt(question)
-        with effect(name, answer=answer):
-            _sleep(1.0)
-        return {"value": [f"{name}:{answer}"]}
-
-    node.__name__ = name
-    return node
-
-
 def sequential_interrupts_fork() -> StateGraph:
     """node_a -> interrupt_1 -> interrupt_2 -> node_b; each interrupt node calls
     ``interrupt()`` before logging. Answered twice and run to its end; then the state is
@@ -4465,6 +4454,57 @@ def fork_branch_in_subgraph() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- round 40
+def waiting_edge_plus_regular() -> StateGraph:
+    """rewrite_query -> (analyzer_one -> retriever_one) | retriever_two -> qa (a join), and a
+    plain edge rewrite_query -> qa as well: qa runs in step 2 beside analyzer_one and
+    retriever_two, then again once the join is met (step 4).
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_plus_regular: having
+    been triggered before does not break the named barrier's semantics.
+    """
+    b = StateGraph(Trail)
+    for name, frac in (("rewrite_query", 0.5), ("analyzer_one", 0.5), ("retriever_one", 1.0),
+                       ("retriever_two", 2.0), ("qa", 1.0)):  # fmt: skip
+        b.add_node(name, _node(name, frac))
+    b.add_edge("rewrite_query", "qa")
+    return _join_edges(b)
+
+
+def fork_interrupt_refires() -> StateGraph:
+    """node_a -> ask_human (asks before it logs) -> node_b, answered and run to its end; then
+    the state is edited at the checkpoint where ask_human paused (``update_state``: the fork
+    drops the pause's cached answer), the thread run from there asks again, and the new
+    answer's run is killed.
+
+    Mirrors test_time_travel.py::test_fork_from_interrupt_checkpoint_refires.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("ask_human", _asks("ask_human", "What is your input?")),
+        ("node_b", _node("node_b", 1.0, "value")),
+    )
+
+
+def subgraph_second_interrupt_travel() -> StateGraph:
+    """executor, a ``checkpointer=True`` subgraph (step_a -> ask_1 -> ask_2, each asking
+    before it logs), both questions answered and the run ended; then the thread is run from
+    the subgraph's own checkpoint where ask_2 was due, which asks ask_2's question again; the
+    new answer's run is killed.
+
+    Mirrors test_time_travel.py::test_subgraph_time_travel_resume_from_second_interrupt: the
+    time travel runs neither step_a nor ask_1 again, and ask_1's first answer is kept.
+    """
+    executor = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_1", _asks("ask_1", "Question 1?")),
+        ("ask_2", _asks("ask_2", "Question 2?", units=2.0)),
+    )
+    return chain(ValueTrail, ("executor", executor.compile(checkpointer=True)))
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4918,9 +4958,24 @@ CORPUS: tuple[Shape, ...] = (
     Shape("fork_branch_in_subgraph", "test_time_travel.py::test_fork_creates_branch_in_subgraph",
           {"value": [], "sub_value": []}, (("sub_step", 1, 0.5), ("parent_end", 1, 0.5)),
           then=(fork(next="sub_graph", update={"value": ["extra"]}),), kill_from=1),
+    # round 40
+    Shape("waiting_edge_plus_regular",
+          "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_plus_regular",
+          {"visited": []}, (("retriever_two", 1, 1.5), ("qa", 2, 0.5))),
+    Shape("fork_interrupt_refires", "test_time_travel.py::test_fork_from_interrupt_checkpoint_refires",
+          {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
+          then=(command(resume="hello"), fork(next="ask_human", update={"value": ["forked"]}),
+                command(resume="different")),
+          kill_from=3),
+    Shape("subgraph_second_interrupt_travel",
+          "test_time_travel.py::test_subgraph_time_travel_resume_from_second_interrupt",
+          {"value": []}, (("ask_2", 1, 0.5), ("ask_2", 1, 1.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(ns="executor", next="ask_2"),), kill_from=4),
 )  # fmt: skip
-"""One hundred and nine shapes (the last ninety-three held out, in thirty-three rounds); every kill point is a node start the child announces, plus a delay that
-lands half a sleep unit or more away from any other task's start or end (a kill between
-the three appends of one line would leave the three logs one line apart)."""
+"""One hundred and twenty-nine shapes (the last one hundred and thirteen held out, in forty
+rounds); every kill point is a node start the child announces, plus a delay that lands half
+a sleep unit or more away from any other task's start or end (a kill between the three
+appends of one line would leave the three logs one line apart)."""
 
 SHAPES: dict[str, Shape] = {s.name: s for s in CORPUS}
