@@ -33,276 +33,116 @@ class KillCampaign:
     modes: tuple[str, ...]
     latency: float
 
+    @property
+    def name(self) -> str:
+        """Its folder under `tests/whatif_kills/`: shape, kill point, latency."""
+        return f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s"
+
 
 CAMPAIGNS: dict[str, KillCampaign] = {
-    "parent_command-late-0s": KillCampaign("parent_command", 1, ("sync", "exit"), 0.0),
-    "subgraph_checkpoint_true-late-0s": KillCampaign(
-        "subgraph_checkpoint_true", 1, ("sync", "exit"), 0.0
-    ),
-    "parent_command-early-0.25s": KillCampaign("parent_command", 0, ("sync", "exit"), 0.25),
-    "long_chain-late-0.25s": KillCampaign("long_chain", 1, ("async", "exit"), 0.25),
-    "imp_tasks-early-0.25s": KillCampaign("imp_tasks", 0, ("async", "exit"), 0.25),
-    "subgraph_checkpoint_true-late-0.25s": KillCampaign(
-        "subgraph_checkpoint_true", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "doubly_nested-early-0.25s": KillCampaign("doubly_nested", 0, ("sync", "async"), 0.25),
-    "parent_command-late-0.25s": KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.25),
-    "multiple_interrupts-late-0.25s": KillCampaign(
-        "multiple_interrupts", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "interrupt_task_functional-late-0.25s": KillCampaign(
-        "interrupt_task_functional", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "interrupt_subgraph-late-0.25s": KillCampaign(
-        "interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "retry_two_effects-early-0.25s": KillCampaign(
-        "retry_two_effects", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "error_handler-late-0.25s": KillCampaign("error_handler", 1, ("sync", "async", "exit"), 0.25),
-    "multi_turn-early-0.25s": KillCampaign("multi_turn", 0, ("sync", "async", "exit"), 0.25),
-    "send_to_subgraph-late-0.25s": KillCampaign(
-        "send_to_subgraph", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "send_to_subgraph-early-0.25s": KillCampaign("send_to_subgraph", 0, ("sync", "async"), 0.25),
-    "entrypoint_stateful-early-0.25s": KillCampaign(
-        "entrypoint_stateful", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "nested_interrupts_parallel-late-0.25s": KillCampaign(
-        "nested_interrupts_parallel", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "parallel_interrupts-late-0.25s": KillCampaign(
-        "parallel_interrupts", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "multiple_subgraphs_checkpointer-early-0s": KillCampaign(
-        "multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "multiple_subgraphs_checkpointer-early-0.25s": KillCampaign(
-        "multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "subgraph_durability_inherited-late-0s": KillCampaign(
-        "subgraph_durability_inherited", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "multiple_subgraphs_checkpointer-early-1s": KillCampaign(
-        "multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 1.0
-    ),
-    "multiple_subgraphs_checkpointer-late-1s": KillCampaign(
-        "multiple_subgraphs_checkpointer", 1, ("sync", "async", "exit"), 1.0
-    ),
-    "imp_tasks-early-1s": KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 1.0),
-    "breakpoint_update_state-early-0s": KillCampaign(
-        "breakpoint_update_state", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "stateless_subgraph_interrupts-early-0s": KillCampaign(
-        "stateless_subgraph_interrupts", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "max_concurrency_send-early-0s": KillCampaign(
-        "max_concurrency_send", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "react_agent_tool_interrupt-early-0s": KillCampaign(
-        "react_agent_tool_interrupt", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "imp_exception-early-0s": KillCampaign("imp_exception", 0, ("sync", "async", "exit"), 0.0),
-    "imp_exception-late-0s": KillCampaign("imp_exception", 1, ("sync", "async", "exit"), 0.0),
-    "multiple_interrupts_functional-early-0s": KillCampaign(
-        "multiple_interrupts_functional", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "multiple_interrupts_functional-late-0s": KillCampaign(
-        "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "multiple_subgraphs_mixed_state_graph-early-0.25s": KillCampaign(
-        "multiple_subgraphs_mixed_state_graph", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "react_agent_tool_error-early-0.25s": KillCampaign(
-        "react_agent_tool_error", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "subgraph_parallel-late-1s": KillCampaign(
-        "subgraph_parallel", 1, ("sync", "async", "exit"), 1.0
-    ),
-    "imp_task_cancel-late-0s": KillCampaign("imp_task_cancel", 1, ("sync", "async", "exit"), 0.0),
-    "node_cancellation_async-early-0s": KillCampaign(
-        "node_cancellation_async", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "command_goto_breakpoint-early-0.25s": KillCampaign(
-        "command_goto_breakpoint", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "update_as_input-early-0.25s": KillCampaign(
-        "update_as_input", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "waiting_edge_via_branch-early-0.25s": KillCampaign(
-        "waiting_edge_via_branch", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "doubly_nested_interrupts-early-0.25s": KillCampaign(
-        "doubly_nested_interrupts", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "recursion_limit_retry-early-0.25s": KillCampaign(
-        "recursion_limit_retry", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "doubly_nested_interrupts-late-0.25s": KillCampaign(
-        "doubly_nested_interrupts", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "parent_command_nested-early-0s": KillCampaign(
-        "parent_command_nested", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "stateful_subgraph_interrupt-early-0s": KillCampaign(
-        "stateful_subgraph_interrupt", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "multiple_subgraphs_mixed_state_graph-late-0.25s": KillCampaign(
-        "multiple_subgraphs_mixed_state_graph", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "pregel_map_subgraph-early-0s": KillCampaign(
-        "pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "pregel_map_subgraph-early-0.25s": KillCampaign(
-        "pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "stateful_namespace_isolation-early-0.25s": KillCampaign(
-        "stateful_namespace_isolation", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "stateful_namespace_isolation-late-0s": KillCampaign(
-        "stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "weather_subgraph-early-0s": KillCampaign(
-        "weather_subgraph", 0, ("sync", "async", "exit"), 0.0
-    ),
-    # a run from an earlier checkpoint: exit keeps none to run from, so it is never killed
-    "fork_replay-late-0.25s": KillCampaign("fork_replay", 1, ("sync", "async"), 0.25),
-    "parent_command_deeply_nested-early-0.25s": KillCampaign(
-        "parent_command_deeply_nested", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "stateful_namespace_isolation-late-0.25s": KillCampaign(
-        "stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "delta_channel_turns-early-0s": KillCampaign(
-        "delta_channel_turns", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraph_reenter_interrupt-early-0s": KillCampaign(
-        "subgraph_reenter_interrupt", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "multiple_subgraphs_functional-late-0s": KillCampaign(
-        "multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "parallel_interrupts_double-early-0s": KillCampaign(
-        "parallel_interrupts_double", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "parallel_interrupts_double-late-0.25s": KillCampaign(
-        "parallel_interrupts_double", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "pregel_interrupt_after-early-0s": KillCampaign(
-        "pregel_interrupt_after", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "dynamic_interrupt_subgraph-early-0s": KillCampaign(
-        "dynamic_interrupt_subgraph", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraph_replay_then_resume-early-0s": KillCampaign(
-        "subgraph_replay_then_resume", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraph_replay_then_resume-late-0s": KillCampaign(
-        "subgraph_replay_then_resume", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraph_replay_then_resume-early-0.25s": KillCampaign(
-        "subgraph_replay_then_resume", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "double_interrupt_subgraph-late-0s": KillCampaign(
-        "double_interrupt_subgraph", 1, ("sync", "async", "exit"), 0.0
-    ),
-    # exit has no put to wait for and reaches the calling node's line: a kill elsewhere
-    "double_interrupt_subgraph-late-0.25s": KillCampaign(
-        "double_interrupt_subgraph", 1, ("sync", "async"), 0.25
-    ),
-    "interrupt_update_resume-early-0s": KillCampaign(
-        "interrupt_update_resume", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "error_handler_subgraph_async-early-0s": KillCampaign(
-        "error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "error_handler_subgraph_async-late-0s": KillCampaign(
-        "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "error_handler_subgraph_async-early-0.25s": KillCampaign(
-        "error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "sequential_interrupts_fork-early-0s": KillCampaign(
-        "sequential_interrupts_fork", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "replay_before_interrupt-early-0.25s": KillCampaign(
-        "replay_before_interrupt", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "error_handler_subgraph_async-late-0.25s": KillCampaign(
-        "error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "stateful_subgraph_replayed_tick-early-0s": KillCampaign(
-        "stateful_subgraph_replayed_tick", 0, ("sync", "async"), 0.0
-    ),
-    "stateful_subgraph_replayed_tick-late-0.25s": KillCampaign(
-        "stateful_subgraph_replayed_tick", 1, ("sync", "async"), 0.25
-    ),
-    "parallel_stateful_subgraphs_replayed-early-0.25s": KillCampaign(
-        "parallel_stateful_subgraphs_replayed", 0, ("sync", "async"), 0.25
-    ),
-    "parallel_stateful_subgraphs_replayed-late-0.25s": KillCampaign(
-        "parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.25
-    ),
-    "three_level_stateful_replayed-early-0.25s": KillCampaign(
-        "three_level_stateful_replayed", 0, ("sync", "async"), 0.25
-    ),
-    "three_level_stateful_replayed-late-0.25s": KillCampaign(
-        "three_level_stateful_replayed", 1, ("sync", "async"), 0.25
-    ),
-    "copy_fork_interrupt-early-0s": KillCampaign(
-        "copy_fork_interrupt", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraphs_in_task_entrypoint-early-0s": KillCampaign(
-        "subgraphs_in_task_entrypoint", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "tasks_before_interrupts-early-0s": KillCampaign(
-        "tasks_before_interrupts", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraph_checkpoint_replayed-early-0s": KillCampaign(
-        "subgraph_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "three_level_middle_interrupts-early-0s": KillCampaign(
-        "three_level_middle_interrupts", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "three_level_middle_interrupts-late-0s": KillCampaign(
-        "three_level_middle_interrupts", 1, ("sync", "async", "exit"), 0.0
-    ),
-    "three_level_middle_interrupts-late-0.25s": KillCampaign(
-        "three_level_middle_interrupts", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "two_interrupts_replayed-early-0s": KillCampaign(
-        "two_interrupts_replayed", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "subgraph_fork_no_checkpointer-early-0s": KillCampaign(
-        "subgraph_fork_no_checkpointer", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "stateful_subgraph_forked_turns-early-0s": KillCampaign(
-        "stateful_subgraph_forked_turns", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "first_invocation_replayed-early-0.25s": KillCampaign(
-        "first_invocation_replayed", 0, ("sync", "async"), 0.25
-    ),
-    "entrypoint_update_state-early-0s": KillCampaign(
-        "entrypoint_update_state", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "entrypoint_update_state-early-0.25s": KillCampaign(
-        "entrypoint_update_state", 0, ("sync", "async", "exit"), 0.25
-    ),
-    "stateful_subgraph_forked_turns-late-0.25s": KillCampaign(
-        "stateful_subgraph_forked_turns", 1, ("sync", "async", "exit"), 0.25
-    ),
-    "middle_checkpoint_replayed-early-0s": KillCampaign(
-        "middle_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0
-    ),
-    "fork_branch_in_subgraph-early-0.25s": KillCampaign(
-        "fork_branch_in_subgraph", 0, ("sync", "async"), 0.25
-    ),
-    "fork_branch_in_subgraph-late-0.25s": KillCampaign(
-        "fork_branch_in_subgraph", 1, ("sync", "async"), 0.25
-    ),
-    "checkpoint_recovery_async-late-0s": KillCampaign(
-        "checkpoint_recovery_async", 1, ("sync", "exit"), 0.0
-    ),
+    c.name: c
+    for c in (
+        KillCampaign("parent_command", 1, ("sync", "exit"), 0.0),
+        KillCampaign("subgraph_checkpoint_true", 1, ("sync", "exit"), 0.0),
+        KillCampaign("parent_command", 0, ("sync", "exit"), 0.25),
+        KillCampaign("long_chain", 1, ("async", "exit"), 0.25),
+        KillCampaign("imp_tasks", 0, ("async", "exit"), 0.25),
+        KillCampaign("subgraph_checkpoint_true", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("doubly_nested", 0, ("sync", "async"), 0.25),
+        KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("multiple_interrupts", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("interrupt_task_functional", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("retry_two_effects", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("error_handler", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("multi_turn", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("send_to_subgraph", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("send_to_subgraph", 0, ("sync", "async"), 0.25),
+        KillCampaign("entrypoint_stateful", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("nested_interrupts_parallel", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("parallel_interrupts", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("subgraph_durability_inherited", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 1.0),
+        KillCampaign("multiple_subgraphs_checkpointer", 1, ("sync", "async", "exit"), 1.0),
+        KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 1.0),
+        KillCampaign("breakpoint_update_state", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("stateless_subgraph_interrupts", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("max_concurrency_send", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("react_agent_tool_interrupt", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("imp_exception", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("imp_exception", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_interrupts_functional", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_interrupts_functional", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_subgraphs_mixed_state_graph", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("react_agent_tool_error", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("subgraph_parallel", 1, ("sync", "async", "exit"), 1.0),
+        KillCampaign("imp_task_cancel", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("node_cancellation_async", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("command_goto_breakpoint", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("update_as_input", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("waiting_edge_via_branch", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("doubly_nested_interrupts", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("recursion_limit_retry", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("doubly_nested_interrupts", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("parent_command_nested", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("stateful_subgraph_interrupt", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_subgraphs_mixed_state_graph", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("pregel_map_subgraph", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("stateful_namespace_isolation", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("weather_subgraph", 0, ("sync", "async", "exit"), 0.0),
+        # a run from an earlier checkpoint: exit keeps none to run from, so it is never killed
+        KillCampaign("fork_replay", 1, ("sync", "async"), 0.25),
+        KillCampaign("parent_command_deeply_nested", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("stateful_namespace_isolation", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("delta_channel_turns", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraph_reenter_interrupt", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("parallel_interrupts_double", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("parallel_interrupts_double", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("pregel_interrupt_after", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("dynamic_interrupt_subgraph", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraph_replay_then_resume", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraph_replay_then_resume", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraph_replay_then_resume", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("double_interrupt_subgraph", 1, ("sync", "async", "exit"), 0.0),
+        # exit has no put to wait for and reaches the calling node's line: a kill elsewhere
+        KillCampaign("double_interrupt_subgraph", 1, ("sync", "async"), 0.25),
+        KillCampaign("interrupt_update_resume", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("sequential_interrupts_fork", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("replay_before_interrupt", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("error_handler_subgraph_async", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("stateful_subgraph_replayed_tick", 0, ("sync", "async"), 0.0),
+        KillCampaign("stateful_subgraph_replayed_tick", 1, ("sync", "async"), 0.25),
+        KillCampaign("parallel_stateful_subgraphs_replayed", 0, ("sync", "async"), 0.25),
+        KillCampaign("parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.25),
+        KillCampaign("three_level_stateful_replayed", 0, ("sync", "async"), 0.25),
+        KillCampaign("three_level_stateful_replayed", 1, ("sync", "async"), 0.25),
+        KillCampaign("copy_fork_interrupt", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraphs_in_task_entrypoint", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("tasks_before_interrupts", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraph_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("three_level_middle_interrupts", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("three_level_middle_interrupts", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("three_level_middle_interrupts", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("two_interrupts_replayed", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("subgraph_fork_no_checkpointer", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("stateful_subgraph_forked_turns", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("first_invocation_replayed", 0, ("sync", "async"), 0.25),
+        KillCampaign("entrypoint_update_state", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("entrypoint_update_state", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("stateful_subgraph_forked_turns", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("middle_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("fork_branch_in_subgraph", 0, ("sync", "async"), 0.25),
+        KillCampaign("fork_branch_in_subgraph", 1, ("sync", "async"), 0.25),
+        KillCampaign("checkpoint_recovery_async", 1, ("sync", "exit"), 0.0),
+    )
 }
 
 
