@@ -278,7 +278,8 @@ def _held_out_threads() -> list[tuple[str, str]]:
     from a subgraph's own checkpoint, one and two levels down, and a node asking twice run
     again from before it (34); an `@entrypoint` thread that begins with `update_state`, a
     kill while a pause was being saved (37); a run from the middle graph's own checkpoint
-    (38)."""
+    (38); a subgraph run again under a new task id from an edit, a failed `async def` node
+    retried by a second input (39)."""
     out: list[tuple[str, str]] = []
     for name in (
         "fork_replay-late-0.25s",
@@ -305,6 +306,8 @@ def _held_out_threads() -> list[tuple[str, str]]:
         "entrypoint_update_state-early-0.25s",
         "stateful_subgraph_forked_turns-late-0.25s",
         "middle_checkpoint_replayed-early-0s",
+        "fork_branch_in_subgraph-late-0.25s",
+        "checkpoint_recovery_async-late-0s",
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

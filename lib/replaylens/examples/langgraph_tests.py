@@ -4505,6 +4505,103 @@ def subgraph_second_interrupt_travel() -> StateGraph:
     return chain(ValueTrail, ("executor", executor.compile(checkpointer=True)))
 
 
+# --------------------------------------------------------------------------- round 41
+_STATEFUL_WRAPPER_ASYNC: Any = None
+
+
+def _stateful_wrapper_async() -> Any:
+    """`_stateful_wrapper` with ``async def`` nodes (process pauses before it logs), built
+    once per process."""
+    global _STATEFUL_WRAPPER_ASYNC
+    if _STATEFUL_WRAPPER_ASYNC is None:
+        from langchain_core.messages import AIMessage
+        from langgraph.graph import MessagesState
+
+        async def process(state: MessagesState) -> dict[str, Any]:
+            interrupt("continue?")
+            with effect("process"):
+                await _asleep(1.0)
+            return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].text}")]}
+
+        async def respond(state: MessagesState) -> dict[str, Any]:
+            with effect("respond"):
+                await _asleep(1.0)
+            return {"messages": [AIMessage(content="Done")]}
+
+        inner = chain(MessagesState, ("process", process), ("respond", respond)).compile()
+        _STATEFUL_WRAPPER_ASYNC = chain(MessagesState, ("agent", inner)).compile(checkpointer=True)
+    return _STATEFUL_WRAPPER_ASYNC
+
+
+async def _acall_inner(state: TopicState) -> dict[str, Any]:
+    from langchain_core.messages import HumanMessage
+
+    topic = ("apples", "bananas", "cherries")[min(state.get("calls", 0), 2)]
+    with effect("call_inner", topic=topic):
+        await _asleep(0.3)
+    message = HumanMessage(content=f"tell me about {topic}")
+    out = await _stateful_wrapper_async().ainvoke({"messages": [message]})
+    return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+
+
+def stateful_subgraph_interrupt_async() -> StateGraph:
+    """call_inner (``async def``: awaits a ``checkpointer=True`` graph whose node agent is
+    another graph: process, which pauses before it logs, -> respond), run by ``ainvoke``;
+    two cycles of input and answer on one thread.
+
+    Mirrors test_subgraph_persistence_async.py::test_stateful_interrupt_resume_async: the
+    stateful graph keeps its messages across the parent's invocations; the kill lands in
+    the second cycle's answer.
+    """
+    return chain(TopicState, ("call_inner", _acall_inner))
+
+
+_UNSAVED_ECHO: Any = None
+
+
+def _unsaved_echo() -> Any:
+    """An ``echo`` graph compiled with ``checkpointer=False``: no persistence at all, not even
+    the parent's for a pause (built once per process)."""
+    global _UNSAVED_ECHO
+    if _UNSAVED_ECHO is None:
+        from langchain_core.messages import AIMessage
+        from langgraph.graph import MessagesState
+
+        async def echo(state: MessagesState) -> dict[str, Any]:
+            with effect("echo"):
+                await _asleep(1.0)
+            return {"messages": [AIMessage(content=f"Processed: {state['messages'][-1].text}")]}
+
+        _UNSAVED_ECHO = chain(MessagesState, ("echo", echo)).compile(checkpointer=False)
+    return _UNSAVED_ECHO
+
+
+async def _acall_unsaved(state: TopicState) -> dict[str, Any]:
+    from langchain_core.messages import HumanMessage
+
+    topic = ("apples", "bananas", "cherries")[min(state.get("calls", 0), 2)]
+    with effect("call_inner", topic=topic):
+        await _asleep(1.0)
+    message = HumanMessage(content=f"tell me about {topic}")
+    out = await _unsaved_echo().ainvoke({"messages": [message]})
+    return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+
+
+def unsaved_subgraph_async() -> StateGraph:
+    """call_inner (``async def``: logs, then awaits an ``echo`` graph compiled with
+    ``checkpointer=False``), run by ``ainvoke``; two fresh inputs on one thread, the second
+    killed.
+
+    Mirrors test_subgraph_persistence_async.py::test_checkpointer_false_no_persistence_async:
+    the graph saves nothing of its own and starts fresh in every call. Under sync durability
+    LangGraph 1.2.24 fails it: the graph inherits ``durability="sync"`` from the parent's
+    config and waits for a checkpoint put it never made (``AttributeError: 'AsyncPregelLoop'
+    object has no attribute '_put_checkpoint_fut'``, ``pregel/main.py``), so call_inner
+    raises, in both invocations, before echo runs.
+    """
+    return chain(TopicState, ("call_inner", _acall_unsaved))
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -4972,9 +5069,18 @@ CORPUS: tuple[Shape, ...] = (
           {"value": []}, (("ask_2", 1, 0.5), ("ask_2", 1, 1.5)),
           resume_value="an answer", has_resume_value=True,
           then=(fork(ns="executor", next="ask_2"),), kill_from=4),
+    # round 41
+    Shape("stateful_subgraph_interrupt_async",
+          "test_subgraph_persistence_async.py::test_stateful_interrupt_resume_async",
+          {"result": ""}, (("process", 1, 0.5), ("respond", 1, 0.5)), resume_value=True,
+          has_resume_value=True, then=({"result": ""},), kill_from=3, api="ainvoke"),
+    Shape("unsaved_subgraph_async",
+          "test_subgraph_persistence_async.py::test_checkpointer_false_no_persistence_async",
+          {"result": ""}, (("call_inner", 1, 0.5), ("echo", 1, 0.5)),
+          then=({"result": ""},), kill_from=1, api="ainvoke"),
 )  # fmt: skip
-"""One hundred and twenty-nine shapes (the last one hundred and thirteen held out, in forty
-rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and thirty-one shapes (the last one hundred and fifteen held out, in
+forty-one rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
