@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from test_durability_round8 import _judged
-from whatif_kills import every_prediction_holds, figures, holds, load, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
 
 ALL_FORMS = ("recorder", "langgraph", "bare")
 
@@ -85,4 +85,9 @@ def test_a_retry_a_bare_log_cannot_tell_from_a_fresh_input_is_said_to_be_a_guess
         "line 5 (node2 start)",
     ]
     assert all("fresh input or a resume" in g for g in exit_.guessed)
+    # every view heads the thread with the plan's sentence: it names that guess and its lines
+    assert "Whether log lines 3-5 (`node1`, `node2`) run again is a guess" in (
+        plan(runs["exit"], "bare").verdict_sentence()
+    )
+    assert "is a guess" not in plan(runs["exit"], "recorder").verdict_sentence()
     every_prediction_holds(runs)

@@ -19,7 +19,13 @@ from replaylens.analysis.again import (
     what_happens_again,
 )
 from replaylens.analysis.attempts import Attempt, effect_list
-from replaylens.analysis.durability import DEFAULT_LATENCY, WHAT_IF_NOTE, ModeOutcome, Recording
+from replaylens.analysis.durability import (
+    DEFAULT_LATENCY,
+    KIND_UNSURE,
+    WHAT_IF_NOTE,
+    ModeOutcome,
+    Recording,
+)
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus, unknown_reason
 from replaylens.analysis.verdicts import LOST_INPUT
 from replaylens.model import Checkpoint, Generation, Task, WriteRecord
@@ -212,12 +218,20 @@ class ResumePlan:
         guessed = [a for a in self.attempts if a.ambiguous]
         if not guessed and not self.unmatched_reruns:
             return ""
-        nodes = ", ".join(f"`{n}`" for n in sorted({a.node for a in guessed}))
+        either = [a for a in guessed if KIND_UNSURE in a.ambiguity]
+        apart = [a for a in guessed if a not in either]
         parts = []
-        if guessed:
+        if either:
+            parts.append(
+                f"Whether {_lines_of(either)} run again is a guess: the log cannot tell whether "
+                "their invocation was a fresh input (lost with the crash: they would not) or a "
+                "resume (they would); they are counted as running again."
+            )
+        if apart:
+            nodes = ", ".join(f"`{n}`" for n in sorted({a.node for a in apart}))
             parts.append(
                 f"The log cannot tell some lines of {nodes} apart, so which of them repeat is a guess "
-                f"({len(guessed)} attempt{'s' if len(guessed) > 1 else ''} marked ambiguous)."
+                f"({len(apart)} attempt{'s' if len(apart) > 1 else ''} marked ambiguous)."
             )
         parts += self.unmatched_reruns
         return " " + " ".join(parts)
@@ -342,3 +356,16 @@ def task_json(ns: str, t: Task) -> dict[str, Any]:
     if t.calls:
         out["calls"] = [c.call_json() for c in t.calls]
     return out
+
+
+def _lines_of(attempts: list[Attempt]) -> str:
+    """ "lines 3-5 (`node1`, `node2`)": the log lines of some attempts, for a sentence."""
+    numbers = sorted(line.line for a in attempts for line in a.lines)
+    nodes = ", ".join(f"`{n}`" for n in sorted({a.node for a in attempts}))
+    contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+    span = (
+        f"{numbers[0]}-{numbers[-1]}"
+        if contiguous and len(numbers) > 1
+        else ", ".join(str(n) for n in numbers)
+    )
+    return f"log line{'s' if len(numbers) > 1 else ''} {span} ({nodes})"

@@ -114,6 +114,7 @@ from replaylens.analysis.durability.rules import (
 )
 from replaylens.analysis.durability.words import (
     ENDING_WORDS,
+    KIND_UNSURE,
     MODE_EXPLAINED,
     MODE_RULES,
     WHAT_IF_NOTE,
@@ -123,6 +124,7 @@ from replaylens.analysis.durability.words import (
 __all__ = [
     "DEFAULT_LATENCY",
     "ENDING_WORDS",
+    "KIND_UNSURE",
     "MODES",
     "MODE_EXPLAINED",
     "MODE_RULES",

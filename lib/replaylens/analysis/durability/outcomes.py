@@ -24,7 +24,7 @@ from replaylens.analysis.durability.rules import (
     is_recorded,
 )
 from replaylens.analysis.durability.schedule import Schedule, schedule
-from replaylens.analysis.durability.words import mode_sentence
+from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
@@ -1069,10 +1069,10 @@ def _flag_weak_kinds(ev: Evidence, unsure: set[int]) -> None:
     """Mark the attempts of the invocations read both ways: their verdict is one reading's."""
     for a in ev.attempts:
         if id(a) in ev.step_of and ev.step_of[id(a)][1] in unsure:
-            if "fresh input or a resume" not in a.ambiguity:
+            if KIND_UNSURE not in a.ambiguity:
                 a.flag(
-                    "its invocation may have been a fresh input or a resume (the log names no "
-                    "task ids, and the database keeps no input checkpoint of it to tell)"
+                    f"{KIND_UNSURE} (the log names no task ids, and the database keeps no "
+                    "input checkpoint of it to tell)"
                 )
 
 

@@ -101,3 +101,8 @@ def mode_sentence(
     if not what:
         return f"Under {mode}, {start} repeats no recorded side effect."
     return f"Under {mode}, {start} would {what}."
+
+
+KIND_UNSURE = "its invocation may have been a fresh input or a resume"
+"""The words an attempt's ambiguity carries when its invocation is read both ways (a bare log
+and no input checkpoint to tell): the plan's headline names that doubt by them."""
