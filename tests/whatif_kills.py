@@ -142,6 +142,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("fork_branch_in_subgraph", 0, ("sync", "async"), 0.25),
         KillCampaign("fork_branch_in_subgraph", 1, ("sync", "async"), 0.25),
         KillCampaign("checkpoint_recovery_async", 1, ("sync", "exit"), 0.0),
+        KillCampaign("unsaved_subgraph_async", 0, ("sync", "async", "exit"), 0.0),
     )
 }
 

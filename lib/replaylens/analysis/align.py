@@ -23,8 +23,12 @@ from replaylens.times import checkpoint_id_time, iso_to_epoch
 
 
 class _Index:
-    def __init__(self, thread: Thread) -> None:
+    def __init__(self, thread: Thread, attempts: list[Attempt] = ()) -> None:  # type: ignore[assignment]
         self.thread = thread
+        # when each node's attempts started (a node that started again is not still due)
+        self.starts: dict[str, list[float]] = defaultdict(list)
+        for a in attempts:
+            self.starts[a.node].append(a.start_ts)
         self.by_task_id: dict[str, list[tuple[str, Checkpoint, Task]]] = defaultdict(list)
         for ns in thread.namespaces.values():
             for cp in ns.checkpoints:
@@ -305,6 +309,25 @@ def _first_saved_after(a: Attempt, idx: _Index, candidates: list[str]) -> bool:
     return False
 
 
+def _still_due_after(
+    a: Attempt, idx: _Index, later: list[Checkpoint]
+) -> tuple[Checkpoint, Task] | None:
+    """...unless the first checkpoint saved after it ended still has its node due, its output
+    not written (paused, or in flight), and the node did not start again in between: then its task never completed — it
+    paused inside a graph it called after its own lines (under exit, the invocation's save
+    on its way out; test_subgraph_persistence_async's stateful graph awaited in a node, a
+    bare log). The checkpoint and that task, else None."""
+    saved = [c for c in later if (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts]
+    if not saved:
+        return None
+    first = saved[0]
+    until = idx.epochs.get(first.checkpoint_id) or 0
+    if any(a.start_ts < t <= until for t in idx.starts.get(a.node, ())):
+        return None  # the node started again before it: a later task of it is the due one
+    due = [t for t in _tasks_of(first, a.node, idx) if not t.done]
+    return (first, due[0]) if len(due) == 1 else None
+
+
 def _step_saved_between(prev: Attempt, a: Attempt, idx: _Index) -> bool:
     """Was a later checkpoint of `prev`'s loop made after `prev` ended and before `a` began?
     A loop makes its next checkpoint once every task of the step is done, so `a` is not
@@ -387,7 +410,16 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         ):
             # Due at no checkpoint saved before it, finished before a later one was made: it
             # ran in a step whose checkpoint was never saved (under exit, every step but the
-            # last of an invocation), and the later checkpoint holds its result.
+            # last of an invocation), and the later checkpoint holds its result...
+            paused = _still_due_after(a, idx, chain[len(before) :])
+            if paused is not None:
+                a.namespace, a.checkpoint, a.task, a.alignment = (
+                    ns_name,
+                    paused[0],
+                    paused[1],
+                    "time",
+                )
+                return True
             a.namespace, a.alignment = ns_name, "before-saved"
             return True
         if (
@@ -456,7 +488,7 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
 
 
 def align(attempts: list[Attempt], thread: Thread) -> None:
-    idx = _Index(thread)
+    idx = _Index(thread, attempts)
     previous: Attempt | None = None  # the attempt just before `a` (attempts come in start order)
     for a in attempts:
         before, previous = previous, a

@@ -284,6 +284,13 @@ class Evidence:
     raised_unsure: set[tuple[str, int, int]] = field(default_factory=set)
     """(ns, inv, step): a subgraph step that may have been left by raising or put, which only
     the write latency could tell (`_raised_out` answers None): the what-if says both."""
+    unsaved: set[str] = field(default_factory=set)
+    """Nested graphs that logged lines and save no checkpoint (compiled with
+    ``checkpointer=False``, `_unsaved_graphs`): no put of theirs in any mode."""
+    unsaved_unsure: bool = False
+    """A nested graph logged lines and the database holds none of its checkpoints, and the
+    recorded mode (exit) would not have saved any either way: the what-if reads it both as a
+    graph that saves and as one that does not (`gather`'s `unsaved`)."""
     raised_through: set[int] = field(default_factory=set)
     """id() of failures a node's error handler took that raised out of a graph the node ran:
     that graph's step never completed (no put), and the handler waited for the loop it left."""
@@ -2130,13 +2137,16 @@ def gather(
     *,
     unsure_raised: bool = False,
     flip_kinds: bool | Collection[int] = False,
+    unsaved: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
     `unsure_raised`: read a subgraph step that `_raised_out` cannot decide as left by raising
     (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`).
     `flip_kinds`: read the invocations only node names told apart (`Evidence.kinds_weak`)
-    the other way, fresh input for resume and back (all of them, or those named)."""
+    the other way, fresh input for resume and back (all of them, or those named).
+    `unsaved`: read the nested graphs that logged lines and left no checkpoint as graphs that
+    save nothing (`Evidence.unsaved_unsure`), where the recorded mode cannot tell."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -2663,6 +2673,18 @@ def gather(
         assumed.append(
             "an earlier invocation was killed: what it left is taken from the database as it stands"
         )
+    silent, unsaved_unsure = _unsaved_graphs(step_att, cp_at, stamps, recording, unsaved)
+    if silent:
+        puts = [p for p in puts if p.ns.split(namespaces.NS_SEP)[0] not in silent]
+        used.append(
+            f"{', '.join(sorted(silent))}: logged lines and saved no checkpoint "
+            + (
+                "(read as a graph compiled with checkpointer=False: it saves none in any mode)"
+                if unsaved
+                else f"though {recording.mode} saves a graph's steps: compiled with "
+                "checkpointer=False, it saves none in any mode"
+            )
+        )
     return Evidence(
         steps,
         puts,
@@ -2698,7 +2720,46 @@ def gather(
         raised_through=raised_through,
         holder_of=holder_of,
         stable=_stable_namespaces(attempts, db_cps),
+        unsaved=silent,
+        unsaved_unsure=unsaved_unsure,
     )
+
+
+def _unsaved_graphs(
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    recording: Recording,
+    assume: bool,
+) -> tuple[set[str], bool]:
+    """(the nested graphs that save no checkpoint, whether the evidence leaves that open).
+
+    A graph that logged lines in a namespace of its own and left no checkpoint at all, under
+    sync or async, with a root checkpoint saved after its run ended (a graph's loop waits for
+    its own puts before it returns), was compiled with ``checkpointer=False``
+    (test_subgraph_persistence_async.py::test_checkpointer_false_no_persistence_async, round
+    41): it saves nothing in any mode. Under exit a subgraph that returned saves nothing
+    either, so the database cannot tell the two apart: the second value says so, and
+    `assume` takes the graphs for unsaved ones."""
+    logged = {k[0].split(namespaces.NS_SEP)[0] for k in step_att if k[0]}
+    saved = {k[0].split(namespaces.NS_SEP)[0] for k in cp_at if k[0]}
+    silent = logged - saved
+    if not silent:
+        return set(), False
+    if recording.mode not in ("sync", "async"):
+        return (silent if assume else set()), True
+    root_stamps = [stamps[c.checkpoint_id] for k, c in cp_at.items() if k[0] == ""]
+    out: set[str] = set()
+    for top in silent:
+        ends = [
+            _until(a)
+            for k, v in step_att.items()
+            if k[0].split(namespaces.NS_SEP)[0] == top
+            for a in v
+        ]
+        if ends and any(t > max(ends) for t in root_stamps):
+            out.add(top)
+    return out, False
 
 
 class _Below:
