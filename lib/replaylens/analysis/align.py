@@ -7,6 +7,7 @@ they carry `step`, and by node name, order and time otherwise (hand-written logs
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from replaylens import namespaces
@@ -23,7 +24,7 @@ from replaylens.times import checkpoint_id_time, iso_to_epoch
 
 
 class _Index:
-    def __init__(self, thread: Thread, attempts: list[Attempt] = ()) -> None:  # type: ignore[assignment]
+    def __init__(self, thread: Thread, attempts: Sequence[Attempt] = ()) -> None:
         self.thread = thread
         # when each node's attempts started (a node that started again is not still due)
         self.starts: dict[str, list[float]] = defaultdict(list)
