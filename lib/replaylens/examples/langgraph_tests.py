@@ -4604,6 +4604,36 @@ def unsaved_subgraph_async() -> StateGraph:
     return chain(TopicState, ("call_inner", _acall_unsaved))
 
 
+# --------------------------------------------------------------------------- round 42
+class StepTrail(TypedDict, total=False):
+    value: Annotated[list[str], operator.add]
+
+
+def replay_branch_in_subgraph() -> StateGraph:
+    """Round 39's graph (parent_start -> sub_graph, no checkpointer of its own: sub_step ->
+    parent_end), run to its end; then run again from the checkpoint where sub_graph was due,
+    with no edit (a replay): the subgraph runs again under a new task id on the new branch,
+    and that run is killed.
+
+    Mirrors test_time_travel.py::test_replay_creates_branch_in_subgraph.
+    """
+    return fork_branch_in_subgraph()
+
+
+def stateful_subgraph_latest_after_replay() -> StateGraph:
+    """parent_node -> sub_node, a ``checkpointer=True`` subgraph of one node (sub_step). Two
+    inputs run to their end; the thread is run again from the newest checkpoint where
+    parent_node was due; then a third input, which is killed.
+
+    Mirrors test_time_travel.py::test_stateful_subgraph_loads_latest_after_replay: the third
+    input's subgraph loads the state the replay left, not the replayed checkpoint's.
+    """
+    sub = _one_node(StepTrail, "sub_step", 1.0, "value").compile(checkpointer=True)
+    return chain(
+        ResultsState, ("parent_node", _node("parent_node", 1.0, "results")), ("sub_node", sub)
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5080,9 +5110,18 @@ CORPUS: tuple[Shape, ...] = (
           "test_subgraph_persistence_async.py::test_checkpointer_false_no_persistence_async",
           {"result": ""}, (("call_inner", 1, 0.5), ("call_inner", 1, 1.5)),
           then=({"result": ""},), kill_from=1, api="ainvoke"),
+    # round 42
+    Shape("replay_branch_in_subgraph", "test_time_travel.py::test_replay_creates_branch_in_subgraph",
+          {"value": [], "sub_value": []}, (("sub_step", 1, 0.5), ("parent_end", 1, 0.5)),
+          then=(fork(next="sub_graph"),), kill_from=1),
+    Shape("stateful_subgraph_latest_after_replay",
+          "test_time_travel.py::test_stateful_subgraph_loads_latest_after_replay",
+          {"results": []}, (("parent_node", 1, 0.5), ("sub_step", 1, 0.5)),
+          then=({"results": []}, fork(next="parent_node", newest=True), {"results": []}),
+          kill_from=3),
 )  # fmt: skip
-"""One hundred and thirty-one shapes (the last one hundred and fifteen held out, in
-forty-one rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and thirty-three shapes (the last one hundred and seventeen held out, in
+forty-two rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
