@@ -287,10 +287,6 @@ class Evidence:
     unsaved: set[str] = field(default_factory=set)
     """Nested graphs that logged lines and save no checkpoint (compiled with
     ``checkpointer=False``, `_unsaved_graphs`): no put of theirs in any mode."""
-    unsaved_unsure: bool = False
-    """A nested graph logged lines and the database holds none of its checkpoints, and the
-    recorded mode (exit) would not have saved any either way: the what-if reads it both as a
-    graph that saves and as one that does not (`gather`'s `unsaved`)."""
     raised_through: set[int] = field(default_factory=set)
     """id() of failures a node's error handler took that raised out of a graph the node ran:
     that graph's step never completed (no put), and the handler waited for the loop it left."""
@@ -2137,16 +2133,13 @@ def gather(
     *,
     unsure_raised: bool = False,
     flip_kinds: bool | Collection[int] = False,
-    unsaved: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
     `unsure_raised`: read a subgraph step that `_raised_out` cannot decide as left by raising
     (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`).
     `flip_kinds`: read the invocations only node names told apart (`Evidence.kinds_weak`)
-    the other way, fresh input for resume and back (all of them, or those named).
-    `unsaved`: read the nested graphs that logged lines and left no checkpoint as graphs that
-    save nothing (`Evidence.unsaved_unsure`), where the recorded mode cannot tell."""
+    the other way, fresh input for resume and back (all of them, or those named)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -2673,17 +2666,20 @@ def gather(
         assumed.append(
             "an earlier invocation was killed: what it left is taken from the database as it stands"
         )
-    silent, unsaved_unsure = _unsaved_graphs(step_att, cp_at, stamps, recording, unsaved)
+    silent, unsure_silent = _unsaved_graphs(step_att, cp_at, stamps, recording)
     if silent:
         puts = [p for p in puts if p.ns.split(namespaces.NS_SEP)[0] not in silent]
         used.append(
-            f"{', '.join(sorted(silent))}: logged lines and saved no checkpoint "
-            + (
-                "(read as a graph compiled with checkpointer=False: it saves none in any mode)"
-                if unsaved
-                else f"though {recording.mode} saves a graph's steps: compiled with "
-                "checkpointer=False, it saves none in any mode"
-            )
+            f"{', '.join(sorted(silent))}: logged lines and saved no checkpoint though "
+            f"{recording.mode} saves a graph's steps: compiled with checkpointer=False, it "
+            "saves none in any mode"
+        )
+    if unsure_silent:
+        assumed.append(
+            f"{', '.join(sorted(unsure_silent))}: logged lines and left no checkpoint, which "
+            "under exit a graph that returned never leaves: taken as a graph that saves its "
+            "steps in the other modes, as every subgraph does unless compiled with "
+            "checkpointer=False (then it saves nothing, and a resume runs its caller again)"
         )
     return Evidence(
         steps,
@@ -2721,7 +2717,6 @@ def gather(
         holder_of=holder_of,
         stable=_stable_namespaces(attempts, db_cps),
         unsaved=silent,
-        unsaved_unsure=unsaved_unsure,
     )
 
 
@@ -2730,24 +2725,23 @@ def _unsaved_graphs(
     cp_at: dict[tuple[str, int, int], Checkpoint],
     stamps: dict[str, float],
     recording: Recording,
-    assume: bool,
-) -> tuple[set[str], bool]:
-    """(the nested graphs that save no checkpoint, whether the evidence leaves that open).
+) -> tuple[set[str], set[str]]:
+    """(the nested graphs that save no checkpoint, those the evidence cannot tell about).
 
     A graph that logged lines in a namespace of its own and left no checkpoint at all, under
     sync or async, with a root checkpoint saved after its run ended (a graph's loop waits for
     its own puts before it returns), was compiled with ``checkpointer=False``
     (test_subgraph_persistence_async.py::test_checkpointer_false_no_persistence_async, round
     41): it saves nothing in any mode. Under exit a subgraph that returned saves nothing
-    either, so the database cannot tell the two apart: the second value says so, and
-    `assume` takes the graphs for unsaved ones."""
+    either, so the database cannot tell the two apart: the second value names those graphs,
+    which the model takes for saving ones, as they are unless compiled so (and says so)."""
     logged = {k[0].split(namespaces.NS_SEP)[0] for k in step_att if k[0]}
     saved = {k[0].split(namespaces.NS_SEP)[0] for k in cp_at if k[0]}
     silent = logged - saved
     if not silent:
-        return set(), False
+        return set(), set()
     if recording.mode not in ("sync", "async"):
-        return (silent if assume else set()), True
+        return set(), silent if recording.mode == "exit" else set()
     root_stamps = [stamps[c.checkpoint_id] for k, c in cp_at.items() if k[0] == ""]
     out: set[str] = set()
     for top in silent:
@@ -2759,7 +2753,7 @@ def _unsaved_graphs(
         ]
         if ends and any(t > max(ends) for t in root_stamps):
             out.add(top)
-    return out, False
+    return out, set()
 
 
 class _Below:

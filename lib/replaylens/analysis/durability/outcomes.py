@@ -1012,21 +1012,13 @@ def what_if(
     ev = gather(thread, attempts, status, rec)
     if rec.known:
         given = _what_if_as(rec, latency, ev, thread, attempts)
-        others: list[dict[str, ModeOutcome]] = []
-        notes: list[str] = []
         unsure = _unconfirmed_kinds(ev, rec.mode)
-        if unsure:
-            flipped = gather(thread, attempts, status, rec, flip_kinds=unsure)
-            others.append(_what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True))
-            notes.append(_kinds_weak_note(unsure))
-            _flag_weak_kinds(ev, unsure)
-        if ev.unsaved_unsure:
-            unsaved = gather(thread, attempts, status, rec, unsaved=True)
-            others.append(_what_if_as(rec, latency, unsaved, thread, attempts, model_recorded=True))
-            notes.append(UNSAVED_NOTE)
-        if not others:
+        if not unsure:
             return given, ev.crash_ts
-        return _spread([given, *others], None, notes), ev.crash_ts
+        flipped = gather(thread, attempts, status, rec, flip_kinds=unsure)
+        other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
+        _flag_weak_kinds(ev, unsure)
+        return _spread([given, other], None, [_kinds_weak_note(unsure)]), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
     why: list[str] = []  # what else than the recorded mode the range is over
@@ -1043,12 +1035,6 @@ def what_if(
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
             runs.append(_what_if_as(cand_rec, latency, raised_ev, thread, attempts))
             why.append(_raised_unsure_note(cand_ev, cand))
-        if cand_ev.unsaved_unsure:  # a nested graph saved nothing: checkpointer=False?
-            unsaved_ev = gather(thread, attempts, status, cand_rec, unsaved=True)
-            runs.append(
-                _what_if_as(cand_rec, latency, unsaved_ev, thread, attempts, model_recorded=True)
-            )
-            why.append(UNSAVED_NOTE)
         if unsure := _unconfirmed_kinds(cand_ev, cand):  # no input checkpoint kept to tell
             flipped = gather(thread, attempts, status, cand_rec, flip_kinds=unsure)
             runs.append(
@@ -1062,14 +1048,6 @@ def what_if(
         if len(runs) == 1:
             o.used.append(inferred.sentence())
     return out, ev.crash_ts
-
-
-UNSAVED_NOTE = (
-    "a graph called inside a node logged lines and the database holds none of its "
-    "checkpoints, which under exit a graph that returned never leaves: it may save like any "
-    "subgraph or, compiled with checkpointer=False, save nothing in any mode"
-)
-"""Why a what-if is read both with and without a nested graph's checkpoints."""
 
 
 def _unconfirmed_kinds(ev: Evidence, mode: Mode) -> set[int]:
