@@ -287,6 +287,10 @@ class Evidence:
     unsaved: set[str] = field(default_factory=set)
     """Nested graphs that logged lines and save no checkpoint (compiled with
     ``checkpointer=False``, `_unsaved_graphs`): no put of theirs in any mode."""
+    unsaved_unsure: set[str] = field(default_factory=set)
+    """Nested graphs that logged lines and left no checkpoint under exit, where a subgraph
+    that returned leaves none either: taken as saving ones, the range covers the other
+    reading (`gather`'s `unsaved`)."""
     raised_through: set[int] = field(default_factory=set)
     """id() of failures a node's error handler took that raised out of a graph the node ran:
     that graph's step never completed (no put), and the handler waited for the loop it left."""
@@ -2133,13 +2137,15 @@ def gather(
     *,
     unsure_raised: bool = False,
     flip_kinds: bool | Collection[int] = False,
+    unsaved: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
     `unsure_raised`: read a subgraph step that `_raised_out` cannot decide as left by raising
     (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`).
     `flip_kinds`: read the invocations only node names told apart (`Evidence.kinds_weak`)
-    the other way, fresh input for resume and back (all of them, or those named)."""
+    the other way, fresh input for resume and back (all of them, or those named).
+    `unsaved`: read the graphs `Evidence.unsaved_unsure` names as graphs that save nothing."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -2667,6 +2673,8 @@ def gather(
             "an earlier invocation was killed: what it left is taken from the database as it stands"
         )
     silent, unsure_silent = _unsaved_graphs(step_att, cp_at, stamps, recording)
+    if unsaved:
+        silent, unsure_silent = silent | unsure_silent, set()
     if silent:
         puts = [p for p in puts if p.ns.split(namespaces.NS_SEP)[0] not in silent]
         used.append(
@@ -2679,7 +2687,8 @@ def gather(
             f"{', '.join(sorted(unsure_silent))}: logged lines and left no checkpoint, which "
             "under exit a graph that returned never leaves: taken as a graph that saves its "
             "steps in the other modes, as every subgraph does unless compiled with "
-            "checkpointer=False (then it saves nothing, and a resume runs its caller again)"
+            "checkpointer=False (then it saves nothing, and a resume runs its caller again: "
+            "the range covers that)"
         )
     return Evidence(
         steps,
@@ -2717,6 +2726,7 @@ def gather(
         holder_of=holder_of,
         stable=_stable_namespaces(attempts, db_cps),
         unsaved=silent,
+        unsaved_unsure=unsure_silent,
     )
 
 

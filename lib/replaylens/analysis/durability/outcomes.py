@@ -1013,12 +1013,12 @@ def what_if(
     if rec.known:
         given = _what_if_as(rec, latency, ev, thread, attempts)
         unsure = _unconfirmed_kinds(ev, rec.mode)
-        if not unsure:
-            return given, ev.crash_ts
-        flipped = gather(thread, attempts, status, rec, flip_kinds=unsure)
-        other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
-        _flag_weak_kinds(ev, unsure)
-        return _spread([given, other], None, [_kinds_weak_note(unsure)]), ev.crash_ts
+        if unsure:
+            flipped = gather(thread, attempts, status, rec, flip_kinds=unsure)
+            other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
+            _flag_weak_kinds(ev, unsure)
+            given = _spread([given, other], None, [_kinds_weak_note(unsure)])
+        return _widen_unsaved(given, ev, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
     why: list[str] = []  # what else than the recorded mode the range is over
@@ -1043,11 +1043,57 @@ def what_if(
             why.append(_kinds_weak_note(unsure))
             _flag_weak_kinds(cand_ev, unsure)
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
+    if "exit" in inferred.modes:
+        exit_rec = dataclasses.replace(rec, mode="exit", origin="inferred from the evidence")
+        exit_ev = gather(thread, attempts, status, exit_rec)
+        out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
     for o in out.values():
         o.inference = inferred.to_json()
         if len(runs) == 1:
             o.used.append(inferred.sentence())
     return out, ev.crash_ts
+
+
+def _widen_unsaved(
+    out: dict[str, ModeOutcome],
+    ev: Evidence,
+    thread: Thread | None,
+    attempts: list[Attempt],
+    status: str,
+    rec: Recording,
+    latency: float,
+) -> dict[str, ModeOutcome]:
+    """Where an exit recording cannot tell a graph that saves from one compiled with
+    ``checkpointer=False`` (`Evidence.unsaved_unsure`): keep the figures of the saving reading,
+    the common one, and widen each other mode's range to cover the other reading, saying
+    why. The recorded mode's figures are the database's either way."""
+    if not ev.unsaved_unsure:
+        return out
+    alt_ev = gather(thread, attempts, status, rec, unsaved=True)
+    alt = _what_if_as(rec, latency, alt_ev, thread, attempts, model_recorded=True)
+    names = ", ".join(sorted(ev.unsaved_unsure))
+    for mode in MODES:
+        if mode == rec.mode or mode not in out:
+            continue
+        o = out[mode]
+        seen = [*_figures(o), *_figures(alt[mode])]
+        spans = {
+            key: [min(v[i] for v in seen), max(v[i] for v in seen)]
+            for i, key in enumerate(_SPAN_KEYS)
+        }
+        if all(lo == hi for lo, hi in spans.values()):
+            continue
+        note = (
+            f"{names} left no checkpoint under exit, as a subgraph that returned leaves none: "
+            "compiled with checkpointer=False it would save none in any mode either, between "
+            f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
+            f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+            f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+        )
+        earlier = o.race.get("note") if o.race else None
+        o.race = {**spans, "note": f"{earlier}; {note}" if earlier else note}
+        o.assumed.append(note)
+    return out
 
 
 def _unconfirmed_kinds(ev: Evidence, mode: Mode) -> set[int]:
