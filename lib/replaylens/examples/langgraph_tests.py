@@ -4533,15 +4533,21 @@ def _stateful_wrapper_async() -> Any:
     return _STATEFUL_WRAPPER_ASYNC
 
 
-async def _acall_inner(state: TopicState) -> dict[str, Any]:
-    from langchain_core.messages import HumanMessage
+def _acall(graph: Callable[[], Any], units: float) -> Callable[..., Any]:
+    """call_inner as ``async def``: logs its topic for `units`, then awaits `graph()` with it
+    (the graph is built once per process) and returns its last message."""
 
-    topic = ("apples", "bananas", "cherries")[min(state.get("calls", 0), 2)]
-    with effect("call_inner", topic=topic):
-        await _asleep(0.3)
-    message = HumanMessage(content=f"tell me about {topic}")
-    out = await _stateful_wrapper_async().ainvoke({"messages": [message]})
-    return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+    async def call_inner(state: TopicState) -> dict[str, Any]:
+        from langchain_core.messages import HumanMessage
+
+        topic = ("apples", "bananas", "cherries")[min(state.get("calls", 0), 2)]
+        with effect("call_inner", topic=topic):
+            await _asleep(units)
+        message = HumanMessage(content=f"tell me about {topic}")
+        out = await graph().ainvoke({"messages": [message]})
+        return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+
+    return call_inner
 
 
 def stateful_subgraph_interrupt_async() -> StateGraph:
@@ -4553,7 +4559,7 @@ def stateful_subgraph_interrupt_async() -> StateGraph:
     stateful graph keeps its messages across the parent's invocations; the kill lands in
     the second cycle's answer.
     """
-    return chain(TopicState, ("call_inner", _acall_inner))
+    return chain(TopicState, ("call_inner", _acall(_stateful_wrapper_async, 0.3)))
 
 
 _UNSAVED_ECHO: Any = None
@@ -4576,17 +4582,6 @@ def _unsaved_echo() -> Any:
     return _UNSAVED_ECHO
 
 
-async def _acall_unsaved(state: TopicState) -> dict[str, Any]:
-    from langchain_core.messages import HumanMessage
-
-    topic = ("apples", "bananas", "cherries")[min(state.get("calls", 0), 2)]
-    with effect("call_inner", topic=topic):
-        await _asleep(1.0)
-    message = HumanMessage(content=f"tell me about {topic}")
-    out = await _unsaved_echo().ainvoke({"messages": [message]})
-    return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
-
-
 def unsaved_subgraph_async() -> StateGraph:
     """call_inner (``async def``: logs, then awaits an ``echo`` graph compiled with
     ``checkpointer=False``), run by ``ainvoke``; two fresh inputs on one thread, the second
@@ -4601,7 +4596,7 @@ def unsaved_subgraph_async() -> StateGraph:
     (1.5u after call_inner started): a kill point named echo is refused, since the first
     run, under sync, never starts it.
     """
-    return chain(TopicState, ("call_inner", _acall_unsaved))
+    return chain(TopicState, ("call_inner", _acall(_unsaved_echo, 1.0)))
 
 
 # --------------------------------------------------------------------------- round 42
