@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_durability_round8 import _judged
-from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, predict, real
 
 ALL_FORMS = ("recorder", "langgraph", "bare")
 
@@ -73,9 +72,9 @@ def test_a_retry_a_bare_log_cannot_tell_from_a_fresh_input_is_said_to_be_a_guess
     runs = load("checkpoint_recovery_async-late-0s", tmp_path)
     assert real(runs["exit"]) == (1, 1, 2)
     for form in ("recorder", "langgraph"):
-        checks = _judged("checkpoint_recovery_async-late-0s", tmp_path, (form,))
+        checks = judged("checkpoint_recovery_async-late-0s", tmp_path, (form,))
         assert [(c.right, c.lines, c.wrong, c.guessed) for c in checks] == [(5, 5, [], [])] * 2
-    bare = {c.mode: c for c in _judged("checkpoint_recovery_async-late-0s", tmp_path)}
+    bare = {c.mode: c for c in judged("checkpoint_recovery_async-late-0s", tmp_path)}
     assert bare["sync"].right == bare["sync"].lines == 5 and not bare["sync"].guessed
     exit_ = bare["exit"]
     assert exit_.wrong == [] and exit_.right == 2

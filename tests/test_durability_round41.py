@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_durability_round8 import _judged
-from whatif_kills import every_prediction_holds, figures, holds, load, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, predict, real
 
 
 def test_a_node_whose_graph_paused_is_the_task_still_due(tmp_path: Path) -> None:
@@ -21,7 +20,7 @@ def test_a_node_whose_graph_paused_is_the_task_still_due(tmp_path: Path) -> None
     answer ran again and the resume after the kill runs again too; they had been read as a
     step whose checkpoint was never saved but whose result a later one holds (not again)."""
     runs = load("stateful_subgraph_interrupt-early-0s", tmp_path)
-    checks = {c.mode: c for c in _judged("stateful_subgraph_interrupt-early-0s", tmp_path)}
+    checks = {c.mode: c for c in judged("stateful_subgraph_interrupt-early-0s", tmp_path)}
     assert checks["exit"].lines == 13
     assert checks["exit"].wrong == [] and checks["exit"].right == 13
     assert all(not c.wrong for c in checks.values())

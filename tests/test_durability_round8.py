@@ -10,26 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import CAMPAIGNS, every_prediction_holds, load, predict, real
+from whatif_kills import every_prediction_holds, judged, load, predict, real
 
-from replaylens.examples.langgraph_tests import SHAPES
 from replaylens.killtest.validate import measure_detail
 
 FULL = ("recorder", "langgraph")
-
-
-def _judged(name: str, tmp_path: Path, forms: tuple[str, ...] = ("bare",)) -> list:
-    """The verdicts (of the bare log, or `forms`) of every run of a recorded campaign (loaded into
-    `tmp_path`), judged as `validate` judges them: each line against whether its task
-    really started again."""
-    from replaylens.killtest.corpus import CorpusPoint, judge_campaign
-    from replaylens.killtest.manifest import read_manifest
-
-    c = CAMPAIGNS[name]
-    manifest = read_manifest(tmp_path / name)
-    _rows, checks, cut = judge_campaign(manifest, CorpusPoint(SHAPES[c.shape], c.kill), forms)
-    assert cut == []
-    return checks
 
 
 def test_the_answered_tool_is_the_one_that_runs_again(tmp_path: Path) -> None:
@@ -39,7 +24,7 @@ def test_the_answered_tool_is_the_one_that_runs_again(tmp_path: Path) -> None:
     runs a task again whose writes were saved by another process)."""
     runs = load("react_agent_tool_interrupt-early-0s", tmp_path)
     assert real(runs["sync"]) == (3, 1, 5)
-    checks = _judged("react_agent_tool_interrupt-early-0s", tmp_path)
+    checks = judged("react_agent_tool_interrupt-early-0s", tmp_path)
     assert {c.mode for c in checks} == {"sync", "async", "exit"}
     assert [w for c in checks for w in c.wrong] == []
     every_prediction_holds(runs)
@@ -97,6 +82,6 @@ def test_a_graph_whose_parent_step_never_landed_runs_again(tmp_path: Path) -> No
     was saved. Every line of every run gets that verdict from the full logs."""
     runs = load("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path)
     assert real(runs["async"])[1:] == (1, 2)  # the first add_task call, its start and end
-    checks = _judged("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path, FULL)
+    checks = judged("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path, FULL)
     assert {c.mode for c in checks} == {"sync", "async", "exit"} and all(c.lines for c in checks)
     assert [w for c in checks for w in c.wrong] == []

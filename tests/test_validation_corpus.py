@@ -49,7 +49,9 @@ INVOKED_IN_A_BODY = {("parent_command_nested", "node"), ("stateful_namespace_iso
                      ("stateful_subgraph_interrupt", "respond"), ("child_own_thread", "n"),
                      ("weather_subgraph", "weather_node"), ("subgraph_reenter_interrupt", "subnode_2"),
                      ("double_interrupt_subgraph", "node_2"), ("subgraphs_in_task_entrypoint", "add"),
-                     ("subgraphs_in_task_entrypoint", "multiply")}  # fmt: skip
+                     ("subgraphs_in_task_entrypoint", "multiply"),
+                     ("stateful_subgraph_interrupt_async", "process"),
+                     ("stateful_subgraph_interrupt_async", "respond")}  # fmt: skip
 """Kill points in graphs a node invokes in its body (the compiled graph does not list them)."""
 
 

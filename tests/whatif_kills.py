@@ -237,3 +237,18 @@ def every_prediction_holds(
 def real(entry: dict[str, Any]) -> tuple[int, int, int]:
     m = measure(entry)
     return (m.checkpoints, m.reruns, m.lines)
+
+
+def judged(name: str, tmp_path: Path, forms: tuple[str, ...] = ("bare",)) -> list[Any]:
+    """The verdicts (of the bare log, or `forms`) of every run of a recorded campaign (loaded
+    into `tmp_path` by `load`), judged as `validate` judges them: each line against whether
+    its task really started again."""
+    from replaylens.examples.langgraph_tests import SHAPES
+    from replaylens.killtest.corpus import CorpusPoint, judge_campaign
+    from replaylens.killtest.manifest import read_manifest
+
+    c = CAMPAIGNS[name]
+    manifest = read_manifest(tmp_path / name)
+    _rows, checks, cut = judge_campaign(manifest, CorpusPoint(SHAPES[c.shape], c.kill), forms)
+    assert cut == []
+    return checks
