@@ -4629,6 +4629,19 @@ def stateful_subgraph_latest_after_replay() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- round 43
+def three_level_stateful_forked() -> StateGraph:
+    """Round 31's three stateful levels (parent_step -> mid_node: mid_step -> inner_node:
+    inner_step, both nested graphs ``checkpointer=True``). Two inputs run to their ends; then
+    the state is edited at the newest checkpoint where parent_step was due (``update_state``,
+    a fork) and the thread run from the edit, which is killed.
+
+    Mirrors test_time_travel.py::test_three_level_nested_subgraph_loads_state_on_fork: both
+    nested levels load the state the first input left.
+    """
+    return three_level_stateful_replayed()
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5114,9 +5127,16 @@ CORPUS: tuple[Shape, ...] = (
           {"results": []}, (("parent_node", 1, 0.5), ("sub_step", 1, 0.5)),
           then=({"results": []}, fork(next="parent_node", newest=True), {"results": []}),
           kill_from=3),
+    # round 43
+    Shape("three_level_stateful_forked",
+          "test_time_travel.py::test_three_level_nested_subgraph_loads_state_on_fork",
+          {"results": []}, (("mid_step", 1, 0.5), ("inner_step", 1, 0.5)),
+          then=({"results": []},
+                fork(next="parent_step", newest=True, update={"results": ["forked"]})),
+          kill_from=2),
 )  # fmt: skip
-"""One hundred and thirty-three shapes (the last one hundred and seventeen held out, in
-forty-two rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and thirty-four shapes (the last one hundred and eighteen held out, in
+forty-three rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
