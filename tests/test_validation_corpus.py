@@ -9,6 +9,7 @@ Postgres, and holds the judgement to LangGraph's own count of the checkpoints le
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -182,6 +183,9 @@ def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
     # The what-if at the recorded mode, which heads every view: the run's own figures.
     assert not [c.figures for c in result.verdicts if c.figures], text
     assert "measured figures (checkpoints kept, tasks re-run, lines again): 6 of 6" in text
+    # The inferred reading at home: each run's own mode, predicted without the manifest.
+    own = re.search(r"recorded under: (\d+)/(\d+) inside \(not judged\)", text)
+    assert own is not None and int(own.group(2)) >= 9, text
 
 
 @pytest.mark.slow

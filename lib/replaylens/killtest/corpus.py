@@ -440,6 +440,19 @@ def _cross(rows: Sequence[CorpusRow]) -> tuple[int, int]:
     return sum(verdicts), len(verdicts)
 
 
+def _own_mode_inferred(rows: Sequence[CorpusRow]) -> tuple[int, int]:
+    """Predictions for the mode a run was recorded under, told nothing (the mode inferred):
+    inside the range that run's own mode measured. Not part of the verdict of `ok`: the
+    corpus judges cross-mode predictions; this says how the inferred reading does at home."""
+    inside = [
+        ok
+        for r in rows
+        if r.source == r.target and r.told == "inferred" and r.measured
+        for ok in r.inside()
+    ]
+    return sum(inside), len(inside)
+
+
 def _frac(pair: tuple[int, int]) -> str:
     return f"{pair[0]}/{pair[1]}" if pair[1] else "-"
 
@@ -533,7 +546,9 @@ def report(result: CorpusResult) -> str:
         f"Cross-mode predictions inside the measured range: {_frac(given)} with the recorded mode "
         f"given, {_frac(inferred)} with it inferred (all three log forms); "
         f"{unmatched(result.rows)} more had no run of the target mode that got as far before "
-        "its kill (the same effect lines), and are not judged.",
+        "its kill (the same effect lines), and are not judged. With the mode inferred, the "
+        f"predictions for the mode each run was recorded under: "
+        f"{_frac(_own_mode_inferred(result.rows))} inside (not judged).",
         f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
         f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
         f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
