@@ -314,10 +314,10 @@ def _still_due_after(
     a: Attempt, idx: _Index, later: list[Checkpoint]
 ) -> tuple[Checkpoint, Task] | None:
     """...unless the first checkpoint saved after it ended still has its node due, its output
-    not written (paused, or in flight), and the node did not start again in between: then its task never completed — it
-    paused inside a graph it called after its own lines (under exit, the invocation's save
-    on its way out; test_subgraph_persistence_async's stateful graph awaited in a node, a
-    bare log). The checkpoint and that task, else None."""
+    not written (paused, or in flight), and the node did not start again in between: then
+    its task never completed — it paused inside a graph it called after its own lines
+    (under exit, the invocation's save on its way out; test_subgraph_persistence_async's
+    stateful graph awaited in a node, a bare log). The checkpoint and that task, else None."""
     saved = [c for c in later if (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts]
     if not saved:
         return None

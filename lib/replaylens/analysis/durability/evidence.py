@@ -1972,7 +1972,10 @@ class _Held:
         run that step holds still runs, or it is the error handler of the task that ran one."""
         tops = {top for top, step in self.steps.items() if step == self.running}
         inside = [
-            b for k, v in step_att.items() if k[1] == inv and k[0].split("|")[0] in tops for b in v
+            b
+            for k, v in step_att.items()
+            if k[1] == inv and k[0].split(namespaces.NS_SEP)[0] in tops
+            for b in v
         ]
         if a.node.startswith(namespaces.ERROR_HANDLER):
             # the error handler of the task that ran the graph runs in that task's step

@@ -1022,6 +1022,7 @@ def what_if(
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
     why: list[str] = []  # what else than the recorded mode the range is over
+    exit_read: tuple[Recording, Evidence] | None = None
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
             rec,
@@ -1030,6 +1031,8 @@ def what_if(
             origin="inferred from the evidence",
         )
         cand_ev = gather(thread, attempts, status, cand_rec)
+        if cand == "exit":
+            exit_read = (cand_rec, cand_ev)  # the one reading that cannot tell unsaved graphs
         runs.append(_what_if_as(cand_rec, latency, cand_ev, thread, attempts))
         if cand_ev.raised_unsure:  # put or raised out: only the latency could tell
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
@@ -1043,9 +1046,8 @@ def what_if(
             why.append(_kinds_weak_note(unsure))
             _flag_weak_kinds(cand_ev, unsure)
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
-    if "exit" in inferred.modes:
-        exit_rec = dataclasses.replace(rec, mode="exit", origin="inferred from the evidence")
-        exit_ev = gather(thread, attempts, status, exit_rec)
+    if exit_read is not None:
+        exit_rec, exit_ev = exit_read
         out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
     for o in out.values():
         o.inference = inferred.to_json()
