@@ -143,6 +143,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("fork_branch_in_subgraph", 1, ("sync", "async"), 0.25),
         KillCampaign("checkpoint_recovery_async", 1, ("sync", "exit"), 0.0),
         KillCampaign("unsaved_subgraph_async", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("error_handlers_both_crash", 0, ("sync", "async"), 0.25),
+        KillCampaign("error_handlers_both_crash", 1, ("sync", "exit"), 0.0),
     )
 }
 

@@ -137,7 +137,10 @@ def _not_due_at(a: Attempt, latest: Checkpoint | None) -> bool:
         return False
     due = {t.node for t in latest.tasks if not t.done}
     due |= latest.command_goto
-    return bool(due) and a.node not in due
+    # A node's error handler is due with the node: the failure whose writes the crash lost
+    # happens again when the node runs again, and schedules the handler again.
+    failed = a.node.removeprefix(namespaces.ERROR_HANDLER)
+    return bool(due) and a.node not in due and not (failed != a.node and failed in due)
 
 
 DROPPED_RUN = (

@@ -4642,6 +4642,149 @@ def three_level_stateful_forked() -> StateGraph:
     return three_level_stateful_replayed()
 
 
+# --------------------------------------------------------------------------- round 44
+def _raises(name: str, fraction: float) -> Callable[..., Any]:
+    """A node that holds its effect open for `fraction` of a sleep unit, then raises."""
+
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+            raise RuntimeError(f"{name} failed")
+
+    node.__name__ = name
+    return node
+
+
+def _handler_crashing_once(name: str, failed: str, fraction: float) -> Callable[..., Any]:
+    """An error handler of `failed` that raises on its first attempt on the thread (counted
+    across processes) and recovers on the next one."""
+
+    def handler(state: ResultsState) -> dict[str, Any]:
+        attempt = _thread_attempt(name)
+        with effect(name, attempt=attempt):
+            _sleep(fraction)
+            if attempt == 1:
+                raise RuntimeError(f"{name} crash")
+        return {"results": [f"recovered:{failed}"]}
+
+    handler.__name__ = name
+    return handler
+
+
+def error_handlers_both_crash() -> StateGraph:
+    """a | b from START; both raise (a at once, b 1.5u in), each with an error handler that
+    crashes on its first attempt, so the first invocation raises; ``invoke(None)`` runs both
+    handlers again, not a or b, and is killed.
+
+    Mirrors test_retry.py::test_error_handler_resumes_after_crash_multiple_nodes: handler_a
+    starts while b is still in flight in the same superstep; the resume re-schedules each
+    handler from the failures saved as pending writes.
+    """
+    b = StateGraph(ResultsState)
+    b.add_node("a", _raises("a", 0.3), error_handler=_handler_crashing_once("handler_a", "a", 1.0))
+    b.add_node("b", _raises("b", 1.5), error_handler=_handler_crashing_once("handler_b", "b", 2.2))
+    b.add_edge(START, "a")
+    b.add_edge(START, "b")
+    return b
+
+
+def _handled_then(target: str) -> Callable[..., Any]:
+    def handler(state: Trail) -> Command[Any]:
+        with effect("handle"):
+            _sleep(1.0)
+        return Command(update={"visited": ["handled"]}, goto=target)
+
+    handler.__name__ = "handle"
+    return handler
+
+
+def retry_then_error_handler() -> StateGraph:
+    """prepare -> always_failing (RetryPolicy(max_attempts=2); both attempts raise) -> its
+    error handler (Command(goto="after_handler")) -> after_handler.
+
+    Mirrors test_retry.py::test_graph_error_handler_runs_after_retry_exhaustion: the handler
+    runs only once the retries are spent, in the failed task's superstep.
+    """
+    b = StateGraph(Trail)
+    b.add_node("prepare", _node("prepare", 0.5))
+    b.add_node("always_failing", _raises("always_failing", 1.0),
+               retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.01, jitter=False,
+                                        retry_on=RuntimeError),
+               error_handler=_handled_then("after_handler"))  # fmt: skip
+    b.add_node("after_handler", _node("after_handler", 1.0))
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "always_failing")
+    b.add_edge("after_handler", END)
+    return b
+
+
+def subgraph_fork_from_before() -> StateGraph:
+    """parent_node -> subgraph (no checkpointer of its own: step_a -> step_b) -> post_process,
+    run to its end; then the state is edited at the checkpoint where subgraph was due
+    (``update_state``, a fork) and the thread run from the edit, which is killed.
+
+    Mirrors test_time_travel.py::test_subgraph_fork_from_before: the subgraph runs again
+    with the forked state.
+    """
+    sub = chain(StepTrail, ("step_a", _node("step_a", 1.0, "value")),
+                ("step_b", _node("step_b", 1.0, "value")))  # fmt: skip
+    return chain(StepTrail, ("parent_node", _node("parent_node", 0.5, "value")),
+                 ("subgraph", sub.compile()), ("post_process", _node("post_process", 1.0, "value")))  # fmt: skip
+
+
+class DocsLoopState(TypedDict, total=False):
+    query: str
+    docs: Annotated[list[str], operator.add]
+    visited: Annotated[list[str], operator.add]
+
+
+def _rewrite(state: DocsLoopState) -> dict[str, Any]:
+    with effect("rewrite_query"):
+        _sleep(0.5)
+    return {"query": f"query: {state.get('query', '')}", "visited": ["rewrite_query"]}
+
+
+def _analyze(state: DocsLoopState) -> dict[str, Any]:
+    with effect("analyzer_one"):
+        _sleep(0.5)
+    return {"query": f"analyzed: {state.get('query', '')}", "visited": ["analyzer_one"]}
+
+
+def _decider(state: DocsLoopState) -> None:
+    """Writes nothing: the join's node that only routes."""
+    with effect("decider"):
+        _sleep(0.3)
+
+
+def join_loop_cond_edge() -> StateGraph:
+    """rewrite_query -cond-> analyzer_one -> retriever_one | retriever_two; both join into
+    decider (writes nothing), whose conditional edge goes back to rewrite_query once, then
+    to qa.
+
+    Mirrors test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge:
+    a waiting edge inside a loop, so the join fires twice, and a node that returns None.
+    """
+    b = StateGraph(DocsLoopState)
+    b.add_node("rewrite_query", _rewrite)
+    b.add_node("analyzer_one", _analyze)
+    b.add_node("retriever_one", _node("retriever_one", 1.0, "docs", ["doc1", "doc2"]))
+    b.add_node("retriever_two", _node("retriever_two", 1.8, "docs", ["doc3", "doc4"]))
+    b.add_node("decider", _decider)
+    b.add_node("qa", _node("qa", 1.0))
+    b.add_edge(START, "rewrite_query")
+    b.add_conditional_edges("rewrite_query", lambda s: ["analyzer_one", "retriever_two"],
+                            ["analyzer_one", "retriever_two"])  # fmt: skip
+    b.add_edge("analyzer_one", "retriever_one")
+    b.add_edge(["retriever_one", "retriever_two"], "decider")
+    b.add_conditional_edges(
+        "decider",
+        lambda s: "qa" if s.get("query", "").count("analyzed") > 1 else "rewrite_query",
+        ["qa", "rewrite_query"],
+    )
+    b.add_edge("qa", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5134,9 +5277,23 @@ CORPUS: tuple[Shape, ...] = (
           then=({"results": []},
                 fork(next="parent_step", newest=True, update={"results": ["forked"]})),
           kill_from=2),
+    # round 44
+    Shape("error_handlers_both_crash",
+          "test_retry.py::test_error_handler_resumes_after_crash_multiple_nodes",
+          {"results": []}, (("__error_handler__a", 1, 0.5), ("__error_handler__b", 1, 1.6)),
+          then=(None,), kill_from=1),
+    Shape("retry_then_error_handler",
+          "test_retry.py::test_graph_error_handler_runs_after_retry_exhaustion",
+          {"visited": []}, (("always_failing", 1, 1.5), ("after_handler", 1, 0.5))),
+    Shape("subgraph_fork_from_before", "test_time_travel.py::test_subgraph_fork_from_before",
+          {"value": []}, (("step_a", 1, 0.5), ("post_process", 1, 0.5)),
+          then=(fork(next="subgraph", update={"value": ["forked"]}),), kill_from=1),
+    Shape("join_loop_cond_edge",
+          "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge",
+          {"query": "what is weather in sf"}, (("retriever_two", 2, 1.0), ("qa", 1, 0.5))),
 )  # fmt: skip
-"""One hundred and thirty-four shapes (the last one hundred and eighteen held out, in
-forty-three rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and thirty-eight shapes (the last one hundred and twenty-two held out, in
+forty-four rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 

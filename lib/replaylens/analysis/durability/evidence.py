@@ -264,6 +264,9 @@ class Evidence:
     line's end), in a last invocation that reads as paused but was killed a given time after
     that node started, while the pause was being saved (`_killed_while_pausing`); else None."""
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
+    handled_later: set[int] = field(default_factory=set)
+    """id() of failures whose error handler a later invocation ran (`handled_on_resume`):
+    under sync and async their writes are put as they end."""
     pushed_by_command: set[int] = field(default_factory=set)
     """id() of attempts a `Command` sent at a resume scheduled (its ``goto``): due only through
     the writes it hangs off the checkpoint with no task of its own, which exit never saves
@@ -402,6 +405,30 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
     return out
 
 
+def handled_on_resume(attempts: list[Attempt], handlers: dict[int, Attempt]) -> set[int]:
+    """id() of failures whose node's error handler first ran in a later invocation.
+
+    When another task of the step raises first (its own handler crashed, say), the loop
+    gives up the step before a failure that ends after it gets its handler; but under sync
+    and async that failure's ``__error__`` and ``__error_source_node__`` writes are still
+    put as it ends (the executor waits for the tasks in flight), and a resume runs its
+    handler, not the node (``_resume_error_handlers_if_applicable``;
+    test_retry.py::test_error_handler_resumes_after_crash_multiple_nodes). The log shows it
+    as a failure whose handler starts in another process; the database, as a failed task
+    whose writes name its source node. Under exit the invocation's one save is made as the
+    step is given up, before such a failure ends: nothing of it lands."""
+    taken = {id(f) for f in handlers.values()}
+    out: set[int] = set()
+    for a in attempts:
+        if a.outcome != "failed" or id(a) in taken:
+            continue
+        name = f"{namespaces.ERROR_HANDLER}{a.node}"
+        later = any(h.node == name and h.pid != a.pid and h.start_ts > a.end_ts for h in attempts)
+        if later or (a.task is not None and a.task.status == "handled"):
+            out.add(id(a))
+    return out
+
+
 def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
     """Failed attempts LangGraph retried inside their step (`RetryPolicy`), each mapped to
     the attempt that retried it.
@@ -493,7 +520,9 @@ def _pushed_by_command(
     ``branch:to:<node>`` write hangs off that checkpoint with no task of its own (the null
     task id), and a resume applies it before preparing the step (``_first``); under exit a
     killed resume saved none of it, and a resume after the crash does not run the node there.
-    Not for an `@entrypoint` (its calls are no due tasks of any checkpoint)."""
+    Not for an `@entrypoint` (its calls are no due tasks of any checkpoint), nor for a
+    node's error handler: the failure it handles scheduled it, and when that failure was not
+    saved its node runs again, fails again, and schedules the handler again."""
     if thread is None or thread.root is None or _entrypoint_node(thread) is not None:
         return set()
     root = [c for c in thread.root.checkpoints if c.step is not None]
@@ -501,6 +530,8 @@ def _pushed_by_command(
     for a in attempts:
         ns, inv, step = step_of.get(id(a), ("?", 0, -9))
         if ns != "" or a.logged_ns or not (0 < inv < len(kinds)) or kinds[inv] != "resume":
+            continue
+        if a.node.startswith(namespaces.ERROR_HANDLER):
             continue
         before = [
             c for c in root if c.step == step - 1 and (taken_at(c) or a.start_ts) < a.start_ts
@@ -2211,9 +2242,9 @@ def gather(
             "a task began again from its top in a later invocation (its work before "
             "interrupt() logged twice): its earlier run paused and its step did not complete"
         )
-    if retried:
+    if retries:
         used.append(
-            f"{len(retried)} failed attempt(s) retried inside their step (RetryPolicy): "
+            f"{len(retries)} failed attempt(s) retried inside their step (RetryPolicy): "
             "the same task started again by the same process"
         )
     retry_of = {id(b): a for a in attempts if id(a) in retries for b in [retries[id(a)]]}
@@ -2709,6 +2740,7 @@ def gather(
         container,
         killed_earlier,
         retried=retried,
+        handled_later=handled_on_resume(attempts, handlers),
         failed_calls=failed_calls,
         kinds_weak=weak,
         pushed_by_command=_pushed_by_command(thread, attempts, step_of, kinds),

@@ -572,10 +572,19 @@ def schedule(
                 landed.add(key)
     for a in ev.attempts:
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
+        # A failure RetryPolicy retried in the step does not stop the task; one whose error
+        # handler a later invocation ran was put as it ended, under sync and async.
         if any(
-            (b.outcome != "finished" and id(b) not in ev.retried) or id(b) in ev.halted for b in run
-        ):  # a failure RetryPolicy retried in the step does not stop the task
+            (
+                b.outcome != "finished"
+                and id(b) not in ev.retried
+                and (mode == "exit" or id(b) not in ev.handled_later)
+            )
+            or id(b) in ev.halted
+            for b in run
+        ):
             continue
+
         if id(run[-1]) in ev.failed_calls:
             continue  # a call that failed saves an error, and runs again on a resume
         end = max(b.end_ts for b in run)
