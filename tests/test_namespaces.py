@@ -192,6 +192,23 @@ def test_an_error_handler_runs_in_its_failed_tasks_loop_not_below_it() -> None:
     )
 
 
+def test_the_builders_default_error_handler_runs_in_the_failed_tasks_loop() -> None:
+    """``set_node_defaults(error_handler=...)`` adds one handler node,
+    ``__default_error_handler__``, for every node; LangGraph hands it
+    ``fail_a:<id>|__default_error_handler__:<hid>``, whatever node failed. The failed task's
+    segment is not a subgraph; a handler's own segment below another handler's is."""
+    default = namespaces.DEFAULT_ERROR_HANDLER
+    own = namespaces.task_namespace(f"fail_a:1f|{default}:ab", default, None)
+    assert (own.checkpoint_ns, own.task_id) == ("", "ab")
+    stripped = namespaces.task_namespace("sub:9|fail_b:2e", default, "ab")
+    assert (stripped.checkpoint_ns, stripped.task_id) == ("sub:9", "ab")
+    assert namespaces.handles(default, "fail_a") and namespaces.handles(default, "fail_b")
+    assert not namespaces.handles(default, "__error_handler__fail_a")
+    assert not namespaces.handles("__error_handler__fail_a", "fail_b")
+    below = namespaces.task_namespace(f"__error_handler__x:1f|{default}:ab", default, None)
+    assert below.checkpoint_ns == "__error_handler__x:1f"
+
+
 def test_a_second_graph_invoked_by_one_task_is_a_loop_beside_the_first() -> None:
     """LangGraph appends a call counter when one task starts a second graph
     (``pregel/_loop.py``: ``subgraph_counter``): read from a real run, that namespace is run

@@ -145,6 +145,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("unsaved_subgraph_async", 0, ("sync", "async", "exit"), 0.0),
         KillCampaign("error_handlers_both_crash", 0, ("sync", "async"), 0.25),
         KillCampaign("error_handlers_both_crash", 1, ("sync", "exit"), 0.0),
+        KillCampaign("default_error_handler", 0, ("sync", "exit"), 0.0),
+        KillCampaign("stateful_subgraph_replay_then_resume", 0, ("sync", "exit"), 0.25),
+        KillCampaign("error_handlers_per_node", 1, ("sync", "exit"), 0.0),
     )
 }
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.namespaces import ERROR_HANDLER
+from replaylens.namespaces import is_error_handler
 from replaylens.sources import CheckpointRecord, ThreadRows, WriteRecord
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
@@ -139,7 +139,7 @@ class Task:
         a fresh handler task for each handled failure and runs it, without re-applying the
         writes a handler that finished had saved (``pregel/_loop.py``,
         ``_resume_error_handlers_if_applicable``, LangGraph 1.2)."""
-        if self.node.startswith(ERROR_HANDLER):
+        if is_error_handler(self.node):
             return False
         return self.status in ("finished", "handled")
 

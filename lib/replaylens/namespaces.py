@@ -159,6 +159,22 @@ def call_siblings(checkpoint_ns: str, known: Container[str]) -> list[str]:
 ERROR_HANDLER = "__error_handler__"
 """How LangGraph 1.2 names the node of an ``add_node(..., error_handler=...)``:
 ``__error_handler__<node>`` (``graph/state.py``)."""
+DEFAULT_ERROR_HANDLER = "__default_error_handler__"
+"""The one handler node ``StateGraph.set_node_defaults(error_handler=...)`` adds: it takes
+the failure of every node that has no handler of its own (``graph/state.py``)."""
+
+
+def is_error_handler(node: str | None) -> bool:
+    """Is `node` an error handler's node, a node's own or the builder's default one?"""
+    return bool(node) and (str(node).startswith(ERROR_HANDLER) or node == DEFAULT_ERROR_HANDLER)
+
+
+def handles(handler: str, node: str) -> bool:
+    """Can error-handler node `handler` take `node`'s failure: it is the node's own handler,
+    or the builder's default one (which takes no handler's failure)."""
+    if handler == DEFAULT_ERROR_HANDLER:
+        return bool(node) and not is_error_handler(node)
+    return handler == f"{ERROR_HANDLER}{node}"
 
 
 def _handler_home(place: TaskPlace, node: str | None) -> TaskPlace:
@@ -166,11 +182,12 @@ def _handler_home(place: TaskPlace, node: str | None) -> TaskPlace:
     its step are that loop's), but LangGraph hands it a namespace one level below the
     failed task's (``pregel/_algo.py``, ``prepare_node_error_handler_task`` builds it from
     the failed task's config): ``charge:<id>|__error_handler__charge:<id>``. That extra
-    segment, named after the failed node, is not a subgraph."""
-    if not node or not node.startswith(ERROR_HANDLER):
+    segment, named after the failed node, is not a subgraph (the default handler's too:
+    ``fail_a:<id>|__default_error_handler__:<id>``)."""
+    if not node or not is_error_handler(node):
         return place
     head, sep, last = place.checkpoint_ns.rpartition(NS_SEP)
-    if last.partition(NS_END)[0] != node[len(ERROR_HANDLER) :]:
+    if not handles(node, last.partition(NS_END)[0]):
         return place
     return TaskPlace(head if sep else "", place.task_id, place.form)
 

@@ -511,18 +511,28 @@ def _error_handlers(cp: Checkpoint, tasks: list[Task]) -> list[Task]:
         return []
     by_id = {t.task_id: t for t in tasks}
     out: list[Task] = []
-    for failed in tasks:
-        if failed.status != "handled" or not failed.node:
-            continue
-        name = f"{namespaces.ERROR_HANDLER}{failed.node}"
+    step = rec.step + 1
+
+    def handler_id(failed: Task, name: str) -> str:
         own = f"{failed.node}:{failed.task_id}"
         home = f"{rec.checkpoint_ns}|{own}" if rec.checkpoint_ns else own
-        step = rec.step + 1
-        tid = task_id(rec.v, rec.checkpoint_id, f"{home}|{name}", str(step), name, PUSH,
-                      HANDLER_PATH, failed.task_id)  # fmt: skip
-        if tid in by_id:
-            by_id[tid].node = by_id[tid].node or name
+        return task_id(rec.v, rec.checkpoint_id, f"{home}|{name}", str(step), name, PUSH,
+                       HANDLER_PATH, failed.task_id)  # fmt: skip
+
+    handled = [t for t in tasks if t.status == "handled" and t.node]
+    # The node's own handler, or the builder's default one (`set_node_defaults`): the id a
+    # saved handler's writes carry tells which; a thread where one is the default is taken to
+    # hand every failure to it.
+    default = any(handler_id(t, namespaces.DEFAULT_ERROR_HANDLER) in by_id for t in handled)
+    for failed in handled:
+        own_name = f"{namespaces.ERROR_HANDLER}{failed.node}"
+        names = (namespaces.DEFAULT_ERROR_HANDLER, own_name) if default else (own_name,)
+        found = next((n for n in names if handler_id(failed, n) in by_id), None)
+        if found is not None:
+            by_id[handler_id(failed, found)].node = found
             continue
+        name = names[0]
+        tid = handler_id(failed, name)
         path = f"~{PULL}, {failed.node}, {HANDLER_PATH}, {0:010d}"  # False prints as 0000000000
         out.append(Task(name, tid, "push", step, path,
                         note=f"the error handler of {failed.node}: a resume runs it for the saved failure"))  # fmt: skip

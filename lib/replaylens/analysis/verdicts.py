@@ -139,8 +139,10 @@ def _not_due_at(a: Attempt, latest: Checkpoint | None) -> bool:
     due |= latest.command_goto
     # A node's error handler is due with the node: the failure whose writes the crash lost
     # happens again when the node runs again, and schedules the handler again.
-    failed = a.node.removeprefix(namespaces.ERROR_HANDLER)
-    return bool(due) and a.node not in due and not (failed != a.node and failed in due)
+    with_node = namespaces.is_error_handler(a.node) and any(
+        namespaces.handles(a.node, n) for n in due
+    )
+    return bool(due) and a.node not in due and not with_node
 
 
 DROPPED_RUN = (

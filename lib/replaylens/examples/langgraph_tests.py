@@ -4785,6 +4785,108 @@ def join_loop_cond_edge() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 45
+class RouteState(TypedDict, total=False):
+    route: str
+    foo: Annotated[list[str], operator.add]
+
+
+def _route_by_command(state: RouteState) -> Command[Any]:
+    with effect("route_node"):
+        _sleep(0.5)
+    return Command(goto=state["route"])
+
+
+def _default_handler(state: RouteState) -> Command[Any]:
+    with effect("default_handler"):
+        _sleep(1.0)
+    return Command(update={"foo": ["handled"]}, goto="report")
+
+
+def default_error_handler() -> StateGraph:
+    """route_node (Command(goto=state["route"])) -> fail_a | fail_b, both raising; the
+    builder's defaults give every node ``RetryPolicy(max_attempts=2)`` and one error handler
+    (``set_node_defaults``), which routes to report. Two fresh inputs on one thread (fail_a,
+    then fail_b), the second killed.
+
+    Mirrors test_retry.py::test_set_node_defaults_error_handler_catches_all_nodes and
+    ::test_set_node_defaults_combined_retry_and_error_handler: the retries are spent first,
+    then the one handler node, ``__default_error_handler__``, takes the failure of any node.
+    """
+    b = StateGraph(RouteState)
+    b.set_node_defaults(
+        retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.01, jitter=False,
+                                 retry_on=RuntimeError),
+        error_handler=_default_handler,
+    )  # fmt: skip
+    b.add_node("route_node", _route_by_command, destinations=("fail_a", "fail_b"))
+    b.add_node("fail_a", _raises("fail_a", 0.6))
+    b.add_node("fail_b", _raises("fail_b", 1.0))
+    b.add_node("report", _node("report", 1.0, "foo"))
+    b.add_edge(START, "route_node")
+    b.add_edge("report", END)
+    return b
+
+
+def subgraph_first_interrupt_travel() -> StateGraph:
+    """Round 40's graph (executor, a ``checkpointer=True`` subgraph: step_a -> ask_1 ->
+    ask_2, each asking before it logs), both questions answered and the run ended; then the
+    thread is run from the subgraph's own checkpoint where ask_1 was due, which asks ask_1's
+    question again; its answer's run (ask_1, then ask_2 asking again) and the next answer's
+    are where the kills land.
+
+    Mirrors test_time_travel.py::test_subgraph_time_travel_to_first_interrupt: step_a does
+    not run again; both questions are asked again.
+    """
+    return subgraph_second_interrupt_travel()
+
+
+def stateful_subgraph_replay_then_resume() -> StateGraph:
+    """parent_node -> sub_node (a ``checkpointer=True`` subgraph whose one node, step_a, asks
+    before it logs) -> parent_end. Two inputs, each answered; then the thread is run again from
+    the newest checkpoint where sub_node was due, which asks again, and the answer's run is
+    killed.
+
+    Mirrors test_time_travel.py::test_subgraph_replay_loads_accumulated_state_then_resume:
+    the replayed subgraph loads the state its run in that input began with, asks again, and
+    resumes to its end.
+    """
+    sub = chain(ValueTrail, ("step_a", _asks("step_a", "question_a")))
+    return chain(
+        ResultsState,
+        ("parent_node", _node("parent_node", 0.5, "results")),
+        ("sub_node", sub.compile(checkpointer=True)),
+        ("parent_end", _node("parent_end", 1.0, "results")),
+    )
+
+
+def _handler_of(name: str) -> Callable[..., Any]:
+    def handler(state: RouteState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(1.0)
+        return {"foo": [name]}
+
+    handler.__name__ = name
+    return handler
+
+
+def error_handlers_per_node() -> StateGraph:
+    """route_node -> (conditional edge on state["route"]) fail_a | fail_b, each raising, each
+    with its own error handler. Two fresh inputs on one thread (fail_a, then fail_b), the
+    second killed.
+
+    Mirrors test_retry.py::test_node_error_handlers_route_to_matching_handler: each failure
+    goes to its own node's handler.
+    """
+    b = StateGraph(RouteState)
+    b.add_node("route_node", _node("route_node", 0.5, "foo", []))
+    b.add_node("fail_a", _raises("fail_a", 0.6), error_handler=_handler_of("handler_a"))
+    b.add_node("fail_b", _raises("fail_b", 1.2), error_handler=_handler_of("handler_b"))
+    b.add_edge(START, "route_node")
+    b.add_conditional_edges("route_node", lambda s: s["route"], ["fail_a", "fail_b"])
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5291,9 +5393,28 @@ CORPUS: tuple[Shape, ...] = (
     Shape("join_loop_cond_edge",
           "test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge",
           {"query": "what is weather in sf"}, (("retriever_two", 2, 1.0), ("qa", 1, 0.5))),
+    # round 45
+    Shape("default_error_handler",
+          "test_retry.py::test_set_node_defaults_error_handler_catches_all_nodes",
+          {"route": "fail_a", "foo": []}, (("fail_b", 1, 1.5), ("report", 1, 0.5)),
+          then=({"route": "fail_b", "foo": []},), kill_from=1),
+    Shape("subgraph_first_interrupt_travel",
+          "test_time_travel.py::test_subgraph_time_travel_to_first_interrupt",
+          {"value": []}, (("ask_1", 1, 0.5), ("ask_2", 1, 1.0)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(ns="executor", next="ask_1"),), kill_from=4),
+    Shape("stateful_subgraph_replay_then_resume",
+          "test_time_travel.py::test_subgraph_replay_loads_accumulated_state_then_resume",
+          {"results": []}, (("step_a", 1, 0.5), ("parent_end", 1, 0.5)),
+          resume_value="a", has_resume_value=True,
+          then=({"results": []}, fork(next="sub_node", newest=True)), kill_from=5),
+    Shape("error_handlers_per_node",
+          "test_retry.py::test_node_error_handlers_route_to_matching_handler",
+          {"route": "fail_a", "foo": []}, (("fail_b", 1, 0.5), ("__error_handler__fail_b", 1, 0.5)),
+          then=({"route": "fail_b", "foo": []},), kill_from=1),
 )  # fmt: skip
-"""One hundred and thirty-eight shapes (the last one hundred and twenty-two held out, in
-forty-four rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and forty-two shapes (the last one hundred and twenty-six held out, in
+forty-five rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 

@@ -387,13 +387,13 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
     out: dict[int, Attempt] = {}
     taken: set[int] = set()
     for h in ordered:
-        if not h.node.startswith(namespaces.ERROR_HANDLER):
+        if not namespaces.is_error_handler(h.node):
             continue
-        failed = h.node[len(namespaces.ERROR_HANDLER) :]
+        failed = h.node.removeprefix(namespaces.ERROR_HANDLER)
         before = [
             a
             for a in ordered
-            if (a.node == failed or _inside_task(a, failed, None))
+            if (namespaces.handles(h.node, a.node) or _inside_task(a, failed, None))
             and a.outcome == "failed"
             and a.pid == h.pid
             and a.end_ts <= h.start_ts + 1e-6
@@ -422,8 +422,10 @@ def handled_on_resume(attempts: list[Attempt], handlers: dict[int, Attempt]) -> 
     for a in attempts:
         if a.outcome != "failed" or id(a) in taken:
             continue
-        name = f"{namespaces.ERROR_HANDLER}{a.node}"
-        later = any(h.node == name and h.pid != a.pid and h.start_ts > a.end_ts for h in attempts)
+        later = any(
+            namespaces.handles(h.node, a.node) and h.pid != a.pid and h.start_ts > a.end_ts
+            for h in attempts
+        )
         if later or (a.task is not None and a.task.status == "handled"):
             out.add(id(a))
     return out
@@ -531,7 +533,7 @@ def _pushed_by_command(
         ns, inv, step = step_of.get(id(a), ("?", 0, -9))
         if ns != "" or a.logged_ns or not (0 < inv < len(kinds)) or kinds[inv] != "resume":
             continue
-        if a.node.startswith(namespaces.ERROR_HANDLER):
+        if namespaces.is_error_handler(a.node):
             continue
         before = [
             c for c in root if c.step == step - 1 and (taken_at(c) or a.start_ts) < a.start_ts
@@ -1719,19 +1721,22 @@ def _silent_starts(
     then the root's copy) after the previous run's last line, up to the copy it ran from.
     What landed before that is the previous run's end-of-run save, however late a slow store
     wrote it (test_3_levels_deep_middle_has_interrupts at 0.25 s a write: 0.26 and 0.51 s
-    after the last line)."""
+    after the last line). The root's checkpoint is the last that save makes (a loop saves on
+    its way out after the loops below it), so any checkpoint taken after the first root one
+    past the previous run's last line is this run's too: under exit the copy is saved only
+    as the run stops, after the subgraph checkpoints of its own pause
+    (test_subgraph_replay_loads_accumulated_state_then_resume)."""
     out: dict[int, float] = {}
     for inv, (_step, copied) in copies.items():
         if inv == 0 or groups[inv] or not groups[inv - 1]:
             continue
         prev_end = max(a.end_ts for a in groups[inv - 1])
-        made = [
-            t
-            for c in db_cps
-            if c.source in EDIT_SOURCES
-            for t in [taken_at(c)]
-            if t is not None and prev_end < t <= copied
-        ]
+        stamps = [(c, t) for c in db_cps for t in [taken_at(c)] if t is not None]
+        made = [t for c, t in stamps if c.source in EDIT_SOURCES and prev_end < t <= copied]
+        prev_save = min((t for c, t in stamps if not c.checkpoint_ns and prev_end < t < copied),
+                        default=None)  # fmt: skip
+        if prev_save is not None:
+            made += [t for _c, t in stamps if prev_save < t <= copied]
         if made:
             out[inv] = min(made)
     return out
@@ -2201,8 +2206,9 @@ def gather(
     # A failure its caller caught (an entrypoint's `try` around a call) or its task handled
     # (a ToolNode's error message) ends neither its step nor its invocation either.
     by_start = sorted(attempts, key=lambda x: x.start_ts)
-    failed_calls = _caught_failures(by_start, _entrypoint_node(thread) is not None)
-    caught = failed_calls | _handled_in_task(by_start, pauses)
+    # A failure a node's error handler took is not one of them: the handler is what went on.
+    failed_calls = _caught_failures(by_start, _entrypoint_node(thread) is not None) - handled
+    caught = failed_calls | (_handled_in_task(by_start, pauses) - handled)
     if caught:
         used.append(
             f"{len(caught)} failed effect(s) the process went on from at once (a caught call, a "
@@ -2252,9 +2258,7 @@ def gather(
     # loop, whose step never completed (no put), though it ended no invocation.
     by_id = {id(a): a for a in attempts}
     raised_through = {
-        id(f)
-        for hid, f in handlers.items()
-        if by_id[hid].node[len(namespaces.ERROR_HANDLER) :] != f.node
+        id(f) for hid, f in handlers.items() if not namespaces.handles(by_id[hid].node, f.node)
     }
     if handlers:
         used.append(

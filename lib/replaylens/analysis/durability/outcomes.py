@@ -235,7 +235,7 @@ def lost_input_attempts(
 def _handler(a: Attempt) -> bool:
     """An error handler's attempt: a resume from the checkpoint before its step runs it
     again, saved writes or not (`Task.done`)."""
-    return a.node.startswith(namespaces.ERROR_HANDLER)
+    return namespaces.is_error_handler(a.node)
 
 
 def _runs_again(

@@ -633,6 +633,8 @@ def _queued_writes(ev: Evidence) -> dict[int, float | None]:
     for st in () if ev.functional else ev.steps:
         tasks: dict[tuple[str, object], list[Attempt]] = {}
         for a in st.attempts:
+            if namespaces.is_error_handler(a.node):
+                continue  # it starts once its failure's writes are put, not when a worker frees
             key = (a.node, a.task_id if a.task_id is not None else ev.ordinal.get(id(a)))
             tasks.setdefault(key, []).append(a)
         if len(tasks) < 2 or any(a.logged_ns and namespaces.NS_END in a.logged_ns
