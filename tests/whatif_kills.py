@@ -148,6 +148,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("default_error_handler", 0, ("sync", "exit"), 0.0),
         KillCampaign("stateful_subgraph_replay_then_resume", 0, ("sync", "exit"), 0.25),
         KillCampaign("error_handlers_per_node", 1, ("sync", "exit"), 0.0),
+        KillCampaign("multiple_subgraphs_same", 1, ("sync", "exit"), 0.0),
     )
 }
 

@@ -4887,6 +4887,106 @@ def error_handlers_per_node() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 46
+def three_level_first_interrupt_forked() -> StateGraph:
+    """Round 36's three levels (outer, a ``checkpointer=True`` subgraph whose one node inner is
+    another: step_a -> ask_1 -> ask_2, each asking before it logs), both questions answered
+    and the run ended; then the innermost graph's own checkpoint where ask_1 was due is
+    edited (``update_state``, a fork) and the thread run from the edit, which asks ask_1's
+    question again; its answer's run and the next answer's are where the kills land.
+
+    Mirrors test_time_travel.py::test_3_levels_deep_time_travel_to_first_interrupt (its
+    second scenario, the fork): step_a does not run again; both questions are asked again.
+    """
+    return inner_checkpoint_replayed()
+
+
+def _adds(name: str, op: Callable[[int, int], int]) -> Any:
+    """A compiled graph of one node `name` that logs, then writes ``op(a, b)`` to result."""
+
+    def node(state: MixedState) -> dict[str, Any]:
+        with effect(name):
+            _sleep(0.8)
+        return {"result": op(state["a"], state["b"])}
+
+    node.__name__ = name
+    return chain(MixedState, (name, node)).compile()
+
+
+def multiple_subgraphs_same() -> StateGraph:
+    """call_same_subgraph (invokes the graph `add` twice, one after the other) ->
+    call_multiple_subgraphs (invokes `add`, then `multiply`), each graph one node that logs.
+
+    Mirrors test_pregel.py::test_multiple_subgraphs: StateGraphs with no checkpointer of
+    their own invoked inside a node inherit the thread's, each run under the node's task
+    namespace with LangGraph's call counter after the first (``call_same_subgraph:<id>``,
+    then ``|1``).
+    """
+    add = _adds("add", operator.add)
+    multiply = _adds("multiply", operator.mul)
+
+    def call_same_subgraph(state: MixedState) -> dict[str, Any]:
+        first = add.invoke({"a": state["a"], "b": state["b"]})["result"]
+        second = add.invoke({"a": first, "b": 10})["result"]
+        return {"result": second, "visited": ["call_same_subgraph"]}
+
+    def call_multiple_subgraphs(state: MixedState) -> dict[str, Any]:
+        added = add.invoke({"a": state["a"], "b": state["b"]})["result"]
+        multiplied = multiply.invoke({"a": state["a"], "b": state["b"]})["result"]
+        return {"result": added + multiplied, "visited": ["call_multiple_subgraphs"]}
+
+    return chain(MixedState, ("call_same_subgraph", call_same_subgraph),
+                 ("call_multiple_subgraphs", call_multiple_subgraphs))  # fmt: skip
+
+
+# --------------------------------------------------------------------------- round 47
+def _add_then_check(state: dict[str, Any]) -> int:
+    """The test's add_one then raise_if_above_10: a total above 4 fails once with a
+    ConnectionError (RetryPolicy retries it), a total above 10 raises ValueError."""
+    total = state["total"] + state["input"]
+    attempt = _thread_attempt("one") if total > 4 else 0
+    with effect("one", total=total, attempt=attempt):
+        _sleep(1.0)
+        if attempt == 1:
+            raise ConnectionError("I will be retried")
+        if total > 10:
+            raise ValueError("Input is too large")
+    return total
+
+
+def pregel_retry_turns(checkpointer: Any) -> Any:
+    """A raw `Pregel` node one (reads input and total, writes output and total), with the
+    graph's ``RetryPolicy``; inputs 2, then 3, whose first attempt fails and is retried: the
+    kills land in the first attempt and in the retry (the inputs 7, whose total passes 10 and
+    raises, and 1 follow when a run is not killed).
+
+    Mirrors test_pregel.py::test_invoke_checkpoint_two: a `BinaryOperatorAggregate` total
+    kept across turns, a retry inside a step, and a turn whose failure saves nothing of it.
+    """
+    from langgraph.channels import BinaryOperatorAggregate, LastValue
+    from langgraph.pregel import NodeBuilder, Pregel
+
+    one = (
+        NodeBuilder()
+        .subscribe_to("input")
+        .read_from("total")
+        .do(_add_then_check)
+        .write_to("output", "total")
+    )
+    return Pregel(
+        nodes={"one": one},
+        channels={
+            "total": BinaryOperatorAggregate(int, operator.add),
+            "input": LastValue(int),
+            "output": LastValue(int),
+        },
+        input_channels="input",
+        output_channels="output",
+        checkpointer=checkpointer,
+        retry_policy=RetryPolicy(initial_interval=0.01, jitter=False),
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5412,9 +5512,20 @@ CORPUS: tuple[Shape, ...] = (
           "test_retry.py::test_node_error_handlers_route_to_matching_handler",
           {"route": "fail_a", "foo": []}, (("fail_b", 1, 0.5), ("__error_handler__fail_b", 1, 0.5)),
           then=({"route": "fail_b", "foo": []},), kill_from=1),
+    # round 46
+    Shape("three_level_first_interrupt_forked",
+          "test_time_travel.py::test_3_levels_deep_time_travel_to_first_interrupt",
+          {"value": []}, (("ask_1", 1, 0.5), ("ask_2", 1, 1.0)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(ns="outer|inner", next="ask_1", update={"value": ["forked"]}),), kill_from=4),
+    Shape("multiple_subgraphs_same", "test_pregel.py::test_multiple_subgraphs",
+          {"a": 2, "b": 3}, (("call_same_subgraph", 1, 1.2), ("call_multiple_subgraphs", 1, 1.2))),
+    # round 47
+    Shape("pregel_retry_turns", "test_pregel.py::test_invoke_checkpoint_two",
+          2, (("one", 1, 0.5), ("one", 1, 1.5)), then=(3, 7, 1), kill_from=1),
 )  # fmt: skip
-"""One hundred and forty-two shapes (the last one hundred and twenty-six held out, in
-forty-five rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and forty-five shapes (the last one hundred and twenty-nine held out, in
+forty-seven rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 

@@ -666,6 +666,15 @@ def base_space(key: str) -> str:
     )
 
 
+def node_path(key: str) -> str:
+    """A namespace key without instance marks and call counters: ``p~1#2|inner`` ->
+    ``p|inner``: the nodes down to the loop, whichever run or call of them it was."""
+    return namespaces.NS_SEP.join(
+        seg.partition(INSTANCE)[0].partition(namespaces.CALL)[0]
+        for seg in key.split(namespaces.NS_SEP)
+    )
+
+
 def space_keys(
     thread: Thread | None, attempts: list[Attempt], *, below_tasks: bool = False
 ) -> Callable[[str | None], str]:
@@ -2981,6 +2990,9 @@ def _place_nested(
     # Of each node path (`base_space`), the holder of its last run and when that run ended:
     # a run that begins after it is the parent's next task (a loop's next round).
     before_me: dict[tuple[str, int], tuple[int, float]] = {}
+    # Of each loop with subgraphs below it, its latest step that held a run: that step, when
+    # the last run it holds ended, and the node paths of those runs.
+    step_runs: dict[tuple[str, int], tuple[int, float, set[str]]] = {}
     still: set[tuple[str, int, int]] = set()  # parent steps with a run that had not ended
     for ns, inv, keys in runs:
         first = min(a.start_ts for k in keys for a in step_att[k])
@@ -3035,9 +3047,31 @@ def _place_nested(
         path_run = before_me.get((base_space(ns), inv))
         if path_run is not None and path_run[1] <= first:
             holder = max(holder, path_run[0] + 1)
+        held = step_runs.get((parent, inv))
+        if (
+            held is not None
+            and not calls
+            and holder <= held[0]
+            and node_path(ns) not in held[2]
+            and held[1] <= first
+        ):
+            # another node's run that began after every run its step held had ended: the
+            # tasks of one step start together, so this is the next step's task
+            # (test_pregel.py::test_multiple_subgraphs: call_same_subgraph, then
+            # call_multiple_subgraphs, each invoking graphs, with no line of their own)
+            holder = held[0] + 1
+        elif held is not None and not calls and holder < held[0] and node_path(ns) in held[2]:
+            holder = held[0]  # a later call or worker of a task that step holds
         previous[(ns, inv)] = holder
         ends = [a.end_ts if a.outcome == "finished" else inf for k in keys for a in step_att[k]]
         before_me[(base_space(ns), inv)] = (holder, max(ends, default=inf))
+        if not calls:
+            was = step_runs.get((parent, inv))
+            if was is None or holder > was[0]:
+                step_runs[(parent, inv)] = (holder, max(ends, default=inf), {node_path(ns)})
+            elif holder == was[0]:
+                was[2].add(node_path(ns))
+                step_runs[(parent, inv)] = (holder, max(was[1], *ends), was[2])
         if calls:
             # calls of the parent task: they belong to the parent's step (for calls aligned
             # with their saved results, the step of the loop that saved them)

@@ -15,6 +15,7 @@ from replaylens.analysis.durability.evidence import (
     Step,
     base_space,
     handled_failures,
+    node_path,
     retried_in_step,
     task_run,
 )
@@ -228,15 +229,8 @@ def _side_by_side(a: str, b: str) -> bool:
         return False
     for mine, theirs in zip(a.split("|"), b.split("|"), strict=False):
         if mine != theirs:  # where the two lanes part: one node's calls or rounds, or two nodes
-            return _node_path(mine) != _node_path(theirs)
+            return node_path(mine) != node_path(theirs)
     return False
-
-
-def _node_path(lane: str) -> str:
-    """A lane without its instance marks and call counters: ``p~1#2|inner`` -> ``p|inner``."""
-    return "|".join(
-        seg.partition(INSTANCE)[0].partition(namespaces.CALL)[0] for seg in lane.split("|")
-    )
 
 
 class _Clock:
