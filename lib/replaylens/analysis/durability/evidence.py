@@ -3053,10 +3053,11 @@ def _place_nested(
             and not calls
             and holder <= held[0]
             and node_path(ns) not in held[2]
-            and held[1] <= first
+            and held[1] <= began
         ):
-            # another node's run that began after every run its step held had ended: the
-            # tasks of one step start together, so this is the next step's task
+            # another node's run that began (its own input checkpoint, where the database
+            # has it) after every run its step held had ended: the tasks of one step start
+            # together, so this is the next step's task
             # (test_pregel.py::test_multiple_subgraphs: call_same_subgraph, then
             # call_multiple_subgraphs, each invoking graphs, with no line of their own)
             holder = held[0] + 1
