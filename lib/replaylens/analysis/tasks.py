@@ -527,12 +527,13 @@ def _error_handlers(cp: Checkpoint, tasks: list[Task]) -> list[Task]:
     for failed in handled:
         own_name = f"{namespaces.ERROR_HANDLER}{failed.node}"
         names = (namespaces.DEFAULT_ERROR_HANDLER, own_name) if default else (own_name,)
-        found = next((n for n in names if handler_id(failed, n) in by_id), None)
+        ids = {n: handler_id(failed, n) for n in names}
+        found = next((n for n in names if ids[n] in by_id), None)
         if found is not None:
-            by_id[handler_id(failed, found)].node = found
+            by_id[ids[found]].node = found
             continue
         name = names[0]
-        tid = handler_id(failed, name)
+        tid = ids[name]
         path = f"~{PULL}, {failed.node}, {HANDLER_PATH}, {0:010d}"  # False prints as 0000000000
         out.append(Task(name, tid, "push", step, path,
                         note=f"the error handler of {failed.node}: a resume runs it for the saved failure"))  # fmt: skip

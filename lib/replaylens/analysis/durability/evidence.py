@@ -418,13 +418,14 @@ def handled_on_resume(attempts: list[Attempt], handlers: dict[int, Attempt]) -> 
     whose writes name its source node. Under exit the invocation's one save is made as the
     step is given up, before such a failure ends: nothing of it lands."""
     taken = {id(f) for f in handlers.values()}
+    handler_runs = [h for h in attempts if namespaces.is_error_handler(h.node)]
     out: set[int] = set()
     for a in attempts:
         if a.outcome != "failed" or id(a) in taken:
             continue
         later = any(
             namespaces.handles(h.node, a.node) and h.pid != a.pid and h.start_ts > a.end_ts
-            for h in attempts
+            for h in handler_runs
         )
         if later or (a.task is not None and a.task.status == "handled"):
             out.add(id(a))
