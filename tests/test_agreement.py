@@ -262,6 +262,11 @@ def test_every_view_of_a_sample_thread_agrees(db: str, tid: str) -> None:
     assert_views_agree(db, tid)
 
 
+_ALL_RECORDINGS = tuple(
+    sorted(p.parent.name for p in (REPO / "tests" / "whatif_kills").glob("*/manifest.json"))
+)
+
+
 def _held_out_threads() -> list[tuple[str, str]]:
     """(database, thread id) of recorded kills of the held-out rounds (`tests/whatif_kills/`):
     a run from an earlier checkpoint (a forked history), graphs a node invokes one after
@@ -279,35 +284,52 @@ def _held_out_threads() -> list[tuple[str, str]]:
     again from before it (34); an `@entrypoint` thread that begins with `update_state`, a
     kill while a pause was being saved (37); a run from the middle graph's own checkpoint
     (38); a subgraph run again under a new task id from an edit, a failed `async def` node
-    retried by a second input (39)."""
+    retried by a second input (39); an entrypoint's `@task` call cut off or raising (the
+    checkpoint does not name it, and time travel from the latest checkpoint runs it again),
+    a lost step's task that ran a graph; error handlers crashing, the builder's default
+    handler, handlers per node (44, 45), a silent replay under exit (45), two nodes each
+    invoking a graph (46). REPLAYLENS_AGREEMENT=full takes every recorded campaign."""
     out: list[tuple[str, str]] = []
     for name in (
-        "fork_replay-late-0.25s",
-        "parent_command_nested-early-0s",
-        "stateful_subgraph_interrupt-early-0s",
-        "delta_channel_turns-early-0s",
-        "subgraph_reenter_interrupt-early-0s",
-        "parallel_interrupts_double-early-0s",
-        "multiple_subgraphs_functional-late-0s",
-        "subgraph_replay_then_resume-late-0s",
-        "double_interrupt_subgraph-late-0s",
-        "interrupt_update_resume-early-0s",
-        "error_handler_subgraph_async-late-0s",
-        "sequential_interrupts_fork-early-0s",
-        "replay_before_interrupt-early-0.25s",
-        "stateful_subgraph_replayed_tick-late-0.25s",
-        "parallel_stateful_subgraphs_replayed-early-0.25s",
-        "copy_fork_interrupt-early-0s",
-        "subgraphs_in_task_entrypoint-early-0s",
-        "three_level_stateful_replayed-late-0.25s",
-        "subgraph_checkpoint_replayed-early-0s",
-        "three_level_middle_interrupts-late-0.25s",
-        "two_interrupts_replayed-early-0s",
-        "entrypoint_update_state-early-0.25s",
-        "stateful_subgraph_forked_turns-late-0.25s",
-        "middle_checkpoint_replayed-early-0s",
-        "fork_branch_in_subgraph-late-0.25s",
-        "checkpoint_recovery_async-late-0s",
+        _ALL_RECORDINGS
+        if FULL
+        else (
+            "fork_replay-late-0.25s",
+            "parent_command_nested-early-0s",
+            "stateful_subgraph_interrupt-early-0s",
+            "delta_channel_turns-early-0s",
+            "subgraph_reenter_interrupt-early-0s",
+            "parallel_interrupts_double-early-0s",
+            "multiple_subgraphs_functional-late-0s",
+            "subgraph_replay_then_resume-late-0s",
+            "double_interrupt_subgraph-late-0s",
+            "interrupt_update_resume-early-0s",
+            "error_handler_subgraph_async-late-0s",
+            "sequential_interrupts_fork-early-0s",
+            "replay_before_interrupt-early-0.25s",
+            "stateful_subgraph_replayed_tick-late-0.25s",
+            "parallel_stateful_subgraphs_replayed-early-0.25s",
+            "copy_fork_interrupt-early-0s",
+            "subgraphs_in_task_entrypoint-early-0s",
+            "three_level_stateful_replayed-late-0.25s",
+            "subgraph_checkpoint_replayed-early-0s",
+            "three_level_middle_interrupts-late-0.25s",
+            "two_interrupts_replayed-early-0s",
+            "entrypoint_update_state-early-0.25s",
+            "stateful_subgraph_forked_turns-late-0.25s",
+            "middle_checkpoint_replayed-early-0s",
+            "fork_branch_in_subgraph-late-0.25s",
+            "checkpoint_recovery_async-late-0s",
+            "imp_exception-late-0s",
+            "tasks_before_interrupts-early-0s",
+            "multiple_subgraphs_mixed_state_graph-early-0.25s",
+            "error_handlers_both_crash-early-0.25s",
+            "error_handlers_both_crash-late-0s",
+            "default_error_handler-early-0s",
+            "stateful_subgraph_replay_then_resume-early-0.25s",
+            "error_handlers_per_node-late-0s",
+            "multiple_subgraphs_same-late-0s",
+        )
     ):
         folder = REPO / "tests" / "whatif_kills" / name
         for run in json.loads((folder / "manifest.json").read_text())["runs"]:

@@ -56,8 +56,10 @@ class TimeTravel:
     again: list[tuple[Attempt, Again]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     lost: list[TaskAgain] = field(default_factory=list)
-    """Tasks of steps after the anchor whose checkpoint never landed, which run again after
-    the anchor's tasks (from the latest checkpoint only: they follow it)."""
+    """From the latest checkpoint only, the root tasks a plain resume runs again that the anchor
+    does not hold, which run after its tasks: those of steps whose checkpoint never landed, and
+    the `@task` calls a re-run entrypoint makes again (a call that raised or was cut off left
+    no write, so the checkpoint does not name it)."""
     due_below: list[TaskAgain] = field(default_factory=list)
     """From the latest checkpoint: the tasks a plain resume re-runs inside the anchor's
     subgraphs, also those with no line in the log (a node that asks before it logs)."""
@@ -153,7 +155,7 @@ class TimeTravel:
                 {
                     "node": t.node,
                     "task_id": t.task_id,
-                    "status_before": "step whose checkpoint was lost",
+                    "status_before": t.why,
                 }
                 for t in self.lost
             ],
@@ -164,6 +166,19 @@ class TimeTravel:
             "sentence": self.sentence(),
             "notes": self.notes,
         }
+
+
+def _not_held(anchor: Checkpoint, again: list[TaskAgain]) -> list[TaskAgain]:
+    """The plain resume's tasks that run after the anchor's own: a lost step's tasks in any
+    namespace, and root tasks the anchor does not name (a lost step's task whose id is unknown,
+    an entrypoint's `@task` call that left no write)."""
+    held = {t.task_id for t in anchor.tasks}
+    return [
+        t
+        for t in again
+        if t.why == "step whose checkpoint was lost"
+        or (not t.checkpoint_ns and (t.task_id is None or t.task_id not in held))
+    ]
 
 
 def _anchor(thread: Thread, target: Checkpoint) -> Checkpoint | None:
@@ -226,8 +241,13 @@ def preview(
     from_latest = root is not None and root.latest is not None and anchor is root.latest
     again: list[tuple[Attempt, Again]] = []
     for a in attempts:
+        if from_latest and a.verdict in ("replays", "restart"):
+            # From the latest checkpoint, time travel runs all a plain resume runs, and more:
+            # it reuses no saved write (a graph run by a lost step's task included).
+            again.append((a, "certain"))
+            continue
         if a.alignment in ("orphaned", "after-latest") and a.verdict in ("replays", "restart"):
-            again.append((a, "certain" if from_latest else "likely"))
+            again.append((a, "likely"))
             continue
         if a.checkpoint is None:
             continue
@@ -262,7 +282,7 @@ def preview(
         abandoned,
         again,
         notes,
-        [t for t in lost or [] if t.why == "step whose checkpoint was lost"] if from_latest else [],
+        _not_held(anchor, lost or []) if from_latest else [],
         [t for t in lost or [] if t.checkpoint_ns and t.why == "re-run in the resume step"]
         if from_latest
         else [],

@@ -46,7 +46,8 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
                 "tasks re-run",
                 tt.task_count,
                 help="Every task due at the checkpoint, finished ones too (a plain resume reuses those), "
-                "then, from the latest checkpoint, the tasks of the steps whose checkpoint was lost.",
+                "then, from the latest checkpoint, what a plain resume runs after them: the tasks of the "
+                "steps whose checkpoint was lost and the @task calls the entrypoint makes again.",
             )
             m[1].metric(
                 "writes ignored",
