@@ -4987,6 +4987,134 @@ def pregel_retry_turns(checkpointer: Any) -> Any:
     )
 
 
+# --------------------------------------------------------------------------- round 48
+def _draining(name: str, fraction: float = 1.0) -> Callable[..., Any]:
+    """A node that, on its first attempt on the thread, asks the run to drain as a worker's
+    SIGTERM handler would (``runtime.control.request_drain``): the loop stops before the
+    next step and the invoke raises ``GraphDrained``; the next ``invoke(None)`` goes on."""
+
+    def node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        if _thread_attempt(name) == 1:
+            runtime.control.request_drain("sigterm")
+        return {"visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def drain_then_resume() -> StateGraph:
+    """first (asks to drain) -> second -> third; the drained run stops before second, and
+    ``invoke(None)`` goes on from there.
+
+    Mirrors test_runtime.py::test_drain_with_exit_durability_persists_resume_checkpoint: a
+    drained run is an invocation that ends between steps without a raise from any node, and
+    under exit it saves the checkpoint the next invocation resumes from.
+    """
+    return chain(OuterState, ("first", _draining("first", 0.5)), ("second", _node("second")),
+                 ("third", _node("third")))  # fmt: skip
+
+
+def drain_from_subgraph() -> StateGraph:
+    """child (child_first asks to drain -> child_second; ``checkpointer=True``) ->
+    parent_second.
+
+    Mirrors test_runtime.py::test_drain_from_subgraph_can_resume_parent: the drain stops the
+    subgraph between its steps, GraphDrained bubbles out through the parent's task, and
+    ``invoke(None)`` re-enters the subgraph at child_second.
+    """
+    child = chain(OuterState, ("child_first", _draining("child_first", 0.5)),
+                  ("child_second", _node("child_second")))  # fmt: skip
+    b = StateGraph(OuterState)
+    b.add_node("child", child.compile(checkpointer=True))
+    b.add_node("parent_second", _node("parent_second"))
+    b.add_edge(START, "child")
+    b.add_edge("child", "parent_second")
+    b.add_edge("parent_second", END)
+    return b
+
+
+# --------------------------------------------------------------------------- round 49
+def _timing_out_once(name: str, fraction: float) -> Callable[..., Any]:
+    """An ``async def`` node whose first attempt on the thread hangs (four units, past the
+    two-unit idle timeout its ``TimeoutPolicy`` sets), so LangGraph cancels it; the retry
+    holds its effect open for `fraction` of a unit and returns."""
+
+    async def node(state: dict[str, Any]) -> dict[str, Any]:
+        attempt = _thread_attempt(name)
+        with effect(name, attempt=attempt):
+            await _asleep(4.0 if attempt == 1 else fraction)
+        return {"visited": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def timeout_then_retry() -> StateGraph:
+    """prepare -> flaky (``timeout=TimeoutPolicy(idle_timeout=2u)``, ``RetryPolicy`` on
+    ``NodeTimeoutError``: its first attempt hangs and is cancelled, the second runs) ->
+    finish; run with ``ainvoke``.
+
+    Mirrors test_retry.py::test_state_graph_add_node_timeout_composes_with_retry: a timed-out
+    attempt is cancelled mid-effect (its line ends in an error), and the retry is the same
+    task in the same superstep.
+    """
+    from langgraph.errors import NodeTimeoutError
+    from langgraph.types import TimeoutPolicy
+
+    idle = 2 * (settings.get_float(ENV_SLEEP, 0.0) or 0.05)
+    b = StateGraph(Trail)
+    b.add_node("prepare", _anode("prepare", 0.5))
+    b.add_node("flaky", _timing_out_once("flaky", 1.0), timeout=TimeoutPolicy(idle_timeout=idle),
+               retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.0, jitter=False,
+                                        retry_on=NodeTimeoutError))  # fmt: skip
+    b.add_node("finish", _anode("finish", 1.0))
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "flaky")
+    b.add_edge("flaky", "finish")
+    b.add_edge("finish", END)
+    return b
+
+
+async def _work(payload: dict[str, Any]) -> dict[str, Any]:
+    """A `Send` worker: item 1 hangs on its first attempt on the thread (four units, past
+    the two-unit idle timeout its `Send` carries) and is cancelled, then retried; the others
+    hold their effect open for one unit."""
+    item = payload["item"]
+    attempt = _thread_attempt(f"work{item}") if item == 1 else 1
+    with effect("work", item=item, attempt=attempt):
+        await _asleep(4.0 if (item == 1 and attempt == 1) else 1.0)
+    return {"visited": [f"work{item}"]}
+
+
+def send_timeout_retry() -> StateGraph:
+    """START -> Send("work", {"item": i}) x3, item 1's Send with ``timeout=TimeoutPolicy(
+    idle_timeout=2u)`` -> reduce; ``work`` retries ``NodeTimeoutError``; run with ``ainvoke``.
+
+    Mirrors test_retry.py::test_send_timeout_overrides_target_node_timeout: the timeout a
+    `Send` carries holds for its worker alone; here the cancelled worker is retried while
+    its siblings' writes are already saved against the step.
+    """
+    from langgraph.errors import NodeTimeoutError
+    from langgraph.types import TimeoutPolicy
+
+    idle = 2 * (settings.get_float(ENV_SLEEP, 0.0) or 0.05)
+
+    def fan_out(state: dict[str, Any]) -> list[Send]:
+        return [Send("work", {"item": i}, timeout=TimeoutPolicy(idle_timeout=idle) if i == 1 else None)
+                for i in range(3)]  # fmt: skip
+
+    b = StateGraph(Trail)
+    b.add_node("work", _work, retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.0,
+               jitter=False, retry_on=NodeTimeoutError))  # fmt: skip
+    b.add_node("reduce", _anode("reduce", 1.0))
+    b.add_conditional_edges(START, fan_out, ["work"])
+    b.add_edge("work", "reduce")
+    b.add_edge("reduce", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5523,9 +5651,19 @@ CORPUS: tuple[Shape, ...] = (
     # round 47
     Shape("pregel_retry_turns", "test_pregel.py::test_invoke_checkpoint_two",
           2, (("one", 1, 0.5), ("one", 1, 1.5)), then=(3, 7, 1), kill_from=1),
+    Shape("drain_then_resume",
+          "test_runtime.py::test_drain_with_exit_durability_persists_resume_checkpoint",
+          {"visited": []}, (("second", 1, 0.5), ("third", 1, 0.5)), then=(None,), kill_from=1),
+    Shape("drain_from_subgraph", "test_runtime.py::test_drain_from_subgraph_can_resume_parent",
+          {"visited": []}, (("child_second", 1, 0.5), ("parent_second", 1, 0.5)),
+          then=(None,), kill_from=1),
+    Shape("timeout_then_retry", "test_retry.py::test_state_graph_add_node_timeout_composes_with_retry",
+          {"visited": []}, (("flaky", 1, 2.5), ("finish", 1, 0.5)), api="ainvoke"),
+    Shape("send_timeout_retry", "test_retry.py::test_send_timeout_overrides_target_node_timeout",
+          {"visited": []}, (("work", 2, 2.5), ("reduce", 1, 0.5)), api="ainvoke"),
 )  # fmt: skip
-"""One hundred and forty-five shapes (the last one hundred and twenty-nine held out, in
-forty-seven rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and forty-nine shapes (the last one hundred and thirty-three held out, in
+forty-nine rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
