@@ -19,7 +19,14 @@ import pytest
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, form_log
 from replaylens.killtest import UPDATE_STATE
 from replaylens.killtest.campaign import load_graph_nodes
-from replaylens.killtest.corpus import CorpusPoint, CorpusResult, failures, report, run_corpus
+from replaylens.killtest.corpus import (
+    JUDGED_FORMS,
+    CorpusPoint,
+    CorpusResult,
+    failures,
+    report,
+    run_corpus,
+)
 from replaylens.killtest.harness import scoped_environ
 
 
@@ -176,10 +183,11 @@ def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
     # The recorder's own log with the mode told: every cross-mode prediction inside.
     told = [f for f in failures(result) if " | recorder | given | " in f]
     assert not told, text
-    # Every verdict at the recorded mode, full and bare logs alike.
+    # Every verdict at the recorded mode, full and bare logs and the trace alike.
     wrong = [w for c in result.verdicts for w in c.wrong]
     assert not wrong, text
-    assert {c.form for c in result.verdicts} == set(LOG_FORMS)
+    assert {c.form for c in result.verdicts} == set(JUDGED_FORMS)
+    assert "span lines with traces" in text
     # The what-if at the recorded mode, which heads every view: the run's own figures.
     assert not [c.figures for c in result.verdicts if c.figures], text
     assert "measured figures (checkpoints kept, tasks re-run, lines again): 6 of 6" in text

@@ -1,6 +1,6 @@
 """`replaylens validate --corpus langgraph-tests`: the what-if on graphs this project did not write.
 
-The corpus is `replaylens.examples.langgraph_tests`: eighty-nine graph shapes modelled on
+The corpus is `replaylens.examples.langgraph_tests`: graph shapes modelled on
 LangGraph's own test suite, each logging every effect three ways (this project's
 recorder, LangGraph's own config values copied verbatim, bare lines). Each shape is
 killed at an early and a late node under sync, async and exit, at each checkpoint write
@@ -17,6 +17,12 @@ child, kill-on-event and resume as `replaylens killtest`). Then, per killed run:
   happen again or not (its attempt's verdict); the truth is whether its task started
   again in the real resume. A line of the langgraph or bare log is matched to the
   recorder's line of the same effect by its time stamp (the three are written with one).
+
+A fourth form is what a tracer sees (`trace`): the task spans LangGraph's callbacks report
+(the ones LangSmith, Langfuse and OpenTelemetry exports carry, and `replaylens convert`
+turns into a log), one start and one end per task, written by the kill-test child for the
+killed run and for the resume. A trace names no effect, so its figures are measured on the
+trace itself: the tasks whose spans start again after the kill, and their span lines.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from replaylens.analysis.attempts import group_attempts
 from replaylens.analysis.durability import MODES, Mode
 from replaylens.effects.parse import read_effects
 from replaylens.errors import ReplaylensError
-from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, LogForm, Shape, form_log
+from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, Shape, form_log
 from replaylens.killtest.validate import (
     Row,
     _task_of,
@@ -45,6 +51,11 @@ from replaylens.killtest.validate import (
 )
 
 Told = Literal["given", "inferred"]
+JudgedForm = Literal["recorder", "langgraph", "bare", "trace"]
+JUDGED_FORMS: tuple[JudgedForm, ...] = (*LOG_FORMS, "trace")
+"""The log forms each run is judged from: the three the nodes write, and the trace."""
+TRACE_AT_KILL, TRACE_WHOLE = "at-kill.callbacks.effects.jsonl", "callbacks.effects.jsonl"
+"""The kill-test child's callbacks log (task spans) as the kill left it, and with the resume."""
 CORPUS_NAME = "langgraph-tests"
 SLEEP = 0.4
 """Seconds of one sleep unit: the corpus's node durations and kill delays are multiples."""
@@ -105,7 +116,7 @@ def points(shapes: Sequence[str] = (), reduced: bool = False) -> list[CorpusPoin
 class CorpusRow(Row):
     """A `Row` of one log form, told the recorded mode or not."""
 
-    form: LogForm = "recorder"
+    form: JudgedForm = "recorder"
     told: Told = "given"
     shape: str = ""
     when: str = ""
@@ -120,7 +131,7 @@ class VerdictCheck:
     when: str
     mode: Mode
     latency: float
-    form: LogForm
+    form: JudgedForm
     run: str
     lines: int = 0
     right: int = 0
@@ -223,28 +234,51 @@ def _own_figures(pred: Any, real: tuple[int, int, int]) -> str:
     return f"predicted {said}, measured {real[0]} {real[1]} {real[2]} (kept, re-run, lines)"
 
 
+def traced(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The run as its trace shows it (both logs the callbacks' task spans), or None when the
+    run has no trace (recorded before the child wrote one)."""
+    at_kill = Path(entry["effects_at_kill"]).with_name(TRACE_AT_KILL)
+    whole = Path(entry["effects"]).with_name(TRACE_WHOLE)
+    if not (at_kill.is_file() and whole.is_file()):
+        return None
+    return {**entry, "effects_at_kill": str(at_kill), "effects": str(whole)}
+
+
+def form_path(entry: dict[str, Any], form: JudgedForm) -> Path:
+    """The log of a run's `form` as the kill left it."""
+    if form == "trace":
+        return Path(entry["effects_at_kill"]).with_name(TRACE_AT_KILL)
+    return form_log(entry["effects_at_kill"], form)
+
+
 def judge_campaign(
-    manifest: dict[str, Any], point: CorpusPoint, forms: Sequence[LogForm] = LOG_FORMS
+    manifest: dict[str, Any], point: CorpusPoint, forms: Sequence[JudgedForm] = JUDGED_FORMS
 ) -> tuple[list[CorpusRow], list[VerdictCheck], list[str]]:
     """Rows and verdict checks of one campaign (its run paths already absolute), and the runs
     whose log forms the kill left with different line counts (a kill between the appends of
-    one line): those forms of those runs are not judged."""
+    one line): those forms of those runs are not judged. The trace is measured on itself."""
     killed = [e for e in manifest["runs"] if e["killed"]]
-    measured: dict[int, tuple[int, int, int]] = {}
-    preds: dict[tuple[int, LogForm, Told], Any] = {}
+    measured: dict[tuple[int, bool], tuple[int, int, int]] = {}
+    truths: dict[tuple[int, bool], dict[tuple[str, str, str], bool]] = {}
+    preds: dict[tuple[int, JudgedForm, Told], Any] = {}
     checks: list[VerdictCheck] = []
     cut: list[str] = []
     for e in killed:
-        truth, m = _again_truth(e)
-        measured[id(e)] = (m.checkpoints, m.reruns, m.lines)
+        for as_trace, run in ((False, e), (True, traced(e) if "trace" in forms else None)):
+            if run is not None:
+                truth, m = _again_truth(run)
+                truths[(id(e), as_trace)] = truth
+                measured[(id(e), as_trace)] = (m.checkpoints, m.reruns, m.lines)
         delay = float(e.get("kill_delay") or 0.0)
         node = str(e.get("kill_at") or "").rpartition(":")[0] or None
-        sizes = {f: _size(form_log(e["effects_at_kill"], f)) for f in forms}
+        sizes = {f: _size(form_log(e["effects_at_kill"], f)) for f in forms if f != "trace"}
         for form in forms:
-            log = str(form_log(e["effects_at_kill"], form))
-            if not Path(log).is_file() and sizes[form] == sizes.get("recorder", 0) == 0:
+            if (id(e), form == "trace") not in measured:
+                continue  # no trace of this run
+            log = str(form_path(e, form))
+            if not Path(log).is_file() and sizes.get(form, 0) == sizes.get("recorder", 0) == 0:
                 Path(log).touch()  # killed before any node logged: that form's file was never made
-            if sizes[form] != sizes.get("recorder", sizes[form]):
+            if form != "trace" and sizes[form] != sizes.get("recorder", sizes[form]):
                 cut.append(f"{Path(e['effects_at_kill']).parent.name} ({form}: {sizes[form]} lines, "
                            f"recorder: {sizes['recorder']})")  # fmt: skip
                 continue
@@ -253,8 +287,10 @@ def judge_campaign(
             preds[(id(e), form, "inferred")] = numbers(plan_for(e, log))
             check = VerdictCheck(point.label, point.shape.name, point.when, e["mode"],
                                  float(e["put_latency"]), form, Path(e["effects_at_kill"]).parent.name)  # fmt: skip
-            _check_verdicts(e, given, truth, check)
-            check.figures = _own_figures(numbers(given)[e["mode"]], measured[id(e)])
+            _check_verdicts(e, given, truths[(id(e), form == "trace")], check)
+            check.figures = _own_figures(
+                numbers(given)[e["mode"]], measured[(id(e), form == "trace")]
+            )
             checks.append(check)
     rows: list[CorpusRow] = []
     sig = {id(e): run_progress(e) for e in killed}
@@ -274,8 +310,9 @@ def judge_campaign(
                                     and (id(e), form, told) in preds]  # fmt: skip
                             row.predicted = [p[0] for p in mine]
                             row.races = [p[1] for p in mine]
-                            row.measured = [measured[id(e)] for e in here
-                                            if e["mode"] == tgt and sig[id(e)] == point_sig]  # fmt: skip
+                            row.measured = [measured[(id(e), form == "trace")] for e in here
+                                            if e["mode"] == tgt and sig[id(e)] == point_sig
+                                            and (id(e), form == "trace") in measured]  # fmt: skip
                             if row.predicted:
                                 rows.append(row)
     return rows, checks, cut
@@ -309,7 +346,7 @@ def run_corpus(
     out: Path,
     *,
     backend: Literal["sqlite", "postgres"] = "sqlite",
-    forms: Sequence[LogForm] = LOG_FORMS,
+    forms: Sequence[JudgedForm] = JUDGED_FORMS,
     sleep: float = SLEEP,
     reuse: bool = False,
     progress: Callable[[str], None] | None = None,
@@ -376,7 +413,7 @@ def _run_point(
     out: Path,
     result: CorpusResult,
     dsn: str | None,
-    forms: Sequence[LogForm],
+    forms: Sequence[JudgedForm],
     sleep: float,
     reuse: bool,
     progress: Callable[[str], None] | None,
@@ -538,27 +575,31 @@ def wide_ranges(result: CorpusResult) -> list[str]:
 def report(result: CorpusResult) -> str:
     given = _cross([r for r in result.rows if r.told == "given"])
     inferred = _cross([r for r in result.rows if r.told == "inferred"])
-    full = [c for c in result.verdicts if c.form != "bare"]
+    full = [c for c in result.verdicts if c.form in ("recorder", "langgraph")]
     bare = [c for c in result.verdicts if c.form == "bare"]
+    trace = [c for c in result.verdicts if c.form == "trace"]
+    forms = ", ".join(dict.fromkeys(r.form for r in result.rows))
     lines = [
         f"Corpus {CORPUS_NAME} on {result.backend}: {result.kills} kills "
         f"({result.not_killed} runs finished before the kill point and are not judged).",
         f"Cross-mode predictions inside the measured range: {_frac(given)} with the recorded mode "
-        f"given, {_frac(inferred)} with it inferred (all three log forms); "
+        f"given, {_frac(inferred)} with it inferred (log forms: {forms}); "
         f"{unmatched(result.rows)} more had no run of the target mode that got as far before "
         "its kill (the same effect lines), and are not judged. With the mode inferred, the "
         f"predictions for the mode each run was recorded under: "
         f"{_frac(_own_mode_inferred(result.rows))} inside (not judged).",
         f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
         f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
-        f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs "
+        f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs, "
+        f"{sum(c.right for c in trace)} of {sum(c.lines for c in trace)} span lines with traces "
         f"({sum(c.by_class for c in result.verdicts)} lines of parallel starts the log cannot tell "
         "apart judged by how many of them happen again); "
         f"{sum(len(c.guessed) for c in result.verdicts)} more lines were said to be a guess the "
         "evidence cannot settle (read as running again) and did not run again.",
         "What-if at the recorded mode equal to the measured figures (checkpoints kept, tasks "
         f"re-run, lines again): {sum(not c.figures for c in full)} of {len(full)} runs' full "
-        f"logs, {sum(not c.figures for c in bare)} of {len(bare)} bare ones.",
+        f"logs, {sum(not c.figures for c in bare)} of {len(bare)} bare ones, "
+        f"{sum(not c.figures for c in trace)} of {len(trace)} traces.",
         "",
         "## Per graph shape (cross-mode predictions inside / judged; verdict lines right / lines)",
         "",

@@ -575,7 +575,8 @@ def register_validate(sub: Any) -> None:
         default="",
         metavar="NAME",
         help="Validate on a corpus of graphs this project did not write: langgraph-tests "
-        "(shapes modelled on LangGraph's own tests, logs in three forms).",
+        "(shapes modelled on LangGraph's own tests, judged from logs in three forms and from "
+        "the task spans a tracer sees).",
     )
     p.add_argument(
         "--backend",
