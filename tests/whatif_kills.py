@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from replaylens.analysis.durability import Recording
-from replaylens.examples.langgraph_tests import form_log
 from replaylens.killtest.validate import manifest_recording, measure, plan_for
 
 ROOT = Path(__file__).resolve().parent / "whatif_kills"
@@ -149,6 +148,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("stateful_subgraph_replay_then_resume", 0, ("sync", "exit"), 0.25),
         KillCampaign("error_handlers_per_node", 1, ("sync", "exit"), 0.0),
         KillCampaign("multiple_subgraphs_same", 1, ("sync", "exit"), 0.0),
+        KillCampaign("drain_from_subgraph", 1, ("sync", "exit"), 0.0),
+        KillCampaign("timeout_then_retry", 1, ("sync", "exit"), 0.0),
+        KillCampaign("three_level_first_interrupt_forked", 0, ("sync", "exit"), 0.0),
     )
 }
 
@@ -192,7 +194,9 @@ def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
 def plan(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> Any:
     """The resume plan of one recording (its verdicts, its what-if), its log written in
     `form`, told its mode as a manifest tells it (or not)."""
-    log = str(form_log(entry["effects_at_kill"], form))
+    from replaylens.killtest.corpus import form_path
+
+    log = str(form_path(entry, form))
     node = str(entry["kill_at"]).rpartition(":")[0]
     rec = manifest_recording(entry, float(entry["kill_delay"]), node) if given else Recording()
     return plan_for(entry, log, rec)
@@ -237,11 +241,17 @@ def every_prediction_holds(
                     if same_progress and run_progress(r) != run_progress(src):
                         continue
                     o = outcomes[target]
-                    assert holds(o, real(r)), (src["mode"], form, given, target, o.race)
+                    assert holds(o, real(r, form)), (src["mode"], form, given, target, o.race)
 
 
-def real(entry: dict[str, Any]) -> tuple[int, int, int]:
-    m = measure(entry)
+def real(entry: dict[str, Any], form: str = "recorder") -> tuple[int, int, int]:
+    """What the real resume of a recording re-ran, counted in `form`'s terms (a trace's
+    task spans, or the effect lines the other forms share)."""
+    from replaylens.killtest.corpus import traced
+
+    as_traced = traced(entry) if form == "trace" else entry
+    assert as_traced is not None, "the recording has no trace"
+    m = measure(as_traced)
     return (m.checkpoints, m.reruns, m.lines)
 
 

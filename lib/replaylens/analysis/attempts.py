@@ -78,6 +78,10 @@ class Attempt:
     """Start lines of the open attempts of its node the log could not tell apart when a
     later line was paired by order (itself included): which of them is still open, or
     failed, is a guess; how many are is not."""
+    superseded_at: float | None = None
+    """When the next attempt of the same task started while this one's own closing line had
+    not come yet (a trace reports a timed-out attempt's error after its retry's start): the
+    attempt had ended by then, since one task runs one attempt at a time."""
 
     def flag(self, why: str) -> None:
         """Record that a choice about this attempt was a guess, and why."""
@@ -103,7 +107,8 @@ class Attempt:
 
     @property
     def end_ts(self) -> float:
-        return self.lines[-1].ts
+        last = self.lines[-1].ts
+        return last if self.superseded_at is None else min(last, self.superseded_at)
 
     @property
     def outcome(self) -> str:
@@ -290,6 +295,9 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
                 inside[-1].lines.append(line)
                 continue
         if line.phase == "start":
+            for before in _own_spans_open(line, place.task_id, open_by_key.get(key, [])):
+                if before.superseded_at is None:
+                    before.superseded_at = line.ts
             current = Attempt(
                 line.thread_id, line.node, logged_ns, line.step, place.task_id, line.pid
             )
@@ -299,7 +307,9 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             open_by_key.setdefault(key, []).append(current)
             last_by_key[key] = current
             continue
-        current = _pair(line, open_by_key.get(key, []))
+        late = [a for a in _own_spans_open(line, place.task_id, open_by_key.get(key, []))
+                if a.superseded_at is not None]  # fmt: skip
+        current = late[0] if late else _pair(line, open_by_key.get(key, []))
         if current is None and key in last_by_key and _fits(last_by_key[key], _line_keys(line))[0]:
             current = last_by_key[key]
         if current is None:
@@ -315,6 +325,18 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             if line.describes_task or not current.lines[0].describes_task:
                 open_by_key[key].remove(current)
     return attempts
+
+
+def _own_spans_open(line: EffectLine, task_id: str | None, open_: list[Attempt]) -> list[Attempt]:
+    """The open attempts `line` (a task's own span line, with its task id) may close or
+    supersede, oldest first. One task runs one attempt at a time, so a second start of a task
+    whose first attempt is still open in a trace is its retry, and the first closing line
+    that comes next is the first attempt's (LangGraph reports a timed-out attempt's error
+    after the retry's start): paired in order, no guess. Effect lines nest (an effect inside
+    another of the same task), so only task span lines are paired this way."""
+    if not (task_id and line.describes_task):
+        return []
+    return [a for a in open_ if a.lines[0].describes_task]
 
 
 def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:

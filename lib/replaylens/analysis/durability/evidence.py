@@ -177,6 +177,11 @@ def _silent_replays(
             t = taken_at(c)
             if t is None or not ended < t < first.start_ts:
                 continue
+            if {u.task_id for u in c.tasks} & {a.task_id for a in groups[inv - 1] if a.task_id}:
+                # The run before logged tasks of this copy (a trace shows even a node that
+                # asks before its first line): it began with the copy, which exit saved as it
+                # ended; no run went silent.
+                continue
             paused = {
                 u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
             }
@@ -987,11 +992,26 @@ def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int
         if a.task_id is None and any(node == a.node for node, _tid in errors):
             continue
         if a.task is not None and a.task.done and a.task.status == "finished":
-            out.add(id(a))  # the database holds the task's own writes: it returned
-            continue
+            if not _run_again_later(a, ordered[i + 1 :]):
+                out.add(id(a))  # the database holds the task's own writes: it returned
+                continue
         if _went_on_at_once(a, ordered[i + 1 :], lambda b, a=a: b.node != a.node):
             out.add(id(a))
     return out
+
+
+def _run_again_later(failed: Attempt, later: list[Attempt]) -> bool:
+    """Did the same task start again after `failed` ended, in another process? Then the writes
+    the database holds for that task may be the later run's (a task a drain stopped, and the
+    next invocation ran to its end: the trace shows the first run's error, then the run that
+    returned), and they do not say the failure was handled."""
+    return failed.task_id is not None and any(
+        b.task_id == failed.task_id
+        and b.node == failed.node
+        and b.pid != failed.pid
+        and b.start_ts >= failed.end_ts
+        for b in later
+    )
 
 
 def _caught_failures(ordered: list[Attempt], entrypoint: bool = False) -> set[int]:
@@ -2913,8 +2933,10 @@ def _begins_anew(
         return False
     if inv not in replayed and not any(k[0] == ns and k[1] == inv for k in step_att):
         return False
-    if any(k[0] == ns and k[1] == inv and c.source == "fork" for k, c in cp_at.items()):
-        return False  # the run went on from a copy of its own checkpoint (a replay from it)
+    if any(k[0] == ns and k[1] == inv and c.source in EDIT_SOURCES for k, c in cp_at.items()):
+        # the run went on from a copy of its own checkpoint (a replay from it), or from an
+        # edit of it (``update_state`` on the subgraph's checkpoint, then the run from there)
+        return False
     earlier = [k for k in cp_at if k[0] == ns and k[1] < inv]
     if not earlier:
         return False
