@@ -74,13 +74,12 @@ def test_a_mode_that_loses_a_branch_is_never_shown_in_green(tmp_path: Path) -> N
     """Nothing repeats under exit for fork_replay's kill, but only because the run from the
     earlier checkpoint would have been lost whole: the box the pages draw for that mode is
     a warning, not the reassuring green of "nothing happens again"."""
-    from whatif_kills import form_log, manifest_recording, plan_for
+    from whatif_kills import plan as plan_of
 
     from replaylens.analysis.again import outcome_tone
 
     entry = load("fork_replay-late-0.25s", tmp_path)["sync"]
-    rec = manifest_recording(entry, float(entry["kill_delay"]), "add_one")
-    plan = plan_for(entry, str(form_log(entry["effects_at_kill"], "recorder")), rec)
+    plan = plan_of(entry)  # the recorder's log, told the manifest's mode and kill moment
     assert figures(plan.what_if["exit"]) == (1, 0, 0)
     assert outcome_tone(plan, "exit") == "warning"
 
