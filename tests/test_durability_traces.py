@@ -77,3 +77,19 @@ def test_a_run_from_an_edit_of_a_subgraphs_own_checkpoint_goes_on_from_it(
     # told nothing, the mode is read as sync or async or exit: the range holds it
     assert holds(predict(runs["exit"], "trace", given=False)["sync"], real(runs["sync"], "trace"))
     every_prediction_holds(runs, forms=("trace", "recorder"))
+
+
+def test_a_root_start_task_in_the_trace_is_a_fresh_input(tmp_path: Path) -> None:
+    """A trace can show the root `__start__` task, which LangGraph runs only to write an
+    input: the invocation it begins is a fresh input, not a resume. Under exit a killed
+    second input saves nothing, not even its input checkpoint, so the resume runs the first
+    invocation's failed step again and none of the second's lines (read as a resume, its
+    `__start__`, agent and bad were all "again": 5 tasks and 9 lines, where 2 and 4 were
+    measured)."""
+    runs = load("node_cancellation_async-early-0s", tmp_path)
+    p = plan(runs["exit"], "trace")
+    second = [a for a in p.attempts if a.pid == p.attempts[-1].pid]
+    assert [a.node for a in second] == ["__start__", "agent", "bad"]
+    assert not any(a.verdict in ("replays", "restart") for a in second)
+    assert figures(p.what_if["exit"]) == real(runs["exit"], "trace")
+    every_prediction_holds(runs, forms=("trace",))

@@ -56,6 +56,8 @@ class Put:
 
 
 EDIT_SOURCES = frozenset({"update", "fork"})
+INPUT_TASK = "__start__"
+"""The task a `StateGraph` runs to write a fresh input into its channels (step 0 of a run)."""
 """The checkpoint sources ``update_state`` writes (``pregel/main.py``)."""
 
 
@@ -1590,6 +1592,11 @@ def _kinds(
         if prev and any(
             (prev_end + earliest.start_ts) / 2 < t <= earliest.start_ts for t in inputs
         ):
+            kinds.append("input")
+            continue
+        if any(f.node == INPUT_TASK and not f.logged_ns for f in first):
+            # A trace shows the root `__start__` task, which only an input runs (it writes
+            # the input into the channels); a resume goes on from the tasks a checkpoint has due.
             kinds.append("input")
             continue
         by_name_only = all(_named_only(f) for f in first) and not any(
