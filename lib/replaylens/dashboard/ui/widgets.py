@@ -137,8 +137,10 @@ WHY_CAPTION = {
     "re-run in the resume step": "Tasks re-run in the resume step: due after the checkpoint a resume loads, "
     "with no saved output (in flight, failed or waiting at interrupt()), and a node's error "
     "handler, which a resume runs again for the saved failure.",
-    "step whose checkpoint was lost": "Steps whose checkpoint was lost: these tasks finished, but the "
-    "checkpoint after their superstep never reached the database, so a resume runs them again.",
+    "step whose checkpoint was lost": "Steps whose checkpoint was lost: these tasks ran after the "
+    "checkpoint a resume loads (to their end, or until the crash cut them off), and no checkpoint "
+    "after their superstep reached the database (under exit, nothing the killed invocation ran is "
+    "saved), so a resume runs them again.",
     "restart from the input": "Restart from the input: no checkpoint exists, so everything runs again.",
 }
 
