@@ -42,6 +42,8 @@ from replaylens.effects.parse import read_effects
 from replaylens.errors import ReplaylensError
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, Shape, form_log
 from replaylens.killtest.validate import (
+    TRACE_AT_KILL,
+    TRACE_WHOLE,
     Row,
     _task_of,
     manifest_recording,
@@ -54,8 +56,6 @@ Told = Literal["given", "inferred"]
 JudgedForm = Literal["recorder", "langgraph", "bare", "trace"]
 JUDGED_FORMS: tuple[JudgedForm, ...] = (*LOG_FORMS, "trace")
 """The log forms each run is judged from: the three the nodes write, and the trace."""
-TRACE_AT_KILL, TRACE_WHOLE = "at-kill.callbacks.effects.jsonl", "callbacks.effects.jsonl"
-"""The kill-test child's callbacks log (task spans) as the kill left it, and with the resume."""
 CORPUS_NAME = "langgraph-tests"
 SLEEP = 0.4
 """Seconds of one sleep unit: the corpus's node durations and kill delays are multiples."""

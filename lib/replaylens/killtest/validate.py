@@ -85,6 +85,9 @@ FULL_MATRIX: tuple[KillPoint, ...] = (
 FULL_LATENCIES = (0.0, 0.25, 1.0)
 REDUCED_MATRIX: tuple[KillPoint, ...] = (_pt("linear", "c", 0.15), _pt("fanout", "p3", 0.2))
 REDUCED_LATENCIES = (0.25,)
+TRACE_AT_KILL, TRACE_WHOLE = "at-kill.callbacks.effects.jsonl", "callbacks.effects.jsonl"
+"""The kill-test child's callbacks log (task spans, what a tracer sees) as the kill left it,
+and with the resume."""
 
 
 @dataclass
@@ -228,7 +231,7 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
 def _killed_pid(entry: dict[str, Any], before: list[EffectLine]) -> int | None:
     """The process the kill took: the last task start the callbacks saw (they see nodes that
     log nothing, such as one that only invokes graphs), else the effects log's last line."""
-    callbacks = Path(entry["effects_at_kill"]).with_name("at-kill.callbacks.effects.jsonl")
+    callbacks = Path(entry["effects_at_kill"]).with_name(TRACE_AT_KILL)
     if callbacks.is_file():
         seen = read_effects(callbacks).for_thread(entry["thread_id"])
         if seen and seen[-1].pid is not None:

@@ -56,8 +56,6 @@ class Put:
 
 
 EDIT_SOURCES = frozenset({"update", "fork"})
-INPUT_TASK = "__start__"
-"""The task a `StateGraph` runs to write a fresh input into its channels (step 0 of a run)."""
 """The checkpoint sources ``update_state`` writes (``pregel/main.py``)."""
 
 
@@ -1594,7 +1592,7 @@ def _kinds(
         ):
             kinds.append("input")
             continue
-        if any(f.node == INPUT_TASK and not f.logged_ns for f in first):
+        if any(f.node == START and not f.logged_ns for f in first):
             # A trace shows the root `__start__` task, which only an input runs (it writes
             # the input into the channels); a resume goes on from the tasks a checkpoint has due.
             kinds.append("input")
