@@ -227,7 +227,7 @@ def test_postgres_output_and_manifest_never_carry_the_password(
 def test_server_crash_reports_acknowledged_checkpoints_that_vanished(tmp_path: Path) -> None:
     out = tmp_path / "crash"
     proc = run_killtest(LINEAR, "--out", str(out), "--pg-ephemeral", "--server-crash", "--modes", "sync",
-                     "--kill-at", "c", "--kill-delay", "0.05", "--sleep", "0.1", "--input", INPUT)  # fmt: skip
+                     "--kill-at", "c", "--kill-delay", "0.05", "--sleep", "0.5", "--input", INPUT)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     manifest = load_manifest(out)
     assert manifest.backend == "postgres" and manifest.pg_ephemeral and manifest.server_crash

@@ -509,15 +509,20 @@ def _manifest(path: Path) -> dict[str, Any]:
 
 def _refused(path: Path, *words: str) -> str:
     """`replay` of a hostile bundle: exit 2, one sentence, no traceback, nothing left in the
-    temporary folder."""
-    leftovers = set(Path(tempfile.gettempdir()).glob("replaylens-bundle-*"))
-    code, out, err = _run_cli("replay", str(path), "--thread", "t")
+    temporary folder (a folder of its own: another test worker may be opening bundles in the
+    shared one meanwhile)."""
+    private, shared = tempfile.mkdtemp(prefix="refused-"), tempfile.tempdir
+    tempfile.tempdir = private
+    try:
+        code, out, err = _run_cli("replay", str(path), "--thread", "t")
+    finally:
+        tempfile.tempdir = shared
     assert code == 2 and out == "", (out, err)
     lines = err.strip().split("\n")
     assert len(lines) == 1 and lines[0].startswith("replaylens: ") and "Traceback" not in err, err
     for word in words:
         assert word in err, err
-    assert set(Path(tempfile.gettempdir()).glob("replaylens-bundle-*")) <= leftovers
+    assert list(Path(private).glob("replaylens-bundle-*")) == []
     return err
 
 
