@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, judged, load, predict, real
+from whatif_kills import every_prediction_holds, figures, judged, load, predict, real
 
 from replaylens.killtest.validate import measure_detail
 
@@ -85,3 +85,19 @@ def test_a_graph_whose_parent_step_never_landed_runs_again(tmp_path: Path) -> No
     checks = judged("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path, FULL)
     assert {c.mode for c in checks} == {"sync", "async", "exit"} and all(c.lines for c in checks)
     assert [w for c in checks for w in c.wrong] == []
+
+
+def test_an_entrypoint_a_node_invoked_is_held_by_that_nodes_step(tmp_path: Path) -> None:
+    """The `@entrypoint` a node invokes logs nothing of its own: its `@task` call's lines are
+    moved into the entrypoint's loop, which no run then held. Without a parent step the
+    model neither saved the root's `__start__` step nor knew where the graph's work sat: from
+    the async recording sync kept 2 and re-ran add_task (1 task, 2 lines) where 3, 0 and 0
+    were measured (its writes were saved); from exit, with the node invoking it twice, sync
+    kept 5 where 7 were. The loop the calls make is a run of its own, held by the node's
+    step."""
+    early = load("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path)
+    assert real(early["sync"]) == (3, 0, 0)
+    for form in ("recorder", "langgraph"):
+        assert figures(predict(early["async"], form)["sync"]) == real(early["sync"], form)
+    late = load("multiple_subgraphs_mixed_state_graph-late-0.25s", tmp_path)
+    assert figures(predict(late["exit"])["sync"]) == real(late["sync"])

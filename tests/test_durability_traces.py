@@ -93,3 +93,184 @@ def test_a_root_start_task_in_the_trace_is_a_fresh_input(tmp_path: Path) -> None
     assert not any(a.verdict in ("replays", "restart") for a in second)
     assert figures(p.what_if["exit"]) == real(runs["exit"], "trace")
     every_prediction_holds(runs, forms=("trace",))
+
+
+# --------------------------------------------------------------------------- the spans of parent tasks
+# A trace shows the span of every task that runs a graph (a node added as a compiled graph, a
+# node that invokes graphs in its body, an `@entrypoint` and its calls), around the lines of
+# that graph: the effects log never showed those tasks. The readings below were fitted to
+# logs without them; each is what the 108 recorded campaigns' traces were outside for.
+
+
+def test_a_stateful_agent_in_the_parents_step_one_is_a_graph_not_a_call(tmp_path: Path) -> None:
+    """test_stateful_namespace_isolation: a node invokes two `checkpointer=True` agents, each
+    wrapping a graph whose node is ``echo``, and the thread gets a second input. In the first
+    run the agent's span (step 1) holds echo (its graph's step 1): read as an `@task` call of
+    the agent, the graph lost its three checkpoints; read as an `@entrypoint` holding its
+    calls, the second input lost its input checkpoint. From the exit recording sync kept 24
+    where 31 were measured. The same node under the same agent logs its own step (1) under a
+    parent at step 4 in the second run: a graph's node, not a call; a node of a
+    `checkpointer=True` graph (no task id in its namespace) is never a call either."""
+    runs = load("stateful_namespace_isolation-late-0s", tmp_path)
+    assert real(runs["sync"], "trace")[0] == 31
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace",))
+
+
+def test_a_stateful_agents_own_node_is_dropped_with_its_run(tmp_path: Path) -> None:
+    """Killed in the veggie agent's second run before its input checkpoint landed (async, 0.25
+    s): the resume re-runs the parent's task, the agent loads its last run's end, finds
+    nothing due and drops the new input. Its inner echo was judged so already; the agent's own
+    node, whose span a trace logs under the agent's namespace, was judged to run again (the
+    recorded async resume: 2 tasks where 1 ran)."""
+    runs = load("stateful_namespace_isolation-early-0.25s", tmp_path)
+    p = plan(runs["async"], "trace")
+    second = [a for a in p.attempts if a.pid == p.attempts[-1].pid]
+    veggie = [a for a in second if a.node == "veggie_agent"]
+    assert veggie and all(a.verdict == "kept" for a in veggie)
+    assert figures(p.what_if["async"]) == real(runs["async"], "trace")
+
+
+def test_a_subgraph_failure_handled_by_the_nodes_handler_ends_no_invocation(
+    tmp_path: Path,
+) -> None:
+    """test_node_error_handler_handles_subgraph_internal_failure_async: the subgraph's node
+    raises, the failure leaves the subgraph through the task that ran it, and that node's
+    error handler takes it. A trace shows the task's span failing too; read as a raise that
+    ended the invocation, exit was predicted to keep 2 and re-run 2 where 1 and 4 were
+    measured. Its error writes were put as it failed (the subgraph it ran had left): sync and
+    async re-run only the handler (predicted 2 tasks, 3 lines, where 1 and 1)."""
+    runs = load("error_handler_subgraph_async-early-0s", tmp_path)
+    assert real(runs["exit"], "trace")[1:] == (4, 7)
+    assert figures(predict(runs["sync"], "trace")["exit"]) == real(runs["exit"], "trace")
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace", "recorder"))
+
+
+def test_the_second_graph_a_node_invokes_is_no_call(tmp_path: Path) -> None:
+    """test_multiple_subgraphs_checkpointer: a node invokes a `checkpointer=True` graph, then
+    another graph, whose namespace carries a call counter (``parent_node:<id>|1``): only a
+    graph's loop gets one. Its node logged step 1 inside the node's span (step 1), and was
+    taken for an `@task` call, and the node for an `@entrypoint`: from the exit recording
+    sync kept 13 where 17 were measured."""
+    runs = load("multiple_subgraphs_checkpointer-early-0s", tmp_path)
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace",))
+    late = load("multiple_subgraphs_checkpointer-early-0.25s", tmp_path)
+    assert figures(predict(late["exit"], "trace")["async"]) == real(late["async"], "trace")
+
+
+def test_a_parent_command_ends_the_tasks_it_leaves(tmp_path: Path) -> None:
+    """test_parent_command_goto: ``Command(graph=PARENT)`` raises `ParentCommand` out of the
+    subgraph's node and out of the task that ran the subgraph, whose loop applies it as that
+    task's writes. LangChain reports both as chain errors; they ended, they did not fail
+    (`task_end_phase`). Read as failures, exit was predicted to keep 2 and re-run 1 where 1
+    and 4 were measured. And the span of the task that runs a subgraph holds its first node
+    (step 1, as the task's), which is no `@task` call of it: taken for one, the subgraph lost
+    its two checkpoints (sync from exit: 2 kept where 4 were)."""
+    from replaylens.effects.durable import task_end_phase
+
+    assert task_end_phase("langgraph.errors.ParentCommand") == "end"
+    assert task_end_phase("GraphInterrupt") == "interrupted"
+    assert task_end_phase("ValueError") == "error"
+    runs = load("parent_command-late-0s", tmp_path)
+    child = [a for a in plan(runs["sync"], "trace").attempts if a.node == "node_b_child"]
+    assert child and all(a.outcome == "finished" for a in child)
+    assert figures(predict(runs["sync"], "trace")["exit"]) == real(runs["exit"], "trace")
+    every_prediction_holds(runs, forms=("trace",))
+    early = load("parent_command-early-0.25s", tmp_path)
+    assert figures(predict(early["exit"], "trace")["sync"]) == real(early["sync"], "trace")
+    every_prediction_holds(early, forms=("trace",))
+
+
+def test_send_workers_each_ran_their_own_subgraph(tmp_path: Path) -> None:
+    """test_parallel_interrupts: two `Send` workers run the same subgraph and are answered one
+    at a time. A worker's task ended once its own run had; the other worker's run, still
+    paused, was read as its too, so its writes were never put. And its writes are put as its
+    run leaves, on that run's clock: on its parent's, the waits the run made under sync were
+    not taken out, and the put came after the kill. From the sync recording async re-ran both
+    workers (3 tasks, 11 lines, where 1 and 1 were measured)."""
+    runs = load("parallel_interrupts-late-0.25s", tmp_path)
+    assert real(runs["async"], "trace")[1:] == (1, 1)
+    for recorded in ("sync", "exit"):
+        # (and before its loop's next step began: from exit the lanes' clocks disagreed)
+        assert figures(predict(runs[recorded], "trace")["async"]) == real(runs["async"], "trace")
+
+
+def test_a_stateful_subgraphs_later_run_is_its_next_steps(tmp_path: Path) -> None:
+    """test_subgraph_checkpoint_true: the `checkpointer=True` graph ``inner`` runs twice, each
+    run a root step of its own. The first run's step ended when its run did; the second run
+    (still going at the kill) was counted in the first step too, which then never ended: from
+    the exit recording sync lost the root's checkpoint after the first run (9 kept, 3 tasks
+    again, where 10 and 2 were measured)."""
+    runs = load("subgraph_checkpoint_true-late-0s", tmp_path)
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace", "recorder"))
+
+
+def test_graphs_an_entrypoints_call_ran_hang_below_the_call(tmp_path: Path) -> None:
+    """test_subgraphs_in_task_entrypoint: an `@entrypoint`'s `@task` call invokes two graphs.
+    Their lines name ``parent:<id>|call:<id>``; a trace also shows the entrypoint's and the
+    call's spans, logged under ``parent:<id>``, which the model then took for a loop above the
+    graphs, one no resume goes on from: the graph that had finished ran again (from exit,
+    sync re-ran 4 tasks where 3 ran). A call runs in its caller's loop."""
+    runs = load("subgraphs_in_task_entrypoint-early-0s", tmp_path)
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace", "recorder"))
+
+
+def test_a_run_inside_a_tasks_own_is_the_same_task(tmp_path: Path) -> None:
+    """test_invoke_two_processes_in_out_interrupt: a raw `Pregel` whose nodes' functions have
+    the nodes' names, so LangChain reports two runs per task, one inside the other (the
+    recorded trace has start, start, end, end of one task id). Read as a task and its retry,
+    each invocation split in two: from the sync recording exit kept 5 where 3 were
+    measured. A second start of an open task within `NESTED_RUN` of its first, before any
+    other line of it, is the same execution."""
+    runs = load("pregel_interrupt_after-early-0s", tmp_path)
+    p = plan(runs["sync"], "trace")
+    assert all(sum(line.phase == "start" for line in a.lines) == 2 for a in p.attempts)
+    assert figures(predict(runs["sync"], "trace")["exit"]) == real(runs["exit"], "trace")
+    every_prediction_holds(runs, forms=("trace",))
+
+
+def test_two_nodes_in_the_root_loop_are_no_entrypoint(tmp_path: Path) -> None:
+    """test_stateless_subgraph_interrupts: ``call_inner`` runs a subgraph whose first node
+    pauses, in the root's step 1 (its node at the subgraph's step 1 too), then ``deliver``
+    runs; a second input does it again. The first span holding a task of the same step was
+    read as an `@entrypoint` holding a call, so the second input was given no `__start__`
+    step: from the exit recording sync kept 11 where 12 were measured. An entrypoint is its
+    root loop's one node."""
+    runs = load("stateless_subgraph_interrupts-early-0s", tmp_path)
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace", "recorder"))
+
+
+def test_a_pause_ends_its_invocation_once_every_task_of_the_step_returned(
+    tmp_path: Path,
+) -> None:
+    """test_parallel_interrupts (each worker asks twice): two `Send` workers each run a
+    subgraph of two nodes that both ask. In a trace the first worker's graph pauses while the
+    second worker's graph is still starting its nodes; read as the pause ending the
+    invocation, the five invocations were read as seven and the answers fell in the wrong
+    runs (from exit, sync kept 10 where 9 were measured). A loop gives up only after every
+    task of the step returned: the workers' spans were still open."""
+    runs = load("parallel_interrupts_double-late-0.25s", tmp_path)
+    p = plan(runs["exit"], "trace")
+    assert len({a.pid for a in p.attempts}) == 5
+    assert figures(predict(runs["exit"], "trace")["sync"]) == real(runs["sync"], "trace")
+    for recorded in runs.values():  # told the mode, every prediction holds
+        for target, outcome in predict(recorded, "trace").items():
+            assert holds(outcome, real(runs[target], "trace")), (recorded["mode"], target)
+
+
+def test_an_entrypoints_calls_run_in_its_own_loop(tmp_path: Path) -> None:
+    """test_multiple_subgraphs_mixed_state_graph: a node invokes the `@entrypoint` ``add``,
+    whose `@task` call ``add_task`` names ``add``'s task id in its namespace. A call runs in
+    its caller's loop, not in a graph of the caller's own: taken for one, ``add``'s writes
+    waited for that loop's checkpoint, which had not landed, so under sync ``add`` was
+    predicted to run again (from async: 2 tasks and 3 lines where 1 and 1 were measured;
+    its writes were saved as it returned)."""
+    runs = load("multiple_subgraphs_mixed_state_graph-early-0.25s", tmp_path)
+    assert real(runs["sync"], "trace")[1:] == (1, 1)
+    assert figures(predict(runs["async"], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace",), same_progress=True)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -323,3 +324,88 @@ def test_a_copy_keeps_the_format(run: TracedRun, tmp_path: Path) -> None:
     copy = tmp_path / "shop.effects.jsonl"
     shutil.copy(run.at_kill / "langfuse.otlp.pb.gz", copy)
     assert "OTLP protobuf from Langfuse" in read_effects(copy).source
+
+
+def _pregel_and_parent_command() -> tuple[Any, Any]:
+    """Two real graphs whose task runs LangChain reports unlike a plain node's: a raw
+    `Pregel` node whose function has the node's name (a run for the task and one inside it
+    for the function), and a subgraph node returning ``Command(graph=PARENT)``
+    (`ParentCommand` raised out of it and out of the task that ran the subgraph)."""
+    from langgraph.channels import LastValue
+    from langgraph.graph import START, StateGraph
+    from langgraph.pregel import NodeBuilder, Pregel
+    from langgraph.types import Command
+    from typing_extensions import TypedDict
+
+    def one(x: int) -> int:
+        return x + 1
+
+    raw = Pregel(
+        nodes={"one": NodeBuilder().subscribe_only("input").do(one).write_to("output")},
+        channels={"input": LastValue(int), "output": LastValue(int)},
+        input_channels="input",
+        output_channels="output",
+    )
+
+    class S(TypedDict, total=False):
+        trail: str
+
+    def hand_on(state: S) -> Command:
+        return Command(graph=Command.PARENT, goto="after", update={"trail": "child"})
+
+    sub = StateGraph(S)
+    sub.add_node("hand_on", hand_on)
+    sub.add_edge(START, "hand_on")
+    parent = StateGraph(S)
+    parent.add_node("child", sub.compile(), destinations=("after",))
+    parent.add_node("after", lambda s: {"trail": "after"})
+    parent.add_edge(START, "child")
+    return raw, parent.compile()
+
+
+def _task_lines(lines: list[dict[str, Any]]) -> Counter[tuple[str, str]]:
+    return Counter((r["node"], r["phase"]) for r in lines if r.get("describes") == "task")
+
+
+def test_a_task_span_is_one_task_however_langchain_reports_it(tmp_path: Path) -> None:
+    """Each task gives one start and one closing line, from the callbacks handler and from a
+    trace's runs alike: a run nested in the task's own (same node, same namespace) is not a
+    second task, and a task left by `ParentCommand` ended, it did not fail (read as two
+    starts, a raw `Pregel` thread split into twice its invocations; read as failures, the
+    tasks a `Command(graph=PARENT)` left were taken for a raise that ended the run)."""
+    from langchain_core.tracers.base import BaseTracer
+
+    from replaylens.effects import langsmith
+    from replaylens.effects.spans import spans_to_records
+    from replaylens.tracing import EffectsCallbackHandler
+
+    class Runs(BaseTracer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.runs: list[Any] = []
+
+        def _persist_run(self, run: Any) -> None:
+            stack = [run]
+            while stack:
+                r = stack.pop()
+                self.runs.append(r)
+                stack.extend(r.child_runs)
+
+    raw, parent = _pregel_and_parent_command()
+    for graph, value, nodes in ((raw, 2, ("one",)), (parent, {}, ("child", "hand_on", "after"))):
+        log, tracer = tmp_path / f"{nodes[0]}.jsonl", Runs()
+        config = {
+            "configurable": {"thread_id": "t"},
+            "callbacks": [EffectsCallbackHandler(log), tracer],
+        }
+        graph.invoke(value, config)
+        written = [json.loads(line) for line in log.read_text().splitlines()]
+        as_runs = [
+            {**r.model_dump(exclude={"child_runs", "inputs", "outputs"}), "id": str(r.id)}
+            for r in tracer.runs
+        ]
+        spans = [langsmith.to_span(r, "test") for r in as_runs]
+        from_trace = spans_to_records(spans, "test").records
+        expected = Counter({(n, p): 1 for n in nodes for p in ("start", "end")})
+        assert _task_lines(written) == expected, written
+        assert _task_lines(from_trace) == expected, from_trace

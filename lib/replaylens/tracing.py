@@ -40,7 +40,7 @@ import warnings
 from typing import Any
 
 from replaylens import settings
-from replaylens.effects.durable import DESCRIBES, append_line, is_graph_interrupt, task_fields
+from replaylens.effects.durable import DESCRIBES, append_line, task_end_phase, task_fields
 from replaylens.effects.spanlog import end_record, start_record
 from replaylens.effects.traces import TRACING_SOURCE
 
@@ -165,12 +165,8 @@ class EffectsCallbackHandler(_HandlerBase):  # type: ignore[misc]
             fields = self._runs.pop(run_id, None)
         if fields is None:
             return
-        if error is None:
-            self._line("end", fields)
-        elif is_graph_interrupt(type(error).__name__):
-            self._line("interrupted", fields)
-        else:
-            self._line("error", fields, error)
+        phase = task_end_phase(None if error is None else type(error).__name__)
+        self._line(phase, fields, error if phase == "error" else None)
 
     @staticmethod
     def _fields(
@@ -187,6 +183,7 @@ class EffectsCallbackHandler(_HandlerBase):  # type: ignore[misc]
         inputs: Any,
         *,
         run_id: Any = None,
+        parent_run_id: Any = None,
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
@@ -195,8 +192,18 @@ class EffectsCallbackHandler(_HandlerBase):  # type: ignore[misc]
         if (metadata or {}).get("langgraph_node") != kwargs.get("name"):
             return
         fields = self._fields(metadata, run_id, "task")
-        if fields is not None:
-            self._open(run_id, fields)
+        if fields is None or self._inside_own_task(parent_run_id, fields):
+            return
+        self._open(run_id, fields)
+
+    def _inside_own_task(self, parent_run_id: Any, fields: dict[str, Any]) -> bool:
+        """Is this run inside the task's own run (a node whose function has the node's name:
+        a raw `Pregel` node built with ``NodeBuilder().do(one)`` reports both)? A retry's run
+        is the task run's sibling, not its child."""
+        with self._lock:
+            outer = self._runs.get(parent_run_id) if parent_run_id is not None else None
+        same = ("node", "task_id", "checkpoint_ns")
+        return outer is not None and all(outer.get(k) == fields.get(k) for k in same)
 
     def on_chain_end(self, outputs: Any, *, run_id: Any = None, **kwargs: Any) -> None:
         self._close(run_id, None)

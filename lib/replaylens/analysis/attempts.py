@@ -294,6 +294,11 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             if inside:
                 inside[-1].lines.append(line)
                 continue
+        if line.phase == "start" and (
+            twin := _outer_run(line, place.task_id, open_by_key.get(key, []))
+        ):
+            twin.lines.append(line)  # the same task's run inside its own: one execution
+            continue
         if line.phase == "start":
             for before in _own_spans_open(line, place.task_id, open_by_key.get(key, [])):
                 if before.superseded_at is None:
@@ -325,6 +330,28 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             if line.describes_task or not current.lines[0].describes_task:
                 open_by_key[key].remove(current)
     return attempts
+
+
+NESTED_RUN = 0.05
+"""Seconds: how soon after a task span's start a second start of the same task is a run inside
+it, not a retry (a retry begins once an attempt failed or timed out)."""
+
+
+def _outer_run(line: EffectLine, task_id: str | None, open_: list[Attempt]) -> Attempt | None:
+    """The open attempt whose span this task span start is nested in: a node whose function
+    has the node's name (a raw `Pregel` node built with ``NodeBuilder().do(one)``) reports a
+    run for the task and one inside it for the function, at once, both closing at its end
+    (start, start, end, end). Written so by a trace writer that does not drop the inner run."""
+    if not (task_id and line.describes_task):
+        return None
+    fresh = [
+        a
+        for a in open_
+        if a.lines[0].describes_task
+        and len(a.lines) == 1
+        and 0 <= line.ts - a.start_ts < NESTED_RUN
+    ]
+    return fresh[-1] if fresh else None
 
 
 def _own_spans_open(line: EffectLine, task_id: str | None, open_: list[Attempt]) -> list[Attempt]:

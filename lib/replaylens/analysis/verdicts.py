@@ -162,7 +162,7 @@ def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
     if not logged:
         return False
     levels = namespaces.levels(logged)
-    for k in range(1, len(levels)):  # a level below it ran the attempt
+    for k in range(1, len(levels) + 1):
         if namespaces.segments(levels[k - 1])[0][1] is not None:
             continue  # that level names a task: not a stable graph
         loop = thread.namespaces.get(namespaces.NS_SEP.join(levels[:k]))
@@ -170,9 +170,22 @@ def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
         if latest is None or latest.tasks:
             continue
         made = iso_to_epoch(latest.ts)
-        if made is not None and made < a.start_ts:
+        if made is None or made >= a.start_ts:
+            continue
+        # A node of the stable graph itself (a trace logs its span under the graph's own
+        # namespace) is dropped too, unless the thread was ever run from an earlier
+        # checkpoint: such a run hands its stable graphs their state as of the copy, and
+        # which of their checkpoints a later resume loads the database does not tell
+        # (test_stateful_subgraph_loads_state_across_ticks: the node ran again).
+        if k < len(levels) or not _forked(thread):
             return True
     return False
+
+
+def _forked(thread: Thread) -> bool:
+    """Was the thread run from an earlier checkpoint (a root checkpoint of source ``fork``)?"""
+    root = thread.namespaces.get("")
+    return root is not None and any(c.source == "fork" for c in root.checkpoints)
 
 
 def judge(

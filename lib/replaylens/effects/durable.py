@@ -12,7 +12,7 @@ import fcntl
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from replaylens.namespaces import own_namespace
 
@@ -65,7 +65,31 @@ NOT_A_FAILURE = frozenset({"GraphInterrupt", "NodeInterrupt", "ParentCommand"})
 GraphInterrupt (the node paused, it did not fail), `Command(graph=PARENT)` ParentCommand."""
 
 
+HANDS_ON = frozenset({"ParentCommand"})
+"""Of `NOT_A_FAILURE`, the exceptions by which a task ends and hands a `Command` to a graph
+above: the task that catches it applies the command as its own writes, and goes on."""
+
+
 def is_graph_interrupt(exception_type: str) -> bool:
     """Whether an exception of this type name (`GraphInterrupt`, or a dotted path ending in
     it, as traces name them) is a pause, not a failure."""
     return exception_type.rpartition(".")[2] in NOT_A_FAILURE
+
+
+TaskEnd = Literal["end", "error", "interrupted"]
+
+
+def task_end_phase(exception_type: str | None) -> TaskEnd:
+    """The closing line of a task's span that ended with this exception (None: none).
+
+    `interrupt()` pauses the task (``interrupted``). `Command(graph=PARENT)` raises
+    `ParentCommand` out of the task and of every task around it up to the graph it names,
+    whose task applies it as its writes: each of those tasks ended (``end``); LangChain
+    reports each as a chain error all the same (test_parent_command_goto). Anything else
+    failed."""
+    if exception_type is None:
+        return "end"
+    name = exception_type.rpartition(".")[2]
+    if name in HANDS_ON:
+        return "end"
+    return "interrupted" if name in NOT_A_FAILURE else "error"

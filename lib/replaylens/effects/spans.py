@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.effects.durable import DESCRIBES, is_graph_interrupt
+from replaylens.effects.durable import DESCRIBES, task_end_phase
 from replaylens.namespaces import own_namespace
 
 SpanKind = Literal["tool", "other"]
@@ -81,7 +81,7 @@ class Span:
 
     @property
     def interrupted(self) -> bool:
-        return self.error_type is not None and is_graph_interrupt(self.error_type)
+        return self.error_type is not None and task_end_phase(self.error_type) == "interrupted"
 
 
 def metadata_from(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -119,8 +119,8 @@ def _base(span: Span, source: str) -> dict[str, Any] | None:
 
 
 def _end_phase(span: Span) -> str:
-    if span.interrupted:
-        return "interrupted"
+    if span.error_type is not None:
+        return task_end_phase(span.error_type)
     return "error" if span.status == "error" or span.error else "end"
 
 
@@ -134,9 +134,24 @@ def _lines_of(span: Span, base: dict[str, Any], describes: str) -> list[dict[str
         )
     if span.end is not None:
         line = {**base, **effect, "phase": _end_phase(span), "ts": span.end, DESCRIBES: describes}
-        if span.error and not span.interrupted:
+        if span.error and line["phase"] == "error":
             line["error"] = span.error[:500]
         out.append({**line, **ids})
+    return out
+
+
+def _nested_task_spans(spans: list[Span]) -> set[str]:
+    """Span ids of runs named after their node inside the task's own span, with its
+    namespace: a node whose function has the node's name (a raw `Pregel` node built with
+    ``NodeBuilder().do(one)``) reports a run for the task and one for the function. The
+    outer one is the task; a retry's run is the task span's sibling, not its child."""
+    by_id = {s.span_id: s for s in spans}
+    out: set[str] = set()
+    for span in spans:
+        parent = by_id.get(span.parent_id) if span.parent_id else None
+        if span.is_task and parent is not None and parent.is_task:
+            if parent.task_ns == span.task_ns:
+                out.add(span.span_id)
     return out
 
 
@@ -149,6 +164,7 @@ def spans_to_records(spans: Iterable[Span], source: str) -> Mapped:
     for span in spans:
         if span.is_task and span.task_ns is not None:
             tasks.setdefault((span.trace_id, span.task_ns), span)
+    nested = _nested_task_spans(spans)
     # The earliest child of each task without a span of its own: its start is inferred.
     orphans: dict[tuple[str, str], Span] = {}
     for span in spans:
@@ -165,7 +181,7 @@ def spans_to_records(spans: Iterable[Span], source: str) -> Mapped:
             if span.kind == "tool":
                 skipped += 1
             continue
-        if span.is_task:
+        if span.is_task and span.span_id not in nested:
             records.extend(_lines_of(span, base, "task"))
         elif span.kind == "tool":
             records.extend(_lines_of(span, base, "tool"))

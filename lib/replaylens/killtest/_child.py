@@ -561,6 +561,7 @@ def node_start_handler(
     """
     from langchain_core.callbacks.base import BaseCallbackHandler
 
+    from replaylens.effects.durable import task_end_phase
     from replaylens.effects.parse import DESCRIBES
 
     nodes = task_nodes if task_nodes is not None else {}
@@ -598,9 +599,13 @@ def node_start_handler(
             if node is None or kwargs.get("name") != node:
                 return
             ns = str(meta.get("langgraph_checkpoint_ns") or "")
+            with self._lock:
+                outer = self._runs.get(parent_run_id)
+            if outer is not None and outer["ns"] == ns:
+                return  # a run inside the task's own, named after its node (`spans._nested`)
             place = namespaces.own_namespace(ns)
             task = {"node": node, "step": meta.get("langgraph_step"), "task_id": place.task_id,
-                    "checkpoint_ns": place.checkpoint_ns}  # fmt: skip
+                    "checkpoint_ns": place.checkpoint_ns, "ns": ns}  # fmt: skip
             key = ns or str(run_id)
             with self._lock:
                 if task["task_id"]:
@@ -626,8 +631,7 @@ def node_start_handler(
             with self._lock:
                 task = self._runs.pop(run_id, None)
             if task is not None:
-                interrupted = type(error).__name__ in ("GraphInterrupt", "NodeInterrupt")
-                self._line("interrupted" if interrupted else "error", task)
+                self._line(task_end_phase(type(error).__name__), task)
 
     return NodeStartHandler()
 

@@ -410,6 +410,28 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
     return out
 
 
+def _failed_around(attempts: list[Attempt], handlers: dict[int, Attempt]) -> set[int]:
+    """id() of the failed task spans of handled nodes around a failure their handler took: a
+    trace shows the task that ran a graph failing as the failure inside that graph raises
+    out through it. The handler took both; neither ends the invocation
+    (test_node_error_handler_handles_subgraph_internal_failure_async)."""
+    by_id = {id(a): a for a in attempts}
+    out: set[int] = set()
+    for hid, inner in handlers.items():
+        node = by_id[hid].node
+        out |= {
+            id(a)
+            for a in attempts
+            if a is not inner
+            and a.outcome == "failed"
+            and namespaces.handles(node, a.node)
+            and a.pid == inner.pid
+            and a.start_ts <= inner.start_ts
+            and inner.end_ts <= a.end_ts
+        }
+    return out
+
+
 def handled_on_resume(attempts: list[Attempt], handlers: dict[int, Attempt]) -> set[int]:
     """id() of failures whose node's error handler first ran in a later invocation.
 
@@ -708,9 +730,13 @@ def space_keys(
             span[0], span[1] = min(span[0], lo), max(span[1], hi)
 
     loops = {""}  # the namespaces some task ran in, or some checkpoint was saved in
+    # (not those the spans of an `@entrypoint` and its calls name, around the graphs they ran:
+    # a call runs in its caller's loop, under its caller's task id)
+    holders = _holder_spans(attempts) if below_tasks else set()
     for a in attempts:
         note(a.logged_ns if a.logged_ns else a.namespace, a.start_ts, a.end_ts)
-        loops.add(a.logged_ns or a.namespace or "")
+        if id(a) not in holders:
+            loops.add(a.logged_ns or a.namespace or "")
     for space in thread.namespaces.values() if thread else ():
         loops.add(space.name)
         for c in space.checkpoints:
@@ -884,7 +910,7 @@ def _invocations(
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     for i, a in enumerate(ordered):
         new = not groups or (a.pid is not None and a.pid != current_pid)
-        if stopped_at is not None and a.start_ts > stopped_at:
+        if stopped_at is not None and a.start_ts > stopped_at and not _still_running(groups[-1], a):
             new = True
         if groups and any(_restarts(a, b, paused_nodes, retries) for b in groups[-1]):
             new = True  # the task began again from its top: only a later invocation does that
@@ -923,6 +949,16 @@ def _invocations(
         if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
             stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
     return groups
+
+
+def _still_running(group: list[Attempt], a: Attempt) -> bool:
+    """Was a task of the invocation so far still running, by its own closing line, when `a`
+    began? A loop ends its invocation only once every task of the step has returned: a task
+    that paused leaves its siblings running (`Send` workers that each run a subgraph, each
+    asking in turn: the trace shows the workers' spans around their graphs' pauses)."""
+    return any(
+        b.outcome != "in flight" and b.start_ts < a.start_ts < b.end_ts - 1e-6 for b in group
+    )
 
 
 def answered_below(thread: Thread | None) -> bool:
@@ -1144,7 +1180,10 @@ def _beside_subgraph(
     run = [
         a
         for k, v in step_att.items()
-        if k[1] == inv and (k[0] in held or k[0].partition("|")[0] in held or _under(k[0], held))
+        if k[1] == inv
+        and (k[0] in held or k[0].partition("|")[0] in held or _under(k[0], held))
+        # a later run of the same (`checkpointer=True`) graph is a later step's
+        and (k[0] not in held or holder_of.get(k, s) == s)
         for a in v
     ]
     if not run:
@@ -1473,8 +1512,17 @@ def _two_steps_on(root: Sequence[Checkpoint], groups: list[list[Attempt]]) -> bo
 def _functional(groups: list[list[Attempt]]) -> bool:
     """Is the thread an `@entrypoint`'s, as its first invocation shows? Its entrypoint ran
     first and held the rest (`_entrypoint_first`), or its lines are calls logged under a root
-    task at step 0: an entrypoint runs in step 0, a graph's first node in step 1."""
+    task at step 0: an entrypoint runs in step 0, a graph's first node in step 1. Never when
+    the log names two nodes of the root loop (test_stateless_subgraph_interrupts: a node that
+    runs a subgraph holds its first node's span, at step 1 as its own, then another node)."""
     if not groups or not groups[0]:
+        return False
+    # An `@entrypoint` is its root loop's one node (its calls log under ``entry:<id>``): two
+    # nodes logged in the root loop are a graph's, whatever the first one's span held.
+    root_nodes = {
+        a.node for g in groups for a in g if a.logged_ns == "" and not a.node.startswith("__")
+    }
+    if len(root_nodes) > 1:
         return False
     return (
         _entrypoint_first(groups[0])
@@ -1489,12 +1537,29 @@ def _functional(groups: list[list[Attempt]]) -> bool:
     )
 
 
+def _holder_spans(attempts: list[Attempt]) -> set[int]:
+    """id() of task spans (a trace's) of tasks that ran other logged tasks: their task id is
+    in another line's namespace (``parent:<id>|...``)."""
+    under = {
+        tid for a in attempts if a.logged_ns for _node, tid in namespaces.segments(a.logged_ns)
+    }
+    return {
+        id(a)
+        for a in attempts
+        if a.task_id and a.task_id in under and a.lines and a.lines[0].describes_task
+    }
+
+
 def _graphs_of_calls_only(group: list[Attempt]) -> bool:
     """Do all the lines come from graphs invoked under a call of a root task that logged
     nothing of its own (``parent:<id>|call:<id>``, nothing under ``parent:<id>`` alone)? An
     `@task` call made by the root task: the functional API's shape, an `@entrypoint`
     (test_multiple_subgraphs_mixed_entrypoint). Said in the what-if's assumptions, since a
     graph node may call an `@task` too."""
+    # A trace shows the spans of the root task and its call around the graphs' lines: those
+    # tasks ran the graphs, the lines below them are still the graphs' only.
+    holders = _holder_spans(group)
+    group = [a for a in group if id(a) not in holders]
     spaces = {a.logged_ns for a in group}
     if not group or any(not ns or namespaces.NS_END not in ns for ns in spaces):
         return False
@@ -1507,6 +1572,27 @@ def _graphs_of_calls_only(group: list[Attempt]) -> bool:
     return all(namespaces.depth(ns) >= 2 for ns in spaces if ns) and not tops & spaces
 
 
+def _may_call(first: Attempt, b: Attempt, group: list[Attempt]) -> bool:
+    """Could `b`, which ran inside `first`'s span, be an `@task` call `first` made? A trace
+    shows a node's span around the graph it invokes as well as around its calls. A call logs
+    its caller's step and a namespace ending in a task's id (``caller:<id>``); a node of a
+    `checkpointer=True` graph logs one without (``call_both``), and a node of a graph that
+    another logged task ran hangs under that task's id, not `first`'s
+    (test_stateful_namespace_isolation). A call counter (``node:<id>|1``) marks the second
+    graph one task invoked, never a call (test_multiple_subgraphs_checkpointer)."""
+    if first.step is not None and b.step is not None and first.step != b.step:
+        return False
+    if not b.logged_ns:
+        return True
+    if namespaces.NS_SEP in namespaces.levels(b.logged_ns)[-1]:
+        return False
+    node, runner = namespaces.runner(b.logged_ns)
+    if runner is None:
+        return False
+    others = {a.task_id for a in group if a is not first and a.task_id}
+    return not (first.task_id and runner != first.task_id and runner in others)
+
+
 def _entrypoint_first(group: list[Attempt]) -> bool:
     """Does the first task hold the others inside its span, as a functional `@entrypoint`
     holds its `@task` calls? The entrypoint runs in step 0; a graph's first node in step 1."""
@@ -1514,7 +1600,11 @@ def _entrypoint_first(group: list[Attempt]) -> bool:
         return False
     first = min(group, key=lambda a: a.start_ts)
     until = first.end_ts if first.outcome != "in flight" else float("inf")
-    held = [b for b in group if b is not first and first.start_ts < b.start_ts <= until]
+    held = [
+        b
+        for b in group
+        if b is not first and first.start_ts < b.start_ts <= until and _may_call(first, b, group)
+    ]
     # Tasks of one superstep all start together; calls of an entrypoint start while it
     # runs, one after another or well after it began, and log their caller's namespace.
     return (
@@ -2225,7 +2315,7 @@ def gather(
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
     retries = retried_in_step(attempts)
     handlers = handled_failures(attempts)
-    handled = {id(a) for a in handlers.values()}
+    handled = {id(a) for a in handlers.values()} | _failed_around(attempts, handlers)
     # A failure retried in its step, or handled by its node's error handler, ends neither
     # its step nor its invocation.
     retried = set(retries) | handled
@@ -3022,7 +3112,8 @@ def _place_nested(
     # the last run it holds ended, and the node paths of those runs.
     step_runs: dict[tuple[str, int], tuple[int, float, set[str]]] = {}
     still: set[tuple[str, int, int]] = set()  # parent steps with a run that had not ended
-    for ns, inv, keys in runs:
+    made_loops: set[tuple[str, int]] = set()  # loops that calls moved into made (below)
+    for at, (ns, inv, keys) in enumerate(runs):
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
         # The subgraph's own input and `__start__` checkpoints date its start better than its
@@ -3061,6 +3152,7 @@ def _place_nested(
         saved = _calls_saved_in(keys, step_att, ns)
         calls = saved is not None or (
             ns not in db_namespaces
+            and (ns, inv) not in made_loops
             and all(k[2] == holder for k in keys)
             and (
                 holder == 0
@@ -3114,6 +3206,12 @@ def _place_nested(
             if moved not in loop_keys.setdefault(moved[:2], []):
                 loop_keys[moved[:2]].append(moved)
                 within.setdefault(moved[:2], set()).add(moved[0])
+            if moved[0] and not any(r[:2] == moved[:2] for r in runs):
+                # the calls made a loop of its own run (an `@entrypoint` a node invoked, no
+                # line of its own): it needs the parent step that ran it, as any run does
+                # (test_multiple_subgraphs_mixed_state_graph)
+                runs.insert(at + 1, (moved[0], inv, [moved]))
+                made_loops.add(moved[:2])
             continue
         containers.add((parent, inv, holder))
         lo = min(k[2] for k in keys)
@@ -3464,9 +3562,11 @@ def _raised_out(
 def _held_by_parent(
     step_att: dict[tuple[str, int, int], list[Attempt]], parent: str, inv: int, at: float
 ) -> bool:
-    """Is a task of the parent loop running at `at` (an entrypoint holding its calls)?"""
+    """Is a task of the parent loop running at `at`, by its own effect (an entrypoint that
+    logs around its calls)? A task's span (a trace) holds a graph it invokes as well as its
+    calls, so it tells neither."""
     return any(
-        a.start_ts <= at + 1e-6 and at <= _until(a) + 1e-6
+        a.start_ts <= at + 1e-6 and at <= _until(a) + 1e-6 and not a.lines[0].describes_task
         for k, v in step_att.items()
         if k[0] == parent and k[1] == inv
         for a in v

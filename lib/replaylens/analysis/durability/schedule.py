@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from replaylens import namespaces
@@ -584,8 +585,10 @@ def schedule(
         end = max(b.end_ts for b in run)
         put = _queued_writes(ev).get(id(a), end)  # None: still queued behind tasks at the end
         inv = ev.step_of[id(a)][1]
-        if _runs_a_subgraph_still(ev, a):
-            continue  # its lines ended, but the subgraph it invoked was still running
+        if run[-1].outcome != "failed" and _runs_a_subgraph_still(ev, a):
+            # its lines ended, but the subgraph it invoked was still running (a handled
+            # failure raised out of that subgraph: its error writes were put as it ended)
+            continue
         ended = (inv < last_inv or not killed) and inv not in ev.killed_earlier
         if inv in ev.killed_earlier and mode != "exit" and a.task is not None and a.task.done:
             written.add(id(a))
@@ -593,7 +596,7 @@ def schedule(
             mode != "exit"
             and crash is not None
             and put is not None
-            and target(put, lane_of.get(id(a), "")) <= crash + 1e-9
+            and _put_at(ev, a, put, target, landing, lane_of) <= crash + 1e-9
         ):
             written.add(id(a))
     if mode == "sync" and crash is not None:
@@ -732,6 +735,68 @@ def _runs_overlap(ev: Evidence) -> bool:
     return False
 
 
+def _put_at(
+    ev: Evidence,
+    a: Attempt,
+    put: float,
+    target: Callable[[float, str], float],
+    landing: dict[tuple[str, int, int], float],
+    lane_of: dict[int, str],
+) -> float:
+    """When `a`'s writes are put under the target mode. A task that ran subgraphs of its own
+    (a trace shows its span around them) ends once its last run has left, that run's loop
+    waiting for its puts in flight: on the runs' clock, not its own lane's, where the waits
+    the runs made are not yet taken out (`Send` workers that each run a subgraph)."""
+    lane = lane_of.get(id(a), "")
+    if put != a.end_ts:
+        return target(put, lane)
+    depth = lane.count("|") + 1 if lane else 0
+    own = _own_runs(ev, a, depth)
+    if not own:
+        return target(put, lane)
+    inv = ev.step_of[id(a)][1]
+    inside = [
+        b
+        for b in ev.attempts
+        if b is not a
+        and id(b) in ev.step_of
+        and ev.step_of[id(b)][1] == inv
+        and "|".join(ev.step_of[id(b)][0].split("|")[: depth + 1]) in own
+        and a.start_ts <= b.start_ts <= a.end_ts
+    ]
+    if not inside:
+        return target(put, lane)
+    ends = [target(b.end_ts, ev.step_of[id(b)][0]) for b in inside]
+    ends += [t for (ns, i, _s), t in landing.items() if i == inv and ns in own]
+    # and before its loop's next step began (the lanes' clocks may disagree by a wait)
+    _ns, _inv, step = ev.step_of[id(a)]
+    after = [
+        target(b.start_ts, lane)
+        for b in ev.attempts
+        if id(b) in ev.step_of
+        and ev.step_of[id(b)][:2] == (lane, inv)
+        and ev.step_of[id(b)][2] > step
+    ]
+    return min([max(ends) + TICK, *after])
+
+
+def _own_runs(ev: Evidence, a: Attempt, depth: int) -> set[str]:
+    """The namespace keys (`space_keys`, instance marks kept) of the subgraph runs `a`'s own
+    task ran: those whose lines name its task id in their namespace (a trace, LangGraph's
+    values). Empty where no line names it. Its `@task` calls name it too, but run in its own
+    loop: no run of a graph."""
+    if not a.task_id or id(a) not in ev.step_of:
+        return set()
+    runs = {
+        "|".join(ev.step_of[id(b)][0].split("|")[: depth + 1])
+        for b in ev.attempts
+        if b.logged_ns
+        and id(b) in ev.step_of
+        and any(tid == a.task_id for _node, tid in namespaces.segments(b.logged_ns))
+    }
+    return runs - {ev.step_of[id(a)][0]}
+
+
 def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
     """Did `a`'s task invoke a subgraph (named after its node) whose steps, or those of a
     graph inside it, had not all ended? A node that logs, then calls ``subgraph.invoke()``,
@@ -739,10 +804,13 @@ def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
     ns, inv, step = ev.step_of[id(a)]
     child = f"{ns}|{a.node}" if ns else a.node
     depth = ns.count("|") + 1 if ns else 0
+    own = _own_runs(ev, a, depth)
     for st in _open_steps(ev):
         top = "|".join(st.ns.split("|")[: depth + 1])
         if st.inv != inv or base_space(top).partition(namespaces.CALL)[0] != child:
             continue
+        if own and top not in own:
+            continue  # a run of the same subgraph by another task (a `Send` worker beside it)
         holder = ev.holder_of.get((st.ns, st.inv, st.step)) if st.ns == top else None
         if holder is None:
             holder = ev.container.get((top, st.inv))
