@@ -337,3 +337,20 @@ def test_crash_refuses_a_server_this_object_did_not_start(tmp_path: Path) -> Non
     server = PgServer(Path("/nonexistent"), tmp_path, _free_port(), "pw", None)
     with pytest.raises(PgUnavailable, match="not running"):
         server.crash()
+
+
+def test_callbacks_log_one_task_once_when_its_function_has_the_nodes_name(
+    tmp_path: Path,
+) -> None:
+    """A raw `Pregel` node built with ``NodeBuilder().do(one)`` reports a LangChain run for
+    the task and one inside it for the function, both named ``one``: the child's callbacks
+    log writes the task's lines once (twice, the trace read each invocation as two)."""
+    out = tmp_path / "raw"
+    proc = run_killtest("replaylens.examples.langgraph_tests:pregel_interrupt_after", "--out", str(out),
+                     "--modes", "sync", "--kill-at", "one", "--kill-delay", "0.05", "--sleep", "0.5",
+                     "--input", "2")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
+    lines = jsonl(out / Path(run["effects_at_kill"]).parent / "callbacks.effects.jsonl")
+    starts = [(e["task_id"], e["pid"]) for e in lines if e["phase"] == "start"]
+    assert starts and len(starts) == len(set(starts)), lines
