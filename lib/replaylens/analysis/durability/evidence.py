@@ -1586,7 +1586,7 @@ def _may_call(first: Attempt, b: Attempt, group: list[Attempt]) -> bool:
         return True
     if namespaces.NS_SEP in namespaces.levels(b.logged_ns)[-1]:
         return False
-    node, runner = namespaces.runner(b.logged_ns)
+    _node, runner = namespaces.runner(b.logged_ns)
     if runner is None:
         return False
     others = {a.task_id for a in group if a is not first and a.task_id}
@@ -3112,7 +3112,7 @@ def _place_nested(
     # the last run it holds ended, and the node paths of those runs.
     step_runs: dict[tuple[str, int], tuple[int, float, set[str]]] = {}
     still: set[tuple[str, int, int]] = set()  # parent steps with a run that had not ended
-    made_loops: set[tuple[str, int]] = set()  # loops that calls moved into made (below)
+    made_loops: set[tuple[str, int]] = set()  # loops the calls moved into them made (below)
     for at, (ns, inv, keys) in enumerate(runs):
         first = min(a.start_ts for k in keys for a in step_att[k])
         parent = ns.rpartition("|")[0]
