@@ -602,7 +602,7 @@ def node_start_handler(
             with self._lock:
                 outer = self._runs.get(parent_run_id)
             if outer is not None and outer["ns"] == ns:
-                return  # a run inside the task's own, named after its node (`spans._nested`)
+                return  # a run inside the task's own, named after its node (`spans._nested_task_spans`)
             place = namespaces.own_namespace(ns)
             task = {"node": node, "step": meta.get("langgraph_step"), "task_id": place.task_id,
                     "checkpoint_ns": place.checkpoint_ns, "ns": ns}  # fmt: skip

@@ -1572,14 +1572,15 @@ def _graphs_of_calls_only(group: list[Attempt]) -> bool:
     return all(namespaces.depth(ns) >= 2 for ns in spaces if ns) and not tops & spaces
 
 
-def _may_call(first: Attempt, b: Attempt, group: list[Attempt]) -> bool:
+def _may_call(first: Attempt, b: Attempt, others: set[str]) -> bool:
     """Could `b`, which ran inside `first`'s span, be an `@task` call `first` made? A trace
     shows a node's span around the graph it invokes as well as around its calls. A call logs
     its caller's step and a namespace ending in a task's id (``caller:<id>``); a node of a
     `checkpointer=True` graph logs one without (``call_both``), and a node of a graph that
     another logged task ran hangs under that task's id, not `first`'s
     (test_stateful_namespace_isolation). A call counter (``node:<id>|1``) marks the second
-    graph one task invoked, never a call (test_multiple_subgraphs_checkpointer)."""
+    graph one task invoked, never a call (test_multiple_subgraphs_checkpointer). `others`:
+    the task ids of the group's other logged tasks."""
     if first.step is not None and b.step is not None and first.step != b.step:
         return False
     if not b.logged_ns:
@@ -1589,7 +1590,6 @@ def _may_call(first: Attempt, b: Attempt, group: list[Attempt]) -> bool:
     _node, runner = namespaces.runner(b.logged_ns)
     if runner is None:
         return False
-    others = {a.task_id for a in group if a is not first and a.task_id}
     return not (first.task_id and runner != first.task_id and runner in others)
 
 
@@ -1600,10 +1600,11 @@ def _entrypoint_first(group: list[Attempt]) -> bool:
         return False
     first = min(group, key=lambda a: a.start_ts)
     until = first.end_ts if first.outcome != "in flight" else float("inf")
+    others = {a.task_id for a in group if a is not first and a.task_id}
     held = [
         b
         for b in group
-        if b is not first and first.start_ts < b.start_ts <= until and _may_call(first, b, group)
+        if b is not first and first.start_ts < b.start_ts <= until and _may_call(first, b, others)
     ]
     # Tasks of one superstep all start together; calls of an entrypoint start while it
     # runs, one after another or well after it began, and log their caller's namespace.

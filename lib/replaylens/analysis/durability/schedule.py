@@ -565,6 +565,7 @@ def schedule(
                 # No moment of the kill is known (no task in flight in the log, or no log):
                 # what the database holds landed, under any mode that writes checkpoints.
                 landed.add(key)
+    by_task = _loops_by_task(ev)
     for a in ev.attempts:
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
         # A failure RetryPolicy retried in the step does not stop the task; one whose error
@@ -585,7 +586,7 @@ def schedule(
         end = max(b.end_ts for b in run)
         put = _queued_writes(ev).get(id(a), end)  # None: still queued behind tasks at the end
         inv = ev.step_of[id(a)][1]
-        if run[-1].outcome != "failed" and _runs_a_subgraph_still(ev, a):
+        if run[-1].outcome != "failed" and _runs_a_subgraph_still(ev, a, by_task):
             # its lines ended, but the subgraph it invoked was still running (a handled
             # failure raised out of that subgraph: its error writes were put as it ended)
             continue
@@ -596,7 +597,7 @@ def schedule(
             mode != "exit"
             and crash is not None
             and put is not None
-            and _put_at(ev, a, put, target, landing, lane_of) <= crash + 1e-9
+            and _put_at(ev, a, put, target, landing, lane_of, by_task) <= crash + 1e-9
         ):
             written.add(id(a))
     if mode == "sync" and crash is not None:
@@ -742,6 +743,7 @@ def _put_at(
     target: Callable[[float, str], float],
     landing: dict[tuple[str, int, int], float],
     lane_of: dict[int, str],
+    by_task: dict[str, set[str]],
 ) -> float:
     """When `a`'s writes are put under the target mode. A task that ran subgraphs of its own
     (a trace shows its span around them) ends once its last run has left, that run's loop
@@ -751,7 +753,7 @@ def _put_at(
     if put != a.end_ts:
         return target(put, lane)
     depth = lane.count("|") + 1 if lane else 0
-    own = _own_runs(ev, a, depth)
+    own = _own_runs(ev, a, depth, by_task)
     if not own:
         return target(put, lane)
     inv = ev.step_of[id(a)][1]
@@ -780,31 +782,38 @@ def _put_at(
     return min([max(ends) + TICK, *after])
 
 
-def _own_runs(ev: Evidence, a: Attempt, depth: int) -> set[str]:
-    """The namespace keys (`space_keys`, instance marks kept) of the subgraph runs `a`'s own
-    task ran: those whose lines name its task id in their namespace (a trace, LangGraph's
-    values). Empty where no line names it. Its `@task` calls name it too, but run in its own
-    loop: no run of a graph."""
+def _loops_by_task(ev: Evidence) -> dict[str, set[str]]:
+    """Task id -> the namespace keys (`space_keys`, instance marks kept) of the attempts whose
+    logged namespace names that task (a trace, LangGraph's values): once per schedule, for
+    `_own_runs`."""
+    out: dict[str, set[str]] = {}
+    for b in ev.attempts:
+        if b.logged_ns and id(b) in ev.step_of:
+            for _node, tid in namespaces.segments(b.logged_ns):
+                if tid:
+                    out.setdefault(tid, set()).add(ev.step_of[id(b)][0])
+    return out
+
+
+def _own_runs(ev: Evidence, a: Attempt, depth: int, by_task: dict[str, set[str]]) -> set[str]:
+    """The namespace keys of the subgraph runs `a`'s own task ran: those whose lines name its
+    task id in their namespace (`_loops_by_task`), cut to the level below `a`'s loop. Empty
+    where no line names it. Its `@task` calls name it too, but run in its own loop: no run of
+    a graph."""
     if not a.task_id or id(a) not in ev.step_of:
         return set()
-    runs = {
-        "|".join(ev.step_of[id(b)][0].split("|")[: depth + 1])
-        for b in ev.attempts
-        if b.logged_ns
-        and id(b) in ev.step_of
-        and any(tid == a.task_id for _node, tid in namespaces.segments(b.logged_ns))
-    }
+    runs = {"|".join(key.split("|")[: depth + 1]) for key in by_task.get(a.task_id, ())}
     return runs - {ev.step_of[id(a)][0]}
 
 
-def _runs_a_subgraph_still(ev: Evidence, a: Attempt) -> bool:
+def _runs_a_subgraph_still(ev: Evidence, a: Attempt, by_task: dict[str, set[str]]) -> bool:
     """Did `a`'s task invoke a subgraph (named after its node) whose steps, or those of a
     graph inside it, had not all ended? A node that logs, then calls ``subgraph.invoke()``,
     finishes only when the subgraph does (the second graph it invokes, ``node~1``, too)."""
     ns, inv, step = ev.step_of[id(a)]
     child = f"{ns}|{a.node}" if ns else a.node
     depth = ns.count("|") + 1 if ns else 0
-    own = _own_runs(ev, a, depth)
+    own = _own_runs(ev, a, depth, by_task)
     for st in _open_steps(ev):
         top = "|".join(st.ns.split("|")[: depth + 1])
         if st.inv != inv or base_space(top).partition(namespaces.CALL)[0] != child:
