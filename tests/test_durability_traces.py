@@ -274,3 +274,22 @@ def test_an_entrypoints_calls_run_in_its_own_loop(tmp_path: Path) -> None:
     assert real(runs["sync"], "trace")[1:] == (1, 1)
     assert figures(predict(runs["async"], "trace")["sync"]) == real(runs["sync"], "trace")
     every_prediction_holds(runs, forms=("trace",), same_progress=True)
+
+
+def test_a_graph_a_task_ran_on_a_thread_of_its_own_is_no_task_of_its_thread(
+    tmp_path: Path,
+) -> None:
+    """test_child_with_own_thread_id_keeps_namespace: ``p`` invokes a child graph on a thread
+    of its own. LangChain hands ``p``'s run metadata (its thread id) down to the child's
+    runs, and the child's namespace starts again at the root, so a trace showed the child's
+    node ``n`` as a root task of the parent's thread: from every recording, 2 tasks and 2
+    lines again where 1 and 1 were measured (the resume runs ``p`` again; ``n`` runs on its
+    own thread). The callbacks mark ``n``'s lines with the task that ran it, and the log
+    leaves them out of the thread (`durable.own_lineage`)."""
+    runs = load("child_own_thread-early-0.05s", tmp_path)
+    for entry in runs.values():
+        assert {a.node for a in plan(entry, "trace").attempts} == {"p", "q"}
+    for recorded in ("async", "exit"):
+        assert real(runs["sync"], "trace") == (6, 1, 1)
+        assert figures(predict(runs[recorded], "trace")["sync"]) == real(runs["sync"], "trace")
+    every_prediction_holds(runs, forms=("trace", "recorder"))

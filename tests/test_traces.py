@@ -409,3 +409,106 @@ def test_a_task_span_is_one_task_however_langchain_reports_it(tmp_path: Path) ->
         expected = Counter({(n, p): 1 for n in nodes for p in ("start", "end")})
         assert _task_lines(written) == expected, written
         assert _task_lines(from_trace) == expected, from_trace
+
+
+def _own_thread_graph() -> Any:
+    """A real graph whose node ``p`` invokes a child graph on a thread of its own (its node
+    ``n`` calls a tool, then its subgraph node ``inner`` runs ``k``), then runs a subgraph
+    node ``sub`` (node ``m``) and an `@entrypoint` ``main`` with an `@task` call ``t1``: only
+    the child's runs are another thread's."""
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.config import get_config
+    from langgraph.func import entrypoint, task
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    class S(TypedDict, total=False):
+        trail: str
+
+    @tool
+    def lookup(q: str) -> str:
+        """Look q up."""
+        return q
+
+    def n(state: S) -> S:
+        lookup.invoke({"q": "x"})
+        return {"trail": "n"}
+
+    saver = InMemorySaver()
+    sub = StateGraph(S).add_node("m", lambda s: {"trail": "m"}).add_edge(START, "m").compile()
+    inner = StateGraph(S).add_node("k", lambda s: {"trail": "k"}).add_edge(START, "k").compile()
+    child = StateGraph(S).add_node("n", n).add_node("inner", inner)
+    child = child.add_edge(START, "n").add_edge("n", "inner").compile(checkpointer=saver)
+
+    @task
+    def t1(trail: str) -> str:
+        return trail + " t1"
+
+    @entrypoint()
+    def main(state: dict) -> dict:
+        return {"trail": t1(state.get("trail", "")).result()}
+
+    def p(state: S) -> S:
+        parent = get_config()["configurable"]["thread_id"]
+        child.invoke({}, config={"configurable": {"thread_id": f"{parent}:child"}})
+        return {"trail": "p"}
+
+    graph = StateGraph(S)
+    graph.add_node("p", p).add_node("sub", sub).add_node("main", main)
+    graph.add_edge(START, "p").add_edge("p", "sub").add_edge("sub", "main")
+    return graph.compile(checkpointer=saver)
+
+
+def test_a_graph_a_task_ran_on_a_thread_of_its_own_is_not_its_threads(tmp_path: Path) -> None:
+    """test_child_with_own_thread_id_keeps_namespace: LangChain hands the caller's run metadata
+    (its `thread_id`) down to a child graph invoked with a thread of its own, whose namespace
+    starts again at the root. Read as the caller's root tasks, the child's node was one more
+    task again (child_own_thread at 0.05 s from the trace: 2 tasks and 2 lines again where 1
+    and 1 were measured). The handler and a trace's runs both mark its task and tool lines
+    with the task that ran it (`own_thread_under`), and the log leaves them out of the thread,
+    saying so; a subgraph's task and an `@task` call hang below their caller and stay."""
+    from langchain_core.tracers.base import BaseTracer
+
+    from replaylens.effects import langsmith
+    from replaylens.effects.durable import OWN_THREAD_UNDER
+    from replaylens.effects.spans import spans_to_records
+    from replaylens.tracing import EffectsCallbackHandler
+
+    class Runs(BaseTracer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.runs: list[Any] = []
+
+        def _persist_run(self, run: Any) -> None:
+            stack = [run]
+            while stack:
+                r = stack.pop()
+                self.runs.append(r)
+                stack.extend(r.child_runs)
+
+    log, tracer = tmp_path / "t.jsonl", Runs()
+    config = {
+        "configurable": {"thread_id": "t"},
+        "callbacks": [EffectsCallbackHandler(log), tracer],
+    }
+    _own_thread_graph().invoke({}, config)
+    written = [json.loads(line) for line in log.read_text().splitlines()]
+    as_runs = [
+        {**r.model_dump(exclude={"child_runs", "inputs", "outputs"}), "id": str(r.id)}
+        for r in tracer.runs
+    ]
+    from_trace = spans_to_records([langsmith.to_span(r, "test") for r in as_runs], "test").records
+    for lines in (written, from_trace):
+        marked = Counter(r.get("effect") or r["node"] for r in lines if OWN_THREAD_UNDER in r)
+        assert marked == Counter({"n": 2, "lookup": 2, "inner": 2, "k": 2}), lines
+        p_task = next(r["task_id"] for r in lines if r["node"] == "p")
+        assert {r[OWN_THREAD_UNDER] for r in lines if OWN_THREAD_UNDER in r} == {p_task}
+        kept = {r["node"] for r in lines if OWN_THREAD_UNDER not in r}
+        assert kept == {"p", "sub", "m", "main", "t1"}, lines
+    read = read_effects(log)
+    assert {e.node for e in read.for_thread("t")} == {"p", "sub", "m", "main", "t1"}
+    assert read.line_counts() == {"t": len(written) - 8}
+    assert any(
+        "a thread of its own" in note and "(nodes inner, k, n)" in note for note in read.notes
+    )

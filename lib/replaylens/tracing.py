@@ -40,7 +40,14 @@ import warnings
 from typing import Any
 
 from replaylens import settings
-from replaylens.effects.durable import DESCRIBES, append_line, task_end_phase, task_fields
+from replaylens.effects.durable import (
+    DESCRIBES,
+    OWN_THREAD_UNDER,
+    TaskRunTree,
+    append_line,
+    task_end_phase,
+    task_fields,
+)
 from replaylens.effects.spanlog import end_record, start_record
 from replaylens.effects.traces import TRACING_SOURCE
 
@@ -148,6 +155,7 @@ class EffectsCallbackHandler(_HandlerBase):  # type: ignore[misc]
         self.path = _path(log, ENV_EFFECTS_LOG, "EffectsCallbackHandler")
         self._runs: dict[Any, dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._tree = TaskRunTree()
 
     def _line(self, phase: str, fields: dict[str, Any], error: BaseException | None = None) -> None:
         record = {**fields, "phase": phase, "ts": time.time(), "pid": os.getpid()}
@@ -189,26 +197,26 @@ class EffectsCallbackHandler(_HandlerBase):  # type: ignore[misc]
     ) -> None:
         # Only the run named after its node is the task; routers and a subgraph's own run
         # inherit the same metadata.
-        if (metadata or {}).get("langgraph_node") != kwargs.get("name"):
+        meta = metadata or {}
+        if meta.get("langgraph_node") != kwargs.get("name"):
+            self._tree.run_started(run_id, parent_run_id)
             return
-        fields = self._fields(metadata, run_id, "task")
-        if fields is None or self._inside_own_task(parent_run_id, fields):
+        fields = self._fields(meta, run_id, "task")
+        if fields is None:
+            self._tree.run_started(run_id, parent_run_id)
             return
-        self._open(run_id, fields)
-
-    def _inside_own_task(self, parent_run_id: Any, fields: dict[str, Any]) -> bool:
-        """Is this run inside the task's own run (a node whose function has the node's name:
-        a raw `Pregel` node built with ``NodeBuilder().do(one)`` reports both)? A retry's run
-        is the task run's sibling, not its child."""
-        with self._lock:
-            outer = self._runs.get(parent_run_id) if parent_run_id is not None else None
-        same = ("node", "task_id", "checkpoint_ns")
-        return outer is not None and all(outer.get(k) == fields.get(k) for k in same)
+        task_ns = str(meta.get("langgraph_checkpoint_ns") or "")
+        inside_own, mark = self._tree.task_started(run_id, parent_run_id, task_ns)
+        if inside_own:
+            return
+        self._open(run_id, {**fields, OWN_THREAD_UNDER: mark} if mark else fields)
 
     def on_chain_end(self, outputs: Any, *, run_id: Any = None, **kwargs: Any) -> None:
+        self._tree.run_ended(run_id)
         self._close(run_id, None)
 
     def on_chain_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
+        self._tree.run_ended(run_id)
         self._close(run_id, error)
 
     def on_tool_start(
@@ -224,7 +232,10 @@ class EffectsCallbackHandler(_HandlerBase):  # type: ignore[misc]
         if fields is None:
             return
         name = kwargs.get("name") or (serialized or {}).get("name") or "tool"
-        self._open(run_id, {**fields, "effect": str(name)})
+        mark = self._tree.mark_below(kwargs.get("parent_run_id"))
+        self._open(
+            run_id, {**fields, "effect": str(name), **({OWN_THREAD_UNDER: mark} if mark else {})}
+        )
 
     def on_tool_end(self, output: Any, *, run_id: Any = None, **kwargs: Any) -> None:
         self._close(run_id, None)

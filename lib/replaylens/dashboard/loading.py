@@ -72,7 +72,7 @@ def replay_counts(
     if effects is None:
         return {}
     report = progress or _noop
-    with_lines = {line.thread_id for line in effects.lines}
+    with_lines = set(effects.thread_ids)
     todo = [t for t in thread_ids if t in with_lines][:MAX_PLANNED_THREADS]
     out: dict[str, int] = {}
     for i, tid in enumerate(todo):

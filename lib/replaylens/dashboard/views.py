@@ -87,11 +87,7 @@ class ThreadRow(NamedTuple):
 
 
 def _line_counts(effects: EffectsLog | None) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    if effects is not None:
-        for line in effects.lines:
-            counts[line.thread_id] = counts.get(line.thread_id, 0) + 1
-    return counts
+    return effects.line_counts() if effects is not None else {}
 
 
 def _summary_row(s: ThreadSummary, lines: int | None, replay: int | None) -> ThreadRow:

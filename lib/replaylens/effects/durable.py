@@ -11,10 +11,11 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import threading
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from replaylens.namespaces import own_namespace
+from replaylens.namespaces import NS_SEP, own_namespace
 
 DESCRIBES = "describes"
 """The extra key that says what a line describes: "task" for a task's own start and end
@@ -58,6 +59,79 @@ def task_fields(
         place = own_namespace(str(task_ns))  # "parent:taskid|node:taskid": the task's own form
         fields["task_id"], fields["checkpoint_ns"] = place.task_id, place.checkpoint_ns
     return fields
+
+
+OWN_THREAD_UNDER = "own_thread_under"
+"""The extra key of a line whose task ran in a graph that another task invoked on a
+checkpoint lineage of its own (``child.invoke(x, {"configurable": {"thread_id": ...}})``
+inside a node): the id of that enclosing task. LangChain hands the caller's run metadata down
+to every run below it, so the child graph's runs carry the caller's `thread_id`; the child's
+namespace starts again at the root (``ensure_config`` drops the ambient configurable when
+the explicit one names a thread), so its tasks would read as root tasks of the caller's
+thread. They are not: a resume of that thread never runs them (their own thread does)."""
+
+
+def own_lineage(outer_task_ns: str, inner_task_ns: str) -> bool:
+    """Is a task run found inside another task's run (in the trace's run tree) the task of a
+    graph invoked on a lineage of its own? Both are full task namespaces
+    (`langgraph_checkpoint_ns`, ``parent_ns|node:task_id``). A subgraph's task and an
+    `@task` call hang below the enclosing task's namespace (``p:<id>|n:<id>``); a graph given
+    a thread of its own starts again at the root (``n:<id>``)."""
+    if not outer_task_ns or not inner_task_ns or inner_task_ns == outer_task_ns:
+        return False
+    return not inner_task_ns.startswith(outer_task_ns + NS_SEP)
+
+
+class TaskRunTree:
+    """The runs a LangChain callback handler has seen start and not yet end: enough of the
+    run tree to tell, for a task run, whether it is the task's own run again (a raw `Pregel`
+    node whose function has the node's name reports a run inside the task's run) or the
+    task of a graph another task ran on a thread of its own (`own_lineage`). Callbacks come
+    from the tasks' threads at once: every method holds the lock."""
+
+    def __init__(self) -> None:
+        self._parent: dict[Any, Any] = {}
+        self._task: dict[Any, tuple[str, str | None]] = {}  # run -> (full ns, OWN_THREAD_UNDER)
+        self._lock = threading.Lock()
+
+    def run_started(self, run_id: Any, parent_run_id: Any) -> None:
+        with self._lock:
+            self._parent[run_id] = parent_run_id
+
+    def run_ended(self, run_id: Any) -> None:
+        with self._lock:
+            self._parent.pop(run_id, None)
+            self._task.pop(run_id, None)
+
+    def _enclosing(self, run_id: Any) -> tuple[str, str | None] | None:
+        seen = 0
+        while run_id is not None and seen < 10_000:  # bounded: a cycle is a caller's bug
+            if run_id in self._task:
+                return self._task[run_id]
+            run_id = self._parent.get(run_id)
+            seen += 1
+        return None
+
+    def task_started(
+        self, run_id: Any, parent_run_id: Any, task_ns: str
+    ) -> tuple[bool, str | None]:
+        """(is it a run inside the task's own run, the `OWN_THREAD_UNDER` value of its lines)."""
+        with self._lock:
+            self._parent[run_id] = parent_run_id
+            outer = self._enclosing(parent_run_id)
+            if outer is not None and outer[0] == task_ns:
+                return True, None
+            mark = outer[1] if outer is not None else None
+            if mark is None and outer is not None and own_lineage(outer[0], task_ns):
+                mark = own_namespace(outer[0]).task_id or outer[0]
+            self._task[run_id] = (task_ns, mark)
+            return False, mark
+
+    def mark_below(self, parent_run_id: Any) -> str | None:
+        """The `OWN_THREAD_UNDER` value of the task a tool run hangs below, if any."""
+        with self._lock:
+            outer = self._enclosing(parent_run_id)
+            return outer[1] if outer is not None else None
 
 
 NOT_A_FAILURE = frozenset({"GraphInterrupt", "NodeInterrupt", "ParentCommand"})

@@ -25,7 +25,7 @@ from typing import IO, Any
 import orjson
 
 from replaylens.effects import traces
-from replaylens.effects.durable import DESCRIBES
+from replaylens.effects.durable import DESCRIBES, OWN_THREAD_UNDER
 from replaylens.errors import EffectsLogError
 from replaylens.times import parse_ts
 
@@ -93,16 +93,25 @@ class EffectsLog:
     _by_thread: dict[str, list[EffectLine]] | None = field(default=None, repr=False, compare=False)
 
     def _index(self) -> dict[str, list[EffectLine]]:
-        """Lines per thread, built once: the Threads page asks for every thread in turn."""
+        """Lines per thread, built once: the Threads page asks for every thread in turn.
+
+        A line of a graph a task ran on a thread of its own (`OWN_THREAD_UNDER`) names the
+        caller's thread but is none of its lines: a resume of that thread never runs it."""
         if self._by_thread is None:
             index: dict[str, list[EffectLine]] = {}
             for e in self.lines:
+                if e.extra and OWN_THREAD_UNDER in e.extra:
+                    continue
                 index.setdefault(e.thread_id, []).append(e)
             self._by_thread = index
         return self._by_thread
 
     def for_thread(self, thread_id: str) -> list[EffectLine]:
         return list(self._index().get(thread_id, ()))
+
+    def line_counts(self) -> dict[str, int]:
+        """How many lines each thread has (as `for_thread` gives them)."""
+        return {tid: len(lines) for tid, lines in self._index().items()}
 
     @property
     def thread_ids(self) -> list[str]:
@@ -527,6 +536,7 @@ def _read_stream(fh: IO[bytes], p: Path) -> EffectsLog:
             bad += _read_batch(number, raws, p.name, lines, problems)
         problems.extend(_timestamp_problems(lines, p.name))  # still inside the GC pause
     log = EffectsLog(str(p), lines, _capped(problems, p.name), bad)
+    log.notes.extend(_own_thread_notes(lines))
     # A log converted from a trace cannot show what the trace could not: its lines say so.
     sampled = lines[:SOURCE_SAMPLE] + lines[-SOURCE_SAMPLE:]
     sources = {e.extra.get("source") for e in sampled if e.extra}
@@ -551,9 +561,25 @@ def _from_trace(p: Path, trace: Any) -> EffectsLog:
         problems.extend(issues)
         if line is not None:
             lines.append(line)
+    notes = [*trace.notes, *_own_thread_notes(lines)]
     return EffectsLog(
-        str(p), lines, _capped(problems, p.name), trace.bad, trace.source, trace.notes, trace.limits
+        str(p), lines, _capped(problems, p.name), trace.bad, trace.source, notes, trace.limits
     )
+
+
+def _own_thread_notes(lines: list[EffectLine]) -> list[str]:
+    """A sentence on the lines left out of their thread (`OWN_THREAD_UNDER`), if any."""
+    marked = [e for e in lines if e.extra and OWN_THREAD_UNDER in e.extra]
+    if not marked:
+        return []
+    nodes = sorted({e.node for e in marked})
+    shown = ", ".join(nodes[:5]) + (f" and {len(nodes) - 5} more" if len(nodes) > 5 else "")
+    return [
+        f"{len(marked)} line(s) (nodes {shown}) are of a graph that a task ran on a thread of "
+        "its own: the trace names the calling task's thread for them (LangChain hands its run "
+        "metadata down), but a resume of that thread never runs them, so they are not counted "
+        "as its lines. The graph's own thread keeps its checkpoints."
+    ]
 
 
 def strip_optional(log: EffectsLog, keep: tuple[str, ...] = ()) -> EffectsLog:

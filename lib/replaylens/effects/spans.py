@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.effects.durable import DESCRIBES, task_end_phase
+from replaylens.effects.durable import DESCRIBES, OWN_THREAD_UNDER, own_lineage, task_end_phase
 from replaylens.namespaces import own_namespace
 
 SpanKind = Literal["tool", "other"]
@@ -155,6 +155,47 @@ def _nested_task_spans(spans: list[Span]) -> set[str]:
     return out
 
 
+def _enclosing_task(span: Span, by_id: dict[str, Span]) -> Span | None:
+    """The nearest task span above `span` in the run tree (bounded: a cycle is bad data)."""
+    parent_id, seen = span.parent_id, 0
+    while parent_id is not None and seen < 10_000:
+        parent = by_id.get(parent_id)
+        if parent is None:
+            return None
+        if parent.is_task:
+            return parent
+        parent_id, seen = parent.parent_id, seen + 1
+    return None
+
+
+def _own_thread_marks(spans: list[Span]) -> dict[str, str]:
+    """`OWN_THREAD_UNDER` per span id: the tasks (and their tools) of a graph a task ran on a
+    thread of its own (`durable.own_lineage`), marked with the id of that task. LangChain
+    hands the caller's `thread_id` down to them, so without the mark they read as root
+    tasks of the caller's thread (test_child_with_own_thread_id_keeps_namespace)."""
+    by_id = {s.span_id: s for s in spans}
+    marks: dict[str, str] = {}
+
+    def mark_of(span: Span, depth: int = 0) -> str | None:
+        if span.span_id in marks or depth > 200:
+            return marks.get(span.span_id)
+        outer = _enclosing_task(span, by_id)
+        if outer is None:
+            return None
+        mark = mark_of(outer, depth + 1)
+        if mark is None and span.is_task and outer.task_ns and span.task_ns:
+            if own_lineage(outer.task_ns, span.task_ns):
+                mark = own_namespace(outer.task_ns).task_id or outer.task_ns
+        if mark is not None:
+            marks[span.span_id] = mark
+        return mark
+
+    for span in spans:
+        if span.is_task or span.kind == "tool":
+            mark_of(span)
+    return marks
+
+
 def spans_to_records(spans: Iterable[Span], source: str) -> Mapped:
     """Effects-log records (dicts, in time order) for the task and tool spans of a trace."""
     spans = list(spans)
@@ -165,6 +206,7 @@ def spans_to_records(spans: Iterable[Span], source: str) -> Mapped:
         if span.is_task and span.task_ns is not None:
             tasks.setdefault((span.trace_id, span.task_ns), span)
     nested = _nested_task_spans(spans)
+    marks = _own_thread_marks(spans)
     # The earliest child of each task without a span of its own: its start is inferred.
     orphans: dict[tuple[str, str], Span] = {}
     for span in spans:
@@ -181,6 +223,8 @@ def spans_to_records(spans: Iterable[Span], source: str) -> Mapped:
             if span.kind == "tool":
                 skipped += 1
             continue
+        if span.span_id in marks:
+            base[OWN_THREAD_UNDER] = marks[span.span_id]
         if span.is_task and span.span_id not in nested:
             records.extend(_lines_of(span, base, "task"))
         elif span.kind == "tool":
@@ -189,6 +233,8 @@ def spans_to_records(spans: Iterable[Span], source: str) -> Mapped:
         base = _base(child, source)
         if base is None or child.start is None:
             continue
+        if child.span_id in marks:
+            base[OWN_THREAD_UNDER] = marks[child.span_id]
         records.append({
             **base, "phase": "start", "ts": child.start, DESCRIBES: "task", "inferred": True,
             "trace_id": child.trace_id,

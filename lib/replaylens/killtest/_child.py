@@ -561,7 +561,7 @@ def node_start_handler(
     """
     from langchain_core.callbacks.base import BaseCallbackHandler
 
-    from replaylens.effects.durable import task_end_phase
+    from replaylens.effects.durable import OWN_THREAD_UNDER, TaskRunTree, task_end_phase
     from replaylens.effects.parse import DESCRIBES
 
     nodes = task_nodes if task_nodes is not None else {}
@@ -574,6 +574,7 @@ def node_start_handler(
             self._seen: set[str] = set()
             self._runs: dict[Any, dict[str, Any]] = {}
             self._lock = threading.Lock()
+            self._tree = TaskRunTree()
 
         def _line(self, phase: str, task: dict[str, Any]) -> None:
             if callbacks_log:
@@ -581,6 +582,7 @@ def node_start_handler(
                     "thread_id": thread_id, "node": task["node"], "phase": phase, "ts": time.time(),
                     "step": task["step"], "task_id": task["task_id"], "checkpoint_ns": task["checkpoint_ns"],
                     "pid": os.getpid(), "source": "callbacks", DESCRIBES: "task",
+                    **({OWN_THREAD_UNDER: task[OWN_THREAD_UNDER]} if task[OWN_THREAD_UNDER] else {}),
                 })  # fmt: skip
 
         def on_chain_start(
@@ -597,15 +599,17 @@ def node_start_handler(
             meta = metadata or {}
             node = meta.get("langgraph_node")
             if node is None or kwargs.get("name") != node:
+                self._tree.run_started(run_id, parent_run_id)
                 return
             ns = str(meta.get("langgraph_checkpoint_ns") or "")
-            with self._lock:
-                outer = self._runs.get(parent_run_id)
-            if outer is not None and outer["ns"] == ns:
-                return  # a run inside the task's own, named after its node (`spans._nested_task_spans`)
+            # a run inside the task's own, named after its node, is no task; a task of a
+            # graph a task ran on a thread of its own is marked (`durable.TaskRunTree`)
+            inside_own, mark = self._tree.task_started(run_id, parent_run_id, ns)
+            if inside_own:
+                return
             place = namespaces.own_namespace(ns)
             task = {"node": node, "step": meta.get("langgraph_step"), "task_id": place.task_id,
-                    "checkpoint_ns": place.checkpoint_ns, "ns": ns}  # fmt: skip
+                    "checkpoint_ns": place.checkpoint_ns, "ns": ns, OWN_THREAD_UNDER: mark}  # fmt: skip
             key = ns or str(run_id)
             with self._lock:
                 if task["task_id"]:
@@ -620,6 +624,7 @@ def node_start_handler(
                 emit(f"{NODE_START} {node} {meta.get('langgraph_step', -1)}")
 
         def on_chain_end(self, outputs: Any, *, run_id: Any = None, **kwargs: Any) -> None:
+            self._tree.run_ended(run_id)
             with self._lock:
                 task = self._runs.pop(run_id, None)
             if task is not None:
@@ -628,6 +633,7 @@ def node_start_handler(
         def on_chain_error(
             self, error: BaseException, *, run_id: Any = None, **kwargs: Any
         ) -> None:
+            self._tree.run_ended(run_id)
             with self._lock:
                 task = self._runs.pop(run_id, None)
             if task is not None:
