@@ -280,3 +280,19 @@ def test_times_going_back_are_found_after_a_stretch_in_order(tmp_path: Path) -> 
         "effects.jsonl line 3",
         "effects.jsonl line 4",
     ]
+
+
+def test_a_block_left_by_a_pause_or_a_hand_on_is_no_failure(tmp_path: Path) -> None:
+    """`interrupt()` raises GraphInterrupt through the block: the effect paused. A real
+    `Command(graph=PARENT)` raised as `ParentCommand` hands control on: the block ended. Any
+    other exception failed it, with its text."""
+    from langgraph.errors import GraphInterrupt, ParentCommand
+    from langgraph.types import Command
+
+    log = tmp_path / "e.jsonl"
+    for exc in (GraphInterrupt(()), ParentCommand(Command(graph=Command.PARENT)), KeyError("k")):
+        with pytest.raises(type(exc)), record_effect("step", log=log, node="n", thread_id="t"):
+            raise exc
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["phase"] for r in lines] == ["start", "interrupted", "start", "end", "start", "error"]
+    assert lines[-1]["error"] == "KeyError: 'k'"

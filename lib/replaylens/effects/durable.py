@@ -144,12 +144,6 @@ HANDS_ON = frozenset({"ParentCommand"})
 above: the task that catches it applies the command as its own writes, and goes on."""
 
 
-def is_graph_interrupt(exception_type: str) -> bool:
-    """Whether an exception of this type name (`GraphInterrupt`, or a dotted path ending in
-    it, as traces name them) is a pause, not a failure."""
-    return exception_type.rpartition(".")[2] in NOT_A_FAILURE
-
-
 TaskEnd = Literal["end", "error", "interrupted"]
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replaylens import settings
-from replaylens.effects.durable import append_line, is_graph_interrupt, task_fields
+from replaylens.effects.durable import append_line, task_end_phase, task_fields
 
 __all__ = ["ENV_LOG", "append_line", "record_effect"]
 
@@ -117,12 +117,12 @@ class record_effect(contextlib.ContextDecorator):  # noqa: N801 - reads as a ver
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        if exc is None:
-            self.write("end")
-        elif is_graph_interrupt(type(exc).__name__):
-            self.write("interrupted")
-        else:
+        # `interrupt()` pauses (interrupted); `Command(graph=PARENT)` hands on (end)
+        phase = task_end_phase(None if exc is None else type(exc).__name__)
+        if phase == "error":
             self.write("error", error=f"{type(exc).__name__}: {exc}"[:500])
+        else:
+            self.write(phase)
         return False
 
     def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:  # type: ignore[override]
