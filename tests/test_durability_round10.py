@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, load, predict, real
+from whatif_kills import every_prediction_holds, holds, load, plan, predict, real
 
 
 def test_a_parent_step_is_saved_after_the_subgraph_it_ran(tmp_path: Path) -> None:
@@ -126,6 +126,24 @@ def test_the_late_kill_holds_when_no_finished_task_was_long(tmp_path: Path) -> N
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
     span = predict(runs["sync"], given=False)["async"].race["checkpoints_kept"]
     assert span[0] < 29 <= span[1]
+
+
+def test_a_loops_node_is_not_the_task_due_at_a_checkpoint_saved_after_it_ran_again(
+    tmp_path: Path,
+) -> None:
+    """recursion_limit_retry from the exit recording, a bare log: the database holds one
+    checkpoint of the first input, saved as it raised, with ``tools`` due again. The first
+    ``tools`` (step 2) was matched to that task by time and filed at step 26, and every task
+    after it 24 steps late: sync was predicted to keep 50 where the real run kept 30. Twelve
+    later ``tools`` started before that checkpoint was saved; the due task is the last's."""
+    runs = load("recursion_limit_retry-early-0.25s", tmp_path)
+    assert real(runs["sync"], "bare") == (30, 1, 1)
+    attempts = sorted(plan(runs["exit"], "bare").attempts, key=lambda a: a.start_ts)
+    assert attempts[1].node == "tools" and attempts[1].task is None
+    for given in (True, False):
+        # (a fresh input or a resume, the bare log cannot tell: the range holds both)
+        outcome = predict(runs["exit"], "bare", given)["sync"]
+        assert holds(outcome, (30, 1, 1)) and outcome.race["checkpoints_kept"][1] < 50
 
 
 def test_a_subgraph_that_logs_nothing_is_held_by_its_parents_step(tmp_path: Path) -> None:

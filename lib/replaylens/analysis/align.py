@@ -310,6 +310,15 @@ def _first_saved_after(a: Attempt, idx: _Index, candidates: list[str]) -> bool:
     return False
 
 
+def _started_again(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
+    """Did `a`'s node start again after `a` and before `cp` was saved? Then the task `cp`
+    has due of that node is the later one's (a loop's node under exit, whose one checkpoint,
+    saved as the invocation raised, has it due again: test_recursion_limit_retry, a bare log
+    whose first ``tools`` was filed 24 steps late)."""
+    until = idx.epochs.get(cp.checkpoint_id) or 0
+    return any(a.start_ts < t <= until for t in idx.starts.get(a.node, ()))
+
+
 def _still_due_after(
     a: Attempt, idx: _Index, later: list[Checkpoint]
 ) -> tuple[Checkpoint, Task] | None:
@@ -322,8 +331,7 @@ def _still_due_after(
     if not saved:
         return None
     first = saved[0]
-    until = idx.epochs.get(first.checkpoint_id) or 0
-    if any(a.start_ts < t <= until for t in idx.starts.get(a.node, ())):
+    if _started_again(a, first, idx):
         return None  # the node started again before it: a later task of it is the due one
     due = [t for t in _tasks_of(first, a.node, idx) if not t.done]
     return (first, due[0]) if len(due) == 1 else None
@@ -374,6 +382,8 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 # `@entrypoint`'s input checkpoint, whose step holds its @task calls, too).
                 first = chain[0]
                 task = pick_task(a, first, _tasks_of(first, a.node, idx), idx)
+                if task is not None and task.kind != "call" and _started_again(a, first, idx):
+                    task = None  # a later task of its node is the one due there
                 if task is not None:
                     a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
                     return True
