@@ -152,6 +152,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("timeout_then_retry", 1, ("sync", "exit"), 0.0),
         KillCampaign("three_level_first_interrupt_forked", 0, ("sync", "exit"), 0.0),
         KillCampaign("child_own_thread", 0, ("sync", "async", "exit"), 0.05),
+        KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.15),
+        KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.25),
     )
 }
 

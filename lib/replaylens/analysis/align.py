@@ -401,7 +401,9 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             # a call only when it returns), so the parent's re-run makes it again.
             a.namespace, a.checkpoint, a.alignment = ns_name, cp, "call-unsaved"
             return True
-        if task is None and len(before) > 1:
+        if task is None and len(before) > 1 and cp.source != "input":
+            # (never across an input checkpoint: a new input's tasks are never the tasks of
+            # a checkpoint before it, however soon after it they start)
             prev = before[-2]
             if a.start_ts - (idx.epochs.get(cp.checkpoint_id) or 0) <= TIME_SLACK:
                 task = pick_task(a, prev, _tasks_of(prev, a.node, idx), idx)

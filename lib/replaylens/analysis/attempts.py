@@ -82,6 +82,9 @@ class Attempt:
     """When the next attempt of the same task started while this one's own closing line had
     not come yet (a trace reports a timed-out attempt's error after its retry's start): the
     attempt had ended by then, since one task runs one attempt at a time."""
+    raised_after: str = ""
+    """Why its step raised after its lines ended, when the database shows it did
+    (`evidence._raised_after_lines`: a `step_timeout`): its task did not complete."""
 
     def flag(self, why: str) -> None:
         """Record that a choice about this attempt was a guess, and why."""
@@ -117,7 +120,8 @@ class Attempt:
         own = [line for line in self.lines if line.describes_task] or self.lines
         for line in reversed(own):
             if line.phase in TERMINAL:
-                return TERMINAL[line.phase]
+                ended = TERMINAL[line.phase]
+                return "failed" if ended == "finished" and self.raised_after else ended
         return "in flight"
 
     @property
@@ -154,6 +158,7 @@ class Attempt:
             "pairing": self.pairing,
             "ambiguous": self.ambiguous,
             "ambiguity": self.ambiguity,
+            **({"raised_after": self.raised_after} if self.raised_after else {}),
         }
 
 

@@ -1023,8 +1023,8 @@ def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int
     errors = {(node, tid) for node, tid, _after, _step in pauses}
     out: set[int] = set()
     for i, a in enumerate(ordered):
-        if a.outcome != "failed" or (a.node, a.task_id) in errors:
-            continue
+        if a.outcome != "failed" or (a.node, a.task_id) in errors or a.raised_after:
+            continue  # (its step raised after it: nothing went on in its invocation)
         if a.task_id is None and any(node == a.node for node, _tid in errors):
             continue
         if a.task is not None and a.task.done and a.task.status == "finished":
@@ -1333,6 +1333,62 @@ def _halted(
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
                 out |= {id(c) for c in _last_run(a, group)}
     return out
+
+
+def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> str:
+    """Mark the tasks of a root step that raised after their lines ended; say so, or "".
+
+    An invocation a later one followed had ended; when every task due in its last root step
+    ended in the log, yet the database holds no checkpoint of that step (no child of the
+    checkpoint the tasks ran from but a later input), the step raised after them: a step
+    that overran `graph.step_timeout` (``TimeoutError`` from the runner, after its running
+    tasks end: test_timeout_with_parent_command), or a failure outside every node. Its late
+    task did not complete: the one whose writes the database lacks (under exit the save at
+    the raise came before it ended), else the last to end. Marked (`Attempt.raised_after`),
+    it reads as failed."""
+    root = thread.root if thread is not None else None
+    if root is None:
+        return ""
+    below: dict[str | None, list[str | None]] = {}
+    for c in root.checkpoints:
+        below.setdefault(c.parent_checkpoint_id, []).append(c.source)
+    marked: list[Attempt] = []
+    for group in groups[:-1]:
+        mine = [
+            a for a in group
+            if a.task is not None and a.checkpoint is not None and not (a.namespace or a.logged_ns)
+        ]  # fmt: skip
+        if not mine:
+            continue
+        cp = max(mine, key=lambda a: a.end_ts).checkpoint
+        step = [a for a in mine if a.checkpoint is cp]
+        ended = max(a.end_ts for a in step)
+        if (
+            cp is None
+            or any(a.outcome != "finished" and not a.raised_after for a in step)
+            or {t.task_id for t in cp.tasks} - {a.task.task_id for a in step if a.task}
+            or any(b.start_ts > ended for b in group)
+            or any(source != "input" for source in below.get(cp.checkpoint_id, []))
+            or any(t.status == "interrupted" for t in cp.tasks)
+        ):
+            continue
+        late = [a for a in step if a.task is not None and a.task.status != "finished"]
+        for a in late or [max(step, key=lambda a: a.end_ts)]:
+            if not a.raised_after:
+                a.raised_after = (
+                    f"its lines ended, but step {cp.step + 1 if cp.step is not None else '?'} "
+                    "got no checkpoint though its invocation was over: the step raised after "
+                    "it (a step_timeout, or a failure outside every node)"
+                )
+            marked.append(a)
+    if not marked:
+        return ""
+    names = ", ".join(sorted({a.node for a in marked}))
+    return (
+        f"{names}: every task of the step ended, yet the database holds no checkpoint of it "
+        "though its invocation was over; the step raised after them (a step_timeout, or a "
+        "failure outside every node), and the last of them did not complete"
+    )
 
 
 def _other_task(a: Attempt, b: Attempt) -> bool:
@@ -2362,6 +2418,9 @@ def gather(
             f"{len(silent)} run(s) from an earlier checkpoint paused before logging anything: "
             "the copy each began with holds the pause, and the next invocation answered it"
         )
+    raised = _raised_after_lines(groups, thread)
+    if raised:
+        used.append(raised)
     halted = _halted(
         groups,
         paused_nodes,

@@ -569,12 +569,15 @@ def schedule(
     for a in ev.attempts:
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
         # A failure RetryPolicy retried in the step does not stop the task; one whose error
-        # handler a later invocation ran was put as it ended, under sync and async.
+        # handler a later invocation ran was put as it ended, under sync and async; so was a
+        # task whose step raised after it returned (`Attempt.raised_after`, a step_timeout),
+        # whose writes under exit the save at the raise, made before it ended, left out.
         if any(
             (
                 b.outcome != "finished"
                 and id(b) not in ev.retried
                 and (mode == "exit" or id(b) not in ev.handled_later)
+                and (mode == "exit" or not b.raised_after)
             )
             or id(b) in ev.halted
             for b in run

@@ -1,0 +1,77 @@
+"""A root step that raised after every task of it ended: no line of any node says so, the
+database does (test_pregel.py::test_timeout_with_parent_command, ``graph.step_timeout``).
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import (
+    every_prediction_holds,
+    figures,
+    holds,
+    judged,
+    load,
+    plan,
+    predict,
+    real,
+)
+
+
+def test_a_step_that_overran_its_timeout_raised_after_its_tasks_ended(tmp_path: Path) -> None:
+    """step_timeout: ``fast`` and ``slow`` in one step; the first input's ``slow`` overruns
+    ``graph.step_timeout`` and the runner raises after it ends; a second input is killed.
+    Both tasks log ``end``, so the step was read as complete: from the async recording sync
+    was predicted to keep 5 where 4 were kept, and exit to re-run nothing where the resume
+    ran ``slow`` again (under exit the save at the raise comes before ``slow`` ends, so its
+    writes are lost; under sync and async they were put as it returned). The database holds
+    no checkpoint of that step though its invocation was over: ``slow``, the last to end,
+    did not complete (`evidence._raised_after_lines`)."""
+    runs = load("step_timeout-early-0.15s", tmp_path)
+    for form in ("recorder", "bare", "trace"):
+        late = [a for a in plan(runs["sync"], form).attempts if a.raised_after]
+        assert [a.node for a in late] == ["slow"], form
+        # every reading says so, not only the first (the mark stays on the attempt)
+        for outcome in predict(runs["sync"], form).values():
+            assert any("step_timeout" in line for line in outcome.used), form
+    assert real(runs["exit"]) == (1, 1, 2) and real(runs["sync"]) == (4, 2, 2)
+    for recorded in runs:
+        for target in runs.keys() - {recorded}:
+            for form in ("recorder", "bare"):
+                outcome = predict(runs[recorded], form)[target]
+                if target != "async":  # (under async the second input's put races the kill)
+                    assert figures(outcome) == real(runs[target]), (recorded, target, form)
+                assert holds(outcome, real(runs[target])), (recorded, target, form)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+    # the second input's tasks start right after its input checkpoint: they are not tasks of
+    # the checkpoint before it (a bare log's time alignment had taken them for the first
+    # input's, whose step the database shows done: "kept", where both ran again)
+    assert all(not c.wrong for c in judged("step_timeout-early-0.15s", tmp_path))
+
+
+def test_the_writes_of_a_task_whose_step_raised_were_put_under_sync_and_async(
+    tmp_path: Path,
+) -> None:
+    """step_timeout at 0.25 s per put: the second input's checkpoint had not landed under
+    async, so its resume went on from the first input's step, whose two tasks' writes were
+    put as they returned: nothing ran again (2 kept, 0 again). Read as failed there too,
+    ``slow`` was predicted to run again; under exit its writes were lost, and it did."""
+    runs = load("step_timeout-early-0.25s", tmp_path)
+    assert real(runs["async"]) == (2, 0, 0) and real(runs["exit"]) == (1, 1, 2)
+    for recorded in ("sync", "exit"):
+        assert figures(predict(runs[recorded])["async"]) == (2, 0, 0)
+    assert figures(predict(runs["async"])["exit"]) == (1, 1, 2)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_step_that_paused_inside_a_subgraph_did_not_raise(tmp_path: Path) -> None:
+    """nested_interrupts_parallel: ``outer_1`` ended and the subgraph ``inner`` beside it
+    paused; the resume finished the step, whose checkpoint had not landed at the kill. The
+    subgraph's task logs no line of its own at the root: not every task due there ended, so
+    the step did not raise (read as raised, exit re-ran 3 tasks where 2 ran)."""
+    runs = load("nested_interrupts_parallel-late-0.25s", tmp_path)
+    assert not any(a.raised_after for a in plan(runs["async"]).attempts)
+    assert figures(predict(runs["async"])["exit"]) == real(runs["exit"])
