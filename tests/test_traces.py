@@ -367,12 +367,9 @@ def _task_lines(lines: list[dict[str, Any]]) -> Counter[tuple[str, str]]:
     return Counter((r["node"], r["phase"]) for r in lines if r.get("describes") == "task")
 
 
-def test_a_task_span_is_one_task_however_langchain_reports_it(tmp_path: Path) -> None:
-    """Each task gives one start and one closing line, from the callbacks handler and from a
-    trace's runs alike: a run nested in the task's own (same node, same namespace) is not a
-    second task, and a task left by `ParentCommand` ended, it did not fail (read as two
-    starts, a raw `Pregel` thread split into twice its invocations; read as failures, the
-    tasks a `Command(graph=PARENT)` left were taken for a raise that ended the run)."""
+def _handler_and_trace(graph: Any, value: Any, log: Path) -> tuple[list[dict], list[dict]]:
+    """Run a real graph once with `EffectsCallbackHandler` and a LangChain tracer: the lines
+    the handler wrote, and the lines the tracer's runs give as a LangSmith trace."""
     from langchain_core.tracers.base import BaseTracer
 
     from replaylens.effects import langsmith
@@ -391,21 +388,30 @@ def test_a_task_span_is_one_task_however_langchain_reports_it(tmp_path: Path) ->
                 self.runs.append(r)
                 stack.extend(r.child_runs)
 
+    tracer = Runs()
+    config = {
+        "configurable": {"thread_id": "t"},
+        "callbacks": [EffectsCallbackHandler(log), tracer],
+    }
+    graph.invoke(value, config)
+    written = [json.loads(line) for line in log.read_text().splitlines()]
+    as_runs = [
+        {**r.model_dump(exclude={"child_runs", "inputs", "outputs"}), "id": str(r.id)}
+        for r in tracer.runs
+    ]
+    from_trace = spans_to_records([langsmith.to_span(r, "test") for r in as_runs], "test").records
+    return written, from_trace
+
+
+def test_a_task_span_is_one_task_however_langchain_reports_it(tmp_path: Path) -> None:
+    """Each task gives one start and one closing line, from the callbacks handler and from a
+    trace's runs alike: a run nested in the task's own (same node, same namespace) is not a
+    second task, and a task left by `ParentCommand` ended, it did not fail (read as two
+    starts, a raw `Pregel` thread split into twice its invocations; read as failures, the
+    tasks a `Command(graph=PARENT)` left were taken for a raise that ended the run)."""
     raw, parent = _pregel_and_parent_command()
     for graph, value, nodes in ((raw, 2, ("one",)), (parent, {}, ("child", "hand_on", "after"))):
-        log, tracer = tmp_path / f"{nodes[0]}.jsonl", Runs()
-        config = {
-            "configurable": {"thread_id": "t"},
-            "callbacks": [EffectsCallbackHandler(log), tracer],
-        }
-        graph.invoke(value, config)
-        written = [json.loads(line) for line in log.read_text().splitlines()]
-        as_runs = [
-            {**r.model_dump(exclude={"child_runs", "inputs", "outputs"}), "id": str(r.id)}
-            for r in tracer.runs
-        ]
-        spans = [langsmith.to_span(r, "test") for r in as_runs]
-        from_trace = spans_to_records(spans, "test").records
+        written, from_trace = _handler_and_trace(graph, value, tmp_path / f"{nodes[0]}.jsonl")
         expected = Counter({(n, p): 1 for n in nodes for p in ("start", "end")})
         assert _task_lines(written) == expected, written
         assert _task_lines(from_trace) == expected, from_trace
@@ -468,37 +474,10 @@ def test_a_graph_a_task_ran_on_a_thread_of_its_own_is_not_its_threads(tmp_path: 
     and 1 were measured). The handler and a trace's runs both mark its task and tool lines
     with the task that ran it (`own_thread_under`), and the log leaves them out of the thread,
     saying so; a subgraph's task and an `@task` call hang below their caller and stay."""
-    from langchain_core.tracers.base import BaseTracer
-
-    from replaylens.effects import langsmith
     from replaylens.effects.durable import OWN_THREAD_UNDER
-    from replaylens.effects.spans import spans_to_records
-    from replaylens.tracing import EffectsCallbackHandler
 
-    class Runs(BaseTracer):
-        def __init__(self) -> None:
-            super().__init__()
-            self.runs: list[Any] = []
-
-        def _persist_run(self, run: Any) -> None:
-            stack = [run]
-            while stack:
-                r = stack.pop()
-                self.runs.append(r)
-                stack.extend(r.child_runs)
-
-    log, tracer = tmp_path / "t.jsonl", Runs()
-    config = {
-        "configurable": {"thread_id": "t"},
-        "callbacks": [EffectsCallbackHandler(log), tracer],
-    }
-    _own_thread_graph().invoke({}, config)
-    written = [json.loads(line) for line in log.read_text().splitlines()]
-    as_runs = [
-        {**r.model_dump(exclude={"child_runs", "inputs", "outputs"}), "id": str(r.id)}
-        for r in tracer.runs
-    ]
-    from_trace = spans_to_records([langsmith.to_span(r, "test") for r in as_runs], "test").records
+    log = tmp_path / "t.jsonl"
+    written, from_trace = _handler_and_trace(_own_thread_graph(), {}, log)
     for lines in (written, from_trace):
         marked = Counter(r.get("effect") or r["node"] for r in lines if OWN_THREAD_UNDER in r)
         assert marked == Counter({"n": 2, "lookup": 2, "inner": 2, "k": 2}), lines
