@@ -1538,6 +1538,11 @@ def _no_start_step(thread: Thread | None, groups: list[list[Attempt]]) -> bool:
     root = thread.root.checkpoints if thread is not None and thread.root is not None else []
     if any(c.source == "input" and c.tasks and all(t.node != START for t in c.tasks) for c in root):
         return True
+    # No root checkpoint names the `__start__` channel a graph's input goes to: its input
+    # went to channels of its own (an exit database keeps no input checkpoint to say so).
+    readable = [c for c in root if c.record.channel_versions]
+    if readable and not any(START in c.record.channel_versions for c in readable):
+        return True
     return any(a.step == 0 and a.logged_ns == "" for g in groups for a in g) or _two_steps_on(
         root, groups
     )
@@ -2066,7 +2071,7 @@ def _assign_steps(
         # interleave their lines, and a task's next effect follows its own previous one
         prev_in: dict[str, Attempt] = {}
         side.begin()
-        if inv == 0 and not (entry or _entrypoint_first(g)):
+        if inv == 0 and not (entry or no_start or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0 and g:
             # update_state calls between the two invocations each saved a checkpoint one
