@@ -75,3 +75,18 @@ def test_a_step_that_paused_inside_a_subgraph_did_not_raise(tmp_path: Path) -> N
     runs = load("nested_interrupts_parallel-late-0.25s", tmp_path)
     assert not any(a.raised_after for a in plan(runs["async"]).attempts)
     assert figures(predict(runs["async"])["exit"]) == real(runs["exit"])
+
+
+def test_a_send_worker_that_paused_and_was_answered_did_not_raise(tmp_path: Path) -> None:
+    """react_agent_tool_interrupt under ``ainvoke`` at 0.1 s: two `Send` tool workers, one
+    finished and one paused at ``interrupt()`` after its lines ended; the answer ran the
+    paused one to its end, and the kill came in the agent after it, before the async put of
+    that step landed. Every task due there had ended and the step had no checkpoint: read
+    as a step that raised, the finished worker was taken to have lost its writes, and exit
+    was predicted to re-run 3 tasks and 9 lines where 2 and 7 ran again. A later invocation
+    ran one of those tasks again: the step paused there; it did not raise."""
+    runs = load("react_agent_tool_interrupt-late-0.1s", tmp_path)
+    assert not any(a.raised_after for a in plan(runs["async"]).attempts)
+    assert real(runs["exit"]) == (1, 2, 7)
+    assert figures(predict(runs["async"])["exit"]) == (1, 2, 7)
+    every_prediction_holds(runs, forms=("recorder", "langgraph"))

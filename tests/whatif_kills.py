@@ -31,6 +31,7 @@ class KillCampaign:
     kill: int  # 0: the shape's early kill point, 1: its late one
     modes: tuple[str, ...]
     latency: float
+    api: str = ""  # "ainvoke": LangGraph's async loop; "" the shape's own (invoke for most)
 
     @property
     def name(self) -> str:
@@ -154,6 +155,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("child_own_thread", 0, ("sync", "async", "exit"), 0.05),
         KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.15),
         KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.25),
+        KillCampaign("react_agent_tool_interrupt", 1, ("sync", "async", "exit"), 0.1, "ainvoke"),
     )
 }
 
@@ -171,7 +173,7 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
         s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
         kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
         resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
-        then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all, api=s.api,
+        then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all, api=c.api or s.api,
     )  # fmt: skip
     return runs_in(folder)
 

@@ -1353,7 +1353,7 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> s
     for c in root.checkpoints:
         below.setdefault(c.parent_checkpoint_id, []).append(c.source)
     marked: list[Attempt] = []
-    for group in groups[:-1]:
+    for i, group in enumerate(groups[:-1]):
         mine = [
             a for a in group
             if a.task is not None and a.checkpoint is not None and not (a.namespace or a.logged_ns)
@@ -1363,10 +1363,15 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> s
         cp = max(mine, key=lambda a: a.end_ts).checkpoint
         step = [a for a in mine if a.checkpoint is cp]
         ended = max(a.end_ts for a in step)
+        due = {t.task_id for t in cp.tasks} if cp is not None else set()
         if (
             cp is None
+            # a later invocation ran a task due there again: it had paused, not raised (a
+            # task id tells; a bare log's time alignment takes a fresh input's tasks of the
+            # same nodes for those too)
+            or any(b.task_id in due for later in groups[i + 1 :] for b in later)
             or any(a.outcome != "finished" and not a.raised_after for a in step)
-            or {t.task_id for t in cp.tasks} - {a.task.task_id for a in step if a.task}
+            or due - {a.task.task_id for a in step if a.task}
             or any(b.start_ts > ended for b in group)
             or any(source != "input" for source in below.get(cp.checkpoint_id, []))
             or any(t.status == "interrupted" for t in cp.tasks)
