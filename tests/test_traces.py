@@ -420,8 +420,9 @@ def test_a_task_span_is_one_task_however_langchain_reports_it(tmp_path: Path) ->
 def _own_thread_graph() -> Any:
     """A real graph whose node ``p`` invokes a child graph on a thread of its own (its node
     ``n`` calls a tool, then its subgraph node ``inner`` runs ``k``), then runs a subgraph
-    node ``sub`` (node ``m``) and an `@entrypoint` ``main`` with an `@task` call ``t1``: only
-    the child's runs are another thread's."""
+    node ``sub`` (node ``m``), an `@entrypoint` ``main`` with an `@task` call ``t1``, and
+    ``call_stable``, which invokes a `checkpointer=True` graph (node ``s``): only the child's
+    runs are another thread's."""
     from langchain_core.tools import tool
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.config import get_config
@@ -460,9 +461,18 @@ def _own_thread_graph() -> Any:
         child.invoke({}, config={"configurable": {"thread_id": f"{parent}:child"}})
         return {"trail": "p"}
 
+    # a `checkpointer=True` graph a node invokes: its levels keep names, not task ids
+    stable = StateGraph(S).add_node("s", lambda s: {"trail": "s"}).add_edge(START, "s")
+    stable_graph = stable.compile(checkpointer=True)
+
+    def call_stable(state: S) -> S:
+        return stable_graph.invoke(state)
+
     graph = StateGraph(S)
     graph.add_node("p", p).add_node("sub", sub).add_node("main", main)
+    graph.add_node("call_stable", call_stable)
     graph.add_edge(START, "p").add_edge("p", "sub").add_edge("sub", "main")
+    graph.add_edge("main", "call_stable")
     return graph.compile(checkpointer=saver)
 
 
@@ -473,7 +483,8 @@ def test_a_graph_a_task_ran_on_a_thread_of_its_own_is_not_its_threads(tmp_path: 
     task again (child_own_thread at 0.05 s from the trace: 2 tasks and 2 lines again where 1
     and 1 were measured). The handler and a trace's runs both mark its task and tool lines
     with the task that ran it (`own_thread_under`), and the log leaves them out of the thread,
-    saying so; a subgraph's task and an `@task` call hang below their caller and stay."""
+    saying so; a subgraph's task, an `@task` call and a `checkpointer=True` graph's task hang
+    below their caller (the last by names, its levels keep no task ids) and stay."""
     from replaylens.effects.durable import OWN_THREAD_UNDER
 
     log = tmp_path / "t.jsonl"
@@ -484,9 +495,17 @@ def test_a_graph_a_task_ran_on_a_thread_of_its_own_is_not_its_threads(tmp_path: 
         p_task = next(r["task_id"] for r in lines if r["node"] == "p")
         assert {r[OWN_THREAD_UNDER] for r in lines if OWN_THREAD_UNDER in r} == {p_task}
         kept = {r["node"] for r in lines if OWN_THREAD_UNDER not in r}
-        assert kept == {"p", "sub", "m", "main", "t1"}, lines
+        assert kept == {"p", "sub", "m", "main", "t1", "call_stable", "s"}, lines
     read = read_effects(log)
-    assert {e.node for e in read.for_thread("t")} == {"p", "sub", "m", "main", "t1"}
+    assert {e.node for e in read.for_thread("t")} == {
+        "p",
+        "sub",
+        "m",
+        "main",
+        "t1",
+        "call_stable",
+        "s",
+    }
     assert read.line_counts() == {"t": len(written) - 8}
     assert any(
         "a thread of its own" in note and "(nodes inner, k, n)" in note for note in read.notes

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from replaylens.namespaces import NS_SEP, own_namespace
+from replaylens.namespaces import own_namespace, segments
 
 DESCRIBES = "describes"
 """The extra key that says what a line describes: "task" for a task's own start and end
@@ -75,11 +75,18 @@ def own_lineage(outer_task_ns: str, inner_task_ns: str) -> bool:
     """Is a task run found inside another task's run (in the trace's run tree) the task of a
     graph invoked on a lineage of its own? Both are full task namespaces
     (`langgraph_checkpoint_ns`, ``parent_ns|node:task_id``). A subgraph's task and an
-    `@task` call hang below the enclosing task's namespace (``p:<id>|n:<id>``); a graph given
-    a thread of its own starts again at the root (``n:<id>``)."""
+    `@task` call hang below the enclosing task's namespace (``p:<id>|n:<id>``; below a
+    `checkpointer=True` graph the levels above keep their names, not their task ids:
+    ``p|n:<id>``); a graph given a thread of its own starts again at the root (``n:<id>``)."""
     if not outer_task_ns or not inner_task_ns or inner_task_ns == outer_task_ns:
         return False
-    return not inner_task_ns.startswith(outer_task_ns + NS_SEP)
+    outer, inner = segments(outer_task_ns), segments(inner_task_ns)
+    if len(inner) <= len(outer):
+        return True
+    return not all(
+        o_name == i_name and (o_id is None or i_id is None or o_id == i_id)
+        for (o_name, o_id), (i_name, i_id) in zip(outer, inner, strict=False)
+    )
 
 
 class TaskRunTree:
