@@ -46,6 +46,14 @@ def test_a_step_that_overran_its_timeout_raised_after_its_tasks_ended(tmp_path: 
                     assert figures(outcome) == real(runs[target]), (recorded, target, form)
                 assert holds(outcome, real(runs[target])), (recorded, target, form)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+    # the attempts table says why a task whose log shows it ending reads as failed
+    from replaylens.dashboard.views import attempts_frame
+
+    frame = attempts_frame(plan(runs["sync"]))
+    assert set(frame[frame["node"] == "slow"]["outcome"]) == {
+        "failed (its lines ended; its step raised after it)",
+        "in flight",
+    }
     # the second input's tasks start right after its input checkpoint: they are not tasks of
     # the checkpoint before it (a bare log's time alignment had taken them for the first
     # input's, whose step the database shows done: "kept", where both ran again)
@@ -61,6 +69,12 @@ def test_the_writes_of_a_task_whose_step_raised_were_put_under_sync_and_async(
     ``slow`` was predicted to run again; under exit its writes were lost, and it did."""
     runs = load("step_timeout-early-0.25s", tmp_path)
     assert real(runs["async"]) == (2, 0, 0) and real(runs["exit"]) == (1, 1, 2)
+    # every reading says the same: the first, before the marks, and those after them (a
+    # marked task saves no error: it is no task killed while waiting for its retry)
+    first = predict(runs["async"])["sync"]
+    again = predict(runs["async"])["sync"]
+    assert (first.used, first.assumed) == (again.used, again.assumed)
+    assert not any("waited to retry" in line for line in again.assumed)
     for recorded in ("sync", "exit"):
         assert figures(predict(runs[recorded])["async"]) == (2, 0, 0)
     assert figures(predict(runs["async"])["exit"]) == (1, 1, 2)
@@ -90,3 +104,16 @@ def test_a_send_worker_that_paused_and_was_answered_did_not_raise(tmp_path: Path
     assert real(runs["exit"]) == (1, 2, 7)
     assert figures(predict(runs["async"])["exit"]) == (1, 2, 7)
     every_prediction_holds(runs, forms=("recorder", "langgraph"))
+
+
+def test_the_kill_counts_from_the_node_it_was_aimed_at(tmp_path: Path) -> None:
+    """step_timeout on Postgres at 0.1 s: the kill was aimed 0.2 s after the second input's
+    ``slow`` started; ``fast``, its step's other task, started a moment after it. Counted
+    from ``fast`` (the last task to start), the aim did not match, the kill moment was read
+    as the log's last line, and async was predicted to lose the second input's checkpoints
+    (2 kept and nothing again, where 4 kept and 2 tasks again were measured)."""
+    runs = load("step_timeout-early-0.1s-postgres", tmp_path)
+    outcome = predict(runs["sync"])["async"]
+    assert "kill moment: 0.2 s into slow (kill-test manifest)" in outcome.used
+    assert holds(outcome, real(runs["async"])) and real(runs["async"]) == (4, 2, 2)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -32,11 +32,14 @@ class KillCampaign:
     modes: tuple[str, ...]
     latency: float
     api: str = ""  # "ainvoke": LangGraph's async loop; "" the shape's own (invoke for most)
+    backend: str = "sqlite"  # "postgres": a throw-away server (the database at the kill is
+    # kept as a SQLite copy beside it, as `validate --backend postgres` keeps it)
 
     @property
     def name(self) -> str:
-        """Its folder under `tests/whatif_kills/`: shape, kill point, latency."""
-        return f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s"
+        """Its folder under `tests/whatif_kills/`: shape, kill point, latency (and backend)."""
+        where = "" if self.backend == "sqlite" else f"-{self.backend}"
+        return f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s{where}"
 
 
 CAMPAIGNS: dict[str, KillCampaign] = {
@@ -156,6 +159,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.15),
         KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.25),
         KillCampaign("react_agent_tool_interrupt", 1, ("sync", "async", "exit"), 0.1, "ainvoke"),
+        KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.1, backend="postgres"),
     )
 }
 
@@ -169,12 +173,23 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
     c = CAMPAIGNS[name]
     point = CorpusPoint(SHAPES[c.shape], c.kill)
     s = point.shape
-    run_campaign(
-        s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
-        kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
-        resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
-        then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all, api=c.api or s.api,
-    )  # fmt: skip
+    server = None
+    if c.backend == "postgres":
+        from replaylens.killtest.pgserver import start_server
+
+        server = start_server()
+    try:
+        dsn = server.create_database("whatif") if server is not None else None
+        run_campaign(
+            s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
+            kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
+            resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
+            then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all,
+            api=c.api or s.api, checkpointer=dsn, keep_schemas=dsn is not None,
+        )  # fmt: skip
+    finally:
+        if server is not None:
+            server.stop()
     return runs_in(folder)
 
 

@@ -156,7 +156,7 @@ def _effects_section(plan: ResumePlan) -> list[str]:
         out += ["### Replays that already happened", ""]
         for group in plan.duplicates:
             desc = ", ".join(
-                f"attempt {a.attempt} (pid {a.pid}, {a.outcome}{', its writes won' if a.won else ''})"
+                f"attempt {a.attempt} (pid {a.pid}, {a.outcome_label}{', its writes won' if a.won else ''})"
                 for a in group
             )
             out.append(f"- {md_code(group[0].node)} ran {len(group)} times: {desc}.")

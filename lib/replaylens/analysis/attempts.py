@@ -125,6 +125,14 @@ class Attempt:
         return "in flight"
 
     @property
+    def outcome_label(self) -> str:
+        """The outcome in words for a table: a task whose step raised after its lines ended
+        says so, since its log shows it ending."""
+        if self.raised_after and self.outcome == "failed":
+            return "failed (its lines ended; its step raised after it)"
+        return self.outcome
+
+    @property
     def effects(self) -> list[str]:
         """The effects it performed: lines that describe the task itself name none."""
         return sorted({line.label for line in effect_lines(self.lines)})

@@ -453,7 +453,7 @@ def attempts_frame(plan: ResumePlan) -> pd.DataFrame:
                 "node": visible(a.node),
                 "after checkpoint": _after_checkpoint(a),
                 "attempt": a.attempt,
-                "outcome": a.outcome,
+                "outcome": a.outcome_label,
                 "resume": {
                     "kept": "kept",
                     "replays": "runs again",

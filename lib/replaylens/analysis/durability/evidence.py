@@ -852,7 +852,10 @@ def _killed_while_retrying(
     invocation saves that write under every mode (sync and async with the task's writes,
     exit with the pending writes it saves on the way out), so the process died while
     `RetryPolicy` waited to run the task again."""
-    failed = [a for a in attempts if a.outcome == "failed" and id(a) not in retried]
+    # (a task whose step raised after it, `_raised_after_lines`, saves no error of its own)
+    failed = [
+        a for a in attempts if a.outcome == "failed" and id(a) not in retried and not a.raised_after
+    ]
     if not failed:
         return set()
     error_ids: set[str] = set()
@@ -1335,8 +1338,9 @@ def _halted(
     return out
 
 
-def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> str:
-    """Mark the tasks of a root step that raised after their lines ended; say so, or "".
+def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> tuple[str, bool]:
+    """Mark the tasks of a root step that raised after their lines ended; say so, or "";
+    and whether a mark is new (the readings before it then took the task as finished).
 
     An invocation a later one followed had ended; when every task due in its last root step
     ended in the log, yet the database holds no checkpoint of that step (no child of the
@@ -1348,11 +1352,12 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> s
     it reads as failed."""
     root = thread.root if thread is not None else None
     if root is None:
-        return ""
+        return "", False
     below: dict[str | None, list[str | None]] = {}
     for c in root.checkpoints:
         below.setdefault(c.parent_checkpoint_id, []).append(c.source)
     marked: list[Attempt] = []
+    new = False
     for i, group in enumerate(groups[:-1]):
         mine = [
             a for a in group
@@ -1380,6 +1385,7 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> s
         late = [a for a in step if a.task is not None and a.task.status != "finished"]
         for a in late or [max(step, key=lambda a: a.end_ts)]:
             if not a.raised_after:
+                new = True
                 a.raised_after = (
                     f"its lines ended, but step {cp.step + 1 if cp.step is not None else '?'} "
                     "got no checkpoint though its invocation was over: the step raised after "
@@ -1387,13 +1393,13 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> s
                 )
             marked.append(a)
     if not marked:
-        return ""
+        return "", False
     names = ", ".join(sorted({a.node for a in marked}))
     return (
         f"{names}: every task of the step ended, yet the database holds no checkpoint of it "
         "though its invocation was over; the step raised after them (a step_timeout, or a "
         "failure outside every node), and the last of them did not complete"
-    )
+    ), new
 
 
 def _other_task(a: Attempt, b: Attempt) -> bool:
@@ -2428,7 +2434,14 @@ def gather(
             f"{len(silent)} run(s) from an earlier checkpoint paused before logging anything: "
             "the copy each began with holds the pause, and the next invocation answered it"
         )
-    raised = _raised_after_lines(groups, thread)
+    raised, new_marks = _raised_after_lines(groups, thread)
+    if new_marks:
+        # every reading before this one took those tasks as finished: read again, so that
+        # this gathering and every later one read them alike (the mark stays on the attempt)
+        return gather(
+            thread, attempts, status, recording,
+            unsure_raised=unsure_raised, flip_kinds=flip_kinds, unsaved=unsaved,
+        )  # fmt: skip
     if raised:
         used.append(raised)
     halted = _halted(
@@ -2849,7 +2862,10 @@ def gather(
         for i, g in enumerate(groups[:-1])
     ] + [ending]
     in_flight = [a for a in last if a.outcome == "in flight" or id(a) in retrying]
-    kill_attempt = max(in_flight, key=lambda a: a.start_ts) if in_flight else None
+    # the kill a recording aimed at a node's start counts from that node's attempt, where it
+    # is in flight, not from a task beside it that started a moment later
+    aimed_at = [a for a in in_flight if a.node == recording.kill_node]
+    kill_attempt = max(aimed_at or in_flight, key=lambda a: a.start_ts) if in_flight else None
     line_ts = [line.ts for a in attempts for line in a.lines]
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
     kill_offset, kill_unsure, crash = _kill_moment(
