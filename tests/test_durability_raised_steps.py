@@ -117,3 +117,17 @@ def test_the_kill_counts_from_the_node_it_was_aimed_at(tmp_path: Path) -> None:
     assert "kill moment: 0.2 s into slow (kill-test manifest)" in outcome.used
     assert holds(outcome, real(runs["async"])) and real(runs["async"]) == (4, 2, 2)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_aimed_at_a_node_that_runs_graphs_stays_the_logs(tmp_path: Path) -> None:
+    """multiple_subgraphs_checkpointer at 0.05 s, read from a trace: the kill was aimed 0.6 s
+    after ``parent_node`` started, and what was in flight last was a node of a graph it ran.
+    Counted from ``parent_node``'s span, the kill moment left out how long the graph's steps
+    took to save under async (16 kept where 17); the moment stays the log's last line, with
+    its range, unless the aimed task runs beside the last to start, in its loop."""
+    runs = load("multiple_subgraphs_checkpointer-early-0.05s", tmp_path)
+    outcome = predict(runs["exit"], "trace")["async"]
+    assert not any("into parent_node" in line for line in outcome.used)
+    assert holds(outcome, real(runs["async"], "trace"))
+    # (as `validate` judges: only between kills that came at the same point of progress)
+    every_prediction_holds(runs, forms=("recorder", "trace"), same_progress=True)

@@ -2862,10 +2862,16 @@ def gather(
         for i, g in enumerate(groups[:-1])
     ] + [ending]
     in_flight = [a for a in last if a.outcome == "in flight" or id(a) in retrying]
+    kill_attempt = max(in_flight, key=lambda a: a.start_ts) if in_flight else None
     # the kill a recording aimed at a node's start counts from that node's attempt, where it
-    # is in flight, not from a task beside it that started a moment later
-    aimed_at = [a for a in in_flight if a.node == recording.kill_node]
-    kill_attempt = max(aimed_at or in_flight, key=lambda a: a.start_ts) if in_flight else None
+    # is in flight beside the last to start (a task of the same loop that started a moment
+    # later); a task inside a graph it runs is no such task (its kill moment stays the log's)
+    aimed_at = [
+        a for a in in_flight
+        if a.node == recording.kill_node and kill_attempt is not None
+        and (a.namespace or a.logged_ns or "") == (kill_attempt.namespace or kill_attempt.logged_ns or "")
+    ]  # fmt: skip
+    kill_attempt = max(aimed_at, key=lambda a: a.start_ts) if aimed_at else kill_attempt
     line_ts = [line.ts for a in attempts for line in a.lines]
     crash = max(line_ts + list(stamps.values())) if (line_ts or stamps) else None
     kill_offset, kill_unsure, crash = _kill_moment(
