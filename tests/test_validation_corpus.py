@@ -230,3 +230,18 @@ def test_validate_corpus_refuses_bad_options_in_one_sentence(args: list[str], wo
     )
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_send_workers_of_cond_edge_after_send_run_to_the_end() -> None:
+    """A shape's module-level constants are its own: send_dedupe_on_resume once rebound
+    `_SEND_UNITS`, and every worker of cond_edge_after_send raised `KeyError` from then on,
+    so campaigns of it judged a graph that failed, not the one LangGraph's test describes."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from replaylens.examples.langgraph_tests import SHAPES
+    from replaylens.killtest._child import build_graph, load_target
+
+    shape = SHAPES["cond_edge_after_send"]
+    graph = build_graph(load_target(shape.graph), InMemorySaver())
+    out = graph.invoke(shape.input, {"configurable": {"thread_id": "t"}})
+    assert out["visited"] == ["one", "two", "two", "three"]

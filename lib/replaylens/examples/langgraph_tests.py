@@ -2083,7 +2083,10 @@ def imp_task_cancel(checkpointer: Any) -> Any:
     return graph
 
 
-_SEND_UNITS = {"1": 0.5, "3": 1.0, "3.1": 0.3}
+_DEDUPE_UNITS = {"1": 0.5, "3": 1.0, "3.1": 0.3}
+"""How long each node of send_dedupe_on_resume stays open (a name of its own: this module's
+`_SEND_UNITS` belongs to cond_edge_after_send, and rebinding it made that shape's workers
+raise `KeyError`)."""
 
 
 def _send_node(name: str) -> Callable[..., Any]:
@@ -2093,7 +2096,7 @@ def _send_node(name: str) -> Callable[..., Any]:
     async def node(state: Any) -> Any:
         is_command = isinstance(state, Command)
         with effect(name):
-            await _asleep(1.5 if is_command else _SEND_UNITS.get(name, 0.5))
+            await _asleep(1.5 if is_command else _DEDUPE_UNITS.get(name, 0.5))
         update = [name] if isinstance(state, list) else ["|".join((name, str(state)))]
         if is_command:
             return Command(graph=state.graph, goto=state.goto, update=update)
