@@ -54,6 +54,11 @@ def test_a_step_that_overran_its_timeout_raised_after_its_tasks_ended(tmp_path: 
         "failed (its lines ended; its step raised after it)",
         "in flight",
     }
+    # where the tasks again range down to none, so do the executions again, in every view
+    # (the Resume simulator's async card read "2" executions beside "0–2" tasks)
+    under = plan(runs["sync"]).again_under("async")
+    assert under.figure("tasks") == "0–2" and under.figure("executions") == "0–2"
+    assert under.to_json()["range"]["executions"] == [0, 2]
     # the second input's tasks start right after its input checkpoint: they are not tasks of
     # the checkpoint before it (a bare log's time alignment had taken them for the first
     # input's, whose step the database shows done: "kept", where both ran again)

@@ -40,10 +40,6 @@ def _window(o: ModeOutcome) -> str:
     return f"{_when(o.window_start)} → {_when(o.window_end)} UTC ({o.window_end - o.window_start:.2f} s)"
 
 
-def _n(count: int | None) -> str:
-    return "unknown" if count is None else str(count)
-
-
 def _cell(sentence: str) -> str:
     """A library sentence (names in backticks) inside a table cell."""
     return md_ticks(sentence).replace("|", "\\|")
@@ -189,7 +185,7 @@ def _what_if_section(plan: ResumePlan) -> list[str]:
         resume = "restart from input" if o.restart else str(o.resume_step)
         a = plan.again_under(mode)
         out.append(f"| {mode} | {MODE_RULES.get(mode, '')} | {outcome_tag(plan, mode)} | {a.figure('checkpoints_kept')} | "
-                   f"{resume} | {_window(o)} | {a.figure('tasks') or 'unknown'} | {_n(a.executions)} | "
+                   f"{resume} | {_window(o)} | {a.figure('tasks') or 'unknown'} | {a.figure('executions') or 'unknown'} | "
                    f"{a.figure('lines') or 'unknown'} | "
                    f"{_cell(o.sentence)} |")  # fmt: skip
     out.append("")

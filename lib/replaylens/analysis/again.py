@@ -133,7 +133,7 @@ REPLAYING = ("replays", "restart")
 """The verdicts of an attempt a resume performs again."""
 
 Basis = Literal["database", "recorded", "model"]
-SpanKey = Literal["checkpoints_kept", "tasks", "lines"]
+SpanKey = Literal["checkpoints_kept", "tasks", "lines", "executions"]
 """Where an `Again` comes from: the resume of the database as it stands (no recorded mode
 known), the recorded mode's own outcome (the same resume), or the durability model's
 counterfactual for another mode."""
@@ -193,11 +193,27 @@ class Again:
         """One figure as every view prints it: "5", or "5–6" where the evidence cannot tell
         which; None when it is unknown (no log line to time it)."""
         own = {"checkpoints_kept": self.checkpoints_kept, "tasks": self.task_count,
-               "lines": self.line_count}[key]  # fmt: skip
+               "lines": self.line_count, "executions": self.executions}[key]  # fmt: skip
         if own is None:
             return None
-        lo, hi = self.span.get(key, (own, own))
+        lo, hi = self.span_of(key) or (own, own)
         return str(own) if lo == hi else f"{lo}–{hi}"
+
+    def span_of(self, key: SpanKey) -> tuple[int, int] | None:
+        """The range of one figure where the evidence cannot tell, else None. Executions have
+        no range of their own: where the lines again range down, so do they (an execution
+        logs at least one line), and where no task may run again, none repeats."""
+        if key != "executions":
+            return self.span.get(key)
+        own = self.executions
+        if own is None:
+            return None
+        lo = own
+        if "lines" in self.span:
+            lo = min(lo, self.span["lines"][0])
+        if "tasks" in self.span and self.span["tasks"][0] == 0:
+            lo = 0
+        return (lo, own) if lo != own else None
 
     @property
     def task_count(self) -> int | None:
@@ -226,7 +242,7 @@ class Again:
         if self.effects is None or self.lines is None:
             return f"{tasks}, side effects unknown (no effects-log line for this thread)"
         return (
-            f"{tasks}, {self.executions} execution(s) of a side effect again, "
+            f"{tasks}, {self.figure('executions')} execution(s) of a side effect again, "
             f"{self.figure('lines')} log line(s) again"
         )
 
@@ -242,7 +258,13 @@ class Again:
             "executions_per_effect": self.effects,
             "log_lines_again": None if self.lines is None else list(self.lines),
             "log_line_count": self.line_count,
-            "range": {k: list(v) for k, v in self.span.items()} or None,
+            "range": {
+                k: list(v)
+                for k in ("checkpoints_kept", "tasks", "lines", "executions")
+                for v in [self.span_of(k)]  # type: ignore[list-item]
+                if v is not None
+            }
+            or None,
             "range_why": self.span_why or None,
         }
 

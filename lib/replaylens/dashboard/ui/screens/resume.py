@@ -102,8 +102,8 @@ if item is not None:
                             width="content",
                             help="Tasks that would run again from their first line." + ranged,
                         )
-                        st.metric("executions again", "no log" if under.executions is None else under.executions,
-                                  width="content", help="Executions of a side effect that happen a second time.")  # fmt: skip
+                        st.metric("executions again", under.figure("executions") or "no log",
+                                  width="content", help="Executions of a side effect that happen a second time." + ranged)  # fmt: skip
                         st.metric("log lines again", under.figure("lines") or "no log",
                                   width="content", help="Effects-log lines of those executions." + ranged)  # fmt: skip
                     none = (

@@ -157,7 +157,7 @@ if item is not None:
                 ("tasks again", again.task_count,
                  "Tasks a resume runs again from their first line: those due at the checkpoint it loads without a "
                  "saved output, and those of steps whose checkpoint was lost."),
-                ("executions again", again.executions if again.executions is not None else "no log",
+                ("executions again", again.figure("executions") or "no log",
                  "Executions of a side effect that happen a second time: the counts in the verdict and the table "
                  "above (one task run each, however many log lines it wrote)."),
                 ("log lines again", again.line_count if again.line_count is not None else "no log",
