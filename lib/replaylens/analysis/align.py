@@ -6,6 +6,7 @@ they carry `step`, and by node name, order and time otherwise (hand-written logs
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +31,8 @@ class _Index:
         self.starts: dict[str, list[float]] = defaultdict(list)
         for a in attempts:
             self.starts[a.node].append(a.start_ts)
+        for times in self.starts.values():
+            times.sort()  # (`_started_again` bisects them)
         self.by_task_id: dict[str, list[tuple[str, Checkpoint, Task]]] = defaultdict(list)
         for ns in thread.namespaces.values():
             for cp in ns.checkpoints:
@@ -316,7 +319,8 @@ def _started_again(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
     saved as the invocation raised, has it due again: test_recursion_limit_retry, a bare log
     whose first ``tools`` was filed 24 steps late)."""
     until = idx.epochs.get(cp.checkpoint_id) or 0
-    return any(a.start_ts < t <= until for t in idx.starts.get(a.node, ()))
+    times = idx.starts.get(a.node, [])
+    return bisect.bisect_right(times, until) > bisect.bisect_right(times, a.start_ts)
 
 
 def _still_due_after(

@@ -1358,6 +1358,11 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> t
         below.setdefault(c.parent_checkpoint_id, []).append(c.source)
     marked: list[Attempt] = []
     new = False
+    last_run: dict[str, int] = {}  # task id -> the last invocation that logged it
+    for i, group in enumerate(groups):
+        for a in group:
+            if a.task_id:
+                last_run[a.task_id] = i
     for i, group in enumerate(groups[:-1]):
         mine = [
             a for a in group
@@ -1371,15 +1376,15 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> t
         due = {t.task_id for t in cp.tasks} if cp is not None else set()
         if (
             cp is None
-            # a later invocation ran a task due there again: it had paused, not raised (a
-            # task id tells; a bare log's time alignment takes a fresh input's tasks of the
-            # same nodes for those too)
-            or any(b.task_id in due for later in groups[i + 1 :] for b in later)
             or any(a.outcome != "finished" and not a.raised_after for a in step)
             or due - {a.task.task_id for a in step if a.task}
             or any(b.start_ts > ended for b in group)
             or any(source != "input" for source in below.get(cp.checkpoint_id, []))
             or any(t.status == "interrupted" for t in cp.tasks)
+            # a later invocation ran a task due there again: it had paused, not raised (a
+            # task id tells; a bare log's time alignment takes a fresh input's tasks of the
+            # same nodes for those too)
+            or any(last_run.get(t, -1) > i for t in due)
         ):
             continue
         late = [a for a in step if a.task is not None and a.task.status != "finished"]
