@@ -238,10 +238,8 @@ def test_the_send_workers_of_cond_edge_after_send_run_to_the_end() -> None:
     so campaigns of it judged a graph that failed, not the one LangGraph's test describes."""
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from replaylens.examples.langgraph_tests import SHAPES
-    from replaylens.killtest._child import build_graph, load_target
+    from replaylens.examples.langgraph_tests import SHAPES, cond_edge_after_send
 
-    shape = SHAPES["cond_edge_after_send"]
-    graph = build_graph(load_target(shape.graph), InMemorySaver())
-    out = graph.invoke(shape.input, {"configurable": {"thread_id": "t"}})
+    graph = cond_edge_after_send().compile(checkpointer=InMemorySaver())
+    out = graph.invoke(SHAPES["cond_edge_after_send"].input, {"configurable": {"thread_id": "t"}})
     assert out["visited"] == ["one", "two", "two", "three"]
