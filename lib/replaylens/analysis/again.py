@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from replaylens.analysis.attempts import Attempt, effect_counts, effect_lines
 from replaylens.decode import to_jsonable
@@ -133,10 +133,13 @@ REPLAYING = ("replays", "restart")
 """The verdicts of an attempt a resume performs again."""
 
 Basis = Literal["database", "recorded", "model"]
-SpanKey = Literal["checkpoints_kept", "tasks", "lines", "executions"]
 """Where an `Again` comes from: the resume of the database as it stands (no recorded mode
 known), the recorded mode's own outcome (the same resume), or the durability model's
 counterfactual for another mode."""
+SpanKey = Literal["checkpoints_kept", "tasks", "lines", "executions"]
+SPAN_KEYS: tuple[SpanKey, ...] = get_args(SpanKey)
+"""The figures an `Again` can give as a range (`Again.span_of`), in the order `--json` lists
+them."""
 
 
 @dataclass(frozen=True)
@@ -258,13 +261,7 @@ class Again:
             "executions_per_effect": self.effects,
             "log_lines_again": None if self.lines is None else list(self.lines),
             "log_line_count": self.line_count,
-            "range": {
-                k: list(v)
-                for k in ("checkpoints_kept", "tasks", "lines", "executions")
-                for v in [self.span_of(k)]  # type: ignore[list-item]
-                if v is not None
-            }
-            or None,
+            "range": {k: list(v) for k in SPAN_KEYS if (v := self.span_of(k)) is not None} or None,
             "range_why": self.span_why or None,
         }
 
