@@ -10,7 +10,14 @@ from typing import Any
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, effect_counts
-from replaylens.analysis.durability.evidence import INSTANCE, Evidence, base_space, gather, task_run
+from replaylens.analysis.durability.evidence import (
+    INSTANCE,
+    Evidence,
+    base_space,
+    gather,
+    nodes_named,
+    task_run,
+)
 from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     MODES,
@@ -517,6 +524,27 @@ def _unplaced(ev: Evidence) -> list[str]:
     return sorted({a.node for a in ev.attempts if a.node not in named})
 
 
+def _ran_in_root(ev: Evidence) -> set[str]:
+    """Nodes a root checkpoint of the database names, in its tasks or its `versions_seen`
+    (where a graph records every node that has run in it): they ran in the root."""
+    return {n for c in ev.db_checkpoints if not c.checkpoint_ns for n in nodes_named(c)}
+
+
+def _nesting_levels(ev: Evidence) -> int:
+    """How many levels of subgraph an unplaced node could sit below the root: one more than
+    the deepest namespace the database holds (a graph inside the deepest saved one keeps no
+    checkpoint of its own when it has no checkpointer of its own and the run saved on exit)."""
+    deepest = max(
+        (
+            len(c.checkpoint_ns.split(namespaces.NS_SEP))
+            for c in ev.db_checkpoints
+            if c.checkpoint_ns
+        ),
+        default=0,
+    )
+    return deepest + 1
+
+
 def _overlapping(ev: Evidence, node: str) -> int:
     """How many attempts of `node` began while another attempt of it was running."""
     runs = sorted((a.start_ts, a.end_ts) for a in ev.attempts if a.node == node)
@@ -548,11 +576,13 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     # each run a subgraph): those runs save their own input, `__start__` and step checkpoints
     # where the flat reading counts one step for all of them.
     side = sum(_overlapping(ev, node) for node in nodes)
-    high = (
-        max(low[1], out.checkpoints_kept)
-        + NESTING_CHECKPOINTS * len(nodes)
-        + (NESTING_CHECKPOINTS + 1) * side
-    )
+    # Each attempt may be a run of a subgraph of its own (a node that invokes the same graph
+    # in turn, test_multiple_subgraphs; a graph called once per parent step), at every level
+    # the database shows and one below (`_nesting_levels`).
+    rooted = _ran_in_root(ev)
+    runs = sum(1 for a in ev.attempts if a.node in nodes and a.node not in rooted)
+    levels = _nesting_levels(ev)
+    high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * levels * runs + side
     lo = min(low[0], out.checkpoints_kept)
     calls = {a.node for a in ev.attempts} <= set(nodes)
     if calls:
@@ -596,8 +626,9 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     note = (
         f"the log names no namespace and the database names none of {', '.join(nodes)}: "
         "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "
-        f"too, so {lo}-{high} checkpoints kept (up to {NESTING_CHECKPOINTS} more per node: a "
-        "subgraph's input, its __start__, the step that ran it"
+        f"too, so {lo}-{high} checkpoints kept (up to {NESTING_CHECKPOINTS} more per run of "
+        f"them, each of which may be a subgraph's of its own, at each of up to {levels} "
+        "level(s): a subgraph's input, its __start__, the step that ran it"
         + (
             "; or fewer, if they were @task calls of an entrypoint that logs nothing"
             if calls
@@ -960,9 +991,25 @@ def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
         if s.as_recorded:  # the recording wins over the model of the other mode
             outcomes[weaker] = copy_as(s, w.mode, w.latency, note.format(src=stronger, dst=weaker))
         else:
-            outcomes[stronger] = copy_as(
-                w, s.mode, s.latency, note.format(src=weaker, dst=stronger)
-            )
+            taken = copy_as(w, s.mode, s.latency, note.format(src=weaker, dst=stronger))
+            if s.checkpoints_kept >= w.checkpoints_kept and not w.restart:
+                _keep_own_checkpoints(taken, s)
+            outcomes[stronger] = taken
+
+
+def _keep_own_checkpoints(taken: ModeOutcome, own: ModeOutcome) -> None:
+    """Where only the repeats broke the order (`clamp`), the stronger mode keeps its own
+    checkpoints: what it repeats is bounded by the weaker mode's repeats, but what it saves is
+    not bounded by what the weaker mode saves, which is the lower bound only."""
+    spans = _spans(taken)
+    spans["checkpoints_kept"] = _spans(own)["checkpoints_kept"]
+    taken.checkpoints_kept = own.checkpoints_kept
+    taken.kept_checkpoint_ids = list(own.kept_checkpoint_ids)
+    taken.lost_checkpoint_ids = list(own.lost_checkpoint_ids)
+    taken.basis["checkpoints_kept"] = own.basis.get("checkpoints_kept", "")
+    if own.race or taken.race:
+        note = "; ".join(x for x in (taken.race.get("note"), own.race.get("note")) if x)
+        taken.race = {**taken.race, **spans, **({"note": note} if note else {})}
 
 
 def copy_as(src: ModeOutcome, mode: Mode, latency: float, note: str) -> ModeOutcome:
