@@ -1303,6 +1303,7 @@ def _halted(
     retries: list[Attempt] = (),
     input_times: Sequence[float] = (),
     went_past: dict[str, list[float]] | None = None,
+    root_only: Collection[str] = (),
 ) -> set[int]:
     """id() of attempts whose task began again from its top in a later invocation
     (`_restarts`): their lines end, but their task did not; it paused (or raised) there.
@@ -1334,8 +1335,37 @@ def _halted(
                     and not _other_task(a, b)
                 ]
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
-                out |= {id(c) for c in _last_run(a, group)}
+                run = _last_run(a, group)
+                if not _root_went_on(run[-1], group, root_only):
+                    out |= {id(c) for c in run}
     return out
+
+
+def _root_went_on(a: Attempt, group: list[Attempt], root_only: Collection[str]) -> bool:
+    """Did the root loop go on to a later step after `a` ended, in `a`'s invocation? Only
+    said for a log without task ids where the database shows both nodes running in the root
+    alone (`_root_only_nodes`): all tasks of a step start together, so a root task that
+    began after `a` ended ran in a later step, and a pause stops the loop after its own step
+    (a recursion limit's raise under exit leaves the next task due with no write, as a static
+    breakpoint does, test_invoke_two_processes_in_out)."""
+    if a.task_id is not None or a.node not in root_only:
+        return False
+    return any(
+        b.node in root_only and b.pid == a.pid and b.start_ts > a.end_ts + 1e-6 for b in group
+    )
+
+
+def _root_only_nodes(thread: Thread | None) -> set[str]:
+    """Nodes the root's checkpoints name (as tasks, or in `versions_seen`) and no subgraph's
+    checkpoint does: they ran in the root, and only there."""
+    if thread is None:
+        return set()
+    root: set[str] = set()
+    nested: set[str] = set()
+    for ns in thread.namespaces.values():
+        for c in ns.checkpoints:
+            (nested if ns.name else root).update(nodes_named(c))
+    return root - nested
 
 
 def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> tuple[str, bool]:
@@ -2455,6 +2485,7 @@ def gather(
         [a for a in attempts if id(a) in retried | retrying],
         [t for c in root_inputs for t in [taken_at(c)] if t is not None],
         _went_past(thread),
+        _root_only_nodes(thread),
     )
     if halted:
         used.append(
