@@ -1,0 +1,82 @@
+"""What a bare log (thread, node, phase, time, process) cannot place, said as a range wide
+enough to hold what real runs did; and what the database still places.
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+
+
+def test_each_attempt_of_an_unplaced_node_may_be_a_subgraph_run_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """multiple_subgraphs_same, killed under exit in its first invocation: one node invokes
+    the same graph three times in turn, and the bare log shows ``add`` three times. The exit
+    database is empty, so nothing places ``add``: each of its runs is a subgraph run of its
+    own (its input, `__start__` and step checkpoints). Counted once per node, sync's range
+    reached 9 where the real sync run kept 14."""
+    runs = load("multiple_subgraphs_same-late-0s", tmp_path)
+    assert real(runs["sync"], "bare")[0] == 14
+    sync = predict(runs["exit"], "bare")["sync"]
+    assert sync.race["checkpoints_kept"][0] <= 14 <= sync.race["checkpoints_kept"][1]
+    assert holds(sync, real(runs["sync"], "bare"))
+
+
+def test_a_node_below_a_saved_subgraph_may_sit_one_level_deeper(tmp_path: Path) -> None:
+    """stateful_namespace_isolation, killed under exit in its second invocation: ``echo``
+    runs in a graph with no checkpointer of its own inside each of two `checkpointer=True`
+    graphs. The exit database shows the two saved graphs (one level down) and nothing of
+    the inner ones; each ``echo`` run adds checkpoints at both levels under sync. Counted
+    at one level, sync's range reached 28 where the real run kept 31."""
+    runs = load("stateful_namespace_isolation-late-0s", tmp_path)
+    assert real(runs["sync"], "bare")[0] == 31
+    for given in (True, False):
+        sync = predict(runs["exit"], "bare", given)["sync"]
+        assert holds(sync, real(runs["sync"], "bare")), sync.race
+
+
+def test_a_stronger_mode_keeps_its_own_checkpoints_where_only_its_repeats_broke_the_order(
+    tmp_path: Path,
+) -> None:
+    """stateless_subgraph_interrupts, killed under exit: the bare reading of sync repeats
+    more than the exit recording does, so sync takes exit's repeats (a mode never repeats
+    more than a weaker one); it took exit's 5 checkpoints with them, where the real sync
+    run kept 12 and sync's own reading said 7 to 13. What a mode saves is bounded below by
+    the weaker mode, not replaced by it."""
+    runs = load("stateless_subgraph_interrupts-early-0s", tmp_path)
+    exit_ = predict(runs["exit"], "bare")
+    assert figures(exit_["exit"]) == (5, 1, 5)
+    assert real(runs["sync"], "bare") == (12, 1, 5)
+    sync = exit_["sync"]
+    assert (len(sync.reruns), len(sync.replayed_lines)) == (1, 5)
+    assert sync.checkpoints_kept > 5
+    assert holds(sync, real(runs["sync"], "bare"))
+
+
+def test_a_root_task_the_loop_went_past_did_not_pause(tmp_path: Path) -> None:
+    """recursion_limit_retry, killed under exit in the invocation after the recursion limit
+    raised: the exit database has ``tools`` due with no write (as a static breakpoint leaves
+    it), and the bare log shows ``tools`` again in the next invocation. That was read as the
+    last ``tools`` of the first invocation paused (its step never completed), though
+    ``agent`` ran after it in a later step of the root: every step after it was one short,
+    and sync was predicted 27 checkpoints kept where the real run kept 30."""
+    runs = load("recursion_limit_retry-early-0.25s", tmp_path)
+    attempts = sorted(plan(runs["exit"], "bare").attempts, key=lambda a: a.start_ts)
+    first_run = [a for a in attempts if a.pid == attempts[0].pid]
+    assert [a.node for a in first_run[-2:]] == ["tools", "agent"]
+    predicted = predict(runs["exit"], "bare")
+    for target in ("sync", "async"):
+        assert holds(predicted[target], real(runs[target], "bare")), predicted[target].race
+    # agent and tools are nodes of the root (its checkpoint's `versions_seen`): no range for
+    # their runs as subgraph runs of their own
+    assert predicted["sync"].race["checkpoints_kept"][1] <= real(runs["sync"], "bare")[0]
+
+
+def test_the_campaigns_behind_these_readings_hold_in_every_form(tmp_path: Path) -> None:
+    for name in ("multiple_subgraphs_same-late-0s", "subgraphs_in_task_entrypoint-early-0s"):
+        every_prediction_holds(load(name, tmp_path), same_progress=True)
