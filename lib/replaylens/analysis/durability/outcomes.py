@@ -963,7 +963,8 @@ def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
 
     A race in a real recording (a put that happened to land early) can make the recorded
     mode look better than the model of a stricter mode; the stricter mode then takes the
-    recorded one's numbers, and says so.
+    recorded one's numbers, and says so. Where only its repeats broke the order, it takes
+    the repeats and keeps its own checkpoints (`_keep_own_checkpoints`).
 
     With a later fresh input on the thread the repeats are not ordered: a mode that lost
     that invocation whole lost its input with it, and a resume does not run its tasks
