@@ -340,14 +340,19 @@ class _LaneClock:
         clock = self.clocks.get(lane)
         return clock.shift(t) if clock is not None else 0.0
 
-    def _inside(self, lane: str, t: float) -> float:
-        """How far `lane`'s own waits and those of the loops it ran have moved moment `t`."""
-        return self._own(lane, t) + self._joined(lane, t)
+    def _inside(self, lane: str, t: float, below: str = "") -> float:
+        """How far `lane`'s own waits and those of the loops it ran have moved moment `t` (a
+        moment of loop `below`, one of them, when asked for an ancestor's share)."""
+        return self._own(lane, t) + self._joined(lane, t, below)
 
-    def _joined(self, lane: str, t: float) -> float:
+    def _joined(self, lane: str, t: float, below: str = "") -> float:
         out = 0.0
         for join, group in self.groups.get(lane, {}).items():
             if join > t + 1e-9:
+                continue
+            if join >= t - 1e-9 and any(c == below for c, _last in group):
+                # a moment of one of the runs that join there, its last, falls on the join
+                # once the recorded waits are taken out: it is still inside its run
                 continue
             if self.partial:  # the recorded join, less the re-timed end of the last to finish
                 out += max(0.0, join - max(last - self._inside(c, last) for c, last in group))
@@ -360,7 +365,8 @@ class _LaneClock:
         path = [""]
         for seg in lane.split("|") if lane else []:
             path.append(f"{path[-1]}|{seg}" if path[-1] else seg)
-        return sum(self._inside(here, t) for here in path)
+        below = [*path[1:], ""]
+        return sum(self._inside(here, t, down) for here, down in zip(path, below, strict=True))
 
 
 def _runs(ev: Evidence) -> dict[str, list[Run]]:
