@@ -7,6 +7,7 @@ they carry `step`, and by node name, order and time otherwise (hand-written logs
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -25,8 +26,14 @@ from replaylens.times import checkpoint_id_time, iso_to_epoch
 
 
 class _Index:
-    def __init__(self, thread: Thread, attempts: Sequence[Attempt] = ()) -> None:
+    def __init__(
+        self, thread: Thread, attempts: Sequence[Attempt] = (), runs_reversed: bool = False
+    ) -> None:
         self.thread = thread
+        # Subgraph runs are tried in the order of their namespaces' names, or the reverse
+        # (`realigned`): where a log without task ids cannot tell which run a line was, the
+        # first run that fits takes it.
+        self.runs_reversed = runs_reversed
         # when each node's attempts started (a node that started again is not still due)
         self.starts: dict[str, list[float]] = defaultdict(list)
         for a in attempts:
@@ -360,6 +367,8 @@ def _step_saved_between(prev: Attempt, a: Attempt, idx: _Index) -> bool:
 def _align_time(a: Attempt, idx: _Index) -> bool:
     """Hand-written logs: the latest checkpoint before the attempt started, per namespace."""
     order = sorted(idx.lineages, key=lambda n: (n != "", n))
+    if idx.runs_reversed:
+        order = order[:1] + order[:0:-1] if order and order[0] == "" else order[::-1]
     unsaved_yet: list[str] = []  # subgraph runs with no checkpoint saved before the attempt
     # A subgraph run whose checkpoints were all saved after the attempt ended, the first
     # showing the attempt's node had run: the attempt is that run's (under exit a subgraph
@@ -453,6 +462,38 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
     )
 
 
+def _continue_effect(a: Attempt, attempts: Sequence[Attempt], idx: _Index) -> bool:
+    """An attempt of a bare log no free task takes: the next effect of the task whose attempt
+    of its node, in its process, ended last before it began, with no attempt of any node
+    started in between. Parallel tasks of one node start together, so the attempt just before it may
+    still be open (two `Send` workers ask, one is answered and records:
+    test_parallel_interrupts); every task of the step was then given to an earlier line."""
+    done = [
+        b
+        for b in attempts
+        if b is not a
+        and b.node == a.node
+        and b.pid == a.pid
+        and b.task is not None
+        and b.outcome == "finished"
+        and b.end_ts <= a.start_ts
+    ]
+    if not done:
+        return False
+    prev = max(done, key=lambda b: b.end_ts)
+    # (any node: a task that began in between is the next step's, or the graph going on)
+    later = any(b.pid == a.pid and prev.end_ts < b.start_ts < a.start_ts for b in attempts)
+    if later or not continues(prev, a) or _step_saved_between(prev, a, idx):
+        return False
+    a.namespace, a.checkpoint, a.task, a.alignment = (
+        prev.namespace,
+        prev.checkpoint,
+        prev.task,
+        prev.alignment,
+    )
+    return True
+
+
 def _tasks_of(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
     """Tasks (and @task calls) of `cp`'s step that ran `node`."""
     return [t for t in cp.tasks if t.node == node] + _named_calls(cp, node, idx)
@@ -504,8 +545,33 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
             a.flag(f"one of {every} orphan `Send`/@task writes of that step, taken in order")
 
 
-def align(attempts: list[Attempt], thread: Thread) -> None:
-    idx = _Index(thread, attempts)
+def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
+    """Copies of `attempts` aligned with the subgraph runs tried in the other order, where
+    that places a line without a task id in another run; else None.
+
+    Two `Send` workers of one node, each in a run of its own subgraph, log the same lines at
+    the same moments: a bare log cannot say which worker was answered and went on, and
+    which paused (test_parallel_interrupts). The durability model reads both placements and
+    gives the range over them."""
+    if not any(a.task_id is None for a in attempts) or sum(1 for n in thread.namespaces if n) < 2:
+        return None
+    copies = [
+        dataclasses.replace(
+            a, lines=list(a.lines), namespace=None, checkpoint=None, task=None, alignment="none"
+        )
+        for a in attempts
+    ]
+    align(copies, thread, runs_reversed=True)
+    moved = any(
+        a.task_id is None
+        and (a.namespace, a.task and a.task.task_id) != (b.namespace, b.task and b.task.task_id)
+        for a, b in zip(attempts, copies, strict=True)
+    )
+    return copies if moved else None
+
+
+def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:
+    idx = _Index(thread, attempts, runs_reversed)
     previous: Attempt | None = None  # the attempt just before `a` (attempts come in start order)
     for a in attempts:
         before, previous = previous, a
@@ -560,6 +626,7 @@ def align(attempts: list[Attempt], thread: Thread) -> None:
             continue
         if a.step is not None and _align_step(a, idx):
             continue
-        _align_time(a, idx)
+        if not _align_time(a, idx) and not a.task_id:
+            _continue_effect(a, attempts, idx)
     _claim_orphans(attempts, thread)
     number_attempts(attempts)

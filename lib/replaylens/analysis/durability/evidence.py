@@ -505,18 +505,19 @@ def _paused_nodes(
     }
 
 
-def _went_past(thread: Thread | None) -> dict[str, list[float]]:
-    """Node -> when each checkpoint was taken, in a namespace where the node runs, that does
-    not have it due: its loop had gone past it (the step that ran it completed, or the
-    loop began another run)."""
-    out: dict[str, list[float]] = {}
+def _went_past(thread: Thread | None) -> dict[str, list[tuple[str, float]]]:
+    """Node -> (namespace, when) of each checkpoint, in a namespace where the node runs,
+    that does not have it due: that loop had gone past it (the step that ran it completed,
+    or the loop began another run). Per namespace: one `Send` worker's run that returned
+    says nothing of its sibling's, which paused (test_parallel_interrupts)."""
+    out: dict[str, list[tuple[str, float]]] = {}
     for ns in thread.namespaces.values() if thread else ():
         nodes = {t.node for c in ns.checkpoints for t in c.tasks if t.node}
         for c in ns.checkpoints:
             taken = taken_at(c)
             if taken is not None:
                 for node in nodes - {t.node for t in c.tasks}:
-                    out.setdefault(node, []).append(taken)
+                    out.setdefault(node, []).append((ns.name, taken))
     return out
 
 
@@ -1302,7 +1303,7 @@ def _halted(
     paused_nodes: set[str],
     retries: list[Attempt] = (),
     input_times: Sequence[float] = (),
-    went_past: dict[str, list[float]] | None = None,
+    went_past: dict[str, list[tuple[str, float]]] | None = None,
     root_only: Collection[str] = (),
 ) -> set[int]:
     """id() of attempts whose task began again from its top in a later invocation
@@ -1331,7 +1332,11 @@ def _halted(
                 candidates = [
                     b
                     for b in candidates
-                    if not any(a.end_ts <= t < b.start_ts for t in went_past.get(a.node, ()))
+                    if not any(
+                        a.end_ts <= t < b.start_ts
+                        for ns, t in went_past.get(a.node, ())
+                        if a.namespace is None or ns == a.namespace
+                    )
                     and not _other_task(a, b)
                 ]
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
@@ -1450,11 +1455,20 @@ def _other_task(a: Attempt, b: Attempt) -> bool:
     )
 
 
+def _aligned_apart(a: Attempt, b: Attempt) -> bool:
+    """Did the alignment give `a` and `b` tasks of their own (two `Send` workers of one node,
+    each in the run of its own subgraph)? Then neither is the other's run of the task."""
+    return a.task is not None and b.task is not None and a.task.task_id != b.task.task_id
+
+
 def _last_run(a: Attempt, group: list[Attempt]) -> list[Attempt]:
     """The attempts of `a`'s task in its invocation's last run of it: the last attempt and
     those it continues (`attempts.continues`). A node in a loop runs several times in one
     invocation; only its last run can be the one that paused."""
-    same = sorted((c for c in group if _same_task(a, c)), key=lambda c: c.start_ts)
+    same = sorted(
+        (c for c in group if _same_task(a, c) and not _aligned_apart(a, c)),
+        key=lambda c: c.start_ts,
+    )
     run = same[-1:]
     for prev in reversed(same[:-1]):
         between = any(prev.end_ts <= c.start_ts < run[0].start_ts for c in group if c is not prev)
