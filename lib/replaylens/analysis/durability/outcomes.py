@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylens import namespaces
+from replaylens.analysis.align import realigned
 from replaylens.analysis.attempts import Attempt, effect_counts
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
@@ -1066,11 +1067,15 @@ def what_if(
             other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
             _flag_weak_kinds(ev, unsure)
             given = _spread([given, other], None, [_kinds_weak_note(unsure)])
-        return _widen_unsaved(given, ev, thread, attempts, status, rec, latency), ev.crash_ts
+        given = _widen_unsaved(given, ev, thread, attempts, status, rec, latency)
+        return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
     why: list[str] = []  # what else than the recorded mode the range is over
     exit_read: tuple[Recording, Evidence] | None = None
+    peers = realigned(attempts, thread) if thread is not None else None
+    if peers is not None:
+        why.append(PEERS_UNSURE)
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
             rec,
@@ -1082,6 +1087,9 @@ def what_if(
         if cand == "exit":
             exit_read = (cand_rec, cand_ev)  # the one reading that cannot tell unsaved graphs
         runs.append(_what_if_as(cand_rec, latency, cand_ev, thread, attempts))
+        if peers is not None:  # the other placement of parallel runs' lines (`realigned`)
+            peers_ev = gather(thread, peers, status, cand_rec)
+            runs.append(_what_if_as(cand_rec, latency, peers_ev, thread, peers))
         if cand_ev.raised_unsure:  # put or raised out: only the latency could tell
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
             runs.append(_what_if_as(cand_rec, latency, raised_ev, thread, attempts))
@@ -1122,8 +1130,23 @@ def _widen_unsaved(
     alt_ev = gather(thread, attempts, status, rec, unsaved=True)
     alt = _what_if_as(rec, latency, alt_ev, thread, attempts, model_recorded=True)
     names = ", ".join(sorted(ev.unsaved_unsure))
+    _widen_to(
+        out,
+        alt,
+        rec.mode,
+        f"{names} left no checkpoint under exit, as a subgraph that returned leaves none: "
+        "compiled with checkpointer=False it would save none in any mode either",
+    )
+    return out
+
+
+def _widen_to(
+    out: dict[str, ModeOutcome], alt: dict[str, ModeOutcome], recorded: Mode | None, why: str
+) -> None:
+    """Widen each mode's range but the recorded one's (the database's either way) to cover
+    `alt`, the outcomes of another reading of the same evidence, saying `why`."""
     for mode in MODES:
-        if mode == rec.mode or mode not in out:
+        if mode == recorded or mode not in out or mode not in alt:
             continue
         o = out[mode]
         seen = [*_figures(o), *_figures(alt[mode])]
@@ -1134,8 +1157,7 @@ def _widen_unsaved(
         if all(lo == hi for lo, hi in spans.values()):
             continue
         note = (
-            f"{names} left no checkpoint under exit, as a subgraph that returned leaves none: "
-            "compiled with checkpointer=False it would save none in any mode either, between "
+            f"{why}, between "
             f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
             f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
             f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
@@ -1143,6 +1165,37 @@ def _widen_unsaved(
         earlier = o.race.get("note") if o.race else None
         o.race = {**spans, "note": f"{earlier}; {note}" if earlier else note}
         o.assumed.append(note)
+
+
+PEERS_UNSURE = (
+    "the log names no task ids, and parallel tasks of one node ran in runs of one subgraph "
+    "side by side: which run each line was (which task went on, which paused) is read both "
+    "ways"
+)
+"""Why a what-if is widened over the other placement of a bare log's parallel lines
+(`align.realigned`)."""
+
+
+def _widen_for_peers(
+    out: dict[str, ModeOutcome],
+    thread: Thread | None,
+    attempts: list[Attempt],
+    status: str,
+    rec: Recording,
+    latency: float,
+) -> dict[str, ModeOutcome]:
+    """Where the lines of parallel runs of one subgraph could be placed the other way
+    (`align.realigned`), widen each other mode's range to cover that reading too."""
+    alt = realigned(attempts, thread) if thread is not None else None
+    if alt is None:
+        return out
+    alt_ev = gather(thread, alt, status, rec)
+    _widen_to(
+        out,
+        _what_if_as(rec, latency, alt_ev, thread, alt, model_recorded=True),
+        rec.mode if rec.known else None,
+        PEERS_UNSURE,
+    )
     return out
 
 
