@@ -433,6 +433,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             and any(
                 (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts for c in chain[len(before) :]
             )
+            and not _call_below(a, idx)
         ):
             # Due at no checkpoint saved before it, finished before a later one was made: it
             # ran in a step whose checkpoint was never saved (under exit, every step but the
@@ -453,6 +454,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             and ns_name == ""
             and a.node not in idx.subgraph_nodes
             and not ran_in_later_run
+            and not _call_below(a, idx)
         ):
             # It ran after the newest checkpoint landed, in a step that never got one.
             a.namespace, a.alignment = ns_name, "after-latest"
@@ -492,6 +494,20 @@ def _continue_effect(a: Attempt, attempts: Sequence[Attempt], idx: _Index) -> bo
         prev.alignment,
     )
     return True
+
+
+def _call_below(a: Attempt, idx: _Index) -> bool:
+    """Is there an @task call of `a`'s node, proven by its task id, at a subgraph checkpoint
+    saved before `a` began? A functional graph a node invokes (test_multiple_subgraphs_mixed
+    _state_graph's `add`, twice) records its calls without their names: a line no root
+    checkpoint names is that call, not a root step whose checkpoint was never saved."""
+    return any(
+        _named_calls(c, a.node, idx)
+        for n, made in idx.made.items()
+        if n
+        for c in made
+        if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts
+    )
 
 
 def _tasks_of(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
