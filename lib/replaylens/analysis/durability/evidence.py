@@ -650,20 +650,27 @@ def _sibling_left_due(
     invocation? It was still due when this one ended: it paused before logging anything
     (``interrupt()`` first), so the step never completed and put no checkpoint, whatever its
     own tasks did (test_parallel_interrupts_double: one of a worker's two nodes answered,
-    the other paused again). Only task ids tell two tasks of one checkpoint apart."""
-    mine = {a.task_id for a in atts if a.task_id}
-    froms = {id(a.checkpoint) for a in atts if a.checkpoint is not None and a.task_id}
+    the other paused again). Only task ids tell two tasks of one checkpoint apart: the log's,
+    or, for a log without them, the task the alignment gave a line of a node the checkpoint
+    has due (the two nodes of one step are two tasks)."""
+    mine = {t for a in atts if (t := _task_of(a))}
+    froms = {id(a.checkpoint) for a in atts if a.checkpoint is not None and _task_of(a)}
     if not froms:
         return False
     return any(
-        b.task_id
-        and b.task_id not in mine
+        (t := _task_of(b)) is not None
+        and t not in mine
         and b.checkpoint is not None
         and id(b.checkpoint) in froms
         for key, later in step_att.items()
         if key[1] > inv
         for b in later
     )
+
+
+def _task_of(a: Attempt) -> str | None:
+    """The task id of an attempt: the log's, else the one the alignment gave it."""
+    return a.task_id or (a.task.task_id if a.task is not None else None)
 
 
 def _pauses(thread: Thread | None) -> list[Pause]:
