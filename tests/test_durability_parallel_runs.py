@@ -64,3 +64,41 @@ def test_the_last_workers_graph_ends_before_its_parent_step_is_saved(tmp_path: P
 def test_the_campaigns_hold_with_full_logs_and_traces(tmp_path: Path) -> None:
     for name in (PARALLEL, DOUBLE):
         every_prediction_holds(load(name, tmp_path / name), ("recorder", "langgraph", "trace"))
+
+
+def test_a_functional_graphs_unnamed_call_takes_the_bare_line_of_its_node(
+    tmp_path: Path,
+) -> None:
+    """test_multiple_subgraphs_mixed_state_graph: a node invokes the @entrypoint `add` twice,
+    each run making one @task call, `add_task`, which its checkpoints record without a name.
+    A bare line of `add_task` names a node no checkpoint names, and was read as a root step
+    whose checkpoint was never saved (then, under exit, as a subgraph that raised out and
+    saved on its way: 1 kept where 0). The call's task id, recomputed with the line's node
+    name, proves it is that call (`align._call_below`): every bare verdict of both kill
+    points is now right, and sync's figures are the real run's."""
+    for name, sync_real in (
+        ("multiple_subgraphs_mixed_state_graph-early-0.25s", (3, 0, 0)),
+        ("multiple_subgraphs_mixed_state_graph-late-0.25s", (7, 1, 1)),
+    ):
+        runs = load(name, tmp_path / name)
+        assert figures(predict(runs["sync"], "bare")["sync"]) == sync_real
+        assert real(runs["sync"], "bare") == sync_real
+        assert all(not c.wrong for c in judged(name, tmp_path / name)), name
+
+
+def test_a_sibling_node_that_paused_before_logging_holds_its_step_in_a_bare_log(
+    tmp_path: Path,
+) -> None:
+    """test_parallel_interrupts_double: each worker's graph runs get_human_input and
+    get_dolphin_input in one step, and both ask before they log. The answer to one runs it
+    (its lines) and runs the other again, which pauses again without a line: the step did
+    not complete, and put no checkpoint. The log's task ids told that; a bare log's lines
+    are told apart by the tasks the alignment gave them, two nodes due at one checkpoint
+    (`evidence._sibling_left_due`). Read as a step that completed, async and exit each kept
+    one checkpoint too many (9 and 4, where the real runs kept 8 and 3)."""
+    runs = load(DOUBLE, tmp_path)
+    for src in ("sync", "async", "exit"):
+        for given in (True, False):
+            outcomes = predict(runs[src], "bare", given)
+            for target in {"sync", "async", "exit"} - {src}:
+                assert holds(outcomes[target], real(runs[target], "bare")), (src, given, target)
