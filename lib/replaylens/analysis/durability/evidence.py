@@ -376,7 +376,21 @@ def _same_task(a: Attempt, b: Attempt) -> bool:
     )
 
 
-def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
+def runners_of(checkpoints: Sequence[Checkpoint]) -> dict[str, set[str]]:
+    """Node -> the root tasks (nodes) under whose namespaces a checkpoint names it: where a log
+    without namespaces ran a subgraph's node (`handled_failures`)."""
+    out: dict[str, set[str]] = {}
+    for c in checkpoints:
+        if c.checkpoint_ns:
+            runner = namespaces.root_runner(c.checkpoint_ns)[0]
+            for node in nodes_named(c):
+                out.setdefault(node, set()).add(runner)
+    return out
+
+
+def handled_failures(
+    attempts: list[Attempt], runners: dict[str, set[str]] | None = None
+) -> dict[int, Attempt]:
     """Error handlers mapped to the failed attempt each one handles (id of the handler's
     attempt -> the failure).
 
@@ -387,7 +401,10 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
     resume finds those writes and runs the handler again, not the node
     (``_resume_error_handlers_if_applicable``). A failure inside a graph the node runs (under
     ``node:<task id>``) raises out of that graph's loop into the node's task, and the node's
-    handler takes it the same way (`raised_through`)."""
+    handler takes it the same way (`raised_through`); a log without namespaces shows that
+    only through the database (`runners`, `runners_of`: the node is named under the
+    handler's node's namespaces)."""
+    runners = runners or {}
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     out: dict[int, Attempt] = {}
     taken: set[int] = set()
@@ -398,7 +415,11 @@ def handled_failures(attempts: list[Attempt]) -> dict[int, Attempt]:
         before = [
             a
             for a in ordered
-            if (namespaces.handles(h.node, a.node) or _inside_task(a, failed, None))
+            if (
+                namespaces.handles(h.node, a.node)
+                or _inside_task(a, failed, None)
+                or (a.logged_ns is None and failed in runners.get(a.node, ()))
+            )
             and a.outcome == "failed"
             and a.pid == h.pid
             and a.end_ts <= h.start_ts + 1e-6
@@ -2190,7 +2211,15 @@ def _assign_steps(
                 # matched by time to a checkpoint this invocation has gone past (a later
                 # invocation started again from an earlier one): the log's order decides
                 step = None
-            if step is None and id(a) in retry_of and id(retry_of[id(a)]) in step_of:
+            if (
+                step is None
+                and id(a) in retry_of
+                and id(retry_of[id(a)]) in step_of
+                and step_of[id(retry_of[id(a)])][0] == ns
+            ):
+                # a retry, or the handler of a failure in its own loop: the failure's step
+                # (a failure inside a graph the node ran has a step of that graph's; the
+                # handler runs in the step that held it, `_Held.beside`)
                 step = step_of[id(retry_of[id(a)])][2]
             if (
                 entry
@@ -2443,7 +2472,7 @@ def gather(
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
     retries = retried_in_step(attempts)
-    handlers = handled_failures(attempts)
+    handlers = handled_failures(attempts, runners_of(db_cps))
     handled = {id(a) for a in handlers.values()} | _failed_around(attempts, handlers)
     # A failure retried in its step, or handled by its node's error handler, ends neither
     # its step nor its invocation.

@@ -18,6 +18,7 @@ from replaylens.analysis.durability.evidence import (
     handled_failures,
     node_path,
     retried_in_step,
+    runners_of,
     task_run,
 )
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Mode, Recording
@@ -154,7 +155,7 @@ def _handler_waits(ev: Evidence) -> list[tuple[float, float, list[Put] | None, s
     the failure's writes, and for the loop the failure left."""
     out: list[tuple[float, float, list[Put] | None, str]] = []
     by_id = {id(a): a for a in ev.attempts}
-    for hid, failed in handled_failures(ev.attempts).items():
+    for hid, failed in handled_failures(ev.attempts, runners_of(ev.db_checkpoints)).items():
         handler = by_id[hid]
         if id(handler) not in ev.step_of or id(failed) not in ev.step_of:
             continue
