@@ -102,3 +102,23 @@ def test_a_sibling_node_that_paused_before_logging_holds_its_step_in_a_bare_log(
             outcomes = predict(runs[src], "bare", given)
             for target in {"sync", "async", "exit"} - {src}:
                 assert holds(outcomes[target], real(runs[target], "bare")), (src, given, target)
+
+
+def test_a_failure_inside_a_subgraph_is_its_nodes_handlers_in_a_bare_log(
+    tmp_path: Path,
+) -> None:
+    """error_handler_subgraph_async: sub_fail_node raises inside the graph subgraph_node runs,
+    and subgraph_node's error handler takes the failure. A log with namespaces showed the
+    failure under ``subgraph_node:<id>``; a bare log shows it only through the database,
+    which names sub_fail_node under that node's namespace (`evidence.runners_of`). The
+    failure had been read as a raise that ended the invocation (2 invocations, the handler a
+    resume), and then the handler, which runs in the root step that held the graph, as a
+    step of its own: from exit, sync and async 7 2 3 where the real runs did 6 1 1."""
+    runs = load("error_handler_subgraph_async-late-0s", tmp_path)
+    for given in (True, False):
+        outcomes = predict(runs["exit"], "bare", given)
+        for target in ("sync", "async"):
+            assert holds(outcomes[target], real(runs[target], "bare")), (given, target)
+    assert figures(predict(runs["exit"], "bare")["sync"]) == (6, 1, 1)
+    early = load("error_handler_subgraph_async-early-0.25s", tmp_path)
+    assert holds(predict(early["exit"], "bare")["async"], real(early["async"], "bare"))
