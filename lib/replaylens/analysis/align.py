@@ -293,6 +293,19 @@ def _returned_before(ns_name: str, ts: float, idx: _Index) -> bool:
     )
 
 
+def _holder_done(ns_name: str, idx: _Index) -> bool:
+    """Has the task that ran subgraph run `ns_name` (its namespace names it, ``node:<task
+    id>``) saved its writes? Then that run returned, and no line in flight at the kill was
+    its: a resume never runs that task again (test_parallel_interrupts_double under exit,
+    where the database keeps each worker's pause and its root task's writes only: the
+    worker answered first is done, the line killed is the other's). Not asked of a line
+    whose start the log could not tell from others' (`Attempt.peers`): which of those is
+    the one in flight is itself a guess."""
+    holder = _parent_task_id(ns_name)
+    owners = idx.by_task_id.get(holder or "")
+    return bool(owners) and owners[0][2].done
+
+
 def _first_saved_after(a: Attempt, idx: _Index, candidates: list[str]) -> bool:
     """A subgraph run whose first saved checkpoint came after the attempt started (exit mode
     saves a nested loop only on its way out, stamped then): the run whose first checkpoint
@@ -384,6 +397,8 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         chain = idx.made[ns_name]
         if ns_name and _returned_before(ns_name, a.start_ts, idx):
             continue  # that run had returned: the attempt belongs to a later one
+        if ns_name and a.outcome == "in flight" and not a.peers and _holder_done(ns_name, idx):
+            continue  # the task that ran that graph saved its writes: it was not killed in it
         # A task's first line always follows the creation of the checkpoint it started from.
         before = [c for c in chain if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
         if not before and ns_name:
