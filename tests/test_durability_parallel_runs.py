@@ -122,3 +122,20 @@ def test_a_failure_inside_a_subgraph_is_its_nodes_handlers_in_a_bare_log(
     assert figures(predict(runs["exit"], "bare")["sync"]) == (6, 1, 1)
     early = load("error_handler_subgraph_async-early-0.25s", tmp_path)
     assert holds(predict(early["exit"], "bare")["async"], real(early["async"], "bare"))
+
+
+def test_a_line_killed_in_flight_is_not_in_the_run_of_a_worker_that_saved_its_writes(
+    tmp_path: Path,
+) -> None:
+    """test_parallel_interrupts_double under exit, killed in the second invocation while the
+    answered worker's graph ran: the database keeps each worker's pause and, of the root,
+    the task writes of the worker that finished before. By time alone the killed line went
+    to the first run by name, whose root task had saved its writes, and was read as kept,
+    where the real resume ran it again. A task whose writes are saved is never run again by
+    a resume, so a line in flight at the kill was not in the graph it ran
+    (`align._holder_done`)."""
+    name = "parallel_interrupts_double-early-0s"
+    runs = load(name, tmp_path)
+    assert figures(predict(runs["exit"], "bare")["exit"]) == real(runs["exit"], "bare")
+    checks = {c.mode: c for c in judged(name, tmp_path)}
+    assert checks["exit"].wrong == []
