@@ -341,3 +341,15 @@ def test_a_kill_test_run_opens_at_its_recorded_latency(demo: Path) -> None:
     assert run["put_latency"] * 1000 != 250  # else the old default would pass too
     body = texts(at)
     assert f"Under {run['mode']}, " in body and "(as recorded:" in body, body
+
+
+def test_thread_and_resume_pages_say_the_timeline_opens_zoomed_to_the_crash() -> None:
+    """The approval thread waits seconds for a human before the crash, so its timeline opens
+    on the last moments; both pages that draw it say so, and how to see the whole thread
+    (the Resume simulator drew it zoomed without a word)."""
+    from replaylens.dashboard.ui.widgets import ZOOM_CAPTION
+
+    db = Path(__file__).resolve().parents[1] / "sample_dbs/payment/runs/sync-0s-1/at-kill.db"
+    for page in ("thread", "resume"):
+        at = open_page(page, db=str(db), thread="killtest-sync-0s-1", mode="sync")
+        assert ZOOM_CAPTION in texts(at), page

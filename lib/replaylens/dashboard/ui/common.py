@@ -83,6 +83,7 @@ from replaylens.dashboard.ui.widgets import (  # noqa: F401 - the pages' names
     open_tab,
     thread_header,
     thread_picker,
+    timeline_chart,
     unknown_thread_list,
     verdict_block,
     wrapping_table,

@@ -19,6 +19,7 @@ from replaylens.dashboard.ui.data import catalog, effects, recording, summaries
 from replaylens.dashboard.ui.navigation import PAGES, page
 from replaylens.dashboard.ui.picker import current, synced_selectbox
 from replaylens.errors import ReplaylensError
+from replaylens.figures.timeline import TimelineData, focus_range, timeline_figure
 from replaylens.text import from_url_value, md, md_code, option_text, url_value
 
 log = logging.getLogger("replaylens.app")
@@ -323,3 +324,17 @@ def thread_header(
         )
     summaries_, _ = summaries(item)
     return thread_id, mode, latency, summaries_
+
+
+ZOOM_CAPTION = (
+    "Zoomed to the moments before the crash; double-click the chart to see the whole thread."
+)
+
+
+def timeline_chart(data: TimelineData, mode: str, *, key: str) -> None:
+    """The superstep timeline under `mode`, and, where it opens zoomed to the crash (a long
+    pause for a human before it), the sentence that says so: the Thread page and the Resume
+    simulator draw the same chart the same way."""
+    st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key=key)
+    if focus_range(data, mode) is not None:
+        st.caption(ZOOM_CAPTION)

@@ -9,7 +9,7 @@ from replaylens.analysis.durability import WHAT_IF_NOTE
 from replaylens.dashboard import views
 from replaylens.dashboard.ui import common as ui
 from replaylens.figures.statuses import status_md
-from replaylens.figures.timeline import build_timeline_data, timeline_figure
+from replaylens.figures.timeline import build_timeline_data
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import md, md_code, md_ticks
 
@@ -136,8 +136,7 @@ if item is not None:
 
             if mode:
                 st.subheader(f"Timeline under {mode}")
-                st.plotly_chart(timeline_figure(build_timeline_data(thread, plan, mode), mode=mode), width="stretch",
-                                key="rs_timeline")  # fmt: skip
+                ui.timeline_chart(build_timeline_data(thread, plan, mode), mode, key="rs_timeline")
 
             if plan.idempotency_findings:
                 st.subheader("Idempotency")

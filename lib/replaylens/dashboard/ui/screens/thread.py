@@ -15,7 +15,7 @@ from replaylens.errors import ThreadNotFound
 from replaylens.figures import colors
 from replaylens.figures.graph import graph_dot, lineage_dot
 from replaylens.figures.statuses import status_md
-from replaylens.figures.timeline import build_timeline_data, focus_range, timeline_figure
+from replaylens.figures.timeline import build_timeline_data
 from replaylens.model import Generation
 from replaylens.report import incident_markdown, plan_json
 from replaylens.text import as_json_text, md, md_code, md_ticks, truncate, visible
@@ -177,16 +177,12 @@ if item is not None:
                     f"{under.words()}.)",
                 )
             data = build_timeline_data(thread, plan, mode)
-            st.plotly_chart(timeline_figure(data, mode=mode), width="stretch", key="timeline")
+            ui.timeline_chart(data, mode, key="timeline")
             if data.unplaced:
                 st.caption(
                     f"{data.unplaced} of the {outcome.checkpoints_kept if outcome else '?'} checkpoint(s) {mode} keeps "
                     "never landed in this recording and no write hangs off them, so they have no time to be "
                     "drawn at: counted above, not drawn."
-                )
-            if focus_range(data, mode) is not None:
-                st.caption(
-                    "Zoomed to the moments before the crash; double-click the chart to see the whole thread."
                 )
             window = {
                 "returned": "The run completed: there is no replay window.",
