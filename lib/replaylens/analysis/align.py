@@ -482,8 +482,8 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
 def _continue_effect(a: Attempt, attempts: Sequence[Attempt], idx: _Index) -> bool:
     """An attempt of a bare log no free task takes: the next effect of the task whose attempt
     of its node, in its process, ended last before it began, with no attempt of any node
-    started in between. Parallel tasks of one node start together, so the attempt just before it may
-    still be open (two `Send` workers ask, one is answered and records:
+    started in between. Parallel tasks of one node start together, so the attempt just
+    before it may still be open (two `Send` workers ask, one is answered and records:
     test_parallel_interrupts); every task of the step was then given to an earlier line."""
     done = [
         b
