@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from math import inf
 from typing import Literal
@@ -269,6 +269,9 @@ class Evidence:
     line's end), in a last invocation that reads as paused but was killed a given time after
     that node started, while the pause was being saved (`_killed_while_pausing`); else None."""
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
+    handlers: dict[int, Attempt] = field(default_factory=dict)
+    """id() of an error handler's attempt -> the failure it took (`handled_failures`, read
+    once here for every schedule of this evidence)."""
     handled_later: set[int] = field(default_factory=set)
     """id() of failures whose error handler a later invocation ran (`handled_on_resume`):
     under sync and async their writes are put as they end."""
@@ -1388,16 +1391,20 @@ def _root_went_on(a: Attempt, group: list[Attempt], root_only: Collection[str]) 
     )
 
 
-def _root_only_nodes(thread: Thread | None) -> set[str]:
-    """Nodes the root's checkpoints name (as tasks, or in `versions_seen`) and no subgraph's
-    checkpoint does: they ran in the root, and only there."""
-    if thread is None:
-        return set()
+def nodes_named_by_level(checkpoints: Iterable[Checkpoint]) -> tuple[set[str], set[str]]:
+    """(the nodes root checkpoints name, the nodes subgraph checkpoints name), by
+    `nodes_named`: where each node is known to have run."""
     root: set[str] = set()
     nested: set[str] = set()
-    for ns in thread.namespaces.values():
-        for c in ns.checkpoints:
-            (nested if ns.name else root).update(nodes_named(c))
+    for c in checkpoints:
+        (nested if c.checkpoint_ns else root).update(nodes_named(c))
+    return root, nested
+
+
+def _root_only_nodes(checkpoints: Iterable[Checkpoint]) -> set[str]:
+    """Nodes the root's checkpoints name (as tasks, or in `versions_seen`) and no subgraph's
+    checkpoint does: they ran in the root, and only there."""
+    root, nested = nodes_named_by_level(checkpoints)
     return root - nested
 
 
@@ -2535,7 +2542,7 @@ def gather(
         [a for a in attempts if id(a) in retried | retrying],
         [t for c in root_inputs for t in [taken_at(c)] if t is not None],
         _went_past(thread),
-        _root_only_nodes(thread),
+        _root_only_nodes(db_cps),
     )
     if halted:
         used.append(
@@ -3047,6 +3054,7 @@ def gather(
         container,
         killed_earlier,
         retried=retried,
+        handlers=handlers,
         handled_later=handled_on_resume(attempts, handlers),
         failed_calls=failed_calls,
         kinds_weak=weak,

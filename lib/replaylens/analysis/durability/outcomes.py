@@ -16,7 +16,7 @@ from replaylens.analysis.durability.evidence import (
     Evidence,
     base_space,
     gather,
-    nodes_named,
+    nodes_named_by_level,
     task_run,
 )
 from replaylens.analysis.durability.inference import Inference, infer_mode
@@ -525,12 +525,6 @@ def _unplaced(ev: Evidence) -> list[str]:
     return sorted({a.node for a in ev.attempts if a.node not in named})
 
 
-def _ran_in_root(ev: Evidence) -> set[str]:
-    """Nodes a root checkpoint of the database names, in its tasks or its `versions_seen`
-    (where a graph records every node that has run in it): they ran in the root."""
-    return {n for c in ev.db_checkpoints if not c.checkpoint_ns for n in nodes_named(c)}
-
-
 def _nesting_levels(ev: Evidence) -> int:
     """How many levels of subgraph an unplaced node could sit below the root: one more than
     the deepest namespace the database holds (a graph inside the deepest saved one keeps no
@@ -580,7 +574,7 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     # Each attempt may be a run of a subgraph of its own (a node that invokes the same graph
     # in turn, test_multiple_subgraphs; a graph called once per parent step), at every level
     # the database shows and one below (`_nesting_levels`).
-    rooted = _ran_in_root(ev)
+    rooted = nodes_named_by_level(ev.db_checkpoints)[0]  # they ran in the root
     runs = sum(1 for a in ev.attempts if a.node in nodes and a.node not in rooted)
     levels = _nesting_levels(ev)
     high = max(low[1], out.checkpoints_kept) + NESTING_CHECKPOINTS * levels * runs + side
@@ -1185,7 +1179,8 @@ def _widen_for_peers(
     latency: float,
 ) -> dict[str, ModeOutcome]:
     """Where the lines of parallel runs of one subgraph could be placed the other way
-    (`align.realigned`), widen each other mode's range to cover that reading too."""
+    (`align.realigned`), widen each mode's range but the recorded one's (`rec`, known) to
+    cover that reading too."""
     alt = realigned(attempts, thread) if thread is not None else None
     if alt is None:
         return out
@@ -1193,7 +1188,7 @@ def _widen_for_peers(
     _widen_to(
         out,
         _what_if_as(rec, latency, alt_ev, thread, alt, model_recorded=True),
-        rec.mode if rec.known else None,
+        rec.mode,
         PEERS_UNSURE,
     )
     return out

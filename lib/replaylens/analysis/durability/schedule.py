@@ -15,10 +15,8 @@ from replaylens.analysis.durability.evidence import (
     Put,
     Step,
     base_space,
-    handled_failures,
     node_path,
     retried_in_step,
-    runners_of,
     task_run,
 )
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Mode, Recording
@@ -155,7 +153,7 @@ def _handler_waits(ev: Evidence) -> list[tuple[float, float, list[Put] | None, s
     the failure's writes, and for the loop the failure left."""
     out: list[tuple[float, float, list[Put] | None, str]] = []
     by_id = {id(a): a for a in ev.attempts}
-    for hid, failed in handled_failures(ev.attempts, runners_of(ev.db_checkpoints)).items():
+    for hid, failed in ev.handlers.items():
         handler = by_id[hid]
         if id(handler) not in ev.step_of or id(failed) not in ev.step_of:
             continue
