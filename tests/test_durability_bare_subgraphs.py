@@ -77,6 +77,89 @@ def test_a_root_task_the_loop_went_past_did_not_pause(tmp_path: Path) -> None:
     assert predicted["sync"].race["checkpoints_kept"][1] <= real(runs["sync"], "bare")[0]
 
 
+def test_a_line_after_a_run_that_ended_belongs_to_the_next_graph_that_ran_its_node(
+    tmp_path: Path,
+) -> None:
+    """stateful_namespace_isolation, killed under async in ``echo`` of the veggie agent in
+    the second invocation. One ``echo`` runs in a fruit agent, then in a veggie agent, each
+    inside a `checkpointer=True` graph; the bare log shows ``echo`` twice in that
+    invocation. The database has the fruit agent's run ended (nothing due at its last
+    checkpoint) before the second ``echo`` began, so that line is no later step of it: it
+    is the veggie agent's. Filed under the fruit agent, the line's verdict said it runs
+    again (its veggie graph drops the new input on a resume: it does not), and sync was
+    predicted 24 checkpoints kept and nothing again, where the real sync run kept 28 and
+    ran ``call_both`` and ``echo`` again (3 lines)."""
+    runs = load("stateful_namespace_isolation-early-0.25s", tmp_path)
+    p = plan(runs["async"], "bare")
+    last = max(p.attempts, key=lambda a: a.start_ts)
+    assert last.node == "echo" and last.alignment == "next-graph"
+    assert "veggie_agent" in (last.namespace or "") and last.verdict == "kept"
+    assert real(runs["sync"], "bare") == (28, 2, 3)
+    for given in (True, False):
+        predicted = predict(runs["async"], "bare", given)
+        assert figures(predicted["sync"]) == (28, 2, 3), predicted["sync"].race
+        assert figures(predicted["async"]) == real(runs["async"], "bare")
+
+
 def test_the_campaigns_behind_these_readings_hold_in_every_form(tmp_path: Path) -> None:
     for name in ("multiple_subgraphs_same-late-0s", "subgraphs_in_task_entrypoint-early-0s"):
         every_prediction_holds(load(name, tmp_path), same_progress=True)
+
+
+def test_a_root_node_after_nested_runs_that_ended_runs_in_the_root_a_step_later(
+    tmp_path: Path,
+) -> None:
+    """doubly_nested_interrupts, killed under async in ``parent_2``, the root's node after a
+    graph two levels deep that paused and was answered. The bare log shows ``parent_2`` right
+    after ``grandchild_2``; no saved root checkpoint names it. Both nested runs had saved
+    their ends (nothing due) before it began, so it is no step of theirs: it was filed under
+    the inner graph, and sync was predicted 10 checkpoints kept and nothing again, where the
+    real sync run kept 11 and ran ``parent_2`` again. Filed in the root, it runs one step
+    after the silent ``child`` that held the answered graphs (the resume goes on in that
+    step), not in it: in that step, exit was predicted 1 1 2 where the real run gave 3 2 3."""
+    runs = load("doubly_nested_interrupts-late-0.25s", tmp_path)
+    assert real(runs["sync"], "bare") == (11, 1, 1)
+    for given in (True, False):
+        predicted = predict(runs["async"], "bare", given)
+        assert figures(predicted["sync"]) == (11, 1, 1), predicted["sync"].race
+        assert holds(predicted["exit"], real(runs["exit"], "bare")), predicted["exit"].race
+
+
+def test_a_run_from_a_copy_saved_on_exit_is_the_run_that_logged_before_it(
+    tmp_path: Path,
+) -> None:
+    """subgraph_replay_then_resume, killed under exit after a run from an earlier checkpoint
+    of the root: exit saves that run's copy on its way out, after its own ``step_a`` line. A
+    bare log read the copy as a second run that paused before logging anything (an invocation
+    too many), and numbered the stateful subgraph's steps in the run from the copy from 0
+    (they go on from its newest checkpoint, 3): sync was predicted 19 to 22 checkpoints kept
+    where the real run kept 14 and 17."""
+    for name in ("subgraph_replay_then_resume-late-0s", "subgraph_replay_then_resume-early-0s"):
+        runs = load(name, tmp_path / name)
+        p = plan(runs["exit"], "bare")
+        assert (
+            "4 invocations: a fresh input, a resume, a resume, a resume" in p.what_if["sync"].used
+        )
+        for given in (True, False):
+            predicted = predict(runs["exit"], "bare", given)
+            for target in ("sync", "async"):
+                assert figures(predicted[target]) == real(runs[target], "bare"), target
+    # (three levels, the middle graph's checkpoint replayed: 19 where 17 before)
+    runs = load("middle_checkpoint_replayed-early-0s", tmp_path)
+    for target in ("sync", "async"):
+        assert figures(predict(runs["exit"], "bare")[target]) == real(runs[target], "bare")
+
+
+def test_a_resume_goes_on_in_the_root_step_its_saved_checkpoint_has_due(
+    tmp_path: Path,
+) -> None:
+    """stateful_subgraph_replay_then_resume, killed under exit: the resume's lines of the
+    stateful subgraph run in the root step after the root's newest checkpoint, whose task
+    (the silent node that runs the subgraph) is due there; the root's next node runs a step
+    later. Numbered from the last root step a line showed, sync was predicted 22 checkpoints
+    kept where the real run kept 19."""
+    runs = load("stateful_subgraph_replay_then_resume-early-0.25s", tmp_path)
+    assert real(runs["sync"], "bare")[0] == 19
+    for given in (True, False):
+        sync = predict(runs["exit"], "bare", given)["sync"]
+        assert holds(sync, real(runs["sync"], "bare")), sync.race

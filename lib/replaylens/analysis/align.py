@@ -10,6 +10,7 @@ import bisect
 import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
+from math import inf
 from typing import Any
 
 from replaylens import namespaces
@@ -511,6 +512,39 @@ def _continue_effect(a: Attempt, attempts: Sequence[Attempt], idx: _Index) -> bo
     return True
 
 
+def _next_graph(a: Attempt, before: Attempt | None, idx: _Index) -> bool:
+    """A bare line no checkpoint takes, right after a line of a subgraph run whose latest
+    checkpoint, saved before it began, has nothing due: that run had ended, so the line is no
+    later step of it. A node several graphs share (one ``echo`` in a fruit agent and in a
+    veggie agent that one task invokes in turn, test_stateful_subgraph_namespace_isolation)
+    is then a task of the next of those graphs, in the order the database shows them first
+    run: the line is filed under that graph's newest run, with no checkpoint or task (its
+    own run saved none). False where the run before may have gone on, or no later graph
+    ran the node."""
+    if a.logged_ns is not None or before is None or not before.namespace:
+        return False
+    if a.node not in idx.subgraph_nodes:
+        return False
+    saved = [
+        c
+        for c in idx.made.get(before.namespace, ())
+        if before.start_ts <= (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts
+    ]
+    if not saved or saved[-1].tasks or saved[-1].source == "input":
+        return False
+    runs: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for name, made in idx.made.items():
+        times = [t for c in made for t in [idx.epochs.get(c.checkpoint_id)] if t is not None]
+        if name and times and any(t.node == a.node for c in made for t in c.tasks):
+            runs[namespaces.names(name)].append((min(times), name))
+    here = min(runs.get(namespaces.names(before.namespace), [(inf, "")]))[0]
+    later = sorted((min(r)[0], max(r)[1]) for r in runs.values() if min(r)[0] > here)
+    if not later:
+        return False
+    a.namespace, a.alignment = later[0][1], "next-graph"
+    return True
+
+
 def _call_below(a: Attempt, idx: _Index) -> bool:
     """Is there an @task call of `a`'s node, proven by its task id, at a subgraph checkpoint
     saved before `a` began? A functional graph a node invokes (test_multiple_subgraphs_mixed
@@ -657,7 +691,7 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             continue
         if a.step is not None and _align_step(a, idx):
             continue
-        if not _align_time(a, idx) and not a.task_id:
-            _continue_effect(a, attempts, idx)
+        if not _align_time(a, idx) and not a.task_id and not _continue_effect(a, attempts, idx):
+            _next_graph(a, before, idx)
     _claim_orphans(attempts, thread)
     number_attempts(attempts)

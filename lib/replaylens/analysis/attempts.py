@@ -26,6 +26,7 @@ Alignment = Literal[
     "before-saved",
     "orphaned",
     "call-unsaved",
+    "next-graph",
     "none",
 ]
 """How an attempt was matched with the checkpoint chain."""

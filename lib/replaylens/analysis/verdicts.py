@@ -250,6 +250,13 @@ def judge(
         else:
             a.verdict, a.reason = "kept", "an @task call of a step that completed"
         return
+    if a.alignment == "next-graph" and thread_status(thread) != "completed":
+        a.verdict, a.reason = (
+            "replays",
+            "it began a new run of its graph (the run before it had ended) that saved no "
+            "checkpoint before the process died: its task runs again",
+        )
+        return
     if a.checkpoint is None or a.task is None:
         replay = thread_status(thread) != "completed"
         a.verdict = "replays" if replay else "kept"

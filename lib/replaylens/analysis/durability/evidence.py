@@ -182,6 +182,8 @@ def _silent_replays(
                 # asks before its first line): it began with the copy, which exit saved as it
                 # ended; no run went silent.
                 continue
+            if _only_copy_for(groups[inv - 1], roots, copies):
+                continue  # ...or the run before could only have begun with it (saved on exit)
             paused = {
                 u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
             }
@@ -193,6 +195,28 @@ def _silent_replays(
                 out.append(inv)
                 break
     return out
+
+
+def _only_copy_for(
+    group: list[Attempt], roots: Sequence[Checkpoint], copies: list[Checkpoint]
+) -> bool:
+    """Could the run of `group` (a log without task ids) only have begun with a copy saved
+    after it? It began after the thread had ended (the newest root checkpoint before it has
+    nothing due) with no copy made before it: only a run from an earlier checkpoint starts
+    work then, and under exit that run saves its copy on its way out, after its own lines
+    (test_subgraph_replay_then_resume under exit: the run from the copy logged ``step_a``,
+    then paused; a bare log read it as a run that ended and a silent one that paused).
+    A fresh input would have saved an input checkpoint before its first task; exit does not."""
+    if any(a.task_id for a in group):
+        return False
+    began = min(a.start_ts for a in group)
+    saved = [(t, r) for r in roots for t in [taken_at(r)] if t is not None and t < began]
+    if not saved:
+        return False
+    last_t, last = max(saved, key=lambda tr: tr[0])
+    if last.tasks or last in copies:
+        return False
+    return not any(last_t < (taken_at(c) or -inf) < began for c in copies)
 
 
 def _paused_in_place(first: Attempt, after: float, db_cps: Sequence[Checkpoint]) -> bool:
@@ -2160,6 +2184,7 @@ def _assign_steps(
         )
     # an `@entrypoint` or a raw Pregel: no `__start__` step before a later input's first task
     no_start = _no_start_step(thread, groups)
+    held = _Held()  # the invocation before's (a resume goes on in its holder step)
     for inv, g in enumerate(groups):
         last_step: dict[str, int] = {}
         # the attempt before, per loop: runs side by side (`Send` workers of one subgraph)
@@ -2185,6 +2210,14 @@ def _assign_steps(
                 saved_step if kinds[inv] == "resume" else saved_step + (1 if no_start else 2)
             )
         entry_step = last_step.get("", -1) + 1
+        opened = min((x.start_ts for x in g), default=-inf)
+        # a resume goes on in the step that paused: a silent root task's, where the
+        # invocation before paused inside the subgraph it ran (`_Held`)
+        carried = (
+            _paused_holder(held, saved_step, root_cps, opened)
+            if inv > 0 and kinds[inv] == "resume" and inv not in replayed
+            else {}
+        )
         held = _Held()
         # a loop that starts its subgraphs' runs afresh: a first input, a fresh one, a run from
         # an earlier checkpoint; a resume goes on in the step that paused or was killed
@@ -2200,10 +2233,18 @@ def _assign_steps(
                 # run's tasks tells better which (`_SideBySide`)
                 ns = side.place(base_space(ns), a, ns if INSTANCE in ns else None)
             elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
-                ns = last_sub  # a node no root checkpoint names, right after a subgraph's node
+                # a node no root checkpoint names, right after a subgraph's node: that
+                # subgraph's, or the loop's above it whose run had not ended
+                ns = _open_loop(last_sub, a.start_ts, opened, thread, space)
             last_sub = ns if ns else ""
             if ns and opens_runs and "" in last_step:
                 _hold_step(a, ns, inv, held, last_step, step_att)
+            elif ns and _holder_node(ns) in carried and "" in last_step:
+                # (its root step is the one after the last one saved, not a root task's below;
+                # a later resume goes on in it too, while it has not completed)
+                top = ns.split(namespaces.NS_SEP)[0]
+                held.steps[top] = held.running = carried[_holder_node(ns)]
+                last_step[""] = max(last_step[""], held.running)
             step = a.step
             if step is None and a.task is not None:
                 step = a.task.step
@@ -2246,7 +2287,6 @@ def _assign_steps(
                 last_step[ns] = _stable_run_opening(
                     thread, ns, a.start_ts, space,
                     ended=max((x.end_ts for x in groups[inv - 1]), default=-inf) if inv else -inf,
-                    replay=inv in replayed,
                 )  # fmt: skip
             if step is None:
                 step = last_step.get(ns, -1) + 1
@@ -2309,6 +2349,33 @@ class _Held:
             if any(base_space(top).partition(namespaces.CALL)[0] == node for top in tops):
                 return True
         return bool(inside) and a.start_ts < max(_until(b) for b in inside) - 1e-6
+
+
+def _holder_node(ns: str) -> str:
+    """The root node whose task ran the subgraph run `ns` (the first level of its key)."""
+    return base_space(ns.split(namespaces.NS_SEP)[0]).partition(namespaces.CALL)[0]
+
+
+def _paused_holder(
+    held: _Held, saved: int, roots: Sequence[Checkpoint], opened: float
+) -> dict[str, int]:
+    """Root node -> the root step a resume's lines in the subgraphs its task ran go on in:
+    the previous invocation's running holder step, where it stopped before that step
+    completed (a step after the last one saved); else the step after the newest root
+    checkpoint saved before the resume began, for the tasks due there (a resume runs them
+    again). A root task after those lines runs a step later (test_doubly_nested_interrupts:
+    ``parent_2`` after the answered nested graphs, one step after the silent ``child`` that
+    held them, not in its step; test_parallel_interrupts_double, whose first invocation
+    logged nothing, ``cleanup`` after the second worker's answer)."""
+    if held.running is not None and held.running > saved:
+        return {_holder_node(top): step for top, step in held.steps.items() if step == held.running}
+    saved_before = [(t, c) for c in roots for t in [taken_at(c)] if t is not None and t < opened]
+    if not saved_before:
+        return {}
+    latest = max(saved_before, key=lambda tc: tc[0])[1]
+    if latest.step is None:
+        return {}
+    return {t.node: latest.step + 1 for t in latest.tasks if t.node}
 
 
 def _hold_step(
@@ -3151,6 +3218,37 @@ class _Below:
         return found[bisect.bisect_left(found, lo) : bisect.bisect_right(found, hi)]
 
 
+def _open_loop(
+    key: str,
+    began: float,
+    opened: float,
+    thread: Thread | None,
+    space: Callable[[str | None], str],
+) -> str:
+    """`key`, or the nearest loop above it whose run had not ended when a task began at
+    `began`: a run whose latest checkpoint of this invocation (saved after `opened`, before
+    the task began) has nothing due had returned, so the task is no step of it, and the loop
+    that ran it goes on (test_doubly_nested_interrupts: ``parent_2``, a root node no saved
+    root checkpoint names, began after both nested runs had saved their ends)."""
+    spaces = list(thread.namespaces.values()) if thread else []
+    while key:
+        saved = [
+            (t, c)
+            for sp in spaces
+            if sp.name and space(sp.name) == key
+            for c in sp.checkpoints
+            for t in [taken_at(c)]
+            if t is not None and opened <= t <= began
+        ]
+        if not saved:
+            return key
+        latest = max(saved, key=lambda tc: tc[0])[1]
+        if latest.tasks or latest.step is None or latest.source == "input":
+            return key
+        key = key.rpartition(namespaces.NS_SEP)[0]
+    return key
+
+
 def _stable_run_opening(
     thread: Thread | None,
     ns: str,
@@ -3158,7 +3256,6 @@ def _stable_run_opening(
     space: Callable[[str | None], str],
     *,
     ended: float,
-    replay: bool,
 ) -> int:
     """The step of `__start__` in the run of subgraph `ns` whose first node began at `began`,
     for a log that names no steps: 0 for a graph that starts afresh. A ``checkpointer=True``
@@ -3167,9 +3264,12 @@ def _stable_run_opening(
     _subgraph_loads_state_on_replay: a third input after a run from an earlier checkpoint
     starts its subgraphs at steps 7 and 8, not -1 and 0). Where this run's input checkpoint
     is saved (after the previous invocation's last line, `ended`), it says so; else the newest
-    checkpoint of the graph saved before the run began (under exit, the previous run's end) —
-    except in a run from an earlier checkpoint, which loads the graph's state as of the
-    checkpoint it copies."""
+    checkpoint of the graph saved before the run began (under exit, the previous run's end).
+    A run from an earlier checkpoint numbers on the same way: its steps go on from the
+    graph's newest checkpoint, not from 0 (the corpus's subgraph_replay_then_resume and
+    middle_checkpoint_replayed under exit: the replayed run's ``step_a`` in step 6 of the
+    stateful graph, after its first run's 3; read from 0, a bare log's sync what-if counted
+    steps -1 to 3 again, 5 checkpoints too many)."""
     if thread is None or not ns:
         return 0
     loops = [sp for sp in thread.namespaces.values() if sp.name and space(sp.name) == ns]
@@ -3187,8 +3287,6 @@ def _stable_run_opening(
     own = [(t, c) for t, c in cps if t > ended and c.source == "input"]
     if own:
         return max(own, key=lambda tc: tc[0])[1].step + 1
-    if replay:
-        return 0
     # no input checkpoint of this run saved, so no `__start__` one either (chained behind it)
     return max(cps, key=lambda tc: tc[0])[1].step + 2
 

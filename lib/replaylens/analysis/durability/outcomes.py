@@ -713,6 +713,8 @@ def _later_runs(ev: Evidence) -> tuple[int, list[Attempt]]:
         if a.node in done:
             starts = [b for b in mine if b.node == a.node and id(b) not in ev.retried]
             last = starts[-1]
+            if last.alignment == "next-graph":
+                return 0, []  # the database showed the run before it ended (`align._next_graph`)
             return len(starts) - 1, [b for b in mine if b.start_ts >= last.start_ts]
         if a.outcome == "finished" and id(a) not in ev.retried:
             done.add(a.node)

@@ -838,7 +838,10 @@ def _runs_a_subgraph_still(ev: Evidence, a: Attempt, by_task: dict[str, set[str]
         # the log itself says the open work is the subgraph's, or the database does (a task
         # of that subgraph's checkpoints); a bare log's placement of an unknown node under
         # the last subgraph is a guess the checkpoint range already says
-        if any(b.logged_ns is not None or b.task is not None for b in st.attempts):
+        if any(
+            b.logged_ns is not None or b.task is not None or b.alignment == "next-graph"
+            for b in st.attempts
+        ):
             return True
     return False
 
