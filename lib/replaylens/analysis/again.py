@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from replaylens.analysis.attempts import Attempt, effect_counts, effect_lines
+from replaylens.analysis.attempts import LOST_STEP, Attempt, effect_counts, effect_lines
 from replaylens.decode import to_jsonable
 from replaylens.model import NULL_TASK_ID, Thread
 from replaylens.namespaces import CALL, names, task_namespace
@@ -74,7 +74,7 @@ class AgainRow:
 def why_again(a: Attempt) -> Why:
     if a.verdict == "restart":
         return "restart from the input"
-    if a.alignment in ("after-latest", "orphaned"):
+    if a.alignment in LOST_STEP:
         return "step whose checkpoint was lost"
     return "re-run in the resume step"
 

@@ -30,6 +30,9 @@ Alignment = Literal[
     "none",
 ]
 """How an attempt was matched with the checkpoint chain."""
+LOST_STEP: tuple[Alignment, ...] = ("after-latest", "orphaned", "next-graph")
+"""Alignments of an attempt whose step's checkpoint never landed: after the latest one, on
+orphan writes, or in a new run of its graph that saved nothing (`align._next_graph`)."""
 Pairing = Literal["task_id", "single", "key", "order", "unpaired"]
 """How an attempt's later lines were paired with its `start` line: by task id; as the only
 open start of that node in that process; by a shared key (`item`, `invoice_id`); by order

@@ -7,7 +7,7 @@ the plan's types are in `plan`. This module only puts them together.
 from __future__ import annotations
 
 from replaylens.analysis.align import align
-from replaylens.analysis.attempts import Attempt, group_attempts, number_attempts
+from replaylens.analysis.attempts import LOST_STEP, Attempt, group_attempts, number_attempts
 from replaylens.analysis.checks import find_duplicates, idempotency_findings
 from replaylens.analysis.durability import (
     DEFAULT_LATENCY,
@@ -172,9 +172,10 @@ def _plan(
     )
 
 
-UNSAVED_ALIGNMENTS = ("after-latest", "orphaned", "none")
+UNSAVED_ALIGNMENTS = (*LOST_STEP, "none")
 """How an attempt of an invocation of which no checkpoint was saved can align: with no
-checkpoint of its own, it falls after the latest one, on orphan writes, or nowhere."""
+checkpoint of its own, it falls after the latest one, on orphan writes, in a new run of its
+graph, or nowhere."""
 
 
 def _lost_with_input(

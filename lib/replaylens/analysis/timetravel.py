@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from replaylens import namespaces
 from replaylens.analysis.again import TaskAgain
-from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.attempts import LOST_STEP, Attempt
 from replaylens.model import Checkpoint, Task, Thread
 
 Again = Literal["certain", "likely"]
@@ -246,7 +246,7 @@ def preview(
             # it reuses no saved write (a graph run by a lost step's task included).
             again.append((a, "certain"))
             continue
-        if a.alignment in ("orphaned", "after-latest") and a.verdict in ("replays", "restart"):
+        if a.alignment in LOST_STEP and a.verdict in ("replays", "restart"):
             again.append((a, "likely"))
             continue
         if a.checkpoint is None:
