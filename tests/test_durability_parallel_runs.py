@@ -139,3 +139,21 @@ def test_a_line_killed_in_flight_is_not_in_the_run_of_a_worker_that_saved_its_wr
     assert figures(predict(runs["exit"], "bare")["exit"]) == real(runs["exit"], "bare")
     checks = {c.mode: c for c in judged(name, tmp_path)}
     assert checks["exit"].wrong == []
+
+
+def test_a_killed_line_filed_in_a_saved_step_may_be_another_runs_and_run_again(
+    tmp_path: Path,
+) -> None:
+    """parallel_interrupts_double, killed under exit at 0 s in the second worker's node: the
+    bare log files the killed line under the first worker's run, whose step sync and async
+    save, and said nothing runs again under either, where the real runs re-ran the killed
+    worker's task (one line). No step with a task in flight completes: the tasks again are a
+    range that holds the other run's reading."""
+    runs = load("parallel_interrupts_double-early-0s", tmp_path)
+    for given in (True, False):
+        predicted = predict(runs["exit"], "bare", given)
+        for target in ("sync", "async"):
+            o = predicted[target]
+            assert real(runs[target], "bare") == (7, 1, 1)
+            assert o.race["reruns"][0] <= 1 <= o.race["reruns"][1], o.race
+            assert holds(o, real(runs[target], "bare")), o.race

@@ -505,7 +505,49 @@ def modelled(
     _widen_for_unplaced(ev, mode, out)
     _widen_for_runs(ev, mode, out)
     _widen_for_joined(ev, replayed, out)
+    _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     return out, sched
+
+
+def _widen_for_killed_in_saved_step(
+    ev: Evidence, sched: Schedule, replayed: list[Attempt], out: ModeOutcome
+) -> None:
+    """Say the tasks again as a range where a log without task ids or namespaces filed the
+    line in flight at the kill in a subgraph step this mode saved. No step with a task in
+    flight completes, so that filing is the guess: the line was another run's of the same
+    subgraph (`Send` workers that each run it, which a bare log cannot tell apart), whose
+    step was not saved, and a resume runs its task again (test_parallel_interrupts_double
+    from exit: sync and async nothing again where the real runs re-ran the killed worker)."""
+    killed = ev.kill_attempt
+    if killed is None or ev.ending != "killed" or killed.outcome != "in flight":
+        return
+    if any(a is killed for a in replayed) or id(killed) not in ev.step_of:
+        return
+    if any(a.task_id or a.logged_ns is not None for a in ev.attempts):
+        return
+    ns, inv, step = ev.step_of[id(killed)]
+    resume = _resume_steps(sched.landed)
+    if not ns or ns not in resume or step > resume[ns] or inv in lost_inputs(ev, sched.landed):
+        return
+    spans = _spans(out)
+    spans["reruns"][1] += 1
+    spans["replayed_lines"][1] += len(killed.lines)
+    note = (
+        f"the log names no task ids: the line in flight at the kill ({killed.node}) was filed "
+        "in a step of its subgraph this mode saves, which no step with a task in flight is; "
+        "it may be another run's of that subgraph, run again on a resume: "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+    )
+    out.race = {
+        **out.race,
+        **spans,
+        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
+    }
+    out.assumed.append(note)
+    out.basis["reruns"] = out.basis.get("reruns", "") + (
+        " (a range: the log cannot tell which run of the subgraph was killed)"
+    )
 
 
 NESTING_CHECKPOINTS = 3
