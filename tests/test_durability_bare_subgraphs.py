@@ -163,3 +163,21 @@ def test_a_resume_goes_on_in_the_root_step_its_saved_checkpoint_has_due(
     for given in (True, False):
         sync = predict(runs["exit"], "bare", given)["sync"]
         assert holds(sync, real(runs["sync"], "bare")), sync.race
+
+
+def test_a_node_no_checkpoint_names_after_a_subgraphs_input_is_that_subgraphs(
+    tmp_path: Path,
+) -> None:
+    """parent_command_deeply_nested, killed under async two levels down: the database holds
+    the root's first checkpoints and the input checkpoint of the stateful ``child_2``, and
+    nothing names ``sub_child_1`` or ``sub_sub_child``. The bare log's ``sub_child_1`` began
+    right after that input landed: it is ``child_2``'s, and ``sub_sub_child``, in flight
+    while that run went on, too. Filed as root steps, ``child_2``'s last step read as left
+    by raising, which under exit saves on the way out: exit was predicted 1 checkpoint kept
+    where the real run kept none."""
+    runs = load("parent_command_deeply_nested-early-0.25s", tmp_path)
+    assert real(runs["exit"], "bare") == (0, 3, 5)
+    for given in (True, False):
+        predicted = predict(runs["async"], "bare", given)
+        assert figures(predicted["exit"]) == (0, 3, 5), predicted["exit"].race
+        assert holds(predicted["sync"], real(runs["sync"], "bare")), predicted["sync"].race

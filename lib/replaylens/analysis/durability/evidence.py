@@ -2159,6 +2159,9 @@ def _assign_steps(
         if t is not None
     ]
     sub_nodes, root_nodes = _subgraph_nodes(thread)
+    named_in_root, _nested = nodes_named_by_level(
+        c for sp in (thread.namespaces.values() if thread else ()) for c in sp.checkpoints
+    )
     entry = _entrypoint_node(thread)
     subgraphs = {space(n) for n in (thread.namespaces if thread else ())} - {""}
     ns_nodes: dict[str, set[str]] = {}
@@ -2211,6 +2214,7 @@ def _assign_steps(
             )
         entry_step = last_step.get("", -1) + 1
         opened = min((x.start_ts for x in g), default=-inf)
+        prev_start = opened  # the start of the attempt before, in this invocation
         # a resume goes on in the step that paused: a silent root task's, where the
         # invocation before paused inside the subgraph it ran (`_Held`)
         carried = (
@@ -2236,6 +2240,19 @@ def _assign_steps(
                 # a node no root checkpoint names, right after a subgraph's node: that
                 # subgraph's, or the loop's above it whose run had not ended
                 ns = _open_loop(last_sub, a.start_ts, opened, thread, space)
+            elif (
+                a.logged_ns is None
+                and not ns
+                and a.node not in named_in_root
+                and not namespaces.is_error_handler(a.node)  # (runs where its node's task did)
+            ):
+                # a node no checkpoint names: in the run it follows while that goes on, or
+                # in a subgraph whose input landed right before it
+                ns = (
+                    _open_loop(last_sub, a.start_ts, opened, thread, space)
+                    if last_sub
+                    else _opened_below(a.start_ts, prev_start, thread, space)
+                )
             last_sub = ns if ns else ""
             if ns and opens_runs and "" in last_step:
                 _hold_step(a, ns, inv, held, last_step, step_att)
@@ -2306,6 +2323,7 @@ def _assign_steps(
                     )
             last_step[ns] = max(step, last_step.get(ns, step))
             prev_in[ns] = a
+            prev_start = a.start_ts
             key = (ns, inv, step)
             step_att.setdefault(key, []).append(a)
             step_of[id(a)] = key
@@ -3216,6 +3234,29 @@ class _Below:
         if not found:
             return []
         return found[bisect.bisect_left(found, lo) : bisect.bisect_right(found, hi)]
+
+
+def _opened_below(
+    began: float, after: float, thread: Thread | None, space: Callable[[str | None], str]
+) -> str:
+    """The one subgraph run that opened (its newest checkpoint saved between the attempt
+    before, started at `after`, and a task that began at `began`, with work due there): a
+    line of a node no checkpoint names, logged right after a subgraph's input checkpoint
+    landed, is that subgraph's (test_parent_command_deeply_nested: ``sub_child_1`` after
+    the stateful ``child_2`` saved its input, under async the only checkpoint of it). ""
+    where none or several did."""
+    opened: set[str] = set()
+    for sp in thread.namespaces.values() if thread else ():
+        if not sp.name:
+            continue
+        saved = [(t, c) for c in sp.checkpoints for t in [taken_at(c)] if t is not None]
+        before = [(t, c) for t, c in saved if t <= began]
+        if not before:
+            continue
+        t, latest = max(before, key=lambda tc: tc[0])
+        if after <= t and (latest.tasks or latest.source == "input"):
+            opened.add(space(sp.name))
+    return next(iter(opened)) if len(opened) == 1 else ""
 
 
 def _open_loop(
