@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, holds, judged, load, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, predict, real
 
 PARALLEL = "parallel_interrupts-late-0.25s"
 DOUBLE = "parallel_interrupts_double-late-0.25s"
@@ -157,3 +157,20 @@ def test_a_killed_line_filed_in_a_saved_step_may_be_another_runs_and_run_again(
             assert real(runs[target], "bare") == (7, 1, 1)
             assert o.race["reruns"][0] <= 1 <= o.race["reruns"][1], o.race
             assert holds(o, real(runs[target], "bare")), o.race
+
+
+def test_a_kill_moment_bounded_by_saved_checkpoints_reads_them_on_the_recorded_clock(
+    tmp_path: Path,
+) -> None:
+    """send_to_subgraph, killed under sync 0.2 s into ``pick_best``, read without its manifest
+    (mode and kill moment inferred): the kill came after every checkpoint the database holds
+    had landed, and the last of them, the root's, was taken 0.25 s before ``pick_best``
+    began. Read from the re-timed schedule, where the third `Send` worker's last put lands
+    0.8 s late, the kill moved to 0.77 s into ``pick_best``, and async was predicted to keep
+    15 checkpoints where the real run kept 14."""
+    runs = load("send_to_subgraph-late-0.25s", tmp_path)
+    for form in ("recorder", "bare", "trace"):
+        p = plan(runs["sync"], form, given=False)
+        assert not any("0.77 s into pick_best" in x for x in p.what_if["async"].assumed)
+        assert holds(p.what_if["async"], real(runs["async"], form)), form
+        assert real(runs["async"], form)[0] == 14

@@ -17,6 +17,7 @@ from replaylens.analysis.durability.evidence import (
     base_space,
     gather,
     nodes_named_by_level,
+    taken_at,
     task_run,
 )
 from replaylens.analysis.durability.inference import Inference, infer_mode
@@ -1291,7 +1292,11 @@ def _raised_unsure_note(ev: Evidence, mode: Mode) -> str:
 def _kill_after_saved(ev: Evidence, rec: Recording, latency: float) -> None:
     """A kill moment taken from the log's last line is only a lower bound: under the recorded
     mode every checkpoint the database holds had landed before the kill. Move the kill to
-    just after the last of them landed (at the recorded latency, else the what-if's)."""
+    just after the last of them landed (at the recorded latency, else the what-if's), read
+    on the recorded clock from each checkpoint's own ts: the re-timed schedule of the
+    recorded mode can place a `Send` worker's last put later than it landed (send_to_subgraph
+    with the mode inferred: the kill read 0.77 s into ``pick_best``, where it came at 0.2 s,
+    and async kept 15 where 14)."""
     if (
         rec.mode not in ("sync", "async")
         or rec.kill_offset is not None
@@ -1301,16 +1306,23 @@ def _kill_after_saved(ev: Evidence, rec: Recording, latency: float) -> None:
     ):
         return
     lat = rec.latency if rec.latency is not None else latency
-    sched = schedule(ev, rec.mode, lat, rec)
     last = ev.invocations - 1
-    saved = [
-        sched.landing[(p.ns, p.inv, p.step)]
+    # On the recorded clock: each checkpoint was taken at its ts and landed a write later
+    # (the latency and the write itself), behind the write before it in its own loop
+    # (`_checkpointer_put_after_previous`).
+    taken = sorted(
+        (t, p.ns)
         for p in ev.puts
-        if p.inv == last and p.checkpoint is not None and (p.ns, p.inv, p.step) in sched.landing
-    ]
-    if not saved or sched.kill_start is None:
+        if p.inv == last and p.checkpoint is not None
+        for t in [taken_at(p.checkpoint)]
+        if t is not None
+    )
+    landed: dict[str, float] = {}
+    for t, ns in taken:
+        landed[ns] = max(t, landed.get(ns, float("-inf"))) + lat + WRITE_COST
+    if not landed:
         return
-    offset = max(saved) - sched.kill_start
+    offset = max(landed.values()) - ev.kill_attempt.start_ts
     if offset > ev.kill_offset + 1e-6:
         ev.kill_offset = offset
         ev.crash_ts = max(ev.crash_ts or 0.0, ev.kill_attempt.start_ts + offset)
