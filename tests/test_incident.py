@@ -309,3 +309,15 @@ def test_the_newest_crash_includes_a_paused_thread_whose_answer_was_killed(corpu
         source.close()
     row = next(t for t in others.threads if t.thread_id == waiting.thread_ids[0])
     assert row.status == "interrupted" and not row.left_by_crash
+
+
+def test_idle_time_reads_in_the_two_largest_units() -> None:
+    """The Incident page's "idle for" column: a thread idle for 352,234 s reads "4 d 1 h"."""
+    from replaylens.dashboard.views import idle_words
+
+    assert idle_words(352234) == "4 d 1 h"
+    assert idle_words(3661) == "1 h 1 min"
+    assert idle_words(3600) == "1 h"
+    assert idle_words(65) == "1 min 5 s"
+    assert idle_words(0.4) == "just now"
+    assert idle_words(None) == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,9 @@ def test_incident_page_shows_the_newest_crash_and_its_impact(demo: Path) -> None
     threads = at.dataframe[-1].value
     assert list(threads["thread"]) == ["payment-sync-killed"]
     assert threads["open"].iloc[0].startswith("./thread?")
+    # how long it has been idle, in units a reader takes in, not a raw count of seconds
+    idle = threads["idle for"].iloc[0]
+    assert re.fullmatch(r"\d+ (d|h|min|s)( \d+ (h|min|s))?|just now", idle), idle
     impact = at.dataframe[0].value
     assert impact.to_dict("records") == [
         {"effect": "charge_card", "node": "charge", "times again": 1, "threads": 1}

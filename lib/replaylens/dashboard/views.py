@@ -48,6 +48,25 @@ def status_label(status: str) -> str:
     return status_word(status)
 
 
+def idle_words(seconds: float | None) -> str:
+    """How long a thread has been idle, in the two largest units a reader takes in at once
+    ("4 d 2 h", "12 min 5 s"): a raw count of seconds (352234) says nothing at a glance.
+    "" when the time is unknown; "just now" under a second (or a clock ahead of ours)."""
+    if seconds is None:
+        return ""
+    left = int(seconds)
+    if left < 1:
+        return "just now"
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60), ("s", 1)):
+        if left >= size or parts:
+            parts.append((left // size, unit))
+            left %= size
+        if len(parts) == 2:
+            break
+    return " ".join(f"{n} {unit}" for n, unit in parts if n or unit == parts[0][1])
+
+
 def page_count(rows: int, per_page: int = PAGE_ROWS) -> int:
     """How many pages `rows` rows fill (at least one, so an empty table has a page 1)."""
     return max(1, -(-rows // per_page))

@@ -182,7 +182,7 @@ def _threads(item: Any, chosen: Incident) -> None:
                 "effects again": visible(r["effects_again"]),
                 "re-runs": visible(r["reruns"]),
                 "last activity": r["last_activity"].replace("T", " ").replace("Z", ""),
-                "age (s)": r["age"],
+                "idle for": views.idle_words(r["age"]),
                 "error": visible(r["error"]),
             }
             for r, _t in shown
@@ -192,7 +192,7 @@ def _threads(item: Any, chosen: Incident) -> None:
         "status": status_column("What a resume would find."),
         "times again": st.column_config.NumberColumn(help="Executions of a side effect of this thread a resume performs again (one task run each, not log lines), as the Thread page's “executions again”."),
         "re-runs": st.column_config.TextColumn(help="Tasks a resume runs again, as the Thread page's “tasks again”: due at the newest checkpoint without a saved output, or of steps whose checkpoint was lost."),
-        "age (s)": st.column_config.NumberColumn(help="Seconds since the thread's last activity."),
+        "idle for": st.column_config.TextColumn(help="Time since the thread's last activity (its newest checkpoint or log line); sort by it with “Sort by” above."),
         "open": st.column_config.LinkColumn("open", display_text="open ›", help="Open the thread's timeline."),
     })  # fmt: skip
 
