@@ -46,6 +46,21 @@ def test_a_run_from_an_earlier_checkpoint_killed_before_its_copy_landed(tmp_path
     every_prediction_holds(runs)
 
 
+def test_a_traces_root_step_names_the_checkpoint_a_lost_copy_was_made_from(
+    tmp_path: Path,
+) -> None:
+    """The same kill read from a trace, whose ``sub_node`` span carries the root step it ran
+    in (3): the run was from the first input's checkpoint (step 1), its copy step 2. Taken
+    from the newest checkpoint with ``sub_node`` due instead (step 5, the copy 6), the
+    trace's own step 3 fell behind the copy, and sync was predicted 16 kept and 1 task
+    again where the real run kept 17 and ran ``sub_node`` and ``sub_step`` again."""
+    runs = load("first_invocation_replayed-early-0.25s", tmp_path)
+    assert real(runs["sync"], "trace") == (17, 2, 2)
+    for given in (True, False):
+        sync = predict(runs["async"], "trace", given)["sync"]
+        assert figures(sync) == (17, 2, 2), sync.race
+
+
 def test_an_entrypoint_thread_that_begins_with_an_edit(tmp_path: Path) -> None:
     """test_entrypoint_stateful_update_state: `update_state` before any run, three inputs,
     another edit, and a fourth input killed in `foo`. The edit, not an invocation, is the

@@ -1955,7 +1955,12 @@ def _lost_copy(
     due = [c for c in roots if c.step is not None and any(t.node == node for t in c.tasks)]
     if not due:
         return None
-    newest = max(due, key=lambda c: taken_at(c) or 0.0)
+    # a root task's own step in the log (a trace's span) names the checkpoint it ran from:
+    # the copy is the step before it (test_replay_from_first_invocation_checkpoint, a trace:
+    # ``sub_node`` in step 3, run from the first invocation's checkpoint, not the newest)
+    logged = [a.step for a in groups[last] if a.step is not None and not a.logged_ns]
+    named = [c for c in due if logged and c.step == min(logged) - 2]
+    newest = max(named or due, key=lambda c: taken_at(c) or 0.0)
     return last, int(newest.step or 0) + 1
 
 
