@@ -857,7 +857,7 @@ def nodes_named(c: Checkpoint) -> set[str]:
 
 def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     """node -> the one subgraph (node path) whose checkpoints name it, for nodes the root's
-    checkpoints never name: where a log without namespaces ran them; and the nodes the
+    checkpoints never name: where a log without namespaces ran them; and every node the
     root's checkpoints name. A node of the graphs one task invoked one after another
     (``p``, ``p~1``: `_first_calls`) is taken as the first call's; which call each start
     was, the alignment tells where the database shows it.
@@ -880,7 +880,7 @@ def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
         n: next(iter(paths)) for n, paths in inside.items() if len(paths) == 1 and n not in root
     }
     found |= {n: first for n, first in _first_calls(inside).items() if n not in root}
-    return found, (root if found else set())
+    return found, root
 
 
 def _without_call(path: str) -> str:
@@ -2163,10 +2163,9 @@ def _assign_steps(
         for t in [taken_at(c)]
         if t is not None
     ]
-    sub_nodes, root_nodes = _subgraph_nodes(thread)
-    named_in_root, _nested = nodes_named_by_level(
-        c for sp in (thread.namespaces.values() if thread else ()) for c in sp.checkpoints
-    )
+    sub_nodes, named_in_root = _subgraph_nodes(thread)
+    # (read as the root's for a node the root names, only where some node is a subgraph's)
+    root_nodes = named_in_root if sub_nodes else set()
     entry = _entrypoint_node(thread)
     subgraphs = {space(n) for n in (thread.namespaces if thread else ())} - {""}
     ns_nodes: dict[str, set[str]] = {}
@@ -2241,21 +2240,20 @@ def _assign_steps(
                 # matched by time alone to one of the side-by-side runs: the order of each
                 # run's tasks tells better which (`_SideBySide`)
                 ns = side.place(base_space(ns), a, ns if INSTANCE in ns else None)
-            elif a.logged_ns is None and not ns and root_nodes and a.node not in root_nodes:
-                # a node no root checkpoint names, right after a subgraph's node: that
-                # subgraph's, or the loop's above it whose run had not ended
-                ns = _open_loop(last_sub, a.start_ts, opened, thread, space)
             elif (
                 a.logged_ns is None
                 and not ns
                 and a.node not in named_in_root
-                and not namespaces.is_error_handler(a.node)  # (runs where its node's task did)
+                # (an error handler runs where its node's task did, unless some node is
+                # known to be a subgraph's)
+                and (root_nodes or not namespaces.is_error_handler(a.node))
             ):
-                # a node no checkpoint names: in the run it follows while that goes on, or
-                # in a subgraph whose input landed right before it
+                # a node no root checkpoint names: in the subgraph run it follows while that
+                # goes on, else in the loop above whose run had not ended; with no line
+                # before it in a subgraph, in a subgraph whose input landed right before it
                 ns = (
                     _open_loop(last_sub, a.start_ts, opened, thread, space)
-                    if last_sub
+                    if last_sub or root_nodes
                     else _opened_below(a.start_ts, prev_start, thread, space)
                 )
             last_sub = ns if ns else ""
