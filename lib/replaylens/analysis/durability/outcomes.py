@@ -540,12 +540,7 @@ def _widen_for_killed_in_saved_step(
         f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
         f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
     )
-    out.race = {
-        **out.race,
-        **spans,
-        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
-    }
-    out.assumed.append(note)
+    _say_range(out, spans, note)
     out.basis["reruns"] = out.basis.get("reruns", "") + (
         " (a range: the log cannot tell which run of the subgraph was killed)"
     )
@@ -681,12 +676,7 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
             else ""
         )
     )
-    out.race = {
-        **out.race,
-        **spans,
-        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
-    }
-    out.assumed.append(note)
+    _say_range(out, spans, note)
     out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
     if calls and killed is not None:
         out.basis["reruns"] = out.basis.get("reruns", "") + (
@@ -728,12 +718,7 @@ def _widen_exit_for_unplaced(ev: Evidence, nodes: list[str], out: ModeOutcome) -
         "Command(graph=PARENT), the subgraph saved on the way out under exit, so "
         f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept"
     )
-    out.race = {
-        **out.race,
-        **spans,
-        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
-    }
-    out.assumed.append(note)
+    _say_range(out, spans, note)
     out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
 
 
@@ -799,12 +784,7 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
         f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
     )
-    out.race = {
-        **out.race,
-        **spans,
-        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
-    }
-    out.assumed.append(note)
+    _say_range(out, spans, note)
     out.basis["checkpoints_kept"] += " (a range: the log cannot tell the subgraph's runs apart)"
 
 
@@ -838,6 +818,13 @@ def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -
         f"(a worker in the place of one that finished): {spans['reruns'][0]}-{spans['reruns'][1]} "
         "tasks again"
     )
+    _say_range(out, spans, note)
+
+
+def _say_range(out: ModeOutcome, spans: dict[str, list[int]], note: str) -> None:
+    """Give `out` the range `spans` (`_spans`, widened), its note after any the outcome had,
+    and the note among its assumptions: one way for every reading the evidence cannot
+    settle."""
     out.race = {
         **out.race,
         **spans,
@@ -1201,9 +1188,7 @@ def _widen_to(
             f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
             f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
         )
-        earlier = o.race.get("note") if o.race else None
-        o.race = {**spans, "note": f"{earlier}; {note}" if earlier else note}
-        o.assumed.append(note)
+        _say_range(o, spans, note)
 
 
 PEERS_UNSURE = (
