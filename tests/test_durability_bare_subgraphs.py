@@ -8,8 +8,18 @@ Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+
+
+def sync_from_exit_holds(runs: dict[str, Any], kept: int) -> None:
+    """The real sync run kept `kept` checkpoints, and sync's prediction from the exit
+    recording's bare log holds it, with the mode given and inferred."""
+    assert real(runs["sync"], "bare")[0] == kept
+    for given in (True, False):
+        sync = predict(runs["exit"], "bare", given)["sync"]
+        assert holds(sync, real(runs["sync"], "bare")), sync.race
 
 
 def test_each_attempt_of_an_unplaced_node_may_be_a_subgraph_run_of_its_own(
@@ -33,11 +43,7 @@ def test_a_node_below_a_saved_subgraph_may_sit_one_level_deeper(tmp_path: Path) 
     graphs. The exit database shows the two saved graphs (one level down) and nothing of
     the inner ones; each ``echo`` run adds checkpoints at both levels under sync. Counted
     at one level, sync's range reached 28 where the real run kept 31."""
-    runs = load("stateful_namespace_isolation-late-0s", tmp_path)
-    assert real(runs["sync"], "bare")[0] == 31
-    for given in (True, False):
-        sync = predict(runs["exit"], "bare", given)["sync"]
-        assert holds(sync, real(runs["sync"], "bare")), sync.race
+    sync_from_exit_holds(load("stateful_namespace_isolation-late-0s", tmp_path), kept=31)
 
 
 def test_a_stronger_mode_keeps_its_own_checkpoints_where_only_its_repeats_broke_the_order(
@@ -158,11 +164,7 @@ def test_a_resume_goes_on_in_the_root_step_its_saved_checkpoint_has_due(
     (the silent node that runs the subgraph) is due there; the root's next node runs a step
     later. Numbered from the last root step a line showed, sync was predicted 22 checkpoints
     kept where the real run kept 19."""
-    runs = load("stateful_subgraph_replay_then_resume-early-0.25s", tmp_path)
-    assert real(runs["sync"], "bare")[0] == 19
-    for given in (True, False):
-        sync = predict(runs["exit"], "bare", given)["sync"]
-        assert holds(sync, real(runs["sync"], "bare")), sync.race
+    sync_from_exit_holds(load("stateful_subgraph_replay_then_resume-early-0.25s", tmp_path), 19)
 
 
 def test_a_node_no_checkpoint_names_after_a_subgraphs_input_is_that_subgraphs(
