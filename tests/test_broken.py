@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,7 @@ LAST_CP = "(SELECT MAX(rowid) FROM checkpoints WHERE thread_id='t0')"
 MID_CP = (
     "(SELECT rowid FROM checkpoints WHERE thread_id='t0' ORDER BY checkpoint_id LIMIT 1 OFFSET 3)"
 )
+NOISE = random.Random(23).randbytes(200).hex()  # fixed bytes: the case cannot pass by luck
 FIRST_W = "(SELECT rowid FROM writes WHERE thread_id='t0' ORDER BY length(value) DESC LIMIT 1)"
 
 # name -> (how to break a copy of a healthy db, what the sentence must mention, fatal?)
@@ -106,8 +108,13 @@ DB_CASES: dict[str, tuple[Callable[[Path], None], str, bool]] = {
         False,
     ),
     "random-checkpoint-blob": (
-        sql(f"UPDATE checkpoints SET checkpoint=randomblob(200) WHERE rowid={MID_CP}"),
+        sql(f"UPDATE checkpoints SET checkpoint=X'{NOISE}' WHERE rowid={MID_CP}"),
         "cannot be read",
+        False,
+    ),
+    "noise-after-an-empty-map": (  # 0x80 opens an empty msgpack map: 199 bytes follow it
+        sql(f"UPDATE checkpoints SET checkpoint=X'80{NOISE[2:]}' WHERE rowid={MID_CP}"),
+        "bytes after the checkpoint's end",
         False,
     ),
     "null-checkpoint-blob": (

@@ -137,9 +137,11 @@ def _skeleton_from_msgpack(
     is most of the cost on the Threads page, which reads ten thousand small blobs.
     """
     cur = _Cursor(blob)
+    keys: set[Any] = set()
     try:
         for _ in range(cur.up.read_map_header()):
             key = cur.up.unpack()
+            keys.add(key)
             if key == "channel_values":
                 rec.present_channels = frozenset(_channel_values(cur, rec, offsets, memo))
                 continue
@@ -162,6 +164,18 @@ def _skeleton_from_msgpack(
                 rec.updated_channels = list(value) if isinstance(value, list) else None
     except (msgpack.OutOfData, msgpack.ExtraData, ValueError, TypeError) as exc:
         raise SkeletonError(f"truncated or corrupt msgpack ({exc.__class__.__name__})") from exc
+    _check_whole(keys, cur.tell(), len(blob))
+
+
+def _check_whole(keys: set[Any], end: int, size: int) -> None:
+    """A map that ends before the blob does, or lacks `channel_versions`, is no checkpoint.
+
+    Every LangGraph release writes `channel_versions`; random or overwritten bytes that
+    happen to open with a small map header would otherwise read as an empty checkpoint."""
+    if end != size:
+        raise SkeletonError(f"{size - end} bytes after the checkpoint's end")
+    if "channel_versions" not in keys:
+        raise SkeletonError("no channel_versions: not a LangGraph checkpoint")
 
 
 def _versions_seen(value: dict[Any, Any]) -> dict[str, dict[str, Any]]:
@@ -242,6 +256,7 @@ def fill_skeleton(
         if result.error or not isinstance(result.value, dict):
             rec.error = f"the checkpoint blob cannot be read ({result.error or 'not a map'})"
             return
+        _check_whole(set(result.value), 0, 0)
         _skeleton_from_dict(result.value, rec)
     except SkeletonError as exc:
         rec.error = f"the checkpoint blob cannot be read ({exc})"
