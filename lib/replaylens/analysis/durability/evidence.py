@@ -760,7 +760,11 @@ def node_path(key: str) -> str:
 
 
 def space_keys(
-    thread: Thread | None, attempts: list[Attempt], *, below_tasks: bool = False
+    thread: Thread | None,
+    attempts: list[Attempt],
+    *,
+    below_tasks: bool = False,
+    not_loops: Collection[str] = (),
 ) -> Callable[[str | None], str]:
     """How the model names the namespace a checkpoint or a task ran in.
 
@@ -774,7 +778,8 @@ def space_keys(
 
     `below_tasks`: the lines come only from graphs an `@task` call of a root task invoked
     (`_graphs_of_calls_only`): their loops are named without the levels above them that are
-    no loop (`_below_tasks`)."""
+    no loop (`_below_tasks`). `not_loops`: levels (full namespaces) that are a task's, no
+    loop (`_task_levels`): left out of the names of the loops below them."""
     spans: dict[str, list[float]] = {}
 
     def note(full: str | None, lo: float, hi: float) -> None:
@@ -820,13 +825,16 @@ def space_keys(
         if not full:
             return ""
         full = _below_tasks(full, loops) if below_tasks else full
-        if not mark or namespaces.NS_END not in full:
+        if not (mark or not_loops) or namespaces.NS_END not in full:
             return namespaces.names(full)
         segs = namespaces.levels(full)
         out = []
         for i, seg in enumerate(segs):
+            prefix = namespaces.NS_SEP.join(segs[: i + 1])
+            if prefix in not_loops:
+                continue
             name = namespaces.names(seg)
-            k = mark.get(namespaces.NS_SEP.join(segs[: i + 1]))
+            k = mark.get(prefix)
             out.append(f"{name}{INSTANCE}{k}" if k else name)
         return namespaces.NS_SEP.join(out)
 
@@ -2546,6 +2554,116 @@ def _kill_in_silent_holder(
     return moment
 
 
+@dataclass
+class _Placed:
+    """Every attempt's (namespace, invocation, step), and where each nested loop sits."""
+
+    step_att: dict[tuple[str, int, int], list[Attempt]]
+    step_of: dict[int, tuple[str, int, int]]
+    cp_at: dict[tuple[str, int, int], Checkpoint]
+    orphan_times: dict[tuple[str, int, int], float]
+    holder_of: dict[tuple[str, int, int], int]
+    run_starts: dict[tuple[str, int, int], float]
+    run_ends: dict[tuple[str, int, int], float]
+    containers: set[tuple[str, int, int]]
+    said: list[str]  # what the placing assumed, in words
+
+
+@dataclass
+class _Placing:
+    """The inputs of `_assign_steps` and `_place_nested`, to place the attempts again under
+    other namespace keys (`_task_levels`)."""
+
+    groups: list[list[Attempt]]
+    kinds: list[InvocationKind]
+    retried: set[int]
+    retry_of: dict[int, Attempt]
+    thread: Thread | None
+    halted: set[int]
+    stopped: dict[int, int | None]
+    replayed: dict[int, int]
+    db_cps: list[Checkpoint]
+    stamps: dict[str, float]
+    inv_of: Callable[[float], int]
+    copies: dict[int, tuple[int, float]]
+    functional: bool
+    entry_holds: bool
+
+    def place(self, space: Callable[[str | None], str]) -> _Placed:
+        """Place every attempt and checkpoint under the keys `space` gives."""
+        said: list[str] = []
+        step_att, step_of = _assign_steps(
+            self.groups, self.kinds, self.retried, self.retry_of, self.thread, said,
+            self.halted, self.stopped, space, self.replayed,
+        )  # fmt: skip
+        cp_at: dict[tuple[str, int, int], Checkpoint] = {}
+        # the copy (or edit) a run from an earlier checkpoint began with belongs to that run
+        began_with = {
+            c.checkpoint_id: inv
+            for inv, (_step, t) in self.copies.items()
+            for c in self.db_cps
+            if not c.checkpoint_ns and abs(self.stamps[c.checkpoint_id] - t) < 1e-6
+        }
+        for c in self.db_cps:
+            if c.step is None:
+                continue
+            inv = began_with.get(c.checkpoint_id, self.inv_of(self.stamps[c.checkpoint_id]))
+            cp_at[(space(c.checkpoint_ns), inv, c.step)] = c
+        orphan_times: dict[tuple[str, int, int], float] = {}
+        attempts = [a for g in self.groups for a in g]
+        for w in self.thread.orphan_writes if self.thread else []:
+            t = uuid6_time(w.checkpoint_id)
+            owner = next((a for a in attempts if a.task_id and a.task_id == w.task_id), None)
+            if t is None or owner is None or id(owner) not in step_of:
+                continue
+            ns, inv, step = step_of[id(owner)]
+            orphan_times.setdefault((ns, inv, step - 1), t)
+        placed = _Placed(step_att, step_of, cp_at, orphan_times, {}, {}, {}, set(), said)
+        placed.containers = _place_nested(
+            step_att,
+            step_of,
+            cp_at,
+            self.stamps,
+            {space(c.checkpoint_ns) for c in self.db_cps},
+            {inv for inv, k in enumerate(self.kinds) if k == "input"},
+            placed.holder_of,
+            placed.run_starts,
+            placed.run_ends,
+            self.halted,
+            self.functional,
+            self.replayed,
+            self.entry_holds,
+        )
+        return placed
+
+
+def _task_levels(placed: _Placed, attempts: list[Attempt], db_cps: list[Checkpoint]) -> set[str]:
+    """Namespace levels (full, with task ids) that are a task's, no loop: every line logged
+    under one was an `@task` call, moved to the loop its caller ran in (`_place_nested`), no
+    checkpoint was saved there, and a graph below it was placed as a loop of its own.
+
+    A call's lines name its caller's namespace (``parent:<id>``, the `@entrypoint`'s task),
+    and a graph the call invoked names the call's (``parent:<id>|call:<id>``): that graph is
+    held by the step the call ran in, one level below the loop that ran the call, not two
+    (test_multiple_subgraphs_functional: ``call_multiple_subgraphs`` invokes ``add`` and
+    ``multiply``; a resume runs the call again, and ``add``, whose run had ended, is not)."""
+    keys = {k[0] for k in placed.step_att} | {k[0] for k in placed.cp_at}
+    saved = {c.checkpoint_ns for c in db_cps}
+    out: set[str] = set()
+    for a in attempts:
+        full = a.logged_ns if a.logged_ns else a.namespace
+        segs = namespaces.levels(full)
+        key = placed.step_of.get(id(a), ("",))[0]
+        for i in range(len(segs) - 1):
+            prefix = namespaces.NS_SEP.join(segs[: i + 1])
+            if namespaces.NS_END not in segs[i] or prefix in saved:
+                continue
+            name = namespaces.names(prefix)
+            if name not in keys and key.startswith(f"{name}{namespaces.NS_SEP}"):
+                out.add(prefix)
+    return out
+
+
 def gather(
     thread: Thread | None,
     attempts: list[Attempt],
@@ -2750,55 +2868,27 @@ def gather(
             "task logged nothing of its own): taken as an @entrypoint's thread, whose input "
             "checkpoint is followed by its task, with no __start__ step"
         )
-    step_att, step_of = _assign_steps(
-        groups, kinds, retried, {**retry_of, **handlers}, thread, assumed, halted, stopped, space,
-        replayed,
-    )  # fmt: skip
-    cp_at: dict[tuple[str, int, int], Checkpoint] = {}
-    # the copy (or edit) a run from an earlier checkpoint began with belongs to that run
-    began_with = {
-        c.checkpoint_id: inv
-        for inv, (_step, t) in copies.items()
-        for c in db_cps
-        if not c.checkpoint_ns and abs(stamps[c.checkpoint_id] - t) < 1e-6
-    }
-    for c in db_cps:
-        if c.step is None:
-            continue
-        inv = began_with.get(c.checkpoint_id, inv_of(stamps[c.checkpoint_id]))
-        cp_at[(space(c.checkpoint_ns), inv, c.step)] = c
-    orphan_times: dict[tuple[str, int, int], float] = {}
     orphans = thread.orphan_writes if thread else []
     if orphans:
         used.append(
             f"{len(orphans)} orphan writes: their checkpoint ids date steps whose checkpoints never landed"
         )
-    for w in orphans:
-        t = uuid6_time(w.checkpoint_id)
-        owner = next((a for a in attempts if a.task_id and a.task_id == w.task_id), None)
-        if t is None or owner is None or id(owner) not in step_of:
-            continue
-        ns, inv, step = step_of[id(owner)]
-        orphan_times.setdefault((ns, inv, step - 1), t)
-
-    holder_of: dict[tuple[str, int, int], int] = {}
-    run_starts: dict[tuple[str, int, int], float] = {}
-    run_ends: dict[tuple[str, int, int], float] = {}
-    containers = _place_nested(
-        step_att,
-        step_of,
-        cp_at,
-        stamps,
-        {space(c.checkpoint_ns) for c in db_cps},
-        {inv for inv, k in enumerate(kinds) if k == "input"},
-        holder_of,
-        run_starts,
-        run_ends,
-        halted,
-        functional,
-        replayed,
-        entry_holds,
-    )
+    placing = _Placing(
+        groups, kinds, retried, {**retry_of, **handlers}, thread, halted, stopped, replayed,
+        db_cps, stamps, inv_of, copies, functional, entry_holds,
+    )  # fmt: skip
+    placed = placing.place(space)
+    task_levels = _task_levels(placed, attempts, db_cps)
+    if task_levels:
+        # a level under which only `@task` calls logged is a task's, no loop: the graphs a
+        # call invoked below it are held by the loop the call ran in (`_task_levels`)
+        space = space_keys(thread, attempts, below_tasks=entry_holds, not_loops=task_levels)
+        placed = placing.place(space)
+    assumed += [x for x in placed.said if x not in assumed]
+    step_att, step_of, cp_at = placed.step_att, placed.step_of, placed.cp_at
+    orphan_times = placed.orphan_times
+    holder_of, run_starts, run_ends = placed.holder_of, placed.run_starts, placed.run_ends
+    containers = placed.containers
     carried: set[tuple[str, int]] = set()
     for inv in range(len(groups) - 1):
         # A subgraph run that a resume goes on with, held by the same parent step in both
@@ -3459,6 +3549,7 @@ def _place_nested(
                 ]
             )
         holder = _caller_step(ns, inv, began, loop_keys, step_att)
+        by_caller = holder is not None  # the step its caller's lines were placed in
         if holder is None:
             holder = _next_step_after(
                 parent, inv, began, loop_keys, cp_keys, step_att, cp_at, stamps
@@ -3480,6 +3571,7 @@ def _place_nested(
         saved = _calls_saved_in(keys, step_att, ns)
         calls = saved is not None or (
             ns not in db_namespaces
+            and not _counted_graph(ns, inv, loop_keys)
             and (ns, inv) not in made_loops
             and all(k[2] == holder for k in keys)
             and (
@@ -3488,7 +3580,12 @@ def _place_nested(
                 or (holder >= 2 and _under_a_task(keys, step_att))
             )
         )
-        if holder == 0 and inv in fresh and parent == "" and not calls and not entry_holds:
+        if (
+            holder == 0
+            and inv in fresh
+            and parent == ""
+            and not (calls or entry_holds or by_caller)
+        ):
             holder = 1  # step 0 is `__start__`: the subgraph node runs in step 1
         if (ns, inv) in previous:
             holder = max(holder, previous[(ns, inv)] + 1)  # a later run: a later parent task
@@ -3588,6 +3685,21 @@ def _place_nested(
         fresh, functional,
     )  # fmt: skip
     return containers
+
+
+def _counted_graph(
+    ns: str, inv: int, loop_keys: dict[tuple[str, int], list[tuple[str, int, int]]]
+) -> bool:
+    """Is `ns` one of several graphs one task invoked (``p``, then ``p~1``)? Only a graph a
+    task invokes counts on its namespace (`PregelLoop` appends the task scratchpad's
+    `subgraph_counter`, ``pregel/_loop.py``; an `@task` call names its own task id): lines
+    under ``p~1``, and under ``p`` beside it, are those graphs' nodes, even at step 0 where an
+    `@entrypoint`'s node logs as a call would (test_multiple_subgraphs_functional: ``add``,
+    then ``multiply``, invoked inside the `@task` ``call_multiple_subgraphs``)."""
+    if namespaces.CALL in ns.rpartition(namespaces.NS_SEP)[2]:
+        return True
+    later = f"{ns}{namespaces.CALL}"
+    return any(n.startswith(later) and i == inv for n, i in loop_keys)
 
 
 def _caller_step(
