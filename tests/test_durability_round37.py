@@ -82,3 +82,20 @@ def test_an_entrypoint_thread_that_begins_with_an_edit(tmp_path: Path) -> None:
     for src in ("async", "exit"):
         assert figures(predict(runs[src])["sync"]) == (8, 0, 0), src
     every_prediction_holds(runs)
+
+
+def test_a_trace_of_a_kill_while_the_pause_was_being_saved(tmp_path: Path) -> None:
+    """Killed 0.2 s after step_b began, at 0.25 s a write: step_b asks before it logs, so the
+    kill came while its pause was being saved, which async and exit lost (19 and 12 kept).
+    The recorder's log has no line of step_b and is dated from step_a's end; a trace shows
+    step_b's own span, paused, and had been read as a clean pause: async 20 kept, exit 13.
+    Its spans also counted the end of ``sub_node``'s span, which closes only after the
+    subgraph's save (async waits for it, exit makes it on the way out): the real async and
+    exit traces have none, 5 and 9 spans again where 6 and 10 had been predicted."""
+    runs = load("stateful_subgraph_forked_turns-late-0.25s", tmp_path)
+    assert real(runs["async"], "trace") == (19, 2, 5) and real(runs["exit"], "trace") == (12, 3, 9)
+    trace = predict(runs["sync"], "trace")
+    assert figures(trace["async"]) == (19, 2, 5) and figures(trace["exit"]) == (12, 3, 9)
+    assert figures(trace["sync"]) == real(runs["sync"], "trace") == (20, 2, 6)
+    logged = predict(runs["sync"])
+    assert figures(logged["async"]) == (19, 0, 0) and figures(logged["exit"]) == (12, 1, 2)

@@ -2515,15 +2515,25 @@ def _killed_while_pausing(
     started (`schedule` dates the kill from it, per mode: under sync the node waits for the
     step's put first). The pause is saved at once, and a write that takes longer than the time
     to the kill was lost with it (round 37's stateful_subgraph_forked_turns at 0.25 s a
-    write, killed 0.2 s in). None otherwise."""
+    write, killed 0.2 s in). A trace shows the node's own span, which paused with no line
+    of its own inside: the kill is dated from the lines that ended before it began (not from
+    the spans of the tasks around it, which end as it pauses). None otherwise."""
     if ending != "paused" or not last or recording.kill_offset is None:
         return None
     node = recording.kill_node
     if not node or node not in _paused_nodes(thread, ("__interrupt__",)):
         return None
-    if any(a.node == node for a in last):
+    own = [a for a in last if a.node == node]
+    if not all(a.outcome == "interrupted" and _span_only(a) for a in own):
         return None
-    return max(a.end_ts for a in last)
+    began = min((a.start_ts for a in own), default=inf)
+    before = [a.end_ts for a in last if a.node != node and a.end_ts <= began]
+    return max(before, default=None)
+
+
+def _span_only(a: Attempt) -> bool:
+    """Are all of `a`'s lines a trace's span of its task (no effect line of its own)?"""
+    return bool(a.lines) and all(line.describes_task for line in a.lines)
 
 
 def _kill_in_silent_holder(

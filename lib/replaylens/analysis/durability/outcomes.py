@@ -500,6 +500,14 @@ def modelled(
         lost_branch,
         lost_input,
     )
+    unwritten = _closed_after_lost_pause(ev, sched, recording)
+    if unwritten:
+        out.replayed_lines = [n for n in out.replayed_lines if n not in unwritten]
+        out.assumed.append(
+            f"the kill came while the pause was being saved: {len(unwritten)} span end(s) of "
+            "the tasks around the paused one, which close only once the save is done, were "
+            "not written under this mode"
+        )
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:
         out.assumed.append(out.race["note"])
@@ -508,6 +516,38 @@ def modelled(
     _widen_for_joined(ev, replayed, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     return out, sched
+
+
+def _closed_after_lost_pause(ev: Evidence, sched: Schedule, recording: Recording) -> set[int]:
+    """Line numbers of a trace's spans that closed around a pause whose save the kill cut
+    short under this mode (`Evidence.pause_kill`, a put of the last invocation lost).
+
+    The paused task's own span ends as it raises; the span of the task that ran its graph
+    ends only after that graph's loop left: under async once its puts in flight landed,
+    under exit once it saved on the way out. A kill during that write finds it open (round
+    37's stateful_subgraph_forked_turns from sync at 0.25 s a write: the real async and
+    exit runs' traces had no end of ``sub_node``'s span). Under sync the put was waited for
+    before the step could pause, and the span closed."""
+    if ev.pause_kill is None or not recording.kill_node:
+        return set()
+    last = ev.invocations - 1
+    if all((p.ns, p.inv, p.step) in sched.landed for p in ev.puts if p.inv == last):
+        return set()
+    mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+    paused = [a for a in mine if a.node == recording.kill_node and a.outcome == "interrupted"]
+    if not paused:
+        return set()
+    raised = max(a.end_ts for a in paused)
+    own = {id(a) for a in paused}
+    return {
+        a.lines[-1].line
+        for a in mine
+        if id(a) not in own
+        and a.outcome == "interrupted"
+        and a.lines
+        and all(line.describes_task for line in a.lines)
+        and a.lines[-1].ts > raised
+    }
 
 
 def _widen_for_killed_in_saved_step(
