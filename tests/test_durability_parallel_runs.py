@@ -174,3 +174,28 @@ def test_a_kill_moment_bounded_by_saved_checkpoints_reads_them_on_the_recorded_c
         assert not any("0.77 s into pick_best" in x for x in p.what_if["async"].assumed)
         assert holds(p.what_if["async"], real(runs["async"], form)), form
         assert real(runs["async"], form)[0] == 14
+
+
+def test_a_send_workers_span_open_only_for_its_subgraphs_puts(tmp_path: Path) -> None:
+    """send_to_subgraph from async at 0.25 s a write, read from a trace: the third worker's
+    subgraph had run its last task 0.6 s before the kill, but its span was still open,
+    its loop waiting for four puts chained one behind the other. Under sync each put was
+    waited for after its step, and the worker returned at once: the real sync run re-ran
+    4 tasks, not that worker (5 had been predicted)."""
+    runs = load("send_to_subgraph-early-0.25s", tmp_path)
+    assert real(runs["sync"], "trace") == (11, 4, 4)
+    assert figures(predict(runs["async"], "trace")["sync"]) == (11, 4, 4)
+
+
+def test_a_node_that_works_on_after_its_subgraph_is_not_taken_as_returned(
+    tmp_path: Path,
+) -> None:
+    """double_interrupt_subgraph from exit, read from a trace: ``invoke_sub_agent``'s graph
+    had run its last task, answered, 0.2 s before the kill, and its span was still open
+    though nothing was left to wait for at 0 s a write: the node's body went on after the
+    graph returned. Read as returned, sync and async said nothing again (the reassuring
+    answer) where the real runs re-ran it, 5 spans."""
+    runs = load("double_interrupt_subgraph-late-0s", tmp_path)
+    for target in ("sync", "async"):
+        assert real(runs[target], "trace") == (6, 1, 5)
+        assert figures(predict(runs["exit"], "trace")[target]) == (6, 1, 5), target

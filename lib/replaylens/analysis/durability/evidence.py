@@ -2524,14 +2524,14 @@ def _killed_while_pausing(
     if not node or node not in _paused_nodes(thread, ("__interrupt__",)):
         return None
     own = [a for a in last if a.node == node]
-    if not all(a.outcome == "interrupted" and _span_only(a) for a in own):
+    if not all(a.outcome == "interrupted" and span_only(a) for a in own):
         return None
     began = min((a.start_ts for a in own), default=inf)
     before = [a.end_ts for a in last if a.node != node and a.end_ts <= began]
     return max(before, default=None)
 
 
-def _span_only(a: Attempt) -> bool:
+def span_only(a: Attempt) -> bool:
     """Are all of `a`'s lines a trace's span of its task (no effect line of its own)?"""
     return bool(a.lines) and all(line.describes_task for line in a.lines)
 

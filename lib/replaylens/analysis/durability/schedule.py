@@ -17,6 +17,7 @@ from replaylens.analysis.durability.evidence import (
     base_space,
     node_path,
     retried_in_step,
+    span_only,
     task_run,
 )
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Mode, Recording
@@ -572,6 +573,11 @@ def schedule(
                 landed.add(key)
     by_task = _loops_by_task(ev)
     for a in ev.attempts:
+        if a.outcome == "in flight" and mode != "exit" and crash is not None and span_only(a):
+            returned = _returned_after_runs(ev, a, target, landing, lane_of, by_task, recording)
+            if returned is not None and returned <= crash + 1e-9:
+                written.add(id(a))
+            continue
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
         # A failure RetryPolicy retried in the step does not stop the task; one whose error
         # handler a later invocation ran was put as it ended, under sync and async; so was a
@@ -788,6 +794,75 @@ def _put_at(
         and ev.step_of[id(b)][2] > step
     ]
     return min([max(ends) + TICK, *after])
+
+
+def _returned_after_runs(
+    ev: Evidence,
+    a: Attempt,
+    target: Callable[[float, str], float],
+    landing: dict[tuple[str, int, int], float],
+    lane_of: dict[int, str],
+    by_task: dict[str, set[str]],
+    recording: Recording,
+) -> float | None:
+    """When a trace's task span still open at the kill would have returned under the target
+    mode: its own subgraph runs (`_own_runs`) had all ended, and it returns once their loops
+    left, each waiting for its puts in flight (as `_put_at` dates a span that ended). None
+    where it ran no run of its own, or one had not ended, or where the recording itself
+    shows the task went on after them: its runs' waits had ended before the recorded kill,
+    and its span was still open (a node that invokes a graph, then works on:
+    test_double_interrupt_subgraph's ``invoke_sub_agent``), or the recorded mode is unknown.
+
+    Under async a `Send` worker's span stays open after its subgraph's last task, while that
+    loop waits for its puts; under sync each put was waited for after its step, and the
+    worker returns at once (test_send_to_nested_graphs, killed in the third worker: the real
+    sync run did not run the first worker again)."""
+    lane = lane_of.get(id(a), "")
+    depth = lane.count("|") + 1 if lane else 0
+    own = _own_runs(ev, a, depth, by_task)
+    if not own:
+        return None
+    inv = ev.step_of[id(a)][1]
+
+    def in_own(ns: str) -> bool:
+        return "|".join(ns.split("|")[: depth + 1]) in own
+
+    inside = [
+        b
+        for b in ev.attempts
+        if b is not a
+        and id(b) in ev.step_of
+        and ev.step_of[id(b)][1] == inv
+        and in_own(ev.step_of[id(b)][0])
+        and b.start_ts >= a.start_ts
+    ]
+    if not inside or any(b.outcome != "finished" or id(b) in ev.halted for b in inside):
+        return None
+    if any(st.inv == inv and st.attempts and in_own(st.ns) for st in _open_steps(ev)):
+        return None
+    if _went_on_after_runs(ev, inv, in_own, max(b.end_ts for b in inside), recording):
+        return None
+    ends = [target(b.end_ts, ev.step_of[id(b)][0]) for b in inside]
+    ends += [t for (ns, i, _s), t in landing.items() if i == inv and in_own(ns)]
+    return max(ends) + TICK
+
+
+def _went_on_after_runs(
+    ev: Evidence, inv: int, in_own: Callable[[str], bool], ended: float, recording: Recording
+) -> bool:
+    """Did the recording kill a task after its runs' loops had left (their puts in flight
+    landed, one after another, at the recorded latency), its span still open? Then it did
+    more after them. True too where the recorded mode or the kill moment is not known."""
+    if recording.mode is None or ev.crash_ts is None:
+        return True
+    left = ended
+    if recording.mode != "exit":
+        lag = (recording.latency or 0.0) + WRITE_COST
+        for p in sorted(
+            (p for p in ev.puts if p.inv == inv and in_own(p.ns)), key=lambda p: p.submit
+        ):
+            left = max(left, p.submit) + lag
+    return left + TICK <= ev.crash_ts
 
 
 def _loops_by_task(ev: Evidence) -> dict[str, set[str]]:
