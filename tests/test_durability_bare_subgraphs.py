@@ -183,3 +183,16 @@ def test_a_node_no_checkpoint_names_after_a_subgraphs_input_is_that_subgraphs(
         predicted = predict(runs["async"], "bare", given)
         assert figures(predicted["exit"]) == (0, 3, 5), predicted["exit"].race
         assert holds(predicted["sync"], real(runs["sync"], "bare")), predicted["sync"].race
+
+
+def test_a_traced_holders_span_end_is_where_its_step_ended(tmp_path: Path) -> None:
+    """doubly_nested_interrupts from exit at 0.25 s, read from a trace: the answered
+    ``child_1`` and ``child`` spans closed as their tasks returned, 1 ms apart, and
+    ``parent_2`` began right after. The step of ``child`` had been dated a tick per level
+    after its graph's last line, later than the root's next step: under async ``child``'s
+    last put then fell after the root step it waits in, ``parent_2`` started before it
+    landed, and the kill 0.2 s in lost it (9 kept, where the real async run kept 10)."""
+    runs = load("doubly_nested_interrupts-late-0.25s", tmp_path)
+    assert real(runs["async"], "trace") == (10, 1, 1)
+    assert figures(predict(runs["exit"], "trace")["async"]) == (10, 1, 1)
+    assert figures(predict(runs["exit"])["async"]) == (10, 1, 1)
