@@ -17,6 +17,7 @@ from replaylens.analysis.durability.evidence import (
     base_space,
     gather,
     nodes_named_by_level,
+    span_only,
     taken_at,
     task_run,
 )
@@ -515,7 +516,44 @@ def modelled(
     _widen_for_runs(ev, mode, out)
     _widen_for_joined(ev, replayed, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
+    _widen_for_open_spans(ev, mode, latency, recording, sched, out)
     return out, sched
+
+
+def _widen_for_open_spans(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Say the tasks again as a range where a trace's task span was open at the kill after
+    its own graphs had ended, and the recorded waits cannot tell why: with the recorded mode
+    or latency unknown, it was either still waiting for its graphs' puts (and under this
+    mode returned in time) or doing more work after them (`schedule._went_on_after_runs`).
+    test_send_to_nested_graphs from async at 0.25 s with the mode inferred: a worker's span
+    open 0.6 s after its subgraph's last task; the real sync run did not re-run it."""
+    if mode == "exit" or (recording.mode is not None and recording.latency is not None):
+        return
+    if not any(a.outcome == "in flight" and span_only(a) for a in ev.attempts):
+        return  # (no open span: nothing to ask a second schedule)
+    alt = schedule(ev, mode, latency, recording, spans_returned=True)
+    if alt.written <= sched.written:
+        return
+    replayed = _reruns(ev, alt)
+    tasks = len(_rerun_list(replayed, ev))
+    lines = sum(len(a.lines) for a in replayed)
+    spans = _spans(out)
+    spans["reruns"][0] = min(spans["reruns"][0], tasks)
+    spans["replayed_lines"][0] = min(spans["replayed_lines"][0], lines)
+    note = (
+        "a task span was open at the kill after its own graphs had ended: it was waiting for "
+        "their last writes (and under this mode returned in time) or went on working, which "
+        "the unknown recorded write latency cannot tell: "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
+    )
+    _say_range(out, spans, note)
 
 
 def _closed_after_lost_pause(ev: Evidence, sched: Schedule, recording: Recording) -> set[int]:

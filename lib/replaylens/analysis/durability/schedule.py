@@ -392,11 +392,15 @@ def schedule(
     recording: Recording,
     slack: float = 0.0,
     write_cost: float = WRITE_COST,
+    spans_returned: bool = False,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
     `slack` moves the kill, `write_cost` sets what each write takes beyond `latency` (the
-    race, `outcomes._race`, asks both)."""
+    race, `outcomes._race`, asks both). `spans_returned`: a task span open at the kill whose
+    own graphs had ended returned as soon as their loops left, whatever the recording says
+    (`_returned_after_runs`; `outcomes._widen_for_open_spans` asks it where the recorded
+    latency is unknown)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -574,7 +578,9 @@ def schedule(
     by_task = _loops_by_task(ev)
     for a in ev.attempts:
         if a.outcome == "in flight" and mode != "exit" and crash is not None and span_only(a):
-            returned = _returned_after_runs(ev, a, target, landing, lane_of, by_task, recording)
+            returned = _returned_after_runs(
+                ev, a, target, landing, lane_of, by_task, None if spans_returned else recording
+            )
             if returned is not None and returned <= crash + 1e-9:
                 written.add(id(a))
             continue
@@ -803,7 +809,7 @@ def _returned_after_runs(
     landing: dict[tuple[str, int, int], float],
     lane_of: dict[int, str],
     by_task: dict[str, set[str]],
-    recording: Recording,
+    recording: Recording | None,
 ) -> float | None:
     """When a trace's task span still open at the kill would have returned under the target
     mode: its own subgraph runs (`_own_runs`) had all ended, and it returns once their loops
@@ -812,6 +818,7 @@ def _returned_after_runs(
     shows the task went on after them: its runs' waits had ended before the recorded kill,
     and its span was still open (a node that invokes a graph, then works on:
     test_double_interrupt_subgraph's ``invoke_sub_agent``), or the recorded mode is unknown.
+    `recording` None: the recording is not asked (the span returned once its graphs left).
 
     Under async a `Send` worker's span stays open after its subgraph's last task, while that
     loop waits for its puts; under sync each put was waited for after its step, and the
@@ -840,7 +847,9 @@ def _returned_after_runs(
         return None
     if any(st.inv == inv and st.attempts and in_own(st.ns) for st in _open_steps(ev)):
         return None
-    if _went_on_after_runs(ev, inv, in_own, max(b.end_ts for b in inside), recording):
+    if recording is not None and _went_on_after_runs(
+        ev, inv, in_own, max(b.end_ts for b in inside), recording
+    ):
         return None
     ends = [target(b.end_ts, ev.step_of[id(b)][0]) for b in inside]
     ends += [t for (ns, i, _s), t in landing.items() if i == inv and in_own(ns)]
