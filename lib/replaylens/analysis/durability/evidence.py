@@ -2275,7 +2275,7 @@ def _assign_steps(
                 # goes on, else in the loop above whose run had not ended; with no line
                 # before it in a subgraph, in a subgraph whose input landed right before it
                 ns = (
-                    _open_loop(last_sub, a.start_ts, opened, thread, space)
+                    _open_loop(last_sub, a.start_ts, opened, thread, space, g)
                     if last_sub or root_nodes
                     else _opened_below(a.start_ts, prev_start, thread, space)
                 )
@@ -3129,10 +3129,13 @@ def gather(
                 container[(s.ns, s.inv)] = holder[-1].step
     last = groups[-1]
     ending = _ending(last, status, retried | retrying, retrying=retrying, halted=halted)
-    if ending == "returned" and len(groups) > 1 and last and db_cps:
+    if ending == "returned" and last and (db_cps if len(groups) > 1 else thread is not None):
         # An invocation that returned left a root checkpoint in every mode (sync and async
-        # wait for their puts on the way out, exit saves there); a later one that left none
-        # died first, though all its logged tasks had ended.
+        # wait for their puts on the way out, exit saves there); one that left none died
+        # first, though all its logged tasks had ended: a later invocation, or the first of
+        # a thread the database holds all the same (its writes, whose checkpoint never
+        # landed: test_multiple_subgraphs_functional at 1 s a write, killed before the input
+        # checkpoint's put had landed).
         if not any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at):
             ending = "killed"
     if ending == "paused" and len(groups) > 1 and last and answered_below(thread):
@@ -3383,12 +3386,17 @@ def _open_loop(
     opened: float,
     thread: Thread | None,
     space: Callable[[str | None], str],
+    logged: Sequence[Attempt] = (),
 ) -> str:
     """`key`, or the nearest loop above it whose run had not ended when a task began at
     `began`: a run whose latest checkpoint of this invocation (saved after `opened`, before
     the task began) has nothing due had returned, so the task is no step of it, and the loop
     that ran it goes on (test_doubly_nested_interrupts: ``parent_2``, a root node no saved
-    root checkpoint names, began after both nested runs had saved their ends)."""
+    root checkpoint names, began after both nested runs had saved their ends). So had a run
+    whose latest checkpoint was taken after its due tasks had all run to their ends (`logged`,
+    this invocation's attempts): that step never completed, the loop left by raising out of
+    it (a `Command(graph=PARENT)`; under exit the save on the way out,
+    test_parent_command_goto at 1 s a write: ``node_b_parent`` after ``node_b_child``)."""
     spaces = list(thread.namespaces.values()) if thread else []
     while key:
         saved = [
@@ -3401,11 +3409,27 @@ def _open_loop(
         ]
         if not saved:
             return key
-        latest = max(saved, key=lambda tc: tc[0])[1]
-        if latest.tasks or latest.step is None or latest.source == "input":
+        taken, latest = max(saved, key=lambda tc: tc[0])
+        if latest.step is None or latest.source == "input":
+            return key
+        if latest.tasks and not _ran_out(latest, taken, opened, logged):
             return key
         key = key.rpartition(namespaces.NS_SEP)[0]
     return key
+
+
+def _ran_out(c: Checkpoint, taken: float, opened: float, logged: Sequence[Attempt]) -> bool:
+    """Had every task due at checkpoint `c` a finished attempt that began after `opened` and
+    ended before `c` was taken? Then the checkpoint was saved as its loop left the step
+    those tasks ran in, which never completed."""
+    return all(
+        any(
+            a.node == t.node and a.outcome == "finished" and opened <= a.start_ts
+            and a.end_ts <= taken
+            for a in logged
+        )
+        for t in c.tasks
+    )  # fmt: skip
 
 
 def _stable_run_opening(
@@ -4020,8 +4044,32 @@ def _raised_out(
         return False
     if unknown:
         return None
-    normal = lat * (2 if recording.mode == "sync" else 1)  # the waits after a normal end
+    if recording.mode == "async":
+        # The loop's puts go one after another: on the way out it waits for every one still
+        # in flight, the last step's too after a normal end. On a slow store they queue up
+        # (at 1 s a write, three puts ahead of it: test_parent_command_goto killed in the
+        # parent's next node), so one put sooner is counted from that queue, not from `end`.
+        left = max(_put_queue(ns, inv, step, cp_at, stamps, lat), end)  # raised out
+        return min(after) < left + lat / 2  # a normal end leaves a put (`lat`) later
+    normal = lat * 2  # the waits after a normal end: its last put, then the parent's own
     return min(after) - end < normal - lat / 2
+
+
+def _put_queue(
+    ns: str,
+    inv: int,
+    step: int,
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+    stamps: dict[str, float],
+    lat: float,
+) -> float:
+    """When the puts of loop `ns` before `step` had all landed, one after another at `lat`
+    each (each put waits for the one before: ``_checkpointer_put_after_previous``), from the
+    times their checkpoints were taken; -inf where none is known."""
+    landed = -inf
+    for key in sorted(k for k in cp_at if k[0] == ns and k[1] == inv and k[2] < step):
+        landed = max(landed, stamps[cp_at[key].checkpoint_id]) + lat
+    return landed
 
 
 def _held_by_parent(

@@ -712,17 +712,18 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
     }
     killed = ev.kill_attempt
-    if calls and killed is not None:
+    if calls:
         # As calls, each finished call's writes were saved as it returned (`put_writes`,
         # submitted by the runner's ``commit`` under sync and async, chained behind no put),
         # and a resume of the entrypoint from its input checkpoint takes a saved call's
-        # result instead of running it again: only the call in flight must run again. A log
-        # without task ids cannot show whose writes landed before the kill.
+        # result instead of running it again: only the call in flight must run again (none
+        # where no line was in flight: the entrypoint itself, which logs nothing, was). A
+        # log without task ids cannot show whose writes landed before the kill.
         # ...and a later input lost with its input checkpoint runs nothing again
-        least = 0 if ev.invocations > 1 else 1
+        least = 0 if ev.invocations > 1 or killed is None else 1
         spans["reruns"] = [min(spans["reruns"][0], least), spans["reruns"][1]]
         spans["replayed_lines"] = [
-            min(spans["replayed_lines"][0], len(killed.lines) if least else 0),
+            min(spans["replayed_lines"][0], len(killed.lines) if killed and least else 0),
             spans["replayed_lines"][1],
         ]
         if lo == 0:
@@ -750,13 +751,13 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
             f"; and {spans['reruns'][0]}-{spans['reruns'][1]} tasks again: as @task calls, a "
             "resume of the entrypoint takes each call whose writes were saved from them and "
             "runs only the one in flight again, and the log cannot show whose writes landed"
-            if calls and killed is not None
+            if calls
             else ""
         )
     )
     _say_range(out, spans, note)
     out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
-    if calls and killed is not None:
+    if calls:
         out.basis["reruns"] = out.basis.get("reruns", "") + (
             " (a range: as @task calls, whose saved writes a resume takes, the log cannot show "
             "which landed)"

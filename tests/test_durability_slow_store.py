@@ -1,0 +1,62 @@
+"""The what-if on a store that takes 1 s a write, longer than the time to the kill: the
+first contact of eight shapes of the corpus with that latency (`validate --latency 1`,
+2026-12-04) put 13 of 368 cross-mode predictions outside, in two kill points; these are
+their recordings.
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+
+
+def test_a_first_invocation_whose_input_checkpoint_never_landed_was_killed(
+    tmp_path: Path,
+) -> None:
+    """multiple_subgraphs_functional, killed 0.8 s after the entrypoint began: at 1 s a
+    write not even its input checkpoint had landed (sync does not wait for it), so the
+    database holds the thread's call writes and no checkpoint. Every logged call had ended,
+    and the invocation had been read as one that returned: under exit it would then have
+    saved its end, and a resume would go on from it (1 kept, 1 task again). An invocation
+    that returned leaves a root checkpoint in every mode: this one was killed, and a resume
+    starts over (0 kept, 2 tasks again), as the real sync and async runs did."""
+    runs = load("multiple_subgraphs_functional-late-1s", tmp_path)
+    assert real(runs["sync"]) == real(runs["async"]) == (0, 2, 4)
+    for src in ("sync", "async"):
+        p = plan(runs[src])
+        assert p.what_if[src].ending == "killed"
+        for target in ("sync", "async"):
+            assert figures(p.what_if[target]) == (0, 2, 4), (src, target)
+    # a bare log reads the calls as steps of a graph: as calls, nothing had landed at all
+    o = predict(runs["async"], "bare")["sync"]
+    assert o.race["reruns"] == [0, 2] and holds(o, (0, 2, 4))
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_subgraph_that_raised_out_is_told_from_its_queue_of_puts(tmp_path: Path) -> None:
+    """parent_command, killed in node_b_parent after the subgraph's node_b_child returned
+    ``Command(graph=PARENT)``. Under async the subgraph's three puts queued up behind each
+    other (1 s each), and its loop left only once they had landed: node_b_parent began 2.4 s
+    after node_b_child ended. One put sooner than a normal end had been counted from that
+    end, so the gap read as a normal end: a put of the subgraph's last step, sync 7 kept
+    (6 real), and exit without the save a loop that raised out makes (0 kept, 1 real)."""
+    runs = load("parent_command-late-1s", tmp_path)
+    assert real(runs["sync"]) == (6, 1, 1) and real(runs["exit"]) == (1, 3, 5)
+    o = predict(runs["async"])
+    assert figures(o["sync"]) == (6, 1, 1) and figures(o["exit"]) == (1, 3, 5)
+
+
+def test_a_bare_line_after_a_subgraph_that_raised_out_is_the_parents(tmp_path: Path) -> None:
+    """The same kill from the exit recording with a bare log: the database holds the
+    subgraph's checkpoint with node_b_child due, saved after node_b_child's last line (the
+    save a loop makes as it raises out under exit). node_b_parent, a node no checkpoint
+    names, had been filed as a later step of that subgraph, whose puts then queued behind
+    it: async 2 kept and 3 tasks again, where the real run kept 5 and re-ran 1."""
+    runs = load("parent_command-late-1s", tmp_path)
+    assert real(runs["async"]) == (5, 1, 1)
+    assert figures(predict(runs["exit"], "bare")["async"]) == (5, 1, 1)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
