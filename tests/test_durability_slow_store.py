@@ -60,3 +60,20 @@ def test_a_bare_line_after_a_subgraph_that_raised_out_is_the_parents(tmp_path: P
     assert real(runs["async"]) == (5, 1, 1)
     assert figures(predict(runs["exit"], "bare")["async"]) == (5, 1, 1)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_an_error_handler_waits_for_the_failures_writes_not_for_a_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """error_handler at 0.5 s a write, killed 0.7 s after charge began (its handler had
+    started): LangGraph runs the handler once the failure's writes are durable
+    (`schedule_error_handler` waits for those `put_writes`), which the recordings show 7 to
+    13 ms after the failure in every mode. They had been taken to take a checkpoint's
+    write latency under sync and async: async started the handler 0.5 s late, its step-0
+    checkpoint had landed by then (2 kept, prepare not again), where the real async run kept
+    only its input checkpoint and ran prepare, charge and the handler again."""
+    runs = load("error_handler-early-0.5s", tmp_path)
+    assert real(runs["async"]) == (1, 3, 5)
+    for src in ("sync", "exit"):
+        assert figures(predict(runs[src])["async"]) == (1, 3, 5), src
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

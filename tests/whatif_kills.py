@@ -163,6 +163,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.05),
         KillCampaign("parent_command", 1, ("sync", "async", "exit"), 1.0),
         KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 1.0),
+        KillCampaign("error_handler", 0, ("sync", "async", "exit"), 0.5),
     )
 }
 

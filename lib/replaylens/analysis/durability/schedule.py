@@ -437,7 +437,10 @@ def schedule(
             removed.add(gap[0], max(0.0, gap[1] - gap[0] - TICK), key[0])
 
     exits = _exit_waits(ev)
-    handoffs = _handler_waits(ev)
+    # A handler of the node's own failure waits for the failure's writes only (`put_writes`,
+    # whose time no mode changes): the gap the recording shows stays as it is. One whose
+    # failure raised out of a graph the node ran waits for that graph's loop to leave too.
+    handoffs = [h for h in _handler_waits(ev) if h[2] is not None]
     if (recording.latency or 0.0) > 0:
         for fail_end, handler_start, nested, lane in handoffs:
             if recording.mode in ("sync", "async") or (recording.mode == "exit" and nested):
