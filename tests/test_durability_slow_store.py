@@ -77,3 +77,22 @@ def test_an_error_handler_waits_for_the_failures_writes_not_for_a_checkpoint(
     for src in ("sync", "exit"):
         assert figures(predict(runs[src])["async"]) == (1, 3, 5), src
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_bare_line_in_flight_inside_the_graph_keeps_its_caller_running(
+    tmp_path: Path,
+) -> None:
+    """stateful_subgraph_interrupt at 0.5 s a write, killed in ``respond`` inside the graph
+    ``call_inner`` invokes, after the second answer. A bare log's ``respond`` line, placed in
+    that graph after its ``process`` (by the database's names, or after the exit database,
+    which names no ``respond``, by following the graph's own lines), had been left out of
+    "the graph is still running": ``call_inner``, whose own lines had ended, was taken as
+    returned and its writes as saved under sync and async (1 task again where the real runs
+    re-ran 2, ``call_inner`` with it). The figures now follow the placement."""
+    runs = load("stateful_subgraph_interrupt-late-0.5s", tmp_path)
+    assert real(runs["sync"]) == (17, 2, 5) and real(runs["async"]) == (16, 2, 5)
+    for src in ("async", "exit"):
+        o = predict(runs[src], "bare")
+        assert figures(o["sync"])[1:] == (2, 5) and holds(o["sync"], (17, 2, 5)), src
+    o = predict(runs["exit"], "bare")["async"]
+    assert figures(o)[1:] == (2, 5) and holds(o, (16, 2, 5))

@@ -164,6 +164,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("parent_command", 1, ("sync", "async", "exit"), 1.0),
         KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 1.0),
         KillCampaign("error_handler", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 0.5),
     )
 }
 
