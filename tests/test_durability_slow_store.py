@@ -96,3 +96,18 @@ def test_a_bare_line_in_flight_inside_the_graph_keeps_its_caller_running(
         assert figures(o["sync"])[1:] == (2, 5) and holds(o["sync"], (17, 2, 5)), src
     o = predict(runs["exit"], "bare")["async"]
     assert figures(o)[1:] == (2, 5) and holds(o, (16, 2, 5))
+
+
+def test_a_bare_retry_inside_its_step_is_the_same_task(tmp_path: Path) -> None:
+    """pending_writes_resume at 0.5 s, from exit, a bare log: ``two`` failed, its
+    `RetryPolicy` ran it again 3 ms later in the same process, failed again, and the
+    invocation raised; the kill came in the answer's retry. The exit database's one
+    checkpoint has ``two`` due, so the first attempt had been filed in an earlier step
+    whose checkpoint was never saved ("a later task of its node is the one due there") and
+    judged not to run again: sync 4 1 1 where the real run gave 2 1 5, and its two lines
+    measured again. A failed attempt the same process started again next is the same task."""
+    runs = load("pending_writes_resume-early-0.5s", tmp_path)
+    assert real(runs["sync"]) == (2, 1, 5) and real(runs["async"]) == (2, 1, 5)
+    bare = plan(runs["exit"], "bare")
+    assert [a.verdict for a in bare.attempts if a.node == "two"] == ["replays"] * 3
+    assert figures(bare.what_if["sync"]) == figures(bare.what_if["async"]) == (2, 1, 5)

@@ -165,6 +165,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 1.0),
         KillCampaign("error_handler", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("pending_writes_resume", 0, ("sync", "async", "exit"), 0.5),
     )
 }
 

@@ -41,6 +41,9 @@ class _Index:
             self.starts[a.node].append(a.start_ts)
         for times in self.starts.values():
             times.sort()  # (`_started_again` bisects them)
+        # failed attempts whose process started the same node again next: a `RetryPolicy`
+        # retry of the same task inside its step (`_started_again` does not count it)
+        self.retried = _retried_next(attempts)
         self.by_task_id: dict[str, list[tuple[str, Checkpoint, Task]]] = defaultdict(list)
         for ns in thread.namespaces.values():
             for cp in ns.checkpoints:
@@ -339,9 +342,31 @@ def _started_again(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
     has due of that node is the later one's (a loop's node under exit, whose one checkpoint,
     saved as the invocation raised, has it due again: test_recursion_limit_retry, a bare log
     whose first ``tools`` was filed 24 steps late)."""
+    if id(a) in idx.retried:
+        return False  # its next start was its own retry: the same task, still due at `cp`
     until = idx.epochs.get(cp.checkpoint_id) or 0
     times = idx.starts.get(a.node, [])
     return bisect.bisect_right(times, until) > bisect.bisect_right(times, a.start_ts)
+
+
+def _retried_next(attempts: Sequence[Attempt]) -> set[int]:
+    """id() of failed attempts whose process next started the same node, after the failure:
+    `run_with_retry` (``pregel/_retry.py``) runs the task again at once, in its step
+    (test_pending_writes_resume's ``two``, two attempts a bare log shows 3 ms apart)."""
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    out: set[int] = set()
+    for i, a in enumerate(ordered):
+        if a.outcome != "failed":
+            continue
+        nxt = next(
+            (b for b in ordered[i + 1 :] if b.pid == a.pid and b.start_ts >= a.end_ts - 1e-6),
+            None,
+        )
+        if nxt is not None and nxt.node == a.node and (
+            not a.task_id or not nxt.task_id or a.task_id == nxt.task_id
+        ):
+            out.add(id(a))
+    return out
 
 
 def _still_due_after(
