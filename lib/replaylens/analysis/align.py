@@ -362,8 +362,10 @@ def _retried_next(attempts: Sequence[Attempt]) -> set[int]:
             (b for b in ordered[i + 1 :] if b.pid == a.pid and b.start_ts >= a.end_ts - 1e-6),
             None,
         )
-        if nxt is not None and nxt.node == a.node and (
-            not a.task_id or not nxt.task_id or a.task_id == nxt.task_id
+        if (
+            nxt is not None
+            and nxt.node == a.node
+            and (not a.task_id or not nxt.task_id or a.task_id == nxt.task_id)
         ):
             out.add(id(a))
     return out
