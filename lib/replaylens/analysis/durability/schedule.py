@@ -779,22 +779,12 @@ def _put_at(
     own = _own_runs(ev, a, depth, by_task)
     if not own:
         return target(put, lane)
-    inv = ev.step_of[id(a)][1]
-    inside = [
-        b
-        for b in ev.attempts
-        if b is not a
-        and id(b) in ev.step_of
-        and ev.step_of[id(b)][1] == inv
-        and "|".join(ev.step_of[id(b)][0].split("|")[: depth + 1]) in own
-        and a.start_ts <= b.start_ts <= a.end_ts
-    ]
+    _ns, inv, step = ev.step_of[id(a)]
+    inside = _inside_own_runs(ev, a, inv, _in_runs(own, depth), until=a.end_ts)
     if not inside:
         return target(put, lane)
-    ends = [target(b.end_ts, ev.step_of[id(b)][0]) for b in inside]
-    ends += [t for (ns, i, _s), t in landing.items() if i == inv and ns in own]
+    left = _runs_left(inside, inv, lambda ns: ns in own, target, landing, ev)
     # and before its loop's next step began (the lanes' clocks may disagree by a wait)
-    _ns, _inv, step = ev.step_of[id(a)]
     after = [
         target(b.start_ts, lane)
         for b in ev.attempts
@@ -802,7 +792,7 @@ def _put_at(
         and ev.step_of[id(b)][:2] == (lane, inv)
         and ev.step_of[id(b)][2] > step
     ]
-    return min([max(ends) + TICK, *after])
+    return min([left, *after])
 
 
 def _returned_after_runs(
@@ -833,19 +823,8 @@ def _returned_after_runs(
     if not own:
         return None
     inv = ev.step_of[id(a)][1]
-
-    def in_own(ns: str) -> bool:
-        return "|".join(ns.split("|")[: depth + 1]) in own
-
-    inside = [
-        b
-        for b in ev.attempts
-        if b is not a
-        and id(b) in ev.step_of
-        and ev.step_of[id(b)][1] == inv
-        and in_own(ev.step_of[id(b)][0])
-        and b.start_ts >= a.start_ts
-    ]
+    in_own = _in_runs(own, depth)
+    inside = _inside_own_runs(ev, a, inv, in_own, until=float("inf"))
     if not inside or any(b.outcome != "finished" or id(b) in ev.halted for b in inside):
         return None
     if any(st.inv == inv and st.attempts and in_own(st.ns) for st in _open_steps(ev)):
@@ -854,8 +833,42 @@ def _returned_after_runs(
         ev, inv, in_own, max(b.end_ts for b in inside), recording
     ):
         return None
+    return _runs_left(inside, inv, in_own, target, landing, ev)
+
+
+def _in_runs(own: set[str], depth: int) -> Callable[[str], bool]:
+    """Is a namespace key inside one of the runs `own` (keys cut to `depth + 1` levels)?"""
+    return lambda ns: "|".join(ns.split("|")[: depth + 1]) in own
+
+
+def _inside_own_runs(
+    ev: Evidence, a: Attempt, inv: int, in_own: Callable[[str], bool], *, until: float
+) -> list[Attempt]:
+    """The attempts of `a`'s invocation that ran inside its own subgraph runs, started
+    between its start and `until` (its end, or never for a span still open)."""
+    return [
+        b
+        for b in ev.attempts
+        if b is not a
+        and id(b) in ev.step_of
+        and ev.step_of[id(b)][1] == inv
+        and in_own(ev.step_of[id(b)][0])
+        and a.start_ts <= b.start_ts <= until
+    ]
+
+
+def _runs_left(
+    inside: list[Attempt],
+    inv: int,
+    landed_in: Callable[[str], bool],
+    target: Callable[[float, str], float],
+    landing: dict[tuple[str, int, int], float],
+    ev: Evidence,
+) -> float:
+    """When a task's own runs had left under the target mode: a tick after the last of their
+    attempts ended and the last put of theirs (`landed_in` says which loops) landed."""
     ends = [target(b.end_ts, ev.step_of[id(b)][0]) for b in inside]
-    ends += [t for (ns, i, _s), t in landing.items() if i == inv and in_own(ns)]
+    ends += [t for (ns, i, _s), t in landing.items() if i == inv and landed_in(ns)]
     return max(ends) + TICK
 
 
