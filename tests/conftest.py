@@ -25,7 +25,7 @@ for _path in (REPO_ROOT / "lib", REPO_ROOT):  # `replaylens` and `examples`, uni
 
 from pg_server import ENV_BINDIR, PgServer, PgUnavailable, find_bindir, start_server  # noqa: E402
 
-from corpus import Corpus, build_corpus  # noqa: E402
+from corpus import Corpus, shared_corpus  # noqa: E402
 
 _built: list[Corpus] = []
 
@@ -46,8 +46,12 @@ def _status_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
 
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    """Every database of the corpus, described by `CorpusEntry` items (built on first use)."""
-    built = build_corpus(tmp_path_factory.mktemp("corpus"))
+    """Every database of the corpus, described by `CorpusEntry` items: built on first use by
+    one test process, read by the others (`shared_corpus`; xdist's workers share the folder
+    above their own)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    built = shared_corpus(shared / "corpus")
     _built.append(built)
     return built
 

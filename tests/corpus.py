@@ -21,13 +21,14 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from replaylens.killtest.harness import (
     ChildOutcome,
     ChildSpec,
+    NodeStart,
     build_graph,
     child_env,
     make_saver,
@@ -457,6 +458,61 @@ def build_corpus(root: Path, *, workers: int = WORKERS) -> Corpus:
     corpus = Corpus(entries)
     corpus.root = root
     corpus.build_seconds = time.monotonic() - started
+    return corpus
+
+
+def shared_corpus(root: Path) -> Corpus:
+    """The corpus under `root`, built by whichever test process asks first and read back by
+    the others (pytest-xdist's workers share `root`). The build runs real graphs for about
+    two minutes and a CPU and a half; once per session, not once per worker.
+
+    An exclusive `flock` on a file beside `root` makes the others wait for the first build;
+    `corpus.json` describes what it wrote, and is written last, so a build that died leaves
+    nothing to read and the next process builds again."""
+    import fcntl
+
+    root.parent.mkdir(parents=True, exist_ok=True)
+    described = root / "corpus.json"
+    with (root.parent / f"{root.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if described.exists():
+            return _read_corpus(described)
+        if root.exists():
+            shutil.rmtree(root)
+        built = build_corpus(root)
+        _write_corpus(built, described)
+        return built
+
+
+def _write_corpus(corpus: Corpus, path: Path) -> None:
+    """Describe the built entries in JSON (paths as strings, the children's outcomes whole)."""
+    entries = []
+    for entry in corpus:
+        item = asdict(entry)
+        for key in ("db", "effects_log", "snapshot"):
+            item[key] = None if item[key] is None else str(item[key])
+        entries.append(item)
+    described = {"root": str(corpus.root), "build_seconds": corpus.build_seconds}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({**described, "entries": entries}))
+    tmp.replace(path)
+
+
+def _read_corpus(path: Path) -> Corpus:
+    """The corpus `_write_corpus` described, its entries rebuilt field for field."""
+    described = json.loads(path.read_text())
+    entries = []
+    for item in described["entries"]:
+        for key in ("db", "effects_log", "snapshot"):
+            item[key] = None if item[key] is None else Path(item[key])
+        for key in ("kill", "resume"):
+            if item[key] is not None:
+                starts = [NodeStart(**s) for s in item[key].pop("node_starts")]
+                item[key] = ChildOutcome(**item[key], node_starts=starts)
+        entries.append(CorpusEntry(**item))
+    corpus = Corpus(entries)
+    corpus.root = Path(described["root"])
+    corpus.build_seconds = described["build_seconds"]
     return corpus
 
 

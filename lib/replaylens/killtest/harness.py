@@ -4,7 +4,8 @@ that record the sample databases, the benchmarks.
 What is here:
 
 - run a graph in a child process and SIGKILL it on cue: `ChildSpec` (what the child runs),
-  `child_env` (its environment), `run_child` (start, watch, kill; a `ChildOutcome`);
+  `child_env` (its environment), `run_child` (start, watch, kill; a `ChildOutcome`,
+  its `NodeStart` lines among it);
 - `snapshot_db`: copy a SQLite file with its `-wal`/`-shm` before anything opens it;
 - `stop_on_signals`: SIGTERM ends a campaign through its `finally` blocks (the child dies
   with it); `scoped_environ`: set environment variables for an in-process run, then restore;
@@ -26,6 +27,7 @@ from replaylens.killtest._child import run as invoke_spec
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
+    NodeStart,
     child_env,
     run_child,
     scoped_environ,
@@ -36,6 +38,7 @@ from replaylens.killtest._runner import (
 __all__ = [
     "ChildOutcome",
     "ChildSpec",
+    "NodeStart",
     "build_graph",
     "child_env",
     "invoke_spec",
