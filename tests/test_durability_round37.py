@@ -99,3 +99,24 @@ def test_a_trace_of_a_kill_while_the_pause_was_being_saved(tmp_path: Path) -> No
     assert figures(trace["sync"]) == real(runs["sync"], "trace") == (20, 2, 6)
     logged = predict(runs["sync"])
     assert figures(logged["async"]) == (19, 0, 0) and figures(logged["exit"]) == (12, 1, 2)
+
+
+def test_a_pause_read_without_its_manifest_may_have_been_cut_short(tmp_path: Path) -> None:
+    """The same kills read as after a production crash, with no manifest: nothing dates the
+    kill, and the database holds the pause (sync) or nothing of the last invocation (async,
+    exit). Read as a clean pause, async was said to keep 20 where the real run kept 19, exit
+    13 with nothing again where it kept 12 and ran step_a again. The process may have died
+    as soon as its last line was written and what the database holds had landed: the
+    prediction is the range between that kill and a clean pause, and says why."""
+    runs = load("stateful_subgraph_forked_turns-late-0.25s", tmp_path)
+    cut_short = "nothing dates the kill"
+    for form in ("recorder", "trace"):
+        inferred = predict(runs["sync"], form, given=False)
+        for target in ("async", "exit"):
+            o = inferred[target]
+            assert cut_short in o.race["note"], (form, target, o.race)
+            assert o.race["checkpoints_kept"][0] == real(runs[target], form)[0], (form, target)
+            assert holds(o, real(runs[target], form)), (form, target, o.race)
+    told = predict(runs["sync"], "recorder")  # a manifest dates the kill: no range
+    assert not any(cut_short in (o.race or {}).get("note", "") for o in told.values())
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -16,6 +16,7 @@ from replaylens.analysis.durability.evidence import (
     Evidence,
     base_space,
     gather,
+    node_path,
     nodes_named_by_level,
     span_only,
     taken_at,
@@ -501,7 +502,7 @@ def modelled(
         lost_branch,
         lost_input,
     )
-    unwritten = _closed_after_lost_pause(ev, sched, recording)
+    unwritten = _closed_after_lost_pause(ev, sched, recording.kill_node)
     if unwritten:
         out.replayed_lines = [n for n in out.replayed_lines if n not in unwritten]
         out.assumed.append(
@@ -517,7 +518,63 @@ def modelled(
     _widen_for_joined(ev, replayed, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
+    _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
     return out, sched
+
+
+def _widen_for_unknown_pause_kill(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Say the figures as a range where the last invocation paused and nothing dates the
+    kill: the process may have died as soon as its last line was written and what the
+    database holds of it had landed, and a mode that saves the pause later (async's puts
+    queued behind the steps it never waited for, or exit's save on the way out) lost it
+    then. At the other end it lived on, and the pause was saved under every mode.
+
+    round 37's stateful_subgraph_forked_turns from sync at 0.25 s a write, read without its
+    manifest: the database holds the pause, and the real async run kept 19 checkpoints where
+    a clean pause keeps 20; the real exit run kept 12 and ran ``step_b`` again."""
+    if ev.ending != "paused" or ev.pause_kill is not None or recording.kill_offset is not None:
+        return
+    if mode == recording.mode:
+        return  # the database is the recorded mode's own answer
+    last = ev.invocations - 1
+    lag = (recording.latency or 0.0) + WRITE_COST
+    saved = [p.submit + lag for p in ev.puts if p.inv == last and p.checkpoint is not None]
+    logged = [
+        line.ts
+        for a in ev.attempts
+        if id(a) in ev.step_of and ev.step_of[id(a)][1] == last
+        for line in a.lines
+    ]
+    if not saved and not logged:
+        return
+    cut = max(saved + logged)  # the earliest kill: after the last line and the last save held
+    alt = schedule(ev, mode, latency, recording, pause_cut=cut)
+    if alt.landed >= sched.landed and alt.stubs >= sched.stubs:
+        return
+    replayed = _reruns(ev, alt)
+    unwritten = _closed_after_lost_pause(ev, alt, recording.kill_node, cut_short=True)
+    lines = sum(1 for a in replayed for line in a.lines if line.line not in unwritten)
+    figures = (len(alt.landed) + alt.stubs, len(_rerun_list(replayed, ev)), lines)
+    spans = _spans(out)
+    for key, value in zip(("checkpoints_kept", "reruns", "replayed_lines"), figures, strict=True):
+        spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
+    if all(low == high for low, high in spans.values()):
+        return
+    note = (
+        "the run paused, but nothing dates the kill: if the process died as soon as its last "
+        "line was written and what the database holds landed, this mode, which saves the "
+        "pause later, "
+        f"lost it: {spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints "
+        f"kept, {spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
+    )
+    _say_range(out, spans, note)
 
 
 def _widen_for_open_spans(
@@ -556,7 +613,9 @@ def _widen_for_open_spans(
     _say_range(out, spans, note)
 
 
-def _closed_after_lost_pause(ev: Evidence, sched: Schedule, recording: Recording) -> set[int]:
+def _closed_after_lost_pause(
+    ev: Evidence, sched: Schedule, kill_node: str | None, *, cut_short: bool = False
+) -> set[int]:
     """Line numbers of a trace's spans that closed around a pause whose save the kill cut
     short under this mode (`Evidence.pause_kill`, a put of the last invocation lost).
 
@@ -565,14 +624,22 @@ def _closed_after_lost_pause(ev: Evidence, sched: Schedule, recording: Recording
     under exit once it saved on the way out. A kill during that write finds it open (round
     37's stateful_subgraph_forked_turns from sync at 0.25 s a write: the real async and
     exit runs' traces had no end of ``sub_node``'s span). Under sync the put was waited for
-    before the step could pause, and the span closed."""
-    if ev.pause_kill is None or not recording.kill_node:
+    before the step could pause, and the span closed.
+
+    `kill_node`: the node the recording aimed the kill at, which paused. None where no
+    recording names it and `cut_short` asks (`_widen_for_unknown_pause_kill`): the paused
+    tasks are then those whose spans hold no other paused task's graph."""
+    if not cut_short and (ev.pause_kill is None or not kill_node):
         return set()
     last = ev.invocations - 1
     if all((p.ns, p.inv, p.step) in sched.landed for p in ev.puts if p.inv == last):
         return set()
     mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
-    paused = [a for a in mine if a.node == recording.kill_node and a.outcome == "interrupted"]
+    stopped = [a for a in mine if a.outcome == "interrupted"]
+    if kill_node:
+        paused = [a for a in stopped if a.node == kill_node]
+    else:
+        paused = [a for a in stopped if not any(_holds(ev, a, b) for b in stopped)]
     if not paused:
         return set()
     raised = max(a.end_ts for a in paused)
@@ -586,6 +653,17 @@ def _closed_after_lost_pause(ev: Evidence, sched: Schedule, recording: Recording
         and all(line.describes_task for line in a.lines)
         and a.lines[-1].ts > raised
     }
+
+
+def _holds(ev: Evidence, a: Attempt, b: Attempt) -> bool:
+    """Did `b` run inside a graph `a`'s task ran? Its loop is under `a`'s node, one level below
+    `a`'s own loop (`Evidence.step_of`, instance marks and call counters left out)."""
+    if a is b or id(a) not in ev.step_of or id(b) not in ev.step_of:
+        return False
+    own = node_path(ev.step_of[id(a)][0])
+    chain = f"{own}{namespaces.NS_SEP}{a.node}" if own else a.node
+    inner = node_path(ev.step_of[id(b)][0])
+    return inner == chain or inner.startswith(chain + namespaces.NS_SEP)
 
 
 def _widen_for_killed_in_saved_step(

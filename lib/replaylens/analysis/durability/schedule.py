@@ -393,6 +393,7 @@ def schedule(
     slack: float = 0.0,
     write_cost: float = WRITE_COST,
     spans_returned: bool = False,
+    pause_cut: float | None = None,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -400,7 +401,9 @@ def schedule(
     race, `outcomes._race`, asks both). `spans_returned`: a task span open at the kill whose
     own graphs had ended returned as soon as their loops left, whatever the recording says
     (`_returned_after_runs`; `outcomes._widen_for_open_spans` asks it where the recorded
-    latency is unknown)."""
+    latency is unknown). `pause_cut`: a moment on the recorded clock at which a run that
+    paused was killed while its pause was being saved, where no recording dates the kill
+    (`outcomes._widen_for_unknown_pause_kill` asks the earliest the database allows)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -537,13 +540,14 @@ def schedule(
     last_inv = ev.invocations - 1
     crash: float | None = None
     # killed while saving its pause: lost where a write takes longer than the time to the kill
-    pausing = (
-        ev.ending == "paused"
-        and ev.pause_kill is not None
-        and latency + write_cost > (recording.kill_offset or 0.0)
+    pausing = ev.ending == "paused" and (
+        pause_cut is not None
+        or (ev.pause_kill is not None and latency + write_cost > (recording.kill_offset or 0.0))
     )
     killed = ev.ending == "killed" or pausing
-    if pausing:
+    if pausing and pause_cut is not None:
+        crash = target(pause_cut) + slack
+    elif pausing:
         # the node started once the step before it ended (under sync, once its put landed)
         lead = latency + write_cost if mode == "sync" else TICK
         crash = target(ev.pause_kill or 0.0) + lead + (recording.kill_offset or 0.0) + slack
