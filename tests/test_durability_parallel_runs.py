@@ -203,3 +203,24 @@ def test_a_node_that_works_on_after_its_subgraph_is_not_taken_as_returned(
     for target in ("sync", "async"):
         assert real(runs[target], "trace") == (6, 1, 5)
         assert figures(predict(runs["exit"], "trace")[target]) == (6, 1, 5), target
+
+
+def test_a_recorded_sync_run_whose_writes_nothing_dates_may_have_waited_for_them(
+    tmp_path: Path,
+) -> None:
+    """multiple_subgraphs_mixed_state_graph on a 0.25 s store, killed in call_same_subgraph,
+    read without its manifest: no step of the log follows a saved checkpoint, so the mode
+    inferred is sync or async and nothing dates the store's writes. Read as a sync run that
+    waited for none, its waits stayed in the timeline as work, and async was given time to
+    land the subgraph's put: 3 kept and nothing again, where the real async run kept 2 and
+    ran add_task again. A sync run on this what-if's store (the same one) is read too."""
+    name = "multiple_subgraphs_mixed_state_graph-early-0.25s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (2, 1, 2)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["sync"], form)
+        assert figures(told["async"]) == (2, 1, 2), form
+        inferred = predict(runs["sync"], form, given=False)["async"]
+        assert "nothing dates the recorded store's writes" in inferred.race["note"], form
+        assert holds(inferred, real(runs["async"], form)), (form, inferred.race)
+    every_prediction_holds(runs, same_progress=True)

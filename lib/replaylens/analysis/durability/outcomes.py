@@ -1284,6 +1284,12 @@ def what_if(
             )
             why.append(_kinds_weak_note(unsure))
             _flag_weak_kinds(cand_ev, unsure)
+        if cand == "sync" and cand_rec.latency is None and latency > 0:
+            # no wait of the log dates the store: it may have been the what-if's own
+            waited = dataclasses.replace(cand_rec, latency=latency)
+            waited_ev = gather(thread, attempts, status, waited)
+            runs.append(_what_if_as(waited, latency, waited_ev, thread, attempts))
+            why.append(_unknown_latency_note(latency))
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
@@ -1293,6 +1299,15 @@ def what_if(
         if len(runs) == 1:
             o.used.append(inferred.sentence())
     return out, ev.crash_ts
+
+
+def _unknown_latency_note(latency: float) -> str:
+    """Why a what-if is widened over the recorded sync run's own waits (`what_if`)."""
+    return (
+        "no step of the log follows a saved checkpoint, so nothing dates the recorded store's "
+        f"writes: the recorded run may have waited {latency:g} s for each (this what-if's "
+        "latency, the same store) or nothing"
+    )
 
 
 def _widen_unsaved(
