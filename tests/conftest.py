@@ -25,7 +25,7 @@ for _path in (REPO_ROOT / "lib", REPO_ROOT):  # `replaylens` and `examples`, uni
 
 from pg_server import ENV_BINDIR, PgServer, PgUnavailable, find_bindir, start_server  # noqa: E402
 
-from corpus import Corpus, shared_corpus  # noqa: E402
+from corpus import Corpus, shared_build, shared_corpus  # noqa: E402
 
 _built: list[Corpus] = []
 
@@ -131,10 +131,16 @@ def _effects_log_for_graph_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 # --------------------------------------------------------------------------- the dashboard
 @pytest.fixture(scope="session")
-def demo() -> Path:
-    """The demo folder (tests/dashboard_data.py): real graphs, real kills, built once per process."""
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo folder (tests/dashboard_data.py): real graphs, real kills, built once per
+    session. xdist's workers share one build (`shared_build`), as they share the corpus."""
     from dashboard_data import demo_folder
 
+    if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("REPLAYLENS_DEMO_DIR"):
+        shared = tmp_path_factory.getbasetemp().parent / "demo"
+        with shared_build(shared):
+            os.environ["REPLAYLENS_DEMO_DIR"] = str(shared)
+            return demo_folder()
     return demo_folder()
 
 

@@ -466,15 +466,11 @@ def shared_corpus(root: Path) -> Corpus:
     the others (pytest-xdist's workers share `root`). The build runs real graphs for about
     two minutes and a CPU and a half; once per session, not once per worker.
 
-    An exclusive `flock` on a file beside `root` makes the others wait for the first build;
+    `shared_build` makes the others wait for the first build;
     `corpus.json` describes what it wrote, and is written last, so a build that died leaves
     nothing to read and the next process builds again."""
-    import fcntl
-
-    root.parent.mkdir(parents=True, exist_ok=True)
     described = root / "corpus.json"
-    with (root.parent / f"{root.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with shared_build(root):
         if described.exists():
             return _read_corpus(described)
         if root.exists():
@@ -482,6 +478,18 @@ def shared_corpus(root: Path) -> Corpus:
         built = build_corpus(root)
         _write_corpus(built, described)
         return built
+
+
+@contextlib.contextmanager
+def shared_build(root: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on a file beside `root` for the block: the test processes
+    that build one shared folder take turns, and the others wait for the first build."""
+    import fcntl
+
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with (root.parent / f"{root.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _write_corpus(corpus: Corpus, path: Path) -> None:
