@@ -213,7 +213,8 @@ def test_a_recorded_sync_run_whose_writes_nothing_dates_may_have_waited_for_them
     inferred is sync or async and nothing dates the store's writes. Read as a sync run that
     waited for none, its waits stayed in the timeline as work, and async was given time to
     land the subgraph's put: 3 kept and nothing again, where the real async run kept 2 and
-    ran add_task again. A sync run on this what-if's store (the same one) is read too."""
+    ran add_task again. A sync run on this what-if's store (the same one) is read too, where
+    the database rules exit out."""
     name = "multiple_subgraphs_mixed_state_graph-early-0.25s"
     runs = load(name, tmp_path)
     assert real(runs["async"]) == (2, 1, 2)
@@ -223,4 +224,11 @@ def test_a_recorded_sync_run_whose_writes_nothing_dates_may_have_waited_for_them
         inferred = predict(runs["sync"], form, given=False)["async"]
         assert "nothing dates the recorded store's writes" in inferred.race["note"], form
         assert holds(inferred, real(runs["async"], form)), (form, inferred.race)
+        # the exit recording's database saved nothing while the run went on: exit is left,
+        # and a sync run's unseen waits are not read into it (they widened, and fixed nothing)
+        from_exit = predict(runs["exit"], form, given=False)
+        assert not any(
+            "nothing dates the recorded store's writes" in (o.race or {}).get("note", "")
+            for o in from_exit.values()
+        ), form
     every_prediction_holds(runs, same_progress=True)

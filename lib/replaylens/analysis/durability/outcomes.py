@@ -1259,6 +1259,7 @@ def what_if(
     peers = realigned(attempts, thread) if thread is not None else None
     if peers is not None:
         why.append(PEERS_UNSURE)
+    exit_left = "exit" in inferred.modes
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
             rec,
@@ -1284,8 +1285,9 @@ def what_if(
             )
             why.append(_kinds_weak_note(unsure))
             _flag_weak_kinds(cand_ev, unsure)
-        if cand == "sync" and cand_rec.latency is None and latency > 0:
-            # no wait of the log dates the store: it may have been the what-if's own
+        if cand == "sync" and cand_rec.latency is None and latency > 0 and not exit_left:
+            # checkpoints were saved while the run went on, and no wait of the log dates
+            # the store: it may have been the what-if's own
             waited = dataclasses.replace(cand_rec, latency=latency)
             waited_ev = gather(thread, attempts, status, waited)
             runs.append(_what_if_as(waited, latency, waited_ev, thread, attempts))
