@@ -120,3 +120,27 @@ def test_a_pause_read_without_its_manifest_may_have_been_cut_short(tmp_path: Pat
     told = predict(runs["sync"], "recorder")  # a manifest dates the kill: no range
     assert not any(cut_short in (o.race or {}).get("note", "") for o in told.values())
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_pause_its_process_outlived_reads_as_clean() -> None:
+    """The sample's invoice-awaiting-approval paused in approve, and the same process went
+    on to log batch-failed's lines: it was alive after the pause, so no kill cut its save
+    short, and each mode keeps what a clean pause keeps (async 3, exit 1), as a returned
+    invocation would. Given only the thread's own lines, nothing shows the process lived on,
+    and the other modes say the range of a pause that may have been cut short."""
+    from replaylens.analysis.resume import plan_resume
+    from replaylens.effects.parse import read_effects
+    from replaylens.sources import open_source
+
+    samples = Path(__file__).resolve().parents[1] / "sample_dbs"
+    log = read_effects(samples / "payment-approved.effects.jsonl")
+    thread = "invoice-awaiting-approval"
+    source = open_source(samples / "payment-approved.db")
+    outlived = plan_resume(source, log, thread).what_if
+    alone = plan_resume(source, log.for_thread(thread), thread).what_if
+    assert {m: figures(o) for m, o in outlived.items()} == {
+        "sync": (3, 1, 2), "async": (3, 1, 2), "exit": (1, 1, 2),
+    }  # fmt: skip
+    assert not any(o.race for o in outlived.values())
+    for mode in ("async", "exit"):
+        assert "nothing dates the kill" in alone[mode].race["note"], mode

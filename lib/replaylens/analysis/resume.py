@@ -6,6 +6,8 @@ the plan's types are in `plan`. This module only puts them together.
 
 from __future__ import annotations
 
+import dataclasses
+
 from replaylens.analysis.align import align
 from replaylens.analysis.attempts import LOST_STEP, Attempt, group_attempts, number_attempts
 from replaylens.analysis.checks import find_duplicates, idempotency_findings
@@ -78,6 +80,24 @@ def plan_resume(
     return plan
 
 
+def _process_went_on(
+    effects: EffectsLog | list[EffectLine] | None, lines: list[EffectLine]
+) -> bool:
+    """Did the process that wrote the thread's last line write more after it (another
+    thread's lines)? Then it was alive after this thread's last line, and no kill cut short
+    what the thread's invocation was saving then (`Recording.went_on`)."""
+    if effects is None or not lines:
+        return False
+    last = max(lines, key=lambda e: e.ts)
+    if last.pid is None:
+        return False
+    if isinstance(effects, EffectsLog):
+        later = effects.last_ts_of(last.pid)
+    else:
+        later = max((e.ts for e in effects if e.pid == last.pid), default=None)
+    return later is not None and later > last.ts
+
+
 def _plan(
     thread: Thread | None,
     effects: EffectsLog | list[EffectLine] | None,
@@ -93,6 +113,8 @@ def _plan(
     else:
         lines = [e for e in effects if e.thread_id == thread_id]
     attempts = group_attempts(lines)
+    if _process_went_on(effects, lines):
+        recording = dataclasses.replace(recording or Recording(), went_on=True)
     # What the evidence is and cannot show (a trace cannot show a killed task): the verdict says it.
     source = effects.source if isinstance(effects, EffectsLog) else ""
     limits = list(effects.limits) if isinstance(effects, EffectsLog) else []

@@ -91,6 +91,17 @@ class EffectsLog:
     """What this evidence cannot show, in sentences (a trace cannot show a killed task)."""
 
     _by_thread: dict[str, list[EffectLine]] | None = field(default=None, repr=False, compare=False)
+    _last_by_pid: dict[int, float] | None = field(default=None, repr=False, compare=False)
+
+    def last_ts_of(self, pid: int) -> float | None:
+        """When process `pid` wrote its last line of the file (any thread's), or None."""
+        if self._last_by_pid is None:
+            last: dict[int, float] = {}
+            for e in self.lines:
+                if e.pid is not None and e.ts > last.get(e.pid, float("-inf")):
+                    last[e.pid] = e.ts
+            self._last_by_pid = last
+        return self._last_by_pid.get(pid)
 
     def _index(self) -> dict[str, list[EffectLine]]:
         """Lines per thread, built once: the Threads page asks for every thread in turn.

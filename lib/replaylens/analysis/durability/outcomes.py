@@ -534,13 +534,18 @@ def _widen_for_unknown_pause_kill(
     kill: the process may have died as soon as its last line was written and what the
     database holds of it had landed, and a mode that saves the pause later (async's puts
     queued behind the steps it never waited for, or exit's save on the way out) lost it
-    then. At the other end it lived on, and the pause was saved under every mode.
+    then. At the other end it lived on, and the pause was saved under every mode. Where the
+    same process logged other threads' lines after this thread's last one
+    (`Recording.went_on`), it lived on: the pause reads as clean, as a returned invocation
+    does (the sample payment-approved.db's thread awaiting approval).
 
     round 37's stateful_subgraph_forked_turns from sync at 0.25 s a write, read without its
     manifest: the database holds the pause, and the real async run kept 19 checkpoints where
     a clean pause keeps 20; the real exit run kept 12 and ran ``step_b`` again."""
     if ev.ending != "paused" or ev.pause_kill is not None or recording.kill_offset is not None:
         return
+    if recording.went_on:
+        return  # its process logged other threads' lines after: read as a clean pause
     if mode == recording.mode:
         return  # the database is the recorded mode's own answer
     last = ev.invocations - 1
@@ -1570,9 +1575,13 @@ def _spread(
             for i, key in enumerate(_SPAN_KEYS)
         }
         if any(lo != hi for lo, hi in spans.values()):
+            # the candidates' own ranges say why each reading is itself unsure
+            own = [o.race["note"] for o in cands if o.race.get("note")]
             cause = "; ".join(
-                ([f"the recorded mode could have been {' or '.join(inferred.modes)}"]
-                 if inferred and len(inferred.modes) > 1 else []) + list(why)
+                dict.fromkeys(
+                    ([f"the recorded mode could have been {' or '.join(inferred.modes)}"]
+                     if inferred and len(inferred.modes) > 1 else []) + list(why) + own
+                )
             )  # fmt: skip
             note = (
                 f"{cause}: between "
@@ -1615,7 +1624,7 @@ def what_if_at(
         cut_thread,
         cut,
         "resumable",
-        Recording(rec.mode, rec.latency, None, rec.origin, rec.kill_node),
+        dataclasses.replace(rec, kill_offset=None),
     )
     ev.kill_time = at
     ev.ending = "killed"

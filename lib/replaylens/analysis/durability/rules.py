@@ -41,6 +41,9 @@ class Recording:
     kill_offset: float | None = None  # seconds into the killed task attempt (kill_delay)
     origin: str = ""
     kill_node: str | None = None  # the node the kill was aimed at; the offset counts from its start
+    went_on: bool = False
+    """The process that wrote the thread's last log line wrote more lines after it (other
+    threads'): it was alive after this thread's last line (`resume._process_went_on`)."""
 
     @property
     def known(self) -> bool:
