@@ -144,3 +144,25 @@ def test_a_pause_its_process_outlived_reads_as_clean() -> None:
     assert not any(o.race for o in outlived.values())
     for mode in ("async", "exit"):
         assert "nothing dates the kill" in alone[mode].race["note"], mode
+
+
+def test_replay_keeps_the_manifests_kill_point_when_the_mode_is_named(tmp_path: Path) -> None:
+    """`replay --recorded-mode sync` on the sync recording killed while its pause was being
+    saved: the kill point is the manifest's whatever mode is named, and the what-if is the
+    one the manifest alone gives (async 19 kept). Dropping the kill node had left the kill
+    undated: a clean pause, async 20."""
+    import json
+    import subprocess
+    import sys
+
+    from replaylens.killtest.corpus import form_path
+
+    run = load("stateful_subgraph_forked_turns-late-0.25s", tmp_path)["sync"]
+    command = [sys.executable, "-m", "replaylens.cli", "replay", str(run["db_at_kill"])]
+    command += ["--thread", run["thread_id"], "--effects", str(form_path(run, "recorder"))]
+    answers = []
+    for named in ([], ["--recorded-mode", "sync"]):
+        proc = subprocess.run([*command, *named, "--json"], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        answers.append(json.loads(proc.stdout)["what_if"]["modes"]["async"]["checkpoints_kept"])
+    assert answers == [19, 19]

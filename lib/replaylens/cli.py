@@ -7,6 +7,7 @@ database of ten thousand threads costs the query, not the start-up.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -468,7 +469,10 @@ def _recording(args: argparse.Namespace) -> Any:
     if args.recorded_mode is None:
         return found
     latency = args.recorded_latency if args.recorded_latency is not None else found.latency
-    return Recording(args.recorded_mode, latency, found.kill_offset, "given on the command line")
+    # the kill point stays the manifest's: a fact of the recording, whatever mode is named
+    return dataclasses.replace(
+        found, mode=args.recorded_mode, latency=latency, origin="given on the command line"
+    )
 
 
 def _latency(text: str) -> float:
