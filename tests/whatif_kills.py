@@ -58,6 +58,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25),
         KillCampaign("retry_two_effects", 0, ("sync", "async", "exit"), 0.25),
         KillCampaign("error_handler", 1, ("sync", "async", "exit"), 0.25),
+        # recorded by CI's own reduced corpus on a loaded machine (stop 51): a 0.33 s pause
+        # before the killed node of the exit run
+        KillCampaign("dynamic_interrupt", 1, ("sync", "async", "exit"), 0.25),
         KillCampaign("multi_turn", 0, ("sync", "async", "exit"), 0.25),
         KillCampaign("send_to_subgraph", 1, ("sync", "async", "exit"), 0.25),
         KillCampaign("send_to_subgraph", 0, ("sync", "async"), 0.25),
