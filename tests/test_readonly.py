@@ -111,6 +111,23 @@ def test_a_writer_closing_between_look_and_open_is_not_a_damaged_file(
     assert closed and seen == checkpoints_in_copy(db, tmp_path) > 0
 
 
+def test_a_writer_closing_after_the_open_is_not_a_damaged_file(tmp_path: Path) -> None:
+    """The source was opened while a writer held the file (its -wal and -shm next to it), and
+    the writer's last connection closed before the next read, deleting both: the read that
+    counted on that -shm must open the file again, not say it cannot be read (a page
+    following a live writer on a loaded CI machine showed "unable to open database file")."""
+    db = make_db(tmp_path, kill=True)  # -wal and -shm next to it, as while a writer is open
+    source = open_source(db)
+    threads_before = [s.thread_id for s in summarize_threads(source)[0]]
+    writer = sqlite3.connect(db)  # the writer's own last connection, then its close
+    writer.execute("SELECT count(*) FROM checkpoints").fetchall()
+    writer.close()
+    assert not Path(f"{db}-shm").exists() and not Path(f"{db}-wal").exists()
+    assert [s.thread_id for s in summarize_threads(source)[0]] == threads_before
+    thread = load_thread(source, threads_before[0])
+    assert thread.root is not None and thread.root.checkpoints
+
+
 def test_rollback_journal_database_is_untouched(tmp_path: Path) -> None:
     db = make_db(tmp_path, kill=False)
     with sqlite3.connect(db) as conn:

@@ -250,12 +250,33 @@ class SqliteSource:
         """One connection; in WAL mode one read transaction, so checkpoints and writes read
         together are consistent while a live agent commits (WAL readers never block it)."""
         try:
-            with closing(self.connect(mapped=mapped)) as conn:
-                if self._journal == "wal":
-                    conn.execute("BEGIN")
+            with closing(self._begin(mapped)) as conn:
                 yield conn
         except sqlite3.DatabaseError as exc:
             raise SourceError(f"{self.path}: the database cannot be read ({exc}).") from exc
+
+    def _begin(self, mapped: bool, attempts: int = 3) -> sqlite3.Connection:
+        """A connection whose read transaction has begun. A live writer whose last connection
+        closed after this source was opened deleted its -wal and -shm (SQLite does on a clean
+        close, once it folded the log into the file), and a read-only open that counted on that
+        -shm fails with "unable to open database file": choose how to open the file again, as
+        `_open_checked` does (a few times, bounded). Once the read has begun it holds its
+        snapshot: the writer cannot delete the log under it."""
+        for attempt in range(attempts):
+            looked = _side_files(self.path)
+            conn = self.connect(mapped=mapped)
+            try:
+                if self._journal == "wal":
+                    conn.execute("BEGIN")
+                    conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+                return conn
+            except sqlite3.OperationalError:
+                conn.close()
+                if attempt == attempts - 1 or _side_files(self.path) == looked and attempt > 0:
+                    raise
+                self._drop_private_copy()
+                self._uri, self._journal = self._choose_uri()
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     @staticmethod
     def _stream(
