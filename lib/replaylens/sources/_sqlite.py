@@ -272,7 +272,7 @@ class SqliteSource:
                 return conn
             except sqlite3.OperationalError:
                 conn.close()
-                if attempt == attempts - 1 or _side_files(self.path) == looked and attempt > 0:
+                if attempt == attempts - 1 or (attempt > 0 and _side_files(self.path) == looked):
                     raise
                 self._drop_private_copy()
                 self._uri, self._journal = self._choose_uri()

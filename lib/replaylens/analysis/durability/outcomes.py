@@ -603,9 +603,7 @@ def _widen_for_open_spans(
     alt = schedule(ev, mode, latency, recording, spans_returned=True)
     if alt.written <= sched.written:
         return
-    replayed = _reruns(ev, alt)
-    tasks = len(_rerun_list(replayed, ev))
-    lines = sum(len(a.lines) for a in replayed)
+    _kept, tasks, lines = _schedule_figures(ev, alt)
     spans = _spans(out)
     spans["reruns"][0] = min(spans["reruns"][0], tasks)
     spans["replayed_lines"][0] = min(spans["replayed_lines"][0], lines)
@@ -1033,27 +1031,23 @@ def _race(
     by_kill: set[tuple[int, int, int]] = set(seen)
     by_cost: set[tuple[int, int, int]] = set(seen)
     for slack, cost in variants:
-        sched = schedule(ev, mode, latency, recording, slack, cost)
-        again = _reruns(ev, sched)
-        fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
+        fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, slack, cost))
         seen.append(fig)
         (by_kill if cost == WRITE_COST else by_cost).add(fig)
+
+    def sooner_adds(seconds: float) -> bool:
+        """Does a kill that many seconds sooner give figures not seen yet? (It is seen then.)"""
+        if seconds <= RACE:
+            return False
+        fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, -seconds, WRITE_COST))
+        new = fig not in seen
+        seen.append(fig)
+        return new
+
     unnamed = _unnamed_waits(ev, mode, recording)
-    moved = False
-    if unnamed > RACE:
-        sched = schedule(ev, mode, latency, recording, -unnamed, WRITE_COST)
-        again = _reruns(ev, sched)
-        fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
-        moved = fig not in seen
-        seen.append(fig)
+    moved = sooner_adds(unnamed)
     stall = _stall_before_kill(ev, recording)
-    stalled = False
-    if stall > RACE:
-        sched = schedule(ev, mode, latency, recording, -stall, WRITE_COST)
-        again = _reruns(ev, sched)
-        fig = (len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again))
-        stalled = fig not in seen
-        seen.append(fig)
+    stalled = sooner_adds(stall)
     if len(set(seen)) == 1:
         return {}
     spans = {
@@ -1121,6 +1115,12 @@ def _unnamed_waits(ev: Evidence, mode: Mode, recording: Recording) -> float:
         if s.end <= kill:
             total += max(0.0, s.end - first.end - TICK) if first.end is not None else 0.0
     return total
+
+
+def _schedule_figures(ev: Evidence, sched: Schedule) -> tuple[int, int, int]:
+    """A schedule's checkpoints landed, tasks again and effect lines again, for a range."""
+    again = _reruns(ev, sched)
+    return len(sched.landed), len(_rerun_list(again, ev)), sum(len(a.lines) for a in again)
 
 
 def _stall_before_kill(ev: Evidence, recording: Recording) -> float:
