@@ -232,3 +232,86 @@ def test_a_recorded_sync_run_whose_writes_nothing_dates_may_have_waited_for_them
             for o in from_exit.values()
         ), form
     every_prediction_holds(runs, same_progress=True)
+
+
+EARLY = "parallel_interrupts_double-early-0s"
+
+
+def test_a_finished_bare_line_is_the_run_whose_task_saved_its_writes(tmp_path: Path) -> None:
+    """test_parallel_interrupts_double under async, killed in the last answer's get_human_input,
+    a bare log: worker c37d's get_human_input was answered and its run returned (its task's
+    writes saved), worker 5766's paused again. Tried in the runs' name order, that finished
+    line was filed in 5766, where its task has no writes: read as a task that stopped at
+    interrupt() and runs again, 3 lines again where the real resume ran 1. A finished line
+    tries first a run whose task of its node saved its writes (`align._runs_in_order`)."""
+    runs = load(EARLY, tmp_path)
+    assert figures(predict(runs["async"], "bare")["async"]) == real(runs["async"], "bare")
+    checks = {c.mode: c for c in judged(EARLY, tmp_path)}
+    assert checks["async"].wrong == [] and checks["async"].figures == ""
+
+
+def test_a_bare_line_of_a_task_no_earlier_line_ran_is_a_resume_not_a_fresh_input(
+    tmp_path: Path,
+) -> None:
+    """The same graph under sync, read from a bare log: the fourth invocation began with
+    get_dolphin_input, as the third had, which the node names alone read as the graph
+    starting over (a fresh input). Its line is the one that saved that task's writes, a task
+    of a checkpoint saved before it began: the answer to worker 872f's pause. Read as a fresh
+    input, exit kept 5 and re-ran nothing where the real exit run kept 3 and re-ran 1
+    (`evidence._given_before`)."""
+    runs = load(EARLY, tmp_path)
+    got = predict(runs["sync"], "bare")
+    assert (
+        "5 invocations: a fresh input, a resume, a resume, a resume, a resume" in got["exit"].used
+    )
+    assert figures(got["exit"]) == real(runs["exit"], "bare") == (3, 1, 1)
+
+
+def test_no_line_of_the_killed_process_is_a_run_exit_saved_on_its_way_out(
+    tmp_path: Path,
+) -> None:
+    """Recorded under exit, bare logs: a worker's run that returned shows only in its caller's
+    saved writes (exit saves the root's step as an invocation ends, not the run's own end), so
+    it returned in an invocation before the killed one. test_parallel_interrupts_double: the
+    line of the killed process was filed in that run, read as kept, where the real resume ran
+    it again (3 lines, not 1). test_parallel_interrupts: the answered worker's ``ask`` and
+    ``record`` were filed in the worker that paused again (11 lines, not 9)
+    (`align._runs_in_order`, `_Index.saved_on_exit`)."""
+    for name, want in ((DOUBLE, (3, 2, 3)), (PARALLEL, (3, 2, 9))):
+        runs = load(name, tmp_path)
+        assert figures(predict(runs["exit"], "bare")["exit"]) == real(runs["exit"], "bare")
+        assert real(runs["exit"], "bare") == want
+        checks = {c.mode: c for c in judged(name, tmp_path)}
+        assert checks["exit"].wrong == [], name
+
+
+def test_a_line_told_apart_by_the_database_keeps_its_run_on_a_postgres_store(
+    tmp_path: Path,
+) -> None:
+    """test_parallel_interrupts on Postgres, killed in the last answer's get_human_input under
+    exit, a bare log: the killed line is told apart by the database (worker 66ba's run
+    returned and was saved on the way out). The runs side by side were then filled in their
+    order for each invocation, which put it in 66ba, and 66ba's ask in the answer before was
+    read as a pause begun again, its step not done: sync and async kept 6 where the real runs
+    kept 7 (`evidence._SideBySide.place`, `_other_run`)."""
+    name = "parallel_interrupts-early-0.25s-postgres"
+    runs = load(name, tmp_path)
+    for given in (True, False):
+        got = predict(runs["exit"], "bare", given)
+        for target in ("sync", "async"):
+            assert holds(got[target], real(runs[target], "bare")), (given, target)
+    assert figures(predict(runs["exit"], "bare")["sync"]) == real(runs["sync"], "bare")
+    assert all(c.wrong == [] for c in judged(name, tmp_path))
+
+
+def test_a_run_whose_last_line_was_paired_by_guess_still_takes_the_line_told_to_it(
+    tmp_path: Path,
+) -> None:
+    """send_to_subgraph under async, killed in the second generate, a bare log: three `Send`
+    workers' edits start together, and their end lines were paired with them in order, a
+    guess (worker 916e's edit ended last, not first). The database tells which run each
+    start and the first generate were; the generate's run looked busy until the end line
+    paired with its edit by that guess, so it was filed in another run, whose step then read
+    as saved: sync 12 kept where the real run kept 11 (`_SideBySide._paired_by_guess`)."""
+    runs = load("send_to_subgraph-early-0.25s", tmp_path)
+    assert figures(predict(runs["async"], "bare")["sync"]) == real(runs["sync"], "bare")

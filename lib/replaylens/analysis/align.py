@@ -81,6 +81,12 @@ class _Index:
             ns.name: list(ns.checkpoints) for ns in thread.namespaces.values()
         }
         self.epochs: dict[str, float | None] = {}
+        # How well each subgraph run fitted each line without a task id (`_runs_in_order`).
+        self.fits: dict[int, dict[str, tuple[int, int]]] = {}
+        # The process of the log's last line, where the log has more than one to tell it by.
+        pids = {a.pid for a in attempts if a.pid is not None}
+        last = max(attempts, key=lambda x: x.lines[-1].ts, default=None)
+        self.kill_pid = last.pid if last is not None and len(pids) > 1 else None
         for ns in thread.namespaces.values():
             latest = ns.latest
             chain = ns.lineage(latest.checkpoint_id) if latest else []
@@ -88,6 +94,17 @@ class _Index:
             self.lineage_ids[ns.name] = {c.checkpoint_id for c in chain}
             for c in ns.checkpoints:
                 self.epochs[c.checkpoint_id] = iso_to_epoch(c.ts)
+        # Subgraph runs whose caller task's writes are saved while the run's own newest
+        # checkpoint still has tasks to run: the run returned, and only the caller's step was
+        # saved (exit mode, on the invocation's way out; sync and async save the run's end).
+        self.saved_on_exit = {
+            name
+            for name, ns in thread.namespaces.items()
+            if name
+            and ns.latest is not None
+            and any(not t.done for t in ns.latest.tasks)
+            and _holder_done(name, self)
+        }
 
 
 def _parent_task_id(logged_ns: str | None) -> str | None:
@@ -405,11 +422,50 @@ def _step_saved_between(prev: Attempt, a: Attempt, idx: _Index) -> bool:
     )
 
 
-def _align_time(a: Attempt, idx: _Index) -> bool:
-    """Hand-written logs: the latest checkpoint before the attempt started, per namespace."""
+def _saved_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
+    """Does the newest checkpoint of run `ns_name` made before `a` started have a task of
+    `a`'s node whose writes are saved and that no line was given yet?"""
+    before = [c for c in idx.made[ns_name] if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
+    if not before:
+        return False
+    taken = idx.taken[(before[-1].checkpoint_id, a.pid)] | idx.done
+    return any(t.done and t.task_id not in taken for t in _tasks_of(before[-1], a.node, idx))
+
+
+def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
+    """The loops `a` is tried in: the root first, then the subgraph runs by name (or the
+    reverse, `realigned`). Two `Send` workers' runs of one subgraph, answered one interrupt
+    at a time (test_parallel_interrupts_double, a bare log), show which run a line without a
+    task id was:
+
+    * a finished line tries first the runs in which a task of its node has its writes saved
+      (the run that paused again has none);
+    * a run that returned, though its own newest checkpoint still has tasks to run
+      (`_Index.saved_on_exit`: exit saves the caller's step on the way out, not the run's
+      end), returned in an invocation that ended: no line of the killed process is its, and
+      the lines of the earlier processes are tried there first, since it ran all its nodes
+      in them. Only where the log shows more than one process to tell the killed one."""
     order = sorted(idx.lineages, key=lambda n: (n != "", n))
     if idx.runs_reversed:
         order = order[:1] + order[:0:-1] if order and order[0] == "" else order[::-1]
+    if a.task_id:
+        return order
+
+    def fit(n: str) -> tuple[int, int]:
+        saved_on_exit = n in idx.saved_on_exit
+        if saved_on_exit and a.pid == idx.kill_pid:
+            return (2, 1)
+        saved = a.outcome == "finished" and _saved_done_in(a, n, idx)
+        return (0 if saved else 1, 0 if saved_on_exit and idx.kill_pid is not None else 1)
+
+    fits = {n: fit(n) for n in order if n}
+    idx.fits[id(a)] = fits
+    return [n for n in order if not n] + sorted(fits, key=lambda n: fits[n])
+
+
+def _align_time(a: Attempt, idx: _Index) -> bool:
+    """Hand-written logs: the latest checkpoint before the attempt started, per namespace."""
+    order = _runs_in_order(a, idx)
     unsaved_yet: list[str] = []  # subgraph runs with no checkpoint saved before the attempt
     # A subgraph run whose checkpoints were all saved after the attempt ended, the first
     # showing the attempt's node had run: the attempt is that run's (under exit a subgraph
@@ -720,5 +776,10 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             continue
         if not _align_time(a, idx) and not a.task_id and not _continue_effect(a, attempts, idx):
             _next_graph(a, before, idx)
+    for a in attempts:
+        fits = idx.fits.get(id(a), {})
+        a.run_told = a.namespace in fits and all(
+            fits[a.namespace] < v for n, v in fits.items() if n != a.namespace
+        )
     _claim_orphans(attempts, thread)
     number_attempts(attempts)

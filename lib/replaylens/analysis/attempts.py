@@ -82,6 +82,9 @@ class Attempt:
     """Start lines of the open attempts of its node the log could not tell apart when a
     later line was paired by order (itself included): which of them is still open, or
     failed, is a guess; how many are is not."""
+    run_told: bool = False
+    """Its line has no task id, and the database told which of the side-by-side runs of its
+    subgraph it ran in (`align._runs_in_order`), not the time alone."""
     superseded_at: float | None = None
     """When the next attempt of the same task started while this one's own closing line had
     not come yet (a trace reports a timed-out attempt's error after its retry's start): the

@@ -1416,6 +1416,7 @@ def _halted(
                         if a.namespace is None or ns == a.namespace
                     )
                     and not _other_task(a, b)
+                    and not _other_run(a, b)
                 ]
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
                 run = _last_run(a, group)
@@ -1535,6 +1536,14 @@ def _other_task(a: Attempt, b: Attempt) -> bool:
         and a.task.task_id != b.task.task_id
         and a.task.status == "finished"
     )
+
+
+def _other_run(a: Attempt, b: Attempt) -> bool:
+    """Did the alignment place `a` and `b` in two runs of subgraphs (two namespaces)? A task
+    that begins again from its top does so in its own run, under its own task id: a line of
+    another run (two `Send` workers of one subgraph, one answered, the other asking again:
+    test_parallel_interrupts, a bare log) is not its restart."""
+    return bool(a.namespace) and bool(b.namespace) and a.namespace != b.namespace
 
 
 def _aligned_apart(a: Attempt, b: Attempt) -> bool:
@@ -1899,8 +1908,13 @@ def _kinds(
             and f.task is not None
             and f.task.node == f.node
             # unfinished then: no write, or the writes this very attempt made (a task id
-            # aligned it: the database is read after the kill, when it had finished)
-            and (not f.task.done or (f.alignment == "exact" and f.task_id == f.task.task_id))
+            # aligned it, or no earlier line was given that task: the database is read
+            # after the kill, when it had finished)
+            and (
+                not f.task.done
+                or (f.alignment == "exact" and f.task_id == f.task.task_id)
+                or (f.outcome == "finished" and not _given_before(f, groups[:i]))
+            )
             and (iso_to_epoch(f.checkpoint.ts) or begin) < begin
             for f in first
         ):
@@ -1948,6 +1962,14 @@ def _kinds(
         if by_name_only and not one_entry_input and weak is not None:
             weak.add(i)
     return kinds
+
+
+def _given_before(a: Attempt, earlier: list[list[Attempt]]) -> bool:
+    """Was `a`'s task given to an attempt of an earlier invocation? If not, and its writes
+    are saved, `a` made them: a task is done once (two `Send` workers' runs of one subgraph
+    answered one interrupt at a time, a bare log: the second worker's first answer is a
+    resume, though the first worker's started with the same node)."""
+    return any(b.task is a.task for g in earlier for b in g)
 
 
 def _lost_copy(
@@ -2135,7 +2157,8 @@ class _SideBySide:
         self.last = {}
 
     def place(self, path: str, a: Attempt, aligned: str | None = None) -> str:
-        """`aligned`: the run the attempt's checkpoint alignment found (by time)."""
+        """`aligned`: the run the attempt's checkpoint alignment found: by time, or told
+        by the database (`Attempt.run_told`), which this order does not overrule."""
         runs = self.runs.get(path)
         if not runs:
             return path
@@ -2149,7 +2172,9 @@ class _SideBySide:
             fresh = []
             free = [aligned]
         pick = (
-            fresh[0]
+            aligned
+            if a.run_told and (aligned in free or self._paired_by_guess(aligned))
+            else fresh[0]
             if fresh
             else max(free, key=lambda r: self.last[r].end_ts)
             if free
@@ -2157,6 +2182,13 @@ class _SideBySide:
         )
         self.last[pick] = a
         return pick
+
+    def _paired_by_guess(self, run: str | None) -> bool:
+        """Was the last task of `run` given its end line by a guess (`Attempt.peers`:
+        parallel starts of one node the log cannot tell apart)? Then when it ended, which
+        says whether the run was free, is a guess too."""
+        last = self.last.get(run or "")
+        return last is not None and bool(last.peers)
 
 
 def _assign_steps(
