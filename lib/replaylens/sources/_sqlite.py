@@ -24,10 +24,10 @@ import shutil
 import sqlite3
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from replaylens import settings
@@ -122,6 +122,8 @@ ORPHAN_WRITES_SQL = (
 )
 
 
+T = TypeVar("T")
+
 PG_SNAPSHOT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 
 
@@ -156,23 +158,39 @@ class SqliteSource:
         self.writes_rowid = True
         self._open_checked()
 
-    def _open_checked(self, attempts: int = 3) -> None:
-        """Choose how to open the file, then read its schema. A live writer that closes its
-        last connection between the two deletes its -wal and -shm (SQLite does on a clean
-        close), and a read-only open that counted on that -shm then fails with "unable to open
-        database file": that is not a damaged file, so look again (a few times, bounded)."""
-        for attempt in range(attempts):
-            looked = _side_files(self.path)
+    def _open_checked(self) -> None:
+        """Choose how to open the file, then read its schema (`_again_if_side_files_changed`:
+        a live writer that closed its last connection in between deleted the -wal and -shm
+        the open counted on; that is not a damaged file)."""
+        self._again_if_side_files_changed(self._check_schema, choose_first=True)
+
+    def _again_if_side_files_changed(
+        self, step: Callable[[], T], *, choose_first: bool = False, attempts: int = 3
+    ) -> T:
+        """`step`, with how to open the file chosen again when it fails while the -wal, -shm
+        or -journal next to it changed (a few times, bounded). A live writer whose last
+        connection closes deletes its -wal and -shm (SQLite does on a clean close, once it
+        folded the log into the file), and a read-only open that counted on that -shm fails
+        with "unable to open database file". With `choose_first` the choice is made here,
+        after the first look; else it was made earlier (at open), so the files may have
+        changed before the first look, and the first failure chooses again regardless."""
+        looked = _side_files(self.path)
+        if choose_first:
             self._uri, self._journal = self._choose_uri()
+        for attempt in range(attempts):
             try:
-                self._check_schema()
-                return
+                return step()
             except PostgresShapedFile:
                 raise
-            except SourceError:
-                if attempt == attempts - 1 or _side_files(self.path) == looked:
+            except (SourceError, sqlite3.OperationalError):
+                now = _side_files(self.path)
+                unseen = attempt == 0 and not choose_first
+                if attempt == attempts - 1 or not (unseen or now != looked):
                     raise
+                looked = now
                 self._drop_private_copy()
+                self._uri, self._journal = self._choose_uri()
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _drop_private_copy(self) -> None:
         """Forget a private copy made on the look before (`close` removes it)."""
@@ -255,28 +273,24 @@ class SqliteSource:
         except sqlite3.DatabaseError as exc:
             raise SourceError(f"{self.path}: the database cannot be read ({exc}).") from exc
 
-    def _begin(self, mapped: bool, attempts: int = 3) -> sqlite3.Connection:
-        """A connection whose read transaction has begun. A live writer whose last connection
-        closed after this source was opened deleted its -wal and -shm (SQLite does on a clean
-        close, once it folded the log into the file), and a read-only open that counted on that
-        -shm fails with "unable to open database file": choose how to open the file again, as
-        `_open_checked` does (a few times, bounded). Once the read has begun it holds its
-        snapshot: the writer cannot delete the log under it."""
-        for attempt in range(attempts):
-            looked = _side_files(self.path)
+    def _begin(self, mapped: bool) -> sqlite3.Connection:
+        """A connection whose read transaction has begun, the file opened again if a live
+        writer's close removed the side files this source was opened with
+        (`_again_if_side_files_changed`). Once the read has begun it holds its snapshot: the
+        writer cannot delete the log under it."""
+
+        def begin() -> sqlite3.Connection:
             conn = self.connect(mapped=mapped)
             try:
                 if self._journal == "wal":
                     conn.execute("BEGIN")
                     conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-                return conn
             except sqlite3.OperationalError:
                 conn.close()
-                if attempt == attempts - 1 or (attempt > 0 and _side_files(self.path) == looked):
-                    raise
-                self._drop_private_copy()
-                self._uri, self._journal = self._choose_uri()
-        raise AssertionError("unreachable: the last attempt returns or raises")
+                raise
+            return conn
+
+        return self._again_if_side_files_changed(begin)
 
     @staticmethod
     def _stream(
