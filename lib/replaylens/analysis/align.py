@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from math import inf
@@ -81,6 +82,8 @@ class _Index:
             ns.name: list(ns.checkpoints) for ns in thread.namespaces.values()
         }
         self.epochs: dict[str, float | None] = {}
+        # The tasks whose saved writes a finished line was given (`_saved_done_in`).
+        self.completed: set[str] = set()
         # How well each subgraph run fitted each line without a task id (`_runs_in_order`).
         self.fits: dict[int, dict[str, tuple[int, int]]] = {}
         # The process of the log's last line, where the log has more than one to tell it by.
@@ -428,7 +431,7 @@ def _saved_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
     before = [c for c in idx.made[ns_name] if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
     if not before:
         return False
-    taken = idx.taken[(before[-1].checkpoint_id, a.pid)] | idx.done
+    taken = idx.taken[(before[-1].checkpoint_id, a.pid)] | idx.completed
     return any(t.done and t.task_id not in taken for t in _tasks_of(before[-1], a.node, idx))
 
 
@@ -460,7 +463,24 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
 
     fits = {n: fit(n) for n in order if n}
     idx.fits[id(a)] = fits
-    return [n for n in order if not n] + sorted(fits, key=lambda n: fits[n])
+    return [n for n in order if not n] + sorted(
+        fits, key=lambda n: (*fits[n], _seen_after(a, n, idx))
+    )
+
+
+def _seen_after(a: Attempt, ns_name: str, idx: _Index) -> float:
+    """How soon after finished line `a` ended run `ns_name` made a checkpoint that shows
+    `a`'s node has run (infinity: none, or `a` did not finish). A loop makes its next
+    checkpoint as its step's last task returns, so among runs that fit a line alike, the one
+    whose step ended as the line did is its run (three `Send` workers' runs of one subgraph,
+    their edits ending in turn: send_to_subgraph, a bare log under sync)."""
+    if a.outcome != "finished":
+        return math.inf
+    for c in idx.made[ns_name]:
+        at = idx.epochs.get(c.checkpoint_id) or 0
+        if at >= a.end_ts and a.node in c.record.versions_seen:
+            return at - a.end_ts
+    return math.inf
 
 
 def _align_time(a: Attempt, idx: _Index) -> bool:
@@ -774,7 +794,10 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             continue
         if a.step is not None and _align_step(a, idx):
             continue
-        if not _align_time(a, idx) and not a.task_id and not _continue_effect(a, attempts, idx):
+        placed = _align_time(a, idx)
+        if placed and a.task is not None and a.task.done and a.outcome == "finished":
+            idx.completed.add(a.task.task_id)  # the finished line that saved its task's writes
+        if not placed and not a.task_id and not _continue_effect(a, attempts, idx):
             _next_graph(a, before, idx)
     for a in attempts:
         fits = idx.fits.get(id(a), {})
