@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, predict, real
 
 
 def sync_from_exit_holds(runs: dict[str, Any], kept: int) -> None:
@@ -196,3 +196,23 @@ def test_a_traced_holders_span_end_is_where_its_step_ended(tmp_path: Path) -> No
     assert real(runs["async"], "trace") == (10, 1, 1)
     assert figures(predict(runs["exit"], "trace")["async"]) == (10, 1, 1)
     assert figures(predict(runs["exit"])["async"]) == (10, 1, 1)
+
+
+def test_a_bare_line_a_stateful_graph_saved_on_its_way_out_is_not_run_again(
+    tmp_path: Path,
+) -> None:
+    """test_subgraph_checkpoint_true_interrupt at 0.1 s a write under exit, killed in
+    ``node_3`` after the answered graph returned, a bare log: the ``checkpointer=True`` graph
+    ``node_2`` invokes saved its own end as it returned (step 2, ``subgraph_node_2`` in its
+    ``versions_seen``), and no root checkpoint names ``subgraph_node_2``. Its line was filed
+    in the root after the newest checkpoint and read as run again: 7 lines and 3 tasks where
+    the real resume ran 5 and 2 (`align._seen_run_after`). The same reading settles two lines
+    of subgraph_replay_then_resume from exit that had been said to be a guess."""
+    name = "subgraph_invoked_in_node-late-0.1s"
+    runs = load(name, tmp_path)
+    assert figures(predict(runs["exit"], "bare")["exit"]) == real(runs["exit"], "bare") == (3, 2, 5)
+    assert all(c.wrong == [] for c in judged(name, tmp_path))
+    replayed = "subgraph_replay_then_resume-early-0s"
+    load(replayed, tmp_path)
+    exit_check = next(c for c in judged(replayed, tmp_path) if c.mode == "exit")
+    assert exit_check.wrong == [] and exit_check.guessed == []

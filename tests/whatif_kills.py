@@ -166,6 +166,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("parallel_interrupts", 0, ("sync", "async", "exit"), 0.25, backend="postgres"),
         KillCampaign("parallel_interrupts", 0, ("sync", "async", "exit"), 0.1),
         KillCampaign("send_to_subgraph", 1, ("sync", "async", "exit"), 0.1),
+        KillCampaign("subgraph_invoked_in_node", 1, ("sync", "async", "exit"), 0.1),
         KillCampaign("multiple_subgraphs_checkpointer", 0, ("sync", "async", "exit"), 0.05),
         KillCampaign("parent_command", 1, ("sync", "async", "exit"), 1.0),
         KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 1.0),

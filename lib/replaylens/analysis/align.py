@@ -83,6 +83,13 @@ class _Index:
         }
         self.epochs: dict[str, float | None] = {}
         # The tasks whose saved writes a finished line was given (`_saved_done_in`).
+        root = thread.namespaces.get("")
+        self.root_named = {
+            n
+            for c in (root.checkpoints if root else [])
+            for n in [*(t.node for t in c.tasks), *c.record.versions_seen]
+            if n
+        }
         self.completed: set[str] = set()
         # How well each subgraph run fitted each line without a task id (`_runs_in_order`).
         self.fits: dict[int, dict[str, tuple[int, int]]] = {}
@@ -483,6 +490,26 @@ def _seen_after(a: Attempt, ns_name: str, idx: _Index) -> float:
     return math.inf
 
 
+def _seen_run_after(a: Attempt, ns_name: str, idx: _Index) -> bool:
+    """Did subgraph run `ns_name` save, after finished line `a` ended, a checkpoint showing
+    `a`'s node had run since the newest checkpoint it made before `a` began (its entry in
+    `versions_seen` changed), where no checkpoint of the root names that node? Then `a` ran
+    in a step of that run that was never saved and that a later checkpoint holds: under
+    exit a ``checkpointer=True`` graph a node invokes saves on its own way out, not its
+    steps (test_subgraph_checkpoint_true_interrupt, killed in ``node_3`` after the answered
+    graph returned: its ``subgraph_node_2`` is not run again)."""
+    if a.outcome != "finished" or a.node in idx.root_named:
+        return False
+    made = idx.made.get(ns_name, [])
+    before = [c for c in made if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
+    seen = before[-1].record.versions_seen.get(a.node) if before else None
+    return any(
+        (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts
+        and c.record.versions_seen.get(a.node) not in (None, seen)
+        for c in made
+    )
+
+
 def _align_time(a: Attempt, idx: _Index) -> bool:
     """Hand-written logs: the latest checkpoint before the attempt started, per namespace."""
     order = _runs_in_order(a, idx)
@@ -490,12 +517,16 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
     # A subgraph run whose checkpoints were all saved after the attempt ended, the first
     # showing the attempt's node had run: the attempt is that run's (under exit a subgraph
     # saves its pause, not the steps before it), not the root's after its newest checkpoint.
-    ran_in_later_run = a.outcome == "finished" and any(
-        n
-        and idx.made[n]
-        and all((idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts for c in idx.made[n])
-        and a.node in idx.made[n][0].record.versions_seen
-        for n in order
+    ran_in_later_run = (
+        a.outcome == "finished"
+        and any(
+            n
+            and idx.made[n]
+            and all((idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts for c in idx.made[n])
+            and a.node in idx.made[n][0].record.versions_seen
+            for n in order
+        )
+        or any(n and _seen_run_after(a, n, idx) for n in order)
     )
     for ns_name in order:
         chain = idx.made[ns_name]
@@ -542,6 +573,9 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 cp = prev if task is not None else cp
         if task is not None:
             a.namespace, a.checkpoint, a.task, a.alignment = ns_name, cp, task, "time"
+            return True
+        if ns_name and not node_tasks and _seen_run_after(a, ns_name, idx):
+            a.namespace, a.alignment = ns_name, "before-saved"
             return True
         if (
             task is None
@@ -801,8 +835,10 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             _next_graph(a, before, idx)
     for a in attempts:
         fits = idx.fits.get(id(a), {})
-        a.run_told = a.namespace in fits and all(
-            fits[a.namespace] < v for n, v in fits.items() if n != a.namespace
+        a.run_told = (
+            len(fits) > 1
+            and a.namespace in fits
+            and all(fits[a.namespace] < v for n, v in fits.items() if n != a.namespace)
         )
     _claim_orphans(attempts, thread)
     number_attempts(attempts)
