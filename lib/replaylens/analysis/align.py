@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from math import inf
@@ -82,7 +81,7 @@ class _Index:
             ns.name: list(ns.checkpoints) for ns in thread.namespaces.values()
         }
         self.epochs: dict[str, float | None] = {}
-        # The tasks whose saved writes a finished line was given (`_saved_done_in`).
+        # The nodes the root's checkpoints name, as tasks or in `versions_seen`.
         root = thread.namespaces.get("")
         self.root_named = {
             n
@@ -90,6 +89,7 @@ class _Index:
             for n in [*(t.node for t in c.tasks), *c.record.versions_seen]
             if n
         }
+        # The tasks whose saved writes a finished line was given (`_saved_done_in`).
         self.completed: set[str] = set()
         # How well each subgraph run fitted each line without a task id (`_runs_in_order`).
         self.fits: dict[int, dict[str, tuple[int, int]]] = {}
@@ -449,7 +449,8 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
     task id was:
 
     * a finished line tries first the runs in which a task of its node has its writes saved
-      (the run that paused again has none);
+      (the run that paused again has none), and among runs that fit alike, the one whose
+      step ended as the line did (`_seen_after`);
     * a run that returned, though its own newest checkpoint still has tasks to run
       (`_Index.saved_on_exit`: exit saves the caller's step on the way out, not the run's
       end), returned in an invocation that ended: no line of the killed process is its, and
@@ -482,12 +483,12 @@ def _seen_after(a: Attempt, ns_name: str, idx: _Index) -> float:
     whose step ended as the line did is its run (three `Send` workers' runs of one subgraph,
     their edits ending in turn: send_to_subgraph, a bare log under sync)."""
     if a.outcome != "finished":
-        return math.inf
+        return inf
     for c in idx.made[ns_name]:
         at = idx.epochs.get(c.checkpoint_id) or 0
         if at >= a.end_ts and a.node in c.record.versions_seen:
             return at - a.end_ts
-    return math.inf
+    return inf
 
 
 def _seen_run_after(a: Attempt, ns_name: str, idx: _Index) -> bool:
