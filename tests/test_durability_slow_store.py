@@ -111,3 +111,19 @@ def test_a_bare_retry_inside_its_step_is_the_same_task(tmp_path: Path) -> None:
     bare = plan(runs["exit"], "bare")
     assert [a.verdict for a in bare.attempts if a.node == "two"] == ["replays"] * 3
     assert figures(bare.what_if["sync"]) == figures(bare.what_if["async"]) == (2, 1, 5)
+
+
+def test_a_workers_span_that_under_async_closes_after_the_kill_is_no_line_again(
+    tmp_path: Path,
+) -> None:
+    """send_to_subgraph at 0.5 s a write, killed 0.2 s into the second worker's generate,
+    read from the exit recording's trace: the first worker's span closed there as its graph
+    returned, before the kill. Under async the worker returns only once its run's puts land
+    (the executor waits for them), after the kill: its span end was never written, and the
+    real async run re-ran 7 lines where every reading had said 8 or more
+    (`outcomes._drop_lines_after_return`)."""
+    runs = load("send_to_subgraph-early-0.5s", tmp_path)
+    async_ = predict(runs["exit"], "trace")["async"]
+    assert real(runs["async"], "trace") == (8, 6, 7)
+    assert holds(async_, real(runs["async"], "trace")), async_.race
+    assert any("were never written" in x for x in async_.assumed)

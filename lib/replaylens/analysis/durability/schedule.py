@@ -35,6 +35,11 @@ class Schedule:
     )  # puts that waited for one before
     mode: Mode | None = None
     stubs: int = 0  # checkpoints saved beside `landed` that no step made (`exit_delta_stubs`)
+    late_ends: dict[int, float] = field(default_factory=dict)
+    """id(attempt) -> when (recorded clock) its own runs' lines ended, for a task that ran
+    subgraph runs of its own and under this mode returns only after the crash, once those
+    loops left (their puts in flight landed): its lines after that moment were never
+    written (`_put_at`)."""
 
 
 StepKey = tuple[str, int, int]
@@ -563,6 +568,7 @@ def schedule(
         )  # no task in flight is known: the moment itself, re-timed
     landed: set[tuple[str, int, int]] = set()
     written: set[int] = set()
+    late_ends: dict[int, float] = {}
     stubs = 0
     if mode == "exit":
         landed = exit_saves(ev, last_killed=killed)
@@ -620,13 +626,13 @@ def schedule(
         ended = (inv < last_inv or not killed) and inv not in ev.killed_earlier
         if inv in ev.killed_earlier and mode != "exit" and a.task is not None and a.task.done:
             written.add(id(a))
-        elif ended or (
-            mode != "exit"
-            and crash is not None
-            and put is not None
-            and _put_at(ev, a, put, target, landing, lane_of, by_task) <= crash + 1e-9
-        ):
+        elif ended:
             written.add(id(a))
+        elif mode != "exit" and crash is not None and put is not None:
+            if _put_at(ev, a, put, target, landing, lane_of, by_task) <= crash + 1e-9:
+                written.add(id(a))
+            elif (runs_end := _own_runs_end(ev, a, put, lane_of, by_task)) is not None:
+                late_ends[id(a)] = runs_end
     if mode == "sync" and crash is not None:
         landed |= _waited_for_before_kill(ev)
     landed |= {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}  # update_state: every mode
@@ -635,7 +641,7 @@ def schedule(
         if ev.kill_attempt is not None
         else None
     )
-    return Schedule(landed, written, crash, landing, kill_start, queued, mode, stubs)
+    return Schedule(landed, written, crash, landing, kill_start, queued, mode, stubs, late_ends)
 
 
 def _queued_writes(ev: Evidence) -> dict[int, float | None]:
@@ -797,6 +803,26 @@ def _put_at(
         and ev.step_of[id(b)][2] > step
     ]
     return min([left, *after])
+
+
+def _own_runs_end(
+    ev: Evidence,
+    a: Attempt,
+    put: float,
+    lane_of: dict[int, str],
+    by_task: dict[str, set[str]],
+) -> float | None:
+    """When (recorded clock) the lines of the subgraph runs `a`'s task ran ended, where its
+    end waits for those runs' loops to leave (`_put_at`); None where it ran none of its own."""
+    if put != a.end_ts:
+        return None
+    lane = lane_of.get(id(a), "")
+    depth = lane.count("|") + 1 if lane else 0
+    own = _own_runs(ev, a, depth, by_task)
+    if not own:
+        return None
+    inside = _inside_own_runs(ev, a, ev.step_of[id(a)][1], _in_runs(own, depth), until=a.end_ts)
+    return max((b.end_ts for b in inside), default=None)
 
 
 def _returned_after_runs(
