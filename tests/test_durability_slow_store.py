@@ -127,3 +127,19 @@ def test_a_workers_span_that_under_async_closes_after_the_kill_is_no_line_again(
     assert real(runs["async"], "trace") == (8, 6, 7)
     assert holds(async_, real(runs["async"], "trace")), async_.race
     assert any("were never written" in x for x in async_.assumed)
+
+
+def test_a_workers_span_open_for_its_graphs_writes_closes_before_the_kill_under_exit(
+    tmp_path: Path,
+) -> None:
+    """The same kill read from the async recording's trace: the first worker's span was still
+    open at the kill, its graph done, waiting for the graph's puts. Exit waits for none: the
+    span closes at once, and its end is one more line again than the recording wrote (the
+    real exit run re-ran 14, the recording holds 13), with the mode given and inferred
+    (`Schedule.closed_spans`, `outcomes._widen_for_closed_spans`)."""
+    runs = load("send_to_subgraph-early-0.5s", tmp_path)
+    assert real(runs["exit"], "trace") == (0, 9, 14)
+    for given in (True, False):
+        exit_ = predict(runs["async"], "trace", given)["exit"]
+        assert figures(exit_)[2] == 13, given
+        assert holds(exit_, real(runs["exit"], "trace")), (given, exit_.race)

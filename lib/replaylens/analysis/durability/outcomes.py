@@ -514,6 +514,7 @@ def modelled(
     out.race = _race(ev, mode, latency, recording, out)
     if out.race:
         out.assumed.append(out.race["note"])
+    _widen_for_closed_spans(ev, sched, replayed, out)
     _widen_for_unplaced(ev, mode, out)
     _widen_for_runs(ev, mode, out)
     _widen_for_joined(ev, replayed, out)
@@ -631,6 +632,28 @@ def _drop_lines_after_return(ev: Evidence, sched: Schedule, out: ModeOutcome) ->
         f"{len(late)} line(s) of tasks that under {out.mode} return only once their own "
         "subgraph runs' puts land, after the crash, were never written"
     )
+
+
+def _widen_for_closed_spans(
+    ev: Evidence, sched: Schedule, replayed: list[Attempt], out: ModeOutcome
+) -> None:
+    """A trace's task span open at the recorded kill, waiting for its own runs' puts, closes
+    at once under exit, which waits for none (`Schedule.closed_spans`): before the crash, its
+    end is one more line again that the recording never wrote, and cannot number. The lines
+    again are the range up to that many more (send_to_subgraph at 0.5 s from async: the
+    first worker's span, open 0.6 s after its graph's last task, closed under exit, 14 lines
+    again where the recording holds 13)."""
+    extra = sum(1 for a in replayed if id(a) in sched.closed_spans)
+    if not extra:
+        return
+    spans = _spans(out)
+    spans["replayed_lines"][1] += extra
+    note = (
+        f"{extra} task span(s) open at the kill, waiting for their own graphs' writes, close "
+        f"at once under {out.mode}: their end lines, which the recording never wrote, would "
+        f"run again too: {spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} lines again"
+    )
+    _say_range(out, spans, note)
 
 
 def _unwritten_lines(ev: Evidence, sched: Schedule) -> set[int]:

@@ -35,6 +35,10 @@ class Schedule:
     )  # puts that waited for one before
     mode: Mode | None = None
     stubs: int = 0  # checkpoints saved beside `landed` that no step made (`exit_delta_stubs`)
+    closed_spans: set[int] = field(default_factory=set)
+    """id(attempt) of trace task spans open at the recorded kill that under this mode (which
+    waits for no put) would have closed before the crash, their own runs having ended: an end
+    line the recording never wrote (`_returned_after_runs`)."""
     late_ends: dict[int, float] = field(default_factory=dict)
     """id(attempt) -> when (recorded clock) its own runs' lines ended, for a task that ran
     subgraph runs of its own and under this mode returns only after the crash, once those
@@ -589,7 +593,16 @@ def schedule(
                 # what the database holds landed, under any mode that writes checkpoints.
                 landed.add(key)
     by_task = _loops_by_task(ev)
+    closed_spans: set[int] = set()
     for a in ev.attempts:
+        if a.outcome == "in flight" and mode == "exit" and crash is not None and span_only(a):
+            # (with the recorded latency unknown, the span may have been waiting for its
+            # graphs' puts: the range this feeds takes that reading too)
+            asked = None if spans_returned or recording.latency is None else recording
+            returned = _returned_after_runs(ev, a, target, landing, lane_of, by_task, asked)
+            if returned is not None and returned <= crash + 1e-9:
+                closed_spans.add(id(a))
+            continue
         if a.outcome == "in flight" and mode != "exit" and crash is not None and span_only(a):
             returned = _returned_after_runs(
                 ev, a, target, landing, lane_of, by_task, None if spans_returned else recording
@@ -641,7 +654,9 @@ def schedule(
         if ev.kill_attempt is not None
         else None
     )
-    return Schedule(landed, written, crash, landing, kill_start, queued, mode, stubs, late_ends)
+    return Schedule(
+        landed, written, crash, landing, kill_start, queued, mode, stubs, closed_spans, late_ends
+    )
 
 
 def _queued_writes(ev: Evidence) -> dict[int, float | None]:
