@@ -347,3 +347,16 @@ def test_a_finished_bare_line_is_the_run_whose_step_ended_as_it_did(tmp_path: Pa
     and re-run 3 lines where the real run kept 15 and re-ran 1 (`align._seen_after`)."""
     runs = load("send_to_subgraph-late-0.1s", tmp_path)
     assert figures(predict(runs["sync"], "bare")["async"]) == real(runs["async"], "bare")
+
+
+def test_a_first_wave_line_goes_to_the_run_its_checkpoints_put_it_in(tmp_path: Path) -> None:
+    """test_parallel_interrupts at 0.5 s a write, killed in cleanup, a bare log under sync:
+    each invocation's first lines were filed in the side-by-side runs in their order, not in
+    the runs the checkpoints had put them in, and both workers' first ``ask`` went to one run.
+    Re-timed, async re-ran 2 tasks and 3 lines where 1 and 1, exit kept 4 and re-ran 3 lines
+    where 3 and 9. A run that has no line yet in the invocation takes the line the alignment
+    put there (`evidence._SideBySide.place`)."""
+    runs = load("parallel_interrupts-late-0.5s", tmp_path)
+    got = predict(runs["sync"], "bare")
+    for target in ("async", "exit"):
+        assert figures(got[target]) == real(runs[target], "bare"), target

@@ -174,6 +174,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("pending_writes_resume", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("send_to_subgraph", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("parallel_interrupts", 1, ("sync", "async", "exit"), 0.5),
     )
 }
 

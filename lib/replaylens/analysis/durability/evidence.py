@@ -2158,7 +2158,10 @@ class _SideBySide:
 
     def place(self, path: str, a: Attempt, aligned: str | None = None) -> str:
         """`aligned`: the run the attempt's checkpoint alignment found: by time, or told
-        by the database (`Attempt.run_told`), which this order does not overrule."""
+        by the database (`Attempt.run_told`), which this order does not overrule. A run with
+        no task yet in this invocation takes the task the alignment put there, rather than
+        the first such run by name (each invocation's first wave: both workers' ``ask``,
+        test_parallel_interrupts at 0.5 s a write)."""
         runs = self.runs.get(path)
         if not runs:
             return path
@@ -2173,7 +2176,8 @@ class _SideBySide:
             free = [aligned]
         pick = (
             aligned
-            if a.run_told and (aligned in free or self._paired_by_guess(aligned))
+            if (a.run_told and (aligned in free or self._paired_by_guess(aligned)))
+            or aligned in fresh
             else fresh[0]
             if fresh
             else max(free, key=lambda r: self.last[r].end_ts)
