@@ -432,10 +432,16 @@ def _step_saved_between(prev: Attempt, a: Attempt, idx: _Index) -> bool:
     )
 
 
+def _made_before(ns_name: str, ts: float, idx: _Index) -> list[Checkpoint]:
+    """The checkpoints of loop `ns_name` made by `ts`, in the order they were made (a task's
+    first line always follows the creation of the checkpoint it started from)."""
+    return [c for c in idx.made.get(ns_name, []) if (idx.epochs.get(c.checkpoint_id) or 0) <= ts]
+
+
 def _saved_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
     """Does the newest checkpoint of run `ns_name` made before `a` started have a task of
     `a`'s node whose writes are saved and that no line was given yet?"""
-    before = [c for c in idx.made[ns_name] if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
+    before = _made_before(ns_name, a.start_ts, idx)
     if not before:
         return False
     taken = idx.taken[(before[-1].checkpoint_id, a.pid)] | idx.completed
@@ -502,7 +508,7 @@ def _seen_run_after(a: Attempt, ns_name: str, idx: _Index) -> bool:
     if a.outcome != "finished" or a.node in idx.root_named:
         return False
     made = idx.made.get(ns_name, [])
-    before = [c for c in made if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
+    before = _made_before(ns_name, a.start_ts, idx)
     seen = before[-1].record.versions_seen.get(a.node) if before else None
     return any(
         (idx.epochs.get(c.checkpoint_id) or 0) >= a.end_ts
@@ -536,7 +542,7 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         if ns_name and a.outcome == "in flight" and not a.peers and _holder_done(ns_name, idx):
             continue  # the task that ran that graph saved its writes: it was not killed in it
         # A task's first line always follows the creation of the checkpoint it started from.
-        before = [c for c in chain if (idx.epochs.get(c.checkpoint_id) or 0) <= a.start_ts]
+        before = _made_before(ns_name, a.start_ts, idx)
         if not before and ns_name:
             unsaved_yet.append(ns_name)
         if not before:

@@ -2174,16 +2174,15 @@ class _SideBySide:
             # next task (runs one after another, a subgraph invoked again later), not a new run
             fresh = []
             free = [aligned]
-        pick = (
-            aligned
-            if (a.run_told and (aligned in free or self._paired_by_guess(aligned)))
-            or aligned in fresh
-            else fresh[0]
-            if fresh
-            else max(free, key=lambda r: self.last[r].end_ts)
-            if free
-            else min(runs, key=lambda r: self.last[r].end_ts)
-        )
+        told = a.run_told and (aligned in free or self._paired_by_guess(aligned))
+        if aligned is not None and (told or aligned in fresh):
+            pick = aligned
+        elif fresh:
+            pick = fresh[0]
+        elif free:
+            pick = max(free, key=lambda r: self.last[r].end_ts)
+        else:
+            pick = min(runs, key=lambda r: self.last[r].end_ts)
         self.last[pick] = a
         return pick
 

@@ -595,20 +595,15 @@ def schedule(
     by_task = _loops_by_task(ev)
     closed_spans: set[int] = set()
     for a in ev.attempts:
-        if a.outcome == "in flight" and mode == "exit" and crash is not None and span_only(a):
-            # (with the recorded latency unknown, the span may have been waiting for its
-            # graphs' puts: the range this feeds takes that reading too)
-            asked = None if spans_returned or recording.latency is None else recording
+        if a.outcome == "in flight" and crash is not None and span_only(a):
+            # Under exit a span that returned in time only closed (its writes are not saved);
+            # with the recorded latency unknown it may have been waiting for its graphs'
+            # puts, and the range `closed_spans` feeds takes that reading too.
+            unknown_wait = mode == "exit" and recording.latency is None
+            asked = None if spans_returned or unknown_wait else recording
             returned = _returned_after_runs(ev, a, target, landing, lane_of, by_task, asked)
             if returned is not None and returned <= crash + 1e-9:
-                closed_spans.add(id(a))
-            continue
-        if a.outcome == "in flight" and mode != "exit" and crash is not None and span_only(a):
-            returned = _returned_after_runs(
-                ev, a, target, landing, lane_of, by_task, None if spans_returned else recording
-            )
-            if returned is not None and returned <= crash + 1e-9:
-                written.add(id(a))
+                (closed_spans if mode == "exit" else written).add(id(a))
             continue
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
         # A failure RetryPolicy retried in the step does not stop the task; one whose error
@@ -798,17 +793,12 @@ def _put_at(
     waiting for its puts in flight: on the runs' clock, not its own lane's, where the waits
     the runs made are not yet taken out (`Send` workers that each run a subgraph)."""
     lane = lane_of.get(id(a), "")
-    if put != a.end_ts:
+    own = _ended_own_runs(ev, a, put, lane_of, by_task)
+    if own is None:
         return target(put, lane)
-    depth = lane.count("|") + 1 if lane else 0
-    own = _own_runs(ev, a, depth, by_task)
-    if not own:
-        return target(put, lane)
+    runs, inside = own
     _ns, inv, step = ev.step_of[id(a)]
-    inside = _inside_own_runs(ev, a, inv, _in_runs(own, depth), until=a.end_ts)
-    if not inside:
-        return target(put, lane)
-    left = _runs_left(inside, inv, lambda ns: ns in own, target, landing, ev)
+    left = _runs_left(inside, inv, lambda ns: ns in runs, target, landing, ev)
     # and before its loop's next step began (the lanes' clocks may disagree by a wait)
     after = [
         target(b.start_ts, lane)
@@ -820,6 +810,27 @@ def _put_at(
     return min([left, *after])
 
 
+def _ended_own_runs(
+    ev: Evidence,
+    a: Attempt,
+    put: float,
+    lane_of: dict[int, str],
+    by_task: dict[str, set[str]],
+) -> tuple[set[str], list[Attempt]] | None:
+    """The subgraph runs `a`'s task ran (`_own_runs`) and their attempts before it ended,
+    where its end waits for those runs' loops to leave (its writes put as it ended); None
+    where it ran none of its own, or no attempt of them is in the log."""
+    if put != a.end_ts:
+        return None
+    lane = lane_of.get(id(a), "")
+    depth = lane.count("|") + 1 if lane else 0
+    runs = _own_runs(ev, a, depth, by_task)
+    if not runs:
+        return None
+    inside = _inside_own_runs(ev, a, ev.step_of[id(a)][1], _in_runs(runs, depth), until=a.end_ts)
+    return (runs, inside) if inside else None
+
+
 def _own_runs_end(
     ev: Evidence,
     a: Attempt,
@@ -829,15 +840,8 @@ def _own_runs_end(
 ) -> float | None:
     """When (recorded clock) the lines of the subgraph runs `a`'s task ran ended, where its
     end waits for those runs' loops to leave (`_put_at`); None where it ran none of its own."""
-    if put != a.end_ts:
-        return None
-    lane = lane_of.get(id(a), "")
-    depth = lane.count("|") + 1 if lane else 0
-    own = _own_runs(ev, a, depth, by_task)
-    if not own:
-        return None
-    inside = _inside_own_runs(ev, a, ev.step_of[id(a)][1], _in_runs(own, depth), until=a.end_ts)
-    return max((b.end_ts for b in inside), default=None)
+    own = _ended_own_runs(ev, a, put, lane_of, by_task)
+    return max(b.end_ts for b in own[1]) if own is not None else None
 
 
 def _returned_after_runs(
