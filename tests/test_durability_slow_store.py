@@ -1,4 +1,4 @@
-"""The what-if on a store that takes 1 s a write, longer than the time to the kill: the
+"""The what-if on a store that takes 1 s (or 0.5 s) a write, longer than the time to the kill: the
 first contact of eight shapes of the corpus with that latency (`validate --latency 1`,
 2026-12-04) put 13 of 368 cross-mode predictions outside, in two kill points; these are
 their recordings.
@@ -143,3 +143,98 @@ def test_a_workers_span_open_for_its_graphs_writes_closes_before_the_kill_under_
         exit_ = predict(runs["async"], "trace", given)["exit"]
         assert figures(exit_)[2] == 13, given
         assert holds(exit_, real(runs["exit"], "trace")), (given, exit_.race)
+
+
+# --- The third first contact at 0.5 s a write (8 shapes, 46 kills, 2026-12-05): 310/320
+# cross-mode predictions inside with the mode given, 313/320 inferred; these are the
+# recordings of the 17 rows outside.
+
+
+def test_a_failure_whose_puts_never_landed_was_killed_on_its_way_out(tmp_path: Path) -> None:
+    """error_handler_subgraph_async, killed 0.5 s after sub_fail_node started, 0.3 s after
+    it raised: the error handler had not begun, for the subgraph's loop was still waiting
+    for its queued puts. The async database lacks the steps sub_work ended, which a raise
+    that left the graph would have waited for; the invocation had been read as one that
+    raised, and under exit one that raised saves both graphs on its way out: 2 kept, where
+    the real exit run kept 0 (`evidence._raise_never_got_out`). From the exit recording
+    (nothing saved: a fresh input that raised out under exit leaves a root checkpoint), the
+    bare log had async at 3 1 2 where the real run re-ran 2 tasks and 4 lines."""
+    runs = load("error_handler_subgraph_async-early-0.5s", tmp_path)
+    assert real(runs["exit"]) == (0, 2, 4) and real(runs["async"]) == (2, 2, 4)
+    for given in (True, False):
+        p = plan(runs["async"], "recorder", given)
+        assert p.what_if["async"].ending == "killed"
+        assert holds(p.what_if["exit"], real(runs["exit"])), given
+        async_ = predict(runs["exit"], "bare", given)["async"]
+        assert holds(async_, real(runs["async"])), (given, async_.race)
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_bare_task_that_logs_two_effects_around_a_retry_is_one_task(tmp_path: Path) -> None:
+    """retry_two_effects at 0.5 s a write, killed in notify: charge_node reserves, charges
+    (which fails once; its `RetryPolicy` runs it again from the top) and returns. A bare log
+    shows four attempts of charge_node, and the only write of that node the async database
+    holds (its checkpoint never landed) had gone to the first of them: the others were read
+    as a later step, then as a later invocation, so sync kept 5 where the real run kept 4
+    and exit re-ran 4 tasks where 3. A task saves its writes as it returns: the write is the
+    last attempt's, and the attempts its process logged before it are the same task
+    (`align._claim_orphans`, `evidence._restarts`)."""
+    runs = load("retry_two_effects-late-0.5s", tmp_path)
+    assert real(runs["sync"]) == (4, 1, 1) and real(runs["exit"]) == (0, 3, 11)
+    bare = plan(runs["async"], "bare")
+    charges = [a for a in bare.attempts if a.node == "charge_node"]
+    assert len(charges) == 4 and len({a.task_id for a in charges}) == 1
+    assert charges[0].task_id is not None
+    assert figures(bare.what_if["sync"]) == (4, 1, 1)
+    assert figures(bare.what_if["exit"]) == (0, 3, 11)
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_bare_kill_aimed_at_a_node_counts_from_its_first_effect(tmp_path: Path) -> None:
+    """retry_two_effects at 0.5 s a write, killed 0.72 s after charge_node started, in its
+    retry's second effect: read from the sync recording's bare log, the kill moment had
+    been counted from the last attempt's start, because two lines that name no effect
+    looked like the same effect begun again. Re-timed under async, 0.47 s too late: the
+    step-0 checkpoint landed in the model (2 1 7) and not in the real run (1 2 9).
+    Attempts of one node and process aligned with one checkpoint are one task's effects
+    (`evidence._task_head`)."""
+    runs = load("retry_two_effects-early-0.5s", tmp_path)
+    assert real(runs["async"]) == (1, 2, 9)
+    for src in ("sync", "exit"):
+        async_ = predict(runs[src], "bare")["async"]
+        assert holds(async_, real(runs["async"])), (src, async_.race)
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_bare_run_from_an_earlier_checkpoint_read_as_no_input_lost_its_copy(
+    tmp_path: Path,
+) -> None:
+    """fork_replay at 0.5 s a write: the loop ran to its end, then the thread was run from
+    an earlier checkpoint and killed 0.2 s into add_one, before the run's copy landed. A
+    bare log cannot tell that run from a fresh input (it begins with the same node); read
+    as no fresh input it had been taken for a resume of the ended run, which has nothing
+    due, and add_one was said to run again under sync. That reading is a run from an
+    earlier checkpoint whose copy never landed, lost whole as a fresh input that saved
+    nothing is (`evidence._lost_copy`, `outcomes.lost_inputs`): the real sync run kept 7
+    checkpoints and re-ran nothing."""
+    runs = load("fork_replay-early-0.5s", tmp_path)
+    assert real(runs["sync"]) == (7, 0, 0)
+    for given in (True, False):
+        sync = predict(runs["async"], "bare", given)["sync"]
+        assert holds(sync, real(runs["sync"])), (given, sync.race)
+        assert sync.race["reruns"] == [0, 1]  # a fresh input's reading still re-runs it
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_nested_runs_end_before_the_next_task_above_them_starts(tmp_path: Path) -> None:
+    """doubly_nested at 0.5 s a write, killed 0.2 s into parent_2, read from the exit log:
+    parent_2 began 4 ms after grandchild_2 ended, and the child's end, placed a tick per
+    level after the grandchild's, fell after parent_2's start. Re-timed under async, the
+    child's wait for its last put then came after parent_2 began: that checkpoint lost at
+    the kill, 10 kept where the real run kept 11. A run's end falls before the next task
+    of a loop above it (`evidence._run_ended`)."""
+    runs = load("doubly_nested-late-0.5s", tmp_path)
+    assert real(runs["async"]) == (11, 1, 1)
+    for form in ("recorder", "langgraph"):
+        assert figures(predict(runs["exit"], form)["async"]) == (11, 1, 1), form
+    every_prediction_holds(runs, same_progress=True)

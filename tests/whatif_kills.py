@@ -175,6 +175,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("pending_writes_resume", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("send_to_subgraph", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("parallel_interrupts", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("error_handler_subgraph_async", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("retry_two_effects", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("retry_two_effects", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("fork_replay", 0, ("sync", "async"), 0.5),  # exit: a replay with nothing due
+        KillCampaign("doubly_nested", 1, ("sync", "async", "exit"), 0.5),
     )
 }
 

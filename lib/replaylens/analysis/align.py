@@ -724,34 +724,70 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
     the owner of an orphan write of its step (the write landed, its checkpoint did not)
     when the write's checkpoint id dates from before the attempt started and its task is
     the attempt's node (`~__pregel_pull, <node>`); `Send` workers and @task calls, whose
-    task paths carry no name, take the remaining orphan tasks of that step in order."""
+    task paths carry no name, take the remaining orphan tasks of that step in order.
+
+    A task saves its writes as it returns, so of several finished attempts of one node in
+    that step (a node that logs two effects, a RetryPolicy retry between them), the named
+    task is the last one's: the earlier ones are its first effects (test_retry.py's node
+    that reserves, then charges)."""
     by_cp: dict[str, dict[str, str]] = defaultdict(dict)  # checkpoint id -> task id -> path
     for w in thread.root.orphan_writes if thread.root else []:
         by_cp[w.checkpoint_id].setdefault(w.task_id, w.task_path)
     if not by_cp:
         return
     born = {cp: iso_to_epoch(checkpoint_id_time(cp) or "") for cp in by_cp}
-    taken: set[str] = set()
+    owners: dict[tuple[str, str], list[Attempt]] = defaultdict(list)  # (cp, node) -> attempts
     for a in sorted(attempts, key=lambda x: x.start_ts):
         if a.task_id or a.alignment != "after-latest" or a.outcome != "finished":
             continue
         before = [cp for cp, t in born.items() if t is not None and t <= a.start_ts + TIME_SLACK]
-        if not before:
+        if before:
+            owners[(max(before, key=lambda c: born[c] or 0.0), a.node)].append(a)
+    taken: set[str] = set()
+    for (cp, node), ran in owners.items():
+        named = [tid for tid, path in by_cp[cp].items() if path.split(", ")[-1] == node]
+        if named:
+            for a in _effects_up_to(ran[-1], attempts, born[cp] or 0.0):
+                _claim(a, named[0], taken)
             continue
-        cp = max(before, key=lambda c: born[c] or 0.0)
-        free = [(tid, path) for tid, path in by_cp[cp].items() if tid not in taken]
-        named = [tid for tid, path in free if path.split(", ")[-1] == a.node]
-        # Send workers start in packet order, the order of their paths' index.
-        pushed = sorted((path, tid) for tid, path in free if path.startswith("~__pregel_push"))
-        pushed = [tid for _path, tid in pushed]
-        chosen = named[0] if named else (pushed[0] if pushed else None)
-        if chosen is None:
-            continue
-        taken.add(chosen)
-        a.task_id, a.task_id_inferred, a.alignment = chosen, True, "orphaned"
         every = sum(1 for path in by_cp[cp].values() if path.startswith("~__pregel_push"))
-        if not named and every > 1:
-            a.flag(f"one of {every} orphan `Send`/@task writes of that step, taken in order")
+        for a in ran:
+            # Send workers start in packet order, the order of their paths' index.
+            free = sorted(
+                (path, tid)
+                for tid, path in by_cp[cp].items()
+                if tid not in taken and path.startswith("~__pregel_push")
+            )
+            if not free:
+                break
+            _claim(a, free[0][1], taken)
+            if every > 1:
+                a.flag(f"one of {every} orphan `Send`/@task writes of that step, taken in order")
+
+
+def _effects_up_to(owner: Attempt, attempts: list[Attempt], since: float) -> list[Attempt]:
+    """`owner` and the attempts of its node its process logged right before it, since
+    `since` (its step's checkpoint was made): one task's earlier effects, and the failures a
+    RetryPolicy ran again, with no other node's line between."""
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    run = [owner]
+    for a in reversed(ordered[: ordered.index(owner)]):
+        if (
+            a.node != owner.node
+            or a.pid != owner.pid
+            or a.task_id is not None
+            or a.outcome == "in flight"
+            or a.start_ts + TIME_SLACK < since
+            or (a.end_ts or a.start_ts) > run[-1].start_ts
+        ):
+            break
+        run.append(a)
+    return run
+
+
+def _claim(a: Attempt, task_id: str, taken: set[str]) -> None:
+    taken.add(task_id)
+    a.task_id, a.task_id_inferred, a.alignment = task_id, True, "orphaned"
 
 
 def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:

@@ -1175,9 +1175,14 @@ def _restarts(
         for f in retries
     ):
         return False  # a RetryPolicy retry runs the task from its top in the same step
+    unnamed_in_one_process = (
+        later.lines[0].effect is None and later.pid is not None and later.pid == earlier.pid
+    )
+    if unnamed_in_one_process and (later.task_id_inferred or earlier.task_id_inferred):
+        return False  # one task id the alignment gave both (`align._claim_orphans`): one task
     if later.task_id is not None and earlier.task_id is not None:
         return later.task_id == earlier.task_id and later.logged_ns == earlier.logged_ns
-    if later.lines[0].effect is None and later.pid is not None and later.pid == earlier.pid:
+    if unnamed_in_one_process:
         return False  # unnamed lines of one process: the task's next effect (`attempts.continues`)
     return later.task_id is None and earlier.task_id is None and later.node in paused_nodes
 
@@ -1194,8 +1199,15 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
             break
         if b.task_id is None and a.task_id is None and b.step != a.step:
             break
-        if b.lines and head.lines and b.lines[0].effect == head.lines[0].effect:
-            break  # the same effect again: the task began anew there (a resume, a loop)
+        if (
+            b.lines
+            and head.lines
+            and b.lines[0].effect == head.lines[0].effect
+            and (b.lines[0].effect is not None or b.checkpoint is not head.checkpoint)
+        ):
+            # the same effect again: the task began anew there (a resume, a loop); lines that
+            # name no effect tell that only by the database (`attempts.continues`)
+            break
         head = b
     return head
 
@@ -1977,13 +1989,17 @@ def _lost_copy(
     kinds: list[InvocationKind],
     replayed: dict[int, int],
     roots: Sequence[Checkpoint],
+    *,
+    input_start: bool = False,
 ) -> tuple[int, int] | None:
     """(invocation, step of its copy) for the killed last invocation when it was a run from
     an earlier checkpoint whose copy never landed (under async a slow store loses it with
     the kill): the newest root checkpoint before its first line has nothing due, so a
     resume would have run nothing, and its first task runs under a root task no fresh
-    input starts with. Its copy is one step on from the newest root checkpoint where that
-    task was due (test_replay_from_first_invocation_checkpoint at 0.25 s a write)."""
+    input starts with (with `input_start`, one a fresh input starts with too: the reading
+    of a bare log's invocation as no fresh input). Its copy is one step on from the newest
+    root checkpoint where that task was due (test_replay_from_first_invocation_checkpoint
+    at 0.25 s a write)."""
     last = len(groups) - 1
     if last < 1 or not groups[last] or last in replayed or kinds[last] != "resume":
         return None
@@ -1995,7 +2011,7 @@ def _lost_copy(
         if g and k == "input"
     }
     node = _root_node(first)
-    if node in starts or not _ended_before(roots, before, first.start_ts):
+    if (node in starts and not input_start) or not _ended_before(roots, before, first.start_ts):
         return None
     due = [c for c in roots if c.step is not None and any(t.node == node for t in c.tasks)]
     if not due:
@@ -2586,6 +2602,38 @@ def span_only(a: Attempt) -> bool:
     return bool(a.lines) and all(line.describes_task for line in a.lines)
 
 
+def _raise_never_got_out(
+    last: list[Attempt],
+    puts: Sequence[Put],
+    inv: int,
+    recording: Recording,
+    kinds: Sequence[InvocationKind],
+    cp_at: dict[tuple[str, int, int], Checkpoint],
+) -> bool:
+    """Did the invocation whose task failed die before the failure left the graph?
+
+    Under sync and async the loop waits for every put it submitted before a raise leaves it
+    (`BackgroundExecutor` waits on its way out), so a step of that invocation that ended
+    before the failure, its checkpoint absent from the database, was still being written when
+    the process died: a kill on the way out (an error handler's graph waiting for its
+    subgraph's puts: test_node_error_handler_handles_subgraph_internal_failure_async at 0.5 s
+    a write). Exit saves the root graph on its way out, raise or not (`_suppress_interrupt`):
+    a fresh input that left no root checkpoint never got out. (A resume's save there keeps
+    the id it loaded, so it leaves no new checkpoint to tell by.)"""
+    failed = [a.end_ts for a in last if a.outcome == "failed" and a.end_ts is not None]
+    if not failed:
+        return False
+    if recording.mode == "exit":
+        fresh = inv == 0 or (inv < len(kinds) and kinds[inv] == "input")
+        return fresh and not any(k[0] == "" and k[1] == inv for k in cp_at)
+    if recording.mode not in ("sync", "async"):
+        return False
+    return any(
+        p.inv == inv and p.checkpoint is None and not p.edit and p.submit <= max(failed)
+        for p in puts
+    )
+
+
 def _kill_in_silent_holder(
     last: list[Attempt], crash: float | None, recording: Recording, used: list[str]
 ) -> float | None:
@@ -2896,6 +2944,20 @@ def gather(
             + ", ".join(str(i + 1) for i in sorted(flipped))
             + " read the other way (a fresh input taken for a resume, or a resume for one)"
         )
+        # Read as a resume, a last invocation that began where the thread's ended run had
+        # nothing due can only be a run from an earlier checkpoint whose copy never landed
+        # (a fresh input's first node, as a replay of a loop's first step begins:
+        # test_fork_always_re_runs_nodes at 0.5 s a write).
+        lost_copy = _lost_copy(
+            groups, kinds, replayed, [c for c in db_cps if not c.checkpoint_ns], input_start=True
+        )
+        if lost_copy is not None:
+            replayed[lost_copy[0]] = lost_copy[1]
+            used.append(
+                f"invocation {lost_copy[0] + 1}, read as no fresh input, began at a task the "
+                "thread's ended run had no more of: a run from an earlier checkpoint where that "
+                "task was due, killed before its copy landed (taken as the newest such checkpoint)"
+            )
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due, {i: t for i, (_s, t) in copies.items()})
     last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
@@ -3173,6 +3235,14 @@ def gather(
         # checkpoint's put had landed).
         if not any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at):
             ending = "killed"
+    if ending == "raised" and _raise_never_got_out(
+        last, puts, len(groups) - 1, recording, kinds, cp_at
+    ):
+        ending = "killed"
+        used.append(
+            f"the failure's invocation had put checkpoints that never landed, which {recording.mode} "
+            "waits for before a raise leaves the graph: the process died on the way out"
+        )
     if ending == "paused" and len(groups) > 1 and last and answered_below(thread):
         # The pause the database shows was answered inside the graph the paused task ran,
         # and that graph's paused task returned: the last invocation went past it and died
@@ -3600,6 +3670,7 @@ def _place_nested(
     for k in cp_at:
         cp_keys.setdefault((k[0], k[1]), []).append(k)
     latest = _latest_starts(step_att)
+    starts_above = _StartsAbove(step_att)
     # each loop -> itself and the loops below it, per invocation
     within: dict[tuple[str, int], set[str]] = {}
     for n, i in loop_keys:
@@ -3756,7 +3827,7 @@ def _place_nested(
             # The parent's task ends after the subgraph's loop has left (and waited for its
             # puts), each loop inside it leaving first: one tick per level, in that order.
             levels = 1 + max(n.count("|") - ns.count("|") for n in within.get((ns, inv), (ns,)))
-            ended = max(a.end_ts for a in atts) + TICK * levels
+            ended = _run_ended(max(a.end_ts for a in atts), levels, ns, inv, starts_above)
             run_ends[(parent, inv, holder)] = max(run_ends.get((parent, inv, holder), ended), ended)
         else:
             still.add((parent, inv, holder))
@@ -3835,6 +3906,38 @@ def _next_step_after(
     return max(done, default=-1) + 1
 
 
+class _StartsAbove:
+    """The task starts of each loop and invocation, sorted: where the loops above a nested
+    run next started a task after it (`_run_ended`)."""
+
+    def __init__(self, step_att: dict[tuple[str, int, int], list[Attempt]]) -> None:
+        by_loop: dict[tuple[str, int], list[float]] = {}
+        for (ns, inv, _step), atts in step_att.items():
+            by_loop.setdefault((ns, inv), []).extend(a.start_ts for a in atts)
+        self.starts = {k: sorted(v) for k, v in by_loop.items()}
+
+    def first_after(self, ns: str, inv: int, t: float) -> float | None:
+        parts = ns.split(namespaces.NS_SEP)
+        found = []
+        for depth in range(len(parts)):
+            starts = self.starts.get((namespaces.NS_SEP.join(parts[:depth]), inv), [])
+            i = bisect.bisect_left(starts, t)
+            if i < len(starts):
+                found.append(starts[i])
+        return min(found, default=None)
+
+
+def _run_ended(last: float, levels: int, ns: str, inv: int, above: _StartsAbove) -> float:
+    """When the parent task of nested run `ns` ended: after the run's last task, each loop
+    inside it leaving first, one tick per level, in that order; yet before the next task of
+    a loop above it started, which waited for it, where the log shows that sooner than the
+    ticks (test_doubly_nested_graph_state under exit: parent_2 began 4 ms after
+    grandchild_2 ended, and the waits of both graphs' ways out fall before it)."""
+    nxt = above.first_after(ns, inv, last)
+    tick = TICK if nxt is None else min(TICK, (nxt - last) / (levels + 1))
+    return last + tick * levels
+
+
 def _hold_silent_loops(
     containers: set[tuple[str, int, int]],
     holder_of: dict[tuple[str, int, int], int],
@@ -3886,7 +3989,7 @@ def _hold_silent_loops(
         if not all(a.outcome == "finished" for a in atts):
             continue
         levels = 1 + max(n.count("|") - ns.count("|") for n in within.get((ns, inv), (ns,)))
-        ended = max(a.end_ts for a in atts) + TICK * levels
+        ended = _run_ended(max(a.end_ts for a in atts), levels, ns, inv, _StartsAbove(step_att))
         went_on = any(
             k[2] > holder and any(a.start_ts >= ended - TICK * levels for a in step_att.get(k, ()))
             for k in loop_keys.get((parent, inv), ())

@@ -199,8 +199,8 @@ def _run_had_ended(ev: Evidence, key: tuple[str, int, int]) -> bool:
 
 
 def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
-    """Later fresh-input invocations of which no root checkpoint landed (not even the input
-    checkpoint): the input is lost with them, so a resume (`invoke(None)`) goes on from what
+    """Later fresh-input invocations, and runs from an earlier checkpoint, of which no root
+    checkpoint landed (not even the input checkpoint, or the copy): the input is lost with them, so a resume (`invoke(None)`) goes on from what
     an earlier invocation saved and never runs their tasks; sending that input again would.
     A subgraph's checkpoint of that invocation does not help: a resume starts from the
     root's latest (a ``checkpointer=True`` subgraph saves when its run returns, under exit too).
@@ -210,9 +210,12 @@ def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
     # An update_state checkpoint dated inside the invocation was no part of it (written
     # between invocations, kept in every mode): it does not make the input resumable.
     edits = {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}
+    # A run from an earlier checkpoint that saved nothing, not even the copy it began with,
+    # is lost the same way: a resume goes on along the older branch.
+    copied = {p.inv for p in ev.puts if p.replay}
     out: set[int] = set()
     for inv in range(1, ev.invocations):
-        if ev.kinds[inv] != "input":
+        if ev.kinds[inv] != "input" and inv not in copied:
             continue
         if not any(k[1] == inv and k[0] == "" and k not in edits for k in landed):
             out.add(inv)
