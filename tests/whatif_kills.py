@@ -180,6 +180,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("retry_two_effects", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("fork_replay", 0, ("sync", "async"), 0.5),  # exit: a replay with nothing due
         KillCampaign("doubly_nested", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("multi_resume", 0, ("sync", "async", "exit"), 0.5),
     )
 }
 

@@ -89,8 +89,10 @@ class _Index:
             for n in [*(t.node for t in c.tasks), *c.record.versions_seen]
             if n
         }
-        # The tasks whose saved writes a finished line was given (`_saved_done_in`).
-        self.completed: set[str] = set()
+        # The tasks whose saved writes a finished line was given (`_saved_done_in`), each
+        # with that line's process: a task answered in a later process saved its writes
+        # there, and its lines before the pause saved none (test_multi_resume).
+        self.completed: set[tuple[str, object]] = set()
         # How well each subgraph run fitted each line without a task id (`_runs_in_order`).
         self.fits: dict[int, dict[str, tuple[int, int]]] = {}
         # The process of the log's last line, where the log has more than one to tell it by.
@@ -444,8 +446,20 @@ def _saved_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
     before = _made_before(ns_name, a.start_ts, idx)
     if not before:
         return False
-    taken = idx.taken[(before[-1].checkpoint_id, a.pid)] | idx.completed
+    taken = idx.taken[(before[-1].checkpoint_id, a.pid)] | {
+        t for t, pid in idx.completed if pid == a.pid
+    }
     return any(t.done and t.task_id not in taken for t in _tasks_of(before[-1], a.node, idx))
+
+
+def _all_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
+    """Has every task of `a`'s node at the newest checkpoint of run `ns_name` made before `a`
+    started its writes saved? A line the kill cut short is no such task's: a task's writes
+    are put only once it returns (test_multi_resume, three workers' runs: the last worker's
+    second effect had been given the run whose worker had returned)."""
+    before = _made_before(ns_name, a.start_ts, idx)
+    tasks = _tasks_of(before[-1], a.node, idx) if before else []
+    return bool(tasks) and all(t.done for t in tasks)
 
 
 def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
@@ -456,7 +470,8 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
 
     * a finished line tries first the runs in which a task of its node has its writes saved
       (the run that paused again has none), and among runs that fit alike, the one whose
-      step ended as the line did (`_seen_after`);
+      step ended as the line did (`_seen_after`); a line the kill cut short tries last the
+      runs whose every task of its node returned (`_all_done_in`);
     * a run that returned, though its own newest checkpoint still has tasks to run
       (`_Index.saved_on_exit`: exit saves the caller's step on the way out, not the run's
       end), returned in an invocation that ended: no line of the killed process is its, and
@@ -472,6 +487,8 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
         saved_on_exit = n in idx.saved_on_exit
         if saved_on_exit and a.pid == idx.kill_pid:
             return (2, 1)
+        if a.outcome == "in flight" and _all_done_in(a, n, idx):
+            return (2, 0)
         saved = a.outcome == "finished" and _saved_done_in(a, n, idx)
         return (0 if saved else 1, 0 if saved_on_exit and idx.kill_pid is not None else 1)
 
@@ -629,7 +646,9 @@ def _continue_effect(a: Attempt, attempts: Sequence[Attempt], idx: _Index) -> bo
     of its node, in its process, ended last before it began, with no attempt of any node
     started in between. Parallel tasks of one node start together, so the attempt just
     before it may still be open (two `Send` workers ask, one is answered and records:
-    test_parallel_interrupts); every task of the step was then given to an earlier line."""
+    test_parallel_interrupts); every task of the step was then given to an earlier line. A
+    line the kill cut short goes on no task that returned (three workers answered at once,
+    test_multi_resume: the last worker's second effect is not the first one's)."""
     done = [
         b
         for b in attempts
@@ -639,6 +658,8 @@ def _continue_effect(a: Attempt, attempts: Sequence[Attempt], idx: _Index) -> bo
         and b.task is not None
         and b.outcome == "finished"
         and b.end_ts <= a.start_ts
+        # a task that returned (its writes saved) had no effect the kill cut short
+        and not (a.outcome == "in flight" and b.task.done)
     ]
     if not done:
         return False
@@ -873,7 +894,7 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             continue
         placed = _align_time(a, idx)
         if placed and a.task is not None and a.task.done and a.outcome == "finished":
-            idx.completed.add(a.task.task_id)  # the finished line that saved its task's writes
+            idx.completed.add((a.task.task_id, a.pid))  # the line that saved its task's writes
         if not placed and not a.task_id and not _continue_effect(a, attempts, idx):
             _next_graph(a, before, idx)
     for a in attempts:

@@ -1195,6 +1195,8 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     head = a
     for b in reversed(ordered[: next(i for i, x in enumerate(ordered) if x is a)]):
+        if b.pid == a.pid and _sibling_task(b, a):
+            continue  # another task of the node (a `Send` worker) logged in between
         if b.pid != a.pid or not _same_task(b, a) or b.outcome != "finished":
             break
         if b.task_id is None and a.task_id is None and b.step != a.step:
@@ -1210,6 +1212,16 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
             break
         head = b
     return head
+
+
+def _sibling_task(b: Attempt, a: Attempt) -> bool:
+    """Is `b` another task of `a`'s node, by the task ids or namespaces the log names (parallel
+    `Send` workers, each in a run of its own: test_multi_resume's three workers)?"""
+    if b.node != a.node:
+        return False
+    if b.task_id is not None and a.task_id is not None and b.task_id != a.task_id:
+        return True
+    return b.logged_ns is not None and a.logged_ns is not None and b.logged_ns != a.logged_ns
 
 
 def _under(ns: str, held: set[str]) -> bool:
@@ -2184,6 +2196,10 @@ class _SideBySide:
         # a run the database shows done before this task began is not its run
         runs = [r for r in runs if self.done_at.get(r, float("inf")) > a.start_ts] or runs
         free = [r for r in runs if r not in self.last or self.last[r].end_ts <= a.start_ts + 1e-6]
+        if a.outcome == "in flight":
+            # a line the kill cut short is no next effect of a task of its node that returned
+            # (its writes saved): three workers answered at once, test_multi_resume
+            free = [r for r in free if not self._returned(r, a.node)] or free
         fresh = [r for r in free if r not in self.last]
         if aligned in free and [r for r in runs if r in self.last] == [aligned]:
             # the only run going so far is free and the checkpoints put the task there: its
@@ -2201,6 +2217,11 @@ class _SideBySide:
             pick = min(runs, key=lambda r: self.last[r].end_ts)
         self.last[pick] = a
         return pick
+
+    def _returned(self, run: str, node: str) -> bool:
+        """Did the last task of `run`, of `node`, return (the database has its writes)?"""
+        last = self.last.get(run)
+        return last is not None and last.node == node and last.task is not None and last.task.done
 
     def _paired_by_guess(self, run: str | None) -> bool:
         """Was the last task of `run` given its end line by a guess (`Attempt.peers`:

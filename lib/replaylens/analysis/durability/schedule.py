@@ -602,7 +602,10 @@ def schedule(
             unknown_wait = mode == "exit" and recording.latency is None
             asked = None if spans_returned or unknown_wait else recording
             returned = _returned_after_runs(ev, a, target, landing, lane_of, by_task, asked)
-            if returned is not None and returned <= crash + 1e-9:
+            # (a closed span only widens the range, so under exit the latest the kill may
+            # have come counts: a moment only the log's last line bounds, `kill_unsure`)
+            latest = crash + (ev.kill_unsure if mode == "exit" else 0.0)
+            if returned is not None and returned <= latest + 1e-9:
                 (closed_spans if mode == "exit" else written).add(id(a))
             continue
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
