@@ -403,7 +403,7 @@ def test_a_line_the_kill_cut_short_is_no_effect_of_a_task_that_returned(
     whose writes the database holds (it had returned): read as kept, where the real resume
     ran it again, and the run it should have been had an end line to spare. A task that
     returned had no effect the kill cut short, neither in the alignment nor in the side-by-side
-    order of the runs (`align._all_done_in`, `align._continue_effect`,
+    order of the runs (`align._continue_effect`,
     `evidence._SideBySide`); and a task's writes saved in a later process were saved by that
     process's line, not by its line before the pause (`align._Index.completed`)."""
     runs = load(MULTI, tmp_path)

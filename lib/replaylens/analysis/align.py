@@ -452,16 +452,6 @@ def _saved_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
     return any(t.done and t.task_id not in taken for t in _tasks_of(before[-1], a.node, idx))
 
 
-def _all_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:
-    """Has every task of `a`'s node at the newest checkpoint of run `ns_name` made before `a`
-    started its writes saved? A line the kill cut short is no such task's: a task's writes
-    are put only once it returns (test_multi_resume, three workers' runs: the last worker's
-    second effect had been given the run whose worker had returned)."""
-    before = _made_before(ns_name, a.start_ts, idx)
-    tasks = _tasks_of(before[-1], a.node, idx) if before else []
-    return bool(tasks) and all(t.done for t in tasks)
-
-
 def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
     """The loops `a` is tried in: the root first, then the subgraph runs by name (or the
     reverse, `realigned`). Two `Send` workers' runs of one subgraph, answered one interrupt
@@ -470,8 +460,7 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
 
     * a finished line tries first the runs in which a task of its node has its writes saved
       (the run that paused again has none), and among runs that fit alike, the one whose
-      step ended as the line did (`_seen_after`); a line the kill cut short tries last the
-      runs whose every task of its node returned (`_all_done_in`);
+      step ended as the line did (`_seen_after`);
     * a run that returned, though its own newest checkpoint still has tasks to run
       (`_Index.saved_on_exit`: exit saves the caller's step on the way out, not the run's
       end), returned in an invocation that ended: no line of the killed process is its, and
@@ -487,8 +476,6 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
         saved_on_exit = n in idx.saved_on_exit
         if saved_on_exit and a.pid == idx.kill_pid:
             return (2, 1)
-        if a.outcome == "in flight" and _all_done_in(a, n, idx):
-            return (2, 0)
         saved = a.outcome == "finished" and _saved_done_in(a, n, idx)
         return (0 if saved else 1, 0 if saved_on_exit and idx.kill_pid is not None else 1)
 
