@@ -416,3 +416,21 @@ def test_a_line_the_kill_cut_short_is_no_effect_of_a_task_that_returned(
     for src, given in (("sync", True), ("sync", False), ("async", False)):
         sync = predict(runs[src], "bare", given)["sync"]
         assert holds(sync, real(runs["sync"], "bare")), (src, given, sync.race)
+
+
+def test_a_bare_workers_retry_is_its_task_though_a_sibling_started_between(
+    tmp_path: Path,
+) -> None:
+    """test_graph_with_single_retry_policy on three `Send` workers at 0.5 s a write, killed in
+    ``collect``: the second worker failed, its `RetryPolicy` ran it again at once, and every
+    worker's writes were saved. In a bare log the third worker's start came between the
+    failure and the retry in the list of attempts, so the retry was no worker's task and was
+    read as running again under async (2 tasks and 3 lines where the real resume re-ran 1
+    and 1). The retry is the failed task's, whatever started in between
+    (`attempts.retried_in_step`, used by `align.align`)."""
+    name = "send_retry_policy-late-0.5s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"], "bare") == (2, 1, 1)
+    assert figures(predict(runs["async"], "bare")["async"]) == (2, 1, 1)
+    assert all(not c.wrong for c in judged(name, tmp_path))
+    every_prediction_holds(runs, same_progress=True)

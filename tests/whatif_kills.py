@@ -181,6 +181,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("fork_replay", 0, ("sync", "async"), 0.5),  # exit: a replay with nothing due
         KillCampaign("doubly_nested", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("multi_resume", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("send_retry_policy", 1, ("sync", "async", "exit"), 0.5),
     )
 }
 

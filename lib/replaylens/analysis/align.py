@@ -19,6 +19,7 @@ from replaylens.analysis.attempts import (
     Attempt,
     continues,
     number_attempts,
+    retried_in_step,
     retries,
 )
 from replaylens.analysis.runtime import call_id_matches
@@ -825,11 +826,23 @@ def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
 
 def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:
     idx = _Index(thread, attempts, runs_reversed)
+    # the failure each attempt retried (`RetryPolicy`), where `Send` workers of its node
+    # logged lines between the two (test_graph_with_single_retry_policy on workers)
+    retried = retried_in_step(attempts)
+    retry_of = {id(again): f for f in attempts if (again := retried.get(id(f))) is not None}
     previous: Attempt | None = None  # the attempt just before `a` (attempts come in start order)
     for a in attempts:
         before, previous = previous, a
         if a.task_id and _align_exact(a, idx):
             continue
+        failed = retry_of.get(id(a))
+        if (
+            not a.task_id
+            and failed is not None
+            and failed.task is not None
+            and failed is not before
+        ):
+            before = failed  # its task is the failure's, whatever started in between
         if (
             not a.task_id
             and before is not None

@@ -419,3 +419,39 @@ def number_attempts(attempts: list[Attempt]) -> None:
         key = a.key or ("unaligned", a.node, a.task_id, a.step)
         seen[key] += 1
         a.attempt = seen[key]
+
+
+def same_task(a: Attempt, b: Attempt) -> bool:
+    """Could `b` be `a` started again (the same node, loop and task, where the log says)?"""
+    return (
+        a.node == b.node
+        and a.logged_ns == b.logged_ns
+        and (a.task_id is None or b.task_id is None or a.task_id == b.task_id)
+        and (a.step is None or b.step is None or a.step == b.step)
+    )
+
+
+def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
+    """Failed attempts LangGraph retried inside their step (`RetryPolicy`), each mapped to
+    the attempt that retried it.
+
+    `run_with_retry` (`pregel/_retry.py`) runs the task again in the same process, in the
+    same superstep, before the step ends: the retry is the same task started again by the
+    same pid after the failure and before any task of a later step of that process. A
+    failure that ends the invocation (no policy, or the attempts exhausted) has no such
+    successor: the next start of that task is in a later invocation, most often a new
+    process."""
+    ordered = sorted(attempts, key=lambda x: x.start_ts)
+    out: dict[int, Attempt] = {}
+    for i, a in enumerate(ordered):
+        if a.outcome != "failed":
+            continue
+        for b in ordered[i + 1 :]:
+            if b.pid != a.pid:
+                continue
+            if b.start_ts < a.end_ts - 1e-6:
+                continue  # a sibling running alongside
+            if same_task(a, b):
+                out[id(a)] = b
+            break  # the next start of this process after the failure decides
+    return out

@@ -9,7 +9,8 @@ from math import inf
 from typing import Literal
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import Attempt, continues
+from replaylens.analysis.attempts import Attempt, continues, retried_in_step
+from replaylens.analysis.attempts import same_task as _same_task
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
 from replaylens.analysis.tasks import START
 from replaylens.model import Checkpoint, Thread
@@ -393,16 +394,6 @@ def _ending(
     return "returned"
 
 
-def _same_task(a: Attempt, b: Attempt) -> bool:
-    """Could `b` be `a` started again (the same node, loop and task, where the log says)?"""
-    return (
-        a.node == b.node
-        and a.logged_ns == b.logged_ns
-        and (a.task_id is None or b.task_id is None or a.task_id == b.task_id)
-        and (a.step is None or b.step is None or a.step == b.step)
-    )
-
-
 def runners_of(checkpoints: Sequence[Checkpoint]) -> dict[str, set[str]]:
     """Node -> the root tasks (nodes) under whose namespaces a checkpoint names it: where a log
     without namespaces ran a subgraph's node (`handled_failures`)."""
@@ -504,32 +495,6 @@ def handled_on_resume(attempts: list[Attempt], handlers: dict[int, Attempt]) -> 
         )
         if later or (a.task is not None and a.task.status == "handled"):
             out.add(id(a))
-    return out
-
-
-def retried_in_step(attempts: list[Attempt]) -> dict[int, Attempt]:
-    """Failed attempts LangGraph retried inside their step (`RetryPolicy`), each mapped to
-    the attempt that retried it.
-
-    `run_with_retry` (`pregel/_retry.py`) runs the task again in the same process, in the
-    same superstep, before the step ends: the retry is the same task started again by the
-    same pid after the failure and before any task of a later step of that process. A
-    failure that ends the invocation (no policy, or the attempts exhausted) has no such
-    successor: the next start of that task is in a later invocation, most often a new
-    process."""
-    ordered = sorted(attempts, key=lambda x: x.start_ts)
-    out: dict[int, Attempt] = {}
-    for i, a in enumerate(ordered):
-        if a.outcome != "failed":
-            continue
-        for b in ordered[i + 1 :]:
-            if b.pid != a.pid:
-                continue
-            if b.start_ts < a.end_ts - 1e-6:
-                continue  # a sibling running alongside
-            if _same_task(a, b):
-                out[id(a)] = b
-            break  # the next start of this process after the failure decides
     return out
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.attempts import Attempt, retried_in_step
 from replaylens.analysis.delta import delta_channels
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
@@ -16,7 +16,6 @@ from replaylens.analysis.durability.evidence import (
     Step,
     base_space,
     node_path,
-    retried_in_step,
     span_only,
     task_run,
 )
