@@ -1160,7 +1160,7 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     head = a
     for b in reversed(ordered[: next(i for i, x in enumerate(ordered) if x is a)]):
-        if b.pid == a.pid and _sibling_task(b, a):
+        if b.pid == a.pid and _sibling_task(b, head):
             continue  # another task of the node (a `Send` worker) logged in between
         if b.pid != a.pid or not _same_task(b, a) or b.outcome != "finished":
             break
@@ -1186,7 +1186,10 @@ def _sibling_task(b: Attempt, a: Attempt) -> bool:
         return False
     if b.task_id is not None and a.task_id is not None and b.task_id != a.task_id:
         return True
-    return b.logged_ns is not None and a.logged_ns is not None and b.logged_ns != a.logged_ns
+    if b.logged_ns is not None and a.logged_ns is not None and b.logged_ns != a.logged_ns:
+        return True
+    # aligned with runs of their own (a log without namespaces)
+    return bool(b.namespace and a.namespace and b.namespace != a.namespace)
 
 
 def _under(ns: str, held: set[str]) -> bool:
