@@ -424,8 +424,8 @@ def test_a_bare_kill_aimed_at_a_workers_node_skips_the_siblings_open_beside_it(
     workers apart, so the walk back to the killed task's first effect stopped at the first
     line of the node before it (another worker's, still open), and the kill was dated from
     the last worker's ``record``, 0.36 s late: sync and async then kept the first worker's
-    run's next checkpoint (9 where 8). A line of the node the alignment put in another run,
-    aligned with another run is another task's (`evidence._sibling_task`)."""
+    run's next checkpoint (9 where 8). A line of the node the alignment put in another run
+    is another task's (`evidence._sibling_task`)."""
     runs = load(MULTI, tmp_path)
     for src, target in (("async", "sync"), ("exit", "async")):
         o = predict(runs[src], "bare")[target]
