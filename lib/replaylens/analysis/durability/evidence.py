@@ -2601,7 +2601,7 @@ def _raise_never_got_out(
 ) -> bool:
     """Did the invocation whose task failed die before the failure left the graph?
 
-    Under sync and async the loop waits for every put it submitted before a raise leaves it
+    Under async the loop waits for every put it submitted before a raise leaves it
     (`BackgroundExecutor` waits on its way out), so a step of that invocation that ended
     before the failure, its checkpoint absent from the database, was still being written when
     the process died: a kill on the way out (an error handler's graph waiting for its
@@ -2615,10 +2615,20 @@ def _raise_never_got_out(
     if recording.mode == "exit":
         fresh = inv == 0 or (inv < len(kinds) and kinds[inv] == "input")
         return fresh and not any(k[0] == "" and k[1] == inv for k in cp_at)
-    if recording.mode not in ("sync", "async"):
-        return False
+    if recording.mode != "async":
+        return False  # (sync waited for each step's put: none can be missing either way)
+    # A loop's puts land in the order it made them: one missing before a later one that
+    # landed says the reading is wrong (an exit database read as async), not a kill.
+    landed: dict[tuple[str, int], int] = {}
+    for p in puts:
+        if p.checkpoint is not None and not p.edit:
+            landed[(p.ns, p.inv)] = max(p.step, landed.get((p.ns, p.inv), p.step))
     return any(
-        p.inv == inv and p.checkpoint is None and not p.edit and p.submit <= max(failed)
+        p.inv == inv
+        and p.checkpoint is None
+        and not p.edit
+        and p.submit <= max(failed)
+        and landed.get((p.ns, p.inv), -2) < p.step
         for p in puts
     )
 
@@ -3229,8 +3239,8 @@ def gather(
     ):
         ending = "killed"
         used.append(
-            f"the failure's invocation had put checkpoints that never landed, which {recording.mode} "
-            "waits for before a raise leaves the graph: the process died on the way out"
+            "the failure's invocation left no checkpoint that a raise leaving the graph saves "
+            f"or waits for under {recording.mode}: the process died on the way out"
         )
     if ending == "paused" and len(groups) > 1 and last and answered_below(thread):
         # The pause the database shows was answered inside the graph the paused task ran,
