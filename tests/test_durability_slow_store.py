@@ -238,3 +238,27 @@ def test_nested_runs_end_before_the_next_task_above_them_starts(tmp_path: Path) 
     for form in ("recorder", "langgraph"):
         assert figures(predict(runs["exit"], form)["async"]) == (11, 1, 1), form
     every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_stable_graph_run_from_an_edit_that_branched_is_not_dropped(tmp_path: Path) -> None:
+    """test_three_level_nested_subgraph_loads_state_on_fork at 0.5 s a write: two inputs ran
+    to their ends, the state was edited where parent_step was due (``update_state`` on an
+    older checkpoint than the newest: a branch), and the run from the edit was killed inside
+    the `checkpointer=True` graphs, in mid_step (early) or inner_step (late), before their
+    input checkpoints landed. The verdicts had read those lines as a run the resume drops
+    (the resuming flag makes a stable graph go on from its last run's end), and the async
+    recordings said they would not run again; the real resumes ran them again. A run from
+    an earlier checkpoint hands its stable graphs their state as of that checkpoint, which a
+    root checkpoint of source ``fork`` said, and an edit that branched says too
+    (`verdicts._forked`)."""
+    for name, node in (
+        ("three_level_stateful_forked-early-0.5s", "mid_step"),
+        ("three_level_stateful_forked-late-0.5s", "inner_step"),
+    ):
+        runs = load(name, tmp_path / name)
+        for form in ("recorder", "langgraph"):
+            p = plan(runs["async"], form)
+            cut = [a for a in p.attempts if a.node == node and a.outcome == "in flight"]
+            assert [a.verdict for a in cut] == ["replays"], (name, form)
+            assert figures(p.what_if["async"]) == real(runs["async"]), (name, form)
+        every_prediction_holds(runs, same_progress=True)

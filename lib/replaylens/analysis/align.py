@@ -780,7 +780,7 @@ def _effects_up_to(owner: Attempt, attempts: list[Attempt], since: float) -> lis
     RetryPolicy ran again, with no other node's line between."""
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     run = [owner]
-    for a in reversed(ordered[: ordered.index(owner)]):
+    for a in reversed(ordered[: next(i for i, x in enumerate(ordered) if x is owner)]):
         if (
             a.node != owner.node
             or a.pid != owner.pid

@@ -183,9 +183,18 @@ def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
 
 
 def _forked(thread: Thread) -> bool:
-    """Was the thread run from an earlier checkpoint (a root checkpoint of source ``fork``)?"""
+    """Was the thread run from an earlier checkpoint: a root checkpoint of source ``fork``, or
+    one ``update_state`` saved on an earlier checkpoint than the newest then (an edit that
+    branched: test_three_level_nested_subgraph_loads_state_on_fork)?"""
     root = thread.namespaces.get("")
-    return root is not None and any(c.source == "fork" for c in root.checkpoints)
+    if root is None:
+        return False
+    newest = -1
+    for c in sorted(root.checkpoints, key=lambda c: iso_to_epoch(c.ts) or 0.0):
+        if c.source == "fork" or (c.source == "update" and (c.step or 0) <= newest):
+            return True
+        newest = max(newest, c.step if c.step is not None else -1)
+    return False
 
 
 def judge(

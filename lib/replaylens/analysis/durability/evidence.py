@@ -9,8 +9,7 @@ from math import inf
 from typing import Literal
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import Attempt, continues, retried_in_step
-from replaylens.analysis.attempts import same_task as _same_task
+from replaylens.analysis.attempts import Attempt, continues, retried_in_step, same_task
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
 from replaylens.analysis.tasks import START
 from replaylens.model import Checkpoint, Thread
@@ -1134,7 +1133,7 @@ def _restarts(
     ):
         return False
     if any(
-        _same_task(f, earlier)
+        same_task(f, earlier)
         and f.pid == later.pid
         and earlier.start_ts <= f.start_ts < later.start_ts
         for f in retries
@@ -1162,7 +1161,7 @@ def _task_head(a: Attempt, attempts: list[Attempt]) -> Attempt:
     for b in reversed(ordered[: next(i for i, x in enumerate(ordered) if x is a)]):
         if b.pid == a.pid and _sibling_task(b, head):
             continue  # another task of the node (a `Send` worker) logged in between
-        if b.pid != a.pid or not _same_task(b, a) or b.outcome != "finished":
+        if b.pid != a.pid or not same_task(b, a) or b.outcome != "finished":
             break
         if b.task_id is None and a.task_id is None and b.step != a.step:
             break
@@ -1549,7 +1548,7 @@ def _last_run(a: Attempt, group: list[Attempt]) -> list[Attempt]:
     those it continues (`attempts.continues`). A node in a loop runs several times in one
     invocation; only its last run can be the one that paused."""
     same = sorted(
-        (c for c in group if _same_task(a, c) and not _aligned_apart(a, c)),
+        (c for c in group if same_task(a, c) and not _aligned_apart(a, c)),
         key=lambda c: c.start_ts,
     )
     run = same[-1:]
@@ -1915,7 +1914,7 @@ def _kinds(
                 weak.add(i)
             continue
         open_ = [a for a in prev if not _step_done(a, retried, halted) and id(a) not in retried]
-        if any(_same_task(o, f) for o in open_ for f in first):
+        if any(same_task(o, f) for o in open_ for f in first):
             kinds.append("resume")
             if by_name_only and weak is not None:
                 weak.add(i)
@@ -2003,6 +2002,16 @@ def _lost_copy(
     named = [c for c in due if logged and c.step == min(logged) - 2]
     newest = max(named or due, key=lambda c: taken_at(c) or 0.0)
     return last, int(newest.step or 0) + 1
+
+
+def _lost_copy_said(inv: int, why: str) -> str:
+    """The sentence `gather` says for a run from an earlier checkpoint whose copy never landed
+    (`_lost_copy`), `why` telling it from a fresh input."""
+    return (
+        f"invocation {inv + 1} began at a task the thread's ended run had no more of, {why}: "
+        "a run from an earlier checkpoint where that task was due, killed before its copy "
+        "landed (taken as the newest such checkpoint)"
+    )
 
 
 def _root_node(a: Attempt) -> str:
@@ -2924,11 +2933,7 @@ def gather(
     lost_copy = _lost_copy(groups, kinds, replayed, [c for c in db_cps if not c.checkpoint_ns])
     if lost_copy is not None:
         replayed[lost_copy[0]] = lost_copy[1]
-        used.append(
-            f"invocation {lost_copy[0] + 1} began at a task the thread's ended run had no "
-            "more of, and no input starts with: a run from an earlier checkpoint where that "
-            "task was due, killed before its copy landed (taken as the newest such checkpoint)"
-        )
+        used.append(_lost_copy_said(lost_copy[0], "and no input starts with"))
     for inv in replayed:
         # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
         # the copy as a resume goes on from the latest checkpoint
@@ -2952,11 +2957,7 @@ def gather(
         )
         if lost_copy is not None:
             replayed[lost_copy[0]] = lost_copy[1]
-            used.append(
-                f"invocation {lost_copy[0] + 1}, read as no fresh input, began at a task the "
-                "thread's ended run had no more of: a run from an earlier checkpoint where that "
-                "task was due, killed before its copy landed (taken as the newest such checkpoint)"
-            )
+            used.append(_lost_copy_said(lost_copy[0], "read as no fresh input"))
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due, {i: t for i, (_s, t) in copies.items()})
     last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
