@@ -182,7 +182,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("doubly_nested", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("multi_resume", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("send_retry_policy", 1, ("sync", "async", "exit"), 0.5),
-        # (exit: the edited run went past the kill point before the kill, nothing killed)
+        # (exit: no checkpoint had parent_step due to edit, the run ran nothing: no kill)
         KillCampaign("three_level_stateful_forked", 0, ("sync", "async"), 0.5),
         KillCampaign("three_level_stateful_forked", 1, ("sync", "async"), 0.5),
     )
