@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.durability.evidence import branch_edits
 from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
@@ -184,17 +185,12 @@ def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
 
 def _forked(thread: Thread) -> bool:
     """Was the thread run from an earlier checkpoint: a root checkpoint of source ``fork``, or
-    one ``update_state`` saved on an earlier checkpoint than the newest then (an edit that
-    branched: test_three_level_nested_subgraph_loads_state_on_fork)?"""
+    an ``update_state`` on an earlier checkpoint beside a child it already had (a branch,
+    `branch_edits`: test_three_level_nested_subgraph_loads_state_on_fork)?"""
     root = thread.namespaces.get("")
-    if root is None:
-        return False
-    newest = -1
-    for c in sorted(root.checkpoints, key=lambda c: iso_to_epoch(c.ts) or 0.0):
-        if c.source == "fork" or (c.source == "update" and (c.step or 0) <= newest):
-            return True
-        newest = max(newest, c.step if c.step is not None else -1)
-    return False
+    return root is not None and (
+        any(c.source == "fork" for c in root.checkpoints) or bool(branch_edits(root.checkpoints))
+    )
 
 
 def judge(

@@ -3962,6 +3962,7 @@ def _hold_silent_loops(
     Only where the parent went on after it: a run paused below (a breakpoint) never ended
     its parent's step."""
     pending = sorted({(p, i) for p, i, _h in containers if p}, key=lambda k: -k[0].count("|"))
+    starts_above = _StartsAbove(step_att)  # (this placing moves no attempt between steps)
     for ns, inv in pending:
         if any(k[0] == ns and k[1] == inv for k in holder_of):
             continue
@@ -3989,7 +3990,7 @@ def _hold_silent_loops(
         if not all(a.outcome == "finished" for a in atts):
             continue
         levels = 1 + max(n.count("|") - ns.count("|") for n in within.get((ns, inv), (ns,)))
-        ended = _run_ended(max(a.end_ts for a in atts), levels, ns, inv, _StartsAbove(step_att))
+        ended = _run_ended(max(a.end_ts for a in atts), levels, ns, inv, starts_above)
         went_on = any(
             k[2] > holder and any(a.start_ts >= ended - TICK * levels for a in step_att.get(k, ()))
             for k in loop_keys.get((parent, inv), ())

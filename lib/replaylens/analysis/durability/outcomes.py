@@ -200,8 +200,9 @@ def _run_had_ended(ev: Evidence, key: tuple[str, int, int]) -> bool:
 
 def lost_inputs(ev: Evidence, landed: set[tuple[str, int, int]]) -> set[int]:
     """Later fresh-input invocations, and runs from an earlier checkpoint, of which no root
-    checkpoint landed (not even the input checkpoint, or the copy): the input is lost with them, so a resume (`invoke(None)`) goes on from what
-    an earlier invocation saved and never runs their tasks; sending that input again would.
+    checkpoint landed (not even the input checkpoint, or the copy): the input is lost with
+    them, so a resume (`invoke(None)`) goes on from what an earlier invocation saved and
+    never runs their tasks; sending that input again would.
     A subgraph's checkpoint of that invocation does not help: a resume starts from the
     root's latest (a ``checkpointer=True`` subgraph saves when its run returns, under exit too).
 

@@ -42,7 +42,7 @@ class Schedule:
     """id(attempt) -> when (recorded clock) its own runs' lines ended, for a task that ran
     subgraph runs of its own and under this mode returns only after the crash, once those
     loops left (their puts in flight landed): its lines after that moment were never
-    written (`_put_at`)."""
+    written (`_ended_own_runs`)."""
 
 
 StepKey = tuple[str, int, int]
@@ -639,10 +639,11 @@ def schedule(
         elif ended:
             written.add(id(a))
         elif mode != "exit" and crash is not None and put is not None:
-            if _put_at(ev, a, put, target, landing, lane_of, by_task) <= crash + 1e-9:
+            own = _ended_own_runs(ev, a, put, lane_of, by_task)
+            if _put_at(ev, a, put, own, target, landing, lane_of) <= crash + 1e-9:
                 written.add(id(a))
-            elif (runs_end := _own_runs_end(ev, a, put, lane_of, by_task)) is not None:
-                late_ends[id(a)] = runs_end
+            elif own is not None:  # its lines after its runs' end were never written
+                late_ends[id(a)] = max(b.end_ts for b in own[1])
     if mode == "sync" and crash is not None:
         landed |= _waited_for_before_kill(ev)
     landed |= {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}  # update_state: every mode
@@ -785,17 +786,17 @@ def _put_at(
     ev: Evidence,
     a: Attempt,
     put: float,
+    own: tuple[set[str], list[Attempt]] | None,
     target: Callable[[float, str], float],
     landing: dict[tuple[str, int, int], float],
     lane_of: dict[int, str],
-    by_task: dict[str, set[str]],
 ) -> float:
     """When `a`'s writes are put under the target mode. A task that ran subgraphs of its own
-    (a trace shows its span around them) ends once its last run has left, that run's loop
-    waiting for its puts in flight: on the runs' clock, not its own lane's, where the waits
-    the runs made are not yet taken out (`Send` workers that each run a subgraph)."""
+    (`own`, `_ended_own_runs`: a trace shows its span around them) ends once its last run has
+    left, that run's loop waiting for its puts in flight: on the runs' clock, not its own
+    lane's, where the waits the runs made are not yet taken out (`Send` workers that each run
+    a subgraph)."""
     lane = lane_of.get(id(a), "")
-    own = _ended_own_runs(ev, a, put, lane_of, by_task)
     if own is None:
         return target(put, lane)
     runs, inside = own
@@ -821,7 +822,9 @@ def _ended_own_runs(
 ) -> tuple[set[str], list[Attempt]] | None:
     """The subgraph runs `a`'s task ran (`_own_runs`) and their attempts before it ended,
     where its end waits for those runs' loops to leave (its writes put as it ended); None
-    where it ran none of its own, or no attempt of them is in the log."""
+    where it ran none of its own, or no attempt of them is in the log. A task whose lines
+    then ended after those runs' end (a trace's span end) wrote them only once it returned
+    (`Schedule.late_ends`)."""
     if put != a.end_ts:
         return None
     lane = lane_of.get(id(a), "")
@@ -831,19 +834,6 @@ def _ended_own_runs(
         return None
     inside = _inside_own_runs(ev, a, ev.step_of[id(a)][1], _in_runs(runs, depth), until=a.end_ts)
     return (runs, inside) if inside else None
-
-
-def _own_runs_end(
-    ev: Evidence,
-    a: Attempt,
-    put: float,
-    lane_of: dict[int, str],
-    by_task: dict[str, set[str]],
-) -> float | None:
-    """When (recorded clock) the lines of the subgraph runs `a`'s task ran ended, where its
-    end waits for those runs' loops to leave (`_put_at`); None where it ran none of its own."""
-    own = _ended_own_runs(ev, a, put, lane_of, by_task)
-    return max(b.end_ts for b in own[1]) if own is not None else None
 
 
 def _returned_after_runs(
