@@ -432,6 +432,44 @@ def test_a_bare_kill_aimed_at_a_workers_node_skips_the_siblings_open_beside_it(
         assert holds(o, real(runs[target], "bare")) and o.checkpoints_kept == 8, (src, o.race)
 
 
+def test_an_exit_saved_runs_lines_are_placed_by_when_the_loop_made_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """The same kill recorded under exit, bare log: each worker's run saved its checkpoint
+    on its way out, at the pause, so its `ts` comes after the run's first lines; the id keeps
+    the moment the loop made it, before the run's node started. Placed by `ts`, two workers'
+    first lines fell in no run, and the recorded mode's own figures counted a fourth task
+    (4 4 16 where the resume re-ran 3 tasks). The alignment reads when the loop made each
+    checkpoint (`align.made_at`)."""
+    runs = load(MULTI, tmp_path)
+    assert real(runs["exit"], "bare") == (4, 3, 16)
+    for given in (True, False):
+        assert figures(predict(runs["exit"], "bare", given)["exit"]) == (4, 3, 16), given
+    first = [a for a in plan(runs["exit"], "bare").attempts if a.pid == min(
+        x.pid for x in plan(runs["exit"], "bare").attempts)]  # fmt: skip
+    assert len({a.namespace for a in first}) == 3 and all(a.checkpoint for a in first)
+
+
+def test_an_end_line_several_open_starts_could_close_is_read_both_ways(tmp_path: Path) -> None:
+    """The same exit recording, bare, into sync: the three answered workers each log ``ask``
+    and then ``record``; an end came while one worker's ``ask`` and two ``record`` starts were
+    open. Given to the oldest open start, it ended the third worker's ``ask``, and the first
+    worker went on to a third effect: 12 lines again where the real sync resume ran 10 (2
+    tasks: the worker that finished ``record`` is kept whichever it was). The log cannot
+    tell which start the end closed; the model reads it both ways and gives the range
+    (`align.paired_newest`), saying why once and its figures once."""
+    runs = load(MULTI, tmp_path)
+    measured = real(runs["sync"], "bare")
+    assert measured == (8, 2, 10)
+    for given in (True, False):
+        for target in ("sync", "async"):
+            o = predict(runs["exit"], "bare", given)[target]
+            assert holds(o, measured), (given, target, figures(o), o.race)
+            assert "which start it closed" in o.race["note"], o.race
+            # the range over several readings says its figures once (`outcomes._causes`)
+            assert o.race["note"].count("effect lines again") == 1, o.race["note"]
+
+
 def test_a_bare_workers_retry_is_its_task_though_a_sibling_started_between(
     tmp_path: Path,
 ) -> None:

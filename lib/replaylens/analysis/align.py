@@ -18,13 +18,14 @@ from replaylens.analysis.attempts import (
     TIME_SLACK,
     Attempt,
     continues,
+    group_attempts,
     number_attempts,
     retried_in_step,
     retries,
 )
 from replaylens.analysis.runtime import call_id_matches
 from replaylens.model import Checkpoint, Task, Thread
-from replaylens.times import checkpoint_id_time, iso_to_epoch
+from replaylens.times import checkpoint_id_epoch, checkpoint_id_time, iso_to_epoch
 
 
 class _Index:
@@ -106,7 +107,14 @@ class _Index:
             self.lineages[ns.name] = chain
             self.lineage_ids[ns.name] = {c.checkpoint_id for c in chain}
             for c in ns.checkpoints:
-                self.epochs[c.checkpoint_id] = iso_to_epoch(c.ts)
+                self.epochs[c.checkpoint_id] = made_at(c)
+        # When each loop made its first checkpoint: a later process re-runs the `Send`
+        # workers of one step in the order the first one started them, so a line that names
+        # no run is tried in the runs in the order they began.
+        self.run_began: dict[str, float] = {
+            name: min((self.epochs[c.checkpoint_id] or 0.0 for c in ns.checkpoints), default=0.0)
+            for name, ns in thread.namespaces.items()
+        }
         # Subgraph runs whose caller task's writes are saved while the run's own newest
         # checkpoint still has tasks to run: the run returned, and only the caller's step was
         # saved (exit mode, on the invocation's way out; sync and async save the run's end).
@@ -118,6 +126,19 @@ class _Index:
             and any(not t.done for t in ns.latest.tasks)
             and _holder_done(name, self)
         }
+
+
+def made_at(c: Checkpoint) -> float | None:
+    """When the loop made a checkpoint: the earlier of its `ts` and the time in its uuid6 id.
+
+    Under sync and async the two are microseconds apart. Under exit they are not: the loop
+    makes each step's checkpoint in memory and saves only the last one on its way out,
+    keeping its id and stamping a new `ts` (`_put_checkpoint` when exiting, in
+    langgraph/pregel/_loop.py). A line belongs to the step the checkpoint began, so the id's
+    time places it; the exit-time `ts` would put every line of the run before it.
+    """
+    times = [t for t in (iso_to_epoch(c.ts), checkpoint_id_epoch(c.checkpoint_id)) if t]
+    return min(times, default=None)
 
 
 def _parent_task_id(logged_ns: str | None) -> str | None:
@@ -822,6 +843,36 @@ def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
         for a, b in zip(attempts, copies, strict=True)
     )
     return copies if moved else None
+
+
+def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
+    """The log's lines grouped again with each end that several open starts of its node could
+    close given to the newest of them, and aligned; None where no end was such a guess or
+    the grouping comes out the same.
+
+    Three `Send` workers of one node answered at once each log a second effect after their
+    first (test_multi_resume, a bare log): the log cannot say whether the end between two
+    such starts closed a worker's first effect or another's second, and that decides which
+    worker finished before the kill. `group_attempts` gives it to the oldest open start; the
+    durability model reads this grouping too and gives the range over both. Only where no
+    checkpoint was made after the first line the two groupings give to different starts: a later checkpoint
+    shows which run went on (test_parallel_interrupts under sync), and the alignment reads
+    it there."""
+    if not any(a.pairing == "order" and a.task_id is None for a in attempts):
+        return None
+    lines = sorted((line for a in attempts for line in a.lines), key=lambda e: e.line)
+    copies = group_attempts(lines, newest=True)
+    first = {tuple(e.line for e in a.lines) for a in attempts}
+    moved = [
+        e.ts for a in copies if tuple(e.line for e in a.lines) not in first for e in a.lines[1:]
+    ]
+    if not moved:
+        return None
+    made = (made_at(c) for ns in thread.namespaces.values() for c in ns.checkpoints)
+    if any((t or 0) >= min(moved) for t in made):
+        return None
+    align(copies, thread)
+    return copies
 
 
 def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:

@@ -289,14 +289,15 @@ def _fits(a: Attempt, keys: dict[str, Any]) -> tuple[bool, bool]:
     return all(mine[k] == keys[k] for k in shared), bool(shared)
 
 
-def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
+def group_attempts(lines: list[EffectLine], *, newest: bool = False) -> list[Attempt]:
     """Split one thread's lines into attempts: a `start` opens one, other lines join one.
 
     Parallel tasks of one node (a `Send` fan-out, parallel @task calls) log several
     `start` lines before any `end`; each start is its own attempt. A later line joins an
     open attempt of the same node, namespace, task id, step and process: the only one,
     else the one whose start shares its business keys (`item`, `invoice_id`, ...), else
-    the oldest, and then the pairing is marked ambiguous.
+    the oldest (the newest with `newest`, the other reading the durability model weighs:
+    `align.paired_newest`), and then the pairing is marked ambiguous.
     """
     attempts: list[Attempt] = []
     open_by_key: dict[tuple[Any, ...], list[Attempt]] = {}
@@ -334,7 +335,7 @@ def group_attempts(lines: list[EffectLine]) -> list[Attempt]:
             continue
         late = [a for a in _own_spans_open(line, place.task_id, open_by_key.get(key, []))
                 if a.superseded_at is not None]  # fmt: skip
-        current = late[0] if late else _pair(line, open_by_key.get(key, []))
+        current = late[0] if late else _pair(line, open_by_key.get(key, []), newest)
         if current is None and key in last_by_key and _fits(last_by_key[key], _line_keys(line))[0]:
             current = last_by_key[key]
         if current is None:
@@ -386,7 +387,7 @@ def _own_spans_open(line: EffectLine, task_id: str | None, open_: list[Attempt])
     return [a for a in open_ if a.lines[0].describes_task]
 
 
-def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
+def _pair(line: EffectLine, candidates: list[Attempt], newest: bool = False) -> Attempt | None:
     """The open attempt a non-start line belongs to (see `group_attempts`)."""
     keys = _line_keys(line)
     fitting = [(a, agrees) for a in candidates for ok, agrees in [_fits(a, keys)] if ok]
@@ -399,7 +400,7 @@ def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
         agreeing[0].pairing = "key"
         return agreeing[0]
     pool = agreeing or [a for a, _ in fitting]
-    chosen = pool[0]
+    chosen = pool[-1] if newest else pool[0]
     if len(pool) > 1:
         chosen.pairing = "order"
         starts = ", ".join(str(a.lines[0].line) for a in pool)
@@ -407,7 +408,7 @@ def _pair(line: EffectLine, candidates: list[Attempt]) -> Attempt | None:
         for a in pool:  # the ones left open are as much a guess as the one chosen
             a.peers = tuple(sorted({*a.peers, *peers}))
             a.flag(
-                f"line {line.line} ({line.phase}) was paired with the oldest of the open `{line.node}` starts "
+                f"line {line.line} ({line.phase}) was paired with the {'newest' if newest else 'oldest'} of the open `{line.node}` starts "
                 f"(lines {starts}): the log has no key that tells them apart"
             )
     return chosen

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from replaylens import namespaces
-from replaylens.analysis.align import realigned
+from replaylens.analysis.align import paired_newest, realigned
 from replaylens.analysis.attempts import Attempt, effect_counts
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
@@ -1368,6 +1369,9 @@ def what_if(
     peers = realigned(attempts, thread) if thread is not None else None
     if peers is not None:
         why.append(PEERS_UNSURE)
+    paired = paired_newest(attempts, thread) if thread is not None else None
+    if paired is not None:
+        why.append(PAIRING_UNSURE)
     exit_left = "exit" in inferred.modes
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
@@ -1383,6 +1387,11 @@ def what_if(
         if peers is not None:  # the other placement of parallel runs' lines (`realigned`)
             peers_ev = gather(thread, peers, status, cand_rec)
             runs.append(_what_if_as(cand_rec, latency, peers_ev, thread, peers))
+        if paired is not None:  # each ambiguous end given to the newest open start
+            paired_ev = gather(thread, paired, status, cand_rec)
+            runs.append(
+                _what_if_as(cand_rec, latency, paired_ev, thread, paired, model_recorded=True)
+            )
         if cand_ev.raised_unsure:  # put or raised out: only the latency could tell
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
             runs.append(_what_if_as(cand_rec, latency, raised_ev, thread, attempts))
@@ -1483,6 +1492,15 @@ PEERS_UNSURE = (
 (`align.realigned`)."""
 
 
+PAIRING_UNSURE = (
+    "the log names no task ids, and an end line came while several starts of its node were "
+    "open: which start it closed (which task finished an effect, which went on) is read both "
+    "ways"
+)
+"""Why a what-if is widened over the other grouping of a bare log's lines
+(`align.paired_newest`)."""
+
+
 def _widen_for_peers(
     out: dict[str, ModeOutcome],
     thread: Thread | None,
@@ -1492,18 +1510,21 @@ def _widen_for_peers(
     latency: float,
 ) -> dict[str, ModeOutcome]:
     """Where the lines of parallel runs of one subgraph could be placed the other way
-    (`align.realigned`), widen each mode's range but the recorded one's (`rec`, known) to
-    cover that reading too."""
-    alt = realigned(attempts, thread) if thread is not None else None
-    if alt is None:
+    (`align.realigned`), or an end line closed another open start of its node
+    (`align.paired_newest`), widen each mode's range but the recorded one's (`rec`, known)
+    to cover that reading too."""
+    if thread is None:
         return out
-    alt_ev = gather(thread, alt, status, rec)
-    _widen_to(
-        out,
-        _what_if_as(rec, latency, alt_ev, thread, alt, model_recorded=True),
-        rec.mode,
-        PEERS_UNSURE,
-    )
+    for alt, why in (
+        (realigned(attempts, thread), PEERS_UNSURE),
+        (paired_newest(attempts, thread), PAIRING_UNSURE),
+    ):
+        if alt is None:
+            continue
+        alt_ev = gather(thread, alt, status, rec)
+        _widen_to(
+            out, _what_if_as(rec, latency, alt_ev, thread, alt, model_recorded=True), rec.mode, why
+        )
     return out
 
 
@@ -1680,7 +1701,7 @@ def _spread(
         }
         if any(lo != hi for lo, hi in spans.values()):
             # the candidates' own ranges say why each reading is itself unsure
-            own = [o.race["note"] for o in cands if o.race.get("note")]
+            own = [c for o in cands if o.race.get("note") for c in _causes(o.race["note"])]
             cause = "; ".join(
                 dict.fromkeys(
                     ([f"the recorded mode could have been {' or '.join(inferred.modes)}"]
@@ -1697,6 +1718,18 @@ def _spread(
             chosen.assumed.append(note)
         out[mode] = chosen
     return out
+
+
+_FIGURES_SAID = re.compile(
+    r"[:,] (?:the race decides )?between \d+-\d+ checkpoints kept.*?effect lines again"
+)
+
+
+def _causes(note: str) -> list[str]:
+    """The reasons a candidate's own range gives, without its figures: the spread over the
+    candidates says the figures once, for all of them, and a reason each reading repeats is
+    said once."""
+    return [c for c in (_FIGURES_SAID.sub("", part).strip() for part in note.split("; ")) if c]
 
 
 def what_if_at(
