@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, predict, real
 
 
 def test_a_first_invocation_whose_input_checkpoint_never_landed_was_killed(
@@ -262,3 +262,68 @@ def test_a_stable_graph_run_from_an_edit_that_branched_is_not_dropped(tmp_path: 
             assert [a.verdict for a in cut] == ["replays"], (name, form)
             assert figures(p.what_if["async"]) == real(runs["async"]), (name, form)
         every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_stable_graphs_run_in_a_later_step_than_the_resumes_first_gets_a_fresh_input(
+    tmp_path: Path,
+) -> None:
+    """test_subgraph_checkpoint_true at 0.5 s a write, killed in the `checkpointer=True`
+    graph's second run, under async: the root's checkpoint after the first run had not
+    landed, so the resume starts where the first run's task is done and hands its writes
+    back. The verdicts had read the second run's lines as a run the resume drops (the
+    resuming flag makes a stable graph go on from its last run's end); but the flag lives for
+    the resume's first step only, and the second run comes a step later, with a fresh input:
+    its lines ran again (`verdicts._invoked_after_first_step`). From the bare log, sync's
+    range also counts the root's step that invoked the later run (`outcomes._widen_for_runs`:
+    10 kept where the range reached 9)."""
+    name = "subgraph_checkpoint_true-late-0.5s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (6, 2, 3)
+    for form in ("recorder", "langgraph"):
+        p = plan(runs["async"], form)
+        again = [
+            a
+            for a in p.attempts
+            if a.start_ts > min(b.end_ts for b in p.attempts if b.node == "inner_2")
+        ]
+        assert [a.verdict for a in again] == ["replays", "replays"], form
+        assert figures(p.what_if["async"]) == (6, 2, 3), form
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))
+    assert holds(predict(runs["async"], "bare")["sync"], real(runs["sync"], "bare"))
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_kill_late_in_its_race_while_the_queued_writes_were_quick_keeps_one_more(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_waiting_edge_multiple at 0.5 s a write, killed in
+    ``qa`` after ten steps, read from the exit recording into async: five puts queue behind
+    each other, and the fifth landed 136 ms before the real kill. Re-timed, it landed 70 ms
+    after: a kill 50 ms late within its race, or writes with no cost beyond the latency, each
+    alone, still put it after, and the prediction said 4 kept and 7 tasks where 5 and 6. The
+    two uncertainties are independent, and the range takes them together (`outcomes._race`)."""
+    runs = load("waiting_edge_loop-late-0.5s", tmp_path)
+    assert real(runs["async"]) == (5, 6, 11)
+    for form in ("recorder", "langgraph", "trace"):
+        o = predict(runs["exit"], form)["async"]
+        assert holds(o, real(runs["async"], form)), (form, figures(o), o.race)
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_bare_line_of_a_run_that_saved_only_its_start_writes_is_that_runs(
+    tmp_path: Path,
+) -> None:
+    """test_parent_command_from_nested_subgraph at 0.5 s a write: a node invokes two graphs in
+    turn and was killed in the second, under async, before its input checkpoint landed. The
+    database holds only that run's ``__start__`` writes (routing to ``node``) in a namespace
+    with no checkpoint. A bare ``node`` line after the first run ended was read as no run's,
+    and re-timed under sync the second run's input and first step were not counted (5 kept
+    where 7). The line is that run's (`align._unsaved_run`)."""
+    runs = load("parent_command_nested-early-0.5s", tmp_path)
+    assert real(runs["sync"], "bare") == (7, 2, 3)
+    p = plan(runs["async"], "bare")
+    last = max(p.attempts, key=lambda a: a.start_ts)
+    assert last.alignment == "next-graph" and (last.namespace or "").endswith("|1")
+    for given in (True, False):
+        assert figures(predict(runs["async"], "bare", given)["sync"]) == (7, 2, 3), given
+    every_prediction_holds(runs, same_progress=True)

@@ -185,6 +185,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # (exit: no checkpoint had parent_step due to edit, the run ran nothing: no kill)
         KillCampaign("three_level_stateful_forked", 0, ("sync", "async"), 0.5),
         KillCampaign("three_level_stateful_forked", 1, ("sync", "async"), 0.5),
+        KillCampaign("subgraph_checkpoint_true", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("waiting_edge_loop", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("parent_command_nested", 0, ("sync", "async", "exit"), 0.5),
     )
 }
 

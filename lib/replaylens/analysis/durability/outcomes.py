@@ -974,8 +974,9 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     when its node runs again (`evidence._split_runs`); a node that starts again is either one
     more step of the same run or the first node of a later run. A later run begins with an
     input checkpoint and `__start__` (``pregel/_loop.py``, ``_first``), two checkpoints more
-    under sync and async; under exit every run that ended saved (``_suppress_interrupt``),
-    one more each. Without steps or namespaces, and with a slow store that had not saved the
+    under sync and async, and three where a later step of the loop above invoked it (that
+    step's checkpoint); under exit every run that ended saved (``_suppress_interrupt``), one
+    more each. Without steps or namespaces, and with a slow store that had not saved the
     later run's input checkpoint, nothing tells which: the tasks again reach from the task in
     flight alone (a resume re-enters the later run at its own checkpoint) to every task of
     the later run (its first checkpoints lost)."""
@@ -984,7 +985,10 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     if not k or killed is None:
         return
     spans = _spans(out)
-    spans["checkpoints_kept"][1] += k if mode == "exit" else 2 * k
+    # (sync and async: its input and `__start__` checkpoints, and one of the loop above when
+    # a later step there invoked it: a graph added as a node runs once per step of it,
+    # test_subgraph_checkpoint_true at 0.5 s a write)
+    spans["checkpoints_kept"][1] += k if mode == "exit" else 3 * k
     if mode != "exit":
         tasks = [a for a in later if id(a) not in ev.retried]
         spans["reruns"] = [min(spans["reruns"][0], 1), max(spans["reruns"][1], len(tasks))]
@@ -996,7 +1000,8 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         f"the log names no step or namespace and {killed.node}'s subgraph keeps its history "
         f"across runs (checkpointer=True): a node that started again ({later[0].node}) is "
         "either a later step of one run or the start of a later run (its own input and "
-        "__start__ checkpoints; under exit, the earlier run's save), which nothing shows: "
+        "__start__ checkpoints, and the step above that invoked it; under exit, the earlier "
+        "run's save), which nothing shows: "
         f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
         f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
         f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
@@ -1085,12 +1090,25 @@ def _race(
     queued = latency > 0 and _queued(ev, mode, latency, recording)
     if queued:
         variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
+        if ev.kill_time is None:
+            # the two are independent: a kill late within its race while every queued write
+            # was quick lands the most (test_in_one_fan_out_state_graph_waiting_edge_multiple
+            # at 0.5 s a write, from exit into async: the fifth put of the queue landed 136 ms
+            # before the kill, which either alone had put after it), early and slow the least
+            variants += [(RACE, WRITE_COST_SPAN[0]), (-RACE, WRITE_COST_SPAN[1])]
     by_kill: set[tuple[int, int, int]] = set(seen)
     by_cost: set[tuple[int, int, int]] = set(seen)
+    by_both: set[tuple[int, int, int]] = set()
     for slack, cost in variants:
         fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, slack, cost))
         seen.append(fig)
-        (by_kill if cost == WRITE_COST else by_cost).add(fig)
+        if cost == WRITE_COST:
+            by_kill.add(fig)
+        elif slack == 0.0:
+            by_cost.add(fig)
+        else:
+            by_both.add(fig)
+    both = bool(by_both - by_kill - by_cost)  # only the two together move a landing
 
     def sooner_adds(seconds: float) -> bool:
         """Does a kill that many seconds sooner give figures not seen yet? (It is seen then.)"""
@@ -1135,12 +1153,13 @@ def _race(
             "need not have paused there, and the kill comes that much sooner"
         )
         why = f"{why}; {pause}" if why else pause
-    if len(by_cost) > 1:  # a write's cost along the queue moves a landing across the kill
+    if len(by_cost) > 1 or both:  # a write's cost along the queue moves a landing
         queue = (
             "checkpoint writes queue behind each other on this store (each waits for the "
             "previous one), and how long each took beyond the latency "
             f"({WRITE_COST_SPAN[0] * 1000:g}-{WRITE_COST_SPAN[1] * 1000:g} ms) adds up along "
             "the queue, which the recording does not show"
+            + (f", with the kill within {RACE * 1000:g} ms of its aim" if both else "")
         )
         why = f"{why}; {queue}" if why else queue
     return {
