@@ -327,3 +327,86 @@ def test_a_bare_line_of_a_run_that_saved_only_its_start_writes_is_that_runs(
     for given in (True, False):
         assert figures(predict(runs["async"], "bare", given)["sync"]) == (7, 2, 3), given
     every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_call_that_opens_just_after_its_entrypoint_paused_is_of_that_invocation(
+    tmp_path: Path,
+) -> None:
+    """test_interrupt_functional at 1 s a write: the entrypoint starts `foo` without waiting,
+    pauses at ``interrupt()`` in its own body, and is answered; the kill lands in `bar`. In
+    the trace, `foo`'s span opens a few microseconds after the entrypoint's `interrupted`
+    line, and was read as a third invocation: re-timed from exit, sync and async kept 2
+    checkpoints where the real runs kept 1. A call of a task that stopped, in its process,
+    was made before it stopped and runs on beside it (`evidence._call_of_stopped`)."""
+    runs = load("interrupt_in_entrypoint_body-early-1s", tmp_path)
+    for target in ("sync", "async"):
+        assert real(runs[target], "trace") == (1, 2, 4), target
+        for given in (True, False):
+            o = predict(runs["exit"], "trace", given)[target]
+            assert figures(o) == (1, 2, 4), (target, given)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+
+
+def test_tasks_queued_behind_asyncs_writes_in_flight_may_run_at_once_under_sync(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge at 1 s a write, killed
+    in the second ``retriever_two`` under async: the executor's workers were busy with puts,
+    and retriever_two began only as analyzer_one, its step's other task, ended. Read as a
+    queue, analyzer_one's writes wait behind retriever_two's start (`schedule._queued_writes`)
+    and sync re-runs both tasks, where the real sync run, its workers free, re-ran 1. Under
+    another mode the queue may not have been: the range takes both (`outcomes._race`). A bare
+    log has no step to say retriever_two was one more task of that step: it reads it as the
+    next step too, and as queued (`evidence.QUEUED_UNSURE`; early and late kills, 8 and 11
+    kept where 7 and 10)."""
+    runs = load("join_loop_cond_edge-early-1s", tmp_path)
+    assert real(runs["sync"]) == (7, 1, 1)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        o = predict(runs["async"], form)["sync"]
+        assert holds(o, real(runs["sync"], form)), (form, figures(o), o.race)
+    assert "a queue in the executor" in predict(runs["async"], "recorder")["sync"].race["note"]
+    late = load("join_loop_cond_edge-late-1s", tmp_path / "late")
+    for given in (True, False):
+        o = predict(late["async"], "bare", given)["sync"]
+        assert holds(o, real(late["sync"], "bare")), (given, figures(o), o.race)
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_deferred_node_due_beside_the_step_is_still_read_as_the_next_step(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_defer_node at 0.5 s a write, killed in ``qa``
+    (``defer=True``): qa was due beside analyzer_one (retriever_one's writes route to both)
+    and began 3 ms after it ended, as a queued task would. A deferred node runs in the next
+    step: read as queued alone, sync kept 4 where the real run kept 5. With the mode given
+    the figures are the next step's, exactly, and the queued reading only widens the range
+    (`evidence.QUEUED_UNSURE`)."""
+    runs = load("defer_node-late-0.5s", tmp_path)
+    assert real(runs["sync"], "bare") == (5, 1, 1)
+    assert figures(predict(runs["async"], "bare")["sync"]) == (5, 1, 1)
+    inferred = predict(runs["async"], "bare", False)["sync"]
+    assert holds(inferred, (5, 1, 1)) and "defer" in inferred.race["note"], inferred.race
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_bare_lines_of_graphs_an_entrypoints_call_invoked_are_held_by_its_step(
+    tmp_path: Path,
+) -> None:
+    """test_multiple_subgraphs_mixed_entrypoint at 1 s a write: the entrypoint's one `@task`
+    call invokes `add` twice, then `multiply`. A bare log names no namespace, so the lines
+    were read as a graph's nodes: the root held a ``__start__`` step of its own, one
+    checkpoint more under async (5 where 4, from sync). The database's namespaces of those
+    lines, under an entrypoint's input checkpoint, say they are a call's graphs
+    (`evidence._graphs_of_calls_only(aligned=True)`). Killed in ``multiply`` under async,
+    before its graph's input checkpoint landed, the line was read as a root step after the
+    latest checkpoint; the database holds that run's ``__start__`` writes, routing to
+    ``multiply``, and no saved checkpoint names the node: the line is that run's, tried
+    first (`align._unsaved_run`; sync 7 kept and 3 tasks where 9 and 1)."""
+    early = load("subgraphs_in_task_entrypoint-early-1s", tmp_path / "early")
+    assert figures(predict(early["sync"], "bare")["async"]) == real(early["async"], "bare")
+    late = load("subgraphs_in_task_entrypoint-late-1s", tmp_path / "late")
+    assert real(late["sync"], "bare") == (9, 1, 1)
+    for given in (True, False):
+        assert figures(predict(late["async"], "bare", given)["sync"]) == (9, 1, 1), given
+    every_prediction_holds(early, same_progress=True)
+    every_prediction_holds(late, same_progress=True)

@@ -188,6 +188,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("subgraph_checkpoint_true", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("waiting_edge_loop", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("parent_command_nested", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("defer_node", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("interrupt_in_entrypoint_body", 0, ("sync", "async", "exit"), 1.0),
+        KillCampaign("join_loop_cond_edge", 0, ("sync", "async", "exit"), 1.0),
+        KillCampaign("join_loop_cond_edge", 1, ("sync", "async", "exit"), 1.0),
+        KillCampaign("subgraphs_in_task_entrypoint", 0, ("sync", "async", "exit"), 1.0),
+        KillCampaign("subgraphs_in_task_entrypoint", 1, ("sync", "async", "exit"), 1.0),
     )
 }
 

@@ -970,6 +970,8 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             continue
         if a.step is not None and _align_step(a, idx):
             continue
+        if not a.task_id and a.node not in idx.all_nodes and _unsaved_run(a, thread):
+            continue  # no saved checkpoint names its node: the run its writes name is its
         placed = _align_time(a, idx)
         if placed and a.task is not None and a.task.done and a.outcome == "finished":
             idx.completed.add((a.task.task_id, a.pid))  # the line that saved its task's writes

@@ -326,6 +326,10 @@ class Evidence:
     """Nested graphs that logged lines and left no checkpoint under exit, where a subgraph
     that returned leaves none either: taken as saving ones, the range covers the other
     reading (`gather`'s `unsaved`)."""
+    queued_unsure: bool = False
+    """A task with no step started the moment its step's tasks ended, its node due beside
+    theirs (`QUEUED_UNSURE`): read as the next step; the what-if also reads it as queued
+    (`gather`'s `queued`)."""
     raised_through: set[int] = field(default_factory=set)
     """id() of failures a node's error handler took that raised out of a graph the node ran:
     that graph's step never completed (no put), and the handler waited for the loop it left."""
@@ -941,7 +945,12 @@ def _invocations(
     ordered = sorted(attempts, key=lambda x: x.start_ts)
     for i, a in enumerate(ordered):
         new = not groups or (a.pid is not None and a.pid != current_pid)
-        if stopped_at is not None and a.start_ts > stopped_at and not _still_running(groups[-1], a):
+        if (
+            stopped_at is not None
+            and a.start_ts > stopped_at
+            and not _still_running(groups[-1], a)
+            and not _call_of_stopped(a, groups[-1])
+        ):
             new = True
         if groups and any(_restarts(a, b, paused_nodes, retries) for b in groups[-1]):
             new = True  # the task began again from its top: only a later invocation does that
@@ -980,6 +989,19 @@ def _invocations(
         if a.outcome == "interrupted" or (a.outcome == "failed" and id(a) not in retried):
             stopped_at = a.end_ts if stopped_at is None else min(stopped_at, a.end_ts)
     return groups
+
+
+def _call_of_stopped(a: Attempt, group: list[Attempt]) -> bool:
+    """Is `a` a call (its logged namespace names the task that made it) of a task of the
+    invocation so far that paused or raised in `a`'s process? The call was made before the
+    task stopped and runs on beside it: the loop ends the invocation once every call of the
+    step has returned (test_interrupt_functional: the entrypoint starts `foo` without waiting,
+    pauses at ``interrupt()`` in its own body, and `foo`'s span opens just after the pause)."""
+    caller = namespaces.runner(a.logged_ns)[1] if a.logged_ns else None
+    return caller is not None and any(
+        b.task_id == caller and b.pid == a.pid and b.outcome in ("interrupted", "failed")
+        for b in group
+    )
 
 
 def _still_running(group: list[Attempt], a: Attempt) -> bool:
@@ -1753,17 +1775,19 @@ def _holder_spans(attempts: list[Attempt]) -> set[int]:
     }
 
 
-def _graphs_of_calls_only(group: list[Attempt]) -> bool:
+def _graphs_of_calls_only(group: list[Attempt], aligned: bool = False) -> bool:
     """Do all the lines come from graphs invoked under a call of a root task that logged
     nothing of its own (``parent:<id>|call:<id>``, nothing under ``parent:<id>`` alone)? An
     `@task` call made by the root task: the functional API's shape, an `@entrypoint`
     (test_multiple_subgraphs_mixed_entrypoint). Said in the what-if's assumptions, since a
-    graph node may call an `@task` too."""
+    graph node may call an `@task` too. With `aligned`, a line whose log names no namespace
+    counts by the one the alignment gave it (a bare log; the caller asks only where the
+    database shows an entrypoint's input checkpoint)."""
     # A trace shows the spans of the root task and its call around the graphs' lines: those
     # tasks ran the graphs, the lines below them are still the graphs' only.
     holders = _holder_spans(group)
     group = [a for a in group if id(a) not in holders]
-    spaces = {a.logged_ns for a in group}
+    spaces = {a.logged_ns if a.logged_ns is not None or not aligned else a.namespace for a in group}
     if not group or any(not ns or namespaces.NS_END not in ns for ns in spaces):
         return False
     # a graph's nodes log their own loop's steps, from 1; calls (an `@entrypoint` a node
@@ -2208,6 +2232,48 @@ class _SideBySide:
         return last is not None and bool(last.peers)
 
 
+QUEUED_UNSURE = (
+    "a task with no step in the log started the moment its step's tasks ended, its node made "
+    "due beside theirs by one task's writes: it either waited in the executor's queue (one "
+    "more task of that step) or ran in the next step (a deferred node), which the log does "
+    "not show"
+)
+"""Why a what-if is widened over both steps for such a task (`gather`'s `queued`)."""
+
+
+def _note(said: list[str], sentence: str) -> bool:
+    """Say `sentence` once in `said`; True, so that it can stand in a condition."""
+    if sentence not in said:
+        said.append(sentence)
+    return True
+
+
+def _routed_together(thread: Thread | None) -> dict[str, list[set[str]]]:
+    """node -> the sets of nodes one task's writes made due together with it, from every
+    write the database holds (saved or orphaned): the edges out of a task write a trigger
+    per next node (``branch:to:<node>``; ``start:<node>`` from `__start__` before LangGraph
+    0.3). A bare task that starts the moment the running step's tasks ended may be one more
+    task of that step where its node was due beside theirs: it waited in the executor's
+    queue (test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge at 1 s a write
+    under async: the workers busy with puts, retriever_two began 2 ms after analyzer_one
+    ended; read as the next step, sync kept one checkpoint more than the real run). Or it is
+    a node added with ``defer=True``, due as early but run only once nothing else is
+    (test_in_one_fan_out_state_graph_defer_node): the what-if reads both."""
+    by_task: dict[str, set[str]] = {}
+    for ns in thread.namespaces.values() if thread else ():
+        writes = [w for c in ns.checkpoints for t in c.tasks for w in t.writes]
+        for w in [*writes, *ns.orphan_writes]:
+            for prefix in ("branch:to:", "start:"):
+                if w.channel.startswith(prefix):
+                    by_task.setdefault(w.task_id, set()).add(w.channel.removeprefix(prefix))
+    out: dict[str, list[set[str]]] = {}
+    for nodes in by_task.values():
+        if len(nodes) > 1:
+            for n in nodes:
+                out.setdefault(n, []).append(nodes - {n})
+    return out
+
+
 def _assign_steps(
     groups: list[list[Attempt]],
     kinds: list[InvocationKind],
@@ -2219,12 +2285,16 @@ def _assign_steps(
     stopped: dict[int, int | None] | None = None,
     space: Callable[[str | None], str] = namespaces.names,
     replayed: dict[int, int] | None = None,
+    queued: bool = False,
 ) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
     """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
-    task's, else the next step in log order (see the comments for each rule)."""
+    task's, else the next step in log order (see the comments for each rule). `queued`: a
+    task that started the moment its step's tasks ended, its node made due beside theirs,
+    is one more task of that step (`_routed_together`; the other reading, `QUEUED_UNSURE`)."""
     attempts = [a for g in groups for a in g]
     step_att: dict[tuple[str, int, int], list[Attempt]] = {}
     step_of: dict[int, tuple[str, int, int]] = {}
+    routed = _routed_together(thread)
     saved_step = -1  # the root step of the last checkpoint an earlier invocation left
     root_cps = thread.root.checkpoints if thread and thread.root else []
     input_edits = _input_edits(root_cps)
@@ -2389,6 +2459,14 @@ def _assign_steps(
                     step -= 1  # beside the subgraph a silent task of the running step runs
                 elif running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
+                elif (
+                    running
+                    and a.start_ts - max(_until(b) for b in running) <= RACE
+                    and any(b.node in peers for b in running for peers in routed.get(a.node, ()))
+                    and _note(assumed, QUEUED_UNSURE)
+                    and queued
+                ):
+                    step -= 1  # queued behind the step's tasks: its node was due beside theirs
                 elif running and _goes_on(prev_in.get(ns), a) and prev_in[ns] in running:
                     step -= 1  # the same task's next effect (``draft``, then ``apply``)
                 if not any(x.startswith("some effect lines carry no step") for x in assumed):
@@ -2704,13 +2782,14 @@ class _Placing:
     copies: dict[int, tuple[int, float]]
     functional: bool
     entry_holds: bool
+    queued: bool = False
 
     def place(self, space: Callable[[str | None], str]) -> _Placed:
         """Place every attempt and checkpoint under the keys `space` gives."""
         said: list[str] = []
         step_att, step_of = _assign_steps(
             self.groups, self.kinds, self.retried, self.retry_of, self.thread, said,
-            self.halted, self.stopped, space, self.replayed,
+            self.halted, self.stopped, space, self.replayed, self.queued,
         )  # fmt: skip
         cp_at: dict[tuple[str, int, int], Checkpoint] = {}
         # the copy (or edit) a run from an earlier checkpoint began with belongs to that run
@@ -2789,6 +2868,7 @@ def gather(
     unsure_raised: bool = False,
     flip_kinds: bool | Collection[int] = False,
     unsaved: bool = False,
+    queued: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
@@ -2796,7 +2876,9 @@ def gather(
     (no put) instead of as put; the what-if gathers both readings (`Evidence.raised_unsure`).
     `flip_kinds`: read the invocations only node names told apart (`Evidence.kinds_weak`)
     the other way, fresh input for resume and back (all of them, or those named).
-    `unsaved`: read the graphs `Evidence.unsaved_unsure` names as graphs that save nothing."""
+    `unsaved`: read the graphs `Evidence.unsaved_unsure` names as graphs that save nothing.
+    `queued`: read a task that `QUEUED_UNSURE` describes as one more task of the running
+    step (`Evidence.queued_unsure` says whether the log has one)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
@@ -2854,7 +2936,7 @@ def gather(
         # this gathering and every later one read them alike (the mark stays on the attempt)
         return gather(
             thread, attempts, status, recording,
-            unsure_raised=unsure_raised, flip_kinds=flip_kinds, unsaved=unsaved,
+            unsure_raised=unsure_raised, flip_kinds=flip_kinds, unsaved=unsaved, queued=queued,
         )  # fmt: skip
     if raised:
         used.append(raised)
@@ -2981,7 +3063,17 @@ def gather(
         return max(i for i, b in enumerate(bounds) if ts >= b)
 
     # the entrypoint's own step holds the graphs its `@task` calls invoked (`_graphs_of_calls_only`)
-    entry_holds = bool(groups) and _graphs_of_calls_only(groups[0])
+    entry_holds = bool(groups) and (
+        _graphs_of_calls_only(groups[0])
+        # a bare log: the namespaces the database gave its lines, where the root's input
+        # checkpoint has the entrypoint due (test_multiple_subgraphs_mixed_entrypoint at 1 s a
+        # write: read as a graph's, the root held a `__start__` step, one checkpoint more)
+        or (
+            _no_start_step(thread, groups)
+            and all(a.logged_ns is None for a in groups[0])
+            and _graphs_of_calls_only(groups[0], aligned=True)
+        )
+    )
     space = space_keys(thread, attempts, below_tasks=entry_holds)
     functional = _no_start_step(thread, groups)
     if entry_holds and _entrypoint_node(thread) is None:
@@ -2997,7 +3089,7 @@ def gather(
         )
     placing = _Placing(
         groups, kinds, retried, {**retry_of, **handlers}, thread, halted, stopped, replayed,
-        db_cps, stamps, inv_of, copies, functional, entry_holds,
+        db_cps, stamps, inv_of, copies, functional, entry_holds, queued,
     )  # fmt: skip
     placed = placing.place(space)
     task_levels = _task_levels(placed, attempts, db_cps)
@@ -3388,6 +3480,7 @@ def gather(
         stable=_stable_namespaces(attempts, db_cps),
         unsaved=silent,
         unsaved_unsure=unsure_silent,
+        queued_unsure=QUEUED_UNSURE in assumed,
     )
 
 

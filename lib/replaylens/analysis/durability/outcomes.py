@@ -14,6 +14,7 @@ from replaylens.analysis.align import paired_newest, realigned
 from replaylens.analysis.attempts import Attempt, effect_counts
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
+    QUEUED_UNSURE,
     Evidence,
     base_space,
     gather,
@@ -35,7 +36,7 @@ from replaylens.analysis.durability.rules import (
     Recording,
     is_recorded,
 )
-from replaylens.analysis.durability.schedule import Schedule, schedule
+from replaylens.analysis.durability.schedule import Schedule, queued_writes, schedule
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
@@ -1119,6 +1120,23 @@ def _race(
         seen.append(fig)
         return new
 
+    # A step whose tasks queued behind a busy executor in a recording whose own writes were
+    # in flight (each holds a worker while it waits out the latency): under another mode the
+    # workers may have been free, the tasks run at once and each put its writes as it ended
+    # (test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge at 1 s a write, from
+    # async into sync: analyzer_one's writes were read as held behind retriever_two's start)
+    unqueued = False
+    if (
+        mode != recording.mode
+        and recording.mode in ("sync", "async")
+        and (recording.latency is None or recording.latency > 0)  # (None: not known)
+        and any(
+            put != a.end_ts for a in ev.attempts for put in [queued_writes(ev).get(id(a), a.end_ts)]
+        )
+    ):
+        fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, queue=False))
+        unqueued = fig not in seen
+        seen.append(fig)
     unnamed = _unnamed_waits(ev, mode, recording)
     moved = sooner_adds(unnamed)
     stall = _stall_before_kill(ev, recording)
@@ -1153,6 +1171,13 @@ def _race(
             "need not have paused there, and the kill comes that much sooner"
         )
         why = f"{why}; {pause}" if why else pause
+    if unqueued:
+        busy = (
+            f"tasks of a step started only as others ended (a queue in the executor), which "
+            f"{recording.mode}'s own writes in flight may have caused (each holds a worker): "
+            f"under {mode} they may have run at once, each task's writes put as it ended"
+        )
+        why = f"{why}; {busy}" if why else busy
     if len(by_cost) > 1 or both:  # a write's cost along the queue moves a landing
         queue = (
             "checkpoint writes queue behind each other on this store (each waits for the "
@@ -1380,6 +1405,7 @@ def what_if(
             _flag_weak_kinds(ev, unsure)
             given = _spread([given, other], None, [_kinds_weak_note(unsure)])
         given = _widen_unsaved(given, ev, thread, attempts, status, rec, latency)
+        given = _widen_queued(given, ev, thread, attempts, status, rec, latency)
         return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
@@ -1406,6 +1432,12 @@ def what_if(
         if peers is not None:  # the other placement of parallel runs' lines (`realigned`)
             peers_ev = gather(thread, peers, status, cand_rec)
             runs.append(_what_if_as(cand_rec, latency, peers_ev, thread, peers))
+        if cand_ev.queued_unsure:  # a task read as the next step may have been queued
+            queued_ev = gather(thread, attempts, status, cand_rec, queued=True)
+            runs.append(
+                _what_if_as(cand_rec, latency, queued_ev, thread, attempts, model_recorded=True)
+            )
+            why.append(QUEUED_UNSURE)
         if paired is not None:  # each ambiguous end given to the newest open start
             paired_ev = gather(thread, paired, status, cand_rec)
             runs.append(
@@ -1474,6 +1506,26 @@ def _widen_unsaved(
         f"{names} left no checkpoint under exit, as a subgraph that returned leaves none: "
         "compiled with checkpointer=False it would save none in any mode either",
     )
+    return out
+
+
+def _widen_queued(
+    out: dict[str, ModeOutcome],
+    ev: Evidence,
+    thread: Thread | None,
+    attempts: list[Attempt],
+    status: str,
+    rec: Recording,
+    latency: float,
+) -> dict[str, ModeOutcome]:
+    """Where a task with no step may have waited in the executor's queue instead of running
+    in the next step (`Evidence.queued_unsure`), widen each other mode's range to cover
+    that reading too (`evidence.QUEUED_UNSURE`)."""
+    if not ev.queued_unsure:
+        return out
+    alt_ev = gather(thread, attempts, status, rec, queued=True)
+    alt = _what_if_as(rec, latency, alt_ev, thread, attempts, model_recorded=True)
+    _widen_to(out, alt, rec.mode, QUEUED_UNSURE)
     return out
 
 

@@ -402,6 +402,7 @@ def schedule(
     write_cost: float = WRITE_COST,
     spans_returned: bool = False,
     pause_cut: float | None = None,
+    queue: bool = True,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -411,7 +412,10 @@ def schedule(
     (`_returned_after_runs`; `outcomes._widen_for_open_spans` asks it where the recorded
     latency is unknown). `pause_cut`: a moment on the recorded clock at which a run that
     paused was killed while its pause was being saved, where no recording dates the kill
-    (`outcomes._widen_for_unknown_pause_kill` asks the earliest the database allows)."""
+    (`outcomes._widen_for_unknown_pause_kill` asks the earliest the database allows).
+    `queue=False`: a task's writes are put as it ends, though the recording shows its step's
+    tasks queued behind a busy executor (`_queued_writes`; `outcomes._race` asks it where
+    the recorded mode's own writes in flight may have kept the workers busy)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -627,7 +631,8 @@ def schedule(
         if id(run[-1]) in ev.failed_calls:
             continue  # a call that failed saves an error, and runs again on a resume
         end = max(b.end_ts for b in run)
-        put = _queued_writes(ev).get(id(a), end)  # None: still queued behind tasks at the end
+        # None: still queued behind tasks at the end
+        put = _queued_writes(ev).get(id(a), end) if queue else end
         inv = ev.step_of[id(a)][1]
         if run[-1].outcome != "failed" and _runs_a_subgraph_still(ev, a, by_task):
             # its lines ended, but the subgraph it invoked was still running (a handled
@@ -655,6 +660,11 @@ def schedule(
     return Schedule(
         landed, written, crash, landing, kill_start, queued, mode, stubs, closed_spans, late_ends
     )
+
+
+def queued_writes(ev: Evidence) -> dict[int, float | None]:
+    """`_queued_writes`, for the race (`outcomes._race`): which tasks' writes waited."""
+    return _queued_writes(ev)
 
 
 def _queued_writes(ev: Evidence) -> dict[int, float | None]:
