@@ -108,13 +108,6 @@ class _Index:
             self.lineage_ids[ns.name] = {c.checkpoint_id for c in chain}
             for c in ns.checkpoints:
                 self.epochs[c.checkpoint_id] = made_at(c)
-        # When each loop made its first checkpoint: a later process re-runs the `Send`
-        # workers of one step in the order the first one started them, so a line that names
-        # no run is tried in the runs in the order they began.
-        self.run_began: dict[str, float] = {
-            name: min((self.epochs[c.checkpoint_id] or 0.0 for c in ns.checkpoints), default=0.0)
-            for name, ns in thread.namespaces.items()
-        }
         # Subgraph runs whose caller task's writes are saved while the run's own newest
         # checkpoint still has tasks to run: the run returned, and only the caller's step was
         # saved (exit mode, on the invocation's way out; sync and async save the run's end).
@@ -882,9 +875,9 @@ def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | No
     such starts closed a worker's first effect or another's second, and that decides which
     worker finished before the kill. `group_attempts` gives it to the oldest open start; the
     durability model reads this grouping too and gives the range over both. Only where no
-    checkpoint was made after the first line the two groupings give to different starts: a later checkpoint
-    shows which run went on (test_parallel_interrupts under sync), and the alignment reads
-    it there."""
+    checkpoint was made after the first line the two groupings give to different starts: a
+    later checkpoint shows which run went on (test_parallel_interrupts under sync), and the
+    alignment reads it there."""
     if not any(a.pairing == "order" and a.task_id is None for a in attempts):
         return None
     lines = sorted((line for a in attempts for line in a.lines), key=lambda e: e.line)

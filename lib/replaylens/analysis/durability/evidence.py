@@ -2241,11 +2241,12 @@ QUEUED_UNSURE = (
 """Why a what-if is widened over both steps for such a task (`gather`'s `queued`)."""
 
 
-def _note(said: list[str], sentence: str) -> bool:
-    """Say `sentence` once in `said`; True, so that it can stand in a condition."""
-    if sentence not in said:
-        said.append(sentence)
-    return True
+def _routed_beside(a: Attempt, running: list[Attempt], routed: dict[str, list[set[str]]]) -> bool:
+    """Did `a` begin once the running step's tasks had ended, within RACE of the last end, its
+    node made due beside a running task's node by one task's writes (`_routed_together`)?"""
+    return -1e-6 <= a.start_ts - max(_until(b) for b in running) <= RACE and any(
+        b.node in peers for b in running for peers in routed.get(a.node, ())
+    )
 
 
 def _routed_together(thread: Thread | None) -> dict[str, list[set[str]]]:
@@ -2455,17 +2456,15 @@ def _assign_steps(
                 # Tasks of one superstep run side by side: a start before the running step's
                 # tasks have all ended is one more task of that step (a fan-out, Send workers).
                 running = step_att.get((ns, inv, step - 1), [])
+                # began as the running step's tasks ended, its node made due beside theirs
+                beside = bool(running) and _routed_beside(a, running, routed)
+                if beside and QUEUED_UNSURE not in assumed:
+                    assumed.append(QUEUED_UNSURE)
                 if not ns and held.running == step - 1 and held.beside(a, step_att, inv):
                     step -= 1  # beside the subgraph a silent task of the running step runs
                 elif running and a.start_ts < max(_until(b) for b in running) - 1e-6:
                     step -= 1
-                elif (
-                    running
-                    and a.start_ts - max(_until(b) for b in running) <= RACE
-                    and any(b.node in peers for b in running for peers in routed.get(a.node, ()))
-                    and _note(assumed, QUEUED_UNSURE)
-                    and queued
-                ):
+                elif beside and queued:
                     step -= 1  # queued behind the step's tasks: its node was due beside theirs
                 elif running and _goes_on(prev_in.get(ns), a) and prev_in[ns] in running:
                     step -= 1  # the same task's next effect (``draft``, then ``apply``)
