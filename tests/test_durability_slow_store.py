@@ -410,3 +410,33 @@ def test_bare_lines_of_graphs_an_entrypoints_call_invoked_are_held_by_its_step(
         assert figures(predict(late["async"], "bare", given)["sync"]) == (9, 1, 1), given
     every_prediction_holds(early, same_progress=True)
     every_prediction_holds(late, same_progress=True)
+
+
+def test_a_resume_at_a_join_whose_saved_barrier_holds_a_later_arrival_stops_there(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge at 0.5 s a write under
+    async, on a real Postgres server, killed in the second ``retriever_two``: the checkpoint
+    where ``retriever_one`` was due was put behind the one before, and serialized only when
+    that one landed. By then ``retriever_one`` had arrived at the join into ``decider``, so
+    the saved barrier holds it though its write is pending on that same checkpoint. The real
+    resume handed the write back, the barrier changed nothing, ``decider`` never fired, and
+    LangGraph ended the thread as completed: nothing ran again (4 0 0). The verdicts had read
+    the lines after it as running again (4 4 7). The database shows it
+    (`joins.read_stalled_joins`); the lines are work lost, not repeated, and the other modes,
+    which save no such barrier, still repeat theirs (`outcomes.clamp(stalled=True)`)."""
+    name = "join_loop_cond_edge-early-0.5s-postgres"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (4, 0, 0)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        p = plan(runs["async"], form)
+        assert figures(p.what_if["async"]) == real(runs["async"], form), form
+        assert all(a.verdict == "kept" for a in p.attempts), form
+        assert figures(p.what_if["sync"]) == real(runs["sync"], form), form
+    told = plan(runs["async"], "recorder")
+    stopped = [a for a in told.attempts if a.node == "decider"]
+    assert stopped and "is never triggered" in stopped[0].reason
+    # the one sentence every view shows says the work is lost, not that nothing repeats
+    assert told.stops_at_join == "decider" and told.to_json()["stops_at_join"] == "decider"
+    assert "does not finish it" in told.verdict_sentence()
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))

@@ -420,6 +420,10 @@ class Thread:
     namespaces: dict[str, Namespace]
     problems: list[str] = field(default_factory=list)
     generation: Generation | None = None
+    stalled_joins: dict[str, frozenset[str]] = field(default_factory=dict)
+    """checkpoint id -> the join channels whose saved barrier already holds an arrival that a
+    pending write of that same checkpoint makes (`analysis.joins`): a resume there hands the
+    write back to a barrier that has it, and the join's node does not fire."""
 
     @property
     def root(self) -> Namespace | None:

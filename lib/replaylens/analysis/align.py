@@ -82,7 +82,10 @@ class _Index:
         self.made: dict[str, list[Checkpoint]] = {
             ns.name: list(ns.checkpoints) for ns in thread.namespaces.values()
         }
+        # When each checkpoint was saved (its `ts`), and when its loop made it (`made_at`):
+        # under exit the two differ, the one save of a run coming at its end.
         self.epochs: dict[str, float | None] = {}
+        self.made_times: dict[str, float | None] = {}
         # The nodes the root's checkpoints name, as tasks or in `versions_seen`.
         root = thread.namespaces.get("")
         self.root_named = {
@@ -107,7 +110,8 @@ class _Index:
             self.lineages[ns.name] = chain
             self.lineage_ids[ns.name] = {c.checkpoint_id for c in chain}
             for c in ns.checkpoints:
-                self.epochs[c.checkpoint_id] = made_at(c)
+                self.epochs[c.checkpoint_id] = iso_to_epoch(c.ts)
+                self.made_times[c.checkpoint_id] = made_at(c)
         # Subgraph runs whose caller task's writes are saved while the run's own newest
         # checkpoint still has tasks to run: the run returned, and only the caller's step was
         # saved (exit mode, on the invocation's way out; sync and async save the run's end).
@@ -452,7 +456,8 @@ def _step_saved_between(prev: Attempt, a: Attempt, idx: _Index) -> bool:
 def _made_before(ns_name: str, ts: float, idx: _Index) -> list[Checkpoint]:
     """The checkpoints of loop `ns_name` made by `ts`, in the order they were made (a task's
     first line always follows the creation of the checkpoint it started from)."""
-    return [c for c in idx.made.get(ns_name, []) if (idx.epochs.get(c.checkpoint_id) or 0) <= ts]
+    made = idx.made_times
+    return [c for c in idx.made.get(ns_name, []) if (made.get(c.checkpoint_id) or 0) <= ts]
 
 
 def _saved_done_in(a: Attempt, ns_name: str, idx: _Index) -> bool:

@@ -79,6 +79,9 @@ class ResumePlan:
     """What the effects evidence is ("effects log", or the trace format and setup)."""
     evidence_limits: list[str] = field(default_factory=list)
     """What that evidence cannot show, in sentences (a trace cannot show a killed task)."""
+    stops_at_join: str | None = None
+    """The node a resume will never reach: the checkpoint it loads saved the join into it
+    with an arrival its own pending write makes (`joins.resume_stops_at_join`)."""
 
     @property
     def ambiguities(self) -> list[str]:
@@ -144,6 +147,14 @@ class ResumePlan:
                 "The run killed here was a fresh input of which nothing was saved (not even its "
                 "input checkpoint): the database holds the turn before it, completed, so a resume "
                 "would run nothing and that input's work is lost; sending it again would run it."
+            )
+        if self.stops_at_join is not None and not replay:
+            return (
+                f"Resuming this thread repeats nothing, and does not finish it: LangGraph stops "
+                f"at the join into `{self.stops_at_join}`, whose saved barrier already holds an "
+                "arrival that the checkpoint's own pending write makes, so "
+                f"`{self.stops_at_join}` and everything after it never run and the thread reads "
+                "as completed. That work is lost, not repeated."
             )
         if self.status == "completed" and not replay:
             return "This thread completed; a resume would run nothing."
@@ -251,6 +262,7 @@ class ResumePlan:
             "answered_below": self.answered_below,
             "verdict": self.verdict_sentence(),
             "input_lost": self.input_lost,
+            "stops_at_join": self.stops_at_join,
             "resume_checkpoint": (
                 {
                     "checkpoint_id": cp.checkpoint_id,

@@ -18,6 +18,7 @@ from replaylens.analysis.durability import (
     what_if,
 )
 from replaylens.analysis.durability.evidence import answered_below
+from replaylens.analysis.joins import resume_stops_at_join
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
 from replaylens.analysis.verdicts import judge, resumed_namespaces
@@ -189,6 +190,7 @@ def _plan(
         generation=thread.generation,
         unmatched_reruns=unmatched,
         answered_below=status == "interrupted" and answered_below(thread),
+        stops_at_join=resume_stops_at_join(thread),
         evidence_source=source,
         evidence_limits=limits,
     )

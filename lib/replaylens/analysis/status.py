@@ -16,6 +16,7 @@ from typing import Any, Literal, NamedTuple
 import orjson
 
 from replaylens._bulk import collector_paused
+from replaylens.analysis.joins import read_stalled_joins
 from replaylens.analysis.tasks import (
     START,
     LegacyHints,
@@ -118,7 +119,7 @@ def load_thread(source: CheckpointSource, thread_id: str) -> Thread:
     if not rows.checkpoints and not rows.writes:
         raise ThreadNotFound(f"Thread {thread_id!r} is not in {source.label}.")
     thread = annotate_thread(build_thread(thread_id, rows))
-    return reannotate_with_hints(source, thread)
+    return read_stalled_joins(source, reannotate_with_hints(source, thread))
 
 
 HINT_THREADS = 20

@@ -15,8 +15,9 @@ from an earlier invocation's checkpoint and never runs it; its reason says the i
 from __future__ import annotations
 
 from replaylens import namespaces
-from replaylens.analysis.attempts import Attempt
+from replaylens.analysis.attempts import LOST_STEP, Attempt
 from replaylens.analysis.durability.evidence import branch_edits
+from replaylens.analysis.joins import resume_stops_at_join
 from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
@@ -153,6 +154,17 @@ DROPPED_RUN = (
 )
 
 
+def stalled_join_reason(node: str) -> str:
+    """Why a line after the resume checkpoint does not run again where the resume stops at a
+    join (`joins.resume_stops_at_join`): its work is lost, not repeated."""
+    return (
+        f"a resume will not reach it: the checkpoint it would load saved the join into `{node}` "
+        "with an arrival that only its own pending write makes (an async put serialized late), "
+        f"so handing that write back changes nothing, `{node}` is never triggered and LangGraph "
+        "ends the thread as completed; this work is lost, not repeated"
+    )
+
+
 def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
     """Did `a` run inside a `checkpointer=True` graph (a namespace level with no task id)
     whose newest checkpoint in the database is an earlier run's end, made before `a` began?
@@ -223,6 +235,9 @@ def judge(
         return
     if _dropped_by_stable_graph(a, thread):
         a.verdict, a.reason = "kept", DROPPED_RUN
+        return
+    if a.alignment in LOST_STEP and (node := resume_stops_at_join(thread)) is not None:
+        a.verdict, a.reason = "kept", stalled_join_reason(node)
         return
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":
         a.verdict, a.reason = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from replaylens.analysis.joins import read_stalled_joins
 from replaylens.analysis.status import reannotate_with_hints
 from replaylens.analysis.tasks import annotate_thread, needs_hints
 from replaylens.errors import ThreadNotFound
@@ -46,6 +47,7 @@ def load_thread_staged(source: Any, thread_id: str, progress: Progress | None = 
             0.9, "Learning the graph's edges from the other threads (checkpoint format before v3)…"
         )
         reannotate_with_hints(source, thread)
+    read_stalled_joins(source, thread)
     report(1.0, "Loaded.")
     return thread
 

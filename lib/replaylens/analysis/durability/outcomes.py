@@ -38,6 +38,7 @@ from replaylens.analysis.durability.rules import (
 )
 from replaylens.analysis.durability.schedule import Schedule, queued_writes, schedule
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence
+from replaylens.analysis.joins import resume_stops_at_join
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
@@ -1295,7 +1296,9 @@ def recorded(
     return out
 
 
-def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
+def clamp(
+    outcomes: dict[str, ModeOutcome], ev: Evidence | None = None, *, stalled: bool = False
+) -> None:
     """Enforce what the rules imply at one point of progress: sync keeps at least what async
     keeps, async at least what exit keeps, and each repeats no more than the next one.
 
@@ -1309,12 +1312,14 @@ def clamp(outcomes: dict[str, ModeOutcome], ev: Evidence | None = None) -> None:
     (`lost_inputs`), while a mode that kept its input checkpoint runs them again. So with a
     `Command(goto=...)` sent at the killed resume: exit loses it, and the task it scheduled
     (`Evidence.pushed_by_command`); and with a run from an earlier checkpoint, which exit
-    loses with the copy it began with. Only the checkpoints kept are ordered then.
+    loses with the copy it began with. Only the checkpoints kept are ordered then. So too
+    where the recorded resume stops at a join its saved barrier already holds (`stalled`,
+    `joins.resume_stops_at_join`): the work it does not repeat is lost, not saved.
     """
     # A Command sent at the killed resume (its goto) is lost whole under exit, tasks and all.
     # A run from an earlier checkpoint is lost whole under exit too (`Evidence.replays`).
-    repeats_ordered = ev is None or (
-        "input" not in ev.kinds[1:] and not ev.pushed_by_command and not ev.replays
+    repeats_ordered = not stalled and (
+        ev is None or ("input" not in ev.kinds[1:] and not ev.pushed_by_command and not ev.replays)
     )
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
         s, w = outcomes[stronger], outcomes[weaker]
@@ -1731,7 +1736,7 @@ def _what_if_as(
         outcomes[other] = copy_as(
             outcomes[src], other, 0.0, "with writes taking no time async is sync"
         )
-    clamp(outcomes, ev)
+    clamp(outcomes, ev, stalled=thread is not None and resume_stops_at_join(thread) is not None)
     return outcomes
 
 
