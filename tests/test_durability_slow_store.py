@@ -439,4 +439,5 @@ def test_a_resume_at_a_join_whose_saved_barrier_holds_a_later_arrival_stops_ther
     # the one sentence every view shows says the work is lost, not that nothing repeats
     assert told.stops_at_join == "decider" and told.to_json()["stops_at_join"] == "decider"
     assert "does not finish it" in told.verdict_sentence()
+    assert told.again.task_names == [], told.again.task_names  # the lost steps are not "again"
     assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))

@@ -298,7 +298,9 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     for ns, t in plan.reruns:
         out.setdefault(t.task_id, TaskAgain(t.label, t.task_id, ns, "re-run in the resume step"))
     lost: dict[str, TaskAgain] = {}
-    for w in plan.orphan_writes:
+    # (a resume LangGraph stops at a join never reaches the steps whose checkpoints were lost:
+    # their work is lost, not repeated, `joins.resume_stops_at_join`)
+    for w in plan.orphan_writes if plan.stops_at_join is None else ():
         if not w.task_id or w.task_id == NULL_TASK_ID or w.task_id in out:
             continue
         if _orphan_runs_again(plan, w.checkpoint_ns, w.checkpoint_id):
