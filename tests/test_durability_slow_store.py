@@ -353,7 +353,7 @@ def test_tasks_queued_behind_asyncs_writes_in_flight_may_run_at_once_under_sync(
     """test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge at 1 s a write, killed
     in the second ``retriever_two`` under async: the executor's workers were busy with puts,
     and retriever_two began only as analyzer_one, its step's other task, ended. Read as a
-    queue, analyzer_one's writes wait behind retriever_two's start (`schedule._queued_writes`)
+    queue, analyzer_one's writes wait behind retriever_two's start (`schedule.queued_writes`)
     and sync re-runs both tasks, where the real sync run, its workers free, re-ran 1. Under
     another mode the queue may not have been: the range takes both (`outcomes._race`). A bare
     log has no step to say retriever_two was one more task of that step: it reads it as the

@@ -1410,7 +1410,9 @@ def what_if(
             _flag_weak_kinds(ev, unsure)
             given = _spread([given, other], None, [_kinds_weak_note(unsure)])
         given = _widen_unsaved(given, ev, thread, attempts, status, rec, latency)
-        given = _widen_queued(given, ev, thread, attempts, status, rec, latency)
+        if ev.queued_unsure:  # a task read as the next step may have been queued
+            queued_ev = gather(thread, attempts, status, rec, queued=True)
+            given = _widen_with(given, queued_ev, thread, attempts, rec, latency, QUEUED_UNSURE)
         return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
@@ -1501,36 +1503,35 @@ def _widen_unsaved(
     why. The recorded mode's figures are the database's either way."""
     if not ev.unsaved_unsure:
         return out
-    alt_ev = gather(thread, attempts, status, rec, unsaved=True)
-    alt = _what_if_as(rec, latency, alt_ev, thread, attempts, model_recorded=True)
     names = ", ".join(sorted(ev.unsaved_unsure))
-    _widen_to(
+    alt_ev = gather(thread, attempts, status, rec, unsaved=True)
+    return _widen_with(
         out,
-        alt,
-        rec.mode,
+        alt_ev,
+        thread,
+        attempts,
+        rec,
+        latency,
         f"{names} left no checkpoint under exit, as a subgraph that returned leaves none: "
         "compiled with checkpointer=False it would save none in any mode either",
     )
-    return out
 
 
-def _widen_queued(
+def _widen_with(
     out: dict[str, ModeOutcome],
-    ev: Evidence,
+    alt_ev: Evidence,
     thread: Thread | None,
     attempts: list[Attempt],
-    status: str,
     rec: Recording,
     latency: float,
+    why: str,
 ) -> dict[str, ModeOutcome]:
-    """Where a task with no step may have waited in the executor's queue instead of running
-    in the next step (`Evidence.queued_unsure`), widen each other mode's range to cover
-    that reading too (`evidence.QUEUED_UNSURE`)."""
-    if not ev.queued_unsure:
-        return out
-    alt_ev = gather(thread, attempts, status, rec, queued=True)
+    """Widen each mode's range but the recorded one's to cover another reading of the same
+    evidence (`alt_ev`, gathered from `attempts`), saying `why`: the one step every reading a
+    known recorded mode leaves open goes through (unsaved graphs, a queued task, the other
+    placement or grouping of a bare log's parallel lines)."""
     alt = _what_if_as(rec, latency, alt_ev, thread, attempts, model_recorded=True)
-    _widen_to(out, alt, rec.mode, QUEUED_UNSURE)
+    _widen_to(out, alt, rec.mode, why)
     return out
 
 
@@ -1595,12 +1596,8 @@ def _widen_for_peers(
         (realigned(attempts, thread), PEERS_UNSURE),
         (paired_newest(attempts, thread), PAIRING_UNSURE),
     ):
-        if alt is None:
-            continue
-        alt_ev = gather(thread, alt, status, rec)
-        _widen_to(
-            out, _what_if_as(rec, latency, alt_ev, thread, alt, model_recorded=True), rec.mode, why
-        )
+        if alt is not None:
+            _widen_with(out, gather(thread, alt, status, rec), thread, alt, rec, latency, why)
     return out
 
 

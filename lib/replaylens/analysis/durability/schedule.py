@@ -414,7 +414,7 @@ def schedule(
     paused was killed while its pause was being saved, where no recording dates the kill
     (`outcomes._widen_for_unknown_pause_kill` asks the earliest the database allows).
     `queue=False`: a task's writes are put as it ends, though the recording shows its step's
-    tasks queued behind a busy executor (`_queued_writes`; `outcomes._race` asks it where
+    tasks queued behind a busy executor (`queued_writes`; `outcomes._race` asks it where
     the recorded mode's own writes in flight may have kept the workers busy)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
@@ -632,7 +632,7 @@ def schedule(
             continue  # a call that failed saves an error, and runs again on a resume
         end = max(b.end_ts for b in run)
         # None: still queued behind tasks at the end
-        put = _queued_writes(ev).get(id(a), end) if queue else end
+        put = queued_writes(ev).get(id(a), end) if queue else end
         inv = ev.step_of[id(a)][1]
         if run[-1].outcome != "failed" and _runs_a_subgraph_still(ev, a, by_task):
             # its lines ended, but the subgraph it invoked was still running (a handled
@@ -663,11 +663,6 @@ def schedule(
 
 
 def queued_writes(ev: Evidence) -> dict[int, float | None]:
-    """`_queued_writes`, for the race (`outcomes._race`): which tasks' writes waited."""
-    return _queued_writes(ev)
-
-
-def _queued_writes(ev: Evidence) -> dict[int, float | None]:
     """id(attempt) -> when its task's writes were put, for the tasks of a step that ran in
     waves (more tasks than the executor has workers: ``max_concurrency``, or a fan-out wider
     than the default thread pool); None where they were still waiting at the last line.
