@@ -354,3 +354,45 @@ def test_callbacks_log_one_task_once_when_its_function_has_the_nodes_name(
     lines = jsonl(out / Path(run["effects_at_kill"]).parent / "callbacks.effects.jsonl")
     starts = [(e["task_id"], e["pid"]) for e in lines if e["phase"] == "start"]
     assert starts and len(starts) == len(set(starts)), lines
+
+
+def test_the_freeze_waits_for_a_write_the_killed_child_had_already_sent(
+    pg_cluster: PgServer, tmp_path: Path
+) -> None:
+    """A statement the server received before the SIGKILL still commits: the at-kill
+    evidence must hold it, as the resume will. The child's one write waits on an advisory
+    lock this test holds, so it is still running on the server when the child dies."""
+    import threading
+
+    from replaylens.killtest.harness import PostgresBackend, pg_options, session_name
+
+    dsn = pg_cluster.create_database("killtest_inflight")
+    backend = PostgresBackend(dsn)
+    store = backend.prepare(tmp_path, Path("."), "run")
+    lock_key = 4242
+    write = (
+        "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) "
+        "SELECT 't', '', 'c1', 'task', 0, 'x', 'null', ''::bytea FROM (SELECT pg_advisory_lock(%s)) AS held"
+    )  # fmt: skip
+    child = (
+        "import psycopg, sys\n"
+        "conn = psycopg.connect(sys.argv[1], autocommit=True, options=sys.argv[2], application_name=sys.argv[3])\n"
+        f"conn.execute({write!r}, ({lock_key},))\n"
+    )  # fmt: skip
+    with psycopg.connect(dsn, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (lock_key,))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", child, dsn, pg_options(store.name), session_name(store.name)]
+        )
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'"
+        while not holder.execute(waiting, (session_name(store.name),)).fetchone()[0]:
+            assert proc.poll() is None, "the child ended before its write reached the server"
+        proc.kill()
+        proc.wait()
+        freezing = threading.Thread(target=backend.snapshot, args=(store,))
+        freezing.start()
+        freezing.join(timeout=1.0)
+        assert freezing.is_alive(), "frozen while the killed child's write was still running"
+        holder.execute("SELECT pg_advisory_unlock(%s)", (lock_key,))
+        freezing.join()
+    assert backend.counts(store, "t")[1] == 1

@@ -26,12 +26,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from replaylens.errors import ReplaylensError
-from replaylens.killtest._child import DSN_ENV, pg_options
+from replaylens.killtest._child import DSN_ENV, pg_options, session_name
 from replaylens.killtest._runner import snapshot_db
 
 Backend = Literal["sqlite", "postgres"]
 PG_TABLES = ("checkpoint_migrations", "checkpoints", "checkpoint_blobs", "checkpoint_writes")
 CONNECT_TIMEOUT_S = 5
+KILLED_SESSIONS_WAIT_S = 60.0
+"""How long `PostgresBackend.snapshot` waits for a killed child's sessions to leave the
+server; a statement still running that long is frozen as far as it got."""
 
 
 class BackendError(ReplaylensError):
@@ -214,15 +217,38 @@ class PostgresBackend:
         )
 
     def snapshot(self, store: RunStore) -> None:
-        """Freeze the run's schema into `<schema>_at_kill`, then export that to the at-kill file."""
+        """Freeze the run's schema into `<schema>_at_kill`, then export that to the at-kill file.
+
+        The freeze waits until the killed child's sessions have left the server. A SIGKILL
+        closes the client's socket, but a statement the server had received before it runs to
+        its end and commits (autocommit): a checkpoint put in flight at the kill lands a few
+        milliseconds later, and the resume starts from it. Frozen at once, the evidence would
+        lack a checkpoint the resume then loads (join_loop_cond_edge at 0.5 s, killed in `qa`).
+        """
         frozen = f"{store.name}_at_kill"
         with self._connect() as conn:
+            self._wait_for_sessions_to_leave(conn, session_name(store.name))
             conn.execute(f"CREATE SCHEMA {_ident(frozen)}")
             for table in PG_TABLES:
                 conn.execute(
                     f"CREATE TABLE {_ident(frozen)}.{table} AS TABLE {_ident(store.name)}.{table}"
                 )
         self.export(frozen, store.db_at_kill)
+
+    @staticmethod
+    def _wait_for_sessions_to_leave(conn: Any, name: str) -> None:
+        """Return once no session named `name` is left on the server (each ends as its last
+        statement does, the client being gone), or after `KILLED_SESSIONS_WAIT_S`."""
+        import time
+
+        give_up = time.monotonic() + KILLED_SESSIONS_WAIT_S
+        while time.monotonic() < give_up:
+            (left,) = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (name,)
+            ).fetchone()
+            if not left:
+                return
+            time.sleep(0.01)
 
     def finish(self, store: RunStore) -> None:
         """After the resume: export the run's schema as it ended."""

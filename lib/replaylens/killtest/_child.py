@@ -443,6 +443,13 @@ def instrumented(base: type) -> type:
     return Instrumented
 
 
+def session_name(schema: str) -> str:
+    """The `application_name` of the child's Postgres sessions for the run in `schema`: the
+    harness waits for every one of them to leave the server before it freezes the schema
+    (`PostgresBackend.snapshot`)."""
+    return f"replaylens-kill-{schema}"
+
+
 def pg_options(schema: str, synchronous_commit: str | None = None) -> str:
     """libpq `options`: the run's schema first on the search_path, maybe synchronous_commit."""
     opts = f"-c search_path={schema}"
@@ -474,6 +481,7 @@ def make_saver(
         conn = psycopg.connect(
             settings.get(DSN_ENV), autocommit=True, prepare_threshold=0, row_factory=dict_row,
             options=pg_options(str(store["schema"]), store.get("synchronous_commit")),
+            application_name=session_name(str(store["schema"])),
         )  # fmt: skip
         saver = instrumented(PostgresSaver)(conn)
     else:
@@ -529,6 +537,7 @@ async def make_async_saver(db: str | dict[str, Any], hooks: WriteHooks) -> Any:
         conn = await psycopg.AsyncConnection.connect(
             settings.get(DSN_ENV), autocommit=True, prepare_threshold=0, row_factory=dict_row,
             options=pg_options(str(store["schema"]), store.get("synchronous_commit")),
+            application_name=session_name(str(store["schema"])),
         )  # fmt: skip
         saver = instrumented_async(AsyncPostgresSaver)(conn)
     else:

@@ -13,7 +13,10 @@ What is here:
   (``module:attr``), `build_graph` (a graph object with a checkpointer), `make_saver`
   (LangGraph's saver for a store spec, with the write hooks), `node_start_handler` (the
   callback that announces node starts), `invoke_spec` (one invocation as the child makes it,
-  from its spec: an input, an answer, a `Command` or a state edit).
+  from its spec: an input, an answer, a `Command` or a state edit);
+- the Postgres store a campaign runs in: `PostgresBackend` (a fresh schema per run, frozen
+  at the kill once the killed child's sessions, named by `session_name`, have left the
+  server), `pg_options` (the libpq options that put a run's schema first).
 
 They live in the private `_runner` (the parent's side) and `_child` (the child's side, run as
 ``python -m replaylens.killtest._child``); this module is the one place others import them
@@ -22,7 +25,15 @@ from, so those two can be rearranged without a search across the tree.
 
 from __future__ import annotations
 
-from replaylens.killtest._child import build_graph, load_target, make_saver, node_start_handler
+from replaylens.killtest._backend import PostgresBackend
+from replaylens.killtest._child import (
+    build_graph,
+    load_target,
+    make_saver,
+    node_start_handler,
+    pg_options,
+    session_name,
+)
 from replaylens.killtest._child import run as invoke_spec
 from replaylens.killtest._runner import (
     ChildOutcome,
@@ -39,14 +50,17 @@ __all__ = [
     "ChildOutcome",
     "ChildSpec",
     "NodeStart",
+    "PostgresBackend",
     "build_graph",
     "child_env",
     "invoke_spec",
     "load_target",
     "make_saver",
     "node_start_handler",
+    "pg_options",
     "run_child",
     "scoped_environ",
+    "session_name",
     "snapshot_db",
     "stop_on_signals",
 ]
