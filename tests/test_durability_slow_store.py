@@ -441,3 +441,39 @@ def test_a_resume_at_a_join_whose_saved_barrier_holds_a_later_arrival_stops_ther
     assert "does not finish it" in told.verdict_sentence()
     assert told.again.task_names == [], told.again.task_names  # the lost steps are not "again"
     assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))
+    # from the sync recording, async's range reaches the resume that stops at the join
+    # (`outcomes._widen_for_late_barrier`): the model alone had said 4 4 7
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        for given in (True, False):
+            o = predict(runs["sync"], form, given)["async"]
+            assert holds(o, real(runs["async"], form)), (form, given, figures(o), o.race)
+
+
+def test_a_resume_at_a_join_saved_full_runs_the_tasks_before_it_and_stops(tmp_path: Path) -> None:
+    """The same graph on Postgres at 0.5 s a write under async, killed in ``qa``: the
+    checkpoint after the second ``rewrite_query`` was put behind three others and written
+    once that round's retrievers had all arrived at the join, ``decider`` prepared but not
+    yet run. Its barrier holds every arrival and ``decider`` is not due. The real resume ran
+    ``analyzer_one``, ``retriever_two`` and ``retriever_one`` again, changed nothing at the
+    join, never ran ``decider`` or ``qa``, and LangGraph ended the thread (6 3 6). The verdicts
+    had read ``decider`` and ``qa`` as running again (6 5 9), and every prediction into async
+    from the sync recording said 6 5 9 (`joins.join_never_fires`,
+    `outcomes._widen_for_late_barrier`)."""
+    name = "join_loop_cond_edge-late-0.5s-postgres"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (6, 3, 6)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        p = plan(runs["async"], form)
+        assert figures(p.what_if["async"]) == real(runs["async"], form), form
+        stopped = [a for a in p.attempts if a.node in ("decider", "qa") and a.alignment != "none"]
+        assert stopped and all(a.verdict == "kept" for a in stopped), form
+        for given in (True, False):
+            o = predict(runs["sync"], form, given)["async"]
+            assert holds(o, real(runs["async"], form)), (form, given, figures(o), o.race)
+    told = plan(runs["async"], "recorder")
+    again = [a.node for a in told.attempts if a.verdict == "replays"]
+    assert sorted(again) == ["analyzer_one", "retriever_one", "retriever_two"], again
+    assert told.stops_at_join == "decider" and not told.stops_at_once
+    assert "LangGraph then stops at the join into `decider`" in told.verdict_sentence()
+    assert "decider" not in told.again.task_names and "qa" not in told.again.task_names
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))

@@ -196,6 +196,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("subgraphs_in_task_entrypoint", 1, ("sync", "async", "exit"), 1.0),
         # the async resume stopped at the join: its saved barrier held a later arrival
         KillCampaign("join_loop_cond_edge", 0, ("sync", "async", "exit"), 0.5, backend="postgres"),
+        # the async resume ran the second round's retrievers and stopped at the join: its
+        # saved barrier held every arrival while decider was not due
+        KillCampaign("join_loop_cond_edge", 1, ("sync", "async", "exit"), 0.5, backend="postgres"),
     )
 }
 

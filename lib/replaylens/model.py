@@ -424,6 +424,10 @@ class Thread:
     """checkpoint id -> the join channels whose saved barrier already holds an arrival that a
     pending write of that same checkpoint makes (`analysis.joins`): a resume there hands the
     write back to a barrier that has it, and the join's node does not fire."""
+    full_joins: dict[str, frozenset[str]] = field(default_factory=dict)
+    """checkpoint id -> the join channels whose saved barrier already holds every arrival
+    while the join's node is not due there (`analysis.joins`): no arrival of a resume
+    changes it, and the join's node never fires."""
 
     @property
     def root(self) -> Namespace | None:

@@ -20,8 +20,11 @@ from replaylens.model import NULL_TASK_ID, Thread
 from replaylens.namespaces import CALL, names, task_namespace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from replaylens.analysis.durability import Mode, ModeOutcome
     from replaylens.analysis.plan import ResumePlan
+    from replaylens.sources import WriteRecord
 
 Why = Literal[
     "re-run in the resume step", "step whose checkpoint was lost", "restart from the input"
@@ -278,6 +281,26 @@ def _orphan_runs_again(plan: ResumePlan, checkpoint_ns: str, checkpoint_id: str)
     return latest is None or checkpoint_id > latest.checkpoint_id
 
 
+def _past_join(plan: ResumePlan) -> Callable[[WriteRecord], bool]:
+    """Is an orphan write's task one a resume never reaches, stopping at a join
+    (`ResumePlan.stops_at_join`)? All of them where it stops at once; else the join node's
+    own and those of later lost steps (a root checkpoint id at or after the node's)."""
+    node = plan.stops_at_join
+    if node is None:
+        return lambda w: False
+    if plan.stops_at_once:
+        return lambda w: True
+    own = [
+        w.checkpoint_id
+        for w in plan.orphan_writes
+        if not w.checkpoint_ns and _orphan_node(w.task_path) == node
+    ]
+    if not own:
+        return lambda w: False
+    cut = min(own)
+    return lambda w: not w.checkpoint_ns and w.checkpoint_id >= cut
+
+
 LOST_SEND_TASK = "(a Send task)"
 """The name of a lost step's task whose writes do not say its node (a Send/push task)."""
 
@@ -298,10 +321,11 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     for ns, t in plan.reruns:
         out.setdefault(t.task_id, TaskAgain(t.label, t.task_id, ns, "re-run in the resume step"))
     lost: dict[str, TaskAgain] = {}
-    # (a resume LangGraph stops at a join never reaches the steps whose checkpoints were lost:
-    # their work is lost, not repeated, `joins.resume_stops_at_join`)
-    for w in plan.orphan_writes if plan.stops_at_join is None else ():
-        if not w.task_id or w.task_id == NULL_TASK_ID or w.task_id in out:
+    # (a resume LangGraph stops at a join never reaches the join's node nor the steps after
+    # it whose checkpoints were lost: their work is lost, not repeated, `joins`)
+    unreached = _past_join(plan)
+    for w in plan.orphan_writes:
+        if not w.task_id or w.task_id == NULL_TASK_ID or w.task_id in out or unreached(w):
             continue
         if _orphan_runs_again(plan, w.checkpoint_ns, w.checkpoint_id):
             lost.setdefault(

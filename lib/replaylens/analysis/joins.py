@@ -13,14 +13,19 @@ the thread as completed without running `decider` or anything after it).
 
 The database shows it: this module reads the saved barrier of each loop's newest checkpoint
 that has a pending write to a join channel, and names the channels whose barrier already
-holds that write's name.
+holds that write's name, and those whose barrier holds every arrival while the join's node
+is not due (the barrier was written after a later step had filled it): a resume there runs
+the tasks before the join again, and the join never fires. For a mode the thread did not
+run under, the what-if re-times the puts and asks the same of the join channels the
+database names (`join_channels`, `outcomes._widen_for_late_barrier`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from replaylens.model import Thread
+from replaylens.model import Checkpoint, Thread
 from replaylens.sources import CheckpointSource
 
 JOIN_PREFIX = "join:"
@@ -40,27 +45,46 @@ def _arrived(saved: Any) -> set[str]:
 
 
 def read_stalled_joins(source: CheckpointSource, thread: Thread) -> Thread:
-    """Fill `thread.stalled_joins` from the database (one read of channel values per loop
-    whose newest checkpoint has a pending write to a join channel); returns the thread."""
+    """Fill `thread.stalled_joins` and `thread.full_joins` from the database (one read of
+    channel values per loop whose newest checkpoint has a join channel); returns the thread."""
     found: dict[str, frozenset[str]] = {}
+    full: dict[str, frozenset[str]] = {}
     for ns in thread.namespaces.values():
         latest = ns.latest
         if latest is None:
             continue
-        joins = [w for w in latest.writes if w.channel.startswith(JOIN_PREFIX)]
-        if not joins:
+        writes = [w for w in latest.writes if w.channel.startswith(JOIN_PREFIX)]
+        channels = {ch for ch in latest.record.channel_versions if ch.startswith(JOIN_PREFIX)}
+        if not writes and not channels:
             continue
         # (a value that does not decode comes back with its error, and says nothing)
         values = source.read_channel_values(thread.thread_id, ns.name, latest.checkpoint_id)
-        stalled = set()
-        for w in joins:
-            saved = values.get(w.channel)
-            name = w.decoded().value
-            if saved is not None and saved.error is None and name in _arrived(saved.value):
-                stalled.add(w.channel)
+        arrived = {
+            ch: _arrived(v.value)
+            for ch, v in values.items()
+            if ch.startswith(JOIN_PREFIX) and v.error is None
+        }
+        stalled = {
+            w.channel
+            for w in writes
+            if isinstance(name := w.decoded().value, str) and name in arrived.get(w.channel, ())
+        }
+        due = {t.node for t in latest.tasks}
+        complete = (
+            set()
+            if latest.next_unknown  # (what is due cannot be told: say nothing)
+            else {
+                ch
+                for ch, names in arrived.items()
+                if names and _join_sources(ch) <= names and _join_node(ch) not in due
+            }
+        )
         if stalled:
             found[latest.checkpoint_id] = frozenset(stalled)
+        if complete:
+            full[latest.checkpoint_id] = frozenset(complete)
     thread.stalled_joins = found
+    thread.full_joins = full
     return thread
 
 
@@ -71,12 +95,53 @@ def resume_stops_at_join(thread: Thread) -> str | None:
     otherwise (the resume goes on, or the database does not show this)."""
     root = thread.root
     latest = root.latest if root else None
-    if latest is None or latest.checkpoint_id not in thread.stalled_joins:
+    if latest is None:
         return None
-    if not latest.tasks or not all(t.done for t in latest.tasks):
+    stalled = thread.stalled_joins.get(latest.checkpoint_id, frozenset()) | thread.full_joins.get(
+        latest.checkpoint_id, frozenset()
+    )
+    if not stalled or not latest.tasks or not all(t.done for t in latest.tasks):
         return None
-    stalled = thread.stalled_joins[latest.checkpoint_id]
     triggers = {w.channel for w in latest.writes if w.channel.startswith(TRIGGER_PREFIXES)}
     if not triggers or not triggers <= stalled:
         return None
-    return sorted(ch.rpartition(":")[2] for ch in stalled)[0]
+    return sorted(_join_node(ch) for ch in stalled)[0]
+
+
+def join_never_fires(thread: Thread) -> str | None:
+    """The join node a resume at the root's newest checkpoint never runs, though it may run
+    tasks before it: the saved barrier already holds every arrival and the node is not due
+    there, so no arrival of the resume changes the barrier (test_in_one_fan_out_state_graph_
+    waiting_edge_multiple_cond_edge at 0.5 s a write under async, on Postgres, killed in `qa`:
+    the checkpoint after the second `rewrite_query` was written after that round's
+    retrievers had arrived; the resume ran them again and stopped, `decider` never ran).
+    Also the node `resume_stops_at_join` names."""
+    stops = resume_stops_at_join(thread)
+    if stops is not None:
+        return stops
+    root = thread.root
+    latest = root.latest if root else None
+    full = thread.full_joins.get(latest.checkpoint_id) if latest is not None else None
+    return sorted(_join_node(ch) for ch in full)[0] if full else None
+
+
+def _join_sources(channel: str) -> set[str]:
+    """`join:a+b:c` -> {a, b}: the nodes whose arrival the barrier waits for."""
+    return set(channel[len(JOIN_PREFIX) :].rpartition(":")[0].split("+"))
+
+
+def _join_node(channel: str) -> str:
+    """`join:a+b:c` -> c: the node the barrier makes due."""
+    return channel.rpartition(":")[2]
+
+
+def join_channels(checkpoints: Sequence[Checkpoint]) -> list[tuple[str, set[str]]]:
+    """(the join's node, the nodes it waits for) for every join channel the checkpoints name
+    (a channel's version or a pending write)."""
+    names = {
+        ch
+        for c in checkpoints
+        for ch in [*c.record.channel_versions, *(w.channel for w in c.writes)]
+        if ch.startswith(JOIN_PREFIX)
+    }
+    return [(_join_node(ch), _join_sources(ch)) for ch in sorted(names)]

@@ -81,7 +81,10 @@ class ResumePlan:
     """What that evidence cannot show, in sentences (a trace cannot show a killed task)."""
     stops_at_join: str | None = None
     """The node a resume will never reach: the checkpoint it loads saved the join into it
-    with an arrival its own pending write makes (`joins.resume_stops_at_join`)."""
+    already holding arrivals the resume makes again (`joins.join_never_fires`)."""
+    stops_at_once: bool = False
+    """The resume does nothing before that join: it repeats nothing at all
+    (`joins.resume_stops_at_join`)."""
 
     @property
     def ambiguities(self) -> list[str]:
@@ -134,7 +137,19 @@ class ResumePlan:
         return last is not None and last.reason == LOST_INPUT
 
     def verdict_sentence(self) -> str:
-        """One plain sentence for the incident channel: node, the effect it performed, how many times."""
+        """One plain sentence for the incident channel: node, the effect it performed, how many
+        times; and where the resume runs until a join it never fires, that it stops there."""
+        said = self._repeats_sentence()
+        if self.stops_at_join is None or self.stops_at_once:
+            return said
+        return (
+            f"{said} LangGraph then stops at the join into `{self.stops_at_join}`, whose saved "
+            "barrier already holds the arrivals the resume makes again (an async checkpoint "
+            f"written late), so `{self.stops_at_join}` and everything after it never run and the "
+            "thread reads as completed: that work is lost, not repeated."
+        )
+
+    def _repeats_sentence(self) -> str:
         replay = [a for a in self.attempts if a.verdict in ("replays", "restart")]
         if self.status == "needs_restart":
             what = effect_list(replay)
@@ -148,7 +163,7 @@ class ResumePlan:
                 "input checkpoint): the database holds the turn before it, completed, so a resume "
                 "would run nothing and that input's work is lost; sending it again would run it."
             )
-        if self.stops_at_join is not None and not replay:
+        if self.stops_at_once and self.stops_at_join is not None and not replay:
             return (
                 f"Resuming this thread repeats nothing, and does not finish it: LangGraph stops "
                 f"at the join into `{self.stops_at_join}`, whose saved barrier already holds an "
@@ -263,6 +278,7 @@ class ResumePlan:
             "verdict": self.verdict_sentence(),
             "input_lost": self.input_lost,
             "stops_at_join": self.stops_at_join,
+            "stops_at_once": self.stops_at_once,
             "resume_checkpoint": (
                 {
                     "checkpoint_id": cp.checkpoint_id,

@@ -18,10 +18,10 @@ from replaylens.analysis.durability import (
     what_if,
 )
 from replaylens.analysis.durability.evidence import answered_below
-from replaylens.analysis.joins import resume_stops_at_join
+from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
-from replaylens.analysis.verdicts import judge, resumed_namespaces
+from replaylens.analysis.verdicts import judge, judge_past_join, resumed_namespaces
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.errors import ThreadNotFound
 from replaylens.model import Task, Thread
@@ -166,6 +166,7 @@ def _plan(
     lost = _lost_with_input(thread, attempts, status, recording)
     for a in attempts:
         judge(a, thread, resumed, lineage_ids, lost)
+    judge_past_join(thread, attempts)
     reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if not t.done]
     reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.done]
     outcomes, crash = what_if(thread, attempts, latency, status=status, recording=recording)
@@ -190,7 +191,8 @@ def _plan(
         generation=thread.generation,
         unmatched_reruns=unmatched,
         answered_below=status == "interrupted" and answered_below(thread),
-        stops_at_join=resume_stops_at_join(thread),
+        stops_at_join=join_never_fires(thread),
+        stops_at_once=resume_stops_at_join(thread) is not None,
         evidence_source=source,
         evidence_limits=limits,
     )

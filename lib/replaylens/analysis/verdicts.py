@@ -17,7 +17,7 @@ from __future__ import annotations
 from replaylens import namespaces
 from replaylens.analysis.attempts import LOST_STEP, Attempt
 from replaylens.analysis.durability.evidence import branch_edits
-from replaylens.analysis.joins import resume_stops_at_join
+from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
 from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
@@ -156,13 +156,28 @@ DROPPED_RUN = (
 
 def stalled_join_reason(node: str) -> str:
     """Why a line after the resume checkpoint does not run again where the resume stops at a
-    join (`joins.resume_stops_at_join`): its work is lost, not repeated."""
+    join (`joins.join_never_fires`): its work is lost, not repeated."""
     return (
         f"a resume will not reach it: the checkpoint it would load saved the join into `{node}` "
-        "with an arrival that only its own pending write makes (an async put serialized late), "
-        f"so handing that write back changes nothing, `{node}` is never triggered and LangGraph "
-        "ends the thread as completed; this work is lost, not repeated"
+        "already holding arrivals the resume makes again (an async put serialized late), so "
+        f"they change nothing, `{node}` is never triggered and LangGraph ends the thread as "
+        "completed; this work is lost, not repeated"
     )
+
+
+def judge_past_join(thread: Thread, attempts: list[Attempt]) -> None:
+    """Mark the lines a resume never reaches where it stops at a join (`joins`): every line
+    of a lost step where the resume does nothing at all, else those from the join node's
+    first lost run on (the tasks before it run again; the join never fires)."""
+    node = join_never_fires(thread)
+    if node is None:
+        return
+    lost = [a for a in attempts if a.alignment in LOST_STEP]
+    if resume_stops_at_join(thread) is None:
+        firsts = [a.start_ts for a in lost if a.node == node]
+        lost = [a for a in lost if firsts and a.start_ts >= min(firsts)]
+    for a in lost:
+        a.verdict, a.reason = "kept", stalled_join_reason(node)
 
 
 def _dropped_by_stable_graph(a: Attempt, thread: Thread) -> bool:
@@ -235,9 +250,6 @@ def judge(
         return
     if _dropped_by_stable_graph(a, thread):
         a.verdict, a.reason = "kept", DROPPED_RUN
-        return
-    if a.alignment in LOST_STEP and (node := resume_stops_at_join(thread)) is not None:
-        a.verdict, a.reason = "kept", stalled_join_reason(node)
         return
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":
         a.verdict, a.reason = (

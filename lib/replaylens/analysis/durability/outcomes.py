@@ -38,7 +38,7 @@ from replaylens.analysis.durability.rules import (
 )
 from replaylens.analysis.durability.schedule import Schedule, queued_writes, schedule
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence
-from replaylens.analysis.joins import resume_stops_at_join
+from replaylens.analysis.joins import join_channels, join_never_fires
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
@@ -524,6 +524,7 @@ def modelled(
     _widen_for_closed_spans(ev, sched, replayed, out)
     _widen_for_unplaced(ev, mode, out)
     _widen_for_runs(ev, mode, out)
+    _widen_for_late_barrier(ev, mode, latency, recording, out)
     _widen_for_joined(ev, replayed, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
@@ -1012,6 +1013,90 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     out.basis["checkpoints_kept"] += " (a range: the log cannot tell the subgraph's runs apart)"
 
 
+def _widen_for_late_barrier(
+    ev: Evidence, mode: Mode, latency: float, recording: Recording, out: ModeOutcome
+) -> None:
+    """Under async, say the range down to a resume that stops at a join (`analysis.joins`).
+
+    A checkpoint's put reads the join's barrier when it is written, not when its step ended:
+    one that waited for the put before it may be written while a later step's arrivals have
+    filled the barrier and the join's node was prepared but had not yet run (LangGraph
+    empties the barrier only as that node's step ends). A resume there finds every arrival
+    in, the node not due: the tasks before the join run again, change nothing, the node is
+    never triggered and LangGraph ends the thread. Measured, on Postgres at 0.5 s a write
+    (test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge): from sync into async,
+    killed in the second `retriever_two` the real resume ran nothing (4 0 0) where the model
+    said 4 4 7; killed in `qa`, it ran the second round's three retrievers and stopped
+    (6 3 6) where the model said 6 5 9. Asked of the schedule and of each the race asks:
+    the write races the steps. The join must be named in the database (under exit it is not:
+    nothing but the input checkpoint is saved before the kill)."""
+    if mode != "async" or ev.ending != "killed":
+        return
+    joins = join_channels(ev.db_checkpoints)
+    if not joins:
+        return
+    figures = []
+    for slack, cost in [(0.0, WRITE_COST), *_race_variants(ev, mode, latency, recording)]:
+        sched = schedule(ev, mode, latency, recording, slack, cost)
+        cut = _join_cut(ev, sched, joins)
+        if cut is not None:
+            figures.append(_schedule_figures(ev, sched, before_step=cut))
+    if not figures:
+        return
+    spans = _spans(out)
+    for i, key in enumerate(("checkpoints_kept", "reruns", "replayed_lines")):
+        spans[key] = [
+            min(spans[key][0], *(f[i] for f in figures)),
+            max(spans[key][1], *(f[i] for f in figures)),
+        ]
+    note = (
+        "the checkpoint a resume starts from may have been written only after later steps had "
+        "filled a join (each checkpoint write waits for the one before), its node not yet run: "
+        "the resume then runs the tasks before the join again, the join never fires and "
+        "LangGraph ends the thread (a defect of how it saves a join under async): "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+    )
+    _say_range(out, spans, note)
+
+
+def _join_cut(ev: Evidence, sched: Schedule, joins: list[tuple[str, set[str]]]) -> int | None:
+    """The root step from which a resume never runs (its join's node's), where the newest
+    root checkpoint landed may have been written while a later step's arrivals filled the
+    join and its node had not yet run; None where no join was full while it was written."""
+    if sched.crash is None:
+        return None
+    last = ev.invocations - 1
+    kept = [k for k in sched.landed if k[0] == "" and k[1] == last and k in sched.serialized]
+    if not kept:
+        return None
+    resume = max(kept, key=lambda k: k[2])
+    # each put queued before it took 0-50 ms beyond the latency, not the 10 ms the schedule
+    # takes (`WRITE_COST_SPAN`): the moment it was written moves by that along the queue
+    before = sum(
+        1 for k, t in sched.landing.items() if k[:2] == resume[:2] and t < sched.landing[resume]
+    )
+    written_from = sched.serialized[resume] - RACE - before * (WRITE_COST - WRITE_COST_SPAN[0])
+    written_to = sched.landing[resume] + RACE + (before + 1) * (WRITE_COST_SPAN[1] - WRITE_COST)
+    runs_at = {
+        st.step: {a.node for a in st.attempts}
+        for st in ev.steps
+        if st.ns == "" and st.inv == last and st.step > resume[2]
+    }
+    cut: int | None = None
+    for node, sources in joins:
+        fire = min((k for k, nodes in runs_at.items() if node in nodes), default=None)
+        if fire is None or fire - 1 <= resume[2] or not sources & runs_at.get(fire - 1, set()):
+            continue
+        full_from = sched.submitted.get(("", last, fire - 1))
+        full_to = sched.submitted.get(("", last, fire), float("inf"))
+        if full_from is None or full_from > sched.crash:
+            continue
+        if written_from < full_to and full_from < written_to:
+            cut = fire if cut is None else min(cut, fire)
+    return cut
+
+
 def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -> None:
     """Say the tasks again as a range where a log that names no effect joined attempts of one
     node into one task (`attempts.continues`: lines of one process, one after the other).
@@ -1069,6 +1154,31 @@ LATE_KILL = 3600.0
 come (`_race`): by then every put submitted before that line has landed."""
 
 
+def _race_variants(
+    ev: Evidence, mode: Mode, latency: float, recording: Recording
+) -> list[tuple[float, float]]:
+    """(kill slack, write cost) of every other schedule the race asks (`_race`)."""
+    # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals);
+    # a moment chosen on the recorded clock (`what_if_at`, Learn's imagined kill) is exact.
+    variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
+    if ev.kill_unsure > RACE:
+        variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
+    if recording.kill_offset is None and ev.kill_time is None:
+        # Only the log's last line bounds the kill: the task in flight may have run on far
+        # longer than any finished one took; at the latest, every put submitted before that
+        # line had landed.
+        variants.append((LATE_KILL, WRITE_COST))
+    if latency > 0 and _queued(ev, mode, latency, recording):
+        variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
+        if ev.kill_time is None:
+            # the two are independent: a kill late within its race while every queued write
+            # was quick lands the most (test_in_one_fan_out_state_graph_waiting_edge_multiple
+            # at 0.5 s a write, from exit into async: the fifth put of the queue landed 136 ms
+            # before the kill, which either alone had put after it), early and slow the least
+            variants += [(RACE, WRITE_COST_SPAN[0]), (-RACE, WRITE_COST_SPAN[1])]
+    return variants
+
+
 def _race(
     ev: Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome
 ) -> dict[str, Any]:
@@ -1078,26 +1188,8 @@ def _race(
     if mode == "exit" or ev.ending != "killed":
         return {}
     seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
-    # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals);
-    # a moment chosen on the recorded clock (`what_if_at`, Learn's imagined kill) is exact.
-    variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
-    if ev.kill_unsure > RACE:
-        variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
     log_bound = recording.kill_offset is None and ev.kill_time is None
-    if log_bound:
-        # Only the log's last line bounds the kill: the task in flight may have run on far
-        # longer than any finished one took; at the latest, every put submitted before that
-        # line had landed.
-        variants.append((LATE_KILL, WRITE_COST))
-    queued = latency > 0 and _queued(ev, mode, latency, recording)
-    if queued:
-        variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
-        if ev.kill_time is None:
-            # the two are independent: a kill late within its race while every queued write
-            # was quick lands the most (test_in_one_fan_out_state_graph_waiting_edge_multiple
-            # at 0.5 s a write, from exit into async: the fifth put of the queue landed 136 ms
-            # before the kill, which either alone had put after it), early and slow the least
-            variants += [(RACE, WRITE_COST_SPAN[0]), (-RACE, WRITE_COST_SPAN[1])]
+    variants = _race_variants(ev, mode, latency, recording)
     by_kill: set[tuple[int, int, int]] = set(seen)
     by_cost: set[tuple[int, int, int]] = set(seen)
     by_both: set[tuple[int, int, int]] = set()
@@ -1219,12 +1311,24 @@ def _unnamed_waits(ev: Evidence, mode: Mode, recording: Recording) -> float:
     return total
 
 
-def _schedule_figures(ev: Evidence, sched: Schedule) -> tuple[int, int, int]:
-    """A schedule's checkpoints landed, tasks again and effect lines again, for a range."""
+def _schedule_figures(
+    ev: Evidence, sched: Schedule, before_step: int | None = None
+) -> tuple[int, int, int]:
+    """A schedule's checkpoints landed, tasks again and effect lines again, for a range;
+    with `before_step`, of a resume that never runs that root step or any after it
+    (`_join_cut`)."""
     again = _reruns(ev, sched)
+    if before_step is not None:
+        again = [a for a in again if (k := _root_step(ev, a)) is None or k < before_step]
     unwritten = _unwritten_lines(ev, sched)
     lines = sum(1 for a in again for line in a.lines if line.line not in unwritten)
     return len(sched.landed), len(_rerun_list(again, ev)), lines
+
+
+def _root_step(ev: Evidence, a: Attempt) -> int | None:
+    """The root step an attempt ran in or under (a subgraph's: the step that invoked it)."""
+    ns, inv, step = ev.step_of.get(id(a), ("", -1, -1))
+    return step if not ns else ev.container.get((ns, inv))
 
 
 def _stall_before_kill(ev: Evidence, recording: Recording) -> float:
@@ -1733,7 +1837,7 @@ def _what_if_as(
         outcomes[other] = copy_as(
             outcomes[src], other, 0.0, "with writes taking no time async is sync"
         )
-    clamp(outcomes, ev, stalled=thread is not None and resume_stops_at_join(thread) is not None)
+    clamp(outcomes, ev, stalled=thread is not None and join_never_fires(thread) is not None)
     return outcomes
 
 

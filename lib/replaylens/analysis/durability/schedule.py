@@ -43,6 +43,11 @@ class Schedule:
     subgraph runs of its own and under this mode returns only after the crash, once those
     loops left (their puts in flight landed): its lines after that moment were never
     written (`_ended_own_runs`)."""
+    submitted: dict[tuple[str, int, int], float] = field(default_factory=dict)
+    """(ns, inv, step) -> when (re-timed clock) its step ended and its put was submitted."""
+    serialized: dict[tuple[str, int, int], float] = field(default_factory=dict)
+    """(ns, inv, step) -> when (re-timed clock) its put began, its values read: later than
+    `submitted` where it waited for the put before it (`joins.late_barrier_stall`)."""
 
 
 StepKey = tuple[str, int, int]
@@ -505,6 +510,8 @@ def schedule(
 
     land: dict[tuple[str, int], float] = {}
     landing: dict[tuple[str, int, int], float] = {}
+    submitted: dict[tuple[str, int, int], float] = {}
+    serialized: dict[tuple[str, int, int], float] = {}
     queued: set[tuple[str, int, int]] = set()
 
     def handoff_wait(fail_end: float, _start: float, inner: list[Put] | None, lane: str) -> None:
@@ -536,6 +543,8 @@ def schedule(
             lands = max(t, before) + latency + write_cost
             land[(p.ns, p.inv)] = lands
             landing[(p.ns, p.inv, p.step)] = lands
+            submitted[(p.ns, p.inv, p.step)] = t
+            serialized[(p.ns, p.inv, p.step)] = max(t, before)
             if _waited(mode, p, nxt, ev):
                 # sync waits after a step, never for the input checkpoint (main.py waits after
                 # after_tick only); the first step's put, chained behind it, carries its latency.
@@ -658,7 +667,18 @@ def schedule(
         else None
     )
     return Schedule(
-        landed, written, crash, landing, kill_start, queued, mode, stubs, closed_spans, late_ends
+        landed,
+        written,
+        crash,
+        landing,
+        kill_start,
+        queued,
+        mode,
+        stubs,
+        closed_spans,
+        late_ends,
+        submitted,
+        serialized,
     )
 
 
