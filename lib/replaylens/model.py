@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from replaylens.channels import TASKS, edge_to
 from replaylens.namespaces import is_error_handler
 from replaylens.sources import CheckpointRecord, ThreadRows, WriteRecord
 
@@ -22,7 +23,7 @@ SPECIAL_CHANNELS = {
     "__error_source_node__": "error source node",
     "__interrupt__": "interrupt",
     "__resume__": "resume answer",
-    "__pregel_tasks": "Send",
+    TASKS: "Send",
     "__no_writes__": "finished without output",
     "__return__": "return value",
     "__scheduled__": "scheduled",
@@ -282,7 +283,7 @@ class Checkpoint:
         """Nodes a `Command(goto=...)` sent with a resume made due here: its ``branch:to:<node>``
         writes hang off this checkpoint with no task of their own. A resume applies them before
         it prepares the step (LangGraph's ``_first``); ``get_state``'s ``next`` does not count them."""
-        return {w.channel.partition("branch:to:")[2] for w in self.null_writes} - {""}
+        return {node for w in self.null_writes if (node := edge_to(w.channel)) is not None}
 
     @property
     def pending_tasks(self) -> list[Task]:

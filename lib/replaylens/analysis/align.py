@@ -24,6 +24,7 @@ from replaylens.analysis.attempts import (
     retries,
 )
 from replaylens.analysis.runtime import call_id_matches
+from replaylens.channels import TASKS, routed_to
 from replaylens.model import Checkpoint, Task, Thread
 from replaylens.times import checkpoint_id_epoch, checkpoint_id_time, iso_to_epoch
 
@@ -211,7 +212,7 @@ _OUTCOME_STATUS = {
 def _send_arg(cp: Checkpoint, task: Task) -> Any:
     if task.send_index is None:
         return None
-    packets = cp.record.scheduling_values.get("__pregel_tasks")
+    packets = cp.record.scheduling_values.get(TASKS)
     if not isinstance(packets, list | tuple):
         packets = getattr(cp.record, "pending_sends", None) or []
     if task.send_index < len(packets):
@@ -727,14 +728,14 @@ def _unsaved_run(a: Attempt, thread: Thread) -> bool:
     landed; read as the first graph's, whose run had ended, sync kept 2 checkpoints fewer)."""
     if a.logged_ns is not None:
         return False
-    routes = {f"branch:to:{a.node}", f"start:{a.node}"}
     runs = {
         ns.name
         for ns in thread.namespaces.values()
         if ns.name
         and not ns.checkpoints
         and any(
-            w.channel in routes and (checkpoint_id_epoch(w.checkpoint_id) or inf) <= a.start_ts
+            routed_to(w.channel) == a.node
+            and (checkpoint_id_epoch(w.checkpoint_id) or inf) <= a.start_ts
             for w in ns.orphan_writes
         )
     }

@@ -21,6 +21,7 @@ tasks that finished before the crash are then not found and those tasks run agai
 from __future__ import annotations
 
 from replaylens.analysis.ids import IdRule, is_legacy, legacy_target
+from replaylens.channels import LEGACY_START_PREFIX, TASKS
 from replaylens.model import Checkpoint, Generation
 
 
@@ -57,7 +58,8 @@ def old_channel_layout(cps: list[Checkpoint]) -> bool:
     if not channels - {"__start__"}:
         return True  # nothing but the input yet: the layout cannot be told, assume the old one
     return any(
-        ch.startswith("start:") or legacy_target(ch) is not None or ch in nodes for ch in channels
+        ch.startswith(LEGACY_START_PREFIX) or legacy_target(ch) is not None or ch in nodes
+        for ch in channels
     )
 
 
@@ -76,7 +78,7 @@ def describe_generation(
     if any(cp.record.pending_sends is not None for cp in cps):
         sends = "pending_sends"
     elif any(cp.record.v is not None and cp.record.v >= 4 for cp in cps) or any(
-        "__pregel_tasks" in cp.record.channel_versions for cp in cps
+        TASKS in cp.record.channel_versions for cp in cps
     ):
         sends = "__pregel_tasks"
     else:

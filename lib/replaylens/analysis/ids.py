@@ -17,6 +17,7 @@ from typing import Literal
 
 from xxhash import xxh3_128_hexdigest
 
+from replaylens.channels import EDGE_PREFIX, LEGACY_START_PREFIX, routed_to
 from replaylens.model import Checkpoint
 
 PUSH = "__pregel_push"
@@ -81,11 +82,11 @@ def task_id(version: int | None, checkpoint_id: str, *parts: str) -> str:
 
 def legacy_target(channel: str) -> str | None:
     """The node a pre-v3 trigger channel names: `start:b` -> b, `branch:a:cond:b` -> b."""
-    if channel.startswith("start:"):
-        return channel[len("start:") :] or None
+    if channel.startswith(LEGACY_START_PREFIX):
+        return routed_to(channel)
     if (
         channel.startswith("branch:")
-        and not channel.startswith("branch:to:")
+        and not channel.startswith(EDGE_PREFIX)
         and channel.count(":") == 3
     ):
         end = channel.rsplit(":", 1)[1]

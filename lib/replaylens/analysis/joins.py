@@ -25,23 +25,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from replaylens.channels import JOIN_PREFIX, join_node, join_sources, makes_due
 from replaylens.model import Checkpoint, Thread
 from replaylens.sources import CheckpointSource
-
-JOIN_PREFIX = "join:"
-"""LangGraph's name for the channel of a waiting edge (``join:a+b:c``)."""
-TRIGGER_PREFIXES = ("branch:", "join:", "start:", "__pregel_tasks")
-"""Channels whose write makes a node due (edges, joins, a graph's start, `Send` packets)."""
 
 
 def _arrived(saved: Any) -> set[str]:
     """The names a saved barrier holds: a set (`NamedBarrierValue`), or (set, finished)
-    (`NamedBarrierValueAfterFinish`); nothing for anything else."""
-    if isinstance(saved, tuple) and saved and isinstance(saved[0], (set, frozenset)):
+    (`NamedBarrierValueAfterFinish`, decoded as a list); nothing for anything else."""
+    if isinstance(saved, (tuple, list)) and saved and isinstance(saved[0], (set, frozenset)):
         saved = saved[0]
     if isinstance(saved, (set, frozenset)):
         return {x for x in saved if isinstance(x, str)}
     return set()
+
+
+def _waits_to_finish(saved: Any) -> bool:
+    """A `NamedBarrierValueAfterFinish` (a join into a ``defer=True`` node) not yet finished:
+    full or not, its node is due only once the loop finds nothing else to run."""
+    return isinstance(saved, (tuple, list)) and len(saved) == 2 and saved[1] is False
 
 
 def read_stalled_joins(source: CheckpointSource, thread: Thread) -> Thread:
@@ -59,11 +61,12 @@ def read_stalled_joins(source: CheckpointSource, thread: Thread) -> Thread:
             continue
         # (a value that does not decode comes back with its error, and says nothing)
         values = source.read_channel_values(thread.thread_id, ns.name, latest.checkpoint_id)
-        arrived = {
-            ch: _arrived(v.value)
+        saved = {
+            ch: v.value
             for ch, v in values.items()
             if ch.startswith(JOIN_PREFIX) and v.error is None
         }
+        arrived = {ch: _arrived(value) for ch, value in saved.items()}
         stalled = {
             w.channel
             for w in writes
@@ -76,7 +79,10 @@ def read_stalled_joins(source: CheckpointSource, thread: Thread) -> Thread:
             else {
                 ch
                 for ch, names in arrived.items()
-                if names and _join_sources(ch) <= names and _join_node(ch) not in due
+                if names
+                and set(join_sources(ch)) <= names
+                and join_node(ch) not in due
+                and not _waits_to_finish(saved[ch])
             }
         )
         if stalled:
@@ -102,10 +108,10 @@ def resume_stops_at_join(thread: Thread) -> str | None:
     )
     if not stalled or not latest.tasks or not all(t.done for t in latest.tasks):
         return None
-    triggers = {w.channel for w in latest.writes if w.channel.startswith(TRIGGER_PREFIXES)}
+    triggers = {w.channel for w in latest.writes if makes_due(w.channel)}
     if not triggers or not triggers <= stalled:
         return None
-    return sorted(_join_node(ch) for ch in stalled)[0]
+    return sorted(str(join_node(ch)) for ch in stalled)[0]
 
 
 def join_never_fires(thread: Thread) -> str | None:
@@ -122,17 +128,7 @@ def join_never_fires(thread: Thread) -> str | None:
     root = thread.root
     latest = root.latest if root else None
     full = thread.full_joins.get(latest.checkpoint_id) if latest is not None else None
-    return sorted(_join_node(ch) for ch in full)[0] if full else None
-
-
-def _join_sources(channel: str) -> set[str]:
-    """`join:a+b:c` -> {a, b}: the nodes whose arrival the barrier waits for."""
-    return set(channel[len(JOIN_PREFIX) :].rpartition(":")[0].split("+"))
-
-
-def _join_node(channel: str) -> str:
-    """`join:a+b:c` -> c: the node the barrier makes due."""
-    return channel.rpartition(":")[2]
+    return sorted(str(join_node(ch)) for ch in full)[0] if full else None
 
 
 def join_channels(checkpoints: Sequence[Checkpoint]) -> list[tuple[str, set[str]]]:
@@ -144,4 +140,4 @@ def join_channels(checkpoints: Sequence[Checkpoint]) -> list[tuple[str, set[str]
         for ch in [*c.record.channel_versions, *(w.channel for w in c.writes)]
         if ch.startswith(JOIN_PREFIX)
     }
-    return [(_join_node(ch), _join_sources(ch)) for ch in sorted(names)]
+    return [(str(join_node(ch)), set(join_sources(ch))) for ch in sorted(names)]

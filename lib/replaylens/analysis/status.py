@@ -28,6 +28,7 @@ from replaylens.analysis.tasks import (
     needs_hints,
 )
 from replaylens.cache import CachedStatus, StatusCache
+from replaylens.channels import LEGACY_START_PREFIX
 from replaylens.errors import ThreadNotFound
 from replaylens.model import Checkpoint, Namespace, TaskStatus, Thread, build_thread
 from replaylens.sources import (
@@ -204,7 +205,9 @@ class _TriggerCache:
         )
         found = self._maps.get(shape)
         if found is None:
-            starts = frozenset(ch for ch in rec.channel_versions if ch.startswith("start:"))
+            starts = frozenset(
+                ch for ch in rec.channel_versions if ch.startswith(LEGACY_START_PREFIX)
+            )
             found = self._maps[shape] = TriggerMap(
                 Namespace("", [cp], {cp.checkpoint_id: cp}), self._hints.get(starts)
             )

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from replaylens import namespaces
+from replaylens.channels import TASKS
 from replaylens.decode import Placeholder, decrypt_if_needed
 from replaylens.errors import SourceError
 from replaylens.sources import channel_sizes
@@ -136,7 +137,7 @@ class StorageReport:
 
     @property
     def pregel_tasks_bytes(self) -> int:
-        return sum(b for ch, _n, b in self.write_channels if ch == "__pregel_tasks")
+        return sum(b for ch, _n, b in self.write_channels if ch == TASKS)
 
     @property
     def list_share_latest(self) -> float:

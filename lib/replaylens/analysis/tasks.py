@@ -49,6 +49,7 @@ from replaylens.analysis.ids import (
     task_id,
 )
 from replaylens.analysis.runtime import arrange, call_path, name_updates
+from replaylens.channels import LEGACY_START_PREFIX, TASKS
 from replaylens.model import NULL_TASK_ID, Checkpoint, Namespace, Task, TaskKind, Thread
 
 START = "__start__"
@@ -141,7 +142,7 @@ def _start_channels(thread: Thread) -> frozenset[str]:
         ch
         for cp in root.checkpoints
         for ch in cp.record.channel_versions
-        if ch.startswith("start:")
+        if ch.startswith(LEGACY_START_PREFIX)
     )
 
 
@@ -328,8 +329,8 @@ def _null_version(cp: Checkpoint) -> Any:
 def _send_packets(cp: Checkpoint) -> tuple[list[Any], bool]:
     """The `Send` packets due after `cp` and whether they are the pre-v4 `pending_sends`."""
     rec = cp.record
-    sends = rec.scheduling_values.get("__pregel_tasks")
-    if "__pregel_tasks" in rec.present_channels and isinstance(sends, list | tuple):
+    sends = rec.scheduling_values.get(TASKS)
+    if TASKS in rec.present_channels and isinstance(sends, list | tuple):
         return list(sends), False
     if rec.pending_sends:
         return list(rec.pending_sends), True

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import graphviz
 
+from replaylens import channels
 from replaylens.figures import colors
 from replaylens.figures.timeline import ns_prefix
 from replaylens.model import NULL_TASK_ID, Namespace, Thread
@@ -36,20 +37,11 @@ class GraphShape:
 
 def _targets(channel: str) -> tuple[str, str] | None:
     """(target node, edge kind) named by a written channel, or None."""
-    if channel.startswith("branch:to:"):
-        return channel[len("branch:to:") :], "edge"
-    if channel.startswith("join:"):
-        body = channel[len("join:") :]
-        _, sep, end = body.rpartition(":")
-        return (end, "join") if sep else None
+    if (node := channels.edge_to(channel)) is not None:
+        return node, "edge"
+    if (node := channels.join_node(channel)) is not None:
+        return node, "join"
     return None
-
-
-def _barrier_sources(channel: str) -> list[str]:
-    if not channel.startswith("join:"):
-        return []
-    starts, sep, _ = channel[len("join:") :].rpartition(":")
-    return [n for n in starts.split("+") if n] if sep else []
 
 
 def infer_graph(thread: Thread, plan: ResumePlan | None = None) -> GraphShape:
@@ -118,10 +110,10 @@ def _add_write_edges(shape: GraphShape, src: tuple[str, str], w: WriteRecord) ->
         dst = (src[0], target[0])
         shape.nodes.setdefault(dst, "not reached")
         shape.edges.add((src, dst, target[1]))
-        for other in _barrier_sources(w.channel):
+        for other in channels.join_sources(w.channel):
             shape.nodes.setdefault((src[0], other), "not reached")
             shape.edges.add(((src[0], other), dst, "join"))
-    elif w.channel == "__pregel_tasks":
+    elif w.channel == channels.TASKS:
         for node in _packet_nodes(w.value):
             dst = (src[0], node)
             shape.nodes.setdefault(dst, "not reached")
@@ -153,7 +145,7 @@ def _orphan_writer(ns: Namespace, w: WriteRecord) -> str | None:
     if not older:
         return None
     parent = max(older)
-    sends = sorted((x for x in writes if x.checkpoint_id == parent and x.channel == "__pregel_tasks"),
+    sends = sorted((x for x in writes if x.checkpoint_id == parent and x.channel == channels.TASKS),
                    key=lambda x: (x.task_path, x.task_id, x.idx))  # fmt: skip
     nodes = [n for x in sends for n in _packet_nodes(x.value)]
     index = int(parts[1])

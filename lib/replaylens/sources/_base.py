@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
+from replaylens.channels import EDGE_PREFIX, JOIN_PREFIX, TASKS
 from replaylens.decode import DecodeResult, decode_typed
 
 
@@ -23,8 +24,8 @@ def is_scheduling_channel(name: str) -> bool:
     """Channels whose values decide which task is due (decoded for every checkpoint): Send
     packets, branch and join barriers, the input, and 0.2's `branch:a:cond::then` barriers."""
     return (
-        name == "__pregel_tasks"
-        or name.startswith(("branch:to:", "join:"))
+        name == TASKS
+        or name.startswith((EDGE_PREFIX, JOIN_PREFIX))
         or name == "__start__"
         or (name.startswith("branch:") and name.endswith("::then"))
     )

@@ -12,6 +12,7 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, continues, retried_in_step, same_task
 from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
 from replaylens.analysis.tasks import START
+from replaylens.channels import routed_to
 from replaylens.model import Checkpoint, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
@@ -2264,9 +2265,8 @@ def _routed_together(thread: Thread | None) -> dict[str, list[set[str]]]:
     for ns in thread.namespaces.values() if thread else ():
         writes = [w for c in ns.checkpoints for t in c.tasks for w in t.writes]
         for w in [*writes, *ns.orphan_writes]:
-            for prefix in ("branch:to:", "start:"):
-                if w.channel.startswith(prefix):
-                    by_task.setdefault(w.task_id, set()).add(w.channel.removeprefix(prefix))
+            if (node := routed_to(w.channel)) is not None:
+                by_task.setdefault(w.task_id, set()).add(node)
     out: dict[str, list[set[str]]] = {}
     for nodes in by_task.values():
         if len(nodes) > 1:
