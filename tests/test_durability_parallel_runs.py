@@ -486,3 +486,34 @@ def test_a_bare_workers_retry_is_its_task_though_a_sibling_started_between(
     assert figures(predict(runs["async"], "bare")["async"]) == (2, 1, 1)
     assert all(not c.wrong for c in judged(name, tmp_path))
     every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_task_only_asked_for_is_left_to_the_line_that_ran_it(tmp_path: Path) -> None:
+    """test_send_dedupe_on_resume at 0.5 s a write, bare log from exit: the one checkpoint
+    exit saved (at the pause) was made a millisecond before the first invocation's second
+    ``2`` began. The ``2`` lines before it, which ran in a step that saved nothing, had
+    asked for that checkpoint's ``2`` task and, read as an earlier run, let it go, but kept
+    it claimed: the second ``2`` found it taken, was read as a step after the newest
+    checkpoint and said to run again; its writes were saved with the pause, and the resume
+    did not run it (`align._claim_task`)."""
+    for name in ("send_dedupe_on_resume-early-0.5s", "send_dedupe_on_resume-late-0.5s"):
+        runs = load(name, tmp_path / name)
+        told = plan(runs["exit"], "bare")
+        second = [a for a in told.attempts if a.node == "2"][2]
+        assert second.verdict == "kept" and second.task is not None, (name, second.reason)
+
+
+def test_a_bare_nodes_lines_one_after_another_are_also_read_as_tasks_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """test_command_goto_with_static_breakpoints at 0.5 s a write, bare log from exit,
+    killed in the second ``node2``: the log cannot tell that second run (a task of the next
+    step) from the first one's second effect, and read the latter. Under sync the first
+    run's step was saved, and only the second ran again (3 1 1, where the model said 2 1 3;
+    async 2 1 1 where 3 2 5). The what-if now reads both (`align.split_runs`)."""
+    runs = load("command_goto_breakpoint-late-0.5s", tmp_path)
+    for given in (True, False):
+        outcomes = predict(runs["exit"], "bare", given)
+        for target in ("sync", "async"):
+            o = outcomes[target]
+            assert holds(o, real(runs[target], "bare")), (target, given, figures(o), o.race)

@@ -140,6 +140,11 @@ def test_a_loops_node_is_not_the_task_due_at_a_checkpoint_saved_after_it_ran_aga
     assert real(runs["sync"], "bare") == (30, 1, 1)
     attempts = sorted(plan(runs["exit"], "bare").attempts, key=lambda a: a.start_ts)
     assert attempts[1].node == "tools" and attempts[1].task is None
+    # nor the last `tools` of that input: `agent` ran after it, before the checkpoint was
+    # made (`align._ran_before_step`); the resume did not run it again
+    first_run = [a for a in attempts if a.pid == attempts[0].pid]
+    last_tools = [a for a in first_run if a.node == "tools"][-1]
+    assert last_tools.task is None and last_tools.verdict == "kept", last_tools.reason
     for given in (True, False):
         # (a fresh input or a resume, the bare log cannot tell: the range holds both)
         outcome = predict(runs["exit"], "bare", given)["sync"]

@@ -199,6 +199,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # the async resume ran the second round's retrievers and stopped at the join: its
         # saved barrier held every arrival while decider was not due
         KillCampaign("join_loop_cond_edge", 1, ("sync", "async", "exit"), 0.5, backend="postgres"),
+        KillCampaign("send_dedupe_on_resume", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("send_dedupe_on_resume", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.5),
     )
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
 from collections import defaultdict
 from collections.abc import Sequence
 from math import inf
@@ -231,7 +232,9 @@ def _key_fit(a: Attempt, cp: Checkpoint, task: Task) -> int:
     return 1 if all(arg[k] == a.keys[k] for k in shared) else -1
 
 
-def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -> Task | None:
+def pick_task(
+    a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index, *, claim: bool = True
+) -> Task | None:
     """Which of the tasks of node `a.node` due after `cp` this attempt ran.
 
     Parallel tasks of one node (a `Send` fan-out, parallel @task calls) each get their own
@@ -239,7 +242,8 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
     passed over. Among the rest: the one whose `Send` argument carries the attempt's
     business key; else one whose saved status fits what the log shows (an `end` line and
     saved writes; no `end` line and no writes); else the first. An attempt whose outcome
-    fits no remaining task is marked ambiguous.
+    fits no remaining task is marked ambiguous. `claim=False` only asks: the caller claims
+    the task (`_claim_task`) once it keeps the answer.
     """
     if not node_tasks:
         return None
@@ -275,11 +279,18 @@ def pick_task(a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index) -
                 f"its log shows it {a.outcome}, but no remaining `{a.node}` task of that step is {want}; "
                 f"taken to be the task {chosen.task_id} ({chosen.status})"
             )
-    taken.add(chosen.task_id)
-    if a.outcome == "finished":
-        idx.done.add(chosen.task_id)
-        idx.done_pid.setdefault(chosen.task_id, a.pid)
+    if claim:
+        _claim_task(a, cp, chosen, idx)
     return chosen
+
+
+def _claim_task(a: Attempt, cp: Checkpoint, task: Task, idx: _Index) -> None:
+    """`a` ran `task`: no other attempt of its process takes it, and a finished one marks it
+    done (by that process)."""
+    idx.taken[(cp.checkpoint_id, a.pid)].add(task.task_id)
+    if a.outcome == "finished":
+        idx.done.add(task.task_id)
+        idx.done_pid.setdefault(task.task_id, a.pid)
 
 
 def _align_step(a: Attempt, idx: _Index) -> bool:
@@ -396,6 +407,19 @@ def _started_again(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
     until = idx.epochs.get(cp.checkpoint_id) or 0
     times = idx.starts.get(a.node, [])
     return bisect.bisect_right(times, until) > bisect.bisect_right(times, a.start_ts)
+
+
+def _ran_before_step(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
+    """Did another node start after `a` ended and before `cp` was made? Then a step ran
+    between: `a` was a task of an earlier step, not one `cp` has due (test_recursion_limit_
+    retry under exit, bare: the last `tools` of the first invocation, then `agent`, then the
+    checkpoint saved at the raise with `tools` due again)."""
+    made = idx.made_times.get(cp.checkpoint_id)
+    if a.outcome != "finished" or made is None:
+        return False
+    return any(
+        a.end_ts <= t <= made for node, times in idx.starts.items() if node != a.node for t in times
+    )
 
 
 def _retried_next(attempts: Sequence[Attempt]) -> set[int]:
@@ -576,10 +600,15 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
                 # checkpoint when the invocation ends, stamped with the save time; an
                 # `@entrypoint`'s input checkpoint, whose step holds its @task calls, too).
                 first = chain[0]
-                task = pick_task(a, first, _tasks_of(first, a.node, idx), idx)
-                if task is not None and task.kind != "call" and _started_again(a, first, idx):
-                    task = None  # a later task of its node is the one due there
+                task = pick_task(a, first, _tasks_of(first, a.node, idx), idx, claim=False)
+                if (
+                    task is not None
+                    and task.kind != "call"
+                    and (_started_again(a, first, idx) or _ran_before_step(a, first, idx))
+                ):
+                    task = None  # a later task of its node is the one due there (left to it)
                 if task is not None:
+                    _claim_task(a, first, task, idx)
                     a.namespace, a.checkpoint, a.task, a.alignment = ns_name, first, task, "time"
                     return True
                 if first.source != "input" and a.node not in idx.subgraph_nodes:
@@ -869,6 +898,37 @@ def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
         for a, b in zip(attempts, copies, strict=True)
     )
     return copies if moved else None
+
+
+def split_runs(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
+    """Copies of `attempts` aligned with no line read as the next effect of the attempt of
+    its node just before it, where the log names no effect and some line was read so; else
+    None.
+
+    A log that names no effect cannot tell one task's second effect from its node run again
+    in a later step (`continues`): it reads the former. The same lines from a node routed
+    back to itself (test_command_goto_with_static_breakpoints, a bare log from exit: the
+    second `node2` was a task of the next step, whose checkpoint sync saves) leave other
+    things saved under another mode; the durability model reads both."""
+    if not any(
+        a.task_id is None and not any(line.effect for line in a.lines) and continues(prev, a)
+        for prev, a in itertools.pairwise(attempts)
+    ):
+        return None
+    copies = [
+        dataclasses.replace(
+            a,
+            lines=list(a.lines),
+            namespace=None,
+            checkpoint=None,
+            task=None,
+            alignment="none",
+            alone=a.task_id is None and not any(line.effect for line in a.lines),
+        )
+        for a in attempts
+    ]
+    align(copies, thread)
+    return copies
 
 
 def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:

@@ -92,6 +92,9 @@ class Attempt:
     raised_after: str = ""
     """Why its step raised after its lines ended, when the database shows it did
     (`evidence._raised_after_lines`: a `step_timeout`): its task did not complete."""
+    alone: bool = False
+    """Read as a task of its own, never the next effect of the attempt before it: the other
+    reading of a log that names no effect (`continues`, `align.split_runs`)."""
 
     def flag(self, why: str) -> None:
         """Record that a choice about this attempt was a guess, and why."""
@@ -185,7 +188,7 @@ def continues(prev: Attempt | None, a: Attempt) -> bool:
     effect again is the node run again (a loop, the answer to an interrupt), not the same
     task going on. A log that names no effect (a bare log) cannot tell those apart: lines
     of one process are read as the task going on (a new process is a new invocation)."""
-    if prev is None or not (prev.lines and a.lines):
+    if prev is None or not (prev.lines and a.lines) or a.alone:
         return False
     named = prev.lines[0].effect is not None or a.lines[0].effect is not None
     return (

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaylens import namespaces
-from replaylens.analysis.align import paired_newest, realigned
+from replaylens.analysis.align import paired_newest, realigned, split_runs
 from replaylens.analysis.attempts import Attempt, effect_counts
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
@@ -1540,6 +1540,9 @@ def what_if(
     paired = paired_newest(attempts, thread) if thread is not None else None
     if paired is not None:
         why.append(PAIRING_UNSURE)
+    split = split_runs(attempts, thread) if thread is not None else None
+    if split is not None:
+        why.append(JOINED_UNSURE)
     exit_left = "exit" in inferred.modes
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
@@ -1565,6 +1568,11 @@ def what_if(
             paired_ev = gather(thread, paired, status, cand_rec)
             runs.append(
                 _what_if_as(cand_rec, latency, paired_ev, thread, paired, model_recorded=True)
+            )
+        if split is not None:  # a node's lines one after another as tasks of their own
+            split_ev = gather(thread, split, status, cand_rec)
+            runs.append(
+                _what_if_as(cand_rec, latency, split_ev, thread, split, model_recorded=True)
             )
         if cand_ev.raised_unsure:  # put or raised out: only the latency could tell
             raised_ev = gather(thread, attempts, status, cand_rec, unsure_raised=True)
@@ -1694,6 +1702,14 @@ PAIRING_UNSURE = (
 (`align.paired_newest`)."""
 
 
+JOINED_UNSURE = (
+    "the log names no effect: lines of one node, one after another in one process, are read "
+    "as one task's effects and as tasks of their own (the node run again in a later step)"
+)
+"""Why a what-if is widened over a bare log's lines of one node read as separate tasks
+(`align.split_runs`)."""
+
+
 def _widen_for_peers(
     out: dict[str, ModeOutcome],
     thread: Thread | None,
@@ -1711,6 +1727,7 @@ def _widen_for_peers(
     for alt, why in (
         (realigned(attempts, thread), PEERS_UNSURE),
         (paired_newest(attempts, thread), PAIRING_UNSURE),
+        (split_runs(attempts, thread), JOINED_UNSURE),
     ):
         if alt is not None:
             _widen_with(out, gather(thread, alt, status, rec), thread, alt, rec, latency, why)
