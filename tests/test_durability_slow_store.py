@@ -477,3 +477,23 @@ def test_a_resume_at_a_join_saved_full_runs_the_tasks_before_it_and_stops(tmp_pa
     assert "LangGraph then stops at the join into `decider`" in told.verdict_sentence()
     assert "decider" not in told.again.task_names and "qa" not in told.again.task_names
     assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))
+
+
+def test_a_checkpointer_true_graph_invoked_after_the_resumes_first_step_runs_again(
+    tmp_path: Path,
+) -> None:
+    """test_parent_command_from_deeply_nested_subgraph under ``ainvoke`` at 1 s a write,
+    async, killed in ``sub_child_3``: the root's checkpoint with ``child_2`` due had not
+    landed, so the resume runs ``child_2`` in a later step than its first, without
+    LangGraph's resuming flag. ``child_2`` and the graph inside it are compiled with
+    ``checkpointer=True``: that run gets a fresh input and runs ``sub_child_1`` and
+    ``sub_sub_child`` again (6 3 5), which the verdicts had read as kept inside a durable
+    step (6 1 1; `verdicts._stable_graph_invoked_later`)."""
+    name = "parent_command_deeply_nested-late-1s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (6, 3, 5)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        p = plan(runs["async"], form)
+        assert figures(p.what_if["async"]) == real(runs["async"], form), form
+        again = {a.node for a in p.attempts if a.verdict == "replays"}
+        assert {"sub_child_1", "sub_sub_child"} <= again, (form, again)

@@ -202,6 +202,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("send_dedupe_on_resume", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("send_dedupe_on_resume", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign(
+            "parent_command_deeply_nested", 1, ("sync", "async", "exit"), 1.0, api="ainvoke"
+        ),
     )
 }
 

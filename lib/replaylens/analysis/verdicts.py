@@ -107,6 +107,38 @@ def _holder_runs_again(ns: str, a: Attempt, thread: Thread, resumed: dict[str, C
     return made is not None and a.start_ts > made
 
 
+STABLE_FRESH = (
+    "its graph (compiled with checkpointer=True) is invoked again by a step after the one a "
+    "resume loads: LangGraph's resuming flag is dropped after the resume's first step, so "
+    "that run gets a fresh input and runs from its start"
+)
+
+
+def _stable_graph_invoked_later(
+    ns: str, a: Attempt, thread: Thread, resumed: dict[str, Checkpoint]
+) -> bool:
+    """Did `a` run in a `checkpointer=True` graph (a namespace level with no task id) whose
+    node has no task at the checkpoint a resume loads in the loop above, and start after that
+    checkpoint was made? The resume re-runs the node in a later step, without LangGraph's
+    resuming flag, so the graph starts a fresh run and every line of it runs again
+    (test_parent_command_from_deeply_nested_subgraph under `ainvoke` at 1 s a write, async,
+    killed in `sub_child_3`: the root's checkpoint with `child_2` due had not landed; the
+    resume ran `sub_child_1` and `sub_sub_child` again, 6 3 5 where the verdicts said 6 1 1)."""
+    levels = namespaces.levels(ns)
+    for k in range(1, len(levels) + 1):
+        node, task_id = namespaces.segments(levels[k - 1])[0]
+        if task_id is not None:
+            continue
+        head = resumed.get(namespaces.NS_SEP.join(levels[: k - 1]))
+        if head is None:
+            return False
+        if any(t.node == node for t in head.tasks):
+            return False
+        made = iso_to_epoch(head.ts)
+        return made is not None and a.start_ts > made
+    return False
+
+
 def _prepared_from(thread: Thread, ns: str) -> str | None:
     """The root checkpoint graph `ns` ran under: its checkpoints' ``parents`` metadata."""
     space = thread.namespaces.get(ns)
@@ -319,6 +351,9 @@ def judge(
             "the task that ran its graph is in no saved checkpoint and ran after the one a "
             "resume loads: that step runs again, under a new task id, and its graph with it",
         )
+        return
+    if ns not in resumed and _stable_graph_invoked_later(ns, a, thread, resumed):
+        a.verdict, a.reason = "replays", STABLE_FRESH
         return
     if ns not in resumed:
         a.verdict, a.reason = "kept", "its (sub)graph run completed inside a step that is durable"
