@@ -524,7 +524,7 @@ def modelled(
     _widen_for_closed_spans(ev, sched, replayed, out)
     _widen_for_unplaced(ev, mode, out)
     _widen_for_runs(ev, mode, out)
-    _widen_for_late_barrier(ev, mode, latency, recording, out)
+    _widen_for_late_barrier(ev, mode, latency, recording, sched, out)
     _widen_for_joined(ev, replayed, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
@@ -1014,7 +1014,12 @@ def _widen_for_runs(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
 
 
 def _widen_for_late_barrier(
-    ev: Evidence, mode: Mode, latency: float, recording: Recording, out: ModeOutcome
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    nominal: Schedule,
+    out: ModeOutcome,
 ) -> None:
     """Under async, say the range down to a resume that stops at a join (`analysis.joins`).
 
@@ -1038,8 +1043,9 @@ def _widen_for_late_barrier(
     if not joins:
         return
     figures = []
-    for slack, cost in [(0.0, WRITE_COST), *_race_variants(ev, mode, latency, recording)]:
-        sched = schedule(ev, mode, latency, recording, slack, cost)
+    variants = _race_variants(ev, mode, latency, recording)
+    # `nominal`: the schedule `modelled` made; each variant the race asks is made again here
+    for sched in [nominal, *(schedule(ev, mode, latency, recording, s, c) for s, c in variants)]:
         cut = _join_cut(ev, sched, joins)
         if cut is not None:
             figures.append(_schedule_figures(ev, sched, before_step=cut))
