@@ -138,7 +138,8 @@ def test_upload_a_database_with_its_effects_log(
     expect(page.get_by_text("Resuming this thread will run").first).to_be_visible()
     wait_idle(page)
     expect(page.get_by_text("charge_card").first).to_be_visible()
-    assert "uploaded-payment.db" in page.url
+    # The deep link is written by the script run after the upload: waited for, not read at once.
+    page.wait_for_url(re.compile(r".*uploaded-payment\.db.*"))
 
 
 def test_learn_page_steps_through_supersteps(page: Any, base_url: str, demo: Path) -> None:
