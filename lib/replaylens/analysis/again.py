@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from replaylens.analysis.attempts import LOST_STEP, Attempt, effect_counts, effect_lines
+from replaylens.analysis.joins import unreached_past_join
 from replaylens.decode import to_jsonable
 from replaylens.model import NULL_TASK_ID, Thread
 from replaylens.namespaces import CALL, names, task_namespace
@@ -288,17 +289,15 @@ def _past_join(plan: ResumePlan) -> Callable[[WriteRecord], bool]:
     node = plan.stops_at_join
     if node is None:
         return lambda w: False
-    if plan.stops_at_once:
-        return lambda w: True
-    own = [
-        w.checkpoint_id
-        for w in plan.orphan_writes
-        if not w.checkpoint_ns and _orphan_node(w.task_path) == node
-    ]
-    if not own:
-        return lambda w: False
-    cut = min(own)
-    return lambda w: not w.checkpoint_ns and w.checkpoint_id >= cut
+    root = [w for w in plan.orphan_writes if not w.checkpoint_ns]
+    unreached = unreached_past_join(
+        root,
+        node,
+        plan.stops_at_once,
+        lambda w: _orphan_node(w.task_path),
+        lambda w: w.checkpoint_id,
+    )
+    return lambda w: (plan.stops_at_once or not w.checkpoint_ns) and unreached(w)
 
 
 LOST_SEND_TASK = "(a Send task)"

@@ -22,8 +22,8 @@ database names (`join_channels`, `outcomes._widen_for_late_barrier`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from replaylens.channels import JOIN_PREFIX, join_node, join_sources, makes_due
 from replaylens.model import Checkpoint, Thread
@@ -129,6 +129,30 @@ def join_never_fires(thread: Thread) -> str | None:
     latest = root.latest if root else None
     full = thread.full_joins.get(latest.checkpoint_id) if latest is not None else None
     return sorted(str(join_node(ch)) for ch in full)[0] if full else None
+
+
+_Lost = TypeVar("_Lost")
+
+
+def unreached_past_join(
+    lost: Sequence[_Lost],
+    node: str,
+    at_once: bool,
+    node_of: Callable[[_Lost], str],
+    order: Callable[[_Lost], Any],
+) -> Callable[[_Lost], bool]:
+    """Which of a lost step's records (effect lines, orphan writes) a resume that stops at the
+    join into `node` never reaches: all of them where it stops at once
+    (`resume_stops_at_join`); else those from `node`'s first lost run on, in `order` (the
+    tasks before the join run again, `join_never_fires`). One rule for the verdicts and for
+    the tasks again, so the lines and the writes are cut at the same place."""
+    if at_once:
+        return lambda _: True
+    firsts = [order(x) for x in lost if node_of(x) == node]
+    if not firsts:
+        return lambda _: False
+    cut = min(firsts)
+    return lambda x: order(x) >= cut
 
 
 def join_channels(checkpoints: Sequence[Checkpoint]) -> list[tuple[str, set[str]]]:

@@ -17,7 +17,11 @@ from __future__ import annotations
 from replaylens import namespaces
 from replaylens.analysis.attempts import LOST_STEP, Attempt
 from replaylens.analysis.durability.evidence import branch_edits
-from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
+from replaylens.analysis.joins import (
+    join_never_fires,
+    resume_stops_at_join,
+    unreached_past_join,
+)
 from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
@@ -205,10 +209,9 @@ def judge_past_join(thread: Thread, attempts: list[Attempt]) -> None:
     if node is None:
         return
     lost = [a for a in attempts if a.alignment in LOST_STEP]
-    if resume_stops_at_join(thread) is None:
-        firsts = [a.start_ts for a in lost if a.node == node]
-        lost = [a for a in lost if firsts and a.start_ts >= min(firsts)]
-    for a in lost:
+    at_once = resume_stops_at_join(thread) is not None
+    unreached = unreached_past_join(lost, node, at_once, lambda a: a.node, lambda a: a.start_ts)
+    for a in filter(unreached, lost):
         a.verdict, a.reason = "kept", stalled_join_reason(node)
 
 
