@@ -484,6 +484,40 @@ def test_a_resume_at_a_join_saved_full_runs_the_tasks_before_it_and_stops(tmp_pa
     assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "langgraph", "bare")))
 
 
+def test_a_join_the_log_names_reaches_the_exit_recordings_what_if(tmp_path: Path) -> None:
+    """join_loop_cond_edge on Postgres at 0.5 s, recorded under exit: nothing but the input
+    checkpoint is saved before the kill, so the database names no join, and into async the
+    model said 4 4 7 and 6 5 9 where the real runs stopped at the join (4 0 0, 6 3 6). A log
+    written with LangGraph's own values names the join in the `langgraph_triggers` of the
+    join node's lines (`joins.join_channels`): from it, async holds, told the mode or not."""
+    for kill in ("early", "late"):
+        runs = load(f"join_loop_cond_edge-{kill}-0.5s-postgres", tmp_path / kill)
+        assert real(runs["async"]) in ((4, 0, 0), (6, 3, 6))
+        for given in (True, False):
+            o = predict(runs["exit"], "langgraph", given)["async"]
+            assert holds(o, real(runs["async"], "langgraph")), (kill, given, figures(o), o.race)
+
+
+def test_a_tasks_triggers_are_kept_in_the_recorder_and_trace_lines() -> None:
+    """LangGraph's run metadata names the channels that made a task due; the recorder and the
+    tracer copy them (`effects.durable.task_fields`, `effects.spans`), so their logs name a
+    join the database may not (`joins.join_channels`)."""
+    from replaylens.analysis.joins import join_channels
+    from replaylens.effects.durable import task_fields
+    from replaylens.effects.parse import parse_record
+
+    meta = {"langgraph_node": "c", "langgraph_step": 3, "thread_id": "t",
+            "langgraph_checkpoint_ns": "c:1f0e5b4a-0000-0000-0000-000000000000",
+            "langgraph_triggers": ("branch:to:c", "join:a+b:c")}  # fmt: skip
+    fields = task_fields(meta)
+    assert fields["langgraph_triggers"] == ["branch:to:c", "join:a+b:c"]
+    line = {**fields, "phase": "start", "ts": 1.0}
+    parsed, _ = parse_record(line, 1, "log")
+    assert parsed is not None and join_channels([], [parsed]) == [("c", {"a", "b"})]
+    odd, _ = parse_record({**line, "langgraph_triggers": "join:a+b:c"}, 2, "log")
+    assert odd is not None and join_channels([], [odd]) == []  # not a list: not read
+
+
 def test_a_checkpointer_true_graph_invoked_after_the_resumes_first_step_runs_again(
     tmp_path: Path,
 ) -> None:

@@ -22,10 +22,12 @@ database names (`join_channels`, `outcomes._widen_for_late_barrier`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from replaylens.channels import JOIN_PREFIX, join_node, join_sources, makes_due
+from replaylens.effects.durable import TRIGGERS_KEY
+from replaylens.effects.parse import EffectLine
 from replaylens.model import Checkpoint, Thread
 from replaylens.sources import CheckpointSource
 
@@ -155,13 +157,27 @@ def unreached_past_join(
     return lambda x: order(x) >= cut
 
 
-def join_channels(checkpoints: Sequence[Checkpoint]) -> list[tuple[str, set[str]]]:
+def join_channels(
+    checkpoints: Sequence[Checkpoint], lines: Iterable[EffectLine] = ()
+) -> list[tuple[str, set[str]]]:
     """(the join's node, the nodes it waits for) for every join channel the checkpoints name
-    (a channel's version or a pending write)."""
+    (a channel's version or a pending write) or an effect line's ``langgraph_triggers``
+    names: under exit nothing but the input checkpoint is saved before a kill, and the log
+    is then the only place a join shows."""
     names = {
         ch
         for c in checkpoints
         for ch in [*c.record.channel_versions, *(w.channel for w in c.writes)]
         if ch.startswith(JOIN_PREFIX)
     }
+    names |= {ch for line in lines for ch in logged_triggers(line) if ch.startswith(JOIN_PREFIX)}
     return [(str(join_node(ch)), set(join_sources(ch))) for ch in sorted(names)]
+
+
+def logged_triggers(line: EffectLine) -> list[str]:
+    """The channels a line says made its task due (its ``langgraph_triggers``, as LangGraph's
+    run metadata gives them); none where the line does not say or says it in another shape."""
+    triggers = line.extra.get(TRIGGERS_KEY) if line.extra else None
+    if not isinstance(triggers, (list, tuple)):
+        return []
+    return [t for t in triggers if isinstance(t, str)]

@@ -58,7 +58,17 @@ def task_fields(
     if task_ns:
         place = own_namespace(str(task_ns))  # "parent:taskid|node:taskid": the task's own form
         fields["task_id"], fields["checkpoint_ns"] = place.task_id, place.checkpoint_ns
+    triggers = metadata.get(TRIGGERS_KEY)
+    if isinstance(triggers, (list, tuple)) and triggers:
+        # the channels that made the task due: a join's (`join:a+b:c`) is the only place a
+        # join shows where the database saved nothing but the input (exit, `analysis.joins`)
+        fields[TRIGGERS_KEY] = [str(t) for t in triggers]
     return fields
+
+
+TRIGGERS_KEY = "langgraph_triggers"
+"""The extra key of a task's lines naming the channels whose writes made it due, as LangGraph's
+run metadata gives them (``langgraph_triggers``; ``join:a+b:c`` for a join's node)."""
 
 
 OWN_THREAD_UNDER = "own_thread_under"

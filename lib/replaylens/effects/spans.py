@@ -23,7 +23,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.effects.durable import DESCRIBES, OWN_THREAD_UNDER, own_lineage, task_end_phase
+from replaylens.effects.durable import (
+    DESCRIBES,
+    OWN_THREAD_UNDER,
+    TRIGGERS_KEY,
+    own_lineage,
+    task_end_phase,
+)
 from replaylens.namespaces import own_namespace
 
 SpanKind = Literal["tool", "other"]
@@ -86,7 +92,13 @@ class Span:
 
 def metadata_from(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """LangGraph's run metadata keys out of a flat mapping whose keys carry `prefix`."""
-    keys = ("thread_id", "langgraph_node", "langgraph_step", "langgraph_checkpoint_ns")
+    keys = (
+        "thread_id",
+        "langgraph_node",
+        "langgraph_step",
+        "langgraph_checkpoint_ns",
+        TRIGGERS_KEY,
+    )
     return {k: values[prefix + k] for k in keys if prefix + k in values}
 
 
@@ -112,6 +124,9 @@ def _base(span: Span, source: str) -> dict[str, Any] | None:
     if task_id:  # a span log's start line whose task was never named has none
         out["task_id"] = task_id
     out["checkpoint_ns"] = checkpoint_ns
+    triggers = span.metadata.get(TRIGGERS_KEY)
+    if isinstance(triggers, (list, tuple)) and triggers:
+        out[TRIGGERS_KEY] = [str(t) for t in triggers]
     if span.pid is not None:
         out["pid"] = span.pid
     out["source"] = source

@@ -1035,11 +1035,12 @@ def _widen_for_late_barrier(
     killed in the second `retriever_two` the real resume ran nothing (4 0 0) where the model
     said 4 4 7; killed in `qa`, it ran the second round's three retrievers and stopped
     (6 3 6) where the model said 6 5 9. Asked of the schedule and of each the race asks:
-    the write races the steps. The join must be named in the database (under exit it is not:
-    nothing but the input checkpoint is saved before the kill)."""
+    the write races the steps. The join must be named in the database or in the log's
+    ``langgraph_triggers`` (under exit only the log can: nothing but the input checkpoint is
+    saved before the kill; a log without triggers leaves that race unseen)."""
     if mode != "async" or ev.ending != "killed":
         return
-    joins = join_channels(ev.db_checkpoints)
+    joins = join_channels(ev.db_checkpoints, (line for a in ev.attempts for line in a.lines))
     if not joins:
         return
     figures = []
