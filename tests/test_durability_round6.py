@@ -83,6 +83,18 @@ def test_graphs_one_task_invokes_wait_one_after_the_other(tmp_path: Path) -> Non
             assert figures(predict(runs["sync"], form, given)["async"]) == (18, 1, 1)
 
 
+def test_two_graphs_one_silent_task_invokes_in_turn_share_its_root_step(tmp_path: Path) -> None:
+    """The same campaign from the async recording, bare: the log names no namespace, and
+    parent_node logs nothing. Its second graph began after the first had ended, so it was
+    read as a root step of its own, and finish one step later: under sync 20 checkpoints
+    where the real run kept 19. The database's namespace of that run names the root task
+    that ran it (`parent_node:<task id>|1`): that task's step (`evidence._hold_step`)."""
+    runs = load("multiple_subgraphs_checkpointer-late-1s", tmp_path)
+    assert real(runs["sync"], "bare") == (19, 1, 1)
+    for given in (True, False):
+        assert figures(predict(runs["async"], "bare", given)["sync"]) == (19, 1, 1), given
+
+
 def test_a_kill_in_a_node_that_logs_nothing_measures_the_right_process(tmp_path: Path) -> None:
     """The same shape killed 0.6 s into the second input's parent_node, which logs nothing:
     under sync on a 1 s store neither graph had started, so the resume ran the second input's

@@ -2307,6 +2307,10 @@ def _assign_steps(
         if t is not None
     ]
     sub_nodes, named_in_root = _subgraph_nodes(thread)
+    # a root task's step, by its id: a subgraph run's namespace names the task that ran it
+    root_task_steps = {
+        t.task_id: c.step + 1 for c in root_cps if c.step is not None for t in c.tasks if t.task_id
+    }
     # (read as the root's for a node the root names, only where some node is a subgraph's)
     root_nodes = named_in_root if sub_nodes else set()
     entry = _entrypoint_node(thread)
@@ -2401,7 +2405,7 @@ def _assign_steps(
                 )
             last_sub = ns if ns else ""
             if ns and opens_runs and "" in last_step:
-                _hold_step(a, ns, inv, held, last_step, step_att)
+                _hold_step(a, ns, inv, held, last_step, step_att, root_task_steps)
             elif ns and _holder_node(ns) in carried and "" in last_step:
                 # (its root step is the one after the last one saved, not a root task's below;
                 # a later resume goes on in it too, while it has not completed)
@@ -2555,6 +2559,7 @@ def _hold_step(
     held: _Held,
     last_step: dict[str, int],
     step_att: dict[tuple[str, int, int], list[Attempt]],
+    root_task_steps: dict[str, int] | None = None,
 ) -> None:
     """A subgraph's first line in an invocation, while no root task with lines runs: a root
     task that logs nothing ran that subgraph (a compiled graph added as a node), and it takes
@@ -2564,9 +2569,19 @@ def _hold_step(
     the edit, one checkpoint short). Not when the node its namespace names logged in the
     running step (a node that logs, then invokes a graph: test_interrupt_subgraph_reenter_
     checkpointer_true). Another subgraph that starts while that one runs is run by a task
-    of the same step (parallel subgraph nodes)."""
+    of the same step (parallel subgraph nodes). A run whose namespace names the root task
+    that ran it (`parent_node:<task id>|1`) is in that task's step, where the database has
+    it: a silent task that invokes two graphs one after the other
+    (test_multiple_subgraphs_checkpointer: the second run began after the first ended, and
+    was read as a root step of its own, one checkpoint too many under sync)."""
     top = ns.split(namespaces.NS_SEP)[0]
     if top in held.steps:
+        return
+    own = namespaces.segments(a.namespace)[0][1] if a.namespace else None
+    if own is not None and own in (root_task_steps or {}):
+        step = (root_task_steps or {})[own]
+        held.steps[top] = held.running = step
+        last_step[""] = max(last_step[""], step)
         return
     holder = base_space(top).partition(namespaces.CALL)[0]  # the node its namespace names
     root_now = step_att.get(("", inv, last_step[""]), [])
