@@ -503,6 +503,27 @@ def test_a_task_only_asked_for_is_left_to_the_line_that_ran_it(tmp_path: Path) -
         assert second.verdict == "kept" and second.task is not None, (name, second.reason)
 
 
+def test_a_resume_after_a_pause_reuses_what_an_earlier_process_finished(tmp_path: Path) -> None:
+    """test_send_dedupe_on_resume at 0.5 s a write, bare log from async, killed in the
+    resume's ``3``: the first process ran ``2``, ``flaky`` and ``3`` in one step and paused
+    in ``flaky``; the resume ran ``flaky`` again and then ``3``, a task of the next step.
+    The log cannot say which step that ``3`` was, and it was read as the first process's
+    finished ``3`` (kept: 4 0 0 where the real resume re-ran it, 4 1 1). A resume after a
+    pause reuses the writes every task of an earlier process saved at the paused step
+    (`align.pick_task`). Then, into exit, that first ``3`` was read as a task whose step
+    raised after it (no checkpoint of its step, though its invocation was over): the
+    step had paused, its ``flaky`` answered later, finished now (`model.Task.paused`,
+    `evidence._raised_after_lines`; 1 3 9 where the real exit resume gave 1 2 7)."""
+    name = "send_dedupe_on_resume-late-0.5s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"], "bare") == (4, 1, 1)
+    assert figures(predict(runs["async"], "bare")["async"]) == (4, 1, 1)
+    assert all(not c.wrong for c in judged(name, tmp_path))
+    for given in (True, False):
+        o = predict(runs["async"], "bare", given)["exit"]
+        assert holds(o, real(runs["exit"], "bare")), (given, figures(o), o.race)
+
+
 def test_a_bare_nodes_lines_one_after_another_are_also_read_as_tasks_of_their_own(
     tmp_path: Path,
 ) -> None:

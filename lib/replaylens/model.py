@@ -132,6 +132,13 @@ class Task:
         return out
 
     @property
+    def paused(self) -> bool:
+        """Did it call `interrupt()` at some point (an interrupt write of its own)? Also once
+        a later invocation answered it and its output is saved (status finished): its step
+        paused then, it did not raise."""
+        return any(w.channel == "__interrupt__" for w in self.writes)
+
+    @property
     def done(self) -> bool:
         """Through its step: a resume re-applies its writes and does not run it again
         (finished, or failed and taken by its error handler).

@@ -252,7 +252,14 @@ def pick_task(
     pool = [t for t in free if _key_fit(a, cp, t) >= 0] or free
     # A task another process finished, its writes saved, is never run again: a resume reuses
     # them (a tool that paused beside one that finished re-runs alone).
-    pool = [t for t in pool if not (t.done and idx.done_pid.get(t.task_id, a.pid) != a.pid)] or pool
+    others = [t for t in pool if t.done and idx.done_pid.get(t.task_id, a.pid) != a.pid]
+    if others and len(others) == len(pool) and _paused_at(cp) and not any(t.paused for t in others):
+        # the step paused (an interrupt beside them): the resume reuses every write a task
+        # of an earlier process saved, so this start is a later step's (send_dedupe_on_
+        # resume under async, bare: the resume's `3`, after the answered `flaky`, had been
+        # read as the first process's finished `3`)
+        return None
+    pool = [t for t in pool if t not in others] or pool
     if not pool:  # every task of that node already has an attempt here: a retry in the same process
         if len(node_tasks) == 1 and node_tasks[0].task_id not in idx.done:
             return node_tasks[0]
@@ -282,6 +289,11 @@ def pick_task(
     if claim:
         _claim_task(a, cp, chosen, idx)
     return chosen
+
+
+def _paused_at(cp: Checkpoint) -> bool:
+    """Did a task of the step after `cp` pause (an interrupt write saved against it)?"""
+    return any(w.channel == "__interrupt__" for w in cp.writes)
 
 
 def _claim_task(a: Attempt, cp: Checkpoint, task: Task, idx: _Index) -> None:

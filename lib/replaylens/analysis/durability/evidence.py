@@ -1512,7 +1512,8 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> t
             or due - {a.task.task_id for a in step if a.task}
             or any(b.start_ts > ended for b in group)
             or any(source != "input" for source in below.get(cp.checkpoint_id, []))
-            or any(t.status == "interrupted" for t in cp.tasks)
+            # (a task that paused there, answered by a later invocation: finished now)
+            or any(t.paused for t in cp.tasks)
             # a later invocation ran a task due there again: it had paused, not raised (a
             # task id tells; a bare log's time alignment takes a fresh input's tasks of the
             # same nodes for those too)
