@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, load, plan, predict, real
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
 
 
 def test_a_graph_whose_input_skips_the_start_channel_runs_its_first_node_in_step_0(
@@ -26,3 +26,25 @@ def test_a_graph_whose_input_skips_the_start_channel_runs_its_first_node_in_step
     assert real(runs["sync"], "bare") == (6, 1, 1)
     assert figures(predict(runs["exit"], "bare")["sync"]) == (6, 1, 1)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare"))
+
+
+def test_the_steps_each_invocation_saved_tell_a_fresh_input_from_a_resume(tmp_path: Path) -> None:
+    """test_invoke_two_processes_in_out_interrupt at 0.5 s a write, bare log: a raw Pregel
+    with a breakpoint after `one`, inputs 2, None, 20, 3 (into the pause), None, killed in
+    the last `two`. Under exit the database keeps only what each invocation saved as it
+    ended (steps 0, 1, 3, 5) and the node names alone read the third invocation as a
+    resume: 8 checkpoints kept under sync and async where the real runs kept 7. A resume
+    goes on one step per step it runs, a fresh input adds its input checkpoint first
+    (`evidence._kinds_from_saved_ends`); the next invocation's input checkpoint, taken
+    just before it, is not the end of the one before (read so, the second invocation of
+    the early kill's async recording had become a fresh input: 6 kept where 5)."""
+    late = load("pregel_interrupt_after-late-0.5s", tmp_path / "late")
+    for given in (True, False):
+        outcomes = predict(late["exit"], "bare", given)
+        for target in ("sync", "async"):
+            o = outcomes[target]
+            assert holds(o, real(late[target], "bare")), (target, given, figures(o), o.race)
+    assert figures(predict(late["exit"], "bare")["sync"]) == (7, 1, 1)
+    early = load("pregel_interrupt_after-early-0.5s", tmp_path / "early")
+    every_prediction_holds(early, same_progress=True)
+    every_prediction_holds(late, same_progress=True)

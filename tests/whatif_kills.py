@@ -201,6 +201,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("join_loop_cond_edge", 1, ("sync", "async", "exit"), 0.5, backend="postgres"),
         KillCampaign("send_dedupe_on_resume", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("send_dedupe_on_resume", 1, ("sync", "async", "exit"), 0.5),
+        KillCampaign("pregel_interrupt_after", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("pregel_interrupt_after", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign(
             "parent_command_deeply_nested", 1, ("sync", "async", "exit"), 1.0, api="ainvoke"

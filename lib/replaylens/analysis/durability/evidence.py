@@ -1981,6 +1981,61 @@ def _kinds(
     return kinds
 
 
+def _kinds_from_saved_ends(
+    groups: list[list[Attempt]],
+    kinds: list[InvocationKind],
+    weak: set[int],
+    roots: Sequence[Checkpoint],
+    no_start: bool,
+    edits: Sequence[float],
+) -> None:
+    """Read a weak invocation's kind (`_kinds`) from the steps of the checkpoints saved as it
+    and the one before it ended, where nothing was saved while it ran (exit): a resume goes
+    on from the saved step and runs its tasks' steps; a fresh input adds its input
+    checkpoint and `__start__` (one step for a graph without `__start__`) before them. Its
+    root attempts ran in one step at least and in one step each at most: where only one of
+    the two readings fits the gap, it is the nominal one. The invocation stays weak (the
+    other reading still bounds the range): a node that logs nothing adds steps no line shows.
+    test_invoke_two_processes_in_out_interrupt under exit, bare: inputs 2, None, 20, 3,
+    None on a raw Pregel with a breakpoint after `one`; the gaps 1, 2, 2 tell resume,
+    input, input, where the node names alone had read the third as a resume."""
+    extra = 1 if no_start else 2
+    ends: list[int | None] = []
+    for i, g in enumerate(groups):
+        nxt = groups[i + 1] if i + 1 < len(groups) else []
+        if not g:
+            ends.append(None)
+            continue
+        last = max(a.end_ts for a in g)
+        until = min((a.start_ts for a in nxt), default=inf)
+        saved = [  # (the next invocation's input checkpoint is taken just before it)
+            c.step
+            for c in roots
+            if c.step is not None
+            and c.source != "input"
+            and (t := taken_at(c)) is not None
+            and last - RACE <= t < until
+        ]
+        ends.append(max(saved) if saved else None)
+    for i in sorted(weak):
+        prev, cur = ends[i - 1], ends[i]
+        g = groups[i]
+        if prev is None or cur is None or not g or not groups[i - 1]:
+            continue
+        began = min(a.start_ts for a in g)
+        last = max(a.end_ts for a in g)
+        prev_last = max(a.end_ts for a in groups[i - 1])
+        if any(prev_last - RACE <= t <= began for t in edits):
+            continue  # an update_state between them saved a step of its own
+        if any(began <= (taken_at(c) or -inf) < last - RACE for c in roots):
+            continue  # saved while it ran: not exit, its own checkpoints tell
+        root = [a for a in g if not (a.logged_ns or a.namespace)]
+        gap, most = cur - prev, max(len(root), 1)
+        as_resume, as_input = 1 <= gap <= most, 1 + extra <= gap <= most + extra
+        if as_resume != as_input:
+            kinds[i] = "resume" if as_resume else "input"
+
+
 def _given_before(a: Attempt, earlier: list[list[Attempt]]) -> bool:
     """Was `a`'s task given to an attempt of an earlier invocation? If not, and its writes
     are saved, `a` made them: a task is done once (two `Send` workers' runs of one subgraph
@@ -3024,6 +3079,10 @@ def gather(
     kinds = _kinds(
         groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted,
         [c for c in db_cps if not c.checkpoint_ns],
+    )  # fmt: skip
+    _kinds_from_saved_ends(
+        groups, kinds, weak, [c for c in db_cps if not c.checkpoint_ns],
+        _no_start_step(thread, groups), edits,
     )  # fmt: skip
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}

@@ -876,12 +876,14 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
             spans["replayed_lines"][1] = max(
                 spans["replayed_lines"][1], sum(len(a.lines) for a in ev.attempts)
             )
+    # (the figures close the sentence, as every range says them: a spread over several
+    # readings then says this reason once and the figures once, `_causes`)
     note = (
         f"the log names no namespace and the database names none of {', '.join(nodes)}: "
         "nothing shows whether they ran inside subgraphs, whose own checkpoints would count "
-        f"too, so {lo}-{high} checkpoints kept (up to {NESTING_CHECKPOINTS} more per run of "
-        f"them, each of which may be a subgraph's of its own, at each of up to {levels} "
-        "level(s): a subgraph's input, its __start__, the step that ran it"
+        f"too (up to {NESTING_CHECKPOINTS} more per run of them, each of which may be a "
+        f"subgraph's of its own, at each of up to {levels} level(s): a subgraph's input, its "
+        "__start__, the step that ran it"
         + (
             "; or fewer, if they were @task calls of an entrypoint that logs nothing"
             if calls
@@ -889,12 +891,14 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         )
         + ")"
         + (
-            f"; and {spans['reruns'][0]}-{spans['reruns'][1]} tasks again: as @task calls, a "
-            "resume of the entrypoint takes each call whose writes were saved from them and "
-            "runs only the one in flight again, and the log cannot show whose writes landed"
+            "; as @task calls, a resume of the entrypoint takes each call whose writes were "
+            "saved from them and runs only the one in flight again, and the log cannot show "
+            "whose writes landed"
             if calls
             else ""
         )
+        + f": between {lo}-{high} checkpoints kept, {spans['reruns'][0]}-{spans['reruns'][1]} "
+        f"tasks and {spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
     )
     _say_range(out, spans, note)
     out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
