@@ -356,6 +356,25 @@ def test_callbacks_log_one_task_once_when_its_function_has_the_nodes_name(
     assert starts and len(starts) == len(set(starts)), lines
 
 
+def test_every_task_log_of_a_campaign_names_the_join_that_made_its_task_due(
+    tmp_path: Path,
+) -> None:
+    """LangGraph's `langgraph_triggers` of a join's node (``join:a+b:c``) reach the recorder's
+    log and the child's callbacks log: under exit the log is the only place the join shows
+    (`joins.join_channels`; the callbacks log once wrote none)."""
+    out = tmp_path / "join"
+    proc = run_killtest("replaylens.examples.langgraph_tests:waiting_edge_join", "--out", str(out),
+                     "--modes", "exit", "--kill-at", "qa", "--kill-delay", "0.05", "--sleep", "0.2",
+                     "--input", '{"visited": []}')  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
+    folder = out / Path(run["effects_at_kill"]).parent
+    for log in ("callbacks.effects.jsonl", "effects.jsonl"):
+        qa = [e for e in jsonl(folder / log) if e["node"] == "qa" and e["phase"] == "start"]
+        assert qa, (log, jsonl(folder / log))
+        assert "join:retriever_one+retriever_two:qa" in qa[0].get("langgraph_triggers", []), qa
+
+
 def test_the_freeze_waits_for_a_write_the_killed_child_had_already_sent(
     pg_cluster: PgServer, tmp_path: Path
 ) -> None:

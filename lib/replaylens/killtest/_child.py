@@ -55,8 +55,6 @@ import threading
 import time
 from typing import Any, Literal
 
-from replaylens import namespaces
-
 NODE_START = "NODE_START"
 WRITES = "WRITES"
 FAULT = "FAULT"
@@ -570,7 +568,13 @@ def node_start_handler(
     """
     from langchain_core.callbacks.base import BaseCallbackHandler
 
-    from replaylens.effects.durable import OWN_THREAD_UNDER, TaskRunTree, task_end_phase
+    from replaylens.effects.durable import (
+        OWN_THREAD_UNDER,
+        TRIGGERS_KEY,
+        TaskRunTree,
+        task_end_phase,
+        task_fields,
+    )
     from replaylens.effects.parse import DESCRIBES
 
     nodes = task_nodes if task_nodes is not None else {}
@@ -591,6 +595,7 @@ def node_start_handler(
                     "thread_id": thread_id, "node": task["node"], "phase": phase, "ts": time.time(),
                     "step": task["step"], "task_id": task["task_id"], "checkpoint_ns": task["checkpoint_ns"],
                     "pid": os.getpid(), "source": "callbacks", DESCRIBES: "task",
+                    **({TRIGGERS_KEY: task[TRIGGERS_KEY]} if task.get(TRIGGERS_KEY) else {}),
                     **({OWN_THREAD_UNDER: task[OWN_THREAD_UNDER]} if task[OWN_THREAD_UNDER] else {}),
                 })  # fmt: skip
 
@@ -616,9 +621,11 @@ def node_start_handler(
             inside_own, mark = self._tree.task_started(run_id, parent_run_id, ns)
             if inside_own:
                 return
-            place = namespaces.own_namespace(ns)
-            task = {"node": node, "step": meta.get("langgraph_step"), "task_id": place.task_id,
-                    "checkpoint_ns": place.checkpoint_ns, "ns": ns, OWN_THREAD_UNDER: mark}  # fmt: skip
+            # the fields every writer of task lines takes from LangGraph's run metadata
+            fields = task_fields(meta)
+            task = {"node": node, "step": meta.get("langgraph_step"), "task_id": fields.get("task_id"),
+                    "checkpoint_ns": fields.get("checkpoint_ns", ""), "ns": ns,
+                    TRIGGERS_KEY: fields.get(TRIGGERS_KEY), OWN_THREAD_UNDER: mark}  # fmt: skip
             key = ns or str(run_id)
             with self._lock:
                 if task["task_id"]:
