@@ -516,6 +516,12 @@ def test_a_tasks_triggers_are_kept_in_the_recorder_and_trace_lines() -> None:
     assert parsed is not None and join_channels([], [parsed]) == [("c", {"a", "b"})]
     odd, _ = parse_record({**line, "langgraph_triggers": "join:a+b:c"}, 2, "log")
     assert odd is not None and join_channels([], [odd]) == []  # not a list: not read
+    # a trace's task span carries them in its run metadata (LangSmith, OTLP, Langfuse)
+    from replaylens.effects.spans import Span, metadata_from, spans_to_records
+
+    span = Span("s1", "t1", None, "c", 1.0, 2.0, metadata=metadata_from(meta))
+    (start, end) = spans_to_records([span], "otlp").records
+    assert start["langgraph_triggers"] == ["branch:to:c", "join:a+b:c"] == end["langgraph_triggers"]
 
 
 def test_a_checkpointer_true_graph_invoked_after_the_resumes_first_step_runs_again(
