@@ -542,3 +542,30 @@ def test_a_checkpointer_true_graph_invoked_after_the_resumes_first_step_runs_aga
         assert figures(p.what_if["async"]) == real(runs["async"], form), form
         again = {a.node for a in p.attempts if a.verdict == "replays"}
         assert {"sub_child_1", "sub_sub_child"} <= again, (form, again)
+
+
+def test_an_input_checkpoint_held_back_by_sync_waits_begins_its_invocation(
+    tmp_path: Path,
+) -> None:
+    """Under `ainvoke` at 1 s a write, sync: a second input's first task starts 2 s after its
+    input checkpoint (the puts chained behind it waited for). That checkpoint lay nearer the
+    previous invocation's end than this one's first line, so it was read as the previous
+    one's save on its way out: test_checkpoint_recovery_async's retry was taken for a resume
+    (into async 2 2 3 where the real run gave 2 1 2: the lost input's task counted again),
+    and test_parent_command's stateful subgraph's second input lost its input and start
+    checkpoints to the first (8 kept where 6). An input checkpoint taken after the previous
+    invocation left begins the next (`evidence._kinds`, `evidence._bounds`)."""
+    runs = load("checkpoint_recovery_async-early-1s", tmp_path / "recovery")
+    assert real(runs["async"]) == (2, 1, 2) and real(runs["exit"]) == (1, 1, 2)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        for given in (True, False):
+            outcomes = predict(runs["sync"], form, given)
+            for target in ("async", "exit"):
+                o = outcomes[target]
+                assert holds(o, real(runs[target], form)), (form, given, target, figures(o))
+    stateful = load("parent_command_stateful-early-1s", tmp_path / "stateful")
+    assert real(stateful["async"]) == (6, 0, 0)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        for given in (True, False):
+            o = predict(stateful["sync"], form, given)["async"]
+            assert holds(o, real(stateful["async"], form)), (form, given, figures(o), o.race)

@@ -1892,7 +1892,7 @@ def _kinds(
     after one that paused at ``interrupt()`` (`interrupted`: the nodes, or the entrypoint,
     the database shows paused) is not among them: the answer to a pause is a resume."""
     kinds: list[InvocationKind] = ["input"]
-    bounds = _bounds(groups)
+    bounds = _bounds(groups, None, inputs)
     for i, (prev, cur) in enumerate(zip(groups, groups[1:], strict=False), 1):
         if not cur:
             kinds.append("resume")
@@ -1907,8 +1907,12 @@ def _kinds(
         prev_end = max((x.end_ts for x in prev), default=float("-inf"))
         # Nearer this invocation's first task than the previous one's last line: a checkpoint
         # saved on the way out (under exit, stamped as the loop leaves) is not an input's.
+        # Nor is one stamped as the previous one left: an input checkpoint taken later, the
+        # first task held back by sync's wait for the puts chained behind it (two writes at
+        # 1 s under `ainvoke`: test_checkpoint_recovery_async, read as a resume), is.
         if prev and any(
-            (prev_end + earliest.start_ts) / 2 < t <= earliest.start_ts for t in inputs
+            min((prev_end + earliest.start_ts) / 2, prev_end + RACE) < t <= earliest.start_ts
+            for t in inputs
         ):
             kinds.append("input")
             continue
@@ -2123,12 +2127,18 @@ def _named_only(a: Attempt) -> bool:
     return (a.task_id is None or a.task_id_inferred) and not a.logged_ns and a.step is None
 
 
-def _bounds(groups: list[list[Attempt]], began: dict[int, float] | None = None) -> list[float]:
+def _bounds(
+    groups: list[list[Attempt]],
+    began: dict[int, float] | None = None,
+    inputs: Sequence[float] = (),
+) -> list[float]:
     """Where each invocation begins on the clock (the first: at minus infinity). After a
     first invocation that logged nothing (`_silent_first`), the next begins just before its
     first line; a run between two logged ones that logged nothing (`_silent_replays`) begins
     with the first edit or copy it ran from (`began`, `_silent_starts`), or else just after
-    the previous one's end."""
+    the previous one's end. An input checkpoint (`inputs`: their times) taken after the
+    previous one had left begins the next (its first line may come seconds later, behind
+    sync's waits for the puts chained after it)."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
         if i > 0 and not g and groups[i - 1]:
@@ -2149,7 +2159,9 @@ def _bounds(groups: list[list[Attempt]], began: dict[int, float] | None = None) 
             # (which stamps its input checkpoint just before its first task).
             nxt = g[0].start_ts
             half = max(prev_end + 0.05, (prev_end + nxt) / 2)
-            bounds.append(max(prev_end, min(half, nxt - 0.02)))
+            own = [t for t in inputs if prev_end + RACE < t <= nxt]
+            bound = max(prev_end, min(half, nxt - 0.02))
+            bounds.append(min(bound, min(own) - 0.001) if own else bound)
     return bounds
 
 
@@ -3124,7 +3136,11 @@ def gather(
             f"{len(groups)} invocations: "
             + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
         )
-    bounds = _bounds(groups, _silent_starts(groups, db_cps, copies))
+    bounds = _bounds(
+        groups,
+        _silent_starts(groups, db_cps, copies),
+        [t for c in _root_inputs(db_cps) for t in [taken_at(c)] if t is not None],
+    )
     stamps = {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
 
     rising = all(a <= b for a, b in zip(bounds, bounds[1:], strict=False))
