@@ -48,3 +48,20 @@ def test_the_steps_each_invocation_saved_tell_a_fresh_input_from_a_resume(tmp_pa
     early = load("pregel_interrupt_after-early-0.5s", tmp_path / "early")
     every_prediction_holds(early, same_progress=True)
     every_prediction_holds(late, same_progress=True)
+
+
+def test_a_fresh_input_goes_on_from_the_root_step_the_answers_before_it_saved(
+    tmp_path: Path,
+) -> None:
+    """test_stateless_subgraph_starts_fresh_on_parent_replay at 0.1 s a write, bare log from
+    exit: two inputs, each answered twice inside the subgraph, whose lines alone said how
+    far the answers went; the root's own line was the first input's. The second input's
+    `parent_node` went on from that line's step, one short of the step the second answer
+    had saved (the run's end, step 2), and was read into a step of its own: 20 kept under
+    sync and async where 19. The root checkpoints saved before an invocation's last line
+    tell where the next one goes on (`evidence._saved_by`)."""
+    runs = load("stateless_subgraph_parent_replay-early-0.1s", tmp_path)
+    for target in ("sync", "async"):
+        assert real(runs[target], "bare") == (19, 1, 1)
+        assert figures(predict(runs["exit"], "bare")[target]) == (19, 1, 1), target
+    every_prediction_holds(runs, same_progress=True)

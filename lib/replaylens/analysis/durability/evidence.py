@@ -2421,6 +2421,9 @@ def _assign_steps(
             began = min(x.start_ts for x in g)
             ended = max((x.end_ts for x in groups[inv - 1]), default=float("-inf"))
             saved_step = max([saved_step, *(st for t, st in edit_steps if ended < t < began)])
+            # and from the last root checkpoint the invocations before saved, where no root
+            # line said how far they went (a resume whose lines were a subgraph's only)
+            saved_step = max([saved_step, *_saved_by(root_cps, ended)])
             # a run from an earlier checkpoint goes on from the copy it began with: back
             saved_step = replayed.get(inv, saved_step)
         if inv > 0:
@@ -2618,6 +2621,16 @@ def _paused_holder(
     if latest.step is None:
         return {}
     return {t.node: latest.step + 1 for t in latest.tasks if t.node}
+
+
+def _saved_by(roots: Sequence[Checkpoint], ended: float) -> list[int]:
+    """The steps of the root checkpoints taken by the time `ended` (an invocation's last
+    line; its save on the way out is stamped just after it)."""
+    return [
+        c.step
+        for c in roots
+        if c.step is not None and (t := taken_at(c)) is not None and t <= ended + RACE
+    ]
 
 
 def _hold_step(
