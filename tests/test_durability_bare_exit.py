@@ -65,3 +65,25 @@ def test_a_fresh_input_goes_on_from_the_root_step_the_answers_before_it_saved(
         assert real(runs[target], "bare") == (19, 1, 1)
         assert figures(predict(runs["exit"], "bare")[target]) == (19, 1, 1), target
     every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_fresh_inputs_task_is_not_due_at_an_earlier_invocations_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """test_parent_command with a `checkpointer=True` subgraph under `ainvoke` at 1 s a
+    write, bare log from async and from exit: the second input's `tool` was matched by time
+    to the first run's subgraph checkpoint where `tool` was due, so read as a fresh input
+    (the database keeps no input checkpoint to tell) it still took that run's step and was
+    the first run's task: nothing again where the real sync resume ran it (10 1 1). A fresh
+    input's tasks are due at checkpoints of its own; the stable graph's later run goes on
+    numbering its steps (`evidence._made_before`). Not where the thread was run from an
+    earlier checkpoint, whose copies the alignment dates: first written without that, it
+    moved seven replay shapes outside."""
+    runs = load("parent_command_stateful-early-1s", tmp_path)
+    assert real(runs["sync"], "bare") == (10, 1, 1)
+    for src in ("async", "exit"):
+        for given in (True, False):
+            o = predict(runs[src], "bare", given)["sync"]
+            assert holds(o, real(runs["sync"], "bare")), (src, given, figures(o), o.race)
+    replayed = load("first_invocation_replayed-early-0.25s", tmp_path / "replayed")
+    every_prediction_holds(replayed, same_progress=True)

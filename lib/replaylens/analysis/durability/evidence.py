@@ -2492,10 +2492,23 @@ def _assign_steps(
                 a.step is None
                 and a.alignment != "exact"
                 and step is not None
-                and step < last_step.get(ns, -1)
+                and (
+                    step < last_step.get(ns, -1)
+                    or (
+                        ns
+                        and kinds[inv] == "input"
+                        and inv > 0
+                        and not replayed
+                        and _made_before(a, opened)
+                    )
+                )
             ):
                 # matched by time to a checkpoint this invocation has gone past (a later
-                # invocation started again from an earlier one): the log's order decides
+                # invocation started again from an earlier one), or, in a subgraph, to one
+                # an invocation before made where this one is a fresh input, whose tasks are
+                # due at checkpoints of its own (a `checkpointer=True` graph's later run goes
+                # on numbering its steps; not in a thread run from an earlier checkpoint,
+                # whose copies the alignment dates): the log's order decides
                 step = None
             if (
                 step is None
@@ -2631,6 +2644,12 @@ def _saved_by(roots: Sequence[Checkpoint], ended: float) -> list[int]:
         for c in roots
         if c.step is not None and (t := taken_at(c)) is not None and t <= ended + RACE
     ]
+
+
+def _made_before(a: Attempt, opened: float) -> bool:
+    """Was the checkpoint `a` was aligned with taken before its invocation began?"""
+    made = taken_at(a.checkpoint) if a.checkpoint is not None else None
+    return made is not None and made < opened - RACE
 
 
 def _hold_step(
