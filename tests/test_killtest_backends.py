@@ -339,19 +339,25 @@ def test_crash_refuses_a_server_this_object_did_not_start(tmp_path: Path) -> Non
         server.crash()
 
 
+def _one_run(out: Path, shape: str, mode: str, node: str, sleep: str, given: str) -> Path:
+    """One kill-test run of a corpus shape, killed 0.05 s into `node` under `mode`: the
+    folder of its logs as the kill left them."""
+    proc = run_killtest(f"replaylens.examples.langgraph_tests:{shape}", "--out", str(out),
+                     "--modes", mode, "--kill-at", node, "--kill-delay", "0.05", "--sleep", sleep,
+                     "--input", given)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
+    return out / Path(run["effects_at_kill"]).parent
+
+
 def test_callbacks_log_one_task_once_when_its_function_has_the_nodes_name(
     tmp_path: Path,
 ) -> None:
     """A raw `Pregel` node built with ``NodeBuilder().do(one)`` reports a LangChain run for
     the task and one inside it for the function, both named ``one``: the child's callbacks
     log writes the task's lines once (twice, the trace read each invocation as two)."""
-    out = tmp_path / "raw"
-    proc = run_killtest("replaylens.examples.langgraph_tests:pregel_interrupt_after", "--out", str(out),
-                     "--modes", "sync", "--kill-at", "one", "--kill-delay", "0.05", "--sleep", "0.5",
-                     "--input", "2")  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
-    lines = jsonl(out / Path(run["effects_at_kill"]).parent / "callbacks.effects.jsonl")
+    folder = _one_run(tmp_path / "raw", "pregel_interrupt_after", "sync", "one", "0.5", "2")
+    lines = jsonl(folder / "callbacks.effects.jsonl")
     starts = [(e["task_id"], e["pid"]) for e in lines if e["phase"] == "start"]
     assert starts and len(starts) == len(set(starts)), lines
 
@@ -362,13 +368,9 @@ def test_every_task_log_of_a_campaign_names_the_join_that_made_its_task_due(
     """LangGraph's `langgraph_triggers` of a join's node (``join:a+b:c``) reach the recorder's
     log and the child's callbacks log: under exit the log is the only place the join shows
     (`joins.join_channels`; the callbacks log once wrote none)."""
-    out = tmp_path / "join"
-    proc = run_killtest("replaylens.examples.langgraph_tests:waiting_edge_join", "--out", str(out),
-                     "--modes", "exit", "--kill-at", "qa", "--kill-delay", "0.05", "--sleep", "0.2",
-                     "--input", '{"visited": []}')  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    (run,) = json.loads((out / "manifest.json").read_text())["runs"]
-    folder = out / Path(run["effects_at_kill"]).parent
+    folder = _one_run(
+        tmp_path / "join", "waiting_edge_join", "exit", "qa", "0.2", '{"visited": []}'
+    )
     for log in ("callbacks.effects.jsonl", "effects.jsonl"):
         qa = [e for e in jsonl(folder / log) if e["node"] == "qa" and e["phase"] == "start"]
         assert qa, (log, jsonl(folder / log))

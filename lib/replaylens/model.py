@@ -162,7 +162,7 @@ class Task:
             return "handled"  # pregel/_loop.py, `_resume_error_handlers_if_applicable`
         if "__error__" in channels:
             return "failed"
-        if any(w.channel == "__interrupt__" for w in self.writes):
+        if self.paused:
             return "interrupted"
         return "pending"
 

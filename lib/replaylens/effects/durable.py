@@ -58,12 +58,19 @@ def task_fields(
     if task_ns:
         place = own_namespace(str(task_ns))  # "parent:taskid|node:taskid": the task's own form
         fields["task_id"], fields["checkpoint_ns"] = place.task_id, place.checkpoint_ns
-    triggers = metadata.get(TRIGGERS_KEY)
-    if isinstance(triggers, (list, tuple)) and triggers:
+    triggers = metadata_triggers(metadata)
+    if triggers:
         # the channels that made the task due: a join's (`join:a+b:c`) is the only place a
         # join shows where the database saved nothing but the input (exit, `analysis.joins`)
-        fields[TRIGGERS_KEY] = [str(t) for t in triggers]
+        fields[TRIGGERS_KEY] = triggers
     return fields
+
+
+def metadata_triggers(metadata: Mapping[str, Any]) -> list[str]:
+    """The channels LangGraph's run metadata says made a task due (``langgraph_triggers``),
+    as strings; none where it does not say, or says it in another shape."""
+    triggers = metadata.get(TRIGGERS_KEY)
+    return [str(t) for t in triggers] if isinstance(triggers, (list, tuple)) else []
 
 
 TRIGGERS_KEY = "langgraph_triggers"

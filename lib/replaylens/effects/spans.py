@@ -27,6 +27,7 @@ from replaylens.effects.durable import (
     DESCRIBES,
     OWN_THREAD_UNDER,
     TRIGGERS_KEY,
+    metadata_triggers,
     own_lineage,
     task_end_phase,
 )
@@ -124,9 +125,9 @@ def _base(span: Span, source: str) -> dict[str, Any] | None:
     if task_id:  # a span log's start line whose task was never named has none
         out["task_id"] = task_id
     out["checkpoint_ns"] = checkpoint_ns
-    triggers = span.metadata.get(TRIGGERS_KEY)
-    if isinstance(triggers, (list, tuple)) and triggers:
-        out[TRIGGERS_KEY] = [str(t) for t in triggers]
+    triggers = metadata_triggers(span.metadata)
+    if triggers:
+        out[TRIGGERS_KEY] = triggers
     if span.pid is not None:
         out["pid"] = span.pid
     out["source"] = source

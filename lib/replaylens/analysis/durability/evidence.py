@@ -2659,7 +2659,7 @@ def _hold_step(
     held: _Held,
     last_step: dict[str, int],
     step_att: dict[tuple[str, int, int], list[Attempt]],
-    root_task_steps: dict[str, int] | None = None,
+    root_task_steps: dict[str, int],
 ) -> None:
     """A subgraph's first line in an invocation, while no root task with lines runs: a root
     task that logs nothing ran that subgraph (a compiled graph added as a node), and it takes
@@ -2678,8 +2678,8 @@ def _hold_step(
     if top in held.steps:
         return
     own = namespaces.segments(a.namespace)[0][1] if a.namespace else None
-    if own is not None and own in (root_task_steps or {}):
-        step = (root_task_steps or {})[own]
+    if own is not None and own in root_task_steps:
+        step = root_task_steps[own]
         held.steps[top] = held.running = step
         last_step[""] = max(last_step[""], step)
         return
@@ -3120,17 +3120,14 @@ def gather(
     entry = _entrypoint_node(thread)
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
+    root_cps = [c for c in db_cps if not c.checkpoint_ns]
     kinds = _kinds(
-        groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted,
-        [c for c in db_cps if not c.checkpoint_ns],
+        groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted, root_cps,
     )  # fmt: skip
-    _kinds_from_saved_ends(
-        groups, kinds, weak, [c for c in db_cps if not c.checkpoint_ns],
-        _no_start_step(thread, groups), edits,
-    )  # fmt: skip
+    _kinds_from_saved_ends(groups, kinds, weak, root_cps, _no_start_step(thread, groups), edits)
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}
-    lost_copy = _lost_copy(groups, kinds, replayed, [c for c in db_cps if not c.checkpoint_ns])
+    lost_copy = _lost_copy(groups, kinds, replayed, root_cps)
     if lost_copy is not None:
         replayed[lost_copy[0]] = lost_copy[1]
         used.append(_lost_copy_said(lost_copy[0], "and no input starts with"))
@@ -3152,9 +3149,7 @@ def gather(
         # nothing due can only be a run from an earlier checkpoint whose copy never landed
         # (a fresh input's first node, as a replay of a loop's first step begins:
         # test_fork_always_re_runs_nodes at 0.5 s a write).
-        lost_copy = _lost_copy(
-            groups, kinds, replayed, [c for c in db_cps if not c.checkpoint_ns], input_start=True
-        )
+        lost_copy = _lost_copy(groups, kinds, replayed, root_cps, input_start=True)
         if lost_copy is not None:
             replayed[lost_copy[0]] = lost_copy[1]
             used.append(_lost_copy_said(lost_copy[0], "read as no fresh input"))
@@ -3168,11 +3163,7 @@ def gather(
             f"{len(groups)} invocations: "
             + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
         )
-    bounds = _bounds(
-        groups,
-        _silent_starts(groups, db_cps, copies),
-        [t for c in _root_inputs(db_cps) for t in [taken_at(c)] if t is not None],
-    )
+    bounds = _bounds(groups, _silent_starts(groups, db_cps, copies), input_times)
     stamps = {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
 
     rising = all(a <= b for a, b in zip(bounds, bounds[1:], strict=False))
