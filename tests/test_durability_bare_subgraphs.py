@@ -216,3 +216,23 @@ def test_a_bare_line_a_stateful_graph_saved_on_its_way_out_is_not_run_again(
     load(replayed, tmp_path)
     exit_check = next(c for c in judged(replayed, tmp_path) if c.mode == "exit")
     assert exit_check.wrong == [] and exit_check.guessed == []
+
+
+def test_a_saved_subgraph_is_not_read_as_returned_from_nodes_that_may_be_its_own(
+    tmp_path: Path,
+) -> None:
+    """subgraph_checkpoint_true under `ainvoke` on Postgres at 0.25 s, killed under async in
+    the first run of ``inner`` (compiled with checkpointer=True): the database holds the
+    root's and ``inner``'s input checkpoints, and the bare log ``inner_1`` and ``inner_2``,
+    which no checkpoint names. Read as root nodes run after ``inner``, they made ``inner``
+    a run that had returned, which exit saves on its way out: 1 kept where the real exit run
+    kept none. They may be ``inner``'s own, still running: 0-1, given and inferred."""
+    runs = load("subgraph_checkpoint_true-early-0.25s-postgres", tmp_path)
+    assert real(runs["exit"], "bare") == (0, 2, 3)
+    for given in (True, False):
+        exit_ = predict(runs["async"], "bare", given)["exit"]
+        assert exit_.race["checkpoints_kept"][0] == 0, (given, exit_.race)
+        assert holds(exit_, real(runs["exit"], "bare")), (given, exit_.race)
+    # the recorder's log places them in ``inner``: nothing to widen, exactly none kept
+    told = predict(runs["async"], "recorder")["exit"]
+    assert figures(told)[0] == 0 and "checkpointer=True" not in (told.race or {}).get("note", "")

@@ -210,6 +210,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "parent_command_deeply_nested", 1, ("sync", "async", "exit"), 1.0, api="ainvoke"
         ),
+        # killed before the subgraph's first node: a task that logged nothing repeats nothing
+        KillCampaign("multiple_subgraphs_same", 0, ("sync", "async", "exit"), 0.25, "ainvoke"),
+        KillCampaign(
+            "subgraph_checkpoint_true", 0, ("sync", "async", "exit"), 0.25, "ainvoke", "postgres"
+        ),
     )
 }
 

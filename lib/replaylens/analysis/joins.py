@@ -174,6 +174,12 @@ def join_channels(
     return [(str(join_node(ch)), set(join_sources(ch))) for ch in sorted(names)]
 
 
+def names_triggers(lines: Iterable[EffectLine]) -> bool:
+    """Does a line say which channels made its task due (``langgraph_triggers``)? Then a
+    join no line names is none; a log that says it of no line cannot tell."""
+    return any(line.extra and TRIGGERS_KEY in line.extra for line in lines)
+
+
 def logged_triggers(line: EffectLine) -> list[str]:
     """The channels a line says made its task due (its ``langgraph_triggers``, as LangGraph's
     run metadata gives them); none where the line does not say or says it in another shape."""

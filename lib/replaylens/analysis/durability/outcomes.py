@@ -36,9 +36,14 @@ from replaylens.analysis.durability.rules import (
     Recording,
     is_recorded,
 )
-from replaylens.analysis.durability.schedule import Schedule, queued_writes, schedule
+from replaylens.analysis.durability.schedule import (
+    Schedule,
+    queued_writes,
+    schedule,
+    stable_saves_unplaced,
+)
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence
-from replaylens.analysis.joins import join_channels, join_never_fires
+from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
@@ -526,6 +531,7 @@ def modelled(
     _widen_for_runs(ev, mode, out)
     _widen_for_late_barrier(ev, mode, latency, recording, sched, out)
     _widen_for_joined(ev, replayed, out)
+    _widen_for_unlogged(ev, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
     _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
@@ -917,6 +923,7 @@ def _widen_exit_for_unplaced(ev: Evidence, nodes: list[str], out: ModeOutcome) -
     way out under exit (``_suppress_interrupt``), one more checkpoint per such subgraph."""
     if not nodes or ev.ending != "killed":
         return
+    _widen_exit_for_unreturned(ev, nodes, out)
     under = [
         (a.node, ev.step_of[id(a)][0])
         for a in ev.attempts
@@ -940,6 +947,27 @@ def _widen_exit_for_unplaced(ev: Evidence, nodes: list[str], out: ModeOutcome) -
         f"{', '.join(sorted({node for node, _ns in under}))}, taken as "
         f"steps of {', '.join(filed)}: run instead by the parent after the subgraph left by "
         "Command(graph=PARENT), the subgraph saved on the way out under exit, so "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept"
+    )
+    _say_range(out, spans, note)
+    out.basis["checkpoints_kept"] += " (a range: the log cannot place its nodes in subgraphs)"
+
+
+def _widen_exit_for_unreturned(ev: Evidence, nodes: list[str], out: ModeOutcome) -> None:
+    """Under exit, say the checkpoints kept down to none of a ``checkpointer=True``
+    subgraph's where it was read as returned only because the root ran unplaced nodes after
+    it (`schedule.stable_saves_unplaced`): they may be the subgraph's own, still running."""
+    unreturned = stable_saves_unplaced(ev, frozenset(nodes))
+    if not unreturned:
+        return
+    spans = _spans(out)
+    spans["checkpoints_kept"][0] = max(
+        0, min(spans["checkpoints_kept"][0], out.checkpoints_kept - unreturned)
+    )
+    note = (
+        f"the log names no namespace and no checkpoint names {', '.join(nodes)}: run inside "
+        "the subgraph the database shows (compiled with checkpointer=True), it had not "
+        "returned when the process died, and exit saved nothing of it, so "
         f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept"
     )
     _say_range(out, spans, note)
@@ -1045,6 +1073,13 @@ def _widen_for_late_barrier(
     if mode != "async" or ev.ending != "killed":
         return
     joins = join_channels(ev.db_checkpoints, (line for a in ev.attempts for line in a.lines))
+    guessed = (
+        not joins
+        and not names_triggers(line for a in ev.attempts for line in a.lines)
+        and not _saved_past_start(ev)
+    )
+    if guessed:
+        joins = _possible_joins(ev)
     if not joins:
         return
     figures = []
@@ -1062,7 +1097,14 @@ def _widen_for_late_barrier(
             min(spans[key][0], *(f[i] for f in figures)),
             max(spans[key][1], *(f[i] for f in figures)),
         ]
-    note = (
+    maybe = (
+        "neither the database (nothing saved past the input) nor the log (no task's "
+        f"triggers) names the graph's joins: any of {', '.join(n for n, _ in joins)}, each run "
+        "after a step of several tasks, may be one (`add_edge([a, b], c)`); if one is, "
+        if guessed
+        else ""
+    )
+    note = maybe + (
         "the checkpoint a resume starts from may have been written only after later steps had "
         "filled a join (each checkpoint write waits for the one before), its node not yet run: "
         "the resume then runs the tasks before the join again, the join never fires and "
@@ -1071,6 +1113,40 @@ def _widen_for_late_barrier(
         f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
     )
     _say_range(out, spans, note)
+
+
+def _possible_joins(ev: Evidence) -> list[tuple[str, set[str]]]:
+    """(node, the nodes it may wait for) where neither the database nor the log names a join
+    (an exit recording saves nothing but the input checkpoint before a kill; a bare log
+    names no triggers): a root node that ran after a step of two or more tasks may join the
+    branches that step began, the nodes that ran from it up to the node's step (its sources
+    arrive in different steps where one branch is longer: `add_edge([a, b], c)` after
+    ``x -> a``, ``x -> b``). Measured: the bare log of join_loop_cond_edge on Postgres at
+    0.5 s, exit into async: 4 4 7 where the real resume stopped at the join, 4 0 0."""
+    nodes_at: dict[tuple[int, int], set[str]] = {}
+    for st in ev.steps:
+        if st.ns == "":
+            nodes_at.setdefault((st.inv, st.step), set()).update(a.node for a in st.attempts)
+    found: dict[str, set[str]] = {}
+    since: set[str] | None = None  # the nodes run from the last step of several tasks on
+    inv_now = None
+    for (inv, _step), nodes in sorted(nodes_at.items()):
+        if inv != inv_now:
+            inv_now, since = inv, None
+        for node in nodes if since is not None else ():
+            if len(since - {node}) >= 2:
+                found.setdefault(node, set()).update(since - {node})
+        if len(nodes) > 1:
+            since = set(nodes)
+        elif since is not None:
+            since |= nodes
+    return sorted(found.items())
+
+
+def _saved_past_start(ev: Evidence) -> bool:
+    """Does the database keep a root checkpoint made after a task of the graph ran? Its
+    channel versions name every join a source had reached by then."""
+    return any(c.step is not None and c.step >= 1 for c in ev.db_checkpoints if not c.checkpoint_ns)
 
 
 def _join_cut(ev: Evidence, sched: Schedule, joins: list[tuple[str, set[str]]]) -> int | None:
@@ -1149,6 +1225,29 @@ def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -
         "process are read as one task's effects, though they may be tasks started in turn "
         f"(a worker in the place of one that finished): {spans['reruns'][0]}-{spans['reruns'][1]} "
         "tasks again"
+    )
+    _say_range(out, spans, note)
+
+
+def _widen_for_unlogged(ev: Evidence, out: ModeOutcome) -> None:
+    """Say the tasks again as a range where no effect-log line of the thread exists: the
+    tasks the database names (`_db_reruns`) run on resume, but whether any of them had begun
+    before the kill, and so runs a second time, nothing tells.
+
+    A task killed before its first line (a node that invokes a subgraph, killed while the
+    subgraph's first checkpoint was saved) ran once already; one due at the resume
+    checkpoint that had not begun runs for the first time. Measured at first contact:
+    multiple_subgraphs_same under `ainvoke` at 0.25 s, killed under sync before `add`'s
+    first line: the database names `call_same_subgraph`, the real resume repeated no line."""
+    if ev.attempts or not out.reruns:
+        return
+    spans = _spans(out)
+    spans["reruns"][0] = 0
+    nodes = ", ".join(sorted({str(r["node"]) for r in out.reruns}))
+    note = (
+        f"no effects-log line of this thread: the database names the task(s) a resume runs "
+        f"({nodes}), but not whether they had begun before the kill: "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
     )
     _say_range(out, spans, note)
 
@@ -1420,6 +1519,7 @@ def recorded(
         lost_input=_killed_input_lost(ev, _held(ev)),
     )
     _widen_for_joined(ev, replayed, out)
+    _widen_for_unlogged(ev, out)
     return out
 
 

@@ -177,7 +177,9 @@ if item is not None:
                     },
                 )  # fmt: skip
                 st.caption(
-                    "Select a row to open the thread, or use the link at the end of the row."
+                    "Select a row, or use its “open ›” link, to open the thread. The checkpoints, "
+                    "the latest step and the time of the last update follow the link: on a "
+                    "narrow window, scroll the table sideways."
                 )
                 selected = event.selection.rows if event is not None else []
                 if selected:
