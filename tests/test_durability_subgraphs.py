@@ -39,7 +39,7 @@ from pathlib import Path
 
 from whatif_kills import every_prediction_holds as _every_prediction_holds
 from whatif_kills import figures as _figures
-from whatif_kills import load
+from whatif_kills import judged, load
 from whatif_kills import predict as _predict
 from whatif_kills import real as _real
 
@@ -290,3 +290,30 @@ def test_a_retry_runs_its_task_from_the_top_in_the_same_step(tmp_path: Path) -> 
     the mode or not."""
     runs = load("retry_two_effects-early-0.25s", tmp_path)
     _every_prediction_holds(runs)
+
+
+def test_a_subgraph_run_its_root_task_saved_is_not_the_one_measured_again(
+    tmp_path: Path,
+) -> None:
+    """subgraph_durability_inherited under `ainvoke` on Postgres at 1 s, killed under async
+    in the second run of ``inner``: the first run's root task had saved its writes on the
+    root's step-0 checkpoint (the step-1 checkpoint never landed), so the resume hands them
+    back and runs the second ``inner`` again under a new task id. Both runs' ``inner_1``
+    finished; the measurement took the new start for a repeat of whichever came first out of
+    a set, the first run's, and 8 full-log verdict lines (4 bare, 4 span) were judged wrong
+    at first contact. A task inside a root task the database holds as done is not repeated:
+    the second run's ``inner_1`` is."""
+    from replaylens.killtest.validate import measure_detail
+
+    runs = load("subgraph_durability_inherited-late-1s-postgres", tmp_path)
+    measured, again = measure_detail(runs["async"])
+    assert again is not None
+    ids = {task for _key, task in again}
+    assert "543fef1f-a748-6f26-58b6-7f37dd25d3aa" in ids  # the second run's inner_1
+    assert "727b1a0f-538d-857a-1e0f-5e6c6f9d29c3" not in ids  # the first run's, saved
+    # root -1 and 0, the first run's -1 to 2; the second run's inner_1 and inner_2 in flight
+    assert (measured.checkpoints, measured.reruns, measured.lines) == (6, 2, 3)
+    checks = judged(
+        "subgraph_durability_inherited-late-1s-postgres", tmp_path, ("recorder", "bare", "trace")
+    )
+    assert checks and all(not c.wrong for c in checks)

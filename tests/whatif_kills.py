@@ -215,6 +215,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "subgraph_checkpoint_true", 0, ("sync", "async", "exit"), 0.25, "ainvoke", "postgres"
         ),
+        KillCampaign(
+            "subgraph_durability_inherited",
+            1,
+            ("sync", "async", "exit"),
+            1.0,
+            "ainvoke",
+            "postgres",
+        ),
     )
 }
 

@@ -155,8 +155,12 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
 
     tid = entry["thread_id"]
     source = open_source(entry["db_at_kill"])
+    saved: set[str] = set()  # root tasks whose writes the database at the kill holds
     try:
-        checkpoints = load_thread(source, tid).checkpoint_count
+        thread = load_thread(source, tid)
+        checkpoints = thread.checkpoint_count
+        root = thread.namespaces.get("")
+        saved = {t.task_id for c in (root.checkpoints if root else []) for t in c.tasks if t.done}
     except ThreadNotFound:
         checkpoints = 0
     finally:
@@ -199,7 +203,10 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
         starts = [line for line in again if (loop_path(line), line.node, line.step) == key]
         same = {task_id(line) for line in starts if task_id(line) in ids}
         rerun |= {(key, i) for i in same}
-        rest = sorted((i for i in ids if i not in same), key=lambda i: _finished_first(attempts, i))
+        rest = sorted(
+            (i for i in ids if i not in same),
+            key=lambda i: (_finished_first(attempts, i), _first_start(attempts, i)),
+        )
         new = {
             task_id(line): line_place(line).checkpoint_ns
             for line in starts
@@ -210,10 +217,13 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
             # over from an earlier checkpoint). In a loop that ran before the kill under the
             # same namespace (one `Send` worker's subgraph of several), only that loop's
             # tasks can be the one repeated; the other workers' are not.
+            # A task run inside a root task whose writes the database holds belongs to a
+            # step a resume does not run again (LangGraph hands those writes back).
             pool = [
                 i
                 for i in rest
                 if i not in ended_before
+                and _root_task(space_of.get(i), i) not in saved
                 and (
                     space_of.get(i) == space
                     or (space not in seen_spaces and space_of.get(i) not in reentered)
@@ -279,6 +289,20 @@ def _persistent_reruns(
 def _finished_first(attempts: list[Attempt], tid: str | None) -> int:
     """Unfinished tasks are the ones a new start re-runs first."""
     return 0 if all(a.outcome != "finished" for a in attempts if a.task_id == tid) else 1
+
+
+def _first_start(attempts: list[Attempt], tid: str | None) -> float:
+    """When task `tid` first started: among tasks alike, a loop started over from an earlier
+    checkpoint repeats the earliest first (and the order no longer depends on a set's)."""
+    return min((a.start_ts for a in attempts if a.task_id == tid), default=float("inf"))
+
+
+def _root_task(logged_ns: str | None, tid: str | None) -> str | None:
+    """The root task an attempt ran in: the task id of its namespace's first level (a
+    subgraph run's), or its own at the root."""
+    if not logged_ns:
+        return tid
+    return logged_ns.split("|", 1)[0].partition(":")[2] or None
 
 
 def plan_for(
