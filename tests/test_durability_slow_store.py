@@ -590,3 +590,21 @@ def test_an_input_checkpoint_held_back_by_sync_waits_begins_its_invocation(
         for given in (True, False):
             o = predict(stateful["sync"], form, given)["async"]
             assert holds(o, real(stateful["async"], form)), (form, given, figures(o), o.race)
+
+
+def test_a_runs_end_saved_past_the_halfway_mark_is_still_its_own(tmp_path: Path) -> None:
+    """stateful_subgraph_interrupt at 2 s a write (a stateful subgraph whose node is a graph
+    that pauses; two cycles of input and answer): a run's loops stop one after another,
+    each after the puts of the loops below, so the root's last checkpoint was taken 5.6 s
+    after the first cycle's last line under async (its end) and 4 s under exit (the pause
+    saved on the way out). Past the halfway mark to the next invocation's first line, it was
+    read as the next one's, a step of its own: one to two checkpoints too many under sync
+    and async (17 kept where 16, 19 where 17), the mode given or not, and two bare verdict
+    lines wrong. A checkpoint that ends a run (nothing due, or a pause or a failure in it)
+    taken before the next invocation's first line is the previous one's
+    (`evidence._ends_run`)."""
+    for kill in ("early", "late"):
+        runs = load(f"stateful_subgraph_interrupt-{kill}-2s", tmp_path / kill)
+        every_prediction_holds(runs, ("recorder", "bare"), same_progress=True)
+        checks = judged(f"stateful_subgraph_interrupt-{kill}-2s", tmp_path / kill)
+        assert checks and all(not c.wrong for c in checks), kill

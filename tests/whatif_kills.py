@@ -223,6 +223,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "ainvoke",
             "postgres",
         ),
+        KillCampaign("stateful_subgraph_interrupt", 0, ("sync", "async", "exit"), 2.0),
+        KillCampaign("stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 2.0),
     )
 }
 
