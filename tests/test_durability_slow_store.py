@@ -608,3 +608,24 @@ def test_a_runs_end_saved_past_the_halfway_mark_is_still_its_own(tmp_path: Path)
         every_prediction_holds(runs, ("recorder", "bare"), same_progress=True)
         checks = judged(f"stateful_subgraph_interrupt-{kill}-2s", tmp_path / kill)
         assert checks and all(not c.wrong for c in checks), kill
+
+
+def test_an_exit_save_keeps_the_id_its_step_made_and_the_invocation_that_made_it(
+    tmp_path: Path,
+) -> None:
+    """doubly_nested_interrupts under `ainvoke` at 2 s a write, recorded under exit: the
+    first invocation paused at a static breakpoint two graphs down, and its loops saved on
+    their way out one after another, the root's 4 s after the last line, 58 ms past the
+    halfway mark to the resume's first line. A breakpoint writes no interrupt, so the save
+    does not read as a pause; read as the resume's, it was a root step of its own (9 kept
+    under sync and async where the real runs kept 8). Under exit a loop saves the checkpoint
+    its last step made, its id kept: an id made by the previous invocation's last line
+    places it there."""
+    runs = load("doubly_nested_interrupts-early-2s", tmp_path)
+    assert real(runs["sync"])[0] == 8
+    for target in ("sync", "async"):
+        for form in ("recorder", "langgraph", "bare"):
+            for given in (True, False):
+                o = predict(runs["exit"], form, given)[target]
+                assert holds(o, real(runs[target], form)), (target, form, given, o.race)
+        assert figures(predict(runs["exit"], "recorder")[target])[0] == 8, target

@@ -225,6 +225,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         KillCampaign("stateful_subgraph_interrupt", 0, ("sync", "async", "exit"), 2.0),
         KillCampaign("stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 2.0),
+        KillCampaign("doubly_nested_interrupts", 0, ("sync", "async", "exit"), 2.0, "ainvoke"),
     )
 }
 

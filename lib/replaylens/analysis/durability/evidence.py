@@ -2139,7 +2139,7 @@ def _bounds(
     groups: list[list[Attempt]],
     began: dict[int, float] | None = None,
     inputs: Sequence[float] = (),
-    saves: Sequence[float] = (),
+    saves: Sequence[tuple[float, float | None, bool]] = (),
 ) -> list[float]:
     """Where each invocation begins on the clock (the first: at minus infinity). After a
     first invocation that logged nothing (`_silent_first`), the next begins just before its
@@ -2147,9 +2147,11 @@ def _bounds(
     with the first edit or copy it ran from (`began`, `_silent_starts`), or else just after
     the previous one's end. An input checkpoint (`inputs`: their times) taken after the
     previous one had left begins the next (its first line may come seconds later, behind
-    sync's waits for the puts chained after it). `saves`: the times of the checkpoints that
-    end a run (`_ends_run`): taken before the next invocation's first line (and its input
-    checkpoint), they are the previous one's, however late."""
+    sync's waits for the puts chained after it). `saves`: every checkpoint's (taken, made,
+    ends a run): one taken before the next invocation's first line (and its input
+    checkpoint) that ends a run (`_ends_run`), or whose id was made by the previous
+    invocation's last line (under exit a loop saves on its way out the checkpoint its last
+    step made, its id kept, its time stamped then), is the previous one's, however late."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
         if i > 0 and not g and groups[i - 1]:
@@ -2175,8 +2177,14 @@ def _bounds(
             # A run's loops stop one after another, each after the puts of the loops below it
             # (under exit, each saving on its way out), so on a slow store the root's end is
             # taken latency after latency past the last line (stateful_subgraph_interrupt at
-            # 2 s: 4 s under exit, 5.6 s under async, past the halfway mark)
-            late = [t for t in saves if prev_end < t < min([nxt - 0.02, *own])]
+            # 2 s: 4 s under exit, 5.6 s under async; doubly_nested_interrupts under exit,
+            # paused at a static breakpoint two graphs down, 4 s: past the halfway mark)
+            late = [
+                t
+                for t, made, ends in saves
+                if prev_end < t < min([nxt - 0.02, *own])
+                and (ends or (made is not None and made <= prev_end + RACE))
+            ]
             bound = max(bound, max(late) + 0.001) if late else bound
             bounds.append(min(bound, min(own) - 0.001) if own else bound)
     return bounds
@@ -3180,7 +3188,11 @@ def gather(
             f"{len(groups)} invocations: "
             + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
         )
-    way_out = [t for c in db_cps if _ends_run(c) and (t := taken_at(c)) is not None]
+    way_out = [
+        (t, uuid6_time(c.checkpoint_id), _ends_run(c))
+        for c in db_cps
+        if c.source == "loop" and (t := taken_at(c)) is not None
+    ]
     bounds = _bounds(groups, _silent_starts(groups, db_cps, copies), input_times, way_out)
     stamps = {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
 
