@@ -629,3 +629,19 @@ def test_an_exit_save_keeps_the_id_its_step_made_and_the_invocation_that_made_it
                 o = predict(runs["exit"], form, given)[target]
                 assert holds(o, real(runs[target], form)), (target, form, given, o.race)
         assert figures(predict(runs["exit"], "recorder")[target])[0] == 8, target
+
+
+def test_the_last_worker_to_finish_ends_its_parent_step_on_one_clock(tmp_path: Path) -> None:
+    """send_to_subgraph on Postgres at 2 s a write, killed in ``pick_best`` under sync:
+    three `Send` workers each run a subgraph whose loop waits for its own queued puts as it
+    leaves. Re-timed into async, the last worker's end and its parent step's end are one
+    moment, but read on two clocks they came 2.4e-7 s apart (epoch seconds in a double), and
+    the moment was taken as past the join: the slower workers' waits moved the last worker's
+    final put 6 s later, past the kill (13 kept where the real async run kept 14; bare,
+    9 4 7 where 14 1 1). Moments within `rules.CLOCK_EPS` are one."""
+    runs = load("send_to_subgraph-late-2s-postgres", tmp_path)
+    assert real(runs["async"]) == (14, 1, 1)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        o = predict(runs["sync"], form)["async"]
+        assert figures(o) == (14, 1, 1), (form, figures(o), o.race)
+    every_prediction_holds(runs, ("recorder", "bare"), same_progress=True)

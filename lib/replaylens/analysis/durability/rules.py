@@ -31,6 +31,13 @@ RACE = 0.05
 """Seconds either side of the kill within which a landing write is a race the recording
 cannot decide (the kill's own latency: the parent sees the task start, sleeps, signals)."""
 
+CLOCK_EPS = 1e-6
+"""Seconds within which two moments of the recorded clock are one: epoch seconds as floats
+carry about 2.4e-7 s of rounding (1.8e9 s in a double), so a moment re-timed by sums and
+differences lands that far from the same moment read directly (send_to_subgraph at 2 s a
+write: the last worker's end and its parent step's end, one moment, 2.4e-7 s apart, and the
+slower workers' waits taken as past the join)."""
+
 
 @dataclass(frozen=True)
 class Recording:

@@ -19,7 +19,14 @@ from replaylens.analysis.durability.evidence import (
     span_only,
     task_run,
 )
-from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Mode, Recording
+from replaylens.analysis.durability.rules import (
+    CLOCK_EPS,
+    RACE,
+    TICK,
+    WRITE_COST,
+    Mode,
+    Recording,
+)
 
 
 @dataclass
@@ -361,9 +368,9 @@ class _LaneClock:
     def _joined(self, lane: str, t: float, below: str = "") -> float:
         out = 0.0
         for join, group in self.groups.get(lane, {}).items():
-            if join > t + 1e-9:
+            if join > t + CLOCK_EPS:
                 continue
-            if join >= t - 1e-9 and any(c == below for c, _last in group):
+            if join >= t - CLOCK_EPS and any(c == below for c, _last in group):
                 # a moment of one of the runs that join there, its last, falls on the join
                 # once the recorded waits are taken out: it is still inside its run
                 continue
@@ -538,7 +545,7 @@ def schedule(
             for q in nested.get((p.ns, p.inv, p.step), ()):
                 t = max(t, landing.get((q.ns, q.inv, q.step), t))
             before = land.get((p.ns, p.inv), float("-inf"))
-            if before > t + 1e-9:
+            if before > t + CLOCK_EPS:
                 queued.add((p.ns, p.inv, p.step))
             lands = max(t, before) + latency + write_cost
             land[(p.ns, p.inv)] = lands
@@ -598,7 +605,9 @@ def schedule(
                     p.checkpoint is not None
                 ):  # an earlier kill: what landed is what the database holds
                     landed.add(key)
-            elif ended or (crash is not None and landing.get(key, float("inf")) <= crash + 1e-9):
+            elif ended or (
+                crash is not None and landing.get(key, float("inf")) <= crash + CLOCK_EPS
+            ):
                 landed.add(key)
             elif crash is None and p.checkpoint is not None:
                 # No moment of the kill is known (no task in flight in the log, or no log):
@@ -617,7 +626,7 @@ def schedule(
             # (a closed span only widens the range, so under exit the latest the kill may
             # have come counts: a moment only the log's last line bounds, `kill_unsure`)
             latest = crash + (ev.kill_unsure if mode == "exit" else 0.0)
-            if returned is not None and returned <= latest + 1e-9:
+            if returned is not None and returned <= latest + CLOCK_EPS:
                 (closed_spans if mode == "exit" else written).add(id(a))
             continue
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
@@ -654,7 +663,7 @@ def schedule(
             written.add(id(a))
         elif mode != "exit" and crash is not None and put is not None:
             own = _ended_own_runs(ev, a, put, lane_of, by_task)
-            if _put_at(ev, a, put, own, target, landing, lane_of) <= crash + 1e-9:
+            if _put_at(ev, a, put, own, target, landing, lane_of) <= crash + CLOCK_EPS:
                 written.add(id(a))
             elif own is not None:  # its lines after its runs' end were never written
                 late_ends[id(a)] = max(b.end_ts for b in own[1])
@@ -724,7 +733,7 @@ def queued_writes(ev: Evidence) -> dict[int, float | None]:
                 continue
             mine = max(b.end_ts for b in run)
             free = next(
-                (e for e in ends if e >= mine - 1e-9
+                (e for e in ends if e >= mine - CLOCK_EPS
                  and not any(e - 1e-3 <= t <= e + RACE for t in later)),
                 None,
             )  # fmt: skip
