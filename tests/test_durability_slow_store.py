@@ -620,7 +620,8 @@ def test_an_exit_save_keeps_the_id_its_step_made_and_the_invocation_that_made_it
     does not read as a pause; read as the resume's, it was a root step of its own (9 kept
     under sync and async where the real runs kept 8). Under exit a loop saves the checkpoint
     its last step made, its id kept: an id made by the previous invocation's last line
-    places it there."""
+    places it there. Killed later, in ``parent_2`` after the resume: 12 and 11 where 11 and
+    10."""
     runs = load("doubly_nested_interrupts-early-2s", tmp_path)
     assert real(runs["sync"])[0] == 8
     for target in ("sync", "async"):
@@ -629,6 +630,9 @@ def test_an_exit_save_keeps_the_id_its_step_made_and_the_invocation_that_made_it
                 o = predict(runs["exit"], form, given)[target]
                 assert holds(o, real(runs[target], form)), (target, form, given, o.race)
         assert figures(predict(runs["exit"], "recorder")[target])[0] == 8, target
+    late = load("doubly_nested_interrupts-late-2s", tmp_path / "late")
+    assert (real(late["sync"])[0], real(late["async"])[0]) == (11, 10)
+    every_prediction_holds(late, ("recorder", "bare"), same_progress=True)
 
 
 def test_the_last_worker_to_finish_ends_its_parent_step_on_one_clock(tmp_path: Path) -> None:

@@ -226,6 +226,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("stateful_subgraph_interrupt", 0, ("sync", "async", "exit"), 2.0),
         KillCampaign("stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 2.0),
         KillCampaign("doubly_nested_interrupts", 0, ("sync", "async", "exit"), 2.0, "ainvoke"),
+        KillCampaign("doubly_nested_interrupts", 1, ("sync", "async", "exit"), 2.0, "ainvoke"),
         KillCampaign("send_to_subgraph", 1, ("sync", "async", "exit"), 2.0, backend="postgres"),
     )
 }
