@@ -159,7 +159,7 @@ if item is not None:
                     column_config={
                         "status": status_column("What a resume would find."),
                         "thread": st.column_config.TextColumn(width=160),
-                        "checkpoints": st.column_config.NumberColumn(width="small",
+                        "checkpoints": st.column_config.NumberColumn(width=88,
                             help="Saved snapshots of the state, one per superstep (all namespaces)."),
                         "latest step": st.column_config.TextColumn(width="small",
                             help="The superstep of the newest checkpoint: a resume starts after it "
