@@ -317,3 +317,36 @@ def test_a_subgraph_run_its_root_task_saved_is_not_the_one_measured_again(
         "subgraph_durability_inherited-late-1s-postgres", tmp_path, ("recorder", "bare", "trace")
     )
     assert checks and all(not c.wrong for c in checks)
+
+
+def test_a_task_that_logs_then_runs_graphs_returns_after_them(tmp_path: Path) -> None:
+    """multiple_subgraphs_functional at 0.75 s a write, killed under async 1.6 s into the
+    entrypoint `parent`: its `@task` ``call_multiple_subgraphs`` logs its effect, then
+    invokes the entrypoint `add` (lines under its task id) and then `multiply`, which had
+    not logged yet. The database held no writes of the task. Re-timed into sync, the task
+    was read as returned when its own line ended, its writes saved: 1 1 2 where the real
+    sync resume ran it and `add` again (1 2 4). A task whose graphs ran after its last line,
+    and that the recording shows unfinished, has not returned by the kill."""
+    runs = load("multiple_subgraphs_functional-late-0.75s", tmp_path)
+    assert _real(runs["sync"]) == (1, 2, 4)
+    for form in ("recorder", "langgraph"):
+        o = _predict(runs["async"], form)["sync"]
+        assert _figures(o) == (1, 2, 4), (form, o.race)
+        assert {r["node"] for r in o.reruns} >= {"call_multiple_subgraphs", "add"}
+    _every_prediction_holds(runs, ("recorder", "langgraph", "bare"), same_progress=True)
+
+
+def test_a_stable_graph_run_from_an_edit_is_on_a_branch_of_its_own(tmp_path: Path) -> None:
+    """three_level_stateful_forked at 0.75 s a write (two `checkpointer=True` levels; two
+    inputs, then the state edited where `parent_step` was due and the thread run from the
+    edit), killed in ``inner_step`` under sync and async. Such a run hands its stable graphs
+    their state as of the copy: the verdicts read a node of the inner graph, one level below
+    the middle one, as dropped with its new input (the rule had exempted only the stable
+    graph's own nodes), and the async recording's own figures said 23 1 2 where its resume
+    ran ``inner_step`` again, 23 2 3."""
+    runs = load("three_level_stateful_forked-late-0.75s", tmp_path)
+    assert _real(runs["async"]) == (23, 2, 3)
+    for form in ("recorder", "langgraph", "bare"):
+        assert _figures(_predict(runs["async"], form)["async"]) == (23, 2, 3), form
+    checks = judged("three_level_stateful_forked-late-0.75s", tmp_path, ("recorder", "bare"))
+    assert checks and all(not c.wrong for c in checks)

@@ -228,6 +228,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("doubly_nested_interrupts", 0, ("sync", "async", "exit"), 2.0, "ainvoke"),
         KillCampaign("doubly_nested_interrupts", 1, ("sync", "async", "exit"), 2.0, "ainvoke"),
         KillCampaign("send_to_subgraph", 1, ("sync", "async", "exit"), 2.0, backend="postgres"),
+        KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.75),
+        KillCampaign("three_level_stateful_forked", 1, ("sync", "async"), 0.75),
     )
 }
 
@@ -270,11 +272,12 @@ def runs_in(folder: Path) -> dict[str, dict[str, Any]]:
 
 def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
     """A recorded campaign, copied out of the checkout first (the evidence stays as recorded):
-    mode -> its manifest run, paths absolute."""
+    mode -> its manifest run, paths absolute. A run that finished before the kill point is
+    left out, as `validate` leaves it unjudged."""
     folder = tmp_path / name
     shutil.copytree(ROOT / name, folder)
-    runs = runs_in(folder)
-    assert set(runs) == set(CAMPAIGNS[name].modes) and all(r["killed"] for r in runs.values())
+    runs = {mode: r for mode, r in runs_in(folder).items() if r["killed"]}
+    assert set(runs) == set(CAMPAIGNS[name].modes)
     return runs
 
 

@@ -656,6 +656,8 @@ def schedule(
             # its lines ended, but the subgraph it invoked was still running (a handled
             # failure raised out of that subgraph: its error writes were put as it ended)
             continue
+        if recording.mode != "exit" and _went_on_after_own_runs(ev, a, by_task):
+            continue
         ended = (inv < last_inv or not killed) and inv not in ev.killed_earlier
         if inv in ev.killed_earlier and mode != "exit" and a.task is not None and a.task.done:
             written.add(id(a))
@@ -914,6 +916,39 @@ def _returned_after_runs(
 def _in_runs(own: set[str], depth: int) -> Callable[[str], bool]:
     """Is a namespace key inside one of the runs `own` (keys cut to `depth + 1` levels)?"""
     return lambda ns: "|".join(ns.split("|")[: depth + 1]) in own
+
+
+def _went_on_after_own_runs(ev: Evidence, a: Attempt, by_task: dict[str, set[str]]) -> bool:
+    """Did `a`'s task log, then run graphs of its own after its last line, and had it still
+    not returned in the recording (the database holds no writes of it)? It goes on after
+    its lines, for as long as the graphs it invokes take, and more may follow that had not
+    logged yet: its writes are not put by the kill (multiple_subgraphs_functional at 0.75 s,
+    a `@task` that logs, then invokes the entrypoints `add` and `multiply`, killed before
+    `multiply` logged: from async into sync, the task was read as returned when its line
+    ended, 1 1 2 where the real sync resume ran it and `add` again, 1 2 4). Not where its
+    loop went on to a later step, which it could only once the task returned, nor from an
+    exit recording, whose database holds no task's writes (test_parent_command_from_nested_
+    subgraph at 2 s: ``parent_first`` logs, then invokes two graphs, and ``parent_second``
+    ran after it)."""
+    if a.task is not None and a.task.done:
+        return False
+    ns, inv, step = ev.step_of[id(a)]
+    if any(ev.step_of.get(id(b), ("", -1, -1))[:2] == (ns, inv) and ev.step_of[id(b)][2] > step
+           for b in ev.attempts):  # fmt: skip
+        return False  # its loop went on to a later step: it had returned
+    depth = ns.count("|") + 1 if ns else 0
+    runs = _own_runs(ev, a, depth, by_task)
+    if not runs:
+        return False
+    in_own = _in_runs(runs, depth)
+    return any(
+        id(b) in ev.step_of
+        and ev.step_of[id(b)][1] == inv
+        and in_own(ev.step_of[id(b)][0])
+        and b.start_ts >= a.end_ts
+        for b in ev.attempts
+        if b is not a
+    )
 
 
 def _inside_own_runs(
