@@ -39,6 +39,7 @@ from pathlib import Path
 
 from whatif_kills import every_prediction_holds as _every_prediction_holds
 from whatif_kills import figures as _figures
+from whatif_kills import holds as _holds
 from whatif_kills import judged, load
 from whatif_kills import predict as _predict
 from whatif_kills import real as _real
@@ -350,3 +351,16 @@ def test_a_stable_graph_run_from_an_edit_is_on_a_branch_of_its_own(tmp_path: Pat
         assert _figures(_predict(runs["async"], form)["async"]) == (23, 2, 3), form
     checks = judged("three_level_stateful_forked-late-0.75s", tmp_path, ("recorder", "bare"))
     assert checks and all(not c.wrong for c in checks)
+
+
+def test_a_forked_threads_stable_run_is_a_range_in_the_what_if(tmp_path: Path) -> None:
+    """The same campaign from the sync recording into async: the model read the inner
+    graph's run on the new branch as one whose step the second input had saved (its steps
+    are numbered on from the copy, alike with the old branch's), 23 1 2 where the real async
+    resume ran ``inner_step`` again, 23 2 3. Which the database does not tell: a range."""
+    runs = load("three_level_stateful_forked-late-0.75s", tmp_path)
+    for form in ("recorder", "langgraph", "bare"):
+        for given in (True, False):
+            o = _predict(runs["sync"], form, given)["async"]
+            assert _holds(o, _real(runs["async"], form)), (form, given, o.race)
+            assert "run from an edit" in o.race["note"], (form, given)

@@ -17,6 +17,7 @@ from replaylens.analysis.durability.evidence import (
     QUEUED_UNSURE,
     Evidence,
     base_space,
+    branch_edits,
     gather,
     node_path,
     nodes_named_by_level,
@@ -131,8 +132,9 @@ def _resume_steps(landed: set[tuple[str, int, int]]) -> dict[str, int]:
     return {ns: v[1] for ns, v in out.items()}
 
 
-def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
-    """The attempts whose task a resume from what landed would run again."""
+def _reruns(ev: Evidence, sched: Schedule, keep_dropped: bool = False) -> list[Attempt]:
+    """The attempts whose task a resume from what landed would run again (`keep_dropped`:
+    reading no run of a stable graph as dropped, `_widen_for_forked_stable`)."""
     resume = _resume_steps(sched.landed)
     if "" not in resume:
         return list(ev.attempts)
@@ -147,8 +149,11 @@ def _reruns(ev: Evidence, sched: Schedule) -> list[Attempt]:
     again = {
         id(a): ev.step_of[id(a)][1] not in lost
         and ev.step_of[id(a)][1] not in behind
-        and not _dropped_stable_run(ev, sched.landed, *ev.step_of[id(a)][:2], (r_inv, r))
-        and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r)
+        and (
+            keep_dropped
+            or not _dropped_stable_run(ev, sched.landed, *ev.step_of[id(a)][:2], (r_inv, r))
+        )
+        and _runs_again(ev, sched, resume, a, *ev.step_of[id(a)], r, branches=keep_dropped)
         for a in ev.attempts
     }
     done = {_task_key(a, ev) for a in ev.attempts if not again[id(a)]}
@@ -270,7 +275,12 @@ def _runs_again(
     inv: int,
     step: int,
     r: int,
+    branches: bool = False,
 ) -> bool:
+    """Does `a` (a task of loop `ns`, invocation `inv`, step `step`) run again on a resume
+    from what landed? `branches`: a subgraph loop whose latest landed checkpoint is an
+    earlier invocation's counts as not landed for `a` (a thread run from an edit numbers its
+    stable graphs' steps on the new branch alike with the old: `_widen_for_forked_stable`)."""
     if ns == "":
         if sched.mode == "exit" and inv == ev.invocations - 1 and id(a) in ev.pushed_by_command:
             return False  # the Command's writes were lost with the killed invocation
@@ -282,14 +292,22 @@ def _runs_again(
     # two levels down): compare it with where that loop's resume goes on.
     parent = ns.rpartition("|")[0]
     up = r if not parent else resume.get(parent)
+    if branches and parent and up is not None and _landed_before(sched, parent, inv):
+        up = None
     if up is None:  # nothing of the loop above landed: it runs the step again only if its task does
         return _loop_runs_again(ev, resume, parent, inv, holder, r)
     if holder <= up:
         return False
-    if holder > up + 1 or ns not in resume:
+    if holder > up + 1 or ns not in resume or (branches and _landed_before(sched, ns, inv)):
         return True  # the subgraph starts over: its parent task is new, or nothing of it landed
     inner = resume[ns]
     return step > inner + 1 or (step == inner + 1 and (id(a) not in sched.written or _handler(a)))
+
+
+def _landed_before(sched: Schedule, ns: str, inv: int) -> bool:
+    """Is the latest landed checkpoint of loop `ns` an invocation's before `inv`?"""
+    mine = [k[1] for k in sched.landed if k[0] == ns]
+    return bool(mine) and max(mine) < inv
 
 
 def _loop_runs_again(
@@ -532,6 +550,7 @@ def modelled(
     _widen_for_late_barrier(ev, mode, latency, recording, sched, out)
     _widen_for_joined(ev, replayed, out)
     _widen_for_unlogged(ev, out)
+    _widen_for_forked_stable(ev, sched, replayed, out)
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
     _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
@@ -1225,6 +1244,36 @@ def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -
         "process are read as one task's effects, though they may be tasks started in turn "
         f"(a worker in the place of one that finished): {spans['reruns'][0]}-{spans['reruns'][1]} "
         "tasks again"
+    )
+    _say_range(out, spans, note)
+
+
+def _widen_for_forked_stable(
+    ev: Evidence, sched: Schedule, replayed: list[Attempt], out: ModeOutcome
+) -> None:
+    """Say the tasks and lines again as a range where a thread run from an edit has a run of
+    a ``checkpointer=True`` graph read as dropped (`_dropped_stable_run`): such a run hands
+    its stable graphs their state as of the copy, and numbers their steps on from it, alike
+    with the old branch's; whether a resume hands that run's new input on or drops it, and
+    whether a step number the old branch saved is this run's, the database does not tell.
+    Measured both ways: dropped in middle_checkpoint_replayed and stateful_subgraph_forked_
+    turns; run again in three_level_stateful_forked at 0.75 s, killed in ``inner_step``, from
+    sync into async (23 1 2 where 23 2 3)."""
+    roots = [c for c in ev.db_checkpoints if not c.checkpoint_ns]
+    if not (any(c.source == "fork" for c in roots) or branch_edits(roots)):
+        return
+    kept = {id(a) for a in replayed}
+    extra = [a for a in _reruns(ev, sched, keep_dropped=True) if id(a) not in kept]
+    if not extra:
+        return
+    spans = _spans(out)
+    spans["reruns"][1] = max(spans["reruns"][1], len(_rerun_list([*replayed, *extra], ev)))
+    spans["replayed_lines"][1] += sum(len(a.lines) for a in extra)
+    note = (
+        "the thread was run from an edit, which hands its checkpointer=True graphs their state "
+        "as of the copy: whether a resume hands such a graph's new run its input or drops it, "
+        f"the database does not tell: {spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
     )
     _say_range(out, spans, note)
 
