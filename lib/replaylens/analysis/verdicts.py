@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import LOST_STEP, Attempt
-from replaylens.analysis.durability.evidence import branch_edits
+from replaylens.analysis.durability.evidence import run_from_edit
 from replaylens.analysis.joins import (
     join_never_fires,
     resume_stops_at_join,
@@ -268,9 +268,7 @@ def _forked(thread: Thread) -> bool:
     an ``update_state`` on an earlier checkpoint beside a child it already had (a branch,
     `branch_edits`: test_three_level_nested_subgraph_loads_state_on_fork)?"""
     root = thread.namespaces.get("")
-    return root is not None and (
-        any(c.source == "fork" for c in root.checkpoints) or bool(branch_edits(root.checkpoints))
-    )
+    return root is not None and run_from_edit(root.checkpoints)
 
 
 def judge(

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
@@ -300,9 +301,7 @@ def _first_start(attempts: list[Attempt], tid: str | None) -> float:
 def _root_task(logged_ns: str | None, tid: str | None) -> str | None:
     """The root task an attempt ran in: the task id of its namespace's first level (a
     subgraph run's), or its own at the root."""
-    if not logged_ns:
-        return tid
-    return logged_ns.split("|", 1)[0].partition(":")[2] or None
+    return namespaces.segments(logged_ns)[0][1] if logged_ns else tid
 
 
 def plan_for(

@@ -79,6 +79,14 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
     }
 
 
+def run_from_edit(roots: Sequence[Checkpoint]) -> bool:
+    """Was the thread whose root checkpoints are `roots` run from an earlier checkpoint by
+    an edit: a root checkpoint of source ``fork``, or an ``update_state`` on an earlier
+    checkpoint beside a child it already had (`branch_edits`)? Its subgraphs' checkpoints
+    then lie on two branches (test_three_level_nested_subgraph_loads_state_on_fork)."""
+    return any(c.source == "fork" for c in roots) or bool(branch_edits(roots))
+
+
 def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) -> set[str]:
     """Root checkpoints ``update_state`` wrote on an earlier checkpoint, beside a child it
     already had (source ``update``, or a ``__copy__`` fork: test_time_travel.py's forks with
@@ -2128,11 +2136,10 @@ def _named_only(a: Attempt) -> bool:
 
 
 def _ends_run(c: Checkpoint) -> bool:
-    """Is `c` a checkpoint a run saves as it stops: a loop checkpoint with nothing due (it
-    returned), or one whose tasks paused or raised? Such a save belongs to the run before
-    whatever comes after it; a later run saves nothing of that kind before its first line."""
-    stopped = any(w.channel in ("__interrupt__", "__error__") for w in c.writes)
-    return c.source == "loop" and (not c.tasks or stopped)
+    """Is loop checkpoint `c` one a run saves as it stops: nothing due (it returned), or a
+    task paused or raised in it? Such a save belongs to the run before whatever comes after
+    it; a later run saves nothing of that kind before its first line."""
+    return not c.tasks or any(w.channel in ("__interrupt__", "__error__") for w in c.writes)
 
 
 def _bounds(

@@ -17,10 +17,10 @@ from replaylens.analysis.durability.evidence import (
     QUEUED_UNSURE,
     Evidence,
     base_space,
-    branch_edits,
     gather,
     node_path,
     nodes_named_by_level,
+    run_from_edit,
     span_only,
     taken_at,
     task_run,
@@ -1259,8 +1259,7 @@ def _widen_for_forked_stable(
     Measured both ways: dropped in middle_checkpoint_replayed and stateful_subgraph_forked_
     turns; run again in three_level_stateful_forked at 0.75 s, killed in ``inner_step``, from
     sync into async (23 1 2 where 23 2 3)."""
-    roots = [c for c in ev.db_checkpoints if not c.checkpoint_ns]
-    if not (any(c.source == "fork" for c in roots) or branch_edits(roots)):
+    if not run_from_edit([c for c in ev.db_checkpoints if not c.checkpoint_ns]):
         return
     kept = {id(a) for a in replayed}
     extra = [a for a in _reruns(ev, sched, keep_dropped=True) if id(a) not in kept]
