@@ -538,3 +538,24 @@ def test_a_bare_nodes_lines_one_after_another_are_also_read_as_tasks_of_their_ow
         for target in ("sync", "async"):
             o = outcomes[target]
             assert holds(o, real(runs[target], "bare")), (target, given, figures(o), o.race)
+
+
+def test_starts_told_apart_by_no_line_are_one_class_however_the_ends_were_paired(
+    tmp_path: Path,
+) -> None:
+    """test_parallel_interrupts on Postgres at 2 s, a bare log under async: in the second
+    invocation worker b logs ``ask`` (line 5), worker a ``ask`` (6), a's ``ask`` ends (7), a
+    logs ``record`` (8), then two ends (9, 10); b pauses again. Each end was paired by order
+    with one of the starts then open, 7 among 5 and 6, 9 among 6 and 8, and each guess named
+    only its own pair, so 5 stood in a class of its own from 8 and the verdicts were judged
+    two lines wrong (b's ``ask`` re-runs, the plan had put the open start at 8). Which of
+    5, 6 and 8 stays open is one guess (`attempts._close_peer_classes`); how many do is not."""
+    name = "parallel_interrupts-early-2s-postgres"
+    runs = load(name, tmp_path)
+    attempts = plan(runs["async"], "bare").attempts
+    second = [a for a in attempts if a.lines[0].line in (5, 6, 8)]
+    assert [a.peers for a in second] == [(5, 6, 8)] * 3
+    checks = {c.mode: c for c in judged(name, tmp_path)}
+    assert checks["async"].wrong == []
+    assert checks["async"].by_class >= 6
+    every_prediction_holds(runs, same_progress=True)

@@ -230,6 +230,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("send_to_subgraph", 1, ("sync", "async", "exit"), 2.0, backend="postgres"),
         KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.75),
         KillCampaign("three_level_stateful_forked", 1, ("sync", "async"), 0.75),
+        KillCampaign("parallel_interrupts", 0, ("sync", "async", "exit"), 2.0, backend="postgres"),
     )
 }
 

@@ -353,7 +353,25 @@ def group_attempts(lines: list[EffectLine], *, newest: bool = False) -> list[Att
             # A tool's end inside a task leaves the task open; the task's own end closes it.
             if line.describes_task or not current.lines[0].describes_task:
                 open_by_key[key].remove(current)
+    _close_peer_classes(attempts)
     return attempts
+
+
+def _close_peer_classes(attempts: list[Attempt]) -> None:
+    """Give every attempt the whole class of starts it cannot be told from. Pairing by order
+    is a guess each time two or more starts are open, and the sets those guesses span overlap
+    as starts close and open (5 and 6 open, then 6 and 8): an end line paired with 6 might be
+    5's, and 8's with 6's, so which of 5, 6 and 8 is still open is one guess, not two."""
+    by_start = {a.lines[0].line: a for a in attempts if a.peers}
+    for a in by_start.values():
+        todo, seen = list(a.peers), set(a.peers)
+        while todo:
+            other = by_start.get(todo.pop())
+            for line in other.peers if other is not None else ():
+                if line not in seen:
+                    seen.add(line)
+                    todo.append(line)
+        a.peers = tuple(sorted(seen))
 
 
 NESTED_RUN = 0.05
