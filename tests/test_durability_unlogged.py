@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import figures, holds, load, predict, real
+from whatif_kills import figures, holds, load, plan, predict, real
 
 
 def test_a_task_due_at_the_resume_checkpoint_may_not_have_logged_before_the_kill(
@@ -32,3 +32,30 @@ def test_a_task_due_at_the_resume_checkpoint_may_not_have_logged_before_the_kill
             assert own.race["reruns"] == [0, 1], (form, given)
             assert "no effects-log line of this thread" in own.race["note"]
             assert holds(own, measured), (form, given, own.race)
+
+
+def test_the_header_gives_the_range_the_recorded_modes_what_if_gives(tmp_path: Path) -> None:
+    """One answer: the same kill's header (`what_happens_again`, which the Thread page, the
+    Incident page, `replay` and every `--json` print) said 1 task re-run where the recorded
+    mode's own what-if said 0-1 (and the database's own answer, the mode unknown, said 1
+    where every mode's what-if said 0-1); and weather_subgraph under sync at 0 s, a bare log, said 3
+    lines again where the what-if said 1-3 (two starts the log cannot tell apart). Each view
+    now prints the range, and why."""
+    from replaylens.analysis.again import again_under, what_happens_again
+
+    sync = load("multiple_subgraphs_same-early-0.25s", tmp_path)["sync"]
+    for given in (True, False):
+        p = plan(sync, "recorder", given)
+        header = what_happens_again(p)
+        assert (header.figure("tasks"), header.figure("lines")) == ("0–1", None), given
+        assert "whether they had begun before the kill" in header.span_why
+        # told the mode, its card is the header; not told, every mode's card says unknown
+        assert again_under(p, "sync").figure("tasks") == ("0–1" if given else None)
+        assert header.to_json()["range"] == {"tasks": [0, 1]}
+    weather = load("weather_subgraph-early-0s", tmp_path)["sync"]
+    p = plan(weather, "bare")
+    lo, hi = p.what_if["sync"].race["replayed_lines"]
+    header = what_happens_again(p)
+    assert header.span_of("lines") == (lo, hi) == (1, 3)
+    assert header.figure("lines") == again_under(p, "sync").figure("lines") == "1–3"
+    assert header.figure("checkpoints_kept") == "6"  # the database's own count, no range

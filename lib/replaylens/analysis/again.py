@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from replaylens.analysis.attempts import LOST_STEP, Attempt, effect_counts, effect_lines
+from replaylens.analysis.durability.words import unlogged_tasks_note
 from replaylens.analysis.joins import unreached_past_join
 from replaylens.decode import to_jsonable
 from replaylens.model import NULL_TASK_ID, Thread
@@ -191,7 +192,7 @@ class Again:
     span: dict[SpanKey, tuple[int, int]] = field(default_factory=dict)
     """Where the evidence cannot tell (`ModeOutcome.race`): each figure's range, lowest to
     highest, for the figures that differ; the counts above are the reading that repeats the
-    most inside it. Every view prints `figure`, so none shows one guess where another shows
+    most inside it (for the recorded mode, the verdicts' own reading, `_recorded_span`). Every view prints `figure`, so none shows one guess where another shows
     the range."""
     span_why: str = ""
     """Why the range, in words (the race note)."""
@@ -383,15 +384,62 @@ def what_happens_again(plan: ResumePlan) -> Again:
                 effects[label] = effects.get(label, 0) + n
         effects = dict(sorted(effects.items()))
     own = plan.what_if.get(plan.recording.mode) if plan.recording.mode else None
+    tasks = tuple(tasks_again(plan))
+    lines = tuple(plan.replayed_lines) if logged else None
+    span = _recorded_span(own, len(tasks), None if lines is None else len(lines))
+    why = str((own.race or {}).get("note") or "") if own is not None and span else ""
+    if own is None and not plan.attempts:
+        span, why = _unlogged_span(tasks)
     return Again(
-        tasks=tuple(tasks_again(plan)),
+        tasks=tasks,
         effects=effects,
-        lines=tuple(plan.replayed_lines) if logged else None,
+        lines=lines,
         checkpoints_kept=own.checkpoints_kept if own is not None else _kept(plan),
         restart=plan.resume_checkpoint is None,
         basis="recorded" if own is not None else "database",
         mode=plan.recording.mode,
+        span=span,
+        span_why=why,
     )
+
+
+def _unlogged_span(tasks: tuple[TaskAgain, ...]) -> tuple[dict[SpanKey, tuple[int, int]], str]:
+    """The tasks again of a thread the effects log has no line of, the recorded mode unknown:
+    the database names the tasks a resume runs, not whether those due at the checkpoint it
+    loads had begun before the kill; those of a step whose checkpoint was lost had (their
+    writes are saved). The what-if says the same of every mode (`outcomes._widen_for_unlogged`)."""
+    begun = sum(1 for t in tasks if t.why != "re-run in the resume step")
+    if begun == len(tasks):
+        return {}, ""
+    nodes = ", ".join(sorted({t.node for t in tasks if t.why == "re-run in the resume step"}))
+    return {"tasks": (begun, len(tasks))}, unlogged_tasks_note(nodes, len(tasks))
+
+
+def _recorded_span(
+    own: ModeOutcome | None, tasks: int, lines: int | None
+) -> dict[SpanKey, tuple[int, int]]:
+    """The range of the recorded mode's tasks and lines again where its outcome says the
+    evidence cannot tell (`ModeOutcome.race`: a thread with no log line, starts a bare log
+    cannot tell apart, a kill moment only bounded), so the header never gives one figure
+    where the what-if gives a range. The range moves with the figures the views count beside
+    the model's own (a subgraph's parent task) and always holds the views' figure. The
+    checkpoints kept are the database's own count: no range."""
+    race = (own.race or {}) if own is not None else {}
+    span: dict[SpanKey, tuple[int, int]] = {}
+    if own is None or not race:
+        return span
+    figures: tuple[tuple[SpanKey, str, int | None, int], ...] = (
+        ("tasks", "reruns", tasks, len(own.reruns)),
+        ("lines", "replayed_lines", lines, len(own.replayed_lines)),
+    )
+    for key, raced, shown, modelled in figures:
+        if shown is None or raced not in race:
+            continue
+        lo, hi = (int(x) + shown - modelled for x in race[raced])
+        lo, hi = max(0, min(lo, shown)), max(hi, shown)
+        if lo != hi:
+            span[key] = (lo, hi)
+    return span
 
 
 def _kept(plan: ResumePlan) -> int | None:
@@ -471,8 +519,8 @@ def again_under(plan: ResumePlan, mode: str) -> Again:
     o = plan.what_if[mode]
     if o.as_recorded:
         base = what_happens_again(plan)
-        return Again(base.tasks, base.effects, base.lines, o.checkpoints_kept, o.restart,
-                     "recorded", o.mode)  # fmt: skip
+        return replace(base, checkpoints_kept=o.checkpoints_kept, restart=o.restart,
+                       basis="recorded", mode=o.mode)  # fmt: skip
     return again_of(o, plan.effects_given and bool(plan.attempts))
 
 

@@ -43,7 +43,7 @@ from replaylens.analysis.durability.schedule import (
     schedule,
     stable_saves_unplaced,
 )
-from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence
+from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
@@ -1292,12 +1292,7 @@ def _widen_for_unlogged(ev: Evidence, out: ModeOutcome) -> None:
     spans = _spans(out)
     spans["reruns"][0] = 0
     nodes = ", ".join(sorted({str(r["node"]) for r in out.reruns}))
-    note = (
-        f"no effects-log line of this thread: the database names the task(s) a resume runs "
-        f"({nodes}), but not whether they had begun before the kill: "
-        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
-    )
-    _say_range(out, spans, note)
+    _say_range(out, spans, unlogged_tasks_note(nodes, spans["reruns"][1]))
 
 
 def _say_range(out: ModeOutcome, spans: dict[str, list[int]], note: str) -> None:

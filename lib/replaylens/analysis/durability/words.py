@@ -38,6 +38,18 @@ WHAT_IF_NOTE = (
     "inputs it used and what it had to assume."
 )
 
+
+def unlogged_tasks_note(nodes: str, most: int) -> str:
+    """Why the tasks again are 0 to `most` where the effects log has no line of the thread:
+    the database names the tasks a resume runs, not whether they had begun before the kill
+    (one that had not runs for the first time). The what-if's note and the header's say it
+    alike (`outcomes._widen_for_unlogged`, `again.what_happens_again`)."""
+    return (
+        f"no effects-log line of this thread: the database names the task(s) a resume runs "
+        f"({nodes}), but not whether they had begun before the kill: 0-{most} tasks again"
+    )
+
+
 ENDING_WORDS: dict[str, str] = {
     "killed": "crash",
     "returned": "completed",
