@@ -649,3 +649,25 @@ def test_the_last_worker_to_finish_ends_its_parent_step_on_one_clock(tmp_path: P
         o = predict(runs["sync"], form)["async"]
         assert figures(o) == (14, 1, 1), (form, figures(o), o.race)
     every_prediction_holds(runs, ("recorder", "bare"), same_progress=True)
+
+
+def test_a_pause_asked_before_any_line_may_have_been_cut_short_at_once(tmp_path: Path) -> None:
+    """test_subgraph_first_interrupt_travel's fork, the subgraph's ``ask_2`` reached from an
+    edit, on Postgres under `ainvoke` at 2 s a write, killed 0.4 s into ``ask_2``, which asks
+    before it logs. Read from the sync recording with the mode inferred, the earliest kill
+    had been taken on the recorded clock, after the step before had been saved; but sync had
+    waited those 2 s before ``ask_2`` began, a wait no log line shows, and the real async
+    run asked a tick after ``ask_1`` ended and was killed with that step's checkpoint still
+    being written: 10 kept where 11 was predicted, in every log form (3 of 432 predictions
+    at first contact). The range now holds the kill at the pause itself
+    (`outcomes._unlogged_pause_began`); told the kill moment, the prediction was right."""
+    runs = load("subgraph_first_interrupt_travel-late-2s-postgres", tmp_path)
+    assert real(runs["async"]) == (10, 0, 0)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        o = predict(runs["sync"], form, given=False)["async"]
+        assert o.race["checkpoints_kept"][0] == 10, (form, o.race)
+        assert "nothing dates the kill" in o.race["note"]
+        assert holds(o, real(runs["async"], form)), (form, o.race)
+        told = predict(runs["sync"], form)["async"]
+        assert figures(told)[0] == 10 and holds(told, real(runs["async"], form)), form
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

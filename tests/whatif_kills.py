@@ -231,6 +231,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("multiple_subgraphs_functional", 1, ("sync", "async", "exit"), 0.75),
         KillCampaign("three_level_stateful_forked", 1, ("sync", "async"), 0.75),
         KillCampaign("parallel_interrupts", 0, ("sync", "async", "exit"), 2.0, backend="postgres"),
+        KillCampaign(
+            "subgraph_first_interrupt_travel",
+            1,
+            ("sync", "async", "exit"),
+            2.0,
+            "ainvoke",
+            "postgres",
+        ),
     )
 }
 

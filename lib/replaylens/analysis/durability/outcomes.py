@@ -569,7 +569,9 @@ def _widen_for_unknown_pause_kill(
     kill: the process may have died as soon as its last line was written and what the
     database holds of it had landed, and a mode that saves the pause later (async's puts
     queued behind the steps it never waited for, or exit's save on the way out) lost it
-    then. At the other end it lived on, and the pause was saved under every mode. Where the
+    then; where the paused task logged nothing before it asked, under async it asked a tick
+    after the step before it ended, not after the recorded mode's wait for that step's put
+    (`_unlogged_pause_began`), and that kill is the earliest. At the other end it lived on, and the pause was saved under every mode. Where the
     same process logged other threads' lines after this thread's last one
     (`Recording.went_on`), it lived on: the pause reads as clean, as a returned invocation
     does (the sample payment-approved.db's thread awaiting approval).
@@ -595,26 +597,59 @@ def _widen_for_unknown_pause_kill(
     if not saved and not logged:
         return
     cut = max(saved + logged)  # the earliest kill: after the last line and the last save held
-    alt = schedule(ev, mode, latency, recording, pause_cut=cut)
-    if alt.landed >= sched.landed and alt.stubs >= sched.stubs:
+    alts = [schedule(ev, mode, latency, recording, pause_cut=cut)]
+    began = _unlogged_pause_began(ev) if mode == "async" else None
+    if began is not None:
+        # the paused task logged nothing before it asked: the recorded mode's wait for the
+        # put before it is no gap of the log, and under async it asked a tick after the step
+        # before it ended, its put still queued (`Evidence.pause_kill`, killed at once)
+        at_once = dataclasses.replace(recording, kill_offset=0.0)
+        alts.append(schedule(dataclasses.replace(ev, pause_kill=began), mode, latency, at_once))
+    alts = [a for a in alts if not (a.landed >= sched.landed and a.stubs >= sched.stubs)]
+    if not alts:
         return
-    replayed = _reruns(ev, alt)
-    unwritten = _closed_after_lost_pause(ev, alt, recording.kill_node, cut_short=True)
-    lines = sum(1 for a in replayed for line in a.lines if line.line not in unwritten)
-    figures = (len(alt.landed) + alt.stubs, len(_rerun_list(replayed, ev)), lines)
     spans = _spans(out)
-    for key, value in zip(("checkpoints_kept", "reruns", "replayed_lines"), figures, strict=True):
-        spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
+    for alt in alts:
+        replayed = _reruns(ev, alt)
+        unwritten = _closed_after_lost_pause(ev, alt, recording.kill_node, cut_short=True)
+        lines = sum(1 for a in replayed for line in a.lines if line.line not in unwritten)
+        figures = (len(alt.landed) + alt.stubs, len(_rerun_list(replayed, ev)), lines)
+        for key, value in zip(
+            ("checkpoints_kept", "reruns", "replayed_lines"), figures, strict=True
+        ):
+            spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
     if all(low == high for low, high in spans.values()):
         return
     note = (
-        "the run paused, but nothing dates the kill: if the process died as soon as its last "
-        "line was written and what the database holds landed, this mode, which saves the "
-        "pause later, "
+        "the run paused, but nothing dates the kill: if the process died as soon as it paused "
+        "(after its last line, and after what the database holds had landed under the mode it "
+        "ran under), this mode, which saves the pause later, "
         f"lost it: {spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints "
         f"kept, {spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
     )
     _say_range(out, spans, note)
+
+
+def _unlogged_pause_began(ev: Evidence) -> float | None:
+    """When the task that paused the last invocation began, on the recorded clock before any
+    wait for a put, where it logged no line of its own before it asked (a trace's span of it
+    may be there): the end of the last line of its invocation before it. None where the
+    paused task's own lines date its pause.
+
+    test_subgraph_first_interrupt_travel's fork on Postgres under `ainvoke` at 2 s a write,
+    from sync with the mode inferred: ``ask_2`` asks before it logs; under sync it began once
+    the step before had been saved, 2 s after ``ask_1``'s last line; the real async run asked
+    at once and was killed with that step's checkpoint still being written (10 kept where a
+    kill after the save keeps 11)."""
+    last = ev.invocations - 1
+    mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+    stopped = [a for a in mine if a.outcome == "interrupted"]
+    paused = [a for a in stopped if not any(_holds(ev, a, b) for b in stopped)]
+    if not all(span_only(a) for a in paused):
+        return None
+    began = min((a.start_ts for a in paused), default=float("inf"))
+    ends = [a.end_ts for a in mine if a not in stopped and a.end_ts <= began]
+    return max(ends, default=None)
 
 
 def _widen_for_open_spans(
