@@ -7,8 +7,12 @@ Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 from pathlib import Path
 
+import pytest
 from whatif_kills import figures, holds, load, plan, predict, real
 
 
@@ -59,3 +63,33 @@ def test_the_header_gives_the_range_the_recorded_modes_what_if_gives(tmp_path: P
     assert header.span_of("lines") == (lo, hi) == (1, 3)
     assert header.figure("lines") == again_under(p, "sync").figure("lines") == "1–3"
     assert header.figure("checkpoints_kept") == "6"  # the database's own count, no range
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_every_view_of_the_thread_gives_the_tasks_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same kill opened as a user opens it: the Thread page's "tasks again", the Resume
+    simulator's "tasks that re-run" and `replay` say 0–1 (the manifest tells the mode);
+    `incident --json`, which reads no manifest, names the task and the same range."""
+    from app_pages import open_page
+
+    from replaylens.cli import main
+
+    runs = load("multiple_subgraphs_same-early-0.25s", tmp_path)
+    sync = runs["sync"]
+    db, tid = str(sync["db_at_kill"]), sync["thread_id"]
+    monkeypatch.setenv("REPLAYLENS_SERVE_ARGS", json.dumps([str(tmp_path)]))
+    thread = dict((m.label, m.value) for m in open_page("thread", db=db, thread=tid).metric)
+    assert thread["tasks again"] == "0–1", thread
+    resume = dict((m.label, m.value) for m in open_page("resume", db=db, thread=tid).metric)
+    assert resume["tasks that re-run"] == "0–1", resume
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["incident", db, "--effects", str(sync["effects_at_kill"]), "--json"])
+    row = next(t for t in json.loads(out.getvalue())["threads"] if t["thread_id"] == tid)
+    assert (row["reruns"], row["tasks_again"], row["range"]) == (
+        ["call_same_subgraph"],
+        1,
+        {"tasks": [0, 1]},
+    )

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replaylens.analysis.again import restart_tasks, tasks_again
+from replaylens.analysis.again import restart_tasks
 from replaylens.analysis.attempts import Attempt, effect_counts, execution_of, group_attempts
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import _TriggerCache, checkpoint_status, load_thread
@@ -86,6 +86,9 @@ class ThreadImpact:
     pids: frozenset[int] = frozenset()
     last_pid: int | None = None
     lines: int = 0
+    tasks_range: tuple[int, int] | None = None
+    """The tasks again as a range where the evidence cannot tell (`Again.span_of`): a thread
+    the effects log has no line of may not have begun the tasks due at its checkpoint."""
 
     @property
     def left_by_crash(self) -> bool:
@@ -123,6 +126,7 @@ class ThreadImpact:
             "tasks_again": len(self.reruns),
             "reruns": list(self.reruns),
             "log_lines_again": sum(len(a.lines) for a in self.replayed),
+            "range": {"tasks": list(self.tasks_range)} if self.tasks_range else None,
         }
 
 
@@ -396,13 +400,15 @@ def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]]:
 # -- assembling ------------------------------------------------------------------------------
 def _full_plan(
     source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool
-) -> tuple[str, list[Attempt], tuple[str, ...]]:
-    """(status, the attempts a resume performs again, the tasks it runs again by node)."""
+) -> tuple[str, list[Attempt], tuple[str, ...], tuple[int, int] | None]:
+    """(status, the attempts a resume performs again, the tasks it runs again by node, and
+    their range where the evidence cannot tell)."""
 
     thread = load_thread(source, thread_id) if known else None
     plan = plan_resume(thread, effects, thread_id)
     replayed = [a for a in plan.attempts if a.verdict in REPLAYING]
-    return plan.status, replayed, tuple(t.node for t in tasks_again(plan))
+    again = plan.again
+    return plan.status, replayed, tuple(again.task_names), again.span_of("tasks")
 
 
 def _restart(lines: list[EffectLine]) -> list[Attempt]:
@@ -484,6 +490,7 @@ def _impact_of(
     replayed: list[Attempt] | None
     route: Route
     reruns: tuple[str, ...] = ()
+    span: tuple[int, int] | None = None
     if info is None:
         status, replayed, route = "needs_restart", _restart(lines), "restart"
         reruns = tuple(t.node for t in restart_tasks(replayed))
@@ -491,6 +498,9 @@ def _impact_of(
         # Root tasks only: a subgraph's own due tasks are named by the full plan below.
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
         reruns = tuple(t.label for t in cp.pending_tasks) if cp else ()
+        # no line of the thread: whether its due tasks had begun, nothing tells (as
+        # `again.what_happens_again` says it)
+        span = (0, len(reruns)) if reruns else None
     else:
         replayed = None
         if (
@@ -509,7 +519,7 @@ def _impact_of(
             status, route = checkpoint_status(cp), "fast"
             reruns = tuple(t.label for t in cp.pending_tasks)
         else:
-            status, replayed, reruns = _full_plan(source, effects, tid, True)
+            status, replayed, reruns, span = _full_plan(source, effects, tid, True)
             route = "plan"
     ts = [iso_to_epoch(cp.ts)] if cp is not None and cp.ts else []
     if lines:
@@ -529,6 +539,7 @@ def _impact_of(
         pids=pids,
         last_pid=last_pid,
         lines=len(lines),
+        tasks_range=span,
     )
 
 

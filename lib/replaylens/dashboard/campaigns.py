@@ -13,7 +13,7 @@ range over the runs, so a reader sees the spread rather than one lucky sample.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -21,6 +21,9 @@ from replaylens.analysis.durability import MODES
 from replaylens.dashboard.catalog import Campaign, CampaignRun
 from replaylens.errors import ReplaylensError
 from replaylens.paths import AllowList
+
+if TYPE_CHECKING:
+    from replaylens.analysis.again import Again
 
 RUN_COLUMNS = [
     "campaign", "run", "graph", "backend", "mode", "latency (ms)", "kill at", "kill delay (s)", "fault point",
@@ -95,13 +98,11 @@ def measure_run(run: CampaignRun, campaign: Campaign, allow: AllowList) -> dict[
                     thread, log, run.thread_id, latency=run.put_latency, recording=rec
                 )
                 under = {m: plan.again_under(m) for m in plan.what_if}
-                row["_predicted"] = {
-                    m: (a.task_count or 0, a.line_count or 0) for m, a in under.items()
-                }
+                row["_predicted"] = {m: _bounds(a) for m, a in under.items()}
                 own = under.get(run.mode)
                 if own is not None:
-                    row["tasks re-run (predicted)"] = own.task_count
-                    row["effect lines again (predicted)"] = own.line_count
+                    row["tasks re-run (predicted)"] = own.figure("tasks")
+                    row["effect lines again (predicted)"] = own.figure("lines")
         except ReplaylensError as exc:
             row["resume error"] = row["resume error"] or f"unreadable at kill: {exc}"
         finally:
@@ -142,15 +143,23 @@ def _cross(rows: list[dict[str, Any]]) -> None:
             and row["mode"] in r["_predicted"]
         ]
         if preds:
-            tasks = sorted({p[0] for p in preds})
-            lines = sorted({p[1] for p in preds})
+            tasks = [v for p in preds for v in p[0]]
+            lines = [v for p in preds for v in p[1]]
             row["predicted from the other modes' runs"] = (
                 f"tasks {_range(tasks)}, lines {_range(lines)} (from {len(preds)} runs)"
             )
 
 
+def _bounds(a: Again) -> tuple[tuple[int, int], tuple[int, int]]:
+    """A mode's tasks and lines again as (lowest, highest): its range where the evidence
+    cannot tell (`Again.span_of`), else its count twice (0 where unknown)."""
+    tasks, lines = a.task_count or 0, a.line_count or 0
+    return a.span_of("tasks") or (tasks, tasks), a.span_of("lines") or (lines, lines)
+
+
 def _range(vals: list[int]) -> str:
-    return str(vals[0]) if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
+    lo, hi = min(vals), max(vals)
+    return str(lo) if lo == hi else f"{lo}–{hi}"
 
 
 def runs_frame(campaigns: list[Campaign], allow: AllowList) -> pd.DataFrame:
@@ -160,11 +169,10 @@ def runs_frame(campaigns: list[Campaign], allow: AllowList) -> pd.DataFrame:
 
 
 def _span(values: pd.Series) -> str:
-    vals = [int(v) for v in values.dropna()]
-    if not vals:
-        return "—"
-    lo, hi = min(vals), max(vals)
-    return str(lo) if lo == hi else f"{lo}–{hi}"
+    """The range over runs of a column of counts, or of figures as `Again.figure` prints them
+    ("5", or "5–6" where the evidence cannot tell)."""
+    vals = [int(x) for v in values.dropna() for x in str(v).split("–")]
+    return _range(vals) if vals else "—"
 
 
 def columns_first(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:

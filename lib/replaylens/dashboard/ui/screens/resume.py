@@ -40,7 +40,7 @@ if item is not None:
             ui.metric_row([
                 ("resume after step", cp.step if cp else "restart",
                  "A resume loads the newest checkpoint and re-runs the unfinished tasks of the next step."),
-                ("tasks that re-run", plan.again.task_count,
+                ("tasks that re-run", plan.again.figure("tasks"),
                  "Tasks that run again from their first line: those due at the checkpoint a resume loads without "
                  "a saved output, and those of steps whose checkpoint was lost."),
                 ("tasks reused", len(plan.reused),

@@ -189,8 +189,10 @@ with ui.friendly_errors():
                 st.dataframe(frame, hide_index=True, width="stretch", column_config={
                     "resume error": st.column_config.TextColumn(width="large"),
                     "open": st.column_config.LinkColumn("open", display_text="open ›"),
-                    "tasks re-run (predicted)": st.column_config.NumberColumn(
-                        help="What replaylens predicts from the database and log at the kill, before the resume."),
-                    "effect lines again (predicted)": st.column_config.NumberColumn(
-                        help="The effect-log lines, before the kill, of the tasks predicted to run again."),
+                    "tasks re-run (predicted)": st.column_config.TextColumn(
+                        help="What replaylens predicts from the database and log at the kill, before the resume "
+                        "(a range where the evidence cannot tell), as the Thread page says it."),
+                    "effect lines again (predicted)": st.column_config.TextColumn(
+                        help="The effect-log lines, before the kill, of the tasks predicted to run again (a range "
+                        "where the evidence cannot tell)."),
                 })  # fmt: skip

@@ -154,13 +154,13 @@ if item is not None:
                 ("latest step", plan.resume_checkpoint.step if plan.resume_checkpoint else "—",
                  "A superstep is one round in which every due task runs in parallel. A resume starts after the "
                  "latest saved one."),
-                ("tasks again", again.task_count,
+                ("tasks again", again.figure("tasks"),
                  "Tasks a resume runs again from their first line: those due at the checkpoint it loads without a "
                  "saved output, and those of steps whose checkpoint was lost."),
                 ("executions again", again.figure("executions") or "no log",
                  "Executions of a side effect that happen a second time: the counts in the verdict and the table "
                  "above (one task run each, however many log lines it wrote)."),
-                ("log lines again", again.line_count if again.line_count is not None else "no log",
+                ("log lines again", again.figure("lines") or "no log",
                  "Effects-log lines of those executions (a start and an end line are one execution)."),
                 ("orphan writes", len(plan.orphan_writes),
                  "Saved task outputs whose checkpoint never landed: a resume ignores them."),
