@@ -671,3 +671,25 @@ def test_a_pause_asked_before_any_line_may_have_been_cut_short_at_once(tmp_path:
         told = predict(runs["sync"], form)["async"]
         assert figures(told)[0] == 10 and holds(told, real(runs["async"], form)), form
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_puts_in_flight_may_hold_the_workers_a_waved_step_waits_for(tmp_path: Path) -> None:
+    """test_max_concurrency's six `Send` workers, at most two at a time, at 1.5 s a write,
+    killed 0.2 s into ``collect``. Under async the checkpoint puts run on the executor the
+    workers queue on, each holding a worker (the second waiting there for the first): the
+    real async run started no worker until the input checkpoint had landed, then ran them one
+    at a time, and kept 2 checkpoints with ``collect`` alone again. Re-timed from the sync and
+    exit recordings, whose workers ran two at a time, nothing had landed by the kill (0 kept,
+    7 tasks and 13 lines again; 7 of 48 predictions outside at first contact). Now the range
+    reaches the step that waits for every put in flight (`outcomes._widen_for_busy_workers`)."""
+    runs = load("max_concurrency_send-late-1.5s", tmp_path)
+    assert real(runs["async"]) == (2, 1, 1)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "langgraph", "bare", "trace"):
+            o = predict(runs[src], form)["async"]
+            assert holds(o, real(runs["async"], form)), (src, form, o.race)
+    o = predict(runs["sync"])["async"]
+    assert figures(o) == (0, 7, 13)  # no put holds a worker: the reading of the recording
+    assert o.race["checkpoints_kept"] == [0, 2] and "waves" in o.race["note"]
+    assert predict(runs["sync"])["exit"].race.get("checkpoints_kept") is None  # exit puts none
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

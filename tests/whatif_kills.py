@@ -239,6 +239,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "ainvoke",
             "postgres",
         ),
+        KillCampaign("max_concurrency_send", 1, ("sync", "async", "exit"), 1.5),
     )
 }
 

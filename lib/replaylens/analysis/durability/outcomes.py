@@ -554,7 +554,47 @@ def modelled(
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
     _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
+    _widen_for_busy_workers(ev, mode, latency, recording, sched, out)
     return out, sched
+
+
+def _widen_for_busy_workers(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Say the figures as a range where a step's tasks ran in waves and async's puts would be
+    in flight as it starts: the puts run on the executor the tasks queue on, each holding a
+    worker (waiting there for the put before it), so with few workers the tasks wait for them,
+    and how long the recording (sync or exit, whose puts held no worker then) cannot show.
+    At one end no put holds a worker; at the other the step waits for every put in flight.
+
+    test_max_concurrency's six `Send` workers, two at a time, at 1.5 s a write, killed in
+    ``collect``: re-timed from sync and exit, nothing had landed by the kill (0 kept, 7 tasks
+    and 13 lines again); the real async run's workers ran one at a time once the input
+    checkpoint's put had freed a worker, and it kept 2, ``collect`` alone again."""
+    if mode != "async" or latency <= 0:
+        return
+    alt = schedule(ev, mode, latency, recording, puts_hold_workers=True)
+    if alt.landed == sched.landed and alt.written == sched.written:
+        return
+    figures = _schedule_figures(ev, alt)
+    spans = _spans(out)
+    for key, value in zip(("checkpoints_kept", "reruns", "replayed_lines"), figures, strict=True):
+        spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
+    if all(low == high for low, high in spans.values()):
+        return
+    note = (
+        "a step's tasks ran in waves (fewer workers than tasks), and under this mode the "
+        "checkpoint writes in flight hold workers of the same executor: how long its tasks "
+        "waited for them the recording cannot show: "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
+    )
+    _say_range(out, spans, note)
 
 
 def _widen_for_unknown_pause_kill(

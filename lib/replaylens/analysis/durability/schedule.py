@@ -415,6 +415,7 @@ def schedule(
     spans_returned: bool = False,
     pause_cut: float | None = None,
     queue: bool = True,
+    puts_hold_workers: bool = False,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -427,7 +428,10 @@ def schedule(
     (`outcomes._widen_for_unknown_pause_kill` asks the earliest the database allows).
     `queue=False`: a task's writes are put as it ends, though the recording shows its step's
     tasks queued behind a busy executor (`queued_writes`; `outcomes._race` asks it where
-    the recorded mode's own writes in flight may have kept the workers busy)."""
+    the recorded mode's own writes in flight may have kept the workers busy).
+    `puts_hold_workers`: under async, a step whose tasks ran in waves (an executor with fewer
+    workers than tasks) starts them only once the puts in flight at its start have landed
+    (`_wave_starts`; `outcomes._widen_for_busy_workers` asks it)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -536,11 +540,26 @@ def schedule(
         added.add(compute(fail_end, lane), wait, lane)
 
     pending_handoffs = sorted(handoffs, key=lambda h: h[0])
+    pending_waves = _wave_starts(ev) if puts_hold_workers and mode == "async" else []
+
+    def wave_wait(start: float, lane: str) -> None:
+        """Under async each put in flight holds a worker of the executor the step's tasks
+        queue on (`BackgroundExecutor`: `_checkpointer_put_after_previous` waits there for
+        the put before it): with as few workers as the waves show, the tasks may wait for
+        every put submitted before they were."""
+        t = target(start, lane)
+        held = [landing[k] for k, at in submitted.items() if at <= t + CLOCK_EPS]
+        wait = max(held, default=t) - t
+        if wait > 0:
+            added.add(compute(start, lane), wait, lane)
+
     if mode != "exit":
         nested = _nested_last(ev)
         for sub, nxt, p in _parents_last(gaps, nested):
             while pending_handoffs and pending_handoffs[0][0] <= sub:
                 handoff_wait(*pending_handoffs.pop(0))  # before the puts it delayed
+            while pending_waves and pending_waves[0][0] + CLOCK_EPS < sub:
+                wave_wait(*pending_waves.pop(0))  # after the puts submitted as it began
             t = target(sub, p.ns)
             for q in nested.get((p.ns, p.inv, p.step), ()):
                 t = max(t, landing.get((q.ns, q.inv, q.step), t))
@@ -564,6 +583,8 @@ def schedule(
                     added.add(compute(pend, up), max(0.0, lands - target(pend, up)), up)
     for handoff in pending_handoffs:
         handoff_wait(*handoff)
+    for wave in pending_waves:
+        wave_wait(*wave)
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
     crash: float | None = None
@@ -691,6 +712,23 @@ def schedule(
         submitted,
         serialized,
     )
+
+
+def _wave_starts(ev: Evidence) -> list[tuple[float, str]]:
+    """(first start, loop) of each step whose tasks ran in waves: two tasks or more, some
+    starting well after the first (`queued_writes` reads the same waves), in start order."""
+    out: list[tuple[float, str]] = []
+    for st in () if ev.functional else ev.steps:
+        starts: dict[tuple[str, object], float] = {}
+        for a in st.attempts:
+            if namespaces.is_error_handler(a.node):
+                continue
+            key = (a.node, a.task_id if a.task_id is not None else ev.ordinal.get(id(a)))
+            starts[key] = min(starts.get(key, a.start_ts), a.start_ts)
+        first = min(starts.values(), default=0.0)
+        if len(starts) >= 2 and any(t > first + RACE for t in starts.values()):
+            out.append((first, st.ns))
+    return sorted(out)
 
 
 def queued_writes(ev: Evidence) -> dict[int, float | None]:
