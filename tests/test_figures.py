@@ -147,6 +147,26 @@ def test_runs_strip_has_a_point_per_run_and_row_numbers_for_clicks() -> None:
     assert runs_strip(runs.iloc[0:0], "lines repeated").layout.annotations
 
 
+def test_a_predicted_range_is_drawn_as_a_cross_at_its_top_and_a_bar_down() -> None:
+    """The runs page's predicted columns print `Again.figure` ("1–3" where the evidence cannot
+    tell): the chart draws the range, not a category named "1–3"."""
+    runs = pd.DataFrame(
+        {
+            "mode": ["sync", "async"],
+            "latency (ms)": [250, 250],
+            "run": [1, 2],
+            "thread": ["t1", "t2"],
+            "tasks re-run": [1, 2],
+            "tasks re-run (predicted)": ["1", "1–3"],
+        }
+    )
+    fig = runs_strip(runs, "tasks re-run")
+    predicted = next(t for t in fig.data if t.name.endswith("predicted"))
+    assert list(predicted.y) == [1.0, 3.0]
+    assert list(predicted.error_y.arrayminus) == [0.0, 2.0]
+    assert "1–3" in predicted.hovertext[1]
+
+
 def test_superstep_figure_marks_the_killed_task_and_lost_checkpoints(demo: Path) -> None:
     thread, plan = load(demo / "examples" / "fanout.db", "fanout-done")
     lessons = [

@@ -23,6 +23,15 @@ PREDICTED = {
 """The model's answer for a measured column, drawn next to each measured point."""
 
 
+def _figure_bounds(value: object) -> tuple[float | None, float | None]:
+    """A predicted figure as the views print it ("5", or "5–6" where the evidence cannot
+    tell; None or NaN where there is none) as (lowest, highest)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None, None
+    parts = [float(x) for x in str(value).split("–")]
+    return min(parts), max(parts)
+
+
 def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
     """One point per run (x: mode, jittered by latency; colour: latency); customdata = row number.
 
@@ -86,10 +95,22 @@ def runs_strip(runs: pd.DataFrame, metric: str) -> go.Figure:
         )
         predicted = PREDICTED.get(metric)
         if predicted in part:
+            bounds = [_figure_bounds(v) for v in part[predicted]]
             fig.add_trace(
                 go.Scatter(
                     x=[x + width / 4 for x in xs],
-                    y=part[predicted],
+                    y=[hi for _lo, hi in bounds],
+                    # a range where the evidence cannot tell: the cross at its top, a bar down
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": [0] * len(bounds),
+                        "arrayminus": [
+                            hi - lo if lo is not None and hi is not None else 0 for lo, hi in bounds
+                        ],
+                        "width": 4,
+                        "color": palette[li % len(palette)],
+                    },  # fmt: skip
                     mode="markers",
                     marker={
                         "size": 12,
