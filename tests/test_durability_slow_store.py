@@ -693,3 +693,21 @@ def test_puts_in_flight_may_hold_the_workers_a_waved_step_waits_for(tmp_path: Pa
     assert o.race["checkpoints_kept"] == [0, 2] and "waves" in o.race["note"]
     assert predict(runs["sync"])["exit"].race.get("checkpoints_kept") is None  # exit puts none
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_pause_in_a_step_already_saved_puts_only_its_writes_under_exit(
+    tmp_path: Path,
+) -> None:
+    """test_multiple_interrupts_functional under `ainvoke` at 1.5 s a write, killed 0.56 s
+    into the third answer's run, as the entrypoint paused again after ``double(3)``. The run
+    stays in the step its first invocation saved, so a pause makes no checkpoint: under exit
+    `_put_checkpoint` skips the one already saved and the pause's save is its writes alone,
+    which land at once. Read as a pause whose save the kill cut short, exit was said to run
+    ``double(3)`` again (1 1 2, from sync and async, 6 of 48 at first contact); the real exit
+    run kept its result (1 0 0)."""
+    runs = load("multiple_interrupts_functional-late-1.5s", tmp_path)
+    assert real(runs["exit"]) == (1, 0, 0)
+    for src in ("sync", "async"):
+        for form in ("recorder", "langgraph", "bare"):
+            assert figures(predict(runs[src], form)["exit"]) == (1, 0, 0), (src, form)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

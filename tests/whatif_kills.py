@@ -240,6 +240,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "postgres",
         ),
         KillCampaign("max_concurrency_send", 1, ("sync", "async", "exit"), 1.5),
+        KillCampaign(
+            "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 1.5, "ainvoke"
+        ),
     )
 }
 

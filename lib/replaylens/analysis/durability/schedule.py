@@ -593,6 +593,11 @@ def schedule(
         pause_cut is not None
         or (ev.pause_kill is not None and latency + write_cost > (recording.kill_offset or 0.0))
     )
+    if pausing and mode == "exit" and not any(p.inv == last_inv for p in ev.puts):
+        # The paused invocation made no checkpoint of its own (it went on in a step an earlier
+        # one saved, and paused there again): exit's save at the pause skips the checkpoint
+        # already saved (`_put_checkpoint`) and puts the writes alone, which land at once.
+        pausing = False
     killed = ev.ending == "killed" or pausing
     if pausing and pause_cut is not None:
         crash = target(pause_cut) + slack
