@@ -192,8 +192,8 @@ class Again:
     span: dict[SpanKey, tuple[int, int]] = field(default_factory=dict)
     """Where the evidence cannot tell (`ModeOutcome.race`): each figure's range, lowest to
     highest, for the figures that differ; the counts above are the reading that repeats the
-    most inside it (for the recorded mode, the verdicts' own reading, `_recorded_span`). Every view prints `figure`, so none shows one guess where another shows
-    the range."""
+    most inside it (for the recorded mode, the verdicts' own reading, `_recorded_span`).
+    Every view prints `figure`, so none shows one guess where another shows the range."""
     span_why: str = ""
     """Why the range, in words (the race note)."""
 

@@ -581,10 +581,7 @@ def _widen_for_busy_workers(
     alt = schedule(ev, mode, latency, recording, puts_hold_workers=True)
     if alt.landed == sched.landed and alt.written == sched.written:
         return
-    figures = _schedule_figures(ev, alt)
-    spans = _spans(out)
-    for key, value in zip(("checkpoints_kept", "reruns", "replayed_lines"), figures, strict=True):
-        spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
+    spans = _stretched(_spans(out), _schedule_figures(ev, alt))
     if all(low == high for low, high in spans.values()):
         return
     note = (
@@ -611,8 +608,8 @@ def _widen_for_unknown_pause_kill(
     queued behind the steps it never waited for, or exit's save on the way out) lost it
     then; where the paused task logged nothing before it asked, under async it asked a tick
     after the step before it ended, not after the recorded mode's wait for that step's put
-    (`_unlogged_pause_began`), and that kill is the earliest. At the other end it lived on, and the pause was saved under every mode. Where the
-    same process logged other threads' lines after this thread's last one
+    (`_unlogged_pause_began`), and that kill is the earliest. At the other end it lived on,
+    and the pause was saved under every mode. Where the same process logged other threads' lines after this thread's last one
     (`Recording.went_on`), it lived on: the pause reads as clean, as a returned invocation
     does (the sample payment-approved.db's thread awaiting approval).
 
@@ -653,11 +650,9 @@ def _widen_for_unknown_pause_kill(
         replayed = _reruns(ev, alt)
         unwritten = _closed_after_lost_pause(ev, alt, recording.kill_node, cut_short=True)
         lines = sum(1 for a in replayed for line in a.lines if line.line not in unwritten)
-        figures = (len(alt.landed) + alt.stubs, len(_rerun_list(replayed, ev)), lines)
-        for key, value in zip(
-            ("checkpoints_kept", "reruns", "replayed_lines"), figures, strict=True
-        ):
-            spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
+        spans = _stretched(
+            spans, (len(alt.landed) + alt.stubs, len(_rerun_list(replayed, ev)), lines)
+        )
     if all(low == high for low, high in spans.values()):
         return
     note = (
@@ -1380,6 +1375,15 @@ def _say_range(out: ModeOutcome, spans: dict[str, list[int]], note: str) -> None
         "note": "; ".join(x for x in (out.race.get("note"), note) if x),
     }
     out.assumed.append(note)
+
+
+def _stretched(spans: dict[str, list[int]], figures: tuple[int, int, int]) -> dict[str, list[int]]:
+    """`spans` (`_spans`) widened to hold another reading's checkpoints kept, tasks again and
+    lines again."""
+    keys = ("checkpoints_kept", "reruns", "replayed_lines")
+    for key, value in zip(keys, figures, strict=True):
+        spans[key] = [min(spans[key][0], value), max(spans[key][1], value)]
+    return spans
 
 
 def _spans(out: ModeOutcome) -> dict[str, list[int]]:
