@@ -288,7 +288,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     checkpoint does not name it, and time travel from the latest checkpoint runs it again),
     a lost step's task that ran a graph; error handlers crashing, the builder's default
     handler, handlers per node (44, 45), a silent replay under exit (45), two nodes each
-    invoking a graph (46). REPLAYLENS_AGREEMENT=full takes every recorded campaign."""
+    invoking a graph (46); an entrypoint killed before any nested checkpoint landed, its task
+    named by its graphs' writes alone (stop 58). REPLAYLENS_AGREEMENT=full takes every recorded
+    campaign."""
     out: list[tuple[str, str]] = []
     for name in (
         _ALL_RECORDINGS
@@ -329,6 +331,7 @@ def _held_out_threads() -> list[tuple[str, str]]:
             "stateful_subgraph_replay_then_resume-early-0.25s",
             "error_handlers_per_node-late-0s",
             "multiple_subgraphs_same-late-0s",
+            "multiple_subgraphs_functional-late-0.75s",
         )
     ):
         folder = REPO / "tests" / "whatif_kills" / name
