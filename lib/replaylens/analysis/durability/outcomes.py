@@ -42,6 +42,7 @@ from replaylens.analysis.durability.schedule import (
     queued_writes,
     schedule,
     stable_saves_unplaced,
+    wave_starts,
 )
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
@@ -576,8 +577,8 @@ def _widen_for_busy_workers(
     ``collect``: re-timed from sync and exit, nothing had landed by the kill (0 kept, 7 tasks
     and 13 lines again); the real async run's workers ran one at a time once the input
     checkpoint's put had freed a worker, and it kept 2, ``collect`` alone again."""
-    if mode != "async" or latency <= 0:
-        return
+    if mode != "async" or latency <= 0 or not wave_starts(ev):
+        return  # (no step in waves: the second schedule would be the first)
     alt = schedule(ev, mode, latency, recording, puts_hold_workers=True)
     if alt.landed == sched.landed and alt.written == sched.written:
         return
@@ -609,9 +610,10 @@ def _widen_for_unknown_pause_kill(
     then; where the paused task logged nothing before it asked, under async it asked a tick
     after the step before it ended, not after the recorded mode's wait for that step's put
     (`_unlogged_pause_began`), and that kill is the earliest. At the other end it lived on,
-    and the pause was saved under every mode. Where the same process logged other threads' lines after this thread's last one
-    (`Recording.went_on`), it lived on: the pause reads as clean, as a returned invocation
-    does (the sample payment-approved.db's thread awaiting approval).
+    and the pause was saved under every mode. Where the same process logged other threads'
+    lines after this thread's last one (`Recording.went_on`), it lived on: the pause reads as
+    clean, as a returned invocation does (the sample payment-approved.db's thread awaiting
+    approval).
 
     round 37's stateful_subgraph_forked_turns from sync at 0.25 s a write, read without its
     manifest: the database holds the pause, and the real async run kept 19 checkpoints where

@@ -431,7 +431,7 @@ def schedule(
     the recorded mode's own writes in flight may have kept the workers busy).
     `puts_hold_workers`: under async, a step whose tasks ran in waves (an executor with fewer
     workers than tasks) starts them only once the puts in flight at its start have landed
-    (`_wave_starts`; `outcomes._widen_for_busy_workers` asks it)."""
+    (`wave_starts`; `outcomes._widen_for_busy_workers` asks it)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -540,7 +540,7 @@ def schedule(
         added.add(compute(fail_end, lane), wait, lane)
 
     pending_handoffs = sorted(handoffs, key=lambda h: h[0])
-    pending_waves = _wave_starts(ev) if puts_hold_workers and mode == "async" else []
+    pending_waves = wave_starts(ev) if puts_hold_workers and mode == "async" else []
 
     def wave_wait(start: float, lane: str) -> None:
         """Under async each put in flight holds a worker of the executor the step's tasks
@@ -719,7 +719,7 @@ def schedule(
     )
 
 
-def _wave_starts(ev: Evidence) -> list[tuple[float, str]]:
+def wave_starts(ev: Evidence) -> list[tuple[float, str]]:
     """(first start, loop) of each step whose tasks ran in waves: two tasks or more, some
     starting well after the first (`queued_writes` reads the same waves), in start order."""
     out: list[tuple[float, str]] = []
