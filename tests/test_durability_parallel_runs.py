@@ -470,6 +470,47 @@ def test_an_end_line_several_open_starts_could_close_is_read_both_ways(tmp_path:
             assert o.race["note"].count("effect lines again") == 1, o.race["note"]
 
 
+def test_workers_first_lines_written_out_of_order_each_take_a_run_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """test_multi_resume under `ainvoke` at 0.3 s a write, killed in the answered invocation,
+    the bare log of the async recording: the three workers' first ``ask`` starts were
+    written to the log out of order (the second line began 4 ms before the first). Aligned
+    in the log's order, the first line took the run made first, the only run made before
+    the second line began, and the second line was left with no task of its own: one
+    worker's first-invocation lines were read as another's, and the lines again under sync
+    and exit came out 2 short (8 where the real sync resume re-ran 10, 14 where exit's
+    re-ran 16). Lines are aligned in the order they started (`align.align`)."""
+    name = "multi_resume-early-0.3s"
+    runs = load(name, tmp_path)
+    first = [a for a in plan(runs["async"], "bare").attempts if a.pid == min(
+        x.pid for x in plan(runs["async"], "bare").attempts)]  # fmt: skip
+    assert len({a.namespace for a in first}) == 3 and all(a.task for a in first)
+    for given in (True, False):
+        for target in ("sync", "exit"):
+            o = predict(runs["async"], "bare", given)[target]
+            assert holds(o, real(runs[target], "bare")), (given, target, figures(o), o.race)
+    every_prediction_holds(runs)
+
+
+def test_a_line_goes_on_from_the_line_before_it_in_the_log_not_in_start_order(
+    tmp_path: Path,
+) -> None:
+    """test_graph_with_max_concurrency on `Send` workers under `ainvoke` at 0.3 s a write,
+    killed in the fourth worker, the bare log of the sync recording: the first two workers'
+    starts were written out of order, and the third worker began right after the first
+    one's end. Taken in start order, the line before the third start was that end, so the
+    third worker was read as the first one's next effect (3 tasks again where the real
+    resume re-ran 4). What a line goes on from is the line before it in the log, where the
+    second worker was still open (`align.align`)."""
+    name = "max_concurrency_send-early-0.3s"
+    runs = load(name, tmp_path)
+    attempts = plan(runs["sync"], "bare").attempts
+    assert len({a.task.task_id for a in attempts if a.task}) == len(attempts) == 4
+    assert real(runs["sync"], "bare") == (2, 4, 6)
+    every_prediction_holds(runs)
+
+
 def test_a_bare_workers_retry_is_its_task_though_a_sibling_started_between(
     tmp_path: Path,
 ) -> None:

@@ -243,6 +243,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 1.5, "ainvoke"
         ),
+        KillCampaign("multi_resume", 0, ("sync", "async", "exit"), 0.3, "ainvoke"),
+        KillCampaign("max_concurrency_send", 0, ("sync", "async", "exit"), 0.3, "ainvoke"),
     )
 }
 

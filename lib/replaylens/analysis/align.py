@@ -979,9 +979,13 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
     # logged lines between the two (test_graph_with_single_retry_policy on workers)
     retried = retried_in_step(attempts)
     retry_of = {id(again): f for f in attempts if (again := retried.get(id(f))) is not None}
-    previous: Attempt | None = None  # the attempt just before `a` (attempts come in start order)
-    for a in attempts:
-        before, previous = previous, a
+    # Taken in start order, not the log's: workers that start side by side write their first
+    # lines out of order, and a line taken first may claim the only run a sooner line could
+    # fit (three `Send` workers under `ainvoke`, a bare log: test_multi_resume). The attempt
+    # each goes on from (`continues`) is still the one just before it in the log.
+    previous = {id(a): b for b, a in itertools.pairwise(attempts)}
+    for a in sorted(attempts, key=lambda x: x.start_ts):
+        before = previous.get(id(a))
         if a.task_id and _align_exact(a, idx):
             continue
         failed = retry_of.get(id(a))
