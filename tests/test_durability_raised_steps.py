@@ -86,6 +86,29 @@ def test_the_writes_of_a_task_whose_step_raised_were_put_under_sync_and_async(
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
 
 
+def test_a_task_ainvoke_cancelled_at_its_steps_timeout_saved_nothing(tmp_path: Path) -> None:
+    """step_timeout under `ainvoke` on Postgres at 0.5 s a write: at the timeout the async
+    loop cancels ``slow`` and saves its error (``__error__``); its thread runs on and logs its
+    end after the invocation raised. Under sync and async the database holds that error.
+    That write had been read as a pause, and ``slow``'s start after the checkpoint as its
+    answer: a third invocation, and async was predicted to keep 3 and re-run nothing where
+    the real run kept 2 and re-ran ``slow`` (`evidence._invocations`: a start while its
+    siblings still run is no answer). Then ``slow``'s writes were taken as put when its lines
+    ended, as `invoke`, which waits for it, puts them; `ainvoke` never does
+    (`evidence.cancelled_at_raise`). The exit recording holds no write of ``slow``: which it
+    was the database cannot say, and async's figures are the range over both readings."""
+    runs = load("step_timeout-early-0.5s-postgres", tmp_path)
+    assert real(runs["async"]) == (2, 1, 2) and real(runs["sync"]) == (4, 2, 2)
+    for form in ("recorder", "bare"):
+        async_ = predict(runs["sync"], form)["async"]
+        assert "2 invocations: a fresh input, a fresh input" in async_.used, form
+        assert figures(async_) == (2, 1, 2), form
+    unsure = predict(runs["exit"])["async"]
+    assert holds(unsure, (2, 1, 2)) and holds(unsure, (2, 0, 0)), unsure.race
+    assert "cancelled it" in unsure.race["note"]
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
 def test_a_step_that_paused_inside_a_subgraph_did_not_raise(tmp_path: Path) -> None:
     """nested_interrupts_parallel: ``outer_1`` ended and the subgraph ``inner`` beside it
     paused; the resume finished the step, whose checkpoint had not landed at the kill. The

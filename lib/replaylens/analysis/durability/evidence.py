@@ -963,11 +963,19 @@ def _invocations(
             new = True
         if groups and any(_restarts(a, b, paused_nodes, retries) for b in groups[-1]):
             new = True  # the task began again from its top: only a later invocation does that
+        # A start while a task of the invocation so far still runs is no answer: the loop
+        # ends an invocation only once every task of the step has returned. A task that
+        # raised only once its step's timeout cancelled it (`step_timeout` under `ainvoke`,
+        # its `__error__` write saved while its thread ran on and logged its end) began with
+        # its siblings, in the invocation that raised.
         hit = next(
             (
                 p
                 for p in open_pauses
-                if p[0] == a.node and a.task_id in (None, p[1]) and a.start_ts > p[2]
+                if p[0] == a.node
+                and a.task_id in (None, p[1])
+                and a.start_ts > p[2]
+                and not (groups and _still_running(groups[-1], a))
             ),
             None,
         )
@@ -1546,6 +1554,20 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> t
         "though its invocation was over; the step raised after them (a step_timeout, or a "
         "failure outside every node), and the last of them did not complete"
     ), new
+
+
+def cancelled_at_raise(a: Attempt) -> bool | None:
+    """A task whose step raised after its lines ended (`Attempt.raised_after`): did the raise
+    cancel it, its writes never put (True), or wait for it, its writes put as it ended
+    (False)? `invoke` lets a step's running tasks end before `step_timeout`'s TimeoutError
+    leaves the loop; `ainvoke` cancels them at the timeout (a sync node's thread runs on and
+    logs its end) and saves the error as the task's `__error__` write. None: the database
+    holds no write of the task to tell (exit saves none at the raise)."""
+    if not a.raised_after or a.task is None:
+        return False
+    if any(w.channel == "__error__" for w in a.task.writes):
+        return True
+    return False if a.task.status == "finished" else None
 
 
 def _other_task(a: Attempt, b: Attempt) -> bool:

@@ -17,6 +17,7 @@ from replaylens.analysis.durability.evidence import (
     QUEUED_UNSURE,
     Evidence,
     base_space,
+    cancelled_at_raise,
     gather,
     node_path,
     nodes_named_by_level,
@@ -556,7 +557,44 @@ def modelled(
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
     _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
     _widen_for_busy_workers(ev, mode, latency, recording, sched, out)
+    _widen_for_cancelled(ev, mode, latency, recording, sched, out)
     return out, sched
+
+
+def _widen_for_cancelled(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Say the figures as a range where a task's step raised after its lines ended and the
+    database cannot show whether the raise waited for it or cancelled it
+    (`evidence.cancelled_at_raise`): under sync and async its writes were put as it ended,
+    or never.
+
+    test_timeout_with_parent_command under `ainvoke` at 0.5 s a write, killed in the second
+    input's ``slow``: the first input's ``slow`` overran the step's timeout, and `ainvoke`
+    cancelled it (its thread ran on and logged its end) and saved its error. The exit
+    recording holds no write of it: read as `invoke` reads it, async had put its writes and a
+    resume ran nothing again (2 0 0), where the real async run re-ran it (2 1 2)."""
+    if mode == "exit" or not any(cancelled_at_raise(a) is None for a in ev.attempts):
+        return
+    alt = schedule(ev, mode, latency, recording, cancelled_unsure=True)
+    if alt.landed == sched.landed and alt.written == sched.written:
+        return
+    spans = _stretched(_spans(out), _schedule_figures(ev, alt))
+    if all(low == high for low, high in spans.values()):
+        return
+    note = (
+        "a task ran on past its step's raise (a step_timeout), and the database holds no "
+        "write of it to show whether the raise waited for it (`invoke`: its writes put as it "
+        "ended) or cancelled it (`ainvoke`: never put): "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
+    )
+    _say_range(out, spans, note)
 
 
 def _widen_for_busy_workers(

@@ -15,6 +15,7 @@ from replaylens.analysis.durability.evidence import (
     Put,
     Step,
     base_space,
+    cancelled_at_raise,
     node_path,
     span_only,
     task_run,
@@ -416,6 +417,7 @@ def schedule(
     pause_cut: float | None = None,
     queue: bool = True,
     puts_hold_workers: bool = False,
+    cancelled_unsure: bool = False,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -431,7 +433,10 @@ def schedule(
     the recorded mode's own writes in flight may have kept the workers busy).
     `puts_hold_workers`: under async, a step whose tasks ran in waves (an executor with fewer
     workers than tasks) starts them only once the puts in flight at its start have landed
-    (`wave_starts`; `outcomes._widen_for_busy_workers` asks it)."""
+    (`wave_starts`; `outcomes._widen_for_busy_workers` asks it). `cancelled_unsure`: a task
+    its step's raise came after, whose writes the database cannot show put or not, was
+    cancelled by the raise (`evidence.cancelled_at_raise`; `outcomes._widen_for_cancelled`
+    asks it)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -658,14 +663,15 @@ def schedule(
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
         # A failure RetryPolicy retried in the step does not stop the task; one whose error
         # handler a later invocation ran was put as it ended, under sync and async; so was a
-        # task whose step raised after it returned (`Attempt.raised_after`, a step_timeout),
-        # whose writes under exit the save at the raise, made before it ended, left out.
+        # task whose step raised after it returned (`Attempt.raised_after`, a step_timeout
+        # under `invoke`), whose writes under exit the save at the raise, made before it
+        # ended, left out; not one the raise cancelled (`ainvoke`: `cancelled_at_raise`).
         if any(
             (
                 b.outcome != "finished"
                 and id(b) not in ev.retried
                 and (mode == "exit" or id(b) not in ev.handled_later)
-                and (mode == "exit" or not b.raised_after)
+                and (mode == "exit" or not b.raised_after or _cancelled(b, cancelled_unsure))
             )
             or id(b) in ev.halted
             for b in run
@@ -1133,6 +1139,13 @@ def exit_saves(ev: Evidence, last_killed: bool | None = None) -> set[tuple[str, 
             saves.add(("", inv, max(p.step for p in done)))
         saves |= _paused_subgraph_saves(ev, built, inv)
     return saves
+
+
+def _cancelled(a: Attempt, unsure: bool) -> bool:
+    """Did its step's raise cancel `a` (`evidence.cancelled_at_raise`)? Where the database
+    cannot tell, `unsure` answers."""
+    told = cancelled_at_raise(a)
+    return told if told is not None else unsure
 
 
 def _failed_out_saves(ev: Evidence, built: set[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
