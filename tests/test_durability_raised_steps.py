@@ -107,6 +107,9 @@ def test_a_task_ainvoke_cancelled_at_its_steps_timeout_saved_nothing(tmp_path: P
     assert holds(unsure, (2, 1, 2)) and holds(unsure, (2, 0, 0)), unsure.race
     assert "cancelled it" in unsure.race["note"]
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+    # killed in the second input's `report`, after both its tasks: the same two readings
+    late = load("step_timeout-late-0.5s-postgres", tmp_path / "late")
+    every_prediction_holds(late, forms=("recorder", "langgraph", "bare", "trace"))
 
 
 def test_a_step_that_paused_inside_a_subgraph_did_not_raise(tmp_path: Path) -> None:

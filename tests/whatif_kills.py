@@ -246,6 +246,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("multi_resume", 0, ("sync", "async", "exit"), 0.3, "ainvoke"),
         KillCampaign("max_concurrency_send", 0, ("sync", "async", "exit"), 0.3, "ainvoke"),
         KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.5, "ainvoke", "postgres"),
+        KillCampaign("step_timeout", 1, ("sync", "async", "exit"), 0.5, "ainvoke", "postgres"),
     )
 }
 
