@@ -565,6 +565,29 @@ def test_a_checkpointer_true_graph_invoked_after_the_resumes_first_step_runs_aga
         assert {"sub_child_1", "sub_sub_child"} <= again, (form, again)
 
 
+def test_a_checkpointer_true_graph_inside_one_the_resume_re_enters_runs_again(
+    tmp_path: Path,
+) -> None:
+    """The same graph under ``ainvoke`` at 0.5 s a write, async, killed in ``sub_child_3``:
+    here the root's checkpoint with ``child_2`` due had landed, and ``child_2``'s own
+    checkpoint after ``sub_child_2`` had not. The resume re-enters ``child_2`` (due at the
+    root's checkpoint) and runs ``sub_child_2`` in a later step than its first, so the graph
+    inside it gets a fresh input and runs ``sub_sub_child`` again (7 2 3). The verdicts
+    stopped at the first `checkpointer=True` level, which the resume re-enters, and read
+    ``sub_sub_child`` as kept (7 1 1); the what-if said 7 2 3
+    (`verdicts._stable_graph_invoked_later` walks down the levels)."""
+    name = "parent_command_deeply_nested-late-0.5s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (7, 2, 3)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        p = plan(runs["async"], form)
+        assert figures(p.what_if["async"]) == real(runs["async"], form), form
+        again = {a.node for a in p.attempts if a.verdict == "replays"}
+        assert "sub_sub_child" in again and "sub_child_1" not in again, (form, again)
+    forms = ("recorder", "bare", "trace")
+    assert all(not c.wrong for c in judged(name, tmp_path, forms)), "verdict lines wrong"
+
+
 def test_an_input_checkpoint_held_back_by_sync_waits_begins_its_invocation(
     tmp_path: Path,
 ) -> None:

@@ -247,6 +247,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("max_concurrency_send", 0, ("sync", "async", "exit"), 0.3, "ainvoke"),
         KillCampaign("step_timeout", 0, ("sync", "async", "exit"), 0.5, "ainvoke", "postgres"),
         KillCampaign("step_timeout", 1, ("sync", "async", "exit"), 0.5, "ainvoke", "postgres"),
+        KillCampaign(
+            "parent_command_deeply_nested", 1, ("sync", "async", "exit"), 0.5, api="ainvoke"
+        ),
     )
 }
 

@@ -127,7 +127,10 @@ def _stable_graph_invoked_later(
     resuming flag, so the graph starts a fresh run and every line of it runs again
     (test_parent_command_from_deeply_nested_subgraph under `ainvoke` at 1 s a write, async,
     killed in `sub_child_3`: the root's checkpoint with `child_2` due had not landed; the
-    resume ran `sub_child_1` and `sub_sub_child` again, 6 3 5 where the verdicts said 6 1 1)."""
+    resume ran `sub_child_1` and `sub_sub_child` again, 6 3 5 where the verdicts said 6 1 1).
+    A graph the resume re-enters (its node due at that checkpoint) may hold one of its own
+    that starts afresh: the same kill at 0.5 s, where the root's checkpoint had landed and
+    `child_2`'s next one had not, ran `sub_sub_child` again (7 2 3 where 7 1 1)."""
     levels = namespaces.levels(ns)
     for k in range(1, len(levels) + 1):
         node, task_id = namespaces.segments(levels[k - 1])[0]
@@ -137,7 +140,7 @@ def _stable_graph_invoked_later(
         if head is None:
             return False
         if any(t.node == node for t in head.tasks):
-            return False
+            continue  # the resume re-enters it: a graph it runs may start afresh (below)
         made = iso_to_epoch(head.ts)
         return made is not None and a.start_ts > made
     return False
