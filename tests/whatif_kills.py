@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +35,19 @@ class KillCampaign:
     api: str = ""  # "ainvoke": LangGraph's async loop; "" the shape's own (invoke for most)
     backend: str = "sqlite"  # "postgres": a throw-away server (the database at the kill is
     # kept as a SQLite copy beside it, as `validate --backend postgres` keeps it)
+    langgraph: str = ""  # the LangGraph release that wrote it, where not the one pinned here
+    # (recorded in a virtual environment of its own; its manifest names the release)
 
     @property
     def name(self) -> str:
-        """Its folder under `tests/whatif_kills/`: shape, kill point, latency (and backend)."""
+        """Its folder under `tests/whatif_kills/`: shape, kill point, latency (backend, and
+        LangGraph release)."""
         where = "" if self.backend == "sqlite" else f"-{self.backend}"
-        return f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s{where}"
+        release = f"-lg{self.langgraph}" if self.langgraph else ""
+        return (
+            f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s{where}"
+            f"{release}"
+        )
 
 
 CAMPAIGNS: dict[str, KillCampaign] = {
@@ -250,6 +258,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "parent_command_deeply_nested", 1, ("sync", "async", "exit"), 0.5, api="ainvoke"
         ),
+        # LangGraph 0.6.11 with langgraph-checkpoint-sqlite 2.0.11: no task paths in writes
+        KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 0.25, langgraph="0.6.11"),
     )
 }
 
@@ -261,6 +271,11 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
     from replaylens.killtest.corpus import CorpusPoint
 
     c = CAMPAIGNS[name]
+    if c.langgraph and c.langgraph != version("langgraph"):
+        raise RuntimeError(
+            f"{name} was written by LangGraph {c.langgraph}: record it again in a virtual "
+            f"environment with that release (this one has {version('langgraph')})"
+        )
     point = CorpusPoint(SHAPES[c.shape], c.kill)
     s = point.shape
     server = None

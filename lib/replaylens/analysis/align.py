@@ -194,6 +194,11 @@ def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     calls a checkpoint recorded, in call order, are matched to the attempts of nodes it
     does not know, in time order."""
     calls = sorted((t for t in cp.calls if not t.node), key=_call_order)
+    if not calls and a.outcome == "finished":
+        # A store that keeps no task path (langgraph-checkpoint before its `task_path`
+        # column: LangGraph 0.6 and older) lists a call's saved result as a task of its own,
+        # unnamed, beside the step's tasks and in no call order: a line that ended took one.
+        calls = [t for t in cp.tasks if t.kind == "run-time" and not (t.node or t.path) and t.done]
     used = idx.calls_used.setdefault(cp.checkpoint_id, 0)
     if used >= len(calls):
         return None
