@@ -24,7 +24,9 @@ from replaylens.analysis.attempts import (
     retried_in_step,
     retries,
 )
+from replaylens.analysis.ids import ID_RULES
 from replaylens.analysis.runtime import call_id_matches
+from replaylens.analysis.tasks import name_entrypoint
 from replaylens.channels import TASKS, routed_to
 from replaylens.model import Checkpoint, Task, Thread
 from replaylens.times import checkpoint_id_epoch, checkpoint_id_time, iso_to_epoch
@@ -892,6 +894,24 @@ def _claim(a: Attempt, task_id: str, taken: set[str]) -> None:
     a.task_id, a.task_id_inferred, a.alignment = task_id, True, "orphaned"
 
 
+def _name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
+    """An `@entrypoint` read as a `StateGraph` (`__start__` due at its input checkpoint)
+    where nothing in the database names it: a store that keeps no task path (LangGraph 0.6)
+    names neither the entrypoint nor its `@task` calls. The log does: its own line's task id,
+    or the namespace its calls logged (``graph:<id>``), proves the name where the id is the
+    one LangGraph derives for that node (`tasks.name_entrypoint`)."""
+    heads: set[tuple[str, str]] = set()
+    for a in attempts:
+        if a.task_id and not a.logged_ns:
+            heads.add((a.node, a.task_id))
+        elif a.logged_ns:
+            node, _, tid = namespaces.levels(a.logged_ns)[0].partition(namespaces.NS_END)
+            if tid:
+                heads.add((node, tid))
+    if heads:
+        any(name_entrypoint(thread, heads, rule) for rule in ID_RULES)
+
+
 def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
     """Copies of `attempts` aligned with the subgraph runs tried in the other order, where
     that places a line without a task id in another run; else None.
@@ -979,6 +999,7 @@ def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | No
 
 
 def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:
+    _name_entrypoint_from_log(attempts, thread)
     idx = _Index(thread, attempts, runs_reversed)
     # the failure each attempt retried (`RetryPolicy`), where `Send` workers of its node
     # logged lines between the two (test_graph_with_single_retry_policy on workers)

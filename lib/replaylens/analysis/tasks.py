@@ -777,28 +777,36 @@ def _name_entrypoint_from_below(thread: Thread, rule: IdRule) -> None:
     (``parent:<id>|call:<id>``): where that id is the one LangGraph derives for `parent`
     triggered by `__start__` at that checkpoint, the due task is `parent`, under that id
     (test_multiple_subgraphs_mixed_entrypoint, killed inside the second graph)."""
-    root = thread.root
-    if root is None:
-        return
     heads = {
         name.split("|")[0].partition(":")[::2]
         for name in thread.namespaces
         if name and ":" in name.split("|")[0]
     }
-    for cp in root.checkpoints:
+    name_entrypoint(thread, heads, rule)
+
+
+def name_entrypoint(thread: Thread, heads: set[tuple[str, str]], rule: IdRule) -> bool:
+    """Name the `@entrypoint` due at a root checkpoint read as a `StateGraph`'s input (its one
+    derived task `__start__`, with no writes) from `heads`, (node, task id) pairs something
+    else names (the namespaces below it, `_name_entrypoint_from_below`; a log's lines,
+    `align.align`): the one whose id LangGraph derives for that node triggered by
+    `__start__` there. Beside it may stand the unnamed results of its `@task` calls, where
+    the store keeps no task path (LangGraph 0.6). Whether any was named."""
+    root = thread.root
+    named = False
+    for cp in root.checkpoints if root is not None else ():
         rec = cp.record
-        if (
-            rec.step is None
-            or len(cp.tasks) != 1
-            or cp.tasks[0].node != START
-            or cp.tasks[0].writes
-        ):
+        derived = [t for t in cp.tasks if t.derived]
+        if rec.step is None or len(derived) != 1 or derived[0].node != START or derived[0].writes:
             continue
         step = rec.step + 1
         for node, tid in heads:
             if hash_id(rule.hash, rec.checkpoint_id, node, str(step), node, PULL, START) == tid:
-                cp.tasks = [Task(node, tid, "pull", step, f"~{PULL}, {node}")]
+                entry = Task(node, tid, "pull", step, f"~{PULL}, {node}")
+                cp.tasks = [entry if t is derived[0] else t for t in cp.tasks]
+                named = True
                 break
+    return named
 
 
 def _ids_listed(pairs: list[tuple[Checkpoint, TriggerMap]], evidence: Evidence) -> tuple[int, int]:
