@@ -192,10 +192,14 @@ def assert_views_agree(db: str, tid: str) -> None:
         source = open_source(path)
         try:
             known = {s.thread_id for s in summarize_threads(source)[0]}
-            counts = replay_counts(source, [tid], known, log, DEFAULT_LATENCY)
+            counts = replay_counts(
+                source, [tid], known, log, DEFAULT_LATENCY, recording=lambda _: plan.recording
+            )
         finally:
             source.close()
-        assert counts[tid] == want[2], where
+        # where the Thread page prints a range, the list sorts by its top (never the low end)
+        span = again.span_of("lines")
+        assert counts[tid] == (span[1] if span else want[2]), where
 
     # Time travel from the latest checkpoint: what a resume repeats, plus the finished tasks
     # due there (time travel re-runs them; a plain resume reuses their writes).
@@ -453,6 +457,37 @@ def test_the_runs_page_predicts_what_the_thread_page_says() -> None:
     assert (exit_runs["effect lines again"] == exit_runs["effect lines at kill"]).all()
     assert (exit_runs["lines repeated"] > 0).all()
     assert checked >= 4
+
+
+def test_the_recorded_answer_does_not_move_with_the_latency_a_reader_tries() -> None:
+    """The fan-out killed under async at 0 ms a write (a kill-test manifest names both): the
+    header every view prints is the database's answer as it stands, 1 line again. With the
+    Thread page's latency slider at 250 ms it read "1–3" lines, the range the async what-if
+    has at 250 ms, and the Threads page (which plans at 250 ms) would have listed 3: the
+    recorded mode's outcome is taken at the recorded latency (`ResumePlan.recorded_outcome`)."""
+    from replaylens.dashboard.loading import replay_counts
+
+    db = REPO / "sample_dbs/linear/runs/async-0s-1/at-kill.db"
+    tid = "killtest-async-0s-1"
+    log = read_effects(effects_for(db))
+    rec = recording_for(db, tid)
+    assert rec.latency == 0.0 and rec.mode == "async"
+    shown = set()
+    for latency in (0.0, 0.25, 1.0):
+        source = open_source(db)
+        try:
+            again = plan_resume(source, log, tid, latency=latency, recording=rec).again
+            shown.add((again.figure("tasks"), again.figure("lines"), again.checkpoints_kept))
+        finally:
+            source.close()
+    assert shown == {("1", "1", 4)}, shown
+    source = open_source(db)
+    try:
+        known = {s.thread_id for s in summarize_threads(source)[0]}
+        counts = replay_counts(source, [tid], known, log, 0.25, recording=lambda _: rec)
+    finally:
+        source.close()
+    assert counts == {tid: 1}
 
 
 def test_learn_never_holds_fewer_checkpoints_under_sync_than_its_step_started_from() -> None:

@@ -383,7 +383,10 @@ def what_happens_again(plan: ResumePlan) -> Again:
             for label, n in per_node.items():
                 effects[label] = effects.get(label, 0) + n
         effects = dict(sorted(effects.items()))
-    own = plan.what_if.get(plan.recording.mode) if plan.recording.mode else None
+    # (at the recorded latency: the recorded mode's answer does not move with the one tried)
+    own = plan.recorded_outcome or (
+        plan.what_if.get(plan.recording.mode) if plan.recording.mode else None
+    )
     tasks = tuple(tasks_again(plan))
     lines = tuple(plan.replayed_lines) if logged else None
     span = _recorded_span(own, len(tasks), None if lines is None else len(lines))

@@ -65,6 +65,10 @@ class ResumePlan:
         default_factory=dict
     )  # kind, label, Postgres synchronous_commit
     recording: Recording = field(default_factory=Recording)
+    recorded_outcome: ModeOutcome | None = None
+    """The recorded mode's outcome at the recorded write latency, where the what-if was asked
+    at another one: the answer for the database as it stands (`what_happens_again`) never
+    moves with the latency a reader tries."""
     # Finished tasks that today's LangGraph would run again anyway: it migrates a pre-v3
     # checkpoint's channel names, hashes other task ids and so finds none of their writes.
     today_reruns: list[tuple[str, Task]] = field(default_factory=list)

@@ -171,6 +171,11 @@ def _plan(
     reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.done]
     outcomes, crash = what_if(thread, attempts, latency, status=status, recording=recording)
     unmatched = unmatched_reruns(reruns, attempts)
+    recorded_outcome = None
+    rec = recording or Recording()
+    if rec.mode in outcomes and rec.latency is not None and rec.latency != latency:
+        at_recorded, _ = what_if(thread, attempts, rec.latency, status=status, recording=rec)
+        recorded_outcome = at_recorded.get(rec.mode)
     return ResumePlan(
         thread_id=thread_id,
         status=status,
@@ -187,6 +192,7 @@ def _plan(
         latency=latency,
         crash_ts=crash,
         recording=recording or Recording(),
+        recorded_outcome=recorded_outcome,
         today_reruns=[(ns, t) for ns, t in reused if t.today_task_id],
         generation=thread.generation,
         unmatched_reruns=unmatched,

@@ -17,6 +17,7 @@ from replaylens.errors import ThreadNotFound
 from replaylens.model import Thread, build_thread
 
 if TYPE_CHECKING:
+    from replaylens.analysis.durability import Recording
     from replaylens.effects.parse import EffectsLog
 
 Progress = Callable[[float, str], None]
@@ -62,9 +63,12 @@ def replay_counts(
     *,
     memo: dict[Any, int] | None = None,
     versions: dict[str, Any] | None = None,
+    recording: Callable[[str], Recording] | None = None,
 ) -> dict[str, int]:
-    """Log lines again (`Again.line_count`, as the Thread page's metric), per thread that has
-    effect lines (first N threads).
+    """Log lines again, as the Thread page's metric, per thread that has effect lines (first
+    N threads), each planned with its `recording` (a kill-test manifest's, as the Thread page
+    plans it). Where the evidence cannot tell and that metric is a range, the most that may
+    run again: a sortable count, never the reassuring end of the range.
 
     With `memo` and `versions` (thread id -> its version in the thread list), a thread
     whose version is unchanged is not loaded again: on a live database only the threads
@@ -84,7 +88,12 @@ def replay_counts(
             continue
         report(i / max(len(todo), 1), f"Planning the resume of thread {i + 1} of {len(todo)}…")
         thread = load_thread_staged(source, tid) if tid in known else None
-        out[tid] = plan_resume(thread, effects, tid, latency=latency).again.line_count or 0
+        rec = recording(tid) if recording is not None else None
+        # at the recorded latency where a manifest names it, as the Thread page's slider starts
+        at = rec.latency if rec is not None and rec.known and rec.latency is not None else latency
+        again = plan_resume(thread, effects, tid, latency=at, recording=rec).again
+        span = again.span_of("lines")
+        out[tid] = span[1] if span else again.line_count or 0
         if memo is not None and versions is not None:
             memo[key] = out[tid]
     report(1.0, "Done.")

@@ -322,8 +322,9 @@ def replay_counts(
     bar, report = _bar("Planning resumes…")
     try:
         counts = loading.replay_counts(
-            source, thread_ids, known, log_, latency, report, memo=memo, versions=versions
-        )
+            source, thread_ids, known, log_, latency, report, memo=memo, versions=versions,
+            recording=lambda tid: recording(item, tid),
+        )  # fmt: skip
         return lru().put(key, counts)
     finally:
         bar.empty()

@@ -169,7 +169,8 @@ if item is not None:
                         "log lines again": effect_column(
                             "Effects-log lines of the executions a resume performs again (log lines, "
                             "not executions: a start and an end line are one execution), as the Thread "
-                            "page's “log lines again”.", 100),
+                            "page's “log lines again”. Where the log cannot tell and that page shows a "
+                            "range, the most that may run again.", 100),
                         "effect lines": effect_column(
                             "Lines of the effects log written by this thread's nodes.", 80),
                         "open": st.column_config.LinkColumn("open", display_text="open ›", width=56,
