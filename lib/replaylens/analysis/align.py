@@ -908,8 +908,9 @@ def _name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> No
             node, _, tid = namespaces.levels(a.logged_ns)[0].partition(namespaces.NS_END)
             if tid:
                 heads.add((node, tid))
-    if heads:
-        any(name_entrypoint(thread, heads, rule) for rule in ID_RULES)
+    for rule in ID_RULES if heads else ():
+        if name_entrypoint(thread, heads, rule):
+            break  # (a match proves the rule too)
 
 
 def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
