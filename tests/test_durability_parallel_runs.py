@@ -529,6 +529,25 @@ def test_a_bare_workers_retry_is_its_task_though_a_sibling_started_between(
     every_prediction_holds(runs, same_progress=True)
 
 
+def test_a_failed_line_taken_first_leaves_the_saved_task_to_the_line_that_ended(
+    tmp_path: Path,
+) -> None:
+    """test_graph_with_single_retry_policy on `Send` workers on Postgres under `ainvoke` at
+    0.15 s, killed in the third worker, bare log of the async recording: the first two
+    workers' starts were written out of order, so in start order the worker that failed
+    (and was retried) is aligned before the one that ended. No task fits a failure (a
+    `RetryPolicy` retry saves no error), and the failed line took the first task, the one
+    whose writes are saved: the finished worker was read as running again (2 3 4 where the
+    real resume re-ran 2 tasks). A line that did not end well takes a task with no saved
+    writes first (`align.pick_task`)."""
+    name = "send_retry_policy-early-0.15s-postgres"
+    runs = load(name, tmp_path)
+    assert real(runs["async"], "bare") == (2, 2, 4)
+    assert figures(predict(runs["async"], "bare")["async"]) == (2, 2, 4)
+    assert all(not c.wrong for c in judged(name, tmp_path)), "bare verdict lines wrong"
+    every_prediction_holds(runs)
+
+
 def test_a_task_only_asked_for_is_left_to_the_line_that_ran_it(tmp_path: Path) -> None:
     """test_send_dedupe_on_resume at 0.5 s a write, bare log from exit: the one checkpoint
     exit saved (at the pause) was made a millisecond before the first invocation's second

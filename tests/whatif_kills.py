@@ -258,6 +258,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "parent_command_deeply_nested", 1, ("sync", "async", "exit"), 0.5, api="ainvoke"
         ),
+        KillCampaign(
+            "send_retry_policy", 0, ("sync", "async", "exit"), 0.15, "ainvoke", "postgres"
+        ),
         # LangGraph 0.6.11 with langgraph-checkpoint-sqlite 2.0.11: no task paths in writes
         KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 0.25, langgraph="0.6.11"),
     )

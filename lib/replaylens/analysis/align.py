@@ -287,7 +287,10 @@ def pick_task(
     elif fitting:
         chosen = fitting[0]
     else:
-        chosen = pool[0]
+        # An attempt that did not end well saved no writes: a task whose writes are saved is
+        # another line's, whichever comes first (a failure a `RetryPolicy` retries saves no
+        # error; lines taken in start order may reach it before the line that finished).
+        chosen = next((t for t in pool if not t.done), pool[0]) if want != "finished" else pool[0]
         if len(node_tasks) > 1:
             a.flag(
                 f"its log shows it {a.outcome}, but no remaining `{a.node}` task of that step is {want}; "
