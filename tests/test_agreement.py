@@ -293,8 +293,9 @@ def _held_out_threads() -> list[tuple[str, str]]:
     a lost step's task that ran a graph; error handlers crashing, the builder's default
     handler, handlers per node (44, 45), a silent replay under exit (45), two nodes each
     invoking a graph (46); an entrypoint killed before any nested checkpoint landed, its task
-    named by its graphs' writes alone (stop 58). REPLAYLENS_AGREEMENT=full takes every recorded
-    campaign."""
+    named by its graphs' writes alone (stop 58); an entrypoint a LangGraph 0.6 store does not
+    name, named by the log for the plan and for time travel alike (stop 59).
+    REPLAYLENS_AGREEMENT=full takes every recorded campaign."""
     out: list[tuple[str, str]] = []
     for name in (
         _ALL_RECORDINGS
@@ -336,6 +337,7 @@ def _held_out_threads() -> list[tuple[str, str]]:
             "error_handlers_per_node-late-0s",
             "multiple_subgraphs_same-late-0s",
             "multiple_subgraphs_functional-late-0.75s",
+            "imp_tasks-early-0.25s-lg0.6.11",
         )
     ):
         folder = REPO / "tests" / "whatif_kills" / name

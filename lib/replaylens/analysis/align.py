@@ -897,12 +897,14 @@ def _claim(a: Attempt, task_id: str, taken: set[str]) -> None:
     a.task_id, a.task_id_inferred, a.alignment = task_id, True, "orphaned"
 
 
-def _name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
+def name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
     """An `@entrypoint` read as a `StateGraph` (`__start__` due at its input checkpoint)
     where nothing in the database names it: a store that keeps no task path (LangGraph 0.6)
     names neither the entrypoint nor its `@task` calls. The log does: its own line's task id,
     or the namespace its calls logged (``graph:<id>``), proves the name where the id is the
-    one LangGraph derives for that node (`tasks.name_entrypoint`)."""
+    one LangGraph derives for that node (`tasks.name_entrypoint`). Every reading that puts
+    a log beside a thread names it so (`align`, `timetravel.preview`), whichever load of
+    the thread it holds."""
     heads: set[tuple[str, str]] = set()
     for a in attempts:
         if a.task_id and not a.logged_ns:
@@ -1003,7 +1005,7 @@ def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | No
 
 
 def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:
-    _name_entrypoint_from_log(attempts, thread)
+    name_entrypoint_from_log(attempts, thread)
     idx = _Index(thread, attempts, runs_reversed)
     # the failure each attempt retried (`RetryPolicy`), where `Send` workers of its node
     # logged lines between the two (test_graph_with_single_retry_policy on workers)
