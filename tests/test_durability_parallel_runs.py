@@ -600,6 +600,25 @@ def test_a_bare_nodes_lines_one_after_another_are_also_read_as_tasks_of_their_ow
             assert holds(o, real(runs[target], "bare")), (target, given, figures(o), o.race)
 
 
+def test_a_resume_after_an_invocation_that_logged_nothing_goes_on_from_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """The same graph on Postgres at 0.3 s a write, bare log from exit: the first input is
+    held at the static breakpoint before ``node1`` and logs nothing; the `Command` that
+    answers it runs ``node1`` and ``node2`` in the step after the breakpoint's checkpoint.
+    Read as a resume, the answer's steps were counted from before any checkpoint (the
+    invocation before had no line to date its save), so the re-timed sync and async runs
+    saved one step too many (4 kept where 3, killed in the second ``node2``; 1 task again
+    where 2, killed in ``node1``). A resume after an invocation that logged nothing goes on
+    from the root checkpoints taken before it began (`evidence._assign_steps`)."""
+    for name in ("command_goto_breakpoint-early-0.3s-postgres",
+                 "command_goto_breakpoint-late-0.3s-postgres"):  # fmt: skip
+        runs = load(name, tmp_path / name)
+        every_prediction_holds(runs)
+    late = load("command_goto_breakpoint-late-0.3s-postgres", tmp_path / "late")
+    assert figures(predict(late["exit"], "bare")["sync"]) == real(late["sync"], "bare")
+
+
 def test_starts_told_apart_by_no_line_are_one_class_however_the_ends_were_paired(
     tmp_path: Path,
 ) -> None:

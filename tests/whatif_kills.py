@@ -261,6 +261,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "send_retry_policy", 0, ("sync", "async", "exit"), 0.15, "ainvoke", "postgres"
         ),
+        KillCampaign(
+            "command_goto_breakpoint", 0, ("sync", "async", "exit"), 0.3, backend="postgres"
+        ),
+        KillCampaign(
+            "command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.3, backend="postgres"
+        ),
         # LangGraph 0.6.11 with langgraph-checkpoint-sqlite 2.0.11: no task paths in writes
         KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 0.25, langgraph="0.6.11"),
     )

@@ -2474,6 +2474,11 @@ def _assign_steps(
             # step on: the next invocation goes on from the last of them.
             began = min(x.start_ts for x in g)
             ended = max((x.end_ts for x in groups[inv - 1]), default=float("-inf"))
+            if not groups[inv - 1] and kinds[inv] == "resume":
+                # the invocation before logged nothing (held at a static breakpoint before
+                # any node ran): a resume goes on from the root checkpoints taken before it
+                # began (test_command_goto_with_static_breakpoints, a bare log from exit)
+                ended = began - RACE
             saved_step = max([saved_step, *(st for t, st in edit_steps if ended < t < began)])
             # and from the last root checkpoint the invocations before saved, where no root
             # line said how far they went (a resume whose lines were a subgraph's only)
