@@ -588,6 +588,26 @@ def test_a_checkpointer_true_graph_inside_one_the_resume_re_enters_runs_again(
     assert all(not c.wrong for c in judged(name, tmp_path, forms)), "verdict lines wrong"
 
 
+def test_a_run_whose_logged_steps_went_back_is_one_from_an_earlier_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """test_stateful_subgraph_loads_state_across_ticks at 2 s a write, async: two inputs run
+    to their end, then the thread runs again from its earliest checkpoint where ``node_a``
+    was due, and the kill lands in that run before its copy of that checkpoint landed. The
+    database shows no fork, and the run began at ``node_a`` as a fresh input does, so it was
+    read as a resume going on from the second input's end: the second input's steps 6 and 7
+    were taken to run again under sync (18 4 7 where the real sync resume re-ran ``node_b``
+    alone, 18 1 1). The log's own root step (2, after the second input's 8) went back, which
+    neither a resume nor a fresh input does (`evidence._lost_copy`)."""
+    name = "stateful_subgraph_replayed_tick-early-2s"
+    runs = load(name, tmp_path)
+    assert real(runs["sync"]) == (18, 1, 1)
+    for form in ("recorder", "langgraph", "trace"):
+        o = predict(runs["async"], form)["sync"]
+        assert figures(o) == real(runs["sync"], form), (form, figures(o))
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
 def test_an_input_checkpoint_held_back_by_sync_waits_begins_its_invocation(
     tmp_path: Path,
 ) -> None:

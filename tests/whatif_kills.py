@@ -267,6 +267,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.3, backend="postgres"
         ),
+        KillCampaign("stateful_subgraph_replayed_tick", 0, ("sync", "async"), 2.0),
         # LangGraph 0.6.11 with langgraph-checkpoint-sqlite 2.0.11: no task paths in writes
         KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 0.25, langgraph="0.6.11"),
     )
