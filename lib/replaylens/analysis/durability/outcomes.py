@@ -581,16 +581,30 @@ def _widen_for_cancelled(
     resume ran nothing again (2 0 0), where the real async run re-ran it (2 1 2)."""
     if mode == "exit" or not any(cancelled_at_raise(a) is None for a in ev.attempts):
         return
-    alt = schedule(ev, mode, latency, recording, cancelled_unsure=True)
+    _widen_for_schedule(
+        ev,
+        sched,
+        schedule(ev, mode, latency, recording, cancelled_unsure=True),
+        out,
+        "a task ran on past its step's raise (a step_timeout), and the database holds no "
+        "write of it to show whether the raise waited for it (`invoke`: its writes put as it "
+        "ended) or cancelled it (`ainvoke`: never put)",
+    )
+
+
+def _widen_for_schedule(
+    ev: Evidence, sched: Schedule, alt: Schedule, out: ModeOutcome, why: str
+) -> None:
+    """Widen `out` to hold what `alt`, the same mode re-timed under another reading of what
+    the recording cannot show, lands and runs again, saying `why` and the range of
+    checkpoints kept and tasks again; nothing where the two schedules agree."""
     if alt.landed == sched.landed and alt.written == sched.written:
         return
     spans = _stretched(_spans(out), _schedule_figures(ev, alt))
     if all(low == high for low, high in spans.values()):
         return
     note = (
-        "a task ran on past its step's raise (a step_timeout), and the database holds no "
-        "write of it to show whether the raise waited for it (`invoke`: its writes put as it "
-        "ended) or cancelled it (`ainvoke`: never put): "
+        f"{why}: "
         f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
         f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
     )
@@ -617,20 +631,15 @@ def _widen_for_busy_workers(
     checkpoint's put had freed a worker, and it kept 2, ``collect`` alone again."""
     if mode != "async" or latency <= 0 or not wave_starts(ev):
         return  # (no step in waves: the second schedule would be the first)
-    alt = schedule(ev, mode, latency, recording, puts_hold_workers=True)
-    if alt.landed == sched.landed and alt.written == sched.written:
-        return
-    spans = _stretched(_spans(out), _schedule_figures(ev, alt))
-    if all(low == high for low, high in spans.values()):
-        return
-    note = (
+    _widen_for_schedule(
+        ev,
+        sched,
+        schedule(ev, mode, latency, recording, puts_hold_workers=True),
+        out,
         "a step's tasks ran in waves (fewer workers than tasks), and under this mode the "
         "checkpoint writes in flight hold workers of the same executor: how long its tasks "
-        "waited for them the recording cannot show: "
-        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
-        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
+        "waited for them the recording cannot show",
     )
-    _say_range(out, spans, note)
 
 
 def _widen_for_unknown_pause_kill(
