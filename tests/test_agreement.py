@@ -294,7 +294,8 @@ def _held_out_threads() -> list[tuple[str, str]]:
     handler, handlers per node (44, 45), a silent replay under exit (45), two nodes each
     invoking a graph (46); an entrypoint killed before any nested checkpoint landed, its task
     named by its graphs' writes alone (stop 58); an entrypoint a LangGraph 0.6 store does not
-    name, named by the log for the plan and for time travel alike (stop 59).
+    name, named by the log for the plan and for time travel alike (stop 59); a subgraph a
+    LangGraph 1.1 resume re-enters and runs its finished task in again (stop 60).
     REPLAYLENS_AGREEMENT=full takes every recorded campaign."""
     out: list[tuple[str, str]] = []
     for name in (
@@ -338,6 +339,7 @@ def _held_out_threads() -> list[tuple[str, str]]:
             "multiple_subgraphs_same-late-0s",
             "multiple_subgraphs_functional-late-0.75s",
             "imp_tasks-early-0.25s-lg0.6.11",
+            "stateful_subgraph_interrupt-late-0.25s-lg1.1.10",
         )
     ):
         folder = REPO / "tests" / "whatif_kills" / name

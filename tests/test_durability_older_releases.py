@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, judged, load, plan, real
+import pytest
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, real
+
+from replaylens.analysis.durability import Recording, release_assumption, subgraph_writes_reused
+from replaylens.killtest.recorded import recording_for
 
 
 def test_a_calls_result_a_store_kept_no_path_for_is_taken_by_a_line_that_ended(
@@ -52,3 +56,86 @@ def test_an_entrypoint_a_store_does_not_name_is_named_by_the_log(tmp_path: Path)
         assert graph.task is not None and graph.verdict == "replays", (mode, graph.reason)
     assert all(not c.wrong for c in judged(name, tmp_path, ("trace",))), "span lines wrong"
     every_prediction_holds(runs, forms=("trace",))
+
+
+def test_a_release_before_1_2_16_runs_a_re_entered_subgraphs_finished_tasks_again(
+    tmp_path: Path,
+) -> None:
+    """test_subgraph_checkpoint_true_interrupt's shape on LangGraph 1.1.10 at 0.25 s a write,
+    killed in `respond`, the inner graph's second node: under async the inner graph's
+    checkpoint after `process` had not landed, so the resume re-enters it at the one before,
+    where `process`'s writes are saved. Up to 1.2.15 every subgraph's loop starts as if
+    replaying (its config carries the key `checkpoint_id`), its first step hands no saved
+    write back, and the real resume ran `process` again: 16 3 7 where the plan, following
+    today's rule, said 16 2 5 and called `process` kept. The manifest names the release; the
+    plan follows its rule and says which one it follows (`rules.subgraph_writes_reused`)."""
+    name = "stateful_subgraph_interrupt-late-0.25s-lg1.1.10"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (16, 3, 7)
+    told = plan(runs["async"])
+    process = [a for a in told.attempts if a.node == "process"]
+    assert process[-1].verdict == "replays", process[-1].reason
+    assert any(t.node == "process" and t.done for _ns, t in told.reruns), told.reruns
+    assert told.release_note is not None and "1.1.10" in told.release_note
+    assert figures(plan(runs["sync"]).what_if["async"]) == (16, 3, 7)
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare", "trace")))
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_subgraph_left_with_its_parents_command_saved_is_not_re_entered(
+    tmp_path: Path,
+) -> None:
+    """test_parent_command's shape on LangGraph 0.6.11 at 0.5 s, killed in `node_b_parent`,
+    the root node `node_b_child`'s `Command(graph=PARENT)` routed to. Under async the root's
+    checkpoint after the subgraph's step had not landed, but the Command's writes had: the
+    resume reuses them and never re-enters the subgraph, whose finished `node_b_child` the
+    old release would otherwise run again. The real async resume ran `node_b_parent` alone
+    (5 1 1); the old release's rule applied without that said 5 2 3
+    (`outcomes._holder_done`)."""
+    runs = load("parent_command-late-0.5s-lg0.6.11", tmp_path)
+    assert real(runs["async"]) == (5, 1, 1)
+    for src in ("sync", "exit"):
+        assert figures(plan(runs[src]).what_if["async"]) == (5, 1, 1), src
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_bare_log_that_cannot_place_a_node_spans_both_readings_of_the_old_rule(
+    tmp_path: Path,
+) -> None:
+    """test_interrupt_subgraph's shape on LangGraph 1.1.10 at 0.25 s, killed in `archive`
+    after the inner graph's `review` was answered, read from the exit recording's bare log:
+    the exit database keeps nothing that places `archive`, so it may have run in the inner
+    graph, which a resume would then re-enter and (by that release's rule) run `review`
+    again, or in the root, after the inner graph's task had ended and saved its writes. The
+    real async resume ran `archive` alone (6 1 1); the plan had said 5 2 7 as one figure.
+    The range now reaches down to the flat reading (`outcomes._widen_for_unplaced`)."""
+    runs = load("interrupt_subgraph-late-0.25s-lg1.1.10", tmp_path)
+    assert real(runs["async"], "bare") == (6, 1, 1)
+    outcome = plan(runs["exit"], "bare").what_if["async"]
+    assert holds(outcome, (6, 1, 1)), outcome.race
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+@pytest.mark.parametrize(
+    ("version", "reused"),
+    [("1.2.16", True), ("1.2.24", True), ("1.3.0", True), ("1.2.15", False), ("1.1.10", False),
+     ("0.6.11", False), ("0.2.76", False), (None, True), ("", True), ("main", True)],
+)  # fmt: skip
+def test_the_rule_a_release_follows_is_read_from_its_number(
+    version: str | None, reused: bool
+) -> None:
+    """1.2.16 is the first release whose subgraphs hand saved writes back; a release that does
+    not read as a number is not known, and today's rule is assumed (said in words)."""
+    assert subgraph_writes_reused(Recording(langgraph=version)) is reused
+
+
+def test_the_dashboard_reads_the_release_from_the_kill_test_manifest(tmp_path: Path) -> None:
+    """The Thread page finds a database's recording in the manifest beside it
+    (`killtest.recorded.recording_for`): the release comes with the mode, and the plan's
+    words name it."""
+    runs = load("stateful_subgraph_interrupt-late-0.25s-lg1.1.10", tmp_path)
+    entry = runs["async"]
+    found = recording_for(entry["db_at_kill"], entry["thread_id"])
+    assert (found.mode, found.langgraph) == ("async", "1.1.10")
+    assert "1.1.10" in release_assumption(found)
+    assert "not known" in release_assumption(Recording(mode="async"))

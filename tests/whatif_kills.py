@@ -270,6 +270,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("stateful_subgraph_replayed_tick", 0, ("sync", "async"), 2.0),
         # LangGraph 0.6.11 with langgraph-checkpoint-sqlite 2.0.11: no task paths in writes
         KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 0.25, langgraph="0.6.11"),
+        # Up to LangGraph 1.2.15 a re-entered subgraph runs its finished tasks again
+        KillCampaign(
+            "stateful_subgraph_interrupt", 1, ("sync", "async", "exit"), 0.25, langgraph="1.1.10"
+        ),
+        KillCampaign("interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25, langgraph="1.1.10"),
+        KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"),
     )
 }
 
@@ -312,7 +318,9 @@ def runs_in(folder: Path) -> dict[str, dict[str, Any]]:
     """Mode -> its manifest run, paths absolute (`killtest.manifest.read_manifest`)."""
     from replaylens.killtest.manifest import read_manifest
 
-    return {e["mode"]: e for e in read_manifest(folder)["runs"]}
+    manifest = read_manifest(folder)
+    # (each run carries the release that wrote it, which the manifest names once)
+    return {e["mode"]: {**e, "langgraph": manifest.get("langgraph")} for e in manifest["runs"]}
 
 
 def load(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
@@ -334,7 +342,11 @@ def plan(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> A
 
     log = str(form_path(entry, form))
     node = str(entry["kill_at"]).rpartition(":")[0]
-    rec = manifest_recording(entry, float(entry["kill_delay"]), node) if given else Recording()
+    rec = (
+        manifest_recording(entry, float(entry["kill_delay"]), node, entry.get("langgraph"))
+        if given
+        else Recording()
+    )
     return plan_for(entry, log, rec)
 
 

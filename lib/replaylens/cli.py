@@ -475,6 +475,16 @@ def _recording(args: argparse.Namespace) -> Any:
     )
 
 
+def _recordings_of(db: str) -> Any:
+    """How each thread of `db` was recorded, per a kill-test manifest beside it (none for a
+    Postgres DSN): `incident` plans its threads as `replay` plans one."""
+    from replaylens.killtest.recorded import recording_for
+
+    if _names_postgres(db):
+        return None
+    return lambda thread_id: recording_for(db, thread_id)
+
+
 def _latency(text: str) -> float:
     """A checkpoint write latency: a number of seconds, zero or more."""
     try:
@@ -669,7 +679,12 @@ def cmd_incident(args: argparse.Namespace) -> int:
 
     source = _open(args.db)
     try:
-        found = collect(source, None, parse=parse if args.effects else None)
+        found = collect(
+            source,
+            None,
+            parse=parse if args.effects else None,
+            recording_of=_recordings_of(args.db),
+        )
     finally:
         source.close()
     if effects_box:

@@ -90,6 +90,8 @@ def _resume_section(plan: ResumePlan) -> list[str]:
         out.append(
             f"- It re-enters subgraph {md_code(sub.checkpoint_ns)} at its checkpoint after step {sub.step}."
         )
+    if plan.release_note:
+        out.append(f"- {md_cell(plan.release_note)}")
     out.append("")
     if plan.again.tasks or plan.reused:
         out += [

@@ -29,12 +29,13 @@ import csv
 import io
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replaylens.analysis.again import restart_tasks
 from replaylens.analysis.attempts import Attempt, effect_counts, execution_of, group_attempts
+from replaylens.analysis.durability import Recording
 from replaylens.analysis.resume import plan_resume
 from replaylens.analysis.status import _TriggerCache, checkpoint_status, load_thread
 from replaylens.analysis.tasks import annotate_checkpoint
@@ -399,13 +400,18 @@ def orphan_task_ids(source: CheckpointSource) -> dict[str, set[str]]:
 
 # -- assembling ------------------------------------------------------------------------------
 def _full_plan(
-    source: CheckpointSource, effects: EffectsLog | None, thread_id: str, known: bool
+    source: CheckpointSource,
+    effects: EffectsLog | None,
+    thread_id: str,
+    known: bool,
+    recording: Recording | None = None,
 ) -> tuple[str, list[Attempt], tuple[str, ...], tuple[int, int] | None]:
     """(status, the attempts a resume performs again, the tasks it runs again by node, and
-    their range where the evidence cannot tell)."""
+    their range where the evidence cannot tell). `recording`: what a kill-test manifest
+    says of the thread (its mode, and the LangGraph release whose rules the verdicts read)."""
 
     thread = load_thread(source, thread_id) if known else None
-    plan = plan_resume(thread, effects, thread_id)
+    plan = plan_resume(thread, effects, thread_id, recording=recording)
     replayed = [a for a in plan.attempts if a.verdict in REPLAYING]
     again = plan.again
     return plan.status, replayed, tuple(again.task_names), again.span_of("tasks")
@@ -439,8 +445,18 @@ def _error_of(cp: Checkpoint | None) -> str | None:
     return None
 
 
-def collect(source: CheckpointSource, effects: EffectsLog | None, *, parse: Any = None) -> Incident:
+def collect(
+    source: CheckpointSource,
+    effects: EffectsLog | None,
+    *,
+    parse: Any = None,
+    recording_of: Callable[[str], Recording] | None = None,
+) -> Incident:
     """Every thread of the database and of the effects log, with what resuming it repeats.
+
+    `recording_of`, when given, tells how a thread was recorded (a kill-test manifest beside
+    the database, `killtest.recorded.recording_for`): the threads planned in full are planned
+    with it, as the Thread page plans them.
 
     `parse`, when given, is a callable returning the EffectsLog: it runs while the
     database's orphan-write scan runs in a background thread (SQLite and psycopg release
@@ -473,7 +489,15 @@ def collect(source: CheckpointSource, effects: EffectsLog | None, *, parse: Any 
     out: list[ThreadImpact] = []
     for tid in sorted(set(latest) | set(by_thread)):
         out.append(
-            _impact_of(source, effects, tid, latest.get(tid), by_thread.get(tid, []), orphans)
+            _impact_of(
+                source,
+                effects,
+                tid,
+                latest.get(tid),
+                by_thread.get(tid, []),
+                orphans,
+                recording_of,
+            )
         )
     return Incident(out, effects is not None, notes=notes)
 
@@ -485,6 +509,7 @@ def _impact_of(
     info: _Latest | None,
     lines: list[EffectLine],
     orphans: dict[str, set[str]] | None,
+    recording_of: Callable[[str], Recording] | None = None,
 ) -> ThreadImpact:
     cp = info.checkpoint if info else None
     replayed: list[Attempt] | None
@@ -519,7 +544,8 @@ def _impact_of(
             status, route = checkpoint_status(cp), "fast"
             reruns = tuple(t.label for t in cp.pending_tasks)
         else:
-            status, replayed, reruns, span = _full_plan(source, effects, tid, True)
+            recording = recording_of(tid) if recording_of is not None else None
+            status, replayed, reruns, span = _full_plan(source, effects, tid, True, recording)
             route = "plan"
     ts = [iso_to_epoch(cp.ts)] if cp is not None and cp.ts else []
     if lines:

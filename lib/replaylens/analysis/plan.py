@@ -25,6 +25,7 @@ from replaylens.analysis.durability import (
     WHAT_IF_NOTE,
     ModeOutcome,
     Recording,
+    release_assumption,
 )
 from replaylens.analysis.status import STATUS_EXPLAINED, ThreadStatus, unknown_reason
 from replaylens.analysis.verdicts import LOST_INPUT
@@ -89,6 +90,14 @@ class ResumePlan:
     stops_at_once: bool = False
     """The resume does nothing before that join: it repeats nothing at all
     (`joins.resume_stops_at_join`)."""
+
+    @property
+    def release_note(self) -> str | None:
+        """Which LangGraph release's rule the plan follows for a re-entered subgraph's saved
+        writes, in words; None where no re-entered subgraph holds any (the rule moves nothing)."""
+        if not any(t.done for cp in self.subgraph_resumes for t in cp.tasks):
+            return None
+        return release_assumption(self.recording)
 
     @property
     def ambiguities(self) -> list[str]:
@@ -317,6 +326,7 @@ class ResumePlan:
             ],  # fmt: skip
             "what_happens_again": self.again.to_json(),
             "reused": [task_json(ns, t) for ns, t in self.reused],
+            "release_rule": self.release_note,
             "orphan_writes": [
                 {
                     "checkpoint_ns": w.checkpoint_ns,

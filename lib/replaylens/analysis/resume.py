@@ -15,6 +15,7 @@ from replaylens.analysis.durability import (
     DEFAULT_LATENCY,
     Recording,
     lost_input_attempts,
+    subgraph_writes_reused,
     what_if,
 )
 from replaylens.analysis.durability.evidence import answered_below
@@ -164,11 +165,22 @@ def _plan(
     }
     status = thread_status(thread)
     lost = _lost_with_input(thread, attempts, status, recording)
+    reuse_below = subgraph_writes_reused(recording or Recording())
     for a in attempts:
-        judge(a, thread, resumed, lineage_ids, lost)
+        judge(a, thread, resumed, lineage_ids, lost, reuse_below)
     judge_past_join(thread, attempts)
-    reruns = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if not t.done]
-    reused = [(ns, t) for ns, cp in resumed.items() for t in cp.tasks if t.done]
+    reruns = [
+        (ns, t)
+        for ns, cp in resumed.items()
+        for t in cp.tasks
+        if not t.done or (ns and not reuse_below)
+    ]
+    reused = [
+        (ns, t)
+        for ns, cp in resumed.items()
+        for t in cp.tasks
+        if t.done and (reuse_below or not ns)
+    ]
     outcomes, crash = what_if(thread, attempts, latency, status=status, recording=recording)
     unmatched = unmatched_reruns(reruns, attempts)
     recorded_outcome = None

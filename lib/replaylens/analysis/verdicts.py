@@ -26,6 +26,12 @@ from replaylens.analysis.status import thread_status
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
+SUBGRAPH_WRITES_RERUN = (
+    "its writes are saved against the checkpoint its subgraph resumes from, but the "
+    "LangGraph release that wrote the thread (1.2.15 or older) does not hand them back on a "
+    "subgraph's first resumed step: its task runs again"
+)
+
 
 def resumed_namespaces(thread: Thread) -> dict[str, Checkpoint]:
     """Namespaces a resume enters, with the checkpoint it loads in each."""
@@ -280,9 +286,12 @@ def judge(
     resumed: dict[str, Checkpoint],
     idx_lineage: dict[str, set[str]],
     lost: set[int] | frozenset[int] = frozenset(),
+    subgraph_writes_reused: bool = True,
 ) -> None:
     """Judge one aligned attempt; `lost` holds the id() of attempts whose invocation was lost
-    with its input (`durability.lost_input_attempts`), which a resume never runs."""
+    with its input (`durability.lost_input_attempts`), which a resume never runs.
+    `subgraph_writes_reused`: the release's rule for a re-entered subgraph's saved writes
+    (`durability.subgraph_writes_reused`)."""
     if id(a) in lost:
         a.verdict, a.reason = "kept", LOST_INPUT
         return
@@ -378,6 +387,8 @@ def judge(
                 "an error handler: a resume runs it again for the saved failure, though its "
                 "own writes were saved (LangGraph does not re-apply them)",
             )
+        elif status == "finished" and ns and not subgraph_writes_reused:
+            a.verdict, a.reason = "replays", SUBGRAPH_WRITES_RERUN
         elif status == "finished":
             a.verdict, a.reason = (
                 "kept",

@@ -282,7 +282,7 @@ def judge_campaign(
                 cut.append(f"{Path(e['effects_at_kill']).parent.name} ({form}: {sizes[form]} lines, "
                            f"recorder: {sizes['recorder']})")  # fmt: skip
                 continue
-            given = plan_for(e, log, manifest_recording(e, delay, node))
+            given = plan_for(e, log, manifest_recording(e, delay, node, manifest.get("langgraph")))
             preds[(id(e), form, "given")] = numbers(given)
             preds[(id(e), form, "inferred")] = numbers(plan_for(e, log))
             check = VerdictCheck(point.label, point.shape.name, point.when, e["mode"],

@@ -50,6 +50,12 @@ def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:
                         float(delay) if isinstance(delay, int | float) else None,
                         f"kill-test manifest {manifest}",
                         kill_at.rpartition(":")[0] or kill_at if isinstance(kill_at, str) else None,
+                        langgraph=_release(data.get("langgraph")),
                     )
         return Recording()
     return Recording()
+
+
+def _release(value: object) -> str | None:
+    """The manifest's `langgraph` release, where it is a short string."""
+    return value if isinstance(value, str) and 0 < len(value) <= 40 else None

@@ -334,11 +334,17 @@ def plan_for(
 
 
 def manifest_recording(
-    entry: dict[str, Any], kill_delay: float, kill_node: str | None
+    entry: dict[str, Any], kill_delay: float, kill_node: str | None, release: str | None = None
 ) -> Recording:
-    """What a kill-test manifest tells about one run: its mode, latency and kill moment."""
+    """What a kill-test manifest tells about one run: its mode, latency and kill moment, and
+    the LangGraph release that ran it (the manifest's `langgraph`)."""
     return Recording(
-        entry["mode"], float(entry["put_latency"]), kill_delay, "kill-test manifest", kill_node
+        entry["mode"],
+        float(entry["put_latency"]),
+        kill_delay,
+        "kill-test manifest",
+        kill_node,
+        langgraph=release,
     )
 
 
@@ -360,10 +366,14 @@ def numbers(plan: ResumePlan) -> dict[str, Prediction]:
 
 
 def predict(
-    entry: dict[str, Any], kill_delay: float, kill_node: str | None = None
+    entry: dict[str, Any],
+    kill_delay: float,
+    kill_node: str | None = None,
+    release: str | None = None,
 ) -> dict[str, Prediction]:
     """Every mode's prediction from one recording, told how it was recorded."""
-    return numbers(plan_for(entry, recording=manifest_recording(entry, kill_delay, kill_node)))
+    told = manifest_recording(entry, kill_delay, kill_node, release)
+    return numbers(plan_for(entry, recording=told))
 
 
 def compare(manifest: dict[str, Any], point: str) -> list[Row]:
@@ -374,7 +384,7 @@ def compare(manifest: dict[str, Any], point: str) -> list[Row]:
     for e in killed:  # newer manifests draw a kill moment per run
         delay = e.get("kill_delay", manifest.get("kill_delay"))
         node = str(e.get("kill_at") or manifest.get("kill_at") or "").rpartition(":")[0] or None
-        preds[id(e)] = predict(e, float(delay or 0.0), node)
+        preds[id(e)] = predict(e, float(delay or 0.0), node, manifest.get("langgraph"))
     rows: list[Row] = []
     for lat in sorted({float(e["put_latency"]) for e in killed}):
         for src in MODES:

@@ -71,7 +71,9 @@ drift, so each rule names its file and function):
   re-runs the tasks due there that have no saved writes, and re-enters a subgraph at the
   subgraph's own latest checkpoint when the task that runs it is the same task (the
   parent checkpoint that scheduled it landed). With no checkpoint, ``invoke(None)``
-  raises ``EmptyInputError`` and only a restart from the input is possible.
+  raises ``EmptyInputError`` and only a restart from the input is possible. Up to
+  LangGraph 1.2.15 a re-entered subgraph runs its step's finished tasks again too: it does
+  not hand their saved writes back (`rules.SUBGRAPH_WRITES_REUSED_SINCE`).
 
 The counterfactual (`what_if`) respects time. The recording is evidence of when tasks ran
 (effects-log ``start``/``end`` per attempt), when checkpoints were made (their ``ts``, and
@@ -111,6 +113,8 @@ from replaylens.analysis.durability.rules import (
     Mode,
     Recording,
     is_recorded,
+    release_assumption,
+    subgraph_writes_reused,
 )
 from replaylens.analysis.durability.words import (
     ENDING_WORDS,
@@ -139,6 +143,8 @@ __all__ = [
     "Recording",
     "infer_recorded_mode",
     "is_recorded",
+    "release_assumption",
+    "subgraph_writes_reused",
     "lost_input_attempts",
     "mode_sentence",
     "uuid6_time",

@@ -10,7 +10,14 @@ from typing import Literal
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, continues, retried_in_step, same_task
-from replaylens.analysis.durability.rules import RACE, TICK, WRITE_COST, Ending, Recording
+from replaylens.analysis.durability.rules import (
+    RACE,
+    TICK,
+    WRITE_COST,
+    Ending,
+    Recording,
+    subgraph_writes_reused,
+)
 from replaylens.analysis.tasks import START
 from replaylens.channels import routed_to
 from replaylens.model import Checkpoint, Thread
@@ -302,6 +309,9 @@ class Evidence:
     line's end), in a last invocation that reads as paused but was killed a given time after
     that node started, while the pause was being saved (`_killed_while_pausing`); else None."""
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
+    subgraph_writes_reused: bool = True
+    """Does a subgraph resumed from its own checkpoint reuse the writes saved on it (the
+    release's rule, `rules.subgraph_writes_reused`), or run its finished tasks again?"""
     handlers: dict[int, Attempt] = field(default_factory=dict)
     """id() of an error handler's attempt -> the failure it took (`handled_failures`, read
     once here for every schedule of this evidence)."""
@@ -3673,6 +3683,7 @@ def gather(
         unsaved=silent,
         unsaved_unsure=unsure_silent,
         queued_unsure=QUEUED_UNSURE in assumed,
+        subgraph_writes_reused=subgraph_writes_reused(recording),
     )
 
 

@@ -303,7 +303,37 @@ def _runs_again(
     if holder > up + 1 or ns not in resume or (branches and _landed_before(sched, ns, inv)):
         return True  # the subgraph starts over: its parent task is new, or nothing of it landed
     inner = resume[ns]
-    return step > inner + 1 or (step == inner + 1 and (id(a) not in sched.written or _handler(a)))
+    if step != inner + 1:
+        return step > inner + 1
+    if id(a) not in sched.written or _handler(a):
+        return True
+    # Its writes are saved on the checkpoint its subgraph resumes from. A release that runs
+    # a re-entered subgraph's finished tasks again (`rules.SUBGRAPH_WRITES_REUSED_SINCE`)
+    # runs it again, if the subgraph is re-entered at all.
+    return not ev.subgraph_writes_reused and not _holder_done(ev, sched, ns, inv, step)
+
+
+def _holder_done(ev: Evidence, sched: Schedule, ns: str, inv: int, step: int) -> bool:
+    """Did the task running subgraph `ns` (its run of invocation `inv` that holds `step`) end
+    with its writes saved in the loop above? A resume reuses them and does not re-enter the
+    subgraph, whatever the subgraph's own checkpoint holds. So it did when every task of that
+    run finished and the invocation went on past it (its end saves the writes under every
+    mode), or when the run left `step` by raising a `Command(graph=PARENT)` whose writes,
+    the raising tasks', landed."""
+    holder = ev.holder_of.get((ns, inv, step), ev.container.get((ns, inv)))
+    run = [
+        b
+        for b in ev.attempts
+        if ev.step_of.get(id(b), ("", -1, 0))[:2] == (ns, inv)
+        and ev.holder_of.get(ev.step_of[id(b)], ev.container.get((ns, inv))) == holder
+    ]
+    if not run or any(b.outcome != "finished" or id(b) in ev.halted for b in run):
+        return False
+    ended = inv < ev.invocations - 1 or ev.ending != "killed"
+    if ended and inv not in ev.killed_earlier:
+        return True
+    same = [b for b in run if ev.step_of[id(b)][2] == step]
+    return (ns, inv, step) in ev.raised_out and all(id(b) in sched.written for b in same)
 
 
 def _landed_before(sched: Schedule, ns: str, inv: int) -> bool:
@@ -547,7 +577,7 @@ def modelled(
     if out.race:
         out.assumed.append(out.race["note"])
     _widen_for_closed_spans(ev, sched, replayed, out)
-    _widen_for_unplaced(ev, mode, out)
+    _widen_for_unplaced(ev, mode, sched, replayed, out)
     _widen_for_runs(ev, mode, out)
     _widen_for_late_barrier(ev, mode, latency, recording, sched, out)
     _widen_for_joined(ev, replayed, out)
@@ -952,7 +982,9 @@ def _overlapping(ev: Evidence, node: str) -> int:
     return count
 
 
-def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
+def _widen_for_unplaced(
+    ev: Evidence, mode: Mode, sched: Schedule, replayed: list[Attempt], out: ModeOutcome
+) -> None:
     """Say the checkpoints kept as a range where the log cannot place its nodes (`_unplaced`).
 
     A subgraph's loop saves checkpoints of its own under sync and async (the durability is
@@ -960,7 +992,10 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
     killed run is empty: a bare log and such a database cannot tell a flat graph from one whose
     nodes run in subgraphs. The tasks and lines again stand (a resume re-enters a subgraph at
     its own checkpoint, `_runs_again`); the checkpoints kept could be up to
-    `NESTING_CHECKPOINTS` more per node that could be a subgraph's."""
+    `NESTING_CHECKPOINTS` more per node that could be a subgraph's. Under a release that
+    runs a re-entered subgraph's finished tasks again (`rules.SUBGRAPH_WRITES_REUSED_SINCE`)
+    they do not: the reading that puts such a node in a subgraph re-enters it, the flat one
+    may not, and the tasks and lines again reach down to what reusing them leaves."""
     nodes = _unplaced(ev)
     if mode == "exit":
         _widen_exit_for_unplaced(ev, nodes, out)
@@ -996,6 +1031,18 @@ def _widen_for_unplaced(ev: Evidence, mode: Mode, out: ModeOutcome) -> None:
         "reruns": out.race.get("reruns", [len(out.reruns)] * 2),
         "replayed_lines": out.race.get("replayed_lines", [len(out.replayed_lines)] * 2),
     }
+    if not ev.subgraph_writes_reused:
+        reusing = {
+            id(a) for a in _reruns(dataclasses.replace(ev, subgraph_writes_reused=True), sched)
+        }
+        rule_only = [a for a in replayed if id(a) not in reusing]
+        tasks = len({_task_key(a, ev) for a in rule_only})
+        lines = sum(len(a.lines) for a in rule_only)
+        spans["reruns"] = [max(0, spans["reruns"][0] - tasks), spans["reruns"][1]]
+        spans["replayed_lines"] = [
+            max(0, spans["replayed_lines"][0] - lines),
+            spans["replayed_lines"][1],
+        ]
     killed = ev.kill_attempt
     if calls:
         # As calls, each finished call's writes were saved as it returned (`put_writes`,

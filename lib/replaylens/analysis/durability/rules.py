@@ -51,10 +51,73 @@ class Recording:
     went_on: bool = False
     """The process that wrote the thread's last log line wrote more lines after it (other
     threads'): it was alive after this thread's last line (`resume._process_went_on`)."""
+    langgraph: str | None = None
+    """The LangGraph release that wrote the database and resumes it (a kill-test manifest's
+    `langgraph`); None: not known, today's rules are assumed (`subgraph_writes_reused`)."""
 
     @property
     def known(self) -> bool:
         return self.mode is not None
+
+
+SUBGRAPH_WRITES_REUSED_SINCE = (1, 2, 16)
+"""The first LangGraph release whose subgraphs hand the writes saved on the checkpoint they
+resume from back to the tasks that made them. Up to 1.2.15 every subgraph task's config
+carries the key `checkpoint_id` (set to None, ``prepare_single_task`` in
+``pregel/_algo.py``), so a subgraph's loop starts with ``is_replaying = CONFIG_KEY_CHECKPOINT_ID
+in config[CONF]`` true (``PregelLoop.__init__`` in ``pregel/_loop.py``), and its first tick
+skips ``_match_writes``: the finished tasks of the step a subgraph resumes run again, under
+every mode. From 1.2.16 ``is_replaying`` is true only for time travel (``_first``), and
+``_reapply_writes_to_succeeded_nodes`` gives the writes back. A root graph resumed without a
+checkpoint id reuses them in every release."""
+
+
+def release(version: str | None) -> tuple[int, ...] | None:
+    """A release string ("1.2.15", "0.6.11") as numbers; None where it does not read as one."""
+    if not version:
+        return None
+    parts: list[int] = []
+    for piece in version.strip().split(".")[:3]:
+        digits = "".join(c for c in piece if c.isdigit()) if piece[:1].isdigit() else ""
+        if not digits or not piece.startswith(digits):
+            break
+        parts.append(int(digits))
+    return tuple(parts) if len(parts) >= 2 else None
+
+
+def subgraph_writes_reused(recording: Recording) -> bool:
+    """Does a subgraph resumed from its own checkpoint reuse the writes saved on it (LangGraph
+    1.2.16 and later), or run those tasks again (`SUBGRAPH_WRITES_REUSED_SINCE`)? A release
+    that is not known is taken as today's; the plan says so (`release_assumption`)."""
+    known = release(recording.langgraph)
+    return known is None or known >= SUBGRAPH_WRITES_REUSED_SINCE
+
+
+def release_assumption(recording: Recording) -> str:
+    """Which release's rule for a subgraph's saved writes the plan follows, in words."""
+    since = ".".join(map(str, SUBGRAPH_WRITES_REUSED_SINCE))
+    if release(recording.langgraph) is None:
+        return (
+            f"The LangGraph release that wrote this thread is not known: this plan follows "
+            f"{since} and later, where a subgraph resumed from its own checkpoint reuses the "
+            f"writes saved on it. Up to {_before(SUBGRAPH_WRITES_REUSED_SINCE)} those tasks run "
+            "again."
+        )
+    if subgraph_writes_reused(recording):
+        return (
+            f"Written by LangGraph {recording.langgraph}: a subgraph resumed from its own "
+            "checkpoint reuses the writes saved on it."
+        )
+    return (
+        f"Written by LangGraph {recording.langgraph}: up to "
+        f"{_before(SUBGRAPH_WRITES_REUSED_SINCE)} a subgraph resumed from its own checkpoint "
+        "runs its finished tasks of that step again (their saved writes are not handed back)."
+    )
+
+
+def _before(version: tuple[int, ...]) -> str:
+    """The release just before `version`, as LangGraph numbered it (1.2.16 -> 1.2.15)."""
+    return ".".join(map(str, (*version[:-1], version[-1] - 1)))
 
 
 def is_recorded(recording: Recording, mode: Mode, latency: float) -> bool:

@@ -175,6 +175,8 @@ def verdict_block(plan: Any, thread_obj: Any) -> None:
         or plan.input_lost
     )
     (st.warning if alarming else st.success)(md_ticks(plan.verdict_sentence()))
+    if plan.release_note:
+        st.caption(md(plan.release_note))
     if "synchronous_commit" in plan.backend:
         st.caption(
             f"Postgres synchronous_commit = {md_code(str(plan.backend['synchronous_commit']))}: the server's "

@@ -33,7 +33,7 @@ def _collected(item: Any) -> Incident:
 
     def compute() -> Incident:
         with st.spinner("Working out what a resume of every thread would repeat…"):
-            return collect(source, log)
+            return collect(source, log, recording_of=lambda tid: ui.recording(item, tid))
 
     return ui.cached("incident", item, compute)
 
