@@ -638,3 +638,21 @@ def test_starts_told_apart_by_no_line_are_one_class_however_the_ends_were_paired
     assert checks["async"].wrong == []
     assert checks["async"].by_class >= 6
     every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_workers_last_writes_are_put_before_its_graph_waits_to_leave(tmp_path: Path) -> None:
+    """test_send_to_subgraph's shape on Postgres under `ainvoke` at 0.3 s a write, killed in
+    the second worker's `generate`: the first worker's graph had ended, its `generate` writes
+    put as it returned (0.41 s into the run), and its loop then waited for its puts in
+    flight before leaving (the last would land at 1.24 s, after the kill at 1.02 s). Re-timed
+    from the exit recording, that wait was read as before the writes: they were taken to
+    land after the kill, and the resume, re-entering the graph at its checkpoint after
+    `edit`, to run `generate` again (9 3 4 where the real async resume ran 9 2 2). Writes are
+    put first (`schedule.PUT_FIRST`)."""
+    runs = load("send_to_subgraph-early-0.3s-postgres", tmp_path)
+    assert real(runs["async"]) == (9, 2, 2)
+    for form in ("recorder", "langgraph", "trace"):
+        outcome = predict(runs["exit"], form)["async"]
+        assert holds(outcome, real(runs["async"], form)), (form, figures(outcome), outcome.race)
+    assert figures(predict(runs["exit"])["async"]) == (9, 2, 2)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -867,6 +867,12 @@ def _runs_overlap(ev: Evidence) -> bool:
     return False
 
 
+PUT_FIRST = 1e-4
+"""Seconds before a task's end at which its writes are re-timed: a wait that begins at that
+very moment (the step's put under sync, a subgraph's executor waiting for its last put as
+it leaves, ``BackgroundExecutor.__exit__``) comes after ``put_writes`` was called."""
+
+
 def _put_at(
     ev: Evidence,
     a: Attempt,
@@ -883,7 +889,9 @@ def _put_at(
     a subgraph)."""
     lane = lane_of.get(id(a), "")
     if own is None:
-        return target(put, lane)
+        # (a wait that begins at its end, its loop's for the step's put, or its subgraph's
+        # executor's for its last put in flight, comes after the writes: they were put first)
+        return target(put - PUT_FIRST, lane) + PUT_FIRST
     runs, inside = own
     _ns, inv, step = ev.step_of[id(a)]
     left = _runs_left(inside, inv, lambda ns: ns in runs, target, landing, ev)
