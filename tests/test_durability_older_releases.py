@@ -9,12 +9,14 @@ virtual environment with that release).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, real
 
 from replaylens.analysis.durability import Recording, release_assumption, subgraph_writes_reused
+from replaylens.cli import main
 from replaylens.killtest.recorded import recording_for
 
 
@@ -139,3 +141,23 @@ def test_the_dashboard_reads_the_release_from_the_kill_test_manifest(tmp_path: P
     assert (found.mode, found.langgraph) == ("async", "1.1.10")
     assert "1.1.10" in release_assumption(found)
     assert "not known" in release_assumption(Recording(mode="async"))
+
+
+def test_the_command_line_names_the_release_where_no_manifest_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--langgraph-release` overrides the manifest (a production database has none): told
+    1.2.20, the plan of the 1.1.10 recording follows the newer rule and `process`, whose
+    writes the subgraph's checkpoint holds, is no longer among the tasks run again."""
+    runs = load("stateful_subgraph_interrupt-late-0.25s-lg1.1.10", tmp_path)
+    entry = runs["async"]
+
+    def rerun_nodes(*extra: str) -> tuple[set[str], str]:
+        main(["replay", str(entry["db_at_kill"]), "--thread", entry["thread_id"], "--json", *extra])
+        doc = json.loads(capsys.readouterr().out)
+        return {r["node"] for r in doc["reruns"]}, doc["release_rule"]
+
+    nodes, words = rerun_nodes()
+    assert "process" in nodes and "1.1.10" in words
+    nodes, words = rerun_nodes("--langgraph-release", "1.2.20")
+    assert "process" not in nodes and "1.2.20" in words

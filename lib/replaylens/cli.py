@@ -466,6 +466,8 @@ def _recording(args: argparse.Namespace) -> Any:
     from replaylens.killtest.recorded import recording_for
 
     found = recording_for(args.db, args.thread) if not _names_postgres(args.db) else Recording()
+    if args.langgraph_release:
+        found = dataclasses.replace(found, langgraph=args.langgraph_release)
     if args.recorded_mode is None:
         return found
     latency = args.recorded_latency if args.recorded_latency is not None else found.latency
@@ -475,14 +477,17 @@ def _recording(args: argparse.Namespace) -> Any:
     )
 
 
-def _recordings_of(db: str) -> Any:
+def _recordings_of(db: str, release: str | None) -> Any:
     """How each thread of `db` was recorded, per a kill-test manifest beside it (none for a
-    Postgres DSN): `incident` plans its threads as `replay` plans one."""
+    Postgres DSN), and the release given: `incident` plans its threads as `replay` plans one."""
+    from replaylens.analysis.durability import Recording
     from replaylens.killtest.recorded import recording_for
 
-    if _names_postgres(db):
-        return None
-    return lambda thread_id: recording_for(db, thread_id)
+    def found(thread_id: str) -> Recording:
+        told = Recording() if _names_postgres(db) else recording_for(db, thread_id)
+        return dataclasses.replace(told, langgraph=release) if release else told
+
+    return found
 
 
 def _latency(text: str) -> float:
@@ -638,6 +643,17 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="The checkpoint write latency the run was recorded with.",
     )
+    _add_release_arg(p)
+
+
+def _add_release_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--langgraph-release",
+        metavar="VERSION",
+        help="The LangGraph release that wrote the database and will resume it, such as 1.1.10 "
+        "(default: a kill-test manifest's, else today's rules). Up to 1.2.15 a subgraph a "
+        "resume re-enters runs its finished tasks of that step again.",
+    )
 
 
 def _add_effects_args(p: argparse.ArgumentParser) -> None:
@@ -683,7 +699,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
             source,
             None,
             parse=parse if args.effects else None,
-            recording_of=_recordings_of(args.db),
+            recording_of=_recordings_of(args.db, args.langgraph_release),
         )
     finally:
         source.close()
@@ -1060,6 +1076,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="List every thread in the table, not the first 50 that matter.",
     )
+    _add_release_arg(p)
     p.add_argument("--json", action="store_true", help="Print the incident as one JSON document.")
     p.set_defaults(func=cmd_incident)
 
