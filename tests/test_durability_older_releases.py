@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, real
+from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, predict, real
 
 from replaylens.analysis.durability import Recording, release_assumption, subgraph_writes_reused
 from replaylens.cli import main
@@ -161,3 +161,25 @@ def test_the_command_line_names_the_release_where_no_manifest_does(
     assert "process" in nodes and "1.1.10" in words
     nodes, words = rerun_nodes("--langgraph-release", "1.2.20")
     assert "process" not in nodes and "1.2.20" in words
+
+
+def test_a_stable_graphs_save_on_its_way_out_is_taken_out_of_an_exit_recording(
+    tmp_path: Path,
+) -> None:
+    """test_subgraph_checkpointer_true's shape on Postgres at 0.5 s a write, recorded by
+    LangGraph 1.2.15, killed in the second run of the `checkpointer=True` graph: under exit
+    that graph saves as each run ends, and the exit recording shows the save as a gap before
+    its second run. Its parent's steps log nothing (the graph is the node), so the evidence
+    closed the parent's first step where the run ended and began the next one there: the
+    save's gap fell inside no parent gap and stayed in the re-timed async clock, the kill
+    came 0.5 s later, after the root's checkpoint had landed (7 kept where the real async run
+    kept 6). The wait now reaches from the run's last end to the next start
+    (`schedule._stable_exit_waits`)."""
+    runs = load("subgraph_checkpoint_true-late-0.5s-postgres-lg1.2.15", tmp_path)
+    assert real(runs["async"])[0] == 6
+    for form in ("recorder", "langgraph", "trace"):
+        outcome = predict(runs["exit"], form)["async"]
+        assert holds(outcome, real(runs["async"], form)), (form, figures(outcome), outcome.race)
+    every_prediction_holds(
+        runs, forms=("recorder", "langgraph", "bare", "trace"), cross_mode_only=True
+    )

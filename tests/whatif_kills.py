@@ -277,6 +277,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         KillCampaign("interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25, langgraph="1.1.10"),
         KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"),
+        KillCampaign(
+            "subgraph_checkpoint_true",
+            1,
+            ("sync", "async", "exit"),
+            0.5,
+            backend="postgres",
+            langgraph="1.2.15",
+        ),
     )
 }
 
@@ -376,10 +384,13 @@ def every_prediction_holds(
     runs: dict[str, dict[str, Any]],
     forms: tuple[str, ...] = ("recorder", "langgraph", "bare"),
     same_progress: bool = False,
+    cross_mode_only: bool = False,
 ) -> None:
     """From every recording, in each log form, told the mode or not: each other mode's
     prediction holds what its real run measured (with `same_progress`, only where the two
-    kills came at the same point of progress, as `validate` judges: `corpus.run_progress`)."""
+    kills came at the same point of progress, as `validate` judges: `corpus.run_progress`;
+    with `cross_mode_only`, told nothing, not the recorded mode's own, which `validate`
+    reports apart and does not judge)."""
     from replaylens.killtest.corpus import run_progress
 
     for src in runs.values():
@@ -388,6 +399,8 @@ def every_prediction_holds(
                 outcomes = predict(src, form, given)
                 for target, r in runs.items():
                     if same_progress and run_progress(r) != run_progress(src):
+                        continue
+                    if cross_mode_only and not given and target == src["mode"]:
                         continue
                     o = outcomes[target]
                     assert holds(o, real(r, form)), (src["mode"], form, given, target, o.race)

@@ -199,8 +199,27 @@ def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
     out: list[tuple[float, float, str]] = []
     for ns, inv, holder in sorted(held):
         gap = _parent_gap(times, ns, inv, holder)
-        if gap is not None:
-            out.append((*gap, ns.rpartition("|")[0]))
+        if gap is None:
+            continue
+        pend, nxt = gap
+        if nxt <= pend + CLOCK_EPS:
+            # A parent step that logs nothing of its own (the graph is the node) closes where
+            # the run ended and its next step begins there too, its only task the graph's next
+            # run: the save shows from the run's last step's end to that run's first start.
+            run_end = max(
+                (
+                    end
+                    for (n, i, step), h in ev.holder_of.items()
+                    if (n, i, h) == (ns, inv, holder)
+                    and (end := times[1].get((n, i, step))) is not None
+                ),
+                default=pend,
+            )
+            pend = min(pend, run_end)
+            nxt = min(
+                (a.start_ts for a in ev.attempts if a.start_ts > pend + CLOCK_EPS), default=nxt
+            )
+        out.append((pend, nxt, ns.rpartition("|")[0]))
     return out
 
 
@@ -496,11 +515,13 @@ def schedule(
                 # under sync the parent's own put after the step already holds that gap.
                 lands = max(last.submit, pend) + float(recording.latency or 0.0)
                 removed.add(pend, max(0.0, min(nxt - pend - TICK, lands - pend)), parent_of(last))
-        if recording.mode == "exit":
-            for pend, nxt, up in _stable_exit_waits(ev):
-                # A `checkpointer=True` subgraph saves as each run ends under exit
-                # (`_suppress_interrupt`): the parent's step ended after that put.
-                removed.add(pend, max(0.0, nxt - pend - TICK), up)
+
+    if recording.mode == "exit" and recording.latency != 0:
+        for pend, nxt, up in _stable_exit_waits(ev):
+            # A `checkpointer=True` subgraph saves as each run ends under exit
+            # (`_suppress_interrupt`): the parent's step ended after that put. The gap is
+            # that save whatever the latency (a recording whose latency is not known too).
+            removed.add(pend, max(0.0, nxt - pend - TICK), up)
 
     def compute(t: float, lane: str = "") -> float:
         return t - removed.shift(t, lane)
