@@ -17,7 +17,9 @@ from whatif_kills import every_prediction_holds, figures, holds, judged, load, p
 
 from replaylens.analysis.durability import Recording, release_assumption, subgraph_writes_reused
 from replaylens.cli import main
+from replaylens.killtest.corpus import form_path
 from replaylens.killtest.recorded import recording_for
+from replaylens.killtest.validate import plan_for
 
 
 def test_a_calls_result_a_store_kept_no_path_for_is_taken_by_a_line_that_ended(
@@ -183,3 +185,38 @@ def test_a_stable_graphs_save_on_its_way_out_is_taken_out_of_an_exit_recording(
     every_prediction_holds(
         runs, forms=("recorder", "langgraph", "bare", "trace"), cross_mode_only=True
     )
+
+
+def test_a_subgraph_whose_failure_went_to_its_nodes_handler_is_not_re_entered(
+    tmp_path: Path,
+) -> None:
+    """test_node_error_handler_handles_subgraph_internal_failure_async's shape under `ainvoke`
+    at 0.3 s, recorded by LangGraph 1.2.15, killed in `report`, after the handler of
+    `subgraph_node` took the failure raised out of its graph. Under async the root's checkpoint
+    after that step had not landed, so a resume runs the step again: the handler for the saved
+    failure, never `subgraph_node`, whose graph (with `sub_work`'s saved writes, which 1.2.15
+    would run again) is not re-entered. The real async resume ran the handler and `report`
+    (5 2 3); the release's rule applied without that said 5 3 5 (`outcomes._holder_done`)."""
+    runs = load("error_handler_subgraph_async-late-0.3s-lg1.2.15", tmp_path)
+    assert real(runs["async"]) == (5, 2, 3)
+    for src in ("sync", "exit"):
+        assert figures(plan(runs[src]).what_if["async"]) == (5, 2, 3), src
+    every_prediction_holds(
+        runs, forms=("recorder", "langgraph", "bare", "trace"), cross_mode_only=True
+    )
+
+
+def test_a_thread_told_only_its_release_follows_that_releases_rule(tmp_path: Path) -> None:
+    """Without a manifest the mode is inferred, but the release is what a user names
+    (`--langgraph-release`): double_interrupt_subgraph under `ainvoke` at 0.3 s, recorded by
+    1.2.15 and killed in `invoke_sub_agent`, whose graph a resume re-enters and whose answered
+    node 1.2.15 runs again (5 1 2). Told nothing, the plan follows today's rule (5 0 0) and
+    says so; told the release, 5 1 2."""
+    runs = load("double_interrupt_subgraph-late-0.3s-lg1.2.15", tmp_path)
+    assert real(runs["async"]) == (5, 1, 2)
+    told = plan(runs["sync"], given=False)
+    assert told.recording.langgraph == "1.2.15"
+    assert figures(told.what_if["async"]) == (5, 1, 2)
+    unknown = plan_for(runs["sync"], str(form_path(runs["sync"], "recorder")), Recording())
+    assert figures(unknown.what_if["async"]) == (5, 0, 0)
+    assert unknown.release_note is not None and "not known" in unknown.release_note

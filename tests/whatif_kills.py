@@ -285,6 +285,22 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.2.15",
         ),
+        KillCampaign(
+            "error_handler_subgraph_async",
+            1,
+            ("sync", "async", "exit"),
+            0.3,
+            "ainvoke",
+            langgraph="1.2.15",
+        ),
+        KillCampaign(
+            "double_interrupt_subgraph",
+            1,
+            ("sync", "async", "exit"),
+            0.3,
+            "ainvoke",
+            langgraph="1.2.15",
+        ),
     )
 }
 
@@ -354,7 +370,7 @@ def plan(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> A
     rec = (
         manifest_recording(entry, float(entry["kill_delay"]), node, entry.get("langgraph"))
         if given
-        else Recording()
+        else Recording(langgraph=entry.get("langgraph"))
     )
     return plan_for(entry, log, rec)
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from replaylens.analysis.attempts import group_attempts
-from replaylens.analysis.durability import MODES, Mode
+from replaylens.analysis.durability import MODES, Mode, Recording
 from replaylens.effects.parse import read_effects
 from replaylens.errors import ReplaylensError
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, Shape, form_log
@@ -282,9 +282,14 @@ def judge_campaign(
                 cut.append(f"{Path(e['effects_at_kill']).parent.name} ({form}: {sizes[form]} lines, "
                            f"recorder: {sizes['recorder']})")  # fmt: skip
                 continue
-            given = plan_for(e, log, manifest_recording(e, delay, node, manifest.get("langgraph")))
+            release = manifest.get("langgraph")
+            given = plan_for(e, log, manifest_recording(e, delay, node, release))
             preds[(id(e), form, "given")] = numbers(given)
-            preds[(id(e), form, "inferred")] = numbers(plan_for(e, log))
+            # (the mode, latency and kill moment unknown, as after a production crash; the
+            # release that ran it is what the user names, `--langgraph-release`)
+            preds[(id(e), form, "inferred")] = numbers(
+                plan_for(e, log, Recording(langgraph=release))
+            )
             check = VerdictCheck(point.label, point.shape.name, point.when, e["mode"],
                                  float(e["put_latency"]), form, Path(e["effects_at_kill"]).parent.name)  # fmt: skip
             _check_verdicts(e, given, truths[(id(e), form == "trace")], check)

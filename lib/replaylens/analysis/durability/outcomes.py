@@ -327,7 +327,15 @@ def _holder_done(ev: Evidence, sched: Schedule, ns: str, inv: int, step: int) ->
         if ev.step_of.get(id(b), ("", -1, 0))[:2] == (ns, inv)
         and ev.holder_of.get(ev.step_of[id(b)], ev.container.get((ns, inv))) == holder
     ]
-    if not run or any(b.outcome != "finished" or id(b) in ev.halted for b in run):
+    if not run:
+        return False
+    unfinished = [b for b in run if b.outcome != "finished" or id(b) in ev.halted]
+    handled = {id(f) for f in ev.handlers.values()}
+    if unfinished and all(b.outcome == "failed" and id(b) in handled for b in unfinished):
+        # its failure raised out to the node's error handler, which ran: the failure was
+        # saved first, and a resume runs the handler for it, not the task
+        return True
+    if unfinished:
         return False
     ended = inv < ev.invocations - 1 or ev.ending != "killed"
     if ended and inv not in ev.killed_earlier:
