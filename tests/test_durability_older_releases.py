@@ -220,3 +220,18 @@ def test_a_thread_told_only_its_release_follows_that_releases_rule(tmp_path: Pat
     unknown = plan_for(runs["sync"], str(form_path(runs["sync"], "recorder")), Recording())
     assert figures(unknown.what_if["async"]) == (5, 0, 0)
     assert unknown.release_note is not None and "not known" in unknown.release_note
+
+
+def test_a_kill_after_a_failure_finds_the_run_still_handling_it(tmp_path: Path) -> None:
+    """The same shape killed 0.5 s into `sub_fail_node`, 0.3 s after it raised: the failure's
+    write had landed (0.3 s a write), the parent's error handler had not yet started (it waits
+    for that write). The database and the log alone read as a run that raised out, and exit
+    saves on a raise: from the async recording, exit was said to keep the subgraph's
+    checkpoints (2 1 2). But only a killed run has a kill moment, and one that came after the
+    failure found the process still running: the failure was being handled, and exit, killed
+    before its save, kept nothing (0 2 4, as measured: `evidence._killed_after_failure`)."""
+    runs = load("error_handler_subgraph_async-early-0.3s-lg1.2.15", tmp_path)
+    assert real(runs["exit"]) == (0, 2, 4)
+    told = plan(runs["async"])
+    assert figures(told.what_if["exit"]) == (0, 2, 4)
+    assert any("still being handled" in u for u in told.what_if["exit"].used)

@@ -287,6 +287,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         KillCampaign(
             "error_handler_subgraph_async",
+            0,
+            ("sync", "async", "exit"),
+            0.3,
+            "ainvoke",
+            langgraph="1.2.15",
+        ),
+        KillCampaign(
+            "error_handler_subgraph_async",
             1,
             ("sync", "async", "exit"),
             0.3,

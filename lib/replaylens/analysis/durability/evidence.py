@@ -2876,6 +2876,20 @@ def span_only(a: Attempt) -> bool:
     return bool(a.lines) and all(line.describes_task for line in a.lines)
 
 
+def _killed_after_failure(last: list[Attempt], recording: Recording) -> bool:
+    """Did the kill the recording names (a kill-test manifest: only a run that was killed
+    has a kill moment) come after the aimed node's attempt had failed, by more than the
+    kill's own latency? Its invocation had then not ended by raising: that would have ended
+    the run before the kill."""
+    if recording.kill_offset is None or not recording.kill_node:
+        return False
+    aimed = [a for a in last if a.node == recording.kill_node]
+    if not aimed or aimed[-1].outcome != "failed":
+        return False
+    a = aimed[-1]
+    return a.start_ts + recording.kill_offset > a.end_ts + RACE
+
+
 def _raise_never_got_out(
     last: list[Attempt],
     puts: Sequence[Put],
@@ -3536,6 +3550,15 @@ def gather(
         used.append(
             "the failure's invocation left no checkpoint that a raise leaving the graph saves "
             f"or waits for under {recording.mode}: the process died on the way out"
+        )
+    if ending == "raised" and _killed_after_failure(last, recording):
+        # (a raise nothing caught ends the run: the process the kill found was still running
+        # it, so the failure was waiting for something, the node's error handler)
+        ending = "killed"
+        used.append(
+            f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started "
+            f"({recording.origin or 'given'}), after its failure: the run had not raised out, "
+            "the failure was still being handled"
         )
     if ending == "paused" and len(groups) > 1 and last and answered_below(thread):
         # The pause the database shows was answered inside the graph the paused task ran,
