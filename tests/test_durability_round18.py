@@ -96,3 +96,21 @@ def test_graphs_a_call_invoked_are_held_by_the_step_the_call_ran_in(tmp_path: Pa
         o = predict(runs["exit"])[target]
         assert {r["node"] for r in o.reruns} == {"call_multiple_subgraphs", "multiply_task"}
     every_prediction_holds(runs, forms=("trace",))
+
+
+def test_an_entrypoint_that_invokes_a_graph_only_after_its_resume_holds_it(
+    tmp_path: Path,
+) -> None:
+    """test_imp_nested_interrupt's shape on Postgres under `ainvoke` at 0.05 s a write: the
+    entrypoint's first invocation makes `@task` calls and pauses; answered, it invokes a
+    graph, killed in its `mynode`. The entrypoint's step in the second invocation holds that
+    graph and ends with it, but whether an entrypoint's step holds graphs was read from the
+    first invocation alone (calls only): the step was taken to end at once, its checkpoint
+    to land before `mynode` ran, and from the async recording sync was said to keep 4 and run
+    nothing again, where the real sync run kept 3 and ran `mynode` again (3 1 1)."""
+    runs = load("imp_nested_interrupt-early-0.05s-postgres", tmp_path)
+    assert real(runs["sync"]) == (3, 1, 1)
+    for form in ("recorder", "langgraph", "bare"):
+        outcome = predict(runs["async"], form)["sync"]
+        assert holds(outcome, (3, 1, 1)), (form, figures(outcome), outcome.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

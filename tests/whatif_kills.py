@@ -269,6 +269,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         KillCampaign("stateful_subgraph_replayed_tick", 0, ("sync", "async"), 2.0),
         KillCampaign("send_to_subgraph", 0, ("sync", "async", "exit"), 0.3, "ainvoke", "postgres"),
+        KillCampaign(
+            "imp_nested_interrupt", 0, ("sync", "async", "exit"), 0.05, "ainvoke", "postgres"
+        ),
         # LangGraph 0.6.11 with langgraph-checkpoint-sqlite 2.0.11: no task paths in writes
         KillCampaign("imp_tasks", 0, ("sync", "async", "exit"), 0.25, langgraph="0.6.11"),
         # Up to LangGraph 1.2.15 a re-entered subgraph runs its finished tasks again

@@ -3450,7 +3450,9 @@ def gather(
                         s == -1
                         or s == 0
                         and ns == ""
-                        and not (entry_holds and key in containers)  # an entrypoint's own step
+                        # an entrypoint's own step that held graphs (in this invocation: an
+                        # earlier one may have made calls only)
+                        and not ((entry_holds or functional) and key in containers)
                         or s < lead_in
                         or not (key in containers or _has_nested(step_att, ns, inv, base, nxt))
                     ):
