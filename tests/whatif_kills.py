@@ -288,21 +288,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.2.15",
         ),
-        KillCampaign(
-            "error_handler_subgraph_async",
-            0,
-            ("sync", "async", "exit"),
-            0.3,
-            "ainvoke",
-            langgraph="1.2.15",
-        ),
-        KillCampaign(
-            "error_handler_subgraph_async",
-            1,
-            ("sync", "async", "exit"),
-            0.3,
-            "ainvoke",
-            langgraph="1.2.15",
+        *(
+            KillCampaign(
+                "error_handler_subgraph_async",
+                kill,
+                ("sync", "async", "exit"),
+                0.3,
+                "ainvoke",
+                langgraph="1.2.15",
+            )
+            for kill in (0, 1)
         ),
         KillCampaign(
             "double_interrupt_subgraph",

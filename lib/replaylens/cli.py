@@ -462,12 +462,7 @@ def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any
 
 def _recording(args: argparse.Namespace) -> Any:
     """The recorded mode: given on the command line, else from a kill-test manifest, else unknown."""
-    from replaylens.analysis.durability import Recording
-    from replaylens.killtest.recorded import recording_for
-
-    found = recording_for(args.db, args.thread) if not _names_postgres(args.db) else Recording()
-    if args.langgraph_release:
-        found = dataclasses.replace(found, langgraph=args.langgraph_release)
+    found = _recordings_of(args.db, args.langgraph_release)(args.thread)
     if args.recorded_mode is None:
         return found
     latency = args.recorded_latency if args.recorded_latency is not None else found.latency
@@ -479,7 +474,8 @@ def _recording(args: argparse.Namespace) -> Any:
 
 def _recordings_of(db: str, release: str | None) -> Any:
     """How each thread of `db` was recorded, per a kill-test manifest beside it (none for a
-    Postgres DSN), and the release given: `incident` plans its threads as `replay` plans one."""
+    Postgres DSN), and the release given: `incident` plans its threads as `replay` plans one
+    (`_recording`, which adds the mode the command line names)."""
     from replaylens.analysis.durability import Recording
     from replaylens.killtest.recorded import recording_for
 
