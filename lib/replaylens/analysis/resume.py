@@ -15,6 +15,7 @@ from replaylens.analysis.durability import (
     DEFAULT_LATENCY,
     Recording,
     lost_input_attempts,
+    one_reading_scope,
     subgraph_writes_reused,
     what_if,
 )
@@ -76,7 +77,8 @@ def plan_resume(
             if thread_id not in known:
                 raise
             thread = None
-    plan = _plan(thread, effects, thread_id, what_if_latency(latency, recording), recording)
+    with one_reading_scope():  # its what-ifs read the same thread: derive its facts once
+        plan = _plan(thread, effects, thread_id, what_if_latency(latency, recording), recording)
     if source is not None:
         plan.backend = source_backend(source)
     return plan

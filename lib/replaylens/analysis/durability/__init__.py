@@ -95,6 +95,7 @@ the evidence when nothing says it), `schedule` (re-timing, what landed at the cr
 
 from __future__ import annotations
 
+from replaylens.analysis.durability._memo import one_reading_scope
 from replaylens.analysis.durability.evidence import uuid6_time
 from replaylens.analysis.durability.inference import Inference, infer_recorded_mode
 from replaylens.analysis.durability.outcomes import (
@@ -126,6 +127,7 @@ from replaylens.analysis.durability.words import (
 )
 
 __all__ = [
+    "one_reading_scope",
     "DEFAULT_LATENCY",
     "ENDING_WORDS",
     "KIND_UNSURE",

@@ -5,11 +5,13 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import inf
 from typing import Literal
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, continues, retried_in_step, same_task
+from replaylens.analysis.durability._memo import per_thread
 from replaylens.analysis.durability.rules import (
     RACE,
     TICK,
@@ -52,7 +54,7 @@ class Put:
     """An edit on an earlier checkpoint the next run began from (`branch_edits`): a replay's
     start, but saved by ``update_state``, in every mode (`edit`)."""
 
-    @property
+    @cached_property  # asked by every schedule of the evidence; nothing changes a put
     def edit(self) -> bool:
         """Saved by ``update_state`` between invocations (source ``update``, or ``fork`` from an
         older checkpoint, or ``input`` as ``__input__``: `_input_edits`):
@@ -67,6 +69,7 @@ EDIT_SOURCES = frozenset({"update", "fork"})
 """The checkpoint sources ``update_state`` writes (``pregel/main.py``)."""
 
 
+@per_thread
 def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
     """Root checkpoints an invocation from an earlier checkpoint began with (LangGraph's time
     travel: ``invoke(None, config with that checkpoint_id)``): ``PregelLoop._first`` saves a
@@ -86,14 +89,19 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
     }
 
 
-def run_from_edit(roots: Sequence[Checkpoint]) -> bool:
-    """Was the thread whose root checkpoints are `roots` run from an earlier checkpoint by
-    an edit: a root checkpoint of source ``fork``, or an ``update_state`` on an earlier
-    checkpoint beside a child it already had (`branch_edits`)? Its subgraphs' checkpoints
-    then lie on two branches (test_three_level_nested_subgraph_loads_state_on_fork)."""
-    return any(c.source == "fork" for c in roots) or bool(branch_edits(roots))
+@per_thread
+def run_from_edit(checkpoints: Sequence[Checkpoint]) -> bool:
+    """Was the thread whose checkpoints these are (its root's are those read) run from an
+    earlier checkpoint by an edit: a root checkpoint of source ``fork``, or an
+    ``update_state`` on an earlier checkpoint beside a child it already had
+    (`branch_edits`)? Its subgraphs' checkpoints then lie on two branches
+    (test_three_level_nested_subgraph_loads_state_on_fork)."""
+    return any(c.source == "fork" and not c.checkpoint_ns for c in checkpoints) or bool(
+        branch_edits(checkpoints)
+    )
 
 
+@per_thread
 def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) -> set[str]:
     """Root checkpoints ``update_state`` wrote on an earlier checkpoint, beside a child it
     already had (source ``update``, or a ``__copy__`` fork: test_time_travel.py's forks with
@@ -269,6 +277,7 @@ def _ended_apart(last: Attempt, t: float, paused: set[str], roots: list[Checkpoi
     return any(not c.tasks and last.end_ts <= (taken_at(c) or -inf) <= t for c in roots)
 
 
+@per_thread
 def _input_edits(db_cps: Sequence[Checkpoint]) -> set[str]:
     """Root input checkpoints ``update_state(as_node="__input__")`` wrote (test_update_as_input,
     a turn written without running it): the checkpoint after one is another edit (``update``,
@@ -297,7 +306,7 @@ class Evidence:
     kill_offset: float | None
     used: list[str]
     assumed: list[str]
-    db_checkpoints: list[Checkpoint]
+    db_checkpoints: Sequence[Checkpoint]
     step_of: dict[int, tuple[str, int, int]]  # id(attempt) -> (ns, inv, step)
     container: dict[tuple[str, int], int]  # (nested ns, inv) -> root step that ran it
     killed_earlier: set[int] = field(default_factory=set)  # invocations killed before the last one
@@ -416,6 +425,14 @@ def _ending(
     return "returned"
 
 
+@per_thread
+def _db_checkpoints(thread: Thread | None) -> tuple[Checkpoint, ...]:
+    """Every checkpoint of the thread, namespace by namespace: one tuple per what-if
+    (`_memo`), by which the functions of it below know it again."""
+    return tuple(c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints)
+
+
+@per_thread
 def runners_of(checkpoints: Sequence[Checkpoint]) -> dict[str, set[str]]:
     """Node -> the root tasks (nodes) under whose namespaces a checkpoint names it: where a log
     without namespaces ran a subgraph's node (`handled_failures`)."""
@@ -525,6 +542,7 @@ Pause = tuple[str, str, float, int | None]
 (its `__interrupt__` or `__error__` write), due after the checkpoint taken at `after`."""
 
 
+@per_thread
 def _paused_nodes(
     thread: Thread | None, channels: tuple[str, ...] = ("__interrupt__", "__error__")
 ) -> set[str]:
@@ -540,6 +558,7 @@ def _paused_nodes(
     }
 
 
+@per_thread
 def _went_past(thread: Thread | None) -> dict[str, list[tuple[str, float]]]:
     """Node -> (namespace, when) of each checkpoint, in a namespace where the node runs,
     that does not have it due: that loop had gone past it (the step that ran it completed,
@@ -708,6 +727,7 @@ def _task_of(a: Attempt) -> str | None:
     return a.task_id or (a.task.task_id if a.task is not None else None)
 
 
+@per_thread
 def _pauses(thread: Thread | None) -> list[Pause]:
     """Where the database shows an invocation stopped: tasks (and the `@task` calls of an
     `@entrypoint`) with an interrupt or error write."""
@@ -850,6 +870,7 @@ def nodes_named(c: Checkpoint) -> set[str]:
     return named | {n for n in c.record.versions_seen if not n.startswith("__")}
 
 
+@per_thread
 def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     """node -> the one subgraph (node path) whose checkpoints name it, for nodes the root's
     checkpoints never name: where a log without namespaces ran them; and every node the
@@ -1318,6 +1339,7 @@ def _returned_in_span(mine: list[Attempt], run: list[Attempt]) -> bool:
     )
 
 
+@per_thread
 def _due_without_writes(thread: Thread | None) -> list[tuple[float, int, set[str]]]:
     """(when taken, step, nodes due with no write) of each root checkpoint."""
     out: list[tuple[float, int, set[str]]] = []
@@ -1406,6 +1428,7 @@ def _last_unlogged_pause(
     return None if not steps or steps[-1] is None else steps[-1] + 1
 
 
+@per_thread
 def _root_inputs(db_cps: Sequence[Checkpoint]) -> list[Checkpoint]:
     """The root input checkpoints fresh inputs made (not those ``update_state`` wrote)."""
     edits = _input_edits(db_cps)
@@ -1489,6 +1512,7 @@ def nodes_named_by_level(checkpoints: Iterable[Checkpoint]) -> tuple[set[str], s
     return root, nested
 
 
+@per_thread
 def _root_only_nodes(checkpoints: Iterable[Checkpoint]) -> set[str]:
     """Nodes the root's checkpoints name (as tasks, or in `versions_seen`) and no subgraph's
     checkpoint does: they ran in the root, and only there."""
@@ -1722,6 +1746,7 @@ def _until(a: Attempt) -> float:
     return a.end_ts if a.outcome != "in flight" else float("inf")
 
 
+@per_thread
 def _entrypoint_node(thread: Thread | None) -> str | None:
     """The `@entrypoint` of a functional thread, when the database tells: every root
     checkpoint's due tasks are that one node, and it made `@task` calls (their writes). A log
@@ -2988,7 +3013,7 @@ class _Placing:
     halted: set[int]
     stopped: dict[int, int | None]
     replayed: dict[int, int]
-    db_cps: list[Checkpoint]
+    db_cps: Sequence[Checkpoint]
     stamps: dict[str, float]
     inv_of: Callable[[float], int]
     copies: dict[int, tuple[int, float]]
@@ -3044,7 +3069,9 @@ class _Placing:
         return placed
 
 
-def _task_levels(placed: _Placed, attempts: list[Attempt], db_cps: list[Checkpoint]) -> set[str]:
+def _task_levels(
+    placed: _Placed, attempts: list[Attempt], db_cps: Sequence[Checkpoint]
+) -> set[str]:
     """Namespace levels (full, with task ids) that are a task's, no loop: every line logged
     under one was an `@task` call, moved to the loop its caller ran in (`_place_nested`), no
     checkpoint was saved there, and a graph below it was placed as a loop of its own.
@@ -3093,7 +3120,7 @@ def gather(
     step (`Evidence.queued_unsure` says whether the log has one)."""
     used: list[str] = []
     assumed: list[str] = []
-    db_cps = [c for ns in (thread.namespaces.values() if thread else []) for c in ns.checkpoints]
+    db_cps = _db_checkpoints(thread)
     retries = retried_in_step(attempts)
     handlers = handled_failures(attempts, runners_of(db_cps))
     handled = {id(a) for a in handlers.values()} | _failed_around(attempts, handlers)
@@ -4364,7 +4391,7 @@ def _calls_saved_in(
     return (where, step) if not where or ns.startswith(where + "|") else None
 
 
-def _stable_namespaces(attempts: list[Attempt], db_cps: list[Checkpoint]) -> set[str]:
+def _stable_namespaces(attempts: list[Attempt], db_cps: Sequence[Checkpoint]) -> set[str]:
     """Nested namespaces named without a task id, by the log or the database: a subgraph
     compiled with ``checkpointer=True`` keeps one namespace across its runs (LangGraph's
     ``recast_checkpoint_ns`` has nothing to strip), any other carries ``node:<task id>``."""

@@ -12,6 +12,7 @@ from typing import Any
 from replaylens import namespaces
 from replaylens.analysis.align import paired_newest, realigned, split_runs
 from replaylens.analysis.attempts import Attempt, effect_counts
+from replaylens.analysis.durability._memo import one_reading_scope
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
     QUEUED_UNSURE,
@@ -1433,7 +1434,7 @@ def _widen_for_forked_stable(
     Measured both ways: dropped in middle_checkpoint_replayed and stateful_subgraph_forked_
     turns; run again in three_level_stateful_forked at 0.75 s, killed in ``inner_step``, from
     sync into async (23 1 2 where 23 2 3)."""
-    if not run_from_edit([c for c in ev.db_checkpoints if not c.checkpoint_ns]):
+    if not run_from_edit(ev.db_checkpoints):
         return
     kept = {id(a) for a in replayed}
     extra = [a for a in _reruns(ev, sched, keep_dropped=True) if id(a) not in kept]
@@ -1852,7 +1853,13 @@ def what_if(
     modelled and every outcome carries the range over them in `race`."""
     if latency < 0:
         raise ValueError("the checkpoint write latency cannot be negative")
-    rec = recording or Recording()
+    with one_reading_scope():  # the readings below share what they derive from the thread
+        return _what_if(thread, attempts, latency, status, recording or Recording())
+
+
+def _what_if(
+    thread: Thread | None, attempts: list[Attempt], latency: float, status: str, rec: Recording
+) -> tuple[dict[str, ModeOutcome], float | None]:
     ev = gather(thread, attempts, status, rec)
     if rec.known:
         given = _what_if_as(rec, latency, ev, thread, attempts)
