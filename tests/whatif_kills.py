@@ -307,6 +307,17 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "ainvoke",
             langgraph="1.2.15",
         ),
+        *(
+            KillCampaign(
+                "multiple_subgraphs_functional",
+                kill,
+                ("sync", "async", "exit"),
+                0.3,
+                "ainvoke",
+                langgraph="1.2.15",
+            )
+            for kill in (0, 1)
+        ),
     )
 }
 

@@ -313,6 +313,11 @@ class Evidence:
     replays: set[int] = field(default_factory=set)
     """Invocations that ran from an earlier checkpoint (`replay_forks`): the steps go back."""
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
+    kill_anchor: float | None = None
+    """Where `kill_time` was dated from the start of a node that logs nothing itself
+    (`_kill_in_silent_holder`): when that node started, on the recorded clock. A kill aimed
+    a time after it started comes that time after it in every mode, not after the waits
+    another mode adds once its graphs' lines ended."""
     pause_kill: float | None = None
     """When the node started, on the recorded clock before any wait for a put (the last
     line's end), in a last invocation that reads as paused but was killed a given time after
@@ -1758,6 +1763,16 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     return next(iter(nodes)) if len(nodes) == 1 and calls else None
 
 
+@per_thread
+def _sole_root_node(thread: Thread | None) -> str | None:
+    """The one node every root checkpoint has due, where there is one (an `@entrypoint`'s,
+    before any of its `@task` calls saved a result: `_entrypoint_node` needs those)."""
+    if thread is None or thread.root is None:
+        return None
+    nodes = {t.node for c in thread.root.checkpoints for t in c.tasks if t.node}
+    return next(iter(nodes)) if len(nodes) == 1 else None
+
+
 def _no_start_step(thread: Thread | None, groups: list[list[Attempt]]) -> bool:
     """Does the root loop run its first task in the step after its input checkpoint, with no
     `__start__` step between? An `@entrypoint` does (`_functional`), and so does a graph built
@@ -2823,6 +2838,18 @@ def _kill_moment(
         aimed = recording.kill_node in (None, kill_attempt.node) or (
             id(kill_attempt) in retry_of and retry_of[id(kill_attempt)].node == recording.kill_node
         )  # the kill aimed at a node's start lands in its retry, or in its error handler
+        holder = _aimed_holder(kill_attempt, recording, attempts) if not aimed else None
+        if holder is not None and recording.kill_offset is not None:
+            # a span of the node the kill was aimed at, still open around the task in flight
+            # (a trace shows the task that ran the graphs): the kill came that long after it
+            crash = max(crash or 0.0, holder.start_ts + recording.kill_offset)
+            kill_offset = crash - kill_attempt.start_ts
+            used.append(
+                f"kill moment: {recording.kill_offset:g} s after {holder.node} started "
+                f"({recording.origin or 'given'}), whose span holds {kill_attempt.node}'s: "
+                f"{kill_offset:.2f} s into {kill_attempt.node}"
+            )
+            return kill_offset, kill_unsure, crash
         if recording.kill_offset is not None and not aimed:
             assumed.append(
                 f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
@@ -2869,6 +2896,24 @@ def _kill_moment(
                 + ")"
             )
     return kill_offset, kill_unsure, crash
+
+
+def _aimed_holder(
+    kill_attempt: Attempt, recording: Recording, attempts: list[Attempt]
+) -> Attempt | None:
+    """The attempt of the node a kill was aimed at, in flight and begun before the last task to
+    start (a trace's span of a task that runs graphs, around the graphs' spans), if any."""
+    if not recording.kill_node:
+        return None
+    around = [
+        a
+        for a in attempts
+        if a.node == recording.kill_node
+        and a.outcome == "in flight"
+        and a.start_ts <= kill_attempt.start_ts
+        and a is not kill_attempt
+    ]
+    return max(around, key=lambda a: a.start_ts) if around else None
 
 
 def _killed_while_pausing(
@@ -2958,31 +3003,41 @@ def _raise_never_got_out(
 
 
 def _kill_in_silent_holder(
-    last: list[Attempt], crash: float | None, recording: Recording, used: list[str]
-) -> float | None:
+    last: list[Attempt],
+    crash: float | None,
+    recording: Recording,
+    used: list[str],
+    entry: str | None = None,
+) -> tuple[float | None, float | None]:
     """The kill moment when every logged task had ended and the kill was aimed at a node that
     logs nothing itself but runs graphs (a node calling ``subgraph.invoke()``): that node
     started just before the first line under its namespace in this invocation (under sync,
-    after the subgraph's `__start__` checkpoint it waits for)."""
+    after the subgraph's `__start__` checkpoint it waits for). With when that node started
+    (`Evidence.kill_anchor`), or None where the moment is the log's own."""
     if recording.kill_offset is None or not recording.kill_node:
-        return crash
+        return crash, None
     under = [
         a.start_ts
         for a in last
         if a.logged_ns and namespaces.root_runner(a.logged_ns)[0] == recording.kill_node
     ]
+    if not under and entry is not None and recording.kill_node == entry:
+        # the root runs that node alone (an entrypoint): every line of its invocation is
+        # under it, a log's that names no namespace too
+        under = [a.start_ts for a in last]
     if not under:
-        return crash
+        return crash, None
     lead = 2 * (recording.latency or 0.0) if recording.mode == "sync" else 0.0
-    moment = min(under) - lead + recording.kill_offset
+    began = min(under) - lead
+    moment = began + recording.kill_offset
     if crash is not None and moment <= crash:
-        return crash
+        return crash, None
     used.append(
         f"kill moment: {recording.kill_offset:g} s after {recording.kill_node} started, which "
         "logs nothing itself: dated by the first line of the graphs it ran "
         f"({recording.origin or 'given'})"
     )
-    return moment
+    return moment, began
 
 
 @dataclass
@@ -3636,8 +3691,11 @@ def gather(
         assumed,
     )
     silent_kill: float | None = None
+    kill_anchor: float | None = None
     if ending == "killed" and kill_attempt is None:
-        dated = _kill_in_silent_holder(last, crash, recording, used)
+        dated, kill_anchor = _kill_in_silent_holder(
+            last, crash, recording, used, _sole_root_node(thread)
+        )
         if dated != crash:
             crash = silent_kill = dated
         elif crash is not None and last:
@@ -3724,6 +3782,7 @@ def gather(
         replays={p.inv for p in puts if p.replay or p.branch},
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
+        kill_anchor=kill_anchor,
         pause_kill=pause_kill,
         ordinal=_ordinals(attempts, step_of, retry_of),
         functional=_entrypoint_node(thread) is not None,

@@ -637,6 +637,9 @@ def schedule(
             + ev.kill_offset
             + slack
         )
+    elif ev.ending == "killed" and ev.kill_anchor is not None and ev.kill_time is not None:
+        # aimed a time after a node that logs nothing started: that time after it here too
+        crash = target(ev.kill_anchor) + (ev.kill_time - ev.kill_anchor) + slack
     elif ev.ending == "killed" and ev.kill_time is not None:
         crash = (
             target(ev.kill_time) + slack

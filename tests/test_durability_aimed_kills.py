@@ -1,0 +1,63 @@
+"""A kill aimed a time after a node started, where that node logs nothing of its own.
+
+A kill test (and the manifest a user keeps of one) names the node it aimed at and how long
+after its start; a crash at the same point of progress under another mode comes that long
+after the same node started there. When the node logs nothing itself (an `@entrypoint`
+whose work is a `@task` call that invokes graphs), the moment was dated from the lines of
+what it ran, and re-timed as if it came after them: another mode's waits once those lines
+ended pushed it later. And where a trace shows that node's span around the task in flight,
+the kill was taken from the log's last line instead, too early.
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(test_pregel.py::test_multiple_subgraphs_functional's shape, LangGraph 1.2.15 under
+`ainvoke`, 0.3 s a write: `parent` -> @task `call_multiple_subgraphs` -> the entrypoints
+`add`, then `multiply`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, figures, load, plan, real
+
+
+def test_a_kill_after_a_silent_node_started_comes_as_long_after_it_in_every_mode(
+    tmp_path: Path,
+) -> None:
+    """Killed 0.8 s after `parent` started, 0.19 s after `add` ended: under sync `add`'s
+    checkpoint, whose put takes 0.3 s, had not landed, and the real resume ran `add` again
+    (2 2 4). Read from the async recording, the kill was placed 0.19 s after `add` ended *and*
+    after the 0.3 s sync waits for that put, so the put landed first (3 1 2). The kill comes
+    0.8 s after `parent` started in the sync clock too (`Evidence.kill_anchor`)."""
+    runs = load("multiple_subgraphs_functional-late-0.3s-lg1.2.15", tmp_path)
+    assert real(runs["sync"]) == (2, 2, 4)
+    for form in ("recorder", "langgraph"):
+        assert figures(plan(runs["async"], form).what_if["sync"]) == (2, 2, 4), form
+    # A bare log dates the kill the same way (the root runs `parent` alone), and keeps 2; it
+    # still cannot tell that `call_multiple_subgraphs` ran on after its lines, holding `add`
+    # (limits.md): its range says 0 to 1 tasks again where 2 ran.
+    assert plan(runs["async"], "bare").what_if["sync"].checkpoints_kept == 2
+    every_prediction_holds(
+        runs, forms=("recorder", "langgraph", "trace"), same_progress=True, cross_mode_only=True
+    )
+
+
+def test_a_span_around_the_task_in_flight_dates_the_kill_it_was_aimed_at(
+    tmp_path: Path,
+) -> None:
+    """Killed 0.4 s after `parent` started, in `add`, read from a trace: `parent`'s span is
+    open around `call_multiple_subgraphs`'s and `add`'s. The kill was aimed at `parent`, which
+    is not the last task to start, so it was taken at the last line instead (`add`'s start,
+    0.23 s in), before the input checkpoint's 0.3 s put landed: 0 kept under async, where the
+    real async run kept it (1 3 3). The kill now counts from the span of the node it was
+    aimed at (`evidence._aimed_holder`)."""
+    runs = load("multiple_subgraphs_functional-early-0.3s-lg1.2.15", tmp_path)
+    assert real(runs["async"], "trace") == (1, 3, 3)
+    for src in ("sync", "exit"):
+        assert figures(plan(runs[src], "trace").what_if["async"]) == (1, 3, 3), src
+    every_prediction_holds(
+        runs,
+        forms=("recorder", "langgraph", "bare", "trace"),
+        same_progress=True,
+        cross_mode_only=True,
+    )
