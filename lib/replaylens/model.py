@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from replaylens.channels import TASKS, edge_to
@@ -265,11 +266,11 @@ class Checkpoint:
     def parent_checkpoint_id(self) -> str | None:
         return self.record.parent_checkpoint_id
 
-    @property
+    @cached_property  # read per checkpoint by every pass of the durability model
     def step(self) -> int | None:
         return self.record.step
 
-    @property
+    @cached_property
     def source(self) -> str | None:
         return self.record.source
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 from typing import Any
 
 
@@ -11,6 +12,12 @@ def iso_to_epoch(text: str | None) -> float | None:
     writes checkpoint timestamps. None when the text is not a time."""
     if not text:
         return None
+    # every pass of a plan reads the same checkpoint times again: a time's text is short,
+    # and only short texts are remembered (a hostile database's long ones are not kept)
+    return _parsed_time(text) if len(text) <= 64 else _parse_time(text)
+
+
+def _parse_time(text: str) -> float | None:
     try:
         parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -18,6 +25,9 @@ def iso_to_epoch(text: str | None) -> float | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.UTC)
     return parsed.timestamp()
+
+
+_parsed_time = lru_cache(maxsize=1 << 16)(_parse_time)
 
 
 _UUID_EPOCH_OFFSET = 0x01B21DD213814000  # 100-ns intervals from 1582-10-15 to 1970-01-01
