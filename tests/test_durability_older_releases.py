@@ -120,6 +120,25 @@ def test_a_bare_log_that_cannot_place_a_node_spans_both_readings_of_the_old_rule
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
 
 
+def test_an_entrypoint_a_log_names_takes_its_own_pause_from_beside_it(tmp_path: Path) -> None:
+    """test_multiple_interrupts_functional's shape on LangGraph 0.6.11 at 0.5 s a write, killed
+    0.56 s into the run answering the third ``interrupt()``, before `finish` logged: the
+    store keeps no task path, so the entrypoint's writes (its pause and the answers) were
+    listed as an unnamed task beside the `graph` the log's namespaces name under the same
+    id. The pause was nobody's, the kill was not read as one while the pause was being
+    saved, and every other mode was said to keep 2 checkpoints where each real run kept
+    its 1 (`tasks.name_entrypoint` takes those writes; `evidence._entrypoint_node` knows
+    the calls' unnamed results for calls)."""
+    runs = load("multiple_interrupts_functional-late-0.5s-lg0.6.11", tmp_path)
+    for mode in ("sync", "async", "exit"):
+        assert real(runs[mode]) == (1, 0, 0), mode
+    for src in ("sync", "async", "exit"):
+        for target in ("sync", "async", "exit"):
+            assert figures(plan(runs[src]).what_if[target]) == (1, 0, 0), (src, target)
+    # a bare log names no namespace: nothing names the entrypoint (limits.md)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "trace"))
+
+
 @pytest.mark.parametrize(
     ("version", "reused"),
     [("1.2.16", True), ("1.2.24", True), ("1.3.0", True), ("1.2.15", False), ("1.1.10", False),

@@ -281,6 +281,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("interrupt_subgraph", 1, ("sync", "async", "exit"), 0.25, langgraph="1.1.10"),
         KillCampaign("parent_command", 1, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"),
         KillCampaign(
+            "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"
+        ),
+        KillCampaign(
             "subgraph_checkpoint_true",
             1,
             ("sync", "async", "exit"),

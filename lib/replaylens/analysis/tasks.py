@@ -802,8 +802,12 @@ def name_entrypoint(thread: Thread, heads: set[tuple[str, str]], rule: IdRule) -
         step = rec.step + 1
         for node, tid in heads:
             if hash_id(rule.hash, rec.checkpoint_id, node, str(step), node, PULL, START) == tid:
+                # its own writes (its pause, the answers to it) stood beside, unnamed, under
+                # the same id: they are the entrypoint's (LangGraph 0.6's store)
+                same = [t for t in cp.tasks if t.task_id == tid and not t.derived]
                 entry = Task(node, tid, "pull", step, f"~{PULL}, {node}")
-                cp.tasks = [entry if t is derived[0] else t for t in cp.tasks]
+                entry.writes = [w for t in same for w in t.writes]
+                cp.tasks = [entry if t is derived[0] else t for t in cp.tasks if t not in same]
                 named = True
                 break
     return named

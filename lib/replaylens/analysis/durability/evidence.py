@@ -1759,7 +1759,12 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     if thread is None or thread.root is None:
         return None
     nodes = {t.node for c in thread.root.checkpoints for t in c.tasks if t.node}
-    calls = any(c.calls for c in thread.root.checkpoints)
+    # a store that keeps no task path (LangGraph 0.6) lists the calls' results beside it,
+    # unnamed, known only from their writes
+    calls = any(
+        c.calls or any(not t.node and not t.derived and t.writes for t in c.tasks)
+        for c in thread.root.checkpoints
+    )
     return next(iter(nodes)) if len(nodes) == 1 and calls else None
 
 
