@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whatif_kills import every_prediction_holds, figures, load, plan, real
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, real
+
+from replaylens.analysis.durability.evidence import RAISE_UNSURE
 
 
 def test_a_kill_after_a_silent_node_started_comes_as_long_after_it_in_every_mode(
@@ -61,3 +63,24 @@ def test_a_span_around_the_task_in_flight_dates_the_kill_it_was_aimed_at(
         same_progress=True,
         cross_mode_only=True,
     )
+
+
+def test_a_failure_nothing_dates_the_kill_after_is_read_as_raised_or_killed_leaving(
+    tmp_path: Path,
+) -> None:
+    """test_retry.py::test_graph_error_handler_can_route_with_command's graph on LangGraph
+    0.6.11 (no node error handlers there: `charge` raises out), at 0.5 s a write, killed
+    0.2 s after `charge` failed, while the raise waited for the puts in flight. The sync
+    database keeps what a run that raised out keeps, so without a kill-test manifest (the
+    mode inferred, or given alone) the plan read a raise: under async every put landed first,
+    3 kept and `charge` alone again, where the real async run kept 1 and ran `prepare` and
+    `charge` again (1 2 4). Nothing dates the kill, so the what-if reads both endings
+    (`RAISE_UNSURE`); with the manifest, the kill moment says which."""
+    runs = load("error_handler-early-0.5s-lg0.6.11", tmp_path)
+    assert real(runs["async"]) == (1, 2, 4)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        unsure = plan(runs["sync"], form, given=False).what_if["async"]
+        assert holds(unsure, real(runs["async"], form)), (form, unsure.race)
+        assert RAISE_UNSURE in unsure.race.get("note", ""), form
+    assert figures(plan(runs["sync"]).what_if["async"]) == (1, 2, 4)  # the manifest dates it
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

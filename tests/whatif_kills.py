@@ -283,6 +283,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "multiple_interrupts_functional", 1, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"
         ),
+        KillCampaign("error_handler", 0, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"),
         KillCampaign(
             "subgraph_checkpoint_true",
             1,

@@ -360,6 +360,10 @@ class Evidence:
     that returned leaves none either: taken as saving ones, the range covers the other
     reading (`gather`'s `unsaved`)."""
     queued_unsure: bool = False
+    raise_unsure: bool = False
+    """The last invocation reads as raised out of the graph, but nothing dates the kill and
+    the database keeps the same had the process died after the failure, before the raise
+    left the graph (`RAISE_UNSURE`): the what-if reads both."""
     """A task with no step started the moment its step's tasks ended, its node due beside
     theirs (`QUEUED_UNSURE`): read as the next step; the what-if also reads it as queued
     (`gather`'s `queued`)."""
@@ -2433,6 +2437,13 @@ QUEUED_UNSURE = (
 )
 """Why a what-if is widened over both steps for such a task (`gather`'s `queued`)."""
 
+RAISE_UNSURE = (
+    "the last task failed and nothing dates the kill: the run raised out of the graph (every "
+    "put it had submitted landed first), or the process died after the failure, before the "
+    "raise got out, which a sync database cannot tell from it"
+)
+"""Why a what-if is widened over both endings (`gather`'s `killed_raising`)."""
+
 
 def _routed_beside(a: Attempt, running: list[Attempt], routed: dict[str, list[set[str]]]) -> bool:
     """Did `a` begin once the running step's tasks had ended, within RACE of the last end, its
@@ -2965,6 +2976,19 @@ def _killed_after_failure(last: list[Attempt], recording: Recording) -> bool:
     return a.start_ts + recording.kill_offset > a.end_ts + RACE
 
 
+def _raise_undated(last: list[Attempt], attempts: list[Attempt], recording: Recording) -> bool:
+    """Could a last invocation read as raised out have died after its failure instead? Under
+    sync each step's put was waited for, so its database is the same either way, when nothing
+    dates the kill (no kill-test manifest), the process wrote nothing after (`went_on`), and
+    the failure is the log's last line. (Under async the puts in flight tell:
+    `_raise_never_got_out`; under exit, the save on the way out.)"""
+    if recording.mode != "sync" or recording.kill_offset is not None or recording.went_on:
+        return False
+    failed = [a.end_ts for a in last if a.outcome == "failed"]
+    ends = [line.ts for a in attempts for line in a.lines]
+    return bool(failed) and bool(ends) and max(failed) >= max(ends)
+
+
 def _raise_never_got_out(
     last: list[Attempt],
     puts: Sequence[Put],
@@ -3168,6 +3192,7 @@ def gather(
     flip_kinds: bool | Collection[int] = False,
     unsaved: bool = False,
     queued: bool = False,
+    killed_raising: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
@@ -3177,7 +3202,9 @@ def gather(
     the other way, fresh input for resume and back (all of them, or those named).
     `unsaved`: read the graphs `Evidence.unsaved_unsure` names as graphs that save nothing.
     `queued`: read a task that `QUEUED_UNSURE` describes as one more task of the running
-    step (`Evidence.queued_unsure` says whether the log has one)."""
+    step (`Evidence.queued_unsure` says whether the log has one).
+    `killed_raising`: read a last invocation that raised as killed after its failure
+    (`Evidence.raise_unsure`)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = _db_checkpoints(thread)
@@ -3236,6 +3263,7 @@ def gather(
         return gather(
             thread, attempts, status, recording,
             unsure_raised=unsure_raised, flip_kinds=flip_kinds, unsaved=unsaved, queued=queued,
+            killed_raising=killed_raising,
         )  # fmt: skip
     if raised:
         used.append(raised)
@@ -3649,6 +3677,10 @@ def gather(
             f"({recording.origin or 'given'}), after its failure: the run had not raised out, "
             "the failure was still being handled"
         )
+    raise_unsure = ending == "raised" and _raise_undated(last, attempts, recording)
+    if raise_unsure and killed_raising:
+        ending = "killed"
+        assumed.append(RAISE_UNSURE)
     if ending == "paused" and len(groups) > 1 and last and answered_below(thread):
         # The pause the database shows was answered inside the graph the paused task ran,
         # and that graph's paused task returned: the last invocation went past it and died
@@ -3799,6 +3831,7 @@ def gather(
         unsaved=silent,
         unsaved_unsure=unsure_silent,
         queued_unsure=QUEUED_UNSURE in assumed,
+        raise_unsure=raise_unsure,
         subgraph_writes_reused=subgraph_writes_reused(recording),
     )
 

@@ -16,6 +16,7 @@ from replaylens.analysis.durability._memo import one_reading_scope
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
     QUEUED_UNSURE,
+    RAISE_UNSURE,
     Evidence,
     base_space,
     cancelled_at_raise,
@@ -1873,6 +1874,9 @@ def _what_if(
         if ev.queued_unsure:  # a task read as the next step may have been queued
             queued_ev = gather(thread, attempts, status, rec, queued=True)
             given = _widen_with(given, queued_ev, thread, attempts, rec, latency, QUEUED_UNSURE)
+        if ev.raise_unsure:  # raised out, or died after the failure before the raise got out
+            killed_ev = gather(thread, attempts, status, rec, killed_raising=True)
+            given = _widen_with(given, killed_ev, thread, attempts, rec, latency, RAISE_UNSURE)
         return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
@@ -1908,6 +1912,12 @@ def _what_if(
                 _what_if_as(cand_rec, latency, queued_ev, thread, attempts, model_recorded=True)
             )
             why.append(QUEUED_UNSURE)
+        if cand_ev.raise_unsure:  # raised out, or died after the failure before it got out
+            killed_ev = gather(thread, attempts, status, cand_rec, killed_raising=True)
+            runs.append(
+                _what_if_as(cand_rec, latency, killed_ev, thread, attempts, model_recorded=True)
+            )
+            why.append(RAISE_UNSURE)
         if paired is not None:  # each ambiguous end given to the newest open start
             paired_ev = gather(thread, paired, status, cand_rec)
             runs.append(
