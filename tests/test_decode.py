@@ -188,3 +188,39 @@ def test_shutil_is_only_used_for_copies(tmp_path: Path) -> None:
         assert summarize_threads(open_source(folder / "ro.db"))[0][0].status == "completed"
     finally:
         os.chmod(folder, 0o755)
+
+
+def test_the_same_blobs_decode_alike_whatever_langgraph_is_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A LangGraph before 1.0 beside replaylens has no `serde._msgpack` safe list, and its
+    JsonPlusSerializer takes other arguments: every `Send`, `Interrupt` and message decoded
+    to a placeholder there, and a 0.6.11 kill campaign judged in its own environment had
+    141 verdict lines wrong that were right here. The safe list is replaylens's own."""
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from langgraph.types import Interrupt, Send
+
+    from replaylens import decode
+
+    serde = JsonPlusSerializer()
+    blobs = [
+        serde.dumps_typed(Send("worker", {"n": 1})),
+        serde.dumps_typed([Interrupt(value={"ask": "ok?"}, id="a1")]),
+        serde.dumps_typed({"at": __import__("datetime").datetime(2026, 1, 2)}),
+        ("json", b'{"a": [1, 2]}'),
+        ("bytes", b"raw"),
+        ("null", b""),
+    ]
+    here = [repr(decode_typed(t, b).value) for t, b in blobs]
+    import langgraph.checkpoint.serde as serde_package
+
+    # as on LangGraph 0.6: no such module
+    monkeypatch.delattr(serde_package, "_msgpack", raising=False)
+    monkeypatch.setitem(__import__("sys").modules, "langgraph.checkpoint.serde._msgpack", None)
+    decode._safety.cache_clear()
+    try:
+        without = [repr(decode_typed(t, b).value) for t, b in blobs]
+    finally:
+        decode._safety.cache_clear()
+    assert without == here
+    assert not any("Placeholder" in r for r in without), without

@@ -16,6 +16,7 @@ extension hook of its own, so that
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -78,18 +79,82 @@ class DecodeResult:
 
 @dataclass
 class _Safety:
-    """The safe lists, read from the installed LangGraph so they follow its releases."""
+    """The types a blob may name and have built: this module's own list, with the installed
+    LangGraph's where it has one (langgraph-checkpoint 3 and later)."""
 
     types: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
     methods: frozenset[tuple[str, str, str]] = field(default_factory=frozenset)
 
 
+SAFE_TYPES: frozenset[tuple[str, str]] = frozenset(
+    {
+        *(("builtins", n) for n in ("frozenset", "set")),
+        ("collections", "deque"),
+        *(("datetime", n) for n in ("date", "datetime", "time", "timedelta", "timezone")),
+        ("decimal", "Decimal"),
+        *(
+            ("ipaddress", f"IPv{v}{kind}")
+            for v in (4, 6)
+            for kind in ("Address", "Interface", "Network")
+        ),
+        ("langchain_core.documents.base", "Document"),
+        *(
+            (f"langchain_core.messages.{mod}", f"{cls}{chunk}")
+            for mod, cls in (
+                ("ai", "AIMessage"),
+                ("base", "BaseMessage"),
+                ("chat", "ChatMessage"),
+                ("function", "FunctionMessage"),
+                ("human", "HumanMessage"),
+                ("system", "SystemMessage"),
+                ("tool", "ToolMessage"),
+            )
+            for chunk in ("", "Chunk")
+        ),
+        ("langchain_core.messages.modifier", "RemoveMessage"),
+        ("langgraph.store.base", "GetOp"),
+        ("langgraph.store.base", "Item"),
+        *(
+            ("langgraph.types", n)
+            for n in (
+                "Command",
+                "Interrupt",
+                "Overwrite",
+                "PregelTask",
+                "Send",
+                "StateSnapshot",
+                "TimeoutPolicy",
+            )
+        ),  # fmt: skip
+        *(
+            (m, n)
+            for m in ("pathlib", "pathlib._local")
+            for n in ("Path", "PosixPath", "WindowsPath")
+        ),
+        ("re", "compile"),
+        ("uuid", "UUID"),
+        ("zoneinfo", "ZoneInfo"),
+    }
+)
+"""LangGraph's safe list (langgraph-checkpoint 4.3's `SAFE_MSGPACK_TYPES`), kept here: a
+LangGraph before 1.0 installed beside replaylens has none, and reading with it made every
+`Send`, `Interrupt` and message a placeholder, so the same database gave other answers
+(141 verdict lines of a 0.6.11 kill campaign)."""
+
+SAFE_METHODS: frozenset[tuple[str, str, str]] = frozenset(
+    {("datetime", "datetime", "fromisoformat")}
+)
+
+
 @lru_cache(maxsize=1)
 def _safety() -> _Safety:
-    from langgraph.checkpoint.serde import _msgpack as lg_msgpack
-
+    try:
+        from langgraph.checkpoint.serde import _msgpack as lg_msgpack
+    except ImportError:  # a LangGraph whose serializer keeps no safe list
+        return _Safety(SAFE_TYPES, SAFE_METHODS)
     return _Safety(
-        frozenset(lg_msgpack.SAFE_MSGPACK_TYPES), frozenset(lg_msgpack.SAFE_MSGPACK_METHODS)
+        SAFE_TYPES | frozenset(lg_msgpack.SAFE_MSGPACK_TYPES),
+        SAFE_METHODS | frozenset(lg_msgpack.SAFE_MSGPACK_METHODS),
     )
 
 
@@ -371,20 +436,6 @@ def _json_reviver(value: dict[str, Any]) -> Any:
     return value
 
 
-@lru_cache(maxsize=1)
-def _serializer() -> Any:
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-    serde = JsonPlusSerializer(
-        pickle_fallback=False,
-        allowed_msgpack_modules=None,
-        allowed_json_modules=None,
-        __unpack_ext_hook__=_ext_hook,
-    )
-    serde._reviver = _json_reviver  # JSON envelopes: placeholders, not LC_REVIVER imports
-    return serde
-
-
 class AesKeyError(ValueError):
     pass
 
@@ -454,12 +505,17 @@ def decode_typed(
     if big is not None:
         return DecodeResult(big, big.detail)
     try:
+        # Exactly what JsonPlusSerializer.loads_typed does (msgpack: ormsgpack with
+        # OPT_NON_STR_KEYS and the extension hook, ours either way; JSON: with the reviver,
+        # ours), without importing jsonplus: 0.4 s off every CLI run, and the same answer
+        # whatever LangGraph is installed beside replaylens (0.6's takes other arguments)
         if type_ == "msgpack":
-            # Exactly what JsonPlusSerializer.loads_typed does for msgpack (ormsgpack with
-            # OPT_NON_STR_KEYS and the extension hook, which is ours either way), without
-            # importing jsonplus and its dependencies: 0.4 s off every CLI run.
             return DecodeResult(_unpack(data))
-        return DecodeResult(_serializer().loads_typed((type_, data)))
+        if type_ == "json":
+            return DecodeResult(json.loads(data, object_hook=_json_reviver))
+        if type_ == "null":
+            return DecodeResult(None)
+        return DecodeResult(data if type_ == "bytes" else bytearray(data))
     except Exception as exc:
         msg = f"{type(exc).__name__}: {exc}"[:200]
         return DecodeResult(Placeholder("undecodable", type_, msg), f"corrupt {type_} blob ({msg})")
