@@ -364,3 +364,23 @@ def test_a_forked_threads_stable_run_is_a_range_in_the_what_if(tmp_path: Path) -
             o = _predict(runs["sync"], form, given)["async"]
             assert _holds(o, _real(runs["async"], form)), (form, given, o.race)
             assert "run from an edit" in o.race["note"], (form, given)
+
+
+def test_a_send_workers_step_run_again_under_new_ids_is_measured_again(tmp_path: Path) -> None:
+    """send_to_subgraph on LangGraph 0.6.11 under `ainvoke` at 0.3 s, killed under async in
+    the second `Send` worker's `generate`: that worker's checkpoint after `edit` had not
+    landed, so the resume re-entered its subgraph before `edit` and (the release replays a
+    re-entered subgraph's first tick) ran `edit` and `generate` again under new ids, while
+    the first worker's `generate` ran again under its own. The measurement took a start
+    under a new id in a step where some task kept its id for new work, loop by loop name:
+    the first worker's kept id hid the second's repeat (3 5 where the log shows 4 tasks and
+    6 lines again, and the model said 4 6). It asks that run of the loop alone now."""
+    from replaylens.killtest.validate import measure_detail
+
+    runs = load("send_to_subgraph-early-0.3s-lg0.6.11", tmp_path)
+    measured, again = measure_detail(runs["async"])
+    assert again is not None
+    assert "7ff63f11-fb71-0b42-2f50-b9297616cfa0" in {task for _key, task in again}
+    assert (measured.checkpoints, measured.reruns, measured.lines) == (9, 4, 6)
+    for src in ("sync", "exit"):
+        assert _figures(_predict(runs[src], "recorder", True)["async"])[1:] == (4, 6), src

@@ -285,6 +285,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         KillCampaign("error_handler", 0, ("sync", "async", "exit"), 0.5, langgraph="0.6.11"),
         KillCampaign(
+            "send_to_subgraph", 0, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="0.6.11"
+        ),
+        KillCampaign(
             "subgraph_checkpoint_true",
             1,
             ("sync", "async", "exit"),

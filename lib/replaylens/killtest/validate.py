@@ -196,8 +196,12 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     # derives them from that checkpoint, a call's from its caller and order): where one task
     # of a step started again under its own id, a start there under a new id is a task the
     # killed run had not reached (an entrypoint's next `@task` call), not a repeat.
+    # (per run of a loop: one `Send` worker's subgraph keeping its ids says nothing of its
+    # sibling's, whose step ran again from an earlier checkpoint under new ids)
     known = {a.task_id for a in pre if a.task_id}
-    kept_steps = {(loop_path(line), line.step) for line in again if task_id(line) in known}
+    kept_steps = {
+        (line_place(line).checkpoint_ns, line.step) for line in again if task_id(line) in known
+    }
     for key, attempts in by_key.items():
         ids = {a.task_id for a in attempts}
         space_of = {a.task_id: a.logged_ns for a in attempts}
@@ -213,7 +217,7 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
             for line in starts
             if task_id(line) not in ids
         }
-        for space in new.values() if (key[0], key[2]) not in kept_steps else ():
+        for space in (sp for sp in new.values() if (sp, key[2]) not in kept_steps):
             # A start under a new task id repeats a task whose id changed (its loop started
             # over from an earlier checkpoint). In a loop that ran before the kill under the
             # same namespace (one `Send` worker's subgraph of several), only that loop's
