@@ -2231,6 +2231,23 @@ def _named_only(a: Attempt) -> bool:
     return (a.task_id is None or a.task_id_inferred) and not a.logged_ns and a.step is None
 
 
+@per_thread
+def _saves(db_cps: Sequence[Checkpoint]) -> list[tuple[float, float | None, bool]]:
+    """(taken, the time in its id, whether a run saved it as it stopped: `_ends_run`) of each
+    loop checkpoint: where a run's way out may bound an invocation (`_bounds`)."""
+    return [
+        (t, uuid6_time(c.checkpoint_id), _ends_run(c))
+        for c in db_cps
+        if c.source == "loop" and (t := taken_at(c)) is not None
+    ]
+
+
+@per_thread
+def _stamps(db_cps: Sequence[Checkpoint]) -> dict[str, float]:
+    """Checkpoint id -> when it was taken (0 where nothing dates it)."""
+    return {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
+
+
 def _ends_run(c: Checkpoint) -> bool:
     """Is loop checkpoint `c` one a run saves as it stops: nothing due (it returned), or a
     task paused or raised in it? Such a save belongs to the run before whatever comes after
@@ -3376,13 +3393,8 @@ def gather(
             f"{len(groups)} invocations: "
             + ", ".join(f"{'a fresh input' if k == 'input' else 'a resume'}" for k in kinds)
         )
-    way_out = [
-        (t, uuid6_time(c.checkpoint_id), _ends_run(c))
-        for c in db_cps
-        if c.source == "loop" and (t := taken_at(c)) is not None
-    ]
-    bounds = _bounds(groups, _silent_starts(groups, db_cps, copies), input_times, way_out)
-    stamps = {c.checkpoint_id: taken_at(c) or 0.0 for c in db_cps}
+    bounds = _bounds(groups, _silent_starts(groups, db_cps, copies), input_times, _saves(db_cps))
+    stamps = _stamps(db_cps)
 
     rising = all(a <= b for a, b in zip(bounds, bounds[1:], strict=False))
 
