@@ -84,3 +84,20 @@ def test_a_failure_nothing_dates_the_kill_after_is_read_as_raised_or_killed_leav
         assert RAISE_UNSURE in unsure.race.get("note", ""), form
     assert figures(plan(runs["sync"]).what_if["async"]) == (1, 2, 4)  # the manifest dates it
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_between_tasks_with_no_store_latency_known_spans_its_window(
+    tmp_path: Path,
+) -> None:
+    """test_stateless_subgraph_parent_replay's shape under `ainvoke` at 0.4 s a write, killed
+    under async between tasks (`step_b` logs nothing): only the last line bounds the kill,
+    and how much later it may have come (the puts still in flight) hangs on the store's
+    latency. Told the recording, the sync what-if spans 19-20 checkpoints; inferred, with no
+    latency for an async reading, it said 19 where the real sync run kept 20. The async
+    reading is made at the what-if's latency too (the same store)."""
+    runs = load("stateless_subgraph_parent_replay-late-0.4s", tmp_path)
+    assert real(runs["sync"])[0] == 20
+    for form in ("recorder", "langgraph"):
+        unsure = plan(runs["async"], form, given=False).what_if["sync"]
+        assert holds(unsure, real(runs["sync"], form)), (form, unsure.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -213,6 +213,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("checkpoint_recovery_async", 0, ("sync", "async", "exit"), 1.0, "ainvoke"),
         KillCampaign("stateless_subgraph_parent_replay", 0, ("sync", "async", "exit"), 0.1),
         KillCampaign("parent_command_stateful", 0, ("sync", "async", "exit"), 1.0, "ainvoke"),
+        KillCampaign(
+            "stateless_subgraph_parent_replay", 1, ("sync", "async", "exit"), 0.4, "ainvoke"
+        ),
         KillCampaign("pregel_interrupt_after", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign("command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.5),
         KillCampaign(

@@ -1946,6 +1946,19 @@ def _what_if(
             waited_ev = gather(thread, attempts, status, waited)
             runs.append(_what_if_as(waited, latency, waited_ev, thread, attempts))
             why.append(_unknown_latency_note(latency))
+        elif (
+            cand == "async"
+            and cand_rec.latency is None
+            and latency > 0
+            and cand_ev.ending == "killed"
+            and cand_ev.kill_attempt is None
+        ):
+            # died between tasks: how long after the last line the kill may have come (the
+            # puts still in flight) hangs on the store's latency, which nothing dates
+            timed = dataclasses.replace(cand_rec, latency=latency)
+            timed_ev = gather(thread, attempts, status, timed)
+            runs.append(_what_if_as(timed, latency, timed_ev, thread, attempts))
+            why.append(_unknown_kill_window_note(latency))
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
@@ -1955,6 +1968,15 @@ def _what_if(
         if len(runs) == 1:
             o.used.append(inferred.sentence())
     return out, ev.crash_ts
+
+
+def _unknown_kill_window_note(latency: float) -> str:
+    """Why a what-if is widened over the kill's window under async (`what_if`)."""
+    return (
+        "the process died between tasks and nothing dates the store's writes: the kill may "
+        f"have come as late as the puts still in flight at {latency:g} s a write (this "
+        "what-if's latency, the same store) allowed"
+    )
 
 
 def _unknown_latency_note(latency: float) -> str:
