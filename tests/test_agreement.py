@@ -177,7 +177,7 @@ def assert_views_agree(db: str, tid: str) -> None:
             source.close()
     if alone is not None and alone.status != "completed":
         names = alone.again.task_names
-        assert [t["node"] for t in bare["reruns"]] == names, where
+        assert [t["label"] for t in bare["reruns"]] == names, where
         assert alone.again.executions is None and alone.again.line_count is None, where
         for node in alone.lost_step_nodes | {t.label for _, t in alone.reruns}:
             assert node in names and f"`{node}`" in alone.verdict_sentence(), (where, node)

@@ -537,8 +537,11 @@ def _impact_of(
         ):
             lost = orphans.get(tid, set()) - {NULL_TASK_ID}
             # A lost step (orphan writes) of an unfinished thread runs again: only a full plan
-            # names its tasks, so the shortcut stands aside (its threads are few).
-            if not lost or checkpoint_status(cp) == "completed":
+            # names its tasks, so the shortcut stands aside (its threads are few). So it does
+            # for a task the checkpoint does not name: the plan names it from the log (an
+            # entrypoint in a store that keeps no task path, LangGraph 0.6).
+            unnamed = any(not t.node for t in cp.tasks)
+            if (not lost or checkpoint_status(cp) == "completed") and not unnamed:
                 replayed = fast_verdicts(lines, cp, lost)
         if replayed is not None and cp is not None:
             status, route = checkpoint_status(cp), "fast"
