@@ -360,13 +360,13 @@ class Evidence:
     that returned leaves none either: taken as saving ones, the range covers the other
     reading (`gather`'s `unsaved`)."""
     queued_unsure: bool = False
+    """A task with no step started the moment its step's tasks ended, its node due beside
+    theirs (`QUEUED_UNSURE`): read as the next step; the what-if also reads it as queued
+    (`gather`'s `queued`)."""
     raise_unsure: bool = False
     """The last invocation reads as raised out of the graph, but nothing dates the kill and
     the database keeps the same had the process died after the failure, before the raise
     left the graph (`RAISE_UNSURE`): the what-if reads both."""
-    """A task with no step started the moment its step's tasks ended, its node due beside
-    theirs (`QUEUED_UNSURE`): read as the next step; the what-if also reads it as queued
-    (`gather`'s `queued`)."""
     raised_through: set[int] = field(default_factory=set)
     """id() of failures a node's error handler took that raised out of a graph the node ran:
     that graph's step never completed (no put), and the handler waited for the loop it left."""
@@ -1760,16 +1760,16 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     """The `@entrypoint` of a functional thread, when the database tells: every root
     checkpoint's due tasks are that one node, and it made `@task` calls (their writes). A log
     without steps cannot show it, and would read each call as a superstep of its own."""
-    if thread is None or thread.root is None:
+    node = _sole_root_node(thread)
+    if node is None or thread is None or thread.root is None:
         return None
-    nodes = {t.node for c in thread.root.checkpoints for t in c.tasks if t.node}
     # a store that keeps no task path (LangGraph 0.6) lists the calls' results beside it,
     # unnamed, known only from their writes
     calls = any(
         c.calls or any(not t.node and not t.derived and t.writes for t in c.tasks)
         for c in thread.root.checkpoints
     )
-    return next(iter(nodes)) if len(nodes) == 1 and calls else None
+    return node if calls else None
 
 
 @per_thread
