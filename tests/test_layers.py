@@ -116,6 +116,7 @@ WHITE_BOX = {
     ("tests/test_postgres.py", "replaylens.sources._postgres"),  # patches its page, timeout
     ("tests/test_storage_postgres.py", "replaylens.sources._postgres"),  # its timeout
     ("tests/test_decode.py", "replaylens.sources._skeleton"),  # the msgpack skeleton itself
+    ("tests/test_reading_scope.py", "replaylens.analysis.durability._memo"),  # the memo itself
     ("tests/test_skeleton_reuse.py", "replaylens.sources._skeleton"),
     ("tests/test_hardening.py", "replaylens.sources._base"),  # parse_metadata's limits
 }

@@ -1880,6 +1880,7 @@ def _what_if(
         return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
+    also: list[dict[str, ModeOutcome]] = []  # readings that only widen the ranges
     why: list[str] = []  # what else than the recorded mode the range is over
     exit_read: tuple[Recording, Evidence] | None = None
     peers = realigned(attempts, thread) if thread is not None else None
@@ -1912,12 +1913,12 @@ def _what_if(
                 _what_if_as(cand_rec, latency, queued_ev, thread, attempts, model_recorded=True)
             )
             why.append(QUEUED_UNSURE)
-        if cand_ev.raise_unsure:  # raised out, or died after the failure before it got out
+        if cand_ev.raise_unsure:  # raised out, or died after the failure before it got out:
+            # the raise is the reading, the kill widens its range (as with the mode given)
             killed_ev = gather(thread, attempts, status, cand_rec, killed_raising=True)
-            runs.append(
+            also.append(
                 _what_if_as(cand_rec, latency, killed_ev, thread, attempts, model_recorded=True)
             )
-            why.append(RAISE_UNSURE)
         if paired is not None:  # each ambiguous end given to the newest open start
             paired_ev = gather(thread, paired, status, cand_rec)
             runs.append(
@@ -1960,6 +1961,8 @@ def _what_if(
             runs.append(_what_if_as(timed, latency, timed_ev, thread, attempts))
             why.append(_unknown_kill_window_note(latency))
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
+    for alt in also:
+        _widen_to(out, alt, None, RAISE_UNSURE)
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
         out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
