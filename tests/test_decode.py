@@ -196,7 +196,7 @@ def test_the_same_blobs_decode_alike_whatever_langgraph_is_installed(
     """A LangGraph before 1.0 beside replaylens has no `serde._msgpack` safe list, and its
     JsonPlusSerializer takes other arguments: every `Send`, `Interrupt` and message decoded
     to a placeholder there, and a 0.6.11 kill campaign judged in its own environment had
-    141 verdict lines wrong that were right here. The safe list is replaylens's own."""
+    146 full-log verdict lines wrong that were right here. The safe list is replaylens's own."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.types import Interrupt, Send
 

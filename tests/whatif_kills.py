@@ -298,35 +298,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.2.15",
         ),
+        # 1.2.15 on SQLite under `ainvoke` at 0.3 s: the kill points its first contact kept
         *(
-            KillCampaign(
-                "error_handler_subgraph_async",
-                kill,
-                ("sync", "async", "exit"),
-                0.3,
-                "ainvoke",
-                langgraph="1.2.15",
+            KillCampaign(shape, kill, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.2.15")
+            for shape, kill in (
+                ("error_handler_subgraph_async", 0),
+                ("error_handler_subgraph_async", 1),
+                ("double_interrupt_subgraph", 1),
+                ("multiple_subgraphs_functional", 0),
+                ("multiple_subgraphs_functional", 1),
             )
-            for kill in (0, 1)
-        ),
-        KillCampaign(
-            "double_interrupt_subgraph",
-            1,
-            ("sync", "async", "exit"),
-            0.3,
-            "ainvoke",
-            langgraph="1.2.15",
-        ),
-        *(
-            KillCampaign(
-                "multiple_subgraphs_functional",
-                kill,
-                ("sync", "async", "exit"),
-                0.3,
-                "ainvoke",
-                langgraph="1.2.15",
-            )
-            for kill in (0, 1)
         ),
     )
 }

@@ -125,7 +125,7 @@ SAFE_TYPES: frozenset[tuple[str, str]] = frozenset(
                 "StateSnapshot",
                 "TimeoutPolicy",
             )
-        ),  # fmt: skip
+        ),
         *(
             (m, n)
             for m in ("pathlib", "pathlib._local")
@@ -139,7 +139,7 @@ SAFE_TYPES: frozenset[tuple[str, str]] = frozenset(
 """LangGraph's safe list (langgraph-checkpoint 4.3's `SAFE_MSGPACK_TYPES`), kept here: a
 LangGraph before 1.0 installed beside replaylens has none, and reading with it made every
 `Send`, `Interrupt` and message a placeholder, so the same database gave other answers
-(141 verdict lines of a 0.6.11 kill campaign)."""
+(146 full-log verdict lines of a 0.6.11 kill campaign)."""
 
 SAFE_METHODS: frozenset[tuple[str, str, str]] = frozenset(
     {("datetime", "datetime", "fromisoformat")}
