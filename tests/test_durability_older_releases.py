@@ -254,3 +254,20 @@ def test_a_kill_after_a_failure_finds_the_run_still_handling_it(tmp_path: Path) 
     told = plan(runs["async"])
     assert figures(told.what_if["exit"]) == (0, 2, 4)
     assert any("still being handled" in u for u in told.what_if["exit"].used)
+
+
+def test_a_span_a_failure_left_closes_only_after_the_graphs_exit_save(tmp_path: Path) -> None:
+    """The same kill, from the async recording's trace into exit. There ``subgraph_node``'s
+    span closed 0.29 s after ``sub_fail_node`` failed, once its graph's puts in flight had
+    landed, 5 ms before the kill: one line more than the exit run wrote. Under exit the graph
+    a failure leaves saves on its way out (``_suppress_interrupt``), 0.3 s a write, and the
+    span closes only then: after the kill, and the real exit runs have no end of it (5 lines
+    again, where 6 were said). The save lands some 20 ms after the kill, within a kill's own
+    race: the lines again are said as the range 5-6 (`outcomes._widen_for_exit_return`)."""
+    runs = load("error_handler_subgraph_async-early-0.3s-lg1.2.15", tmp_path)
+    measured = real(runs["exit"], "trace")
+    assert measured == (0, 3, 5)
+    told = predict(runs["async"], "trace")["exit"]
+    assert figures(told) == measured
+    assert told.race["replayed_lines"] == [5, 6]
+    assert any("save on its way out" in u for u in told.assumed)

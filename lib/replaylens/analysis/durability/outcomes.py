@@ -42,6 +42,7 @@ from replaylens.analysis.durability.rules import (
 )
 from replaylens.analysis.durability.schedule import (
     Schedule,
+    failed_out_spans,
     queued_writes,
     schedule,
     stable_saves_unplaced,
@@ -598,7 +599,35 @@ def modelled(
     _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
     _widen_for_busy_workers(ev, mode, latency, recording, sched, out)
     _widen_for_cancelled(ev, mode, latency, recording, sched, out)
+    _widen_for_exit_return(ev, mode, latency, recording, out)
     return out, sched
+
+
+def _widen_for_exit_return(
+    ev: Evidence, mode: Mode, latency: float, recording: Recording, out: ModeOutcome
+) -> None:
+    """Say the lines again as a range where, under exit, the kill came about when a task whose
+    graph a failure left returned: that graph saved on its way out first, and the task's span
+    closed only then (`schedule._failed_out_holders`). Exit keeps what it keeps whenever the
+    kill came, so `_race` asks nothing of it; this end line is the one figure the moment
+    moves (LangGraph 1.2.15, test_error_handler_subgraph_async's shape at 0.3 s a write: the
+    save landed some 20 ms after the kill)."""
+    if mode != "exit" or ev.ending != "killed" or not failed_out_spans(ev):
+        return
+    seen = {(out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))}
+    for slack, cost in _race_variants(ev, mode, latency, recording):
+        seen.add(_schedule_figures(ev, schedule(ev, mode, latency, recording, slack, cost)))
+    if len(seen) == 1:
+        return
+    spans = _spans(out)
+    for figures in seen:
+        _stretched(spans, figures)
+    note = (
+        "the kill came about when a task whose subgraph a failure left returned, which under "
+        "exit waits for that subgraph's save on its way out: its span's end was written or "
+        f"not, {spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+    )
+    _say_range(out, spans, note)
 
 
 def _widen_for_cancelled(

@@ -725,6 +725,18 @@ def schedule(
                 written.add(id(a))
             elif own is not None:  # its lines after its runs' end were never written
                 late_ends[id(a)] = max(b.end_ts for b in own[1])
+    if crash is not None and killed and mode != recording.mode:
+        for a, fail_end, inner in _failed_out_holders(ev, by_task):
+            # The failure left its graph's loop, which returns only once it saved on its way
+            # out (exit) or its puts in flight landed (async); the span of the task that ran
+            # it closes then (the recording's own mode shows that as it was).
+            t = target(fail_end, lane_of.get(id(a), ""))
+            if mode == "exit":
+                returns = t + latency + write_cost
+            else:
+                returns = max((landing.get(k, t) for k in inner), default=t)
+            if returns > crash + CLOCK_EPS:
+                late_ends[id(a)] = fail_end
     if mode == "sync" and crash is not None:
         landed |= _waited_for_before_kill(ev)
     landed |= {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}  # update_state: every mode
@@ -953,6 +965,55 @@ def _ended_own_runs(
     return (runs, inside) if inside else None
 
 
+def failed_out_spans(ev: Evidence) -> bool:
+    """Does a trace's task span of the last invocation close with a failure (a cheap test
+    before `_failed_out_holders`)?"""
+    last = ev.invocations - 1
+    return any(
+        a.outcome == "failed" and span_only(a) and ev.step_of.get(id(a), ("", -1, -1))[1] == last
+        for a in ev.attempts
+    )
+
+
+def _failed_out_holders(
+    ev: Evidence, by_task: dict[str, set[str]]
+) -> list[tuple[Attempt, float, list[tuple[str, int, int]]]]:
+    """(task, when the failure ended, the puts of its runs) for each trace task span of the
+    last invocation that closed after a failure raised out of a subgraph run of its own
+    (`_own_runs`): the failure was the last thing its graph did, and the span closed only
+    once that graph's loop left. Under exit the loop saved on its way out
+    (``_suppress_interrupt`` saves a nested graph that raised), under async it waited for
+    its puts in flight (LangGraph 1.2.15, test_error_handler_subgraph_async's shape at 0.3 s
+    a write, from async: ``subgraph_node``'s span closed 0.29 s after ``sub_fail_node``
+    failed, 5 ms before the kill; under exit that save took the latency, and the real exit
+    runs never wrote the span's end)."""
+    last = ev.invocations - 1
+    out: list[tuple[Attempt, float, list[tuple[str, int, int]]]] = []
+    for a in ev.attempts:
+        if a.outcome != "failed" or not span_only(a) or id(a) not in ev.step_of:
+            continue
+        lane, inv, _step = ev.step_of[id(a)]
+        if inv != last:
+            continue
+        depth = lane.count("|") + 1 if lane else 0
+        own = _own_runs(ev, a, depth, by_task)
+        if not own:
+            continue
+        in_own = _in_runs(own, depth)
+        inside = _inside_own_runs(ev, a, inv, in_own, until=a.end_ts)
+        failed = [b for b in inside if b.outcome == "failed" and id(b) not in ev.retried]
+        if not failed:
+            continue
+        fail_end = max(b.end_ts for b in failed)
+        if fail_end + CLOCK_EPS < max(b.end_ts for b in inside):
+            continue  # its graph went on after the failure (a handler, a retry)
+        if a.lines[-1].ts + CLOCK_EPS < fail_end:
+            continue
+        puts = [(p.ns, p.inv, p.step) for p in ev.puts if p.inv == inv and in_own(p.ns)]
+        out.append((a, fail_end, puts))
+    return out
+
+
 def _returned_after_runs(
     ev: Evidence,
     a: Attempt,
@@ -1018,7 +1079,7 @@ def _went_on_after_own_runs(ev: Evidence, a: Attempt, by_task: dict[str, set[str
            for b in ev.attempts):  # fmt: skip
         return False  # its loop went on to a later step: it had returned
     depth = ns.count("|") + 1 if ns else 0
-    runs = _own_runs(ev, a, depth, by_task)
+    runs = _own_runs(ev, a, depth, by_task) or _runs_under_node(ev, a, depth)
     if not runs:
         return False
     in_own = _in_runs(runs, depth)
@@ -1030,6 +1091,34 @@ def _went_on_after_own_runs(ev: Evidence, a: Attempt, by_task: dict[str, set[str
         for b in ev.attempts
         if b is not a
     )
+
+
+def _runs_under_node(ev: Evidence, a: Attempt, depth: int) -> set[str]:
+    """Where no line names `a`'s task id (a bare log): the runs of graphs under its node's
+    namespace (the database names them, ``node:<task id>``) that began while it ran or
+    after, in its invocation, where it is its step's only attempt of its node: no other
+    task of that node could have run them. LangGraph 1.2.15, multiple_subgraphs_functional
+    under `ainvoke` at 0.3 s, a bare log: ``call_multiple_subgraphs`` logs, then invokes
+    `add` (its return write in the database under the task's namespace) and `multiply`;
+    its own writes were nowhere 0.6 s after its last line, and from async into sync it was
+    read as returned as its line ended (2 1 2, where the real sync runs ran it and `add`
+    again: 2 2 4)."""
+    ns, inv, step = ev.step_of[id(a)]
+    if any(
+        b is not a and b.node == a.node and ev.step_of.get(id(b)) == (ns, inv, step)
+        for b in ev.attempts
+    ):
+        return set()
+    child = f"{ns}|{a.node}" if ns else a.node
+    runs: set[str] = set()
+    for b in ev.attempts:
+        where = ev.step_of.get(id(b))
+        if b is a or where is None or where[1] != inv or b.start_ts < a.start_ts:
+            continue
+        top = "|".join(where[0].split("|")[: depth + 1])
+        if top != ns and base_space(top).partition(namespaces.CALL)[0] == child:
+            runs.add(top)
+    return runs
 
 
 def _inside_own_runs(
