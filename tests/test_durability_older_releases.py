@@ -271,3 +271,28 @@ def test_a_span_a_failure_left_closes_only_after_the_graphs_exit_save(tmp_path: 
     assert figures(told) == measured
     assert told.race["replayed_lines"] == [5, 6]
     assert any("save on its way out" in u for u in told.assumed)
+
+
+def test_a_kill_aimed_before_lines_that_were_written_came_in_a_later_invocation(
+    tmp_path: Path,
+) -> None:
+    """test_parallel_interrupts_double's shape on LangGraph 1.0.10 under `ainvoke` at 0.6 s a
+    write: two `Send` workers each run a subgraph whose two nodes pause, answered one at a
+    time by interrupt id. The answers never reach the second worker there: the fourth and
+    fifth invocations log nothing and save no checkpoint, each pausing again, and the kill,
+    0.2 s after `child_graph` started in the fifth, found the pause saved (nothing again in
+    any mode, exit's 3 and the others' 7 checkpoints kept). The kill was dated 0.2 s after
+    the third invocation's last line, while it paused: exit was said to lose that pause
+    (2 tasks and 6 lines again), and from exit, sync and async to lose the first worker's
+    last checkpoint (6 kept). `child_graph` started before the lines of the graph it ran,
+    which went on 0.4 s: the kill came in a later invocation
+    (`evidence.killed_in_a_later_invocation`)."""
+    runs = load("parallel_interrupts_double-early-0.6s-lg1.0.10", tmp_path)
+    assert real(runs["exit"]) == (3, 0, 0)
+    assert real(runs["sync"]) == real(runs["async"]) == (7, 0, 0)
+    for form in ("recorder", "langgraph"):
+        for src in ("sync", "async"):
+            assert figures(predict(runs[src], form)["exit"]) == (3, 0, 0), (form, src)
+        told = plan(runs["exit"], form)
+        assert figures(told.what_if["sync"]) == (7, 0, 0), form
+        assert any("later invocation" in u for u in told.what_if["sync"].used), form

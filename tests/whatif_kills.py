@@ -298,6 +298,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.2.15",
         ),
+        KillCampaign(
+            "parallel_interrupts_double",
+            0,
+            ("sync", "async", "exit"),
+            0.6,
+            "ainvoke",
+            langgraph="1.0.10",
+        ),
         # 1.2.15 on SQLite under `ainvoke` at 0.3 s: the kill points its first contact kept
         *(
             KillCampaign(shape, kill, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.2.15")

@@ -2969,9 +2969,37 @@ def _killed_while_pausing(
     own = [a for a in last if a.node == node]
     if not all(a.outcome == "interrupted" and span_only(a) for a in own):
         return None
+    if not own and killed_in_a_later_invocation(last, recording):
+        return None
     began = min((a.start_ts for a in own), default=inf)
     before = [a.end_ts for a in last if a.node != node and a.end_ts <= began]
     return max(before, default=None)
+
+
+def killed_in_a_later_invocation(last: list[Attempt], recording: Recording) -> bool:
+    """Did the kill, aimed a time after a node started that logs nothing itself but ran a
+    graph whose lines the last invocation holds, come after lines that graph wrote later than
+    that? That node started before the lines it holds, so the aimed moment cannot be in this
+    invocation: the kill came in a later one, which logged nothing and saved no checkpoint
+    (a resume whose answer reached no paused task, which paused again), after this one's
+    pause was saved. LangGraph 1.0.10 under `ainvoke` at 0.6 s a write,
+    test_parallel_interrupts_double's shape, killed 0.2 s after `child_graph` started in the
+    fifth invocation: the answers by interrupt id never reached the second worker, whose
+    nodes paused again with no line, and the kill was dated 0.2 s after the third
+    invocation's last line, while it paused: under exit that pause was said lost (2 tasks
+    and 6 lines again, where every real run re-ran nothing)."""
+    node, offset = recording.kill_node, recording.kill_offset
+    if not node or offset is None:
+        return False
+    held = [
+        a
+        for a in last
+        if any(seg == node for seg, _tid in namespaces.segments(a.namespace or a.logged_ns))
+    ]
+    if not held:
+        return False
+    latest_start = max(a.start_ts for a in held)
+    return max(a.end_ts for a in last) > latest_start + offset + RACE
 
 
 def span_only(a: Attempt) -> bool:
@@ -3703,6 +3731,14 @@ def gather(
             "and the run went past the pause before the process died"
         )
     pause_kill = _killed_while_pausing(ending, last, thread, recording)
+    if ending == "paused" and killed_in_a_later_invocation(last, recording):
+        used.append(
+            f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} "
+            f"started ({recording.origin or 'given'}), but the lines of the graph it ran in "
+            "the last invocation the log shows went on longer than that: the kill came in a "
+            "later invocation that logged nothing and saved no checkpoint, after this pause "
+            "was saved"
+        )
     if pause_kill is not None:
         used.append(
             f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} "
