@@ -296,3 +296,23 @@ def test_a_kill_aimed_before_lines_that_were_written_came_in_a_later_invocation(
         told = plan(runs["exit"], form)
         assert figures(told.what_if["sync"]) == (7, 0, 0), form
         assert any("later invocation" in u for u in told.what_if["sync"].used), form
+
+
+def test_a_bare_line_beside_a_sibling_of_its_step_stays_in_its_workers_run(
+    tmp_path: Path,
+) -> None:
+    """The same kill from a bare log, which names no worker. In the third invocation the first
+    worker's two nodes, due in one step of its subgraph, started at once: the second was
+    filed in the other worker's run, as a task starts in a run whose previous task has ended,
+    though that worker's nodes had paused again with no line and never returned. Its step
+    was read as completed there, one checkpoint more than any real run kept (8 where 7).
+    Nodes a checkpoint of the subgraph has due together run side by side in one run
+    (`evidence._due_together`): the run the alignment put it in was free for it."""
+    runs = load("parallel_interrupts_double-early-0.6s-lg1.0.10", tmp_path)
+    for src in ("sync", "async"):
+        for given in (True, False):
+            told = predict(runs[src], "bare", given)
+            for target in ("sync", "async"):
+                assert holds(told[target], (7, 0, 0)), (src, given, target)
+            assert holds(told["exit"], (3, 0, 0)), (src, given)
+    assert figures(predict(runs["async"], "bare")["sync"]) == (7, 0, 0)

@@ -2341,6 +2341,18 @@ def _silent_starts(
     return out
 
 
+def _due_together(thread: Thread | None) -> set[frozenset[str]]:
+    """Pairs of nodes a subgraph's checkpoint had due in one step (they run at once)."""
+    out: set[frozenset[str]] = set()
+    for sp in thread.namespaces.values() if thread else ():
+        if not sp.name:
+            continue
+        for c in sp.checkpoints:
+            due = sorted({t.node for t in c.tasks if t.node})
+            out.update(frozenset((x, y)) for i, x in enumerate(due) for y in due[i + 1 :])
+    return out
+
+
 def _runs_done(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, float]:
     """Subgraph runs side by side (`space_keys`) -> when the checkpoint was taken after which
     the database shows nothing left due in that run (it had returned): its own last one, or
@@ -2387,7 +2399,12 @@ class _SideBySide:
     goes to the run free when it began whose previous task ended last (the first wave, to
     the runs with no task yet, in order)."""
 
-    def __init__(self, keys: set[str], done_at: dict[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        keys: set[str],
+        done_at: dict[str, float] | None = None,
+        siblings: set[frozenset[str]] | None = None,
+    ) -> None:
         self.runs: dict[str, list[str]] = {}
         for key in sorted(keys):
             if INSTANCE in key:
@@ -2395,6 +2412,7 @@ class _SideBySide:
         self.paths = set(self.runs)
         self.last: dict[str, Attempt] = {}
         self.done_at = done_at or {}  # run -> when the database shows it had nothing left due
+        self.siblings = siblings or set()  # nodes a checkpoint of these runs had due together
 
     def begin(self) -> None:
         self.last = {}
@@ -2410,7 +2428,7 @@ class _SideBySide:
             return path
         # a run the database shows done before this task began is not its run
         runs = [r for r in runs if self.done_at.get(r, float("inf")) > a.start_ts] or runs
-        free = [r for r in runs if r not in self.last or self.last[r].end_ts <= a.start_ts + 1e-6]
+        free = [r for r in runs if r not in self.last or self._free_for(r, a)]
         if a.outcome == "in flight":
             # a line the kill cut short is no next effect of a task of its node that returned
             # (its writes saved): three workers answered at once, test_multi_resume
@@ -2432,6 +2450,22 @@ class _SideBySide:
             pick = min(runs, key=lambda r: self.last[r].end_ts)
         self.last[pick] = a
         return pick
+
+    def _free_for(self, run: str, a: Attempt) -> bool:
+        """Had `run`'s previous task ended when `a` began, or does `a` run beside it in one
+        step (`_beside_sibling`)?"""
+        return self.last[run].end_ts <= a.start_ts + 1e-6 or self._beside_sibling(run, a)
+
+    def _beside_sibling(self, run: str, a: Attempt) -> bool:
+        """Did `a` start with `run`'s previous task, of another node due in the same step of
+        that subgraph (a checkpoint of it has both due): its step's tasks run at once."""
+        last = self.last.get(run)
+        return (
+            last is not None
+            and last.node != a.node
+            and abs(last.start_ts - a.start_ts) <= RACE
+            and frozenset((last.node, a.node)) in self.siblings
+        )
 
     def _returned(self, run: str, node: str) -> bool:
         """Did the last task of `run`, of `node`, return (the database has its writes)?"""
@@ -2546,7 +2580,7 @@ def _assign_steps(
             "the log names no namespace: nodes the database shows only inside a subgraph "
             "are taken as that subgraph's"
         )
-    side = _SideBySide(subgraphs, _runs_done(thread, space))
+    side = _SideBySide(subgraphs, _runs_done(thread, space), _due_together(thread))
     replayed = replayed or {}  # invocation -> the step of the copy it began with
     if side.paths and any(
         a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
