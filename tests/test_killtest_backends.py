@@ -417,3 +417,51 @@ def test_the_freeze_waits_for_a_write_the_killed_child_had_already_sent(
         holder.execute("SELECT pg_advisory_unlock(%s)", (lock_key,))
         freezing.join()
     assert backend.counts(store, "t")[1] == 1
+
+
+# The `writes` table of langgraph-checkpoint-sqlite 2.0.11 (LangGraph 0.6.11's), verbatim:
+# no task_path column, which langgraph-checkpoint-postgres 2.0.25 beside it has.
+SQLITE_2_0_11_WRITES = """
+CREATE TABLE IF NOT EXISTS writes (
+    thread_id TEXT NOT NULL,
+    checkpoint_ns TEXT NOT NULL DEFAULT '',
+    checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    type TEXT,
+    value BLOB,
+    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+"""
+
+
+@pytest.mark.parametrize("with_path", [True, False])
+def test_a_postgres_run_exports_into_the_sqlite_layout_the_installed_release_has(
+    tmp_path: Path, with_path: bool
+) -> None:
+    """Recording a Postgres kill test with LangGraph 0.6.11 installed stopped at the first
+    kill with a traceback: its SQLite saver's `writes` table has no task_path, which the
+    export named. Each row goes in by the columns the file has (`copy_writes`)."""
+    from replaylens.killtest._backend import copy_writes
+
+    db = tmp_path / "export.db"
+    conn = sqlite3.connect(db)
+    ddl = SQLITE_2_0_11_WRITES
+    if with_path:
+        ddl = ddl.replace(
+            "task_id TEXT NOT NULL,",
+            "task_id TEXT NOT NULL,\n    task_path TEXT NOT NULL DEFAULT '',",
+        )
+    conn.executescript(ddl)
+    row = {
+        "thread_id": "t", "checkpoint_ns": "", "checkpoint_id": "c1", "task_id": "k1",
+        "task_path": "~__pregel_pull, a", "idx": 0, "channel": "visited", "type": "json",
+        "blob": memoryview(b'["a"]'),
+    }  # fmt: skip
+    copy_writes(conn, [row])
+    conn.commit()
+    got = conn.execute("SELECT * FROM writes").fetchall()
+    conn.close()
+    path = ("~__pregel_pull, a",) if with_path else ()
+    assert got == [("t", "", "c1", "k1", *path, 0, "visited", "json", b'["a"]')]

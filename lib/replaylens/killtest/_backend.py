@@ -290,19 +290,15 @@ class PostgresBackend:
                     meta = json.dumps(tup.metadata, ensure_ascii=False).encode()
                     rows.append((conf["thread_id"], conf.get("checkpoint_ns", ""), conf["checkpoint_id"],
                                  parent, kind, blob, meta))  # fmt: skip
+                # (every column: the task path is a later migration of either saver's, and
+                # the releases of the two installed beside each other need not agree on it)
                 writes = conn.execute(
-                    "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob "
-                    "FROM checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx"
+                    "SELECT * FROM checkpoint_writes "
+                    "ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx"
                 ).fetchall()
             with lite_conn:
                 lite_conn.executemany("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-                lite_conn.executemany(
-                    "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
-                    "type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(w["thread_id"], w["checkpoint_ns"], w["checkpoint_id"], w["task_id"], w["task_path"] or "",
-                      w["idx"], w["channel"],
-                      w["type"], bytes(w["blob"]) if w["blob"] is not None else None) for w in writes],
-                )  # fmt: skip
+                copy_writes(lite_conn, writes)
             lite_conn.execute(
                 "PRAGMA wal_checkpoint(TRUNCATE)"
             )  # our own new file: fold its WAL in
@@ -354,3 +350,31 @@ def ephemeral_backend(settings: dict[str, str] | None = None) -> PostgresBackend
         server.stop()
         raise
     return backend
+
+
+def copy_writes(lite_conn: sqlite3.Connection, writes: list[dict[str, Any]]) -> None:
+    """Insert `checkpoint_writes` rows of a Postgres schema (every column, by name) into the
+    SQLite file's `writes` table, as the installed SqliteSaver laid it out: the task path is
+    a later migration of either saver's, and the two releases installed beside each other
+    need not agree on it (LangGraph 0.6.11: langgraph-checkpoint-postgres 2.0.25 keeps it,
+    langgraph-checkpoint-sqlite 2.0.11 has no such column; a row without it gets "")."""
+    has_path = any(r[1] == "task_path" for r in lite_conn.execute("PRAGMA table_info(writes)"))
+    path_col, path_arg = (", task_path", ", ?") if has_path else ("", "")
+    lite_conn.executemany(
+        f"INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id{path_col}, idx, "
+        f"channel, type, value) VALUES (?, ?, ?, ?{path_arg}, ?, ?, ?, ?)",
+        [
+            (
+                w["thread_id"],
+                w["checkpoint_ns"],
+                w["checkpoint_id"],
+                w["task_id"],
+                *((w.get("task_path") or "",) if has_path else ()),
+                w["idx"],
+                w["channel"],
+                w["type"],
+                bytes(w["blob"]) if w["blob"] is not None else None,
+            )
+            for w in writes
+        ],
+    )
