@@ -316,3 +316,23 @@ def test_a_bare_line_beside_a_sibling_of_its_step_stays_in_its_workers_run(
                 assert holds(told[target], (7, 0, 0)), (src, given, target)
             assert holds(told["exit"], (3, 0, 0)), (src, given)
     assert figures(predict(runs["async"], "bare")["sync"]) == (7, 0, 0)
+
+
+def test_a_task_that_began_again_after_its_step_was_saved_ran_from_an_earlier_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """test_run_from_checkpoint_id_retains_previous_writes's shape on LangGraph 0.6.11 with
+    Postgres at 0.2 s a write: after the loop ended, the thread runs again from the
+    checkpoint where ``node_one`` was due, killed 0.2 s into it, before anything of that run
+    landed; the real resumes re-ran nothing. 0.6 keeps the earlier checkpoint's own id for
+    that run, so ``node_one`` began again under the task id it had: read as a task that had
+    paused there, the first invocation as paused, and another mode was said to lose two
+    steps (2 kept, ``node_one`` and ``node_two`` again, where 4 were kept and nothing ran
+    again). The checkpoint saved after it ended, without it due, shows its step completed
+    (`evidence._halted`)."""
+    runs = load("fork_retains_writes-early-0.2s-postgres-lg0.6.11", tmp_path)
+    assert real(runs["async"]) == real(runs["sync"]) == (4, 0, 0)
+    for form in ("recorder", "langgraph", "trace"):
+        for given in (True, False):
+            assert figures(predict(runs["sync"], form, given)["async"]) == (4, 0, 0), form
+            assert figures(predict(runs["async"], form, given)["sync"]) == (4, 0, 0), form

@@ -299,6 +299,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             langgraph="1.2.15",
         ),
         KillCampaign(
+            "fork_retains_writes", 0, ("sync", "async"), 0.2, backend="postgres", langgraph="0.6.11"
+        ),
+        KillCampaign(
             "parallel_interrupts_double",
             0,
             ("sync", "async", "exit"),

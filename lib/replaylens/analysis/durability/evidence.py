@@ -1478,17 +1478,21 @@ def _halted(
                 after = []
         for a in group:
             candidates = later if a.task_id is not None else after
+            # a checkpoint of its loop taken after it ended, without it due, shows its step
+            # completed: the same task id began again in a run from an earlier checkpoint
+            # (LangGraph 0.6 keeps the checkpoint's own id there, so its tasks' ids too)
+            candidates = [
+                b
+                for b in candidates
+                if not any(
+                    a.end_ts <= t < b.start_ts
+                    for ns, t in went_past.get(a.node, ())
+                    if a.namespace is None or ns == a.namespace
+                )
+            ]
             if a.task_id is None:
                 candidates = [
-                    b
-                    for b in candidates
-                    if not any(
-                        a.end_ts <= t < b.start_ts
-                        for ns, t in went_past.get(a.node, ())
-                        if a.namespace is None or ns == a.namespace
-                    )
-                    and not _other_task(a, b)
-                    and not _other_run(a, b)
+                    b for b in candidates if not _other_task(a, b) and not _other_run(a, b)
                 ]
             if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
                 run = _last_run(a, group)
