@@ -336,3 +336,26 @@ def test_a_task_that_began_again_after_its_step_was_saved_ran_from_an_earlier_ch
         for given in (True, False):
             assert figures(predict(runs["sync"], form, given)["async"]) == (4, 0, 0), form
             assert figures(predict(runs["async"], form, given)["sync"]) == (4, 0, 0), form
+
+
+def test_a_run_from_an_earlier_checkpoint_saves_no_copy_before_langgraph_1_1_7(
+    tmp_path: Path,
+) -> None:
+    """The same shape killed 0.2 s into the run's ``node_two``. LangGraph 1.1.7 and later save
+    a copy of the checkpoint a run from it begins with (source ``fork``, one step on); 0.6.11
+    saves none, and its first put is ``node_one``'s step, which sync waits for. Read as a
+    copy, that put was waited for by no mode and landed before the kill under async (5 kept,
+    nothing again; async's own real run kept 4: the put landed some 10 ms after the kill).
+    The release decides (`rules.FORK_COPY_SINCE`): the race is said, 4-5. A bare log, whose
+    run begins at ``node_one`` as a fresh input does, is told by the database: the run's first
+    checkpoint is a child of the older one, not of the newest (`evidence._runs_from_older`)."""
+    runs = load("fork_retains_writes-late-0.2s-postgres-lg0.6.11", tmp_path)
+    assert real(runs["async"]) == (4, 0, 0)
+    assert real(runs["sync"]) == (5, 1, 1)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        told = predict(runs["sync"], form)["async"]
+        assert figures(told) == (4, 0, 0), form
+        assert told.race["checkpoints_kept"] == [4, 5], form
+        assert holds(predict(runs["async"], form)["sync"], (5, 1, 1)), form
+    bare = plan(runs["sync"], "bare").what_if["async"]
+    assert any("saves no copy first" in u for u in bare.used)

@@ -298,8 +298,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.2.15",
         ),
-        KillCampaign(
-            "fork_retains_writes", 0, ("sync", "async"), 0.2, backend="postgres", langgraph="0.6.11"
+        *(
+            KillCampaign(
+                "fork_retains_writes",
+                kill,
+                ("sync", "async"),
+                0.2,
+                backend="postgres",
+                langgraph="0.6.11",
+            )  # fmt: skip
+            for kill in (0, 1)
         ),
         KillCampaign(
             "parallel_interrupts_double",

@@ -18,6 +18,7 @@ from replaylens.analysis.durability.rules import (
     WRITE_COST,
     Ending,
     Recording,
+    saves_fork_copy,
     subgraph_writes_reused,
 )
 from replaylens.analysis.tasks import START
@@ -2148,6 +2149,7 @@ def _lost_copy(
     roots: Sequence[Checkpoint],
     *,
     input_start: bool = False,
+    copy: bool = True,
 ) -> tuple[int, int] | None:
     """(invocation, step of its copy) for the killed last invocation when it was a run from
     an earlier checkpoint whose copy never landed (under async a slow store loses it with
@@ -2156,7 +2158,8 @@ def _lost_copy(
     input starts with (with `input_start`, one a fresh input starts with too: the reading
     of a bare log's invocation as no fresh input). Its copy is one step on from the newest
     root checkpoint where that task was due (test_replay_from_first_invocation_checkpoint
-    at 0.25 s a write)."""
+    at 0.25 s a write). `copy` False: the release saves no copy (`rules.FORK_COPY_SINCE`),
+    and the run goes on from that checkpoint itself: its step."""
     last = len(groups) - 1
     if last < 1 or not groups[last] or last in replayed or kinds[last] != "resume":
         return None
@@ -2194,17 +2197,55 @@ def _lost_copy(
     logged = [a.step for a in groups[last] if a.step is not None and not a.logged_ns]
     named = [c for c in due if logged and c.step == min(logged) - 2]
     newest = max(named or due, key=lambda c: taken_at(c) or 0.0)
-    return last, int(newest.step or 0) + 1
+    return last, int(newest.step or 0) + (1 if copy else 0)
 
 
-def _lost_copy_said(inv: int, why: str) -> str:
+def _runs_from_older(
+    groups: list[list[Attempt]], roots: Sequence[Checkpoint], replayed: dict[int, int]
+) -> dict[int, int]:
+    """Invocation -> the step of the checkpoint it ran from, for each run from an earlier
+    checkpoint that a release saving no copy of it made (`rules.FORK_COPY_SINCE`): the first
+    root checkpoint taken while it ran is a loop's whose parent is not the newest root
+    checkpoint before it began. A fresh input and a resume go on from the newest; only a run
+    from an earlier checkpoint goes back (LangGraph 0.6.11, test_run_from_checkpoint_id_
+    retains_previous_writes's shape, a bare log: the run from the checkpoint where
+    ``node_one`` was due begins at ``node_one``, as a fresh input does)."""
+    by_id = {c.checkpoint_id: c for c in roots}
+    dated = sorted(((t, c) for c in roots if (t := taken_at(c)) is not None), key=lambda tc: tc[0])
+    out: dict[int, int] = {}
+    for inv in range(1, len(groups)):
+        if not groups[inv] or inv in replayed:
+            continue
+        began = min(a.start_ts for a in groups[inv])
+        until = min(
+            (min(a.start_ts for a in g) for g in groups[inv + 1 :] if g), default=float("inf")
+        )
+        newest = next((c for t, c in reversed(dated) if t < began), None)
+        first = next((c for t, c in dated if began <= t < until), None)
+        if newest is None or first is None or first.source != "loop":
+            continue
+        parent = by_id.get(first.parent_checkpoint_id or "")
+        if parent is None or parent is newest or parent.step is None:
+            continue
+        if (taken_at(parent) or float("inf")) < began:
+            out[inv] = parent.step
+    return out
+
+
+def _lost_copy_said(inv: int, why: str, copy: bool = True) -> str:
     """The sentence `gather` says for a run from an earlier checkpoint whose copy never landed
-    (`_lost_copy`), `why` telling it from a fresh input."""
-    return (
+    (`_lost_copy`), `why` telling it from a fresh input; `copy` False, for a release that
+    saves no copy."""
+    began = (
         f"invocation {inv + 1} began at a task the thread's ended run had no more of, {why}: "
-        "a run from an earlier checkpoint where that task was due, killed before its copy "
-        "landed (taken as the newest such checkpoint)"
+        "a run from an earlier checkpoint where that task was due"
     )
+    if not copy:
+        return (
+            f"{began} (taken as the newest such checkpoint; the release that wrote it saves "
+            "no copy of that checkpoint first: the run goes on from it)"
+        )
+    return f"{began}, killed before its copy landed (taken as the newest such checkpoint)"
 
 
 def _root_node(a: Attempt) -> str:
@@ -3423,10 +3464,20 @@ def gather(
     _kinds_from_saved_ends(groups, kinds, weak, root_cps, _no_start_step(thread, groups), edits)
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}
-    lost_copy = _lost_copy(groups, kinds, replayed, root_cps)
+    copy = saves_fork_copy(recording)
+    lost_copy = _lost_copy(groups, kinds, replayed, root_cps, copy=copy)
     if lost_copy is not None:
         replayed[lost_copy[0]] = lost_copy[1]
-        used.append(_lost_copy_said(lost_copy[0], "and no input starts with"))
+        used.append(_lost_copy_said(lost_copy[0], "and no input starts with", copy))
+    if not copy:
+        for inv, step in _runs_from_older(groups, root_cps, replayed).items():
+            replayed[inv] = step
+            lost_copy = lost_copy or (inv, step)
+            used.append(
+                f"invocation {inv + 1} ran from the earlier checkpoint of step {step}: its first "
+                "checkpoint is a child of that one, not of the newest before it began, and the "
+                "release that wrote it saves no copy first (the run goes on from it)"
+            )
     for inv in replayed:
         # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
         # the copy as a resume goes on from the latest checkpoint
@@ -3445,10 +3496,10 @@ def gather(
         # nothing due can only be a run from an earlier checkpoint whose copy never landed
         # (a fresh input's first node, as a replay of a loop's first step begins:
         # test_fork_always_re_runs_nodes at 0.5 s a write).
-        lost_copy = _lost_copy(groups, kinds, replayed, root_cps, input_start=True)
+        lost_copy = _lost_copy(groups, kinds, replayed, root_cps, input_start=True, copy=copy)
         if lost_copy is not None:
             replayed[lost_copy[0]] = lost_copy[1]
-            used.append(_lost_copy_said(lost_copy[0], "read as no fresh input"))
+            used.append(_lost_copy_said(lost_copy[0], "read as no fresh input", copy))
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
     stopped = _unlogged_stops(groups, pauses, kinds, due, {i: t for i, (_s, t) in copies.items()})
     last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
@@ -3536,7 +3587,8 @@ def gather(
     container: dict[tuple[str, int], int] = {}
     keys_of: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
     # the copy a killed run from an earlier checkpoint began with, which never landed
-    lost_key = ("", lost_copy[0], lost_copy[1]) if lost_copy is not None else None
+    # (a release that saves no copy: the run's first put is its first step's, as a resume's)
+    lost_key = ("", lost_copy[0], lost_copy[1]) if lost_copy is not None and copy else None
     for k in {*step_att, *cp_at, *orphan_times, *containers, *([lost_key] if lost_key else [])}:
         keys_of.setdefault((k[0], k[1]), []).append(k)
     below = _Below(step_att, cp_at, stamps)
@@ -3902,7 +3954,9 @@ def gather(
         carried=carried,
         kinds=kinds,
         endings=endings,
-        replays={p.inv for p in puts if p.replay or p.branch},
+        # (a run from an earlier checkpoint a release without copies made: no put marks it)
+        replays={p.inv for p in puts if p.replay or p.branch}
+        | ({lost_copy[0]} if lost_copy is not None and not copy else set()),
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         kill_anchor=kill_anchor,

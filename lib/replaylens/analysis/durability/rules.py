@@ -72,6 +72,13 @@ every mode. From 1.2.16 ``is_replaying`` is true only for time travel (``_first`
 checkpoint id reuses them in every release."""
 
 
+FORK_COPY_SINCE = (1, 1, 7)
+"""The first LangGraph release whose run from an earlier checkpoint (``invoke(None, config
+with its checkpoint_id)``, time travel) saves a copy of it first, source ``fork``, one step
+on (``PregelLoop._first``: ``self._put_checkpoint({"source": "fork"})``). Up to 1.1.6 the run
+goes on from that checkpoint itself and saves nothing until its first step's put."""
+
+
 def release(version: str | None) -> tuple[int, ...] | None:
     """A release string ("1.2.15", "0.6.11") as numbers; None where it does not read as one."""
     if not version:
@@ -91,6 +98,13 @@ def subgraph_writes_reused(recording: Recording) -> bool:
     that is not known is taken as today's; the plan says so (`release_assumption`)."""
     known = release(recording.langgraph)
     return known is None or known >= SUBGRAPH_WRITES_REUSED_SINCE
+
+
+def saves_fork_copy(recording: Recording) -> bool:
+    """Does a run from an earlier checkpoint begin by saving a copy of it
+    (`FORK_COPY_SINCE`)? A release that is not known is taken as today's."""
+    known = release(recording.langgraph)
+    return known is None or known >= FORK_COPY_SINCE
 
 
 def release_assumption(recording: Recording) -> str:
