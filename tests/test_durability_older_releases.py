@@ -359,3 +359,24 @@ def test_a_run_from_an_earlier_checkpoint_saves_no_copy_before_langgraph_1_1_7(
         assert holds(predict(runs["async"], form)["sync"], (5, 1, 1)), form
     bare = plan(runs["sync"], "bare").what_if["async"]
     assert any("saves no copy first" in u for u in bare.used)
+
+
+def test_a_run_from_an_earlier_checkpoint_may_begin_with_a_task_that_logs_nothing(
+    tmp_path: Path,
+) -> None:
+    """test_replay_creates_branch_in_subgraph's shape on LangGraph 0.6.11 with Postgres at
+    0.2 s a write: run to its end, then again from the checkpoint where ``sub_graph`` was due.
+    Its subgraph had completed, so ``sub_graph`` returns at once and logs nothing; its step's
+    checkpoint (a child of that older one) comes before the run's first line, ``parent_end``,
+    killed 0.2 s in. The database names the checkpoint the run went on from even so; read from
+    the first line on, the run was not seen and from sync, async was said to keep that step
+    (9, where the real async run kept 8: its put landed some 10 ms after the kill; now 8, the
+    race 8-9). From async, whose database lost that checkpoint, the run is taken to begin at
+    ``parent_end``'s checkpoint: limits.md."""
+    runs = load("replay_branch_in_subgraph-late-0.2s-postgres-lg0.6.11", tmp_path)
+    assert real(runs["async"]) == (8, 0, 0)
+    for form in ("recorder", "langgraph", "bare"):
+        told = predict(runs["sync"], form)["async"]
+        assert figures(told) == (8, 0, 0), form
+        assert told.race["checkpoints_kept"] == [8, 9], form
+        assert any("ran from the earlier checkpoint of step 1" in u for u in told.used), form

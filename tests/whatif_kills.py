@@ -310,6 +310,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             for kill in (0, 1)
         ),
         KillCampaign(
+            "replay_branch_in_subgraph",
+            1,
+            ("sync", "async"),
+            0.2,
+            backend="postgres",
+            langgraph="0.6.11",
+        ),
+        KillCampaign(
             "parallel_interrupts_double",
             0,
             ("sync", "async", "exit"),

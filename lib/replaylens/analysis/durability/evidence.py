@@ -2216,19 +2216,22 @@ def _runs_from_older(
     for inv in range(1, len(groups)):
         if not groups[inv] or inv in replayed:
             continue
-        began = min(a.start_ts for a in groups[inv])
+        # (from the invocation before's last line: a task that logs nothing may run first,
+        # and its step's checkpoint come before this invocation's first line)
+        after = max((a.end_ts for a in groups[inv - 1]), default=float("-inf"))
         until = min(
             (min(a.start_ts for a in g) for g in groups[inv + 1 :] if g), default=float("inf")
         )
-        newest = next((c for t, c in reversed(dated) if t < began), None)
-        first = next((c for t, c in dated if began <= t < until), None)
-        if newest is None or first is None or first.source != "loop":
-            continue
-        parent = by_id.get(first.parent_checkpoint_id or "")
-        if parent is None or parent is newest or parent.step is None:
-            continue
-        if (taken_at(parent) or float("inf")) < began:
-            out[inv] = parent.step
+        for i, (t, c) in enumerate(dated):
+            if i == 0 or not after < t < until or c.source != "loop":
+                continue
+            newest = dated[i - 1][1]
+            parent = by_id.get(c.parent_checkpoint_id or "")
+            if parent is None or parent is newest or parent.step is None:
+                continue
+            if (taken_at(parent) or float("inf")) < (taken_at(newest) or float("-inf")):
+                out[inv] = parent.step
+                break
     return out
 
 
@@ -3465,11 +3468,9 @@ def gather(
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}
     copy = saves_fork_copy(recording)
-    lost_copy = _lost_copy(groups, kinds, replayed, root_cps, copy=copy)
-    if lost_copy is not None:
-        replayed[lost_copy[0]] = lost_copy[1]
-        used.append(_lost_copy_said(lost_copy[0], "and no input starts with", copy))
+    lost_copy: tuple[int, int] | None = None
     if not copy:
+        # the database names the checkpoint such a run went on from: its first one's parent
         for inv, step in _runs_from_older(groups, root_cps, replayed).items():
             replayed[inv] = step
             lost_copy = lost_copy or (inv, step)
@@ -3478,6 +3479,10 @@ def gather(
                 "checkpoint is a child of that one, not of the newest before it began, and the "
                 "release that wrote it saves no copy first (the run goes on from it)"
             )
+    lost_copy = _lost_copy(groups, kinds, replayed, root_cps, copy=copy) or lost_copy
+    if lost_copy is not None:
+        replayed[lost_copy[0]] = lost_copy[1]
+        used.append(_lost_copy_said(lost_copy[0], "and no input starts with", copy))
     for inv in replayed:
         # it sent no input (``invoke(None, config)`` from that checkpoint): it goes on from
         # the copy as a resume goes on from the latest checkpoint
