@@ -754,13 +754,52 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
-        output = graph.invoke(payload, run_config, durability=spec.get("durability", "async"))
+        output = graph.invoke(payload, run_config, **durability_kwargs(graph, spec))
         return _outcome(output, lambda: graph.get_state(config).interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
         return _failure(exc)
     finally:
         if saver is not None:
             saver.conn.close()
+
+
+def durability_kwargs(graph: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """How the installed LangGraph is told the run's durability mode. `durability=` from
+    LangGraph 0.6; before it, 0.4 and 0.5 had ``checkpoint_during`` (True: every step's
+    checkpoint put in the background, as async; False: saved as the run ends, as exit), and
+    0.2 and 0.3 nothing (async's way, always). A mode the release has no way to run is an
+    error that names the release, never a run under another mode."""
+    mode = spec.get("durability", "async")
+    params = inspect.signature(graph.stream).parameters
+    if mode in installed_modes():
+        if "durability" in params:
+            return {"durability": mode}
+        return {"checkpoint_during": mode == "async"} if "checkpoint_during" in params else {}
+    raise ValueError(
+        f"LangGraph {release()} cannot run under durability {mode!r}: before 0.6 it had no "
+        "durability modes (0.4 and 0.5: checkpoint_during, async or exit; 0.2 and 0.3: async "
+        "only)"
+    )
+
+
+def installed_modes() -> tuple[str, ...]:
+    """The durability modes the installed LangGraph can run (`durability_kwargs`)."""
+    from langgraph.pregel import Pregel
+
+    params = inspect.signature(Pregel.stream).parameters
+    if "durability" in params:
+        return ("sync", "async", "exit")
+    return ("async", "exit") if "checkpoint_during" in params else ("async",)
+
+
+def release() -> str:
+    """The installed LangGraph's version, for a sentence."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("langgraph")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
@@ -791,9 +830,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
-        output = await graph.ainvoke(
-            payload, run_config, durability=spec.get("durability", "async")
-        )
+        output = await graph.ainvoke(payload, run_config, **durability_kwargs(graph, spec))
         interrupts = (await graph.aget_state(config)).interrupts
         return _outcome(output, lambda: interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised

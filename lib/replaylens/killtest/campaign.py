@@ -38,7 +38,14 @@ from typing import Any
 
 from replaylens.errors import ReplaylensError, ThreadNotFound
 from replaylens.killtest import MODES
-from replaylens.killtest._child import COMMAND, DEFAULT_HOLD, FAULT_POINTS, FORK
+from replaylens.killtest._child import (
+    COMMAND,
+    DEFAULT_HOLD,
+    FAULT_POINTS,
+    FORK,
+    installed_modes,
+    release,
+)
 from replaylens.killtest._runner import (
     ChildOutcome,
     ChildSpec,
@@ -507,6 +514,13 @@ def _validate(
     if bad or not modes:
         raise KilltestError(
             f"--modes takes sync, async and exit, not {','.join(bad) or 'nothing'}."
+        )
+    runnable = installed_modes()
+    if missing := [m for m in modes if m not in runnable]:
+        raise KilltestError(
+            f"LangGraph {release()} cannot run under {', '.join(missing)}: before 0.6 it had no "
+            "durability modes (0.4 and 0.5: checkpoint_during, which runs as async or exit; 0.2 "
+            f"and 0.3: async only). Pass --modes {','.join(runnable)}."
         )
     if runs < 1:
         raise KilltestError("--runs must be at least 1.")

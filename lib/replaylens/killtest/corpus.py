@@ -398,11 +398,13 @@ def _run_campaign(
     api: str,
 ) -> dict[str, Any]:
     """The kill-test campaign of one kill point at one latency, as the shape describes it."""
+    from replaylens.killtest._child import installed_modes
     from replaylens.killtest.campaign import run_campaign
 
     shape = point.shape
     return run_campaign(
-        shape.graph, folder, input_value=shape.input, kill_at=(point.node, point.count),
+        shape.graph, folder, input_value=shape.input, modes=installed_modes(),
+        kill_at=(point.node, point.count),
         kill_delay=round(point.units * sleep, 4), runs=n, put_latencies=(lat,),
         resume_value=shape.resume_value, has_resume_value=shape.has_resume_value,
         sleep=sleep, checkpointer=dsn, keep_schemas=dsn is not None, then_inputs=shape.then,
