@@ -16,6 +16,7 @@ import pytest
 from whatif_kills import every_prediction_holds, figures, holds, judged, load, plan, predict, real
 
 from replaylens.analysis.durability import Recording, release_assumption, subgraph_writes_reused
+from replaylens.analysis.durability.evidence import REPLAY_START_UNSURE
 from replaylens.cli import main
 from replaylens.killtest.corpus import form_path
 from replaylens.killtest.recorded import recording_for
@@ -380,3 +381,23 @@ def test_a_run_from_an_earlier_checkpoint_may_begin_with_a_task_that_logs_nothin
         assert figures(told) == (8, 0, 0), form
         assert told.race["checkpoints_kept"] == [8, 9], form
         assert any("ran from the earlier checkpoint of step 1" in u for u in told.used), form
+
+
+def test_a_copy_less_run_whose_checkpoints_were_lost_may_have_begun_at_silent_tasks(
+    tmp_path: Path,
+) -> None:
+    """The same kill read from the async recording, whose database lost the run's only
+    checkpoint (its put landed 10 ms after the kill): nothing shows where the run began. Read
+    as begun where ``parent_end`` was due, sync was said to keep 8 and run nothing again; the
+    real run began a checkpoint earlier, at ``sub_graph``, which logs nothing here, and sync
+    saved its step before ``parent_end`` (9 1 1). Both starts are read, in words
+    (`REPLAY_START_UNSURE`)."""
+    runs = load("replay_branch_in_subgraph-late-0.2s-postgres-lg0.6.11", tmp_path)
+    assert real(runs["sync"]) == (9, 1, 1)
+    for form in ("recorder", "langgraph", "bare"):
+        for given in (True, False):
+            told = predict(runs["async"], form, given)["sync"]
+            assert holds(told, (9, 1, 1)), (form, given)
+            assert holds(told, (8, 0, 0)), (form, given)
+    told = predict(runs["async"], "recorder")["sync"]
+    assert any(REPLAY_START_UNSURE in u for u in told.assumed)

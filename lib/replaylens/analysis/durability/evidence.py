@@ -365,6 +365,11 @@ class Evidence:
     theirs (`QUEUED_UNSURE`): read as the next step; the what-if also reads it as queued
     (`gather`'s `queued`)."""
     raise_unsure: bool = False
+    replay_start_unsure: bool = False
+    """A run from an earlier checkpoint by a release that saves no copy, whose own
+    checkpoints were lost with the kill: it is read as begun where its first logged task was
+    due, but may have begun one checkpoint earlier, at tasks that logged nothing (gather's
+    `replay_earlier` reads that)."""
     """The last invocation reads as raised out of the graph, but nothing dates the kill and
     the database keeps the same had the process died after the failure, before the raise
     left the graph (`RAISE_UNSURE`): the what-if reads both."""
@@ -2200,6 +2205,18 @@ def _lost_copy(
     return last, int(newest.step or 0) + (1 if copy else 0)
 
 
+def _silent_start_before(group: list[Attempt], roots: Sequence[Checkpoint], step: int) -> bool:
+    """Could a copy-less run from an earlier checkpoint, taken to begin at the checkpoint of
+    `step` (`_lost_copy`), have begun at the one before it, whose due tasks logged no line in
+    the run? Those tasks return at once (a subgraph already completed), and their step's
+    checkpoint was lost with the kill."""
+    at = [c for c in roots if c.step == step]
+    parents = {c.parent_checkpoint_id for c in at}
+    before = [c for c in roots if c.checkpoint_id in parents and c.step is not None]
+    logged = {a.node for a in group} | {_root_node(a) for a in group}
+    return any((due := {t.node for t in c.tasks if t.node}) and not due & logged for c in before)
+
+
 def _runs_from_older(
     groups: list[list[Attempt]], roots: Sequence[Checkpoint], replayed: dict[int, int]
 ) -> dict[int, int]:
@@ -2535,6 +2552,13 @@ QUEUED_UNSURE = (
     "not show"
 )
 """Why a what-if is widened over both steps for such a task (`gather`'s `queued`)."""
+
+REPLAY_START_UNSURE = (
+    "the run from an earlier checkpoint saved nothing before the kill, and the release that "
+    "wrote it saves no copy first: it began where its first logged task was due, or one "
+    "checkpoint earlier, at tasks that logged nothing"
+)
+"""Why a what-if is widened over both starts (`gather`'s `replay_earlier`)."""
 
 RAISE_UNSURE = (
     "the last task failed and nothing dates the kill: the run raised out of the graph (every "
@@ -3320,6 +3344,7 @@ def gather(
     unsaved: bool = False,
     queued: bool = False,
     killed_raising: bool = False,
+    replay_earlier: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
@@ -3331,7 +3356,9 @@ def gather(
     `queued`: read a task that `QUEUED_UNSURE` describes as one more task of the running
     step (`Evidence.queued_unsure` says whether the log has one).
     `killed_raising`: read a last invocation that raised as killed after its failure
-    (`Evidence.raise_unsure`)."""
+    (`Evidence.raise_unsure`). `replay_earlier`: read a run from an earlier checkpoint that
+    saved nothing, by a release that saves no copy, as begun one checkpoint earlier, with
+    tasks that logged nothing (`Evidence.replay_start_unsure`)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = _db_checkpoints(thread)
@@ -3390,7 +3417,7 @@ def gather(
         return gather(
             thread, attempts, status, recording,
             unsure_raised=unsure_raised, flip_kinds=flip_kinds, unsaved=unsaved, queued=queued,
-            killed_raising=killed_raising,
+            killed_raising=killed_raising, replay_earlier=replay_earlier,
         )  # fmt: skip
     if raised:
         used.append(raised)
@@ -3479,8 +3506,30 @@ def gather(
                 "checkpoint is a child of that one, not of the newest before it began, and the "
                 "release that wrote it saves no copy first (the run goes on from it)"
             )
-    lost_copy = _lost_copy(groups, kinds, replayed, root_cps, copy=copy) or lost_copy
-    if lost_copy is not None:
+    replay_start_unsure = False
+    silent_step: tuple[int, int] | None = None  # (invocation, step) run by silent tasks only
+
+    def start_of(found: tuple[int, int] | None) -> tuple[int, int] | None:
+        """Where a copy-less run from an earlier checkpoint that saved nothing began: where
+        its first logged task was due, or (`replay_earlier`) one checkpoint before, at tasks
+        that logged nothing (`_silent_start_before`)."""
+        nonlocal replay_start_unsure, silent_step
+        if found is None or copy:
+            return found
+        if not _silent_start_before(groups[found[0]], root_cps, found[1]):
+            return found
+        replay_start_unsure = True
+        if not replay_earlier:
+            return found
+        # the silent tasks' step is the one the run was read to begin at: its checkpoint
+        # is the put they made (and the logged tasks' steps stay as read)
+        silent_step = found
+        assumed.append(REPLAY_START_UNSURE)
+        return found
+
+    found_copy = start_of(_lost_copy(groups, kinds, replayed, root_cps, copy=copy))
+    if found_copy is not None:
+        lost_copy = found_copy
         replayed[lost_copy[0]] = lost_copy[1]
         used.append(_lost_copy_said(lost_copy[0], "and no input starts with", copy))
     for inv in replayed:
@@ -3501,7 +3550,9 @@ def gather(
         # nothing due can only be a run from an earlier checkpoint whose copy never landed
         # (a fresh input's first node, as a replay of a loop's first step begins:
         # test_fork_always_re_runs_nodes at 0.5 s a write).
-        lost_copy = _lost_copy(groups, kinds, replayed, root_cps, input_start=True, copy=copy)
+        lost_copy = start_of(
+            _lost_copy(groups, kinds, replayed, root_cps, input_start=True, copy=copy)
+        )
         if lost_copy is not None:
             replayed[lost_copy[0]] = lost_copy[1]
             used.append(_lost_copy_said(lost_copy[0], "read as no fresh input", copy))
@@ -3594,7 +3645,10 @@ def gather(
     # the copy a killed run from an earlier checkpoint began with, which never landed
     # (a release that saves no copy: the run's first put is its first step's, as a resume's)
     lost_key = ("", lost_copy[0], lost_copy[1]) if lost_copy is not None and copy else None
-    for k in {*step_att, *cp_at, *orphan_times, *containers, *([lost_key] if lost_key else [])}:
+    # the step tasks that logged nothing ran first, in a run read as begun before them
+    silent_key = ("", *silent_step) if silent_step is not None else None
+    extra = [k for k in (lost_key, silent_key) if k is not None]
+    for k in {*step_att, *cp_at, *orphan_times, *containers, *extra}:
         keys_of.setdefault((k[0], k[1]), []).append(k)
     below = _Below(step_att, cp_at, stamps)
     stepped: set[str] = set()  # the loops with a step so far
@@ -3680,8 +3734,9 @@ def gather(
                     inner = below.starts(ns, inv, start, end)
                     if inner:  # a step that ran a subgraph starts when the subgraph does
                         start = max(start, min(inner) - TICK)
-                elif key == lost_key:
-                    # the copy is made as the run begins, just before its first task
+                elif key in (lost_key, silent_key):
+                    # the copy is made as the run begins, just before its first task; so
+                    # are the writes of tasks that returned at once, logging nothing
                     start = end = min(a.start_ts for a in groups[inv]) - TICK
                 else:
                     nxt = [
@@ -3977,6 +4032,7 @@ def gather(
         unsaved_unsure=unsure_silent,
         queued_unsure=QUEUED_UNSURE in assumed,
         raise_unsure=raise_unsure,
+        replay_start_unsure=replay_start_unsure,
         subgraph_writes_reused=subgraph_writes_reused(recording),
     )
 

@@ -17,6 +17,7 @@ from replaylens.analysis.durability.evidence import (
     INSTANCE,
     QUEUED_UNSURE,
     RAISE_UNSURE,
+    REPLAY_START_UNSURE,
     Evidence,
     base_space,
     cancelled_at_raise,
@@ -1899,6 +1900,13 @@ def _what_if(
             other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
             _flag_weak_kinds(ev, unsure)
             given = _spread([given, other], None, [_kinds_weak_note(unsure)])
+            if flipped.replay_start_unsure:  # read as a copy-less run: where it began
+                earlier_ev = gather(
+                    thread, attempts, status, rec, flip_kinds=unsure, replay_earlier=True
+                )
+                given = _widen_with(
+                    given, earlier_ev, thread, attempts, rec, latency, REPLAY_START_UNSURE
+                )
         given = _widen_unsaved(given, ev, thread, attempts, status, rec, latency)
         if ev.queued_unsure:  # a task read as the next step may have been queued
             queued_ev = gather(thread, attempts, status, rec, queued=True)
@@ -1906,6 +1914,11 @@ def _what_if(
         if ev.raise_unsure:  # raised out, or died after the failure before the raise got out
             killed_ev = gather(thread, attempts, status, rec, killed_raising=True)
             given = _widen_with(given, killed_ev, thread, attempts, rec, latency, RAISE_UNSURE)
+        if ev.replay_start_unsure:  # a copy-less run from an earlier checkpoint: where it began
+            earlier_ev = gather(thread, attempts, status, rec, replay_earlier=True)
+            given = _widen_with(
+                given, earlier_ev, thread, attempts, rec, latency, REPLAY_START_UNSURE
+            )
         return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
@@ -1948,6 +1961,11 @@ def _what_if(
             also.append(
                 _what_if_as(cand_rec, latency, killed_ev, thread, attempts, model_recorded=True)
             )
+        if cand_ev.replay_start_unsure:  # a copy-less run from an earlier checkpoint
+            earlier_ev = gather(thread, attempts, status, cand_rec, replay_earlier=True)
+            also.append(
+                _what_if_as(cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True)
+            )
         if paired is not None:  # each ambiguous end given to the newest open start
             paired_ev = gather(thread, paired, status, cand_rec)
             runs.append(
@@ -1967,6 +1985,15 @@ def _what_if(
             runs.append(
                 _what_if_as(cand_rec, latency, flipped, thread, attempts, model_recorded=True)
             )
+            if flipped.replay_start_unsure:  # read as a copy-less run: where it began
+                earlier_ev = gather(
+                    thread, attempts, status, cand_rec, flip_kinds=unsure, replay_earlier=True
+                )
+                also.append(
+                    _what_if_as(
+                        cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True
+                    )
+                )
             why.append(_kinds_weak_note(unsure))
             _flag_weak_kinds(cand_ev, unsure)
         if cand == "sync" and cand_rec.latency is None and latency > 0 and not exit_left:
