@@ -401,3 +401,25 @@ def test_a_copy_less_run_whose_checkpoints_were_lost_may_have_begun_at_silent_ta
             assert holds(told, (8, 0, 0)), (form, given)
     told = predict(runs["async"], "recorder")["sync"]
     assert any(REPLAY_START_UNSURE in u for u in told.assumed)
+
+
+def test_before_langgraph_0_5_every_subgraph_run_saves_on_its_way_out_under_exit(
+    tmp_path: Path,
+) -> None:
+    """LangGraph 0.4.10 has no durability modes: ``checkpoint_during=True`` puts each step's
+    checkpoint in the background (async), ``False`` saves as the run ends (exit), and there
+    ``_suppress_interrupt`` saved every subgraph run on its way out (from 0.5 only one that
+    raised, paused or was compiled with ``checkpointer=True``). test_interrupt_subgraph's
+    shape killed in ``archive`` after the answer: the subgraph run that took it had saved,
+    3 kept and ``archive`` alone again, where the plan from async said 2 kept and the
+    subgraph's tasks again (2 2 7). send_to_subgraph killed in ``pick_best``: each worker's
+    run saved (3 kept, where 0) (`rules.EVERY_RUN_SAVED_ON_EXIT_BEFORE`)."""
+    runs = load("interrupt_subgraph-late-0.3s-lg0.4.10", tmp_path)
+    assert real(runs["exit"]) == (3, 1, 1)
+    for form in ("recorder", "langgraph", "bare"):
+        assert holds(predict(runs["async"], form)["exit"], (3, 1, 1)), form
+    workers = load("send_to_subgraph-late-0.3s-lg0.4.10", tmp_path)
+    assert real(workers["exit"])[0] == 3
+    for form in ("recorder", "langgraph", "bare"):
+        told = predict(workers["async"], form)["exit"]
+        assert holds(told, real(workers["exit"])), form

@@ -309,6 +309,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             )  # fmt: skip
             for kill in (0, 1)
         ),
+        # LangGraph 0.4.10: no durability modes yet; checkpoint_during runs async or exit
+        *(
+            KillCampaign(shape, 1, ("async", "exit"), 0.3, langgraph="0.4.10")
+            for shape in ("interrupt_subgraph", "send_to_subgraph")
+        ),
         KillCampaign(
             "replay_branch_in_subgraph",
             1,

@@ -18,6 +18,7 @@ from replaylens.analysis.durability.rules import (
     WRITE_COST,
     Ending,
     Recording,
+    every_run_saved_on_exit,
     saves_fork_copy,
     subgraph_writes_reused,
 )
@@ -348,6 +349,9 @@ class Evidence:
     """(nested ns, inv, step) -> the parent step whose task ran it (one per run of a subgraph)."""
     stable: set[str] = field(default_factory=set)
     """Nested namespaces without task id: subgraphs compiled with ``checkpointer=True``."""
+    exit_saved: set[str] = field(default_factory=set)
+    """Nested namespaces whose runs save their last checkpoint on their way out under exit:
+    the `stable` ones, and before LangGraph 0.5 every one (`rules.every_run_saved_on_exit`)."""
     raised_out: set[tuple[str, int, int]] = field(default_factory=set)
     """(ns, inv, step): a subgraph step its loop left by raising (`_raised_out`): no put."""
     raised_unsure: set[tuple[str, int, int]] = field(default_factory=set)
@@ -4027,7 +4031,13 @@ def gather(
         raised_unsure=raised_unsure,
         raised_through=raised_through,
         holder_of=holder_of,
-        stable=_stable_namespaces(attempts, db_cps),
+        stable=(stable_ns := _stable_namespaces(attempts, db_cps)),
+        exit_saved=stable_ns
+        | (
+            {k[0] for k in holder_of} | {p.ns for p in puts if p.ns}
+            if every_run_saved_on_exit(recording)
+            else set()
+        ),
         unsaved=silent,
         unsaved_unsure=unsure_silent,
         queued_unsure=QUEUED_UNSURE in assumed,

@@ -79,6 +79,13 @@ on (``PregelLoop._first``: ``self._put_checkpoint({"source": "fork"})``). Up to 
 goes on from that checkpoint itself and saves nothing until its first step's put."""
 
 
+EVERY_RUN_SAVED_ON_EXIT_BEFORE = (0, 5, 0)
+"""Before LangGraph 0.5 a run saved as it ended (``checkpoint_during=False``, exit's way)
+saved every subgraph run on its way out too: ``_suppress_interrupt`` (``pregel/loop.py``,
+0.4.10) asks only ``if not self.checkpoint_during``. From 0.5.0 a nested loop saves there
+only if it raised or paused, or was compiled with ``checkpointer=True``."""
+
+
 def release(version: str | None) -> tuple[int, ...] | None:
     """A release string ("1.2.15", "0.6.11") as numbers; None where it does not read as one."""
     if not version:
@@ -105,6 +112,13 @@ def saves_fork_copy(recording: Recording) -> bool:
     (`FORK_COPY_SINCE`)? A release that is not known is taken as today's."""
     known = release(recording.langgraph)
     return known is None or known >= FORK_COPY_SINCE
+
+
+def every_run_saved_on_exit(recording: Recording) -> bool:
+    """Does every subgraph run save its last checkpoint on its way out under exit
+    (`EVERY_RUN_SAVED_ON_EXIT_BEFORE`)? A release that is not known is taken as today's."""
+    known = release(recording.langgraph)
+    return known is not None and known < EVERY_RUN_SAVED_ON_EXIT_BEFORE
 
 
 def release_assumption(recording: Recording) -> str:

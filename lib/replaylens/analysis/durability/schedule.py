@@ -190,12 +190,13 @@ def _handler_waits(ev: Evidence) -> list[tuple[float, float, list[Put] | None, s
 
 def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
     """(parent step's end, the parent's next step's start, the parent's loop) for each run of
-    a ``checkpointer=True`` subgraph that ended inside an invocation that went on: under exit
-    it saved on its way out (`exit_saves`), and its parent's step waited for that put."""
-    if not ev.stable:
+    a subgraph that saves on its way out under exit (`Evidence.exit_saved`: one compiled with
+    ``checkpointer=True``; before LangGraph 0.5 every one) that ended inside an invocation
+    that went on: it saved on its way out (`exit_saves`), and its parent's step waited."""
+    if not ev.exit_saved:
         return []
     times = _step_times(ev)
-    held = {(ns, inv, h) for (ns, inv, _step), h in ev.holder_of.items() if ns in ev.stable}
+    held = {(ns, inv, h) for (ns, inv, _step), h in ev.holder_of.items() if ns in ev.exit_saved}
     out: list[tuple[float, float, str]] = []
     for ns, inv, holder in sorted(held):
         gap = _parent_gap(times, ns, inv, holder)
@@ -1360,12 +1361,13 @@ def _stable_run_saves(
     """Under exit, a subgraph compiled with ``checkpointer=True`` saves when each of its runs
     ends, returned or not: ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop
     whose namespace has no task id (``all(NS_END not in part for part in
-    self.checkpoint_ns)``). A run that ended before the kill left its last checkpoint.
+    self.checkpoint_ns)``); before LangGraph 0.5 every nested loop (`Evidence.exit_saved`).
+    A run that ended before the kill left its last checkpoint.
     `killed`: did the last invocation die before its saves (`exit_saves`)?"""
     saves: set[tuple[str, int, int]] = set()
     runs: dict[tuple[str, int, int], list[int]] = {}
     for (ns, inv, step), holder in ev.holder_of.items():
-        if ns in ev.stable and inv not in ev.killed_earlier:
+        if ns in ev.exit_saved and inv not in ev.killed_earlier:
             runs.setdefault((ns, inv, holder), []).append(step)
     last_inv = ev.invocations - 1
     for (ns, inv, holder), steps in runs.items():
@@ -1382,7 +1384,7 @@ def _stable_run_saves(
     # ended its run too.
     held = {(ns, inv) for ns, inv, _h in runs}
     for ns, inv in {(k[0], k[1]) for k in built}:
-        if ns in ev.stable and (ns, inv) not in held and inv not in ev.killed_earlier:
+        if ns in ev.exit_saved and (ns, inv) not in held and inv not in ev.killed_earlier:
             # (or, in the killed one, the task that ran it invoked another graph after it, or
             # the loop above went on to a later step: it had returned)
             if (
