@@ -203,3 +203,36 @@ def test_older_manifests_read_through_the_model() -> None:
     }
     assert [r.lines_repeated for r in manifest.runs] == [r["lines_repeated"] for r in raw["runs"]]
     assert Manifest.from_dict(manifest.to_dict()) == manifest
+
+
+def test_the_durability_mode_reaches_langgraph_by_the_parameter_its_release_has() -> None:
+    """LangGraph 0.6 and later take ``durability=``; 0.4 and 0.5 took ``checkpoint_during``
+    (async or exit), 0.2 and 0.3 nothing (`_child.durability_kwargs`). With today's release
+    installed every mode is passed as itself; the campaigns recorded with 0.4.10 in
+    `tests/whatif_kills/` ran only the two modes it has, both killed."""
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    from replaylens.killtest._child import durability_kwargs, installed_modes
+
+    class S(TypedDict):
+        n: int
+
+    b = StateGraph(S)
+    b.add_node("a", lambda s: {"n": s["n"] + 1})
+    b.add_edge(START, "a")
+    b.add_edge("a", END)
+    graph = b.compile()
+    assert installed_modes() == ("sync", "async", "exit")
+    for mode in installed_modes():
+        assert durability_kwargs(graph, {"durability": mode}) == {"durability": mode}
+    with pytest.raises(ValueError, match="cannot run under durability 'eventually'"):
+        durability_kwargs(graph, {"durability": "eventually"})
+    root = Path(__file__).parent / "whatif_kills"
+    old = sorted(root.glob("*-lg0.4.10"))
+    assert old
+    for folder in old:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        assert manifest["langgraph"] == "0.4.10"
+        assert manifest["modes"] == ["async", "exit"]
+        assert {r["mode"] for r in manifest["runs"] if r["killed"]} == {"async", "exit"}
