@@ -206,8 +206,8 @@ def test_older_manifests_read_through_the_model() -> None:
 
 
 def test_the_durability_mode_reaches_langgraph_by_the_parameter_its_release_has() -> None:
-    """LangGraph 0.6 and later take ``durability=``; 0.4 and 0.5 took ``checkpoint_during``
-    (async or exit), 0.2 and 0.3 nothing (`_child.durability_kwargs`). With today's release
+    """LangGraph 0.6 and later take ``durability=``; 0.3.27 to 0.5 took ``checkpoint_during``
+    (async or exit), earlier releases nothing (`_child.durability_kwargs`). With today's release
     installed every mode is passed as itself; the campaigns recorded with 0.4.10 in
     `tests/whatif_kills/` ran only the two modes it has, both killed."""
     from langgraph.graph import END, START, StateGraph
@@ -226,7 +226,7 @@ def test_the_durability_mode_reaches_langgraph_by_the_parameter_its_release_has(
     assert installed_modes() == ("sync", "async", "exit")
     for mode in installed_modes():
         assert durability_kwargs(graph, {"durability": mode}) == {"durability": mode}
-    with pytest.raises(ValueError, match="cannot run under durability 'eventually'"):
+    with pytest.raises(ValueError, match="cannot run under durability 'eventually': it runs sync"):
         durability_kwargs(graph, {"durability": "eventually"})
     root = Path(__file__).parent / "whatif_kills"
     old = sorted(root.glob("*-lg0.4.10"))

@@ -763,12 +763,18 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             saver.conn.close()
 
 
+BEFORE_DURABILITY = (
+    "LangGraph had no durability modes before 0.6 (0.3.27 to 0.5: checkpoint_during, which "
+    "runs as async or exit; before 0.3.27: async only)"
+)
+
+
 def durability_kwargs(graph: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """How the installed LangGraph is told the run's durability mode. `durability=` from
-    LangGraph 0.6; before it, 0.4 and 0.5 had ``checkpoint_during`` (True: every step's
-    checkpoint put in the background, as async; False: saved as the run ends, as exit), and
-    0.2 and 0.3 nothing (async's way, always). A mode the release has no way to run is an
-    error that names the release, never a run under another mode."""
+    LangGraph 0.6; from 0.3.27 to 0.5 ``checkpoint_during`` (True: every step's checkpoint put
+    in the background, as async; False: saved as the run ends, as exit); before 0.3.27
+    nothing (async's way, always). A mode the release has no way to run is an error that
+    names the release, never a run under another mode."""
     mode = spec.get("durability", "async")
     params = inspect.signature(graph.stream).parameters
     if mode in installed_modes():
@@ -776,9 +782,8 @@ def durability_kwargs(graph: Any, spec: dict[str, Any]) -> dict[str, Any]:
             return {"durability": mode}
         return {"checkpoint_during": mode == "async"} if "checkpoint_during" in params else {}
     raise ValueError(
-        f"LangGraph {release()} cannot run under durability {mode!r}: before 0.6 it had no "
-        "durability modes (0.4 and 0.5: checkpoint_during, async or exit; 0.2 and 0.3: async "
-        "only)"
+        f"LangGraph {release()} cannot run under durability {mode!r}: it runs "
+        f"{', '.join(installed_modes())}. {BEFORE_DURABILITY}."
     )
 
 

@@ -39,6 +39,7 @@ from typing import Any
 from replaylens.errors import ReplaylensError, ThreadNotFound
 from replaylens.killtest import MODES
 from replaylens.killtest._child import (
+    BEFORE_DURABILITY,
     COMMAND,
     DEFAULT_HOLD,
     FAULT_POINTS,
@@ -518,9 +519,8 @@ def _validate(
     runnable = installed_modes()
     if missing := [m for m in modes if m not in runnable]:
         raise KilltestError(
-            f"LangGraph {release()} cannot run under {', '.join(missing)}: before 0.6 it had no "
-            "durability modes (0.4 and 0.5: checkpoint_during, which runs as async or exit; 0.2 "
-            f"and 0.3: async only). Pass --modes {','.join(runnable)}."
+            f"LangGraph {release()} cannot run under {', '.join(missing)}: "
+            f"{BEFORE_DURABILITY}. Pass --modes {','.join(runnable)}."
         )
     if runs < 1:
         raise KilltestError("--runs must be at least 1.")
