@@ -423,3 +423,19 @@ def test_before_langgraph_0_5_every_subgraph_run_saves_on_its_way_out_under_exit
     for form in ("recorder", "langgraph", "bare"):
         told = predict(workers["async"], form)["exit"]
         assert holds(told, real(workers["exit"])), form
+
+
+def test_a_run_that_finished_its_tasks_may_have_left_and_saved_under_exit(
+    tmp_path: Path,
+) -> None:
+    """send_to_subgraph on LangGraph 0.4.10 killed 0.2 s into the second `Send` worker's
+    ``generate``: the first worker's run had finished both its tasks, and under exit it left
+    and saved (1 kept). Its parent's step never completed, so nothing showed it had left:
+    0 was said. Whether a run whose tasks all finished had more due, the evidence does not
+    show: the range says both (`outcomes._widen_for_ended_runs`)."""
+    runs = load("send_to_subgraph-early-0.3s-lg0.4.10", tmp_path)
+    assert real(runs["exit"]) == (1, 5, 8)
+    for form in ("recorder", "langgraph", "bare"):
+        told = predict(runs["async"], form)["exit"]
+        assert told.race["checkpoints_kept"] == [0, 1], form
+        assert holds(told, (1, 5, 8)), form

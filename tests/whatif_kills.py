@@ -311,8 +311,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         # LangGraph 0.4.10: no durability modes yet; checkpoint_during runs async or exit
         *(
-            KillCampaign(shape, 1, ("async", "exit"), 0.3, langgraph="0.4.10")
-            for shape in ("interrupt_subgraph", "send_to_subgraph")
+            KillCampaign(shape, kill, ("async", "exit"), 0.3, langgraph="0.4.10")
+            for shape, kill in (
+                ("interrupt_subgraph", 1),
+                ("send_to_subgraph", 0),
+                ("send_to_subgraph", 1),
+            )
         ),
         KillCampaign(
             "replay_branch_in_subgraph",

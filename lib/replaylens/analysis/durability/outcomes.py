@@ -601,7 +601,31 @@ def modelled(
     _widen_for_busy_workers(ev, mode, latency, recording, sched, out)
     _widen_for_cancelled(ev, mode, latency, recording, sched, out)
     _widen_for_exit_return(ev, mode, latency, recording, out)
+    _widen_for_ended_runs(ev, mode, latency, recording, out)
     return out, sched
+
+
+def _widen_for_ended_runs(
+    ev: Evidence, mode: Mode, latency: float, recording: Recording, out: ModeOutcome
+) -> None:
+    """Say the checkpoints kept as a range where, under exit, a subgraph run that saves on its
+    way out (`Evidence.exit_saved`) had finished every task it logged by the kill, but nothing
+    shows whether it had left: its last step may have had nothing more due (LangGraph 0.4.10,
+    send_to_subgraph killed in the second `Send` worker's ``generate``: the first worker's
+    run had ended and saved, 1 kept where 0 was said)."""
+    if mode != "exit" or ev.ending != "killed" or not ev.exit_saved:
+        return
+    fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, runs_ended=True))
+    own = (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))
+    if fig == own:
+        return
+    spans = _stretched(_spans(out), fig)
+    note = (
+        "a subgraph run that saves on its way out under exit had finished every task it "
+        "logged by the kill; whether it had left, and saved, the evidence does not show: "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept"
+    )
+    _say_range(out, spans, note)
 
 
 def _widen_for_exit_return(

@@ -438,6 +438,7 @@ def schedule(
     queue: bool = True,
     puts_hold_workers: bool = False,
     cancelled_unsure: bool = False,
+    runs_ended: bool = False,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -456,7 +457,8 @@ def schedule(
     (`wave_starts`; `outcomes._widen_for_busy_workers` asks it). `cancelled_unsure`: a task
     its step's raise came after, whose writes the database cannot show put or not, was
     cancelled by the raise (`evidence.cancelled_at_raise`; `outcomes._widen_for_cancelled`
-    asks it)."""
+    asks it). `runs_ended`: under exit, a subgraph run that saves on its way out whose tasks
+    had all finished had left by the kill (`outcomes._widen_for_ended_runs` asks it)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -650,7 +652,7 @@ def schedule(
     late_ends: dict[int, float] = {}
     stubs = 0
     if mode == "exit":
-        landed = exit_saves(ev, last_killed=killed)
+        landed = exit_saves(ev, last_killed=killed, runs_ended=runs_ended)
         stubs = exit_delta_stubs(ev, landed)
     else:
         for p in ev.puts:
@@ -1233,7 +1235,9 @@ def _open_steps(ev: Evidence) -> list[Step]:
     return cached  # type: ignore[no-any-return]
 
 
-def exit_saves(ev: Evidence, last_killed: bool | None = None) -> set[tuple[str, int, int]]:
+def exit_saves(
+    ev: Evidence, last_killed: bool | None = None, runs_ended: bool = False
+) -> set[tuple[str, int, int]]:
     """Under exit, each invocation that ended saved its last root checkpoint (if it moved on);
     a subgraph whose loop raised out of a step (`evidence._raised_out`, a `ParentCommand`)
     saved its last checkpoint on the way out, even in the invocation that was then killed:
@@ -1244,7 +1248,7 @@ def exit_saves(ev: Evidence, last_killed: bool | None = None) -> set[tuple[str, 
     saves: set[tuple[str, int, int]] = set()
     built = {(p.ns, p.inv, p.step) for p in ev.puts}
     killed = ev.ending == "killed" if last_killed is None else last_killed
-    saves |= _stable_run_saves(ev, built, killed)
+    saves |= _stable_run_saves(ev, built, killed, runs_ended)
     for ns, inv, step in ev.raised_out:
         before = max(
             (k[2] for k in built if k[0] == ns and k[1] == inv and k[2] < step), default=None
@@ -1356,14 +1360,16 @@ def _open_at_end(ev: Evidence, inv: int) -> set[str]:
 
 
 def _stable_run_saves(
-    ev: Evidence, built: set[tuple[str, int, int]], killed: bool
+    ev: Evidence, built: set[tuple[str, int, int]], killed: bool, runs_ended: bool = False
 ) -> set[tuple[str, int, int]]:
     """Under exit, a subgraph compiled with ``checkpointer=True`` saves when each of its runs
     ends, returned or not: ``_suppress_interrupt`` (``pregel/_loop.py``) saves a nested loop
     whose namespace has no task id (``all(NS_END not in part for part in
     self.checkpoint_ns)``); before LangGraph 0.5 every nested loop (`Evidence.exit_saved`).
     A run that ended before the kill left its last checkpoint.
-    `killed`: did the last invocation die before its saves (`exit_saves`)?"""
+    `killed`: did the last invocation die before its saves (`exit_saves`)? `runs_ended`: a run
+    whose steps all ended, its tasks all finished, had left (nothing shows whether more was
+    due in it: `schedule`'s `runs_ended`)."""
     saves: set[tuple[str, int, int]] = set()
     runs: dict[tuple[str, int, int], list[int]] = {}
     for (ns, inv, step), holder in ev.holder_of.items():
@@ -1376,6 +1382,7 @@ def _stable_run_saves(
         parent = ns.rpartition("|")[0]
         went_on = any(st.ns == parent and st.inv == inv and st.step > holder for st in ev.steps)
         ended = later or went_on or _next_call_began(ev, ns, inv) or inv < last_inv or not killed
+        ended = ended or (runs_ended and _tasks_all_finished(ev, ns, inv))
         mine = [s for s in steps if (ns, inv, s) in built]
         if ended and mine:
             saves.add((ns, inv, max(mine)))
@@ -1396,6 +1403,14 @@ def _stable_run_saves(
                 mine = [k[2] for k in built if k[0] == ns and k[1] == inv]
                 saves.add((ns, inv, max(mine)))
     return saves
+
+
+def _tasks_all_finished(ev: Evidence, ns: str, inv: int) -> bool:
+    """Did every step of the run `ns` in `inv` end, with every task of it finished?"""
+    mine = [st for st in ev.steps if st.ns == ns and st.inv == inv]
+    return bool(mine) and all(
+        st.end is not None and all(a.outcome == "finished" for a in st.attempts) for st in mine
+    )
 
 
 def _parent_went_on(
