@@ -439,3 +439,23 @@ def test_a_run_that_finished_its_tasks_may_have_left_and_saved_under_exit(
         told = predict(runs["async"], form)["exit"]
         assert told.race["checkpoints_kept"] == [0, 1], form
         assert holds(told, (1, 5, 8)), form
+
+
+def test_a_root_step_no_database_of_an_ended_invocation_holds_never_completed(
+    tmp_path: Path,
+) -> None:
+    """stateful_subgraph_interrupt on LangGraph 0.4.10 (a node that invokes a
+    ``checkpointer=True`` subgraph whose graph pauses; two turns of input and answer), killed
+    in the second answer. In the first answer the subgraphs finished, but no mode saved a
+    root checkpoint for that invocation: its root step never completed there. From async,
+    exit was said to save one as that invocation ended (9 kept where 8); from exit, async to
+    have put it (16 where 15). An ended invocation of a sync or async recording whose root
+    step the database lacks (`Evidence.puts_kept`), and one of an exit recording whose root
+    the database holds nothing of (`Evidence.root_stayed`), did not move on."""
+    runs = load("stateful_subgraph_interrupt-early-0.3s-lg0.4.10", tmp_path)
+    assert real(runs["exit"])[0] == 8
+    assert real(runs["async"])[0] == 15
+    for form in ("recorder", "langgraph", "bare"):
+        assert holds(predict(runs["async"], form)["exit"], real(runs["exit"])), form
+    for form in ("recorder", "langgraph"):
+        assert holds(predict(runs["exit"], form)["async"], real(runs["async"])), form

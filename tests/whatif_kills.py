@@ -316,6 +316,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
                 ("interrupt_subgraph", 1),
                 ("send_to_subgraph", 0),
                 ("send_to_subgraph", 1),
+                ("stateful_subgraph_interrupt", 0),
             )
         ),
         KillCampaign(

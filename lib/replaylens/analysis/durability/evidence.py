@@ -349,6 +349,13 @@ class Evidence:
     """(nested ns, inv, step) -> the parent step whose task ran it (one per run of a subgraph)."""
     stable: set[str] = field(default_factory=set)
     """Nested namespaces without task id: subgraphs compiled with ``checkpointer=True``."""
+    puts_kept: bool = False
+    """The recorded mode saves every step's checkpoint (sync, async): in an invocation that
+    ended, a root step the database has no checkpoint of never completed."""
+    root_stayed: set[int] = field(default_factory=set)
+    """Invocations that ended, recorded under exit, of which the database holds no root
+    checkpoint: exit saves the root's last one as an invocation ends if it moved on, so no
+    root step of theirs completed (the log's root steps there are not puts of any mode)."""
     exit_saved: set[str] = field(default_factory=set)
     """Nested namespaces whose runs save their last checkpoint on their way out under exit:
     the `stable` ones, and before LangGraph 0.5 every one (`rules.every_run_saved_on_exit`)."""
@@ -2221,6 +2228,26 @@ def _silent_start_before(group: list[Attempt], roots: Sequence[Checkpoint], step
     return any((due := {t.node for t in c.tasks if t.node}) and not due & logged for c in before)
 
 
+def _root_stayed(
+    puts: Sequence[Put], recording: Recording, killed_earlier: Container[int], ending: Ending
+) -> set[int]:
+    """`Evidence.root_stayed`: the ended invocations of an exit recording whose root steps
+    the log shows but the database holds no root checkpoint of (LangGraph 0.4.10,
+    stateful_subgraph_interrupt's answered turn: its root step never completed in any mode,
+    and from exit async was said to keep one checkpoint more)."""
+    if recording.mode != "exit":
+        return set()
+    last = max((p.inv for p in puts), default=-1)
+    out: set[int] = set()
+    for inv in {p.inv for p in puts if not p.ns}:
+        if inv in killed_earlier or (inv == last and ending == "killed"):
+            continue
+        mine = [p for p in puts if not p.ns and p.inv == inv and not p.edit]
+        if mine and all(p.checkpoint is None for p in mine):
+            out.add(inv)
+    return out
+
+
 def _runs_from_older(
     groups: list[list[Attempt]], roots: Sequence[Checkpoint], replayed: dict[int, int]
 ) -> dict[int, int]:
@@ -4031,6 +4058,8 @@ def gather(
         raised_unsure=raised_unsure,
         raised_through=raised_through,
         holder_of=holder_of,
+        puts_kept=recording.mode in ("sync", "async"),
+        root_stayed=_root_stayed(puts, recording, killed_earlier, ending),
         stable=(stable_ns := _stable_namespaces(attempts, db_cps)),
         exit_saved=stable_ns
         | (

@@ -657,6 +657,8 @@ def schedule(
     else:
         for p in ev.puts:
             key = (p.ns, p.inv, p.step)
+            if not p.ns and p.inv in ev.root_stayed:
+                continue  # the root never moved on there (`Evidence.root_stayed`)
             ended = p.inv < last_inv or not killed
             if p.inv in ev.killed_earlier:
                 if (
@@ -1260,7 +1262,17 @@ def exit_saves(
     for inv in range(ev.invocations):
         if (inv == last_inv and killed) or inv in ev.killed_earlier:
             continue
-        done = [p for p in ev.puts if p.ns == "" and p.inv == inv and not p.edit]
+        # (a root step of an ended invocation that a database of sync or async lacks never
+        # completed: LangGraph 0.4.10, stateful_subgraph_interrupt's answered turn saved no
+        # root checkpoint in any mode)
+        done = [
+            p
+            for p in ev.puts
+            if p.ns == ""
+            and p.inv == inv
+            and not p.edit
+            and (p.checkpoint is not None or not ev.puts_kept)
+        ]
         if done:
             saves.add(("", inv, max(p.step for p in done)))
         saves |= _paused_subgraph_saves(ev, built, inv)
