@@ -13,6 +13,7 @@ from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, continues, retried_in_step, same_task
 from replaylens.analysis.durability._memo import per_thread
 from replaylens.analysis.durability.rules import (
+    INFERRED,
     RACE,
     TICK,
     WRITE_COST,
@@ -4058,7 +4059,9 @@ def gather(
         raised_unsure=raised_unsure,
         raised_through=raised_through,
         holder_of=holder_of,
-        puts_kept=recording.mode in ("sync", "async"),
+        # (a mode given, not one candidate of an inference: only then does a missing
+        # checkpoint say the step never completed)
+        puts_kept=recording.mode in ("sync", "async") and recording.origin != INFERRED,
         root_stayed=_root_stayed(puts, recording, killed_earlier, ending),
         stable=(stable_ns := _stable_namespaces(attempts, db_cps)),
         exit_saved=stable_ns

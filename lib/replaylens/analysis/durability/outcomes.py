@@ -31,6 +31,7 @@ from replaylens.analysis.durability.evidence import (
 )
 from replaylens.analysis.durability.inference import Inference, infer_mode
 from replaylens.analysis.durability.rules import (
+    INFERRED,
     MODES,
     RACE,
     TICK,
@@ -1964,7 +1965,7 @@ def _what_if(
             rec,
             mode=cand,
             latency=inferred.latency if cand == "sync" else None,
-            origin="inferred from the evidence",
+            origin=INFERRED,
         )
         cand_ev = gather(thread, attempts, status, cand_rec)
         if cand == "exit":

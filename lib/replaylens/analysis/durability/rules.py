@@ -72,6 +72,9 @@ every mode. From 1.2.16 ``is_replaying`` is true only for time travel (``_first`
 checkpoint id reuses them in every release."""
 
 
+INFERRED = "inferred from the evidence"
+"""`Recording.origin` of a mode the what-if inferred (one candidate of several), not given."""
+
 FORK_COPY_SINCE = (1, 1, 7)
 """The first LangGraph release whose run from an earlier checkpoint (``invoke(None, config
 with its checkpoint_id)``, time travel) saves a copy of it first, source ``fork``, one step
