@@ -358,6 +358,15 @@ class Evidence:
     checkpoint: exit saves the root's last one as an invocation ends if it moved on, so no
     root step of theirs completed (the log's root steps there are not puts of any mode)."""
     exit_saved: set[str] = field(default_factory=set)
+
+    @property
+    def puts_unsure(self) -> bool:
+        """Does a root step of an invocation that ended lack its checkpoint in the database?
+        An inferred sync or async reading cannot say whether it never completed
+        (`gather`'s `trust_puts` reads that)."""
+        last = self.invocations - 1
+        return any(not p.ns and p.checkpoint is None and p.inv < last for p in self.puts)
+
     """Nested namespaces whose runs save their last checkpoint on their way out under exit:
     the `stable` ones, and before LangGraph 0.5 every one (`rules.every_run_saved_on_exit`)."""
     raised_out: set[tuple[str, int, int]] = field(default_factory=set)
@@ -3377,6 +3386,7 @@ def gather(
     queued: bool = False,
     killed_raising: bool = False,
     replay_earlier: bool = False,
+    trust_puts: bool = False,
 ) -> Evidence:
     """Arrange the recording into invocations, supersteps and checkpoint puts.
 
@@ -3390,7 +3400,9 @@ def gather(
     `killed_raising`: read a last invocation that raised as killed after its failure
     (`Evidence.raise_unsure`). `replay_earlier`: read a run from an earlier checkpoint that
     saved nothing, by a release that saves no copy, as begun one checkpoint earlier, with
-    tasks that logged nothing (`Evidence.replay_start_unsure`)."""
+    tasks that logged nothing (`Evidence.replay_start_unsure`). `trust_puts`: an inferred sync
+    or async reading takes a missing checkpoint as a step that never completed, as a given
+    mode does (`Evidence.puts_kept`)."""
     used: list[str] = []
     assumed: list[str] = []
     db_cps = _db_checkpoints(thread)
@@ -3449,7 +3461,7 @@ def gather(
         return gather(
             thread, attempts, status, recording,
             unsure_raised=unsure_raised, flip_kinds=flip_kinds, unsaved=unsaved, queued=queued,
-            killed_raising=killed_raising, replay_earlier=replay_earlier,
+            killed_raising=killed_raising, replay_earlier=replay_earlier, trust_puts=trust_puts,
         )  # fmt: skip
     if raised:
         used.append(raised)
@@ -4061,7 +4073,8 @@ def gather(
         holder_of=holder_of,
         # (a mode given, not one candidate of an inference: only then does a missing
         # checkpoint say the step never completed)
-        puts_kept=recording.mode in ("sync", "async") and recording.origin != INFERRED,
+        puts_kept=recording.mode in ("sync", "async")
+        and (recording.origin != INFERRED or trust_puts),
         root_stayed=_root_stayed(puts, recording, killed_earlier, ending),
         stable=(stable_ns := _stable_namespaces(attempts, db_cps)),
         exit_saved=stable_ns

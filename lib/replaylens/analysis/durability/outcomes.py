@@ -1986,6 +1986,12 @@ def _what_if(
             also.append(
                 _what_if_as(cand_rec, latency, killed_ev, thread, attempts, model_recorded=True)
             )
+        if cand in ("sync", "async") and cand_ev.puts_unsure:  # a missing root checkpoint:
+            # the step never completed, if the mode was indeed this one (`Evidence.puts_kept`)
+            trusted_ev = gather(thread, attempts, status, cand_rec, trust_puts=True)
+            also.append(
+                _what_if_as(cand_rec, latency, trusted_ev, thread, attempts, model_recorded=True)
+            )
         if cand_ev.replay_start_unsure:  # a copy-less run from an earlier checkpoint
             earlier_ev = gather(thread, attempts, status, cand_rec, replay_earlier=True)
             also.append(
