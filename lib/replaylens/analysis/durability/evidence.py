@@ -358,17 +358,9 @@ class Evidence:
     checkpoint: exit saves the root's last one as an invocation ends if it moved on, so no
     root step of theirs completed (the log's root steps there are not puts of any mode)."""
     exit_saved: set[str] = field(default_factory=set)
-
-    @property
-    def puts_unsure(self) -> bool:
-        """Does a root step of an invocation that ended lack its checkpoint in the database?
-        An inferred sync or async reading cannot say whether it never completed
-        (`gather`'s `trust_puts` reads that)."""
-        last = self.invocations - 1
-        return any(not p.ns and p.checkpoint is None and p.inv < last for p in self.puts)
-
     """Nested namespaces whose runs save their last checkpoint on their way out under exit:
     the `stable` ones, and before LangGraph 0.5 every one (`rules.every_run_saved_on_exit`)."""
+
     raised_out: set[tuple[str, int, int]] = field(default_factory=set)
     """(ns, inv, step): a subgraph step its loop left by raising (`_raised_out`): no put."""
     raised_unsure: set[tuple[str, int, int]] = field(default_factory=set)
@@ -414,6 +406,14 @@ class Evidence:
     functional: bool = False
     """An ``@entrypoint`` thread, as its database names it: its ``@task`` calls start one
     after another by design."""
+
+    @property
+    def puts_unsure(self) -> bool:
+        """Does a root step of an invocation that ended lack its checkpoint in the database?
+        An inferred sync or async reading cannot say whether it never completed
+        (`gather`'s `trust_puts` reads that)."""
+        last = self.invocations - 1
+        return any(not p.ns and p.checkpoint is None and p.inv < last for p in self.puts)
 
 
 def taken_at(c: Checkpoint) -> float | None:
@@ -3556,7 +3556,8 @@ def gather(
     def start_of(found: tuple[int, int] | None) -> tuple[int, int] | None:
         """Where a copy-less run from an earlier checkpoint that saved nothing began: where
         its first logged task was due, or (`replay_earlier`) one checkpoint before, at tasks
-        that logged nothing (`_silent_start_before`)."""
+        that logged nothing (`_silent_start_before`): their step then stands before the
+        logged ones (`silent_step`), which keep the steps they were read in."""
         nonlocal replay_start_unsure, silent_step
         if found is None or copy:
             return found
@@ -3594,10 +3595,11 @@ def gather(
         # nothing due can only be a run from an earlier checkpoint whose copy never landed
         # (a fresh input's first node, as a replay of a loop's first step begins:
         # test_fork_always_re_runs_nodes at 0.5 s a write).
-        lost_copy = start_of(
+        flipped_copy = start_of(
             _lost_copy(groups, kinds, replayed, root_cps, input_start=True, copy=copy)
         )
-        if lost_copy is not None:
+        if flipped_copy is not None:
+            lost_copy = flipped_copy
             replayed[lost_copy[0]] = lost_copy[1]
             used.append(_lost_copy_said(lost_copy[0], "read as no fresh input", copy))
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
