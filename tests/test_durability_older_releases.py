@@ -17,6 +17,7 @@ from whatif_kills import every_prediction_holds, figures, holds, judged, load, p
 
 from replaylens.analysis.durability import Recording, release_assumption, subgraph_writes_reused
 from replaylens.analysis.durability.evidence import REPLAY_START_UNSURE
+from replaylens.analysis.durability.outcomes import PUTS_UNSURE
 from replaylens.cli import main
 from replaylens.killtest.corpus import form_path
 from replaylens.killtest.recorded import recording_for
@@ -459,6 +460,8 @@ def test_a_root_step_no_database_of_an_ended_invocation_holds_never_completed(
     for form in ("recorder", "langgraph", "bare"):
         assert holds(predict(runs["async"], form)["exit"], real(runs["exit"])), form
         # with the mode inferred, async is one candidate: the reading widens the range
-        assert holds(predict(runs["async"], form, False)["exit"], real(runs["exit"])), form
+        inferred = predict(runs["async"], form, False)["exit"]
+        assert holds(inferred, real(runs["exit"])), form
+        assert any(u.startswith(PUTS_UNSURE) for u in inferred.assumed), form
     for form in ("recorder", "langgraph"):
         assert holds(predict(runs["exit"], form)["async"], real(runs["async"])), form

@@ -1947,7 +1947,7 @@ def _what_if(
         return _widen_for_peers(given, thread, attempts, status, rec, latency), ev.crash_ts
     inferred = infer_mode(ev)
     runs: list[dict[str, ModeOutcome]] = []
-    also: list[dict[str, ModeOutcome]] = []  # readings that only widen the ranges
+    also: list[tuple[dict[str, ModeOutcome], str]] = []  # readings that only widen, and why
     why: list[str] = []  # what else than the recorded mode the range is over
     exit_read: tuple[Recording, Evidence] | None = None
     peers = realigned(attempts, thread) if thread is not None else None
@@ -1984,18 +1984,33 @@ def _what_if(
             # the raise is the reading, the kill widens its range (as with the mode given)
             killed_ev = gather(thread, attempts, status, cand_rec, killed_raising=True)
             also.append(
-                _what_if_as(cand_rec, latency, killed_ev, thread, attempts, model_recorded=True)
+                (
+                    _what_if_as(
+                        cand_rec, latency, killed_ev, thread, attempts, model_recorded=True
+                    ),
+                    RAISE_UNSURE,
+                )
             )
         if cand in ("sync", "async") and cand_ev.puts_unsure:  # a missing root checkpoint:
             # the step never completed, if the mode was indeed this one (`Evidence.puts_kept`)
             trusted_ev = gather(thread, attempts, status, cand_rec, trust_puts=True)
             also.append(
-                _what_if_as(cand_rec, latency, trusted_ev, thread, attempts, model_recorded=True)
+                (
+                    _what_if_as(
+                        cand_rec, latency, trusted_ev, thread, attempts, model_recorded=True
+                    ),
+                    PUTS_UNSURE,
+                )
             )
         if cand_ev.replay_start_unsure:  # a copy-less run from an earlier checkpoint
             earlier_ev = gather(thread, attempts, status, cand_rec, replay_earlier=True)
             also.append(
-                _what_if_as(cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True)
+                (
+                    _what_if_as(
+                        cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True
+                    ),
+                    REPLAY_START_UNSURE,
+                )
             )
         if paired is not None:  # each ambiguous end given to the newest open start
             paired_ev = gather(thread, paired, status, cand_rec)
@@ -2021,8 +2036,11 @@ def _what_if(
                     thread, attempts, status, cand_rec, flip_kinds=unsure, replay_earlier=True
                 )
                 also.append(
-                    _what_if_as(
-                        cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True
+                    (
+                        _what_if_as(
+                            cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True
+                        ),
+                        REPLAY_START_UNSURE,
                     )
                 )
             why.append(_kinds_weak_note(unsure))
@@ -2048,8 +2066,8 @@ def _what_if(
             runs.append(_what_if_as(timed, latency, timed_ev, thread, attempts))
             why.append(_unknown_kill_window_note(latency))
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
-    for alt in also:
-        _widen_to(out, alt, None, RAISE_UNSURE)
+    for alt, alt_why in also:
+        _widen_to(out, alt, None, alt_why)
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
         out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
@@ -2139,8 +2157,8 @@ def _widen_to(
             key: [min(v[i] for v in seen), max(v[i] for v in seen)]
             for i, key in enumerate(_SPAN_KEYS)
         }
-        if all(lo == hi for lo, hi in spans.values()):
-            continue
+        if all(lo == hi for lo, hi in spans.values()) or spans == _spans(o):
+            continue  # (nothing this reading adds to what the outcome already says)
         note = (
             f"{why}, between "
             f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
@@ -2149,6 +2167,12 @@ def _widen_to(
         )
         _say_range(o, spans, note)
 
+
+PUTS_UNSURE = (
+    "a root step of an invocation that ended has no checkpoint in the database: under the "
+    "recorded mode read as sync or async it never completed, under exit it was never saved"
+)
+"""Why an inferred reading is widened over a missing root checkpoint (`Evidence.puts_unsure`)."""
 
 PEERS_UNSURE = (
     "the log names no task ids, and parallel tasks of one node ran in runs of one subgraph "
