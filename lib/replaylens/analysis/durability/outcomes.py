@@ -2067,7 +2067,7 @@ def _what_if(
             why.append(_unknown_kill_window_note(latency))
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     for alt, alt_why in also:
-        _widen_to(out, alt, None, alt_why)
+        _widen_to(out, alt, None, alt_why, only_if_wider=True)
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
         out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
@@ -2144,10 +2144,17 @@ def _widen_with(
 
 
 def _widen_to(
-    out: dict[str, ModeOutcome], alt: dict[str, ModeOutcome], recorded: Mode | None, why: str
+    out: dict[str, ModeOutcome],
+    alt: dict[str, ModeOutcome],
+    recorded: Mode | None,
+    why: str,
+    *,
+    only_if_wider: bool = False,
 ) -> None:
     """Widen each mode's range but the recorded one's (the database's either way) to cover
-    `alt`, the outcomes of another reading of the same evidence, saying `why`."""
+    `alt`, the outcomes of another reading of the same evidence, saying `why`; with
+    `only_if_wider`, only where that reading widens the range the outcome already says (a
+    reading that only widens an inferred what-if, beside the candidates' own notes)."""
     for mode in MODES:
         if mode == recorded or mode not in out or mode not in alt:
             continue
@@ -2157,8 +2164,8 @@ def _widen_to(
             key: [min(v[i] for v in seen), max(v[i] for v in seen)]
             for i, key in enumerate(_SPAN_KEYS)
         }
-        if all(lo == hi for lo, hi in spans.values()) or spans == _spans(o):
-            continue  # (nothing this reading adds to what the outcome already says)
+        if all(lo == hi for lo, hi in spans.values()) or (only_if_wider and spans == _spans(o)):
+            continue
         note = (
             f"{why}, between "
             f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
