@@ -465,3 +465,24 @@ def test_a_root_step_no_database_of_an_ended_invocation_holds_never_completed(
         assert any(u.startswith(PUTS_UNSURE) for u in inferred.assumed), form
     for form in ("recorder", "langgraph"):
         assert holds(predict(runs["exit"], form)["async"], real(runs["async"])), form
+
+
+def test_before_langgraph_1_1_a_stable_graph_a_resume_re_enters_runs_its_input(
+    tmp_path: Path,
+) -> None:
+    """test_stateful_subgraph_loads_latest_after_replay's shape on LangGraph 0.6.11 under
+    `ainvoke` with Postgres at 0.35 s a write, killed in the third input's ``sub_step`` (a
+    ``checkpointer=True`` subgraph), its run's checkpoints lost under async. Today a resume
+    hands its resuming flag down, and the re-entered graph drops the new input: the line was
+    said not to happen again. LangGraph before 1.1.0 does not hand it down ("Propagate
+    resuming and replaying flags to subgraphs" came in 1.1.0): the graph started a new run
+    with the input, and ``sub_step`` ran again (3 verdict lines wrong, the recorded mode's
+    own figures a task short) (`rules.RESUMING_REACHES_SUBGRAPHS_SINCE`)."""
+    runs = load("stateful_subgraph_latest_after_replay-late-0.35s-postgres-lg0.6.11", tmp_path)
+    measured = real(runs["async"])
+    assert measured == (20, 2, 3)
+    for form in ("recorder", "langgraph"):
+        told = plan(runs["async"], form)
+        assert figures(told.what_if["async"]) == measured, form
+        sub = [a for a in told.attempts if a.node == "sub_step"][-1]
+        assert sub.verdict == "replays", form

@@ -320,6 +320,15 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             )
         ),
         KillCampaign(
+            "stateful_subgraph_latest_after_replay",
+            1,
+            ("sync", "async", "exit"),
+            0.35,
+            "ainvoke",
+            backend="postgres",
+            langgraph="0.6.11",
+        ),
+        KillCampaign(
             "replay_branch_in_subgraph",
             1,
             ("sync", "async"),

@@ -287,15 +287,18 @@ def judge(
     idx_lineage: dict[str, set[str]],
     lost: set[int] | frozenset[int] = frozenset(),
     subgraph_writes_reused: bool = True,
+    resuming_reaches_subgraphs: bool = True,
 ) -> None:
     """Judge one aligned attempt; `lost` holds the id() of attempts whose invocation was lost
     with its input (`durability.lost_input_attempts`), which a resume never runs.
     `subgraph_writes_reused`: the release's rule for a re-entered subgraph's saved writes
-    (`durability.subgraph_writes_reused`)."""
+    (`durability.subgraph_writes_reused`); `resuming_reaches_subgraphs`: whether a
+    re-entered ``checkpointer=True`` graph drops its new input
+    (`durability.resuming_reaches_subgraphs`)."""
     if id(a) in lost:
         a.verdict, a.reason = "kept", LOST_INPUT
         return
-    if _dropped_by_stable_graph(a, thread):
+    if resuming_reaches_subgraphs and _dropped_by_stable_graph(a, thread):
         a.verdict, a.reason = "kept", DROPPED_RUN
         return
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":

@@ -115,6 +115,7 @@ from replaylens.analysis.durability.rules import (
     Recording,
     is_recorded,
     release_assumption,
+    resuming_reaches_subgraphs,
     subgraph_writes_reused,
 )
 from replaylens.analysis.durability.words import (
@@ -147,6 +148,7 @@ __all__ = [
     "is_recorded",
     "release_assumption",
     "subgraph_writes_reused",
+    "resuming_reaches_subgraphs",
     "lost_input_attempts",
     "mode_sentence",
     "uuid6_time",

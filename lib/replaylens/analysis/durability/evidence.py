@@ -20,6 +20,7 @@ from replaylens.analysis.durability.rules import (
     Ending,
     Recording,
     every_run_saved_on_exit,
+    resuming_reaches_subgraphs,
     saves_fork_copy,
     subgraph_writes_reused,
 )
@@ -329,6 +330,10 @@ class Evidence:
     subgraph_writes_reused: bool = True
     """Does a subgraph resumed from its own checkpoint reuse the writes saved on it (the
     release's rule, `rules.subgraph_writes_reused`), or run its finished tasks again?"""
+    resuming_reaches_subgraphs: bool = True
+    """Does the resume's resuming flag reach a graph a task invokes (the release's rule,
+    `rules.resuming_reaches_subgraphs`): a re-entered ``checkpointer=True`` graph drops its
+    new input (`outcomes._dropped_stable_run`)?"""
     handlers: dict[int, Attempt] = field(default_factory=dict)
     """id() of an error handler's attempt -> the failure it took (`handled_failures`, read
     once here for every schedule of this evidence)."""
@@ -4091,6 +4096,7 @@ def gather(
         raise_unsure=raise_unsure,
         replay_start_unsure=replay_start_unsure,
         subgraph_writes_reused=subgraph_writes_reused(recording),
+        resuming_reaches_subgraphs=resuming_reaches_subgraphs(recording),
     )
 
 

@@ -186,7 +186,11 @@ def _dropped_stable_run(
     step of the loop above, after that loop first finished an earlier one, hands it a fresh
     input, and the run's tasks run again (test_stateful_subgraph_loads_state_across_ticks,
     killed in the subgraph's node under async, whose checkpoint after the step before had
-    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down)."""
+    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down).
+    Before LangGraph 1.1.0 the flag does not reach the graph (`Evidence.resuming_reaches_
+    subgraphs`): it starts a new run with the input, and its tasks run again."""
+    if not ev.resuming_reaches_subgraphs:
+        return False
     parts = ns.split("|")
     for k in range(1, len(parts) + 1):
         top = "|".join(parts[:k])
