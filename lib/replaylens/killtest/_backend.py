@@ -354,11 +354,16 @@ def ephemeral_backend(settings: dict[str, str] | None = None) -> PostgresBackend
 
 def copy_writes(lite_conn: sqlite3.Connection, writes: list[dict[str, Any]]) -> None:
     """Insert `checkpoint_writes` rows of a Postgres schema (every column, by name) into the
-    SQLite file's `writes` table, as the installed SqliteSaver laid it out: the task path is
+    SQLite file's `writes` table, which the installed SqliteSaver laid out: the task path is
     a later migration of either saver's, and the two releases installed beside each other
     need not agree on it (LangGraph 0.6.11: langgraph-checkpoint-postgres 2.0.25 keeps it,
-    langgraph-checkpoint-sqlite 2.0.11 has no such column; a row without it gets "")."""
+    langgraph-checkpoint-sqlite 2.0.11 has no such column). The copy keeps what the server
+    held: a table without the column gets it (that saver reads the columns it names, and
+    judging the copy reads the same as judging the server); a row without it gets ""."""
     has_path = any(r[1] == "task_path" for r in lite_conn.execute("PRAGMA table_info(writes)"))
+    if not has_path and any("task_path" in w for w in writes):
+        lite_conn.execute("ALTER TABLE writes ADD COLUMN task_path TEXT NOT NULL DEFAULT ''")
+        has_path = True
     path_col, path_arg = (", task_path", ", ?") if has_path else ("", "")
     lite_conn.executemany(
         f"INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id{path_col}, idx, "
