@@ -38,6 +38,26 @@ from replaylens.killtest.harness import (
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def writes_before_task_path(table: str) -> str:
+    """The DDL of SqliteSaver's `writes` table before it had `task_path` (as
+    langgraph-checkpoint-sqlite 2.0.11, LangGraph 0.6.11's, still lays it out), named `table`."""
+    return f"""
+    CREATE TABLE {table} (
+        thread_id TEXT NOT NULL,
+        checkpoint_ns TEXT NOT NULL DEFAULT '',
+        checkpoint_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        type TEXT,
+        value BLOB,
+        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    );
+    """
+
+
 if str(REPO_ROOT) not in sys.path:  # `examples` lives at the repo root, not in lib/
     sys.path.insert(0, str(REPO_ROOT))
 
@@ -291,18 +311,8 @@ def _derived(root: Path, entries: list[CorpusEntry]) -> list[CorpusEntry]:
     # The writes table as SqliteSaver created it before `task_path` existed.
     with contextlib.closing(sqlite3.connect(legacy)) as conn, conn:
         conn.executescript(
-            """
-            CREATE TABLE writes_legacy (
-                thread_id TEXT NOT NULL,
-                checkpoint_ns TEXT NOT NULL DEFAULT '',
-                checkpoint_id TEXT NOT NULL,
-                task_id TEXT NOT NULL,
-                idx INTEGER NOT NULL,
-                channel TEXT NOT NULL,
-                type TEXT,
-                value BLOB,
-                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-            );
+            writes_before_task_path("writes_legacy")
+            + """
             INSERT INTO writes_legacy
                 SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value
                 FROM writes;

@@ -23,6 +23,7 @@ import pytest
 from killtest_runs import jsonl, run_killtest
 from pg_server import PgServer, _free_port
 
+from corpus import writes_before_task_path
 from replaylens.killtest.manifest import load_manifest
 from replaylens.killtest.summary import summarize
 
@@ -419,23 +420,6 @@ def test_the_freeze_waits_for_a_write_the_killed_child_had_already_sent(
     assert backend.counts(store, "t")[1] == 1
 
 
-# The `writes` table of langgraph-checkpoint-sqlite 2.0.11 (LangGraph 0.6.11's), verbatim:
-# no task_path column, which langgraph-checkpoint-postgres 2.0.25 beside it has.
-SQLITE_2_0_11_WRITES = """
-CREATE TABLE IF NOT EXISTS writes (
-    thread_id TEXT NOT NULL,
-    checkpoint_ns TEXT NOT NULL DEFAULT '',
-    checkpoint_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    channel TEXT NOT NULL,
-    type TEXT,
-    value BLOB,
-    PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-);
-"""
-
-
 @pytest.mark.parametrize("with_path", [True, False])
 def test_a_postgres_run_exported_under_an_older_sqlite_layout_keeps_its_task_paths(
     tmp_path: Path, with_path: bool
@@ -450,7 +434,8 @@ def test_a_postgres_run_exported_under_an_older_sqlite_layout_keeps_its_task_pat
 
     db = tmp_path / "export.db"
     conn = sqlite3.connect(db)
-    ddl = SQLITE_2_0_11_WRITES
+    # LangGraph 0.6.11's SQLite saver has no task_path, which its Postgres saver keeps
+    ddl = writes_before_task_path("writes")
     if with_path:
         ddl = ddl.replace(
             "task_id TEXT NOT NULL,",
