@@ -754,7 +754,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
-        output = graph.invoke(payload, run_config, **durability_kwargs(graph, spec))
+        output = graph.invoke(payload, run_config, **durability_kwargs(spec))
         return _outcome(output, lambda: graph.get_state(config).interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
         return _failure(exc)
@@ -769,18 +769,18 @@ BEFORE_DURABILITY = (
 )
 
 
-def durability_kwargs(graph: Any, spec: dict[str, Any]) -> dict[str, Any]:
+def durability_kwargs(spec: dict[str, Any]) -> dict[str, Any]:
     """How the installed LangGraph is told the run's durability mode. `durability=` from
     LangGraph 0.6; from 0.3.27 to 0.5 ``checkpoint_during`` (True: every step's checkpoint put
     in the background, as async; False: saved as the run ends, as exit); before 0.3.27
     nothing (async's way, always). A mode the release has no way to run is an error that
     names the release, never a run under another mode."""
     mode = spec.get("durability", "async")
-    params = inspect.signature(graph.stream).parameters
-    if mode in installed_modes():
-        if "durability" in params:
+    modes = installed_modes()
+    if mode in modes:
+        if "sync" in modes:
             return {"durability": mode}
-        return {"checkpoint_during": mode == "async"} if "checkpoint_during" in params else {}
+        return {"checkpoint_during": mode == "async"} if "exit" in modes else {}
     raise ValueError(
         f"LangGraph {release()} cannot run under durability {mode!r}: it runs "
         f"{', '.join(installed_modes())}. {BEFORE_DURABILITY}."
@@ -835,7 +835,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
-        output = await graph.ainvoke(payload, run_config, **durability_kwargs(graph, spec))
+        output = await graph.ainvoke(payload, run_config, **durability_kwargs(spec))
         interrupts = (await graph.aget_state(config)).interrupts
         return _outcome(output, lambda: interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised

@@ -1964,6 +1964,14 @@ def _what_if(
     if split is not None:
         why.append(JOINED_UNSURE)
     exit_left = "exit" in inferred.modes
+
+    def widen_only(cand_rec: Recording, why_here: str, **reading: Any) -> None:
+        """Another reading of a candidate mode (gathered with `reading`) that only widens
+        the ranges, saying `why_here` (`also`)."""
+        alt_ev = gather(thread, attempts, status, cand_rec, **reading)
+        alt = _what_if_as(cand_rec, latency, alt_ev, thread, attempts, model_recorded=True)
+        also.append((alt, why_here))
+
     for cand in inferred.modes:
         cand_rec = dataclasses.replace(
             rec,
@@ -1986,36 +1994,12 @@ def _what_if(
             why.append(QUEUED_UNSURE)
         if cand_ev.raise_unsure:  # raised out, or died after the failure before it got out:
             # the raise is the reading, the kill widens its range (as with the mode given)
-            killed_ev = gather(thread, attempts, status, cand_rec, killed_raising=True)
-            also.append(
-                (
-                    _what_if_as(
-                        cand_rec, latency, killed_ev, thread, attempts, model_recorded=True
-                    ),
-                    RAISE_UNSURE,
-                )
-            )
+            widen_only(cand_rec, RAISE_UNSURE, killed_raising=True)
         if cand in ("sync", "async") and cand_ev.puts_unsure:  # a missing root checkpoint:
             # the step never completed, if the mode was indeed this one (`Evidence.puts_kept`)
-            trusted_ev = gather(thread, attempts, status, cand_rec, trust_puts=True)
-            also.append(
-                (
-                    _what_if_as(
-                        cand_rec, latency, trusted_ev, thread, attempts, model_recorded=True
-                    ),
-                    PUTS_UNSURE,
-                )
-            )
+            widen_only(cand_rec, PUTS_UNSURE, trust_puts=True)
         if cand_ev.replay_start_unsure:  # a copy-less run from an earlier checkpoint
-            earlier_ev = gather(thread, attempts, status, cand_rec, replay_earlier=True)
-            also.append(
-                (
-                    _what_if_as(
-                        cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True
-                    ),
-                    REPLAY_START_UNSURE,
-                )
-            )
+            widen_only(cand_rec, REPLAY_START_UNSURE, replay_earlier=True)
         if paired is not None:  # each ambiguous end given to the newest open start
             paired_ev = gather(thread, paired, status, cand_rec)
             runs.append(
@@ -2036,17 +2020,7 @@ def _what_if(
                 _what_if_as(cand_rec, latency, flipped, thread, attempts, model_recorded=True)
             )
             if flipped.replay_start_unsure:  # read as a copy-less run: where it began
-                earlier_ev = gather(
-                    thread, attempts, status, cand_rec, flip_kinds=unsure, replay_earlier=True
-                )
-                also.append(
-                    (
-                        _what_if_as(
-                            cand_rec, latency, earlier_ev, thread, attempts, model_recorded=True
-                        ),
-                        REPLAY_START_UNSURE,
-                    )
-                )
+                widen_only(cand_rec, REPLAY_START_UNSURE, flip_kinds=unsure, replay_earlier=True)
             why.append(_kinds_weak_note(unsure))
             _flag_weak_kinds(cand_ev, unsure)
         if cand == "sync" and cand_rec.latency is None and latency > 0 and not exit_left:
