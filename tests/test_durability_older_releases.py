@@ -486,3 +486,20 @@ def test_before_langgraph_1_1_a_stable_graph_a_resume_re_enters_runs_its_input(
         assert figures(told.what_if["async"]) == measured, form
         sub = [a for a in told.attempts if a.node == "sub_step"][-1]
         assert sub.verdict == "replays", form
+
+
+def test_a_run_from_before_the_holders_step_carries_no_paused_subgraph_run(
+    tmp_path: Path,
+) -> None:
+    """The same campaign read from its trace, whose spans name ``sub_node`` (the parent task
+    that ran the graph): the second input's ``sub_node`` and the replay's ran in the same
+    root step, and the replay was a resume by its input. It was read as going on with a
+    subgraph run the second input left paused, so that input's step 6 never completed and
+    its checkpoint was not counted: one checkpoint short under both other modes (19 kept
+    where 20 under async, 23 where 24 under sync). The replay ran from the checkpoint of
+    step 4, before the one ``sub_node`` was due in: it runs the holder anew."""
+    runs = load("stateful_subgraph_latest_after_replay-late-0.35s-postgres-lg0.6.11", tmp_path)
+    for source, target in (("sync", "async"), ("async", "sync")):
+        told = predict(runs[source], "trace")[target]
+        assert holds(told, real(runs[target], "trace")), (source, target, figures(told))
+    assert real(runs["async"], "trace") == (20, 3, 4)

@@ -3675,11 +3675,14 @@ def gather(
         # A subgraph run that a resume goes on with, held by the same parent step in both
         # invocations, paused there (a breakpoint inside it leaves no write): the run is
         # carried over, and a root step holding it never completed in the earlier invocation.
+        # Not by a run from a checkpoint older than the one the holder was due in: that run
+        # does the holder's step anew (test_stateful_subgraph_loads_latest_after_replay).
         if kinds[inv + 1] != "resume":
             continue
+        began_at = replayed.get(inv + 1)
         before = {(k[0], h) for k, h in holder_of.items() if k[1] == inv and k[0]}
         after = {(k[0], h) for k, h in holder_of.items() if k[1] == inv + 1 and k[0]}
-        across = before & after
+        across = {(ns, h) for ns, h in before & after if began_at is None or began_at >= h - 1}
         carried |= {(ns, inv) for ns, _h in across}
         root = sorted(h for ns, h in across if "|" not in ns)
         if root and stopped.get(inv) is None:
