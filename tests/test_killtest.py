@@ -225,3 +225,43 @@ def test_the_durability_mode_reaches_langgraph_by_the_parameter_its_release_has(
         assert manifest["langgraph"] == "0.4.10"
         assert manifest["modes"] == ["async", "exit"]
         assert {r["mode"] for r in manifest["runs"] if r["killed"]} == {"async", "exit"}
+
+
+def test_a_pause_is_read_from_the_tasks_where_the_state_names_no_interrupts(
+    tmp_path: Path,
+) -> None:
+    """LangGraph 0.2's ``StateSnapshot`` has no ``interrupts`` field and its output names no
+    ``__interrupt__``: the runner read every pause as a finished graph and never sent the
+    resume (`dynamic_interrupt` on 0.2.76: "the graph finished before the kill point"). The
+    pending interrupts are those of the state's tasks there (`_child._pending`), and several
+    without ids take one answer (`_child._resume_command`)."""
+    from types import SimpleNamespace
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import Command, interrupt
+    from typing_extensions import TypedDict
+
+    from replaylens.killtest._child import _outcome, _pending, _resume_command
+
+    class State(TypedDict, total=False):
+        answer: str
+
+    def ask(state: State) -> State:
+        return {"answer": interrupt("which one?")}
+
+    graph = StateGraph(State).add_node("ask", ask).add_edge(START, "ask")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({}, config)
+    state = app.get_state(config)
+    assert state.interrupts
+    as_in_0_2 = SimpleNamespace(tasks=state.tasks)  # a 0.2 snapshot: tasks, no `interrupts`
+    assert _pending(as_in_0_2) == _pending(state) == tuple(state.interrupts)
+    assert _outcome({"answer": None}, lambda: _pending(as_in_0_2))["interrupted"] is True
+    assert _outcome({"answer": "x"}, lambda: ())["interrupted"] is False
+    spec = {"resume_value": "a"}
+    without_ids = (SimpleNamespace(value="q1"), SimpleNamespace(value="q2"))
+    assert _resume_command(spec, without_ids) == Command(resume="a")
+    two = (state.interrupts[0], state.interrupts[0].__class__(value="q2", id="other"))
+    assert _resume_command(spec, two) == Command(resume={state.interrupts[0].id: "a"})

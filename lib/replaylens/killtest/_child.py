@@ -688,17 +688,28 @@ def _setup(spec: dict[str, Any]) -> tuple[WriteHooks, dict[str, str], dict[str, 
     return hooks, task_nodes, config
 
 
+def _pending(snapshot: Any) -> tuple[Any, ...]:
+    """The interrupts a thread waits on: its state's ``interrupts``, or, in a LangGraph whose
+    ``StateSnapshot`` has no such field yet (0.2), those of its tasks."""
+    own = getattr(snapshot, "interrupts", None)
+    if own is not None:
+        return tuple(own)
+    return tuple(i for task in snapshot.tasks for i in task.interrupts)
+
+
 def _resume_command(spec: dict[str, Any], pending: Any) -> Any:
     """``Command(resume=...)`` for the pending interrupts.
 
     Several pending interrupts (parallel workers that paused in one step) take their answers
     by id; like LangGraph's test_parallel_interrupts, the first one is answered and the
-    others pause again, or (resume_all, test_multi_resume) every one is answered at once."""
+    others pause again, or (resume_all, test_multi_resume) every one is answered at once. A
+    release whose interrupts carry no id (0.2) has one answer for them all."""
     from langgraph.types import Command
 
     answer = spec["resume_value"]
     answered = pending if spec.get("resume_all") else pending[:1]
-    return Command(resume={i.id: answer for i in answered} if len(pending) > 1 else answer)
+    by_id = len(pending) > 1 and all(getattr(i, "id", None) for i in pending)
+    return Command(resume={i.id: answer for i in answered} if by_id else answer)
 
 
 def _state_update(spec: dict[str, Any]) -> dict[str, Any] | None:
@@ -715,7 +726,9 @@ _DONE = {"ok": True, "error": None, "interrupted": False, "output_keys": []}
 def _outcome(output: Any, interrupts: Any) -> dict[str, Any]:
     """The RESULT payload of an invocation that returned `output`."""
     if isinstance(output, dict):
-        return {"ok": True, "error": None, "interrupted": "__interrupt__" in output,
+        # (before LangGraph 0.4 the output names no `__interrupt__`: the state tells)
+        paused = "__interrupt__" in output or bool(interrupts())
+        return {"ok": True, "error": None, "interrupted": paused,
                 "output_keys": sorted(str(k) for k in output)}  # fmt: skip
     # Functional entrypoints return whatever the function returned; the checkpointer tells
     # whether the run stopped at an interrupt instead.
@@ -735,7 +748,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
         if "resume_value" in spec:
-            payload: Any = _resume_command(spec, graph.get_state(config).interrupts)
+            payload: Any = _resume_command(spec, _pending(graph.get_state(config)))
         elif (update := _state_update(spec)) is not None:
             graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
             return dict(_DONE)
@@ -755,7 +768,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         else:
             payload = _command_input(spec.get("input"))
         output = graph.invoke(payload, run_config, **durability_kwargs(spec))
-        return _outcome(output, lambda: graph.get_state(config).interrupts)
+        return _outcome(output, lambda: _pending(graph.get_state(config)))
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
         return _failure(exc)
     finally:
@@ -816,7 +829,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         saver = await make_async_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
         if "resume_value" in spec:
-            payload: Any = _resume_command(spec, (await graph.aget_state(config)).interrupts)
+            payload: Any = _resume_command(spec, _pending(await graph.aget_state(config)))
         elif (update := _state_update(spec)) is not None:
             await graph.aupdate_state(config, update.get("values"), as_node=update.get("as_node"))
             return dict(_DONE)
@@ -836,7 +849,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         else:
             payload = _command_input(spec.get("input"))
         output = await graph.ainvoke(payload, run_config, **durability_kwargs(spec))
-        interrupts = (await graph.aget_state(config)).interrupts
+        interrupts = _pending(await graph.aget_state(config))
         return _outcome(output, lambda: interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
         return _failure(exc)
