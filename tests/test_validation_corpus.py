@@ -13,6 +13,7 @@ import re
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -243,3 +244,35 @@ def test_the_send_workers_of_cond_edge_after_send_run_to_the_end() -> None:
     graph = cond_edge_after_send().compile(checkpointer=InMemorySaver())
     out = graph.invoke(SHAPES["cond_edge_after_send"].input, {"configurable": {"thread_id": "t"}})
     assert out["visited"] == ["one", "two", "two", "three"]
+
+
+def test_a_shapes_retry_policy_reaches_a_release_by_the_keyword_it_takes() -> None:
+    """``add_node`` took a retry policy as ``retry`` before LangGraph 0.4 and as
+    ``retry_policy`` since: with the new keyword only, retry_policy's shape could not be built
+    on 0.2.76 ("unexpected keyword argument 'retry_policy'"), and every retry shape was left
+    out of a kill test on that release. Today's builder takes it as itself; one of 0.3's
+    layout gets it as ``retry``."""
+    from langgraph.graph import StateGraph
+    from langgraph.types import RetryPolicy
+    from typing_extensions import TypedDict
+
+    from replaylens.examples.langgraph_tests import _add_node
+
+    class State(TypedDict):
+        value: int
+
+    policy = RetryPolicy(max_attempts=2)
+    today = StateGraph(State)
+    _add_node(today, "node", lambda s: s, retry_policy=policy)
+    assert today.nodes["node"].retry_policy == policy
+
+    class BuilderOf03:  # only the signature of LangGraph 0.3's StateGraph.add_node
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, Any]] = []
+
+        def add_node(self, node: str, action: Any, *, retry: Any = None) -> None:
+            self.calls.append((node, retry))
+
+    old = BuilderOf03()
+    _add_node(old, "node", lambda s: s, retry_policy=policy)  # type: ignore[arg-type]
+    assert old.calls == [("node", policy)]

@@ -70,6 +70,19 @@ def _sleep(fraction: float) -> None:
         time.sleep(seconds)
 
 
+def _add_node(builder: StateGraph, name: str, action: Any, **options: Any) -> None:
+    """``builder.add_node`` with a retry policy under the keyword the installed LangGraph
+    takes: ``retry_policy`` since 0.4, ``retry`` before (the shapes run on older releases)."""
+    import inspect
+
+    if (
+        "retry_policy" in options
+        and "retry_policy" not in inspect.signature(builder.add_node).parameters
+    ):
+        options["retry"] = options.pop("retry_policy")
+    builder.add_node(name, action, **options)
+
+
 @contextlib.contextmanager
 def _appending(paths: list[Path]) -> Iterator[list[int]]:
     """Descriptors open for appending under an exclusive flock each; fsync'ed on the way out."""
@@ -509,7 +522,7 @@ def retry_policy() -> StateGraph:
                          retry_on=ValueError)  # fmt: skip
     b = StateGraph(Trail)
     b.add_node("start_node", _node("start_node", 0.5))
-    b.add_node("failing_node", _flaky, retry_policy=policy)
+    _add_node(b, "failing_node", _flaky, retry_policy=policy)
     b.add_node("other_node", _node("other_node"))
     b.add_edge(START, "start_node")
     b.add_edge("start_node", "failing_node")
@@ -976,7 +989,7 @@ def retry_two_effects() -> StateGraph:
                          retry_on=ValueError)  # fmt: skip
     b = StateGraph(Trail)
     b.add_node("start", _node("start", 0.5))
-    b.add_node("charge_node", _reserve_and_charge, retry_policy=policy)
+    _add_node(b, "charge_node", _reserve_and_charge, retry_policy=policy)
     b.add_node("notify", _node("notify", 1.0))
     b.add_edge(START, "start")
     b.add_edge("start", "charge_node")
@@ -1453,7 +1466,7 @@ def pending_writes_resume() -> StateGraph:
     """
     b = StateGraph(ValueState)
     b.add_node("one", _node("one", 0.5, "value", 2))
-    b.add_node("two", _not_good,
+    _add_node(b, "two", _not_good,
                retry_policy=RetryPolicy(max_attempts=2, initial_interval=0, jitter=False,
                                         retry_on=ConnectionError))  # fmt: skip
     b.add_node("report", _node("report", 1.0))
@@ -2357,7 +2370,8 @@ def send_retry_policy() -> StateGraph:
     other workers run on.
     """
     b = StateGraph(BatchState)
-    b.add_node(
+    _add_node(
+        b,
         "worker",
         _retried_worker,
         retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.01, jitter=False),
@@ -3062,7 +3076,7 @@ def partial_pending_checkpoint() -> StateGraph:
     tool_one's write (a `Send` task's and a plain edge's, from the entry point itself).
     """
     b = StateGraph(PendingState)
-    b.add_node("tool_two", _pending_tool_two, retry_policy=RetryPolicy())
+    _add_node(b, "tool_two", _pending_tool_two, retry_policy=RetryPolicy())
     b.add_node("tool_one", _pending_tool_one)
     b.set_conditional_entry_point(
         lambda s: ["tool_two", Send("tool_one", s)], ["tool_two", "tool_one"]
@@ -3175,7 +3189,8 @@ def multiple_retry_policies() -> StateGraph:
     the node after it.
     """
     b = StateGraph(RetryKindState)
-    b.add_node(
+    _add_node(
+        b,
         "failing_node",
         _failing_by_kind,
         retry_policy=(
@@ -3302,7 +3317,7 @@ def dynamic_interrupt_subgraph() -> StateGraph:
     in the answered run.
     """
     sub = StateGraph(MarketSubState)
-    sub.add_node("do", _market_do, retry_policy=RetryPolicy())
+    _add_node(sub, "do", _market_do, retry_policy=RetryPolicy())
     sub.add_edge(START, "do")
     b = StateGraph(MarketState)
     b.add_node("tool_two", sub.compile())
@@ -4710,7 +4725,7 @@ def retry_then_error_handler() -> StateGraph:
     """
     b = StateGraph(Trail)
     b.add_node("prepare", _node("prepare", 0.5))
-    b.add_node("always_failing", _raises("always_failing", 1.0),
+    _add_node(b, "always_failing", _raises("always_failing", 1.0),
                retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.01, jitter=False,
                                         retry_on=RuntimeError),
                error_handler=_handled_then("after_handler"))  # fmt: skip
@@ -5069,7 +5084,7 @@ def timeout_then_retry() -> StateGraph:
     idle = 2 * (settings.get_float(ENV_SLEEP, 0.0) or 0.05)
     b = StateGraph(Trail)
     b.add_node("prepare", _anode("prepare", 0.5))
-    b.add_node("flaky", _timing_out_once("flaky", 1.0), timeout=TimeoutPolicy(idle_timeout=idle),
+    _add_node(b, "flaky", _timing_out_once("flaky", 1.0), timeout=TimeoutPolicy(idle_timeout=idle),
                retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.0, jitter=False,
                                         retry_on=NodeTimeoutError))  # fmt: skip
     b.add_node("finish", _anode("finish", 1.0))
@@ -5109,7 +5124,7 @@ def send_timeout_retry() -> StateGraph:
                 for i in range(3)]  # fmt: skip
 
     b = StateGraph(Trail)
-    b.add_node("work", _work, retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.0,
+    _add_node(b, "work", _work, retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.0,
                jitter=False, retry_on=NodeTimeoutError))  # fmt: skip
     b.add_node("reduce", _anode("reduce", 1.0))
     b.add_conditional_edges(START, fan_out, ["work"])
