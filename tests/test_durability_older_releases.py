@@ -503,3 +503,40 @@ def test_a_run_from_before_the_holders_step_carries_no_paused_subgraph_run(
         told = predict(runs[source], "trace")[target]
         assert holds(told, real(runs[target], "trace")), (source, target, figures(told))
     assert real(runs["async"], "trace") == (20, 3, 4)
+
+
+def test_a_node_that_ran_a_graph_is_named_by_the_graphs_namespace(tmp_path: Path) -> None:
+    """test_subgraph_checkpoint_true_interrupt's shape on LangGraph 0.2.76 (async, 0.3 s a
+    write), killed in the answered invocation: ``node_2`` invokes a ``checkpointer=True``
+    graph, which paused. ``node_2`` never finished, so no channel of a checkpoint before
+    format v3 bears its name, and its interrupt write's task id was left unnamed: the
+    resume was read as starting the graph afresh (its ``__start__`` spans said to run
+    again, 5 4 10 where the real resume ran 5 3 8). The graph's namespace, ``node_2``, names
+    the node, and its id is the one LangGraph derives from that name
+    (`tasks._nodes_named_by_graphs_below`)."""
+    from replaylens.analysis.status import load_thread
+    from replaylens.sources import open_source
+
+    name = "subgraph_invoked_in_node-early-0.3s-lg0.2.76"
+    runs = load(name, tmp_path)
+    # the database alone names it (no log beside it)
+    source = open_source(runs["async"]["db_at_kill"])
+    root = load_thread(source, runs["async"]["thread_id"]).root
+    assert root is not None and [t.node for t in root.checkpoints[-1].tasks] == ["node_2"]
+    told = plan(runs["async"], "trace")
+    assert figures(told.what_if["async"]) == real(runs["async"], "trace") == (5, 3, 8)
+    assert all(not c.wrong for c in judged(name, tmp_path, ("bare", "trace")))
+
+
+def test_a_pre_v3_task_no_row_names_is_named_by_the_logs_lines(tmp_path: Path) -> None:
+    """test_multiple_interrupts' shape on LangGraph 0.2.76: ``node`` pauses three times and
+    never writes a channel of its own name; its pause and answers stood unnamed beside a
+    bare log's lines, which were read as lost with two fresh inputs (3 lines said not to
+    run again, figures 3 1 4 where the real resume ran 3 1 7). The log names ``node``, and
+    the written id is the one LangGraph derives from that name at that checkpoint
+    (`tasks.name_from_log`)."""
+    name = "multiple_interrupts-early-0.3s-lg0.2.76"
+    runs = load(name, tmp_path)
+    told = plan(runs["async"], "bare")
+    assert figures(told.what_if["async"]) == real(runs["async"]) == (3, 1, 7)
+    assert all(not c.wrong for c in judged(name, tmp_path, ("bare",)))

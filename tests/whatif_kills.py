@@ -344,6 +344,10 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "ainvoke",
             langgraph="1.0.10",
         ),
+        # LangGraph 0.2.76 (async only) on SQLite at 0.3 s: a node's task pre-v3 rows leave
+        # unnamed, named by the graph it ran or by the log
+        KillCampaign("subgraph_invoked_in_node", 0, ("async",), 0.3, langgraph="0.2.76"),
+        KillCampaign("multiple_interrupts", 0, ("async",), 0.3, langgraph="0.2.76"),
         # 1.2.15 on SQLite under `ainvoke` at 0.3 s: the kill points its first contact kept
         *(
             KillCampaign(shape, kill, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.2.15")

@@ -26,7 +26,7 @@ from replaylens.analysis.attempts import (
 )
 from replaylens.analysis.ids import ID_RULES
 from replaylens.analysis.runtime import call_id_matches
-from replaylens.analysis.tasks import name_entrypoint
+from replaylens.analysis.tasks import name_entrypoint, name_from_log
 from replaylens.channels import TASKS, routed_to
 from replaylens.model import Checkpoint, Task, Thread
 from replaylens.times import checkpoint_id_epoch, checkpoint_id_time, iso_to_epoch
@@ -897,14 +897,22 @@ def _claim(a: Attempt, task_id: str, taken: set[str]) -> None:
     a.task_id, a.task_id_inferred, a.alignment = task_id, True, "orphaned"
 
 
+def name_tasks_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
+    """Name what the database alone leaves unnamed from the nodes the log's lines give: an
+    `@entrypoint` read as a `StateGraph` (`name_entrypoint_from_log`), and a task of a
+    checkpoint before format v3 whose written id no node the database names reproduces
+    (`tasks.name_from_log`). Every reading that puts a log beside a thread names them so
+    (`align`, `timetravel.preview`), whichever load of the thread it holds."""
+    name_entrypoint_from_log(attempts, thread)
+    name_from_log(thread, {a.node for a in attempts if a.node})
+
+
 def name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
     """An `@entrypoint` read as a `StateGraph` (`__start__` due at its input checkpoint)
     where nothing in the database names it: a store that keeps no task path (LangGraph 0.6)
     names neither the entrypoint nor its `@task` calls. The log does: its own line's task id,
     or the namespace its calls logged (``graph:<id>``), proves the name where the id is the
-    one LangGraph derives for that node (`tasks.name_entrypoint`). Every reading that puts
-    a log beside a thread names it so (`align`, `timetravel.preview`), whichever load of
-    the thread it holds."""
+    one LangGraph derives for that node (`tasks.name_entrypoint`)."""
     heads: set[tuple[str, str]] = set()
     for a in attempts:
         if a.task_id and not a.logged_ns:
@@ -1005,7 +1013,7 @@ def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | No
 
 
 def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:
-    name_entrypoint_from_log(attempts, thread)
+    name_tasks_from_log(attempts, thread)
     idx = _Index(thread, attempts, runs_reversed)
     # the failure each attempt retried (`RetryPolicy`), where `Send` workers of its node
     # logged lines between the two (test_graph_with_single_retry_policy on workers)

@@ -30,6 +30,7 @@ listed under the task that made them and `update_state` writes as state updates
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -633,10 +634,14 @@ def task_evidence(thread: Thread, delta: set[str] | None = None) -> Evidence:
     return out
 
 
-def _candidate_names(cp: Checkpoint, triggers: TriggerMap, tid: str, hint: str | None) -> list[str]:
-    names = set(triggers.nodes) | {
-        ch for ch in cp.record.present_channels if not ch.startswith("__")
-    }
+def _candidate_names(
+    cp: Checkpoint, triggers: TriggerMap, tid: str, hint: str | None, extra: Collection[str] = ()
+) -> list[str]:
+    names = (
+        set(triggers.nodes)
+        | set(extra)
+        | {ch for ch in cp.record.present_channels if not ch.startswith("__")}
+    )
     names |= {w.channel for w in cp.writes if w.task_id == tid and not w.channel.startswith("__")}
     if hint:
         return [hint, *sorted(names - {hint})]
@@ -644,11 +649,16 @@ def _candidate_names(cp: Checkpoint, triggers: TriggerMap, tid: str, hint: str |
 
 
 def identify_task(
-    cp: Checkpoint, triggers: TriggerMap, rule: IdRule, tid: str, hint: str | None
+    cp: Checkpoint,
+    triggers: TriggerMap,
+    rule: IdRule,
+    tid: str,
+    hint: str | None,
+    extra: Collection[str] = (),
 ) -> tuple[str, list[str]] | None:
     """(node, triggers) whose id under `rule` is `tid`, tried over the names and channels
-    this checkpoint knows; None when nothing reproduces it. A match is proof: the id is a
-    128-bit hash of exactly these parts."""
+    this checkpoint knows (and `extra` names, given from beside the database); None when
+    nothing reproduces it. A match is proof: the id is a 128-bit hash of exactly these parts."""
     rec = cp.record
     if rec.step is None:
         return None
@@ -656,7 +666,7 @@ def identify_task(
     channels = sorted(
         ch for ch in rec.present_channels if ch in rec.channel_versions and not ch.startswith("__")
     )
-    for node in _candidate_names(cp, triggers, tid, hint):
+    for node in _candidate_names(cp, triggers, tid, hint, extra):
         task_ns = f"{rec.checkpoint_ns}|{node}" if rec.checkpoint_ns else node
         known = triggers.triggers.get(node, set())
         for ch in channels:
@@ -746,9 +756,11 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     the id rule that reproduces the thread's own writes, and note its generation.
     `hints`: edges other threads of the database prove (pre-v3 formats only)."""
     pairs: list[tuple[Checkpoint, TriggerMap]] = []
+    maps: dict[str, TriggerMap] = {}
     for ns in thread.namespaces.values():
-        triggers = TriggerMap(ns, hints)
+        triggers = maps[ns.name] = TriggerMap(ns, hints)
         pairs.extend((cp, triggers) for cp in ns.checkpoints)
+    _nodes_named_by_graphs_below(thread, maps)
     for cp, _ in pairs:  # annotating again (with hints) starts from the rows alone
         cp.task_notes = []
         cp.next_unknown = None
@@ -768,6 +780,22 @@ def annotate_thread(thread: Thread, hints: LegacyHints | None = None) -> Thread:
     )
     name_updates(thread)
     return thread
+
+
+def _nodes_named_by_graphs_below(thread: Thread, maps: dict[str, TriggerMap]) -> None:
+    """A node that ran a graph is named by that graph's namespace one level down (``node``,
+    or ``node:<task id>``), also where the node never wrote: a checkpoint before format v3
+    has no channel named after it then, and its task id is reproduced from that name only
+    (LangGraph 0.2.76, a node that invoked a ``checkpointer=True`` graph which paused: its
+    interrupt write's task was unnamed, and a resume was read as starting that graph
+    afresh)."""
+    for name in thread.namespaces:
+        if not name:
+            continue
+        node = namespaces.segments(namespaces.levels(name)[-1])[0][0]
+        above = maps.get(namespaces.parent(name))
+        if node and above is not None:
+            above.nodes.add(node)
 
 
 def _name_entrypoint_from_below(thread: Thread, rule: IdRule) -> None:
@@ -813,6 +841,48 @@ def name_entrypoint(thread: Thread, heads: set[tuple[str, str]], rule: IdRule) -
     return named
 
 
+def name_from_log(thread: Thread, names: Collection[str]) -> bool:
+    """Name the unnamed tasks of checkpoints before format v3 (a written id no node the
+    database names reproduces: a node that never finished wrote no channel of its name)
+    from `names`, the nodes a log's lines name (`align.name_tasks_from_log`): the one whose
+    id LangGraph derives from it at that checkpoint over a channel the checkpoint holds,
+    under any id rule (a match is proof). LangGraph 0.2.76's multiple_interrupts: the node
+    paused three times and never wrote, and its pause and answers stood unnamed beside a
+    bare log's lines, which were then read as lost with their invocations. Whether any was
+    named."""
+    named = False
+    for ns in thread.namespaces.values():
+        triggers: TriggerMap | None = None
+        for cp in ns.checkpoints:
+            unnamed = [t for t in cp.tasks if not t.derived and t.kind == "run-time" and not t.node]
+            if not unnamed or not is_legacy(cp):
+                continue
+            triggers = triggers or TriggerMap(ns)
+            for old in unnamed:
+                found = next(
+                    (
+                        f
+                        for r in ID_RULES
+                        if (f := identify_task(cp, triggers, r, old.task_id, None, names))
+                    ),
+                    None,
+                )
+                if found is None:
+                    continue
+                node = found[0]
+                task = Task(node, old.task_id, "pull", old.step, f"~{PULL}, {node}")
+                task.writes, task.name_source = (
+                    old.writes,
+                    "its task id, with the name the effects log gives",
+                )
+                cp.tasks = [task if t is old else t for t in cp.tasks]
+                named = True
+            if named and not any(not t.node for t in cp.tasks if t.kind == "run-time"):
+                if (cp.next_unknown or "").startswith(_UNEXPLAINED):
+                    cp.next_unknown = None  # every id is named now (`_flag_unexplained`)
+    return named
+
+
 def _ids_listed(pairs: list[tuple[Checkpoint, TriggerMap]], evidence: Evidence) -> tuple[int, int]:
     """(written ids a derived task has, written ids today's LangGraph lists), over every
     checkpoint: the writing release's ids are the derived ones (`attach_writes` keeps the
@@ -851,6 +921,9 @@ def _ran_without_writes(ns: Namespace, cp: Checkpoint) -> None:
             )
 
 
+_UNEXPLAINED = "The writes hold task id(s)"
+
+
 def _flag_unexplained(cp: Checkpoint) -> None:
     """A pre-v3 checkpoint whose writes hold a task id no known node reproduces: a node
     this thread never names ran there, so the list of next tasks may be incomplete."""
@@ -860,7 +933,7 @@ def _flag_unexplained(cp: Checkpoint) -> None:
     if unexplained:
         ids = ", ".join(t.task_id for t in unexplained)
         cp.next_unknown = (
-            f"The writes hold task id(s) {ids} that no node known to this thread reproduces "
+            f"{_UNEXPLAINED} {ids} that no node known to this thread reproduces "
             "(format before v3, no task_path): which node ran is unknown, and so is the list of next tasks."
         )
 

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from replaylens import namespaces
 from replaylens.analysis.again import TaskAgain
-from replaylens.analysis.align import name_entrypoint_from_log
+from replaylens.analysis.align import name_tasks_from_log
 from replaylens.analysis.attempts import LOST_STEP, Attempt
 from replaylens.model import Checkpoint, Task, Thread
 
@@ -222,7 +222,7 @@ def preview(
     `attempts` are a plan's aligned attempts (`plan_resume(...).attempts`); `lost` the plan's
     tasks that run again (`plan.again.tasks`): those of steps whose checkpoint was lost, and
     those re-run inside a subgraph, which a resume from the latest checkpoint runs too."""
-    name_entrypoint_from_log(attempts, thread)  # as the plan's alignment named it
+    name_tasks_from_log(attempts, thread)  # as the plan's alignment named them
     ns = thread.namespaces.get(checkpoint_ns)
     target = ns.by_id.get(checkpoint_id) if ns is not None else None
     if target is None:
