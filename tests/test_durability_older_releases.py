@@ -540,3 +540,22 @@ def test_a_pre_v3_task_no_row_names_is_named_by_the_logs_lines(tmp_path: Path) -
     told = plan(runs["async"], "bare")
     assert figures(told.what_if["async"]) == real(runs["async"]) == (3, 1, 7)
     assert all(not c.wrong for c in judged(name, tmp_path, ("bare",)))
+
+
+def test_orphan_writes_a_saved_checkpoint_went_on_from_belong_to_a_completed_step(
+    tmp_path: Path,
+) -> None:
+    """test_partial_pending_checkpoint's shape on LangGraph 0.3.34 under exit
+    (``checkpoint_during=False``, 0.4 s a write), killed in the answered ``tool_two``: the
+    input's ``__start__`` writes were saved, its checkpoint was not, and the checkpoint of
+    the step that paused names that one as its parent. Read as orphans of a step that never
+    landed, ``__start__``'s spans were said to run again (1 2 5 where the real resume ran
+    1 1 3): the loop went on from that checkpoint, so its step completed
+    (`align.completed_orphan_tasks`)."""
+    name = "partial_pending_checkpoint-early-0.4s-lg0.3.34"
+    runs = load(name, tmp_path)
+    told = plan(runs["exit"], "trace")
+    assert figures(told.what_if["exit"]) == real(runs["exit"], "trace") == (1, 1, 3)
+    start = [a for a in told.attempts if a.node == "__start__"]
+    assert start and all(a.verdict == "kept" for a in start)
+    assert all(not c.wrong for c in judged(name, tmp_path, ("bare", "trace")))

@@ -348,6 +348,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # unnamed, named by the graph it ran or by the log
         KillCampaign("subgraph_invoked_in_node", 0, ("async",), 0.3, langgraph="0.2.76"),
         KillCampaign("multiple_interrupts", 0, ("async",), 0.3, langgraph="0.2.76"),
+        # LangGraph 0.3.34 at 0.4 s: an input's writes saved under exit, its checkpoint not
+        KillCampaign("partial_pending_checkpoint", 0, ("async", "exit"), 0.4, langgraph="0.3.34"),
         # 1.2.15 on SQLite under `ainvoke` at 0.3 s: the kill points its first contact kept
         *(
             KillCampaign(shape, kill, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.2.15")

@@ -56,6 +56,7 @@ class _Index:
                 for task in [*cp.tasks, *cp.calls]:
                     self.by_task_id[task.task_id].append((ns.name, cp, task))
         self.orphan_task_ids = {w.task_id for w in thread.orphan_writes}
+        self.completed_orphans = completed_orphan_tasks(thread)
         self.calls_used: dict[str, int] = {}
         # Tasks already given to an attempt, per (checkpoint, process): parallel starts of
         # one node in one process are different tasks, not attempts of one.
@@ -855,7 +856,7 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
         named = [tid for tid, path in by_cp[cp].items() if path.split(", ")[-1] == node]
         if named:
             for a in _effects_up_to(ran[-1], attempts, born[cp] or 0.0):
-                _claim(a, named[0], taken)
+                _claim(a, named[0], taken, thread)
             continue
         every = sum(1 for path in by_cp[cp].values() if path.startswith("~__pregel_push"))
         for a in ran:
@@ -867,7 +868,7 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
             )
             if not free:
                 break
-            _claim(a, free[0][1], taken)
+            _claim(a, free[0][1], taken, thread)
             if every > 1:
                 a.flag(f"one of {every} orphan `Send`/@task writes of that step, taken in order")
 
@@ -892,9 +893,24 @@ def _effects_up_to(owner: Attempt, attempts: list[Attempt], since: float) -> lis
     return run
 
 
-def _claim(a: Attempt, task_id: str, taken: set[str]) -> None:
+def _claim(a: Attempt, task_id: str, taken: set[str], thread: Thread) -> None:
     taken.add(task_id)
-    a.task_id, a.task_id_inferred, a.alignment = task_id, True, "orphaned"
+    a.task_id, a.task_id_inferred = task_id, True
+    a.alignment = "before-saved" if task_id in completed_orphan_tasks(thread) else "orphaned"
+
+
+def completed_orphan_tasks(thread: Thread) -> set[str]:
+    """Task ids of orphan writes whose step completed all the same: a saved checkpoint of
+    their namespace names the one they hang off as its parent, so the loop went on from it
+    and the next checkpoint holds their results. LangGraph 0.3 under exit
+    (``checkpoint_during=False``) saves the writes of an input's `__start__` but not the
+    input checkpoint, then the checkpoint of the step that paused: a resume loads that one
+    and runs nothing of `__start__` again (partial_pending_checkpoint on 0.3.34)."""
+    out: set[str] = set()
+    for ns in thread.namespaces.values():
+        parents = {c.parent_checkpoint_id for c in ns.checkpoints}
+        out |= {w.task_id for w in ns.orphan_writes if w.checkpoint_id in parents}
+    return out
 
 
 def name_tasks_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
@@ -1050,7 +1066,7 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             a.alignment = before.alignment
             continue
         if a.task_id and a.task_id in idx.orphan_task_ids:
-            a.alignment = "orphaned"
+            a.alignment = "before-saved" if a.task_id in idx.completed_orphans else "orphaned"
             continue
         if a.task_id:
             # A task id no saved checkpoint knows: either the checkpoint it started from was
