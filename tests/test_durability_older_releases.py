@@ -559,3 +559,23 @@ def test_orphan_writes_a_saved_checkpoint_went_on_from_belong_to_a_completed_ste
     start = [a for a in told.attempts if a.node == "__start__"]
     assert start and all(a.verdict == "kept" for a in start)
     assert all(not c.wrong for c in judged(name, tmp_path, ("bare", "trace")))
+
+
+def test_a_pause_the_kill_came_after_may_still_have_been_saving_in_another_mode(
+    tmp_path: Path,
+) -> None:
+    """test_multi_resume's shape on LangGraph 0.5.4 under `ainvoke` with Postgres at 0.6 s a
+    write, killed 0.6 s after the answered invocation's first ``get_human_input`` started:
+    by then every line of the three `Send` workers had ended and the invocation read as
+    paused. Exit had saved the pause (the finished worker's writes with it) at once; async
+    was still on its way out, its workers' graphs' puts queued, and ran all three workers
+    again. Read as a clean pause, exit's recording said async ran nothing again (11 0 0, the
+    real run 8 3 14), and async's, clamped, gave exit its own repeats (8 3 14, the real run
+    4 2 8): the kill dated after the last line makes each a range
+    (`Evidence.pause_moment`)."""
+    runs = load("multi_resume-early-0.6s-postgres-lg0.5.4", tmp_path)
+    for form in ("recorder", "langgraph", "bare"):
+        for source, target in (("exit", "async"), ("async", "exit")):
+            told = predict(runs[source], form)[target]
+            assert holds(told, real(runs[target])), (form, source, target, figures(told))
+    assert real(runs["async"]) == (8, 3, 14) and real(runs["exit"]) == (4, 2, 8)

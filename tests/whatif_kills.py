@@ -350,6 +350,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("multiple_interrupts", 0, ("async",), 0.3, langgraph="0.2.76"),
         # LangGraph 0.3.34 at 0.4 s: an input's writes saved under exit, its checkpoint not
         KillCampaign("partial_pending_checkpoint", 0, ("async", "exit"), 0.4, langgraph="0.3.34"),
+        # LangGraph 0.5.4 on Postgres under `ainvoke` at 0.6 s: killed on the way out of a pause
+        KillCampaign(
+            "multi_resume",
+            0,
+            ("async", "exit"),
+            0.6,
+            "ainvoke",
+            backend="postgres",
+            langgraph="0.5.4",
+        ),  # fmt: skip
         # 1.2.15 on SQLite under `ainvoke` at 0.3 s: the kill points its first contact kept
         *(
             KillCampaign(shape, kill, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.2.15")

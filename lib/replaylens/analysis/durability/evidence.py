@@ -326,6 +326,10 @@ class Evidence:
     """When the node started, on the recorded clock before any wait for a put (the last
     line's end), in a last invocation that reads as paused but was killed a given time after
     that node started, while the pause was being saved (`_killed_while_pausing`); else None."""
+    pause_moment: float | None = None
+    """The kill moment the recording dates (a given time after the aimed node first started
+    in the last invocation) in a last invocation that reads as paused, when it falls after
+    every line of it: the run may have been on its way out then (`_dated_pause_moment`)."""
     retried: set[int] = field(default_factory=set)  # id(attempt): failed, retried in its step
     subgraph_writes_reused: bool = True
     """Does a subgraph resumed from its own checkpoint reuse the writes saved on it (the
@@ -3128,6 +3132,23 @@ def _killed_while_pausing(
     return max(before, default=None)
 
 
+def _dated_pause_moment(
+    ending: Ending, last: list[Attempt], pause_kill: float | None, recording: Recording
+) -> float | None:
+    """`Evidence.pause_moment`: when the recording dates the kill of a last invocation that
+    reads as paused, a given time after the aimed node first started in it, at or after its
+    last line (a node that logs, whose lines had all ended). None where the pause's own
+    kill is dated otherwise (`_killed_while_pausing`), or a line came after the moment (the
+    kill came in a later invocation: `killed_in_a_later_invocation`)."""
+    if ending != "paused" or pause_kill is not None or recording.kill_offset is None:
+        return None
+    aimed = [a.start_ts for a in last if a.node == recording.kill_node]
+    if not aimed:
+        return None
+    moment = min(aimed) + recording.kill_offset
+    return moment if moment >= max(line.ts for a in last for line in a.lines) else None
+
+
 def killed_in_a_later_invocation(last: list[Attempt], recording: Recording) -> bool:
     """Did the kill, aimed a time after a node started that logs nothing itself but ran a
     graph whose lines the last invocation holds, come after lines that graph wrote later than
@@ -4075,6 +4096,7 @@ def gather(
         kill_time=silent_kill,
         kill_anchor=kill_anchor,
         pause_kill=pause_kill,
+        pause_moment=_dated_pause_moment(ending, last, pause_kill, recording),
         ordinal=_ordinals(attempts, step_of, retry_of),
         functional=_entrypoint_node(thread) is not None,
         raised_out=raised_out,

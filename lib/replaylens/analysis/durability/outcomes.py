@@ -346,7 +346,8 @@ def _holder_done(ev: Evidence, sched: Schedule, ns: str, inv: int, step: int) ->
         return True
     if unfinished:
         return False
-    ended = inv < ev.invocations - 1 or ev.ending != "killed"
+    # (a run read as paused, re-timed to die on its way out at a given moment, had not ended)
+    ended = inv < ev.invocations - 1 or (ev.ending != "killed" and sched.crash is None)
     if ended and inv not in ev.killed_earlier:
         return True
     same = [b for b in run if ev.step_of[id(b)][2] == step]
@@ -603,6 +604,7 @@ def modelled(
     _widen_for_killed_in_saved_step(ev, sched, replayed, out)
     _widen_for_open_spans(ev, mode, latency, recording, sched, out)
     _widen_for_unknown_pause_kill(ev, mode, latency, recording, sched, out)
+    _widen_for_dated_pause_kill(ev, mode, latency, recording, sched, out)
     _widen_for_busy_workers(ev, mode, latency, recording, sched, out)
     _widen_for_cancelled(ev, mode, latency, recording, sched, out)
     _widen_for_exit_return(ev, mode, latency, recording, out)
@@ -811,6 +813,40 @@ def _widen_for_unknown_pause_kill(
         f"kept, {spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
     )
     _say_range(out, spans, note)
+
+
+def _widen_for_dated_pause_kill(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Say the figures as a range where the last invocation reads as paused (every task it
+    logged ended, and what the database holds of its pause had landed under the recorded
+    mode) but the recording dates the kill a given time after the aimed node first started
+    in it, after its last line: a mode that saves the pause later may still have been on its
+    way out then (under async a task that ran a graph returns only once that graph's puts
+    landed), and lost what it had not put. At the other end the pause was saved in time, as
+    the recorded mode's was.
+
+    LangGraph 0.5.4 under `ainvoke` with Postgres at 0.6 s a write, test_multi_resume's
+    shape, killed 0.6 s after the answered invocation's first ``get_human_input`` started:
+    the three `Send` workers' lines had ended and exit had saved the pause (the finished
+    worker's writes with it) by then, so from exit nothing was said to run again under async
+    (11 0 0), where the real async run, still saving, ran all three workers again (8 3 14)."""
+    if ev.pause_moment is None or mode == recording.mode:
+        return
+    _widen_for_schedule(
+        ev,
+        sched,
+        schedule(ev, mode, latency, recording, pause_cut=ev.pause_moment),
+        out,
+        f"the kill was dated {recording.kill_offset:g} s after {recording.kill_node} first "
+        "started in the last invocation, after its last line: under this mode the run may "
+        "still have been saving its pause then",
+    )
 
 
 def _unlogged_pause_began(ev: Evidence) -> float | None:
@@ -1832,8 +1868,16 @@ def clamp(
     """
     # A Command sent at the killed resume (its goto) is lost whole under exit, tasks and all.
     # A run from an earlier checkpoint is lost whole under exit too (`Evidence.replays`).
+    # Nor on the way out of a pause (`Evidence.pause_moment`): exit saves the pause's writes
+    # at once as it returns, while async may still wait for the puts its graphs queued.
     repeats_ordered = not stalled and (
-        ev is None or ("input" not in ev.kinds[1:] and not ev.pushed_by_command and not ev.replays)
+        ev is None
+        or (
+            "input" not in ev.kinds[1:]
+            and not ev.pushed_by_command
+            and not ev.replays
+            and ev.pause_moment is None
+        )
     )
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
         s, w = outcomes[stronger], outcomes[weaker]
