@@ -579,3 +579,19 @@ def test_a_pause_the_kill_came_after_may_still_have_been_saving_in_another_mode(
             told = predict(runs[source], form)[target]
             assert holds(told, real(runs[target])), (form, source, target, figures(told))
     assert real(runs["async"]) == (8, 3, 14) and real(runs["exit"]) == (4, 2, 8)
+
+
+def test_under_exit_a_run_whose_open_spans_only_waited_may_have_paused_first(
+    tmp_path: Path,
+) -> None:
+    """The same campaign read from async's trace: at the kill the finished worker's
+    ``child_graph`` span was still open, waiting for its graph's puts, and the two others had
+    paused again. Under exit that span closes at once, so the run may have paused and saved
+    (the finished worker's writes with it) before the kill: exit was said to run all three
+    workers again (4 6 23, a range 23-24 lines), where it ran the two paused ones (4 4 16)
+    (`outcomes._widen_for_exit_pause_before_kill`)."""
+    runs = load("multi_resume-early-0.6s-postgres-lg0.5.4", tmp_path)
+    for given in (True, False):
+        told = predict(runs["async"], "trace", given)["exit"]
+        assert holds(told, real(runs["exit"], "trace")), (given, figures(told), told.race)
+    assert real(runs["exit"], "trace") == (4, 4, 16)

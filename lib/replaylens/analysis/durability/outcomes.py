@@ -609,7 +609,52 @@ def modelled(
     _widen_for_cancelled(ev, mode, latency, recording, sched, out)
     _widen_for_exit_return(ev, mode, latency, recording, out)
     _widen_for_ended_runs(ev, mode, latency, recording, out)
+    _widen_for_exit_pause_before_kill(ev, mode, latency, recording, sched, out)
     return out, sched
+
+
+def _widen_for_exit_pause_before_kill(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Say the figures as a range where, under exit, the killed invocation may have paused and
+    saved before the kill: in the recording only task spans waiting for their own graphs'
+    puts were open (under exit they close at once, `Schedule.closed_spans`), and every other
+    task of it had ended, one at a pause. Exit's loop then returned at that pause and saved
+    it with the finished tasks' writes, which land at once (LangGraph 0.5.4 under `ainvoke`
+    with Postgres at 0.6 s a write, multi_resume read from async's trace: the finished
+    worker's span waited for its graph's puts; under exit the run paused and saved first,
+    and only the two paused workers ran again: 4 4 16 where 4 6 23 was said)."""
+    if mode != "exit" or ev.ending != "killed" or not sched.closed_spans:
+        return
+    last = ev.invocations - 1
+    mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+    flying = {id(a) for a in mine if a.outcome == "in flight"}
+    if not flying or not flying <= sched.closed_spans:
+        return
+    if not any(a.outcome == "interrupted" for a in mine) or any(
+        a.outcome not in ("finished", "interrupted", "in flight") for a in mine
+    ):
+        return
+    paused = dataclasses.replace(ev, ending="paused")
+    fig = _schedule_figures(
+        paused, schedule(paused, mode, latency, recording, closed=frozenset(flying))
+    )
+    if fig == (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines)):
+        return
+    spans = _stretched(_spans(out), fig)
+    note = (
+        "under exit the spans open at the kill, which only waited for their graphs' writes, "
+        "close at once, and every task of the killed invocation had ended, one at a pause: "
+        "the run may have paused and saved before the kill, "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept, "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks again"
+    )
+    _say_range(out, spans, note)
 
 
 def _widen_for_ended_runs(

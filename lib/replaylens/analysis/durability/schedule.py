@@ -439,6 +439,7 @@ def schedule(
     puts_hold_workers: bool = False,
     cancelled_unsure: bool = False,
     runs_ended: bool = False,
+    closed: frozenset[int] = frozenset(),
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -458,7 +459,9 @@ def schedule(
     its step's raise came after, whose writes the database cannot show put or not, was
     cancelled by the raise (`evidence.cancelled_at_raise`; `outcomes._widen_for_cancelled`
     asks it). `runs_ended`: under exit, a subgraph run that saves on its way out whose tasks
-    had all finished had left by the kill (`outcomes._widen_for_ended_runs` asks it)."""
+    had all finished had left by the kill (`outcomes._widen_for_ended_runs` asks it).
+    `closed`: id(attempt) of task spans open at the recorded kill taken as returned, their
+    writes saved with the run's pause (`outcomes._widen_for_exit_pause_before_kill`)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -676,6 +679,9 @@ def schedule(
     by_task = _loops_by_task(ev)
     closed_spans: set[int] = set()
     for a in ev.attempts:
+        if id(a) in closed:
+            written.add(id(a))
+            continue
         if a.outcome == "in flight" and crash is not None and span_only(a):
             # Under exit a span that returned in time only closed (its writes are not saved);
             # with the recorded latency unknown it may have been waiting for its graphs'
