@@ -551,7 +551,7 @@ def test_orphan_writes_a_saved_checkpoint_went_on_from_belong_to_a_completed_ste
     the step that paused names that one as its parent. Read as orphans of a step that never
     landed, ``__start__``'s spans were said to run again (1 2 5 where the real resume ran
     1 1 3): the loop went on from that checkpoint, so its step completed
-    (`align.completed_orphan_tasks`)."""
+    (`align._completed_orphans`)."""
     name = "partial_pending_checkpoint-early-0.4s-lg0.3.34"
     runs = load(name, tmp_path)
     told = plan(runs["exit"], "trace")

@@ -56,7 +56,7 @@ class _Index:
                 for task in [*cp.tasks, *cp.calls]:
                     self.by_task_id[task.task_id].append((ns.name, cp, task))
         self.orphan_task_ids = {w.task_id for w in thread.orphan_writes}
-        self.completed_orphans = completed_orphan_tasks(thread)
+        self.completed_orphans = _completed_orphans(thread)
         self.calls_used: dict[str, int] = {}
         # Tasks already given to an attempt, per (checkpoint, process): parallel starts of
         # one node in one process are different tasks, not attempts of one.
@@ -839,6 +839,7 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
     task is the last one's: the earlier ones are its first effects (test_retry.py's node
     that reserves, then charges)."""
     by_cp: dict[str, dict[str, str]] = defaultdict(dict)  # checkpoint id -> task id -> path
+    completed = _completed_orphans(thread)
     for w in thread.root.orphan_writes if thread.root else []:
         by_cp[w.checkpoint_id].setdefault(w.task_id, w.task_path)
     if not by_cp:
@@ -856,7 +857,7 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
         named = [tid for tid, path in by_cp[cp].items() if path.split(", ")[-1] == node]
         if named:
             for a in _effects_up_to(ran[-1], attempts, born[cp] or 0.0):
-                _claim(a, named[0], taken, thread)
+                _claim(a, named[0], taken, completed)
             continue
         every = sum(1 for path in by_cp[cp].values() if path.startswith("~__pregel_push"))
         for a in ran:
@@ -868,7 +869,7 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
             )
             if not free:
                 break
-            _claim(a, free[0][1], taken, thread)
+            _claim(a, free[0][1], taken, completed)
             if every > 1:
                 a.flag(f"one of {every} orphan `Send`/@task writes of that step, taken in order")
 
@@ -893,13 +894,14 @@ def _effects_up_to(owner: Attempt, attempts: list[Attempt], since: float) -> lis
     return run
 
 
-def _claim(a: Attempt, task_id: str, taken: set[str], thread: Thread) -> None:
+def _claim(a: Attempt, task_id: str, taken: set[str], completed: set[str]) -> None:
+    """Give `a` an orphan write's task (`completed`: `_completed_orphans`)."""
     taken.add(task_id)
     a.task_id, a.task_id_inferred = task_id, True
-    a.alignment = "before-saved" if task_id in completed_orphan_tasks(thread) else "orphaned"
+    a.alignment = "before-saved" if task_id in completed else "orphaned"
 
 
-def completed_orphan_tasks(thread: Thread) -> set[str]:
+def _completed_orphans(thread: Thread) -> set[str]:
     """Task ids of orphan writes whose step completed all the same: a saved checkpoint of
     their namespace names the one they hang off as its parent, so the loop went on from it
     and the next checkpoint holds their results. LangGraph 0.3 under exit
