@@ -176,6 +176,20 @@ def test_a_kill_point_no_run_reaches_stops_the_campaign_after_one_run(tmp_path: 
     assert len(manifest["runs"]) == 1 and "lists no node 'zz'" in manifest["error"]
 
 
+def test_a_kill_point_a_raising_run_never_reached_names_the_error(tmp_path: Path) -> None:
+    """A first run that raised before the kill point tells nothing about the name: the
+    sentence gives the error, not "check the name" (0.2.76 could not build a shape's inner
+    graph, a `NameError`, and the campaign blamed the kill point)."""
+    out = tmp_path / "out"
+    proc = run_killtest("replaylens.examples.graphs:linear", "--out", str(out), "--kill-at", "zz",
+                        "--modes", "sync", "--runs", "2", "--sleep", "0.05",
+                        "--input", '{"visited": 5}', cwd=REPO)  # fmt: skip
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert "lists no node 'zz'" in line and "raised before reaching it: TypeError" in line, line
+    assert "check the name" not in line and "Traceback" not in proc.stderr
+
+
 def test_a_node_of_a_graph_invoked_inside_a_node_is_a_kill_point(tmp_path: Path) -> None:
     """test_parent_command_from_nested_subgraph: `node` belongs to two graphs that
     parent_first invokes in its body; the compiled parent does not list it, its second start

@@ -689,7 +689,9 @@ def run_campaign(
             )  # after every run: an interrupted campaign keeps what it measured
             if cell.kill_at is not None and cell.kill_at[0] in unseen:
                 if not record.killed:
-                    manifest.error = _unseen_kill_point(graph, cell.kill_at[0], nodes)
+                    manifest.error = _unseen_kill_point(
+                        graph, cell.kill_at[0], nodes, record.run_error
+                    )
                     manifest.write(folder)
                     raise KilltestError(manifest.error)
                 unseen.discard(cell.kill_at[0])  # it exists: a graph called in a node has it
@@ -707,13 +709,24 @@ def run_campaign(
     return manifest.to_dict()
 
 
-def _unseen_kill_point(graph: str, node: str, nodes: GraphNodes) -> str:
+def _unseen_kill_point(
+    graph: str, node: str, nodes: GraphNodes, run_error: str | None = None
+) -> str:
     """Why a campaign stopped at its first run aimed at a node the graph does not list.
 
     A graph invoked inside a node's body (``child.invoke(...)`` in the node) has its nodes
     only once it runs, so a name the compiled graph does not list is accepted; the first run
-    aimed at it tells a typo from such a node."""
+    aimed at it tells a typo from such a node, unless that run raised first: then the error
+    is the news, not the name (LangGraph 0.2.76 could not build a shape's inner graph, and
+    the campaign said "check the name")."""
     known = ", ".join(n for n in nodes if not n.startswith("__"))
+    if run_error:
+        return (
+            f"The graph {graph!r} lists no node {node!r} (its nodes are {known}), and the "
+            f"first run aimed at it raised before reaching it: {run_error}. (A node of a graph "
+            f"invoked inside another node's body is a kill point too; it is found once a run "
+            f"starts it.)"
+        )
     return (
         f"The graph {graph!r} lists no node {node!r} (its nodes are {known}), and the first run "
         f"aimed at it finished before reaching it: check the name. (A node of a graph invoked "
