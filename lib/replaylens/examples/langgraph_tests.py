@@ -2507,13 +2507,13 @@ def _stateful_wrapper() -> Any:
         from langchain_core.messages import AIMessage
         from langgraph.graph import MessagesState
 
-        def process(state: MessagesState) -> dict[str, Any]:
+        def process(state: dict[str, Any]) -> dict[str, Any]:
             interrupt("continue?")
             with effect("process"):
                 _sleep(1.0)
             return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].text}")]}
 
-        def respond(state: MessagesState) -> dict[str, Any]:
+        def respond(state: dict[str, Any]) -> dict[str, Any]:
             with effect("respond"):
                 _sleep(1.0)
             return {"messages": [AIMessage(content="Done")]}
@@ -2646,7 +2646,7 @@ def _isolated_agents() -> list[Any]:
         for name, fraction in (("fruit", 0.5), ("veggie", 1.0)):
 
             def echo(
-                state: MessagesState, _name: str = name, _f: float = fraction
+                state: dict[str, Any], _name: str = name, _f: float = fraction
             ) -> dict[str, Any]:
                 with effect("echo", agent=_name):
                     _sleep(_f)
@@ -4535,13 +4535,13 @@ def _stateful_wrapper_async() -> Any:
         from langchain_core.messages import AIMessage
         from langgraph.graph import MessagesState
 
-        async def process(state: MessagesState) -> dict[str, Any]:
+        async def process(state: dict[str, Any]) -> dict[str, Any]:
             interrupt("continue?")
             with effect("process"):
                 await _asleep(1.0)
             return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].text}")]}
 
-        async def respond(state: MessagesState) -> dict[str, Any]:
+        async def respond(state: dict[str, Any]) -> dict[str, Any]:
             with effect("respond"):
                 await _asleep(1.0)
             return {"messages": [AIMessage(content="Done")]}
@@ -4591,7 +4591,7 @@ def _unsaved_echo() -> Any:
         from langchain_core.messages import AIMessage
         from langgraph.graph import MessagesState
 
-        async def echo(state: MessagesState) -> dict[str, Any]:
+        async def echo(state: dict[str, Any]) -> dict[str, Any]:
             with effect("echo"):
                 await _asleep(1.0)
             return {"messages": [AIMessage(content=f"Processed: {state['messages'][-1].text}")]}
