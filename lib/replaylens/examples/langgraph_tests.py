@@ -2511,7 +2511,7 @@ def _stateful_wrapper() -> Any:
             interrupt("continue?")
             with effect("process"):
                 _sleep(1.0)
-            return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].text}")]}
+            return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].content}")]}
 
         def respond(state: dict[str, Any]) -> dict[str, Any]:
             with effect("respond"):
@@ -2530,7 +2530,7 @@ def _call_inner(state: TopicState) -> dict[str, Any]:
     with effect("call_inner", topic=topic):
         _sleep(0.3)
     out = _stateful_wrapper().invoke({"messages": [HumanMessage(content=f"tell me about {topic}")]})
-    return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+    return {"result": out["messages"][-1].content, "calls": state.get("calls", 0) + 1}
 
 
 def stateful_subgraph_interrupt() -> StateGraph:
@@ -2650,7 +2650,9 @@ def _isolated_agents() -> list[Any]:
             ) -> dict[str, Any]:
                 with effect("echo", agent=_name):
                     _sleep(_f)
-                return {"messages": [AIMessage(content=f"{_name}: {state['messages'][-1].text}")]}
+                return {
+                    "messages": [AIMessage(content=f"{_name}: {state['messages'][-1].content}")]
+                }
 
             inner = chain(MessagesState, ("echo", echo)).compile()
             _ISOLATED.append(
@@ -2668,7 +2670,7 @@ def _call_both(state: TopicState) -> dict[str, Any]:
         _sleep(0.3)
     f = fruit.invoke({"messages": [HumanMessage(content=f"cherries round {turn}")]})
     veggie.invoke({"messages": [HumanMessage(content=f"broccoli round {turn}")]})
-    return {"result": f["messages"][-1].text, "calls": turn}
+    return {"result": f["messages"][-1].content, "calls": turn}
 
 
 def stateful_namespace_isolation() -> StateGraph:
@@ -4539,7 +4541,7 @@ def _stateful_wrapper_async() -> Any:
             interrupt("continue?")
             with effect("process"):
                 await _asleep(1.0)
-            return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].text}")]}
+            return {"messages": [AIMessage(content=f"Processing: {state['messages'][-1].content}")]}
 
         async def respond(state: dict[str, Any]) -> dict[str, Any]:
             with effect("respond"):
@@ -4563,7 +4565,7 @@ def _acall(graph: Callable[[], Any], units: float) -> Callable[..., Any]:
             await _asleep(units)
         message = HumanMessage(content=f"tell me about {topic}")
         out = await graph().ainvoke({"messages": [message]})
-        return {"result": out["messages"][-1].text, "calls": state.get("calls", 0) + 1}
+        return {"result": out["messages"][-1].content, "calls": state.get("calls", 0) + 1}
 
     return call_inner
 
@@ -4594,7 +4596,7 @@ def _unsaved_echo() -> Any:
         async def echo(state: dict[str, Any]) -> dict[str, Any]:
             with effect("echo"):
                 await _asleep(1.0)
-            return {"messages": [AIMessage(content=f"Processed: {state['messages'][-1].text}")]}
+            return {"messages": [AIMessage(content=f"Processed: {state['messages'][-1].content}")]}
 
         _UNSAVED_ECHO = chain(MessagesState, ("echo", echo)).compile(checkpointer=False)
     return _UNSAVED_ECHO
