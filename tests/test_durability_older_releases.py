@@ -595,3 +595,21 @@ def test_under_exit_a_run_whose_open_spans_only_waited_may_have_paused_first(
         told = predict(runs["async"], "trace", given)["exit"]
         assert holds(told, real(runs["exit"], "trace")), (given, figures(told), told.race)
     assert real(runs["exit"], "trace") == (4, 4, 16)
+
+
+def test_before_langgraph_0_3_2_the_resuming_flag_reaches_a_graph_a_task_invokes(
+    tmp_path: Path,
+) -> None:
+    """test_stateful_subgraph_namespace_isolation's shape on LangGraph 0.2.76 (async, 0.75 s
+    a write), killed in the veggie graph's second run, whose input checkpoint had not landed.
+    0.2's loop never drops its resuming flag, so it reaches the `checkpointer=True` graph the
+    re-run task invokes, which goes on from its last run's end and drops the new input: the
+    resume ran nothing of it. Read with the rule of 0.3.2 to 1.0 (the flag does not reach
+    it), ``echo`` was said to run again (24 2 3 where 24 1 2;
+    `rules.RESUMING_NEVER_DROPPED_BEFORE`)."""
+    name = "stateful_namespace_isolation-early-0.75s-lg0.2.76"
+    runs = load(name, tmp_path)
+    for form in ("recorder", "bare"):
+        told = plan(runs["async"], form)
+        assert figures(told.what_if["async"]) == real(runs["async"]) == (24, 1, 2), form
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare", "trace")))

@@ -348,6 +348,7 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # unnamed, named by the graph it ran or by the log
         KillCampaign("subgraph_invoked_in_node", 0, ("async",), 0.3, langgraph="0.2.76"),
         KillCampaign("multiple_interrupts", 0, ("async",), 0.3, langgraph="0.2.76"),
+        KillCampaign("stateful_namespace_isolation", 0, ("async",), 0.75, langgraph="0.2.76"),
         # LangGraph 0.3.34 at 0.4 s: an input's writes saved under exit, its checkpoint not
         KillCampaign("partial_pending_checkpoint", 0, ("async", "exit"), 0.4, langgraph="0.3.34"),
         # LangGraph 0.5.4 on Postgres under `ainvoke` at 0.6 s: killed on the way out of a pause

@@ -80,6 +80,14 @@ on from its last run's end and drops the new input. Before it, such a graph star
 with the input, and its tasks run again (stateful_subgraph_latest_after_replay on 0.6.11
 under `ainvoke` on Postgres at 0.35 s)."""
 
+RESUMING_NEVER_DROPPED_BEFORE = (0, 3, 2)
+"""The first LangGraph release whose loop drops its resuming flag after its first tick
+(``loop.py``: ``self.config[CONF].pop(CONFIG_KEY_RESUMING, None)``, absent in 0.3.1 and in
+every 0.2 release). Before it the flag stays in the config a resume runs with, so it reaches
+every graph a task invokes, as it does again from `RESUMING_REACHES_SUBGRAPHS_SINCE`
+(test_stateful_subgraph_namespace_isolation's shape on 0.2.76 at 0.75 s, killed in the
+veggie graph's second run: the resume dropped that run's input and ran nothing of it)."""
+
 INFERRED = "inferred from the evidence"
 """`Recording.origin` of a mode the what-if inferred (one candidate of several), not given."""
 
@@ -134,9 +142,14 @@ def every_run_saved_on_exit(recording: Recording) -> bool:
 
 def resuming_reaches_subgraphs(recording: Recording) -> bool:
     """Does the resume's resuming flag reach a graph a task invokes
-    (`RESUMING_REACHES_SUBGRAPHS_SINCE`)? A release that is not known is taken as today's."""
+    (`RESUMING_REACHES_SUBGRAPHS_SINCE`, `RESUMING_NEVER_DROPPED_BEFORE`)? A release that is
+    not known is taken as today's."""
     known = release(recording.langgraph)
-    return known is None or known >= RESUMING_REACHES_SUBGRAPHS_SINCE
+    return (
+        known is None
+        or known >= RESUMING_REACHES_SUBGRAPHS_SINCE
+        or known < RESUMING_NEVER_DROPPED_BEFORE
+    )
 
 
 def release_assumption(recording: Recording) -> str:
