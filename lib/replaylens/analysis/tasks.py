@@ -792,7 +792,7 @@ def _nodes_named_by_graphs_below(thread: Thread, maps: dict[str, TriggerMap]) ->
     for name in thread.namespaces:
         if not name:
             continue
-        node = namespaces.segments(namespaces.levels(name)[-1])[0][0]
+        node = namespaces.runner(name)[0]
         above = maps.get(namespaces.parent(name))
         if node and above is not None:
             above.nodes.add(node)
