@@ -360,7 +360,7 @@ def numbers(plan: ResumePlan) -> dict[str, Prediction]:
     """Every mode's three numbers from a plan's what-if."""
     return {
         m: (
-            (o.checkpoints_kept, len(o.reruns), len(o.replayed_lines)),
+            o.figures,
             tuple(tuple(o.race[k]) for k in ("checkpoints_kept", "reruns", "replayed_lines"))
             if o.race
             else None,

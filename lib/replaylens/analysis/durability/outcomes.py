@@ -94,6 +94,12 @@ class ModeOutcome:
     rests (`Inference.to_json`); empty when a manifest or the user named the mode."""
 
     @property
+    def figures(self) -> tuple[int, int, int]:
+        """(checkpoints kept, tasks re-run, effect lines again): the three figures a range
+        stretches and the validation compares with what real runs measured."""
+        return (self.checkpoints_kept, len(self.reruns), len(self.replayed_lines))
+
+    @property
     def assumptions(self) -> dict[str, list[str]]:
         return {"used": self.used, "assumed": self.assumed}
 
@@ -644,7 +650,7 @@ def _widen_for_exit_pause_before_kill(
     fig = _schedule_figures(
         paused, schedule(paused, mode, latency, recording, closed=frozenset(flying))
     )
-    if fig == (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines)):
+    if fig == out.figures:
         return
     spans = _stretched(_spans(out), fig)
     note = (
@@ -668,8 +674,7 @@ def _widen_for_ended_runs(
     if mode != "exit" or ev.ending != "killed" or not ev.exit_saved:
         return
     fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, runs_ended=True))
-    own = (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))
-    if fig == own:
+    if fig == out.figures:
         return
     spans = _stretched(_spans(out), fig)
     note = (
@@ -691,7 +696,7 @@ def _widen_for_exit_return(
     save landed some 20 ms after the kill)."""
     if mode != "exit" or ev.ending != "killed" or not failed_out_spans(ev):
         return
-    seen = {(out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))}
+    seen = {out.figures}
     for slack, cost in _race_variants(ev, mode, latency, recording):
         seen.add(_schedule_figures(ev, schedule(ev, mode, latency, recording, slack, cost)))
     if len(seen) == 1:
@@ -1634,7 +1639,7 @@ def _stretched(spans: dict[str, list[int]], figures: tuple[int, int, int]) -> di
 
 def _spans(out: ModeOutcome) -> dict[str, list[int]]:
     """The outcome's three figures as [low, high]: its range where it has one, else the figure."""
-    own = (out.checkpoints_kept, len(out.reruns), len(out.replayed_lines))
+    own = out.figures
     keys = ("checkpoints_kept", "reruns", "replayed_lines")
     return {key: list(out.race.get(key, [own[i], own[i]])) for i, key in enumerate(keys)}
 
@@ -1677,7 +1682,7 @@ def _race(
     killed node's usual duration later is as likely: say the range over them too."""
     if mode == "exit" or ev.ending != "killed":
         return {}
-    seen = [(nominal.checkpoints_kept, len(nominal.reruns), len(nominal.replayed_lines))]
+    seen = [nominal.figures]
     log_bound = recording.kill_offset is None and ev.kill_time is None
     variants = _race_variants(ev, mode, latency, recording)
     by_kill: set[tuple[int, int, int]] = set(seen)
@@ -2439,7 +2444,7 @@ _SPAN_KEYS = ("checkpoints_kept", "reruns", "replayed_lines")
 
 def _figures(o: ModeOutcome) -> list[tuple[int, int, int]]:
     """The outcome's own figures, and the ends of its race span if it has one."""
-    own = [(o.checkpoints_kept, len(o.reruns), len(o.replayed_lines))]
+    own = [o.figures]
     if o.race:
         own += [tuple(o.race[k][i] for k in _SPAN_KEYS) for i in (0, 1)]  # type: ignore[misc]
     return own
