@@ -827,7 +827,7 @@ def _nodes_of(thread: Thread, *, exclude_root: bool) -> set[str]:
     }
 
 
-def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
+def _claim_orphans(attempts: list[Attempt], thread: Thread, completed: set[str]) -> None:
     """Logs without task ids: a finished attempt that ran after the newest checkpoint is
     the owner of an orphan write of its step (the write landed, its checkpoint did not)
     when the write's checkpoint id dates from before the attempt started and its task is
@@ -837,9 +837,9 @@ def _claim_orphans(attempts: list[Attempt], thread: Thread) -> None:
     A task saves its writes as it returns, so of several finished attempts of one node in
     that step (a node that logs two effects, a RetryPolicy retry between them), the named
     task is the last one's: the earlier ones are its first effects (test_retry.py's node
-    that reserves, then charges)."""
+    that reserves, then charges). `completed`: the orphans' tasks whose step completed all
+    the same (`_completed_orphans`)."""
     by_cp: dict[str, dict[str, str]] = defaultdict(dict)  # checkpoint id -> task id -> path
-    completed = _completed_orphans(thread)
     for w in thread.root.orphan_writes if thread.root else []:
         by_cp[w.checkpoint_id].setdefault(w.task_id, w.task_path)
     if not by_cp:
@@ -1117,5 +1117,5 @@ def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = Fals
             and a.namespace in fits
             and all(fits[a.namespace] < v for n, v in fits.items() if n != a.namespace)
         )
-    _claim_orphans(attempts, thread)
+    _claim_orphans(attempts, thread, idx.completed_orphans)
     number_attempts(attempts)
