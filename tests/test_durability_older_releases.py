@@ -613,3 +613,62 @@ def test_before_langgraph_0_3_2_the_resuming_flag_reaches_a_graph_a_task_invokes
         told = plan(runs["async"], form)
         assert figures(told.what_if["async"]) == real(runs["async"]) == (24, 1, 2), form
     assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare", "trace")))
+
+
+def test_a_resume_whose_saved_join_ran_a_step_early_repeats_the_same_nodes(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge's shape on LangGraph
+    0.4.10 under `ainvoke` with Postgres at 0.5 s a write, killed in the second round's
+    ``retriever_two``. The async save of step 2's checkpoint ran after ``retriever_one``'s
+    writes had filled the join's barrier (a set the live channel and the checkpoint share),
+    so the database has ``decider`` due there: the resume ran it at step 3, where the run had
+    at step 4, and every node after it a step early. The effects of ``decider``,
+    ``rewrite_query``, ``analyzer_one`` and ``retriever_two`` happened twice; matched by step
+    alone, the measure said nothing ran again (4 0 0), and 28 right verdict lines read as
+    wrong (`validate._shifted_reruns`)."""
+    name = "join_loop_cond_edge-early-0.5s-postgres-lg0.4.10"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == real(runs["async"], "trace") == (4, 4, 7)
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare", "trace")))
+    every_prediction_holds(runs, same_progress=True)
+
+
+def test_a_resume_from_an_earlier_invocations_checkpoint_repeats_none_of_the_killed_one(
+    tmp_path: Path,
+) -> None:
+    """recursion_limit_retry under exit: the first input raised at the recursion limit and
+    saved its checkpoint; the second was killed in ``tools`` before anything of it was
+    saved. The resume went on with the first input's loop (``tools`` at step 26, ``agent``
+    at 27, ...), whose nodes are the killed invocation's too: that is the first input's work,
+    not a repeat of the second's (`validate._inside_invocation`), however its steps fall."""
+    runs = load("recursion_limit_retry-early-0.25s", tmp_path)
+    assert real(runs["exit"]) == real(runs["exit"], "trace") == (1, 0, 0)
+
+
+def test_validate_names_a_resume_that_raised_and_was_measured_as_far_as_it_got(
+    tmp_path: Path,
+) -> None:
+    """The same 0.4.10 shape killed in ``qa``: the step-4 checkpoint was saved with the
+    join's barrier full again, so the resume ran ``decider`` and then ``rewrite_query`` beside
+    ``analyzer_one``, both writing ``query``, and raised InvalidUpdateError. What it ran
+    before that is what it repeated; the report says the resume raised, so a prediction of a
+    whole resume standing off that measure is read for what it is."""
+    import shutil
+
+    from replaylens.examples.langgraph_tests import SHAPES
+    from replaylens.killtest.corpus import CorpusPoint, report, run_corpus
+
+    name = "join_loop_cond_edge-late-0.5s-postgres-lg0.4.10"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (6, 3, 6)
+    out = tmp_path / "judged"
+    shutil.copytree(tmp_path / name, out / "join_loop_cond_edge-late-0.5s")
+    point = CorpusPoint(SHAPES["join_loop_cond_edge"], 1)
+    result = run_corpus([point], [0.5], 1, out, judge_only=True, forms=("recorder",))
+    assert result.raised == [
+        "join_loop_cond_edge @ qa+0.5u 0.5 s, async-0.5s-qa1-1: InvalidUpdateError: At key "
+        "'query': Can receive only one value per step. Use an Annotated key to handle multiple "
+        "values."
+    ]
+    assert "## Resumes that raised, measured as far as they got (1)" in report(result)

@@ -361,6 +361,20 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="0.5.4",
         ),  # fmt: skip
+        # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
+        # later writes had filled it, so the resume ran the join's node a step early
+        *(
+            KillCampaign(
+                "join_loop_cond_edge",
+                kill,
+                ("async", "exit"),
+                0.5,
+                "ainvoke",
+                backend="postgres",
+                langgraph="0.4.10",
+            )  # fmt: skip
+            for kill in (0, 1)
+        ),
         # 1.2.15 on SQLite under `ainvoke` at 0.3 s: the kill points its first contact kept
         *(
             KillCampaign(shape, kill, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.2.15")

@@ -39,6 +39,7 @@ from typing import Any, Literal
 from replaylens.analysis.attempts import group_attempts
 from replaylens.analysis.durability import MODES, Mode, Recording
 from replaylens.effects.parse import read_effects
+from replaylens.effects.repeats import needs_restart
 from replaylens.errors import ReplaylensError
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, Shape, form_log
 from replaylens.killtest.validate import (
@@ -158,9 +159,22 @@ class CorpusResult:
     """Runs and log forms not judged: the kill fell between the appends of one line."""
     failed: list[str] = field(default_factory=list)
     """Campaigns that could not run (the kill-test's one sentence each); the rest went on."""
+    raised: list[str] = field(default_factory=list)
+    """Killed runs whose resume raised (not for want of a checkpoint): measured as far as the
+    resume got, which a prediction of the whole resume may overshoot."""
 
 
 # --------------------------------------------------------------------------- judging
+def _resume_raised(entry: dict[str, Any]) -> bool:
+    """The resume of a killed run raised, for another reason than finding no checkpoint."""
+    error = (entry.get("resume") or {}).get("error")
+    return bool(error) and not needs_restart(error)
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:200] if text.strip() else text
+
+
 def _again_truth(entry: dict[str, Any]) -> tuple[dict[tuple[str, str, str], bool], Any]:
     """Recorder line (ts, phase, node) -> did its task start again in the real resume."""
     tid = entry["thread_id"]
@@ -460,6 +474,9 @@ def _run_point(
         result.rows += rows
         result.verdicts += checks
         result.kills += sum(1 for e in manifest["runs"] if e["killed"])
+        result.raised += [f"{point.label} {lat:g} s, {Path(e['effects_at_kill']).parent.name}: "
+                          f"{_first_line(e['resume']['error'])}"
+                          for e in manifest["runs"] if e["killed"] and _resume_raised(e)]  # fmt: skip
         result.not_killed += sum(1 for e in manifest["runs"] if not e["killed"])
         result.folders[f"{point.label} {lat:g}s"] = str(folder)
         if progress:
@@ -651,6 +668,10 @@ def report(result: CorpusResult) -> str:
     if result.failed:
         lines += ["", f"## Campaigns that could not run ({len(result.failed)})", ""]
         lines += [f"- {f}" for f in result.failed]
+    if result.raised:
+        lines += ["", f"## Resumes that raised, measured as far as they got ({len(result.raised)})",
+                  ""]  # fmt: skip
+        lines += [f"- {r}" for r in result.raised]
     if result.cut:
         lines += ["", f"## Log forms the kill cut apart, not judged ({len(result.cut)})", ""]
         lines += [f"- {c}" for c in result.cut]

@@ -157,11 +157,14 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
     tid = entry["thread_id"]
     source = open_source(entry["db_at_kill"])
     saved: set[str] = set()  # root tasks whose writes the database at the kill holds
+    resumed_from: int | None = None  # the step of the root checkpoint a resume starts at
     try:
         thread = load_thread(source, tid)
         checkpoints = thread.checkpoint_count
         root = thread.namespaces.get("")
         saved = {t.task_id for c in (root.checkpoints if root else []) for t in c.tasks if t.done}
+        steps = [c.step for c in (root.checkpoints if root else []) if c.step is not None]
+        resumed_from = max(steps, default=None)
     except ThreadNotFound:
         checkpoints = 0
     finally:
@@ -239,6 +242,10 @@ def measure_detail(entry: dict[str, Any]) -> tuple[Measured, set[RerunKey] | Non
                 rest.remove(pool[0])
     still_open = [a for a in pre if a.task_id is None or a.task_id not in ended_before]
     rerun |= _persistent_reruns(still_open, again, rerun)
+    killed = [a for a in still_open if a.lines[0].pid == killed_pid]
+    if resumed_from is not None and _inside_invocation(killed, resumed_from):
+        lost = [a for a in killed if a.task_id not in saved]
+        rerun |= _shifted_reruns(lost, again, rerun, set(by_key))
     lines = sum(len(a.lines) for a in pre if (_task_of(a), a.task_id) in rerun)
     return Measured(checkpoints, len(rerun), lines), rerun
 
@@ -288,6 +295,54 @@ def _persistent_reruns(
                       and (ns, node, x.step) not in used]  # fmt: skip
             left.sort(key=lambda a: a.start_ts, reverse=True)
             out |= {(_task_of(a), a.task_id) for a in left[: len(starts)]}
+    return out
+
+
+def _inside_invocation(killed: list[Attempt], resumed_from: int) -> bool:
+    """Whether the checkpoint a resume starts at was saved by the killed invocation (at or
+    after the checkpoint its first root step was planned from). A resume from one an earlier
+    invocation left (exit saved nothing of the killed one) goes on with that invocation's
+    work: the killed invocation's tasks are lost, not repeated, whatever starts after."""
+    steps = [a.step for a in killed if not loop_path(a.lines[0]) and a.step is not None]
+    return bool(steps) and resumed_from >= min(steps) - 1
+
+
+def _shifted_reruns(
+    lost: list[Attempt],
+    again: list[EffectLine],
+    rerun: set[RerunKey],
+    steps_run: set[tuple[str, str, int | None]],
+) -> set[RerunKey]:
+    """Re-runs of root tasks whose resume no longer kept the killed run's step numbers.
+
+    A resume re-does a step from the checkpoint the database holds, so it normally keeps the
+    killed run's steps. Where that checkpoint holds a later state than the run had at its step
+    (LangGraph 0.4's async saves serialize a join's barrier set after later writes have filled
+    it, so the join's node runs a step early), the same nodes start again one or more steps
+    off: decider before the kill at step 4, after the resume at step 3. Per node, the killed
+    run's lost root tasks that no start matched (oldest first) are paired with the resume's
+    root starts at steps where the killed run had no task of that node (earliest first), as
+    far as the killed run had got: the resuming process only, and no step past its last."""
+    out: set[RerunKey] = set()
+    left = [a for a in lost if not loop_path(a.lines[0]) and a.step is not None
+            and (_task_of(a), a.task_id) not in rerun]  # fmt: skip
+    if not left or not again:
+        return out
+    frontier = max(a.step for a in left if a.step is not None)
+    resuming = again[0].pid
+    unexplained = [
+        line
+        for line in again
+        if not loop_path(line)
+        and line.pid == resuming
+        and line.step is not None
+        and line.step <= frontier
+        and ("", line.node, line.step) not in steps_run
+    ]
+    for node in dict.fromkeys(a.node for a in left):
+        mine = sorted((a for a in left if a.node == node), key=lambda a: a.start_ts)
+        starts = [line for line in unexplained if line.node == node]
+        out |= {(_task_of(a), a.task_id) for a in mine[: len(starts)]}
     return out
 
 
