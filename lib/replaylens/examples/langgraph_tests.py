@@ -5135,6 +5135,193 @@ def send_timeout_retry() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 50
+class Messages(TypedDict, total=False):
+    messages: Annotated[list[str], operator.add]
+
+
+def _overwrite_b(state: Messages) -> dict[str, Any]:
+    from langgraph.types import Overwrite
+
+    with effect("node_b"):
+        _sleep(0.5)
+    return {"messages": Overwrite(["b"])}
+
+
+def overwrite_parallel() -> StateGraph:
+    """node_a -> node_b (writes ``Overwrite(["b"])``, half a unit) | node_c (two units) ->
+    node_d.
+
+    Mirrors test_pregel.py::test_overwrite_parallel: one of two parallel nodes bypasses the
+    reducer; its pending write (an ``Overwrite``, a type of LangGraph's own) is saved while
+    its sibling still runs, and a resume must apply it, not run node_b again.
+    """
+    b = StateGraph(Messages)
+    b.add_node("node_a", _node("node_a", 0.5, "messages"))
+    b.add_node("node_b", _overwrite_b)
+    b.add_node("node_c", _node("node_c", 2.0, "messages"))
+    b.add_node("node_d", _node("node_d", 1.0, "messages"))
+    b.add_edge(START, "node_a")
+    b.add_edge("node_a", "node_b")
+    b.add_edge("node_a", "node_c")
+    b.add_edge(["node_b", "node_c"], "node_d")
+    b.add_edge("node_d", END)
+    return b
+
+
+class Hello(TypedDict, total=False):
+    hello: str
+    visited: Annotated[list[str], operator.add]
+
+
+async def _awhile(state: Hello) -> dict[str, Any]:
+    with effect("agent"):
+        await _asleep(2.0)
+    return {"visited": ["agent"]}
+
+
+async def _iambad(state: Hello) -> dict[str, Any]:
+    attempt = _thread_attempt("bad")
+    with effect("bad", attempt=attempt):
+        await _asleep(0.5)
+        if attempt == 1:
+            raise ValueError("I am bad")
+    return {"visited": ["bad"]}
+
+
+def sibling_error_cancels() -> StateGraph:
+    """A conditional entry to agent (two units) | bad (half a unit; raises on its first
+    attempt on the thread) -> finish; run with ``ainvoke`` and answered by ``invoke(None)``.
+
+    Mirrors test_pregel_async.py::test_node_cancellation_on_other_node_exception_two: bad's
+    error cancels agent mid-effect (its line ends in an error, not a kill); the next
+    invocation runs the failed step again, and the kill lands in it.
+    """
+    b = StateGraph(Hello)
+    b.add_node("agent", _awhile)
+    b.add_node("bad", _iambad)
+    b.add_node("finish", _anode("finish", 1.0))
+    b.add_conditional_edges(START, lambda _: ["agent", "bad"], ["agent", "bad"])
+    b.add_edge(["agent", "bad"], "finish")
+    b.add_edge("finish", END)
+    return b
+
+
+def falsy_task_interrupt(checkpointer: Any) -> Any:
+    """@entrypoint `graph`: @task falsy_task (returns ``False``), ``interrupt()``, then
+    @task notify and @task finish.
+
+    Mirrors test_pregel.py::test_falsy_return_from_task: a call whose saved result is falsy
+    is still a result; the answered invocation re-runs the entrypoint, which takes it rather
+    than calling again, and goes on. The kill lands in the answered run.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def falsy_task() -> bool:
+        with effect("falsy_task"):
+            _sleep(1.0)
+        return False
+
+    @task
+    def notify(answer: str) -> str:
+        with effect("notify", answer=answer):
+            _sleep(1.0)
+        return answer
+
+    @task
+    def finish(text: str) -> str:
+        with effect("finish"):
+            _sleep(1.0)
+        return text + "!"
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(state: dict[str, Any]) -> dict[str, Any]:
+        flag = falsy_task().result()
+        answer = interrupt("test")
+        said = notify(f"{answer}:{flag}").result()
+        return {"done": finish(said).result()}
+
+    return graph
+
+
+def entrypoint_final_save(checkpointer: Any) -> Any:
+    """@entrypoint `foo(msg, *, previous)` returning ``entrypoint.final(value=len(previous),
+    save=previous + [msg])`` after @task greet and @task log_msg; three inputs.
+
+    Mirrors test_pregel.py::test_entrypoint_with_return_and_save: what an invocation
+    returns and what the next one reads as `previous` differ; the thread holds two finished
+    invocations before the one the kill lands in.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def greet(msg: str) -> str:
+        with effect("greet", msg=msg):
+            _sleep(1.0)
+        return msg.upper()
+
+    @task
+    def log_msg(msg: str) -> str:
+        with effect("log_msg", msg=msg):
+            _sleep(1.0)
+        return msg
+
+    @entrypoint(checkpointer=checkpointer)
+    def foo(msg: str, *, previous: Any = None) -> Any:
+        previous = list(previous or [])
+        said = log_msg(greet(msg).result()).result()
+        return entrypoint.final(value=len(previous), save=[*previous, said])
+
+    return foo
+
+
+class InnerKeys(TypedDict, total=False):
+    my_key: str
+    my_other_key: str
+
+
+class OuterKeys(TypedDict, total=False):
+    my_key: str
+    other_parent_key: str
+
+
+def _keyed(name: str, fraction: float, suffix: str, other: bool = False) -> Callable[..., Any]:
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        out = {"my_key": state.get("my_key", "") + suffix}
+        return {**out, "my_other_key": state.get("my_key", "")} if other else out
+
+    node.__name__ = name
+    return node
+
+
+def subgraph_breakpoint_state() -> StateGraph:
+    """outer_1 -> inner (inner_1 -> inner_2, compiled ``interrupt_before=["inner_2"]``) ->
+    outer_2; paused at the inner breakpoint, then ``invoke(None)``.
+
+    Mirrors test_large_cases.py::test_nested_graph_state: a static breakpoint inside a
+    subgraph pauses the parent with the subgraph's task due; the next invocation goes on
+    inside the subgraph. The kill lands in it.
+    """
+    inner = StateGraph(InnerKeys)
+    inner.add_node("inner_1", _keyed("inner_1", 1.0, " here", other=True))
+    inner.add_node("inner_2", _keyed("inner_2", 1.0, " and there", other=True))
+    inner.add_edge(START, "inner_1")
+    inner.add_edge("inner_1", "inner_2")
+    inner.add_edge("inner_2", END)
+    b = StateGraph(OuterKeys)
+    b.add_node("outer_1", _keyed("outer_1", 0.5, " hi"))
+    b.add_node("inner", inner.compile(interrupt_before=["inner_2"]))
+    b.add_node("outer_2", _keyed("outer_2", 1.0, " and back again"))
+    b.add_edge(START, "outer_1")
+    b.add_edge("outer_1", "inner")
+    b.add_edge("inner", "outer_2")
+    b.add_edge("outer_2", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5681,9 +5868,25 @@ CORPUS: tuple[Shape, ...] = (
           {"visited": []}, (("flaky", 1, 2.5), ("finish", 1, 0.5)), api="ainvoke"),
     Shape("send_timeout_retry", "test_retry.py::test_send_timeout_overrides_target_node_timeout",
           {"visited": []}, (("work", 2, 2.5), ("reduce", 1, 0.5)), api="ainvoke"),
+    # round 50
+    Shape("overwrite_parallel", "test_pregel.py::test_overwrite_parallel",
+          {"messages": ["START"]}, (("node_c", 1, 1.5), ("node_d", 1, 0.5))),
+    Shape("sibling_error_cancels",
+          "test_pregel_async.py::test_node_cancellation_on_other_node_exception_two",
+          {"hello": "world", "visited": []}, (("agent", 1, 1.5), ("finish", 1, 0.5)),
+          then=(None,), kill_from=1, api="ainvoke"),
+    Shape("falsy_task_interrupt", "test_pregel.py::test_falsy_return_from_task",
+          {"a": 5}, (("notify", 1, 0.5), ("finish", 1, 0.5)),
+          resume_value="yes", has_resume_value=True, kill_from=1),
+    Shape("entrypoint_final_save", "test_pregel.py::test_entrypoint_with_return_and_save",
+          "hello", (("greet", 1, 0.5), ("log_msg", 1, 0.5)),
+          then=("goodbye", "definitely"), kill_from=2),
+    Shape("subgraph_breakpoint_state", "test_large_cases.py::test_nested_graph_state",
+          {"my_key": "my value"}, (("inner_2", 1, 0.5), ("outer_2", 1, 0.5)),
+          then=(None,), kill_from=1),
 )  # fmt: skip
-"""One hundred and forty-nine shapes (the last one hundred and thirty-three held out, in
-forty-nine rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and fifty-four shapes (the last one hundred and thirty-eight held out, in
+fifty rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
