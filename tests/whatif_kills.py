@@ -361,6 +361,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="0.5.4",
         ),  # fmt: skip
+        # round 50 at 0 s: a failure cancelled by its sibling's raise, in a bare log
+        KillCampaign("sibling_error_cancels", 1, ("sync", "async", "exit"), 0.0),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

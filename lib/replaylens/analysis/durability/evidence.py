@@ -1186,9 +1186,13 @@ def _run_again_later(failed: Attempt, later: list[Attempt]) -> bool:
     """Did the same task start again after `failed` ended, in another process? Then the writes
     the database holds for that task may be the later run's (a task a drain stopped, and the
     next invocation ran to its end: the trace shows the first run's error, then the run that
-    returned), and they do not say the failure was handled."""
-    return failed.task_id is not None and any(
-        b.task_id == failed.task_id
+    returned), and they do not say the failure was handled. A log without task ids tells the
+    task by the alignment: a bare log's failure cancelled by its sibling's raise
+    (test_node_cancellation_on_other_node_exception_two), its task's writes the next
+    invocation's."""
+    tid = _task_of(failed)
+    return tid is not None and any(
+        _task_of(b) == tid
         and b.node == failed.node
         and b.pid != failed.pid
         and b.start_ts >= failed.end_ts

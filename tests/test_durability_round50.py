@@ -1,0 +1,33 @@
+"""The what-if and the verdicts on the fiftieth held-out round: a parallel node cancelled by
+its sibling's raise (test_node_cancellation_on_other_node_exception_two).
+
+Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
+(`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatif_kills import every_prediction_holds, figures, holds, load, plan, predict, real
+
+
+def test_a_failure_cancelled_by_its_siblings_raise_was_not_handled_in_its_task(
+    tmp_path: Path,
+) -> None:
+    """sibling_error_cancels, killed in ``finish`` of the second invocation: in the first,
+    ``bad`` raised and cancelled ``agent`` mid-effect (its line an error, not a kill); the
+    second ran both again and went on. The database holds ``agent``'s writes, the second
+    run's. A bare log names no task, and those writes were read as the first run's own: a
+    failure the task handled (a ToolNode's error message), not a raise. Under exit, whose
+    database keeps only the first invocation's error checkpoint, ``agent`` was said to keep
+    its writes (1 2 5 where the real resume ran it again: 1 3 9)."""
+    runs = load("sibling_error_cancels-late-0s", tmp_path)
+    assert real(runs["exit"], "bare") == (1, 3, 9)
+    for source in ("sync", "async"):
+        for given in (True, False):
+            told = predict(runs[source], "bare", given)["exit"]
+            assert holds(told, real(runs["exit"], "bare")), (source, given, figures(told))
+        first = sorted(plan(runs[source], "bare").attempts, key=lambda a: a.start_ts)[0]
+        assert (first.node, first.outcome) == ("agent", "failed")
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
