@@ -672,3 +672,28 @@ def test_validate_names_a_resume_that_raised_and_was_measured_as_far_as_it_got(
         "values."
     ]
     assert "## Resumes that raised, measured as far as they got (1)" in report(result)
+
+
+def test_a_release_before_durability_modes_says_how_it_runs_each_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LangGraph 0.4.10 has no `durability=`: a run is told ``checkpoint_during`` (True:
+    async's way, False: exit's), and there is no sync. The what-if still answers for all
+    three, and every place it is shown (the command line, the report, the JSON a page
+    reads) says which of them that release runs and how, and that sync is what upgrading
+    would give; for today's release it says nothing of the sort."""
+    runs = load("join_loop_cond_edge-early-0.5s-postgres-lg0.4.10", tmp_path)
+    entry = runs["async"]
+    argv = ["replay", str(entry["db_at_kill"]), "--thread", entry["thread_id"]]
+    main([*argv, "--langgraph-release", "0.4.10", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    outcomes = {m: o["outcome"] for m, o in doc["what_if"]["modes"].items()}
+    assert outcomes["async"].endswith("; LangGraph 0.4.10 runs it as checkpoint_during=True")
+    assert outcomes["exit"].endswith("; LangGraph 0.4.10 runs it as checkpoint_during=False")
+    assert "LangGraph 0.4.10 has no sync mode, which came with LangGraph 0.6" in outcomes["sync"]
+    main(["report", *argv[1:], "--langgraph-release", "0.4.10"])
+    assert "runs it as checkpoint_during=False" in capsys.readouterr().out
+    main([*argv, "--langgraph-release", "1.2.24", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert not any("checkpoint_during" in o["outcome"] or "upgrading" in o["outcome"]
+                   for o in doc["what_if"]["modes"].values())  # fmt: skip

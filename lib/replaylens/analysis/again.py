@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from replaylens.analysis.attempts import LOST_STEP, Attempt, effect_counts, effect_lines
+from replaylens.analysis.durability import mode_in_release
 from replaylens.analysis.durability.words import unlogged_tasks_note
 from replaylens.analysis.joins import unreached_past_join
 from replaylens.decode import to_jsonable
@@ -463,7 +464,15 @@ def is_own_recording(plan: ResumePlan, mode: str) -> bool:
 
 
 def outcome_tag(plan: ResumePlan, mode: str) -> str:
-    """How a mode's outcome was reached, in words: "as recorded", or the model and why."""
+    """How a mode's outcome was reached, in words: "as recorded", or the model and why; for
+    a release before durability modes, how that release runs the mode, or that it cannot."""
+    tag = _outcome_basis(plan, mode)
+    o = plan.what_if.get(mode)
+    release_words = mode_in_release(plan.recording, o.mode) if o is not None else ""
+    return f"{tag}; {release_words}" if tag and release_words else tag
+
+
+def _outcome_basis(plan: ResumePlan, mode: str) -> str:
     o = plan.what_if.get(mode)
     if o is None:
         return ""

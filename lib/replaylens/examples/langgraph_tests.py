@@ -5322,6 +5322,163 @@ def subgraph_breakpoint_state() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 51
+class Foo(TypedDict, total=False):
+    foo: Annotated[str, operator.add]
+    visited: Annotated[list[str], operator.add]
+
+
+def _two_commands(state: Foo) -> list[Command[Any]]:
+    with effect("node_a"):
+        _sleep(0.5)
+    return [Command(update={"foo": "a1"}), Command(update={"foo": "a2"})]
+
+
+def multiple_updates_commands() -> StateGraph:
+    """node_a (returns two ``Command(update=...)``, half a unit) | slow (two units) -> node_b.
+
+    Mirrors test_pregel.py::test_multiple_updates: one node's result is a list of Commands,
+    each an update of its own; saved as the node's pending writes while its sibling runs, both
+    must come back on a resume (the state reads "a1a2" before node_b's "b").
+    """
+    b = StateGraph(Foo)
+    b.add_node("node_a", _two_commands)
+    b.add_node("slow", _node("slow", 2.0))
+    b.add_node("node_b", _node("node_b", 1.0, "foo", "b"))
+    b.add_edge(START, "node_a")
+    b.add_edge(START, "slow")
+    b.add_edge(["node_a", "slow"], "node_b")
+    b.add_edge("node_b", END)
+    return b
+
+
+def list_edge_to_end() -> StateGraph:
+    """START -> A (one unit) | B (2.5 units); ``add_edge(["A", "B"], END)``; two inputs.
+
+    Mirrors test_pregel.py::test_conditional_state_graph_with_list_edge_inputs: a join whose
+    target is END, so the invocation ends when both have written; the kill lands in the
+    second input's run, after the first's join has fired.
+    """
+    b = StateGraph(Trail)
+    b.add_node("A", _node("A", 1.0))
+    b.add_node("B", _node("B", 2.5))
+    b.add_edge(START, "A")
+    b.add_edge(START, "B")
+    b.add_edge(["A", "B"], END)
+    return b
+
+
+class Routed(TypedDict, total=False):
+    sender: str
+    visited: Annotated[list[str], operator.add]
+
+
+def _routed(name: str, fraction: float, sender: bool) -> Callable[..., Any]:
+    def node(state: Routed) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        out: dict[str, Any] = {"visited": [name]}
+        return {**out, "sender": name} if sender else out
+
+    node.__name__ = name.replace(" ", "_")
+    return node
+
+
+def _route_after(name: str) -> Callable[[Routed], str]:
+    """Researcher: call a tool, then continue to the chart; Chart Generator: call a tool,
+    then end. Counted by the node's own visits (the state's trail)."""
+
+    def router(state: Routed) -> str:
+        seen = state.get("visited", []).count(name)
+        return "call_tool" if seen == 1 else ("continue" if name == "Researcher" else "end")
+
+    return router
+
+
+def repeat_condition_route() -> StateGraph:
+    """Researcher -> Call Tool -> (back to the sender) Researcher -> Chart Generator ->
+    Call Tool -> Chart Generator -> END: node names with spaces, a tool node routed back by
+    a state field.
+
+    Mirrors test_pregel.py::test_repeat_condition: conditional edges with a path map out of
+    two agents and a shared tool node that routes back to whichever agent called it
+    (``x["sender"]``).
+    """
+    b = StateGraph(Routed)
+    b.add_node("Researcher", _routed("Researcher", 0.5, True))
+    b.add_node("Chart Generator", _routed("Chart Generator", 1.0, True))
+    b.add_node("Call Tool", _routed("Call Tool", 1.0, False))
+    b.add_conditional_edges(
+        "Researcher",
+        _route_after("Researcher"),
+        {"redo": "Researcher", "continue": "Chart Generator", "call_tool": "Call Tool", "end": END},
+    )
+    b.add_conditional_edges(
+        "Chart Generator",
+        _route_after("Chart Generator"),
+        {"continue": "Researcher", "call_tool": "Call Tool", "end": END},
+    )
+    b.add_conditional_edges(
+        "Call Tool",
+        lambda x: x["sender"],
+        {"Researcher": "Researcher", "Chart Generator": "Chart Generator"},
+    )
+    b.add_edge(START, "Researcher")
+    return b
+
+
+class Packets(TypedDict, total=False):
+    calls: Annotated[list[Any], operator.add]
+    results: Annotated[list[str], operator.add]
+
+
+_PACKET_ROUNDS: tuple[tuple[dict[str, Any], ...], ...] = (
+    ({"id": "call_1", "query": "query", "idx": 0},),
+    (
+        {"id": "call_2", "query": "another", "idx": 0},
+        {"id": "call_3", "query": "a third one", "idx": 1},
+    ),
+    (),
+)
+
+
+def _packet_agent(state: Packets) -> dict[str, Any]:
+    turn = len([c for c in state.get("calls", []) if c.get("kind") == "turn"])
+    with effect("agent", turn=turn):
+        _sleep(1.0)
+    calls = _PACKET_ROUNDS[min(turn, len(_PACKET_ROUNDS) - 1)]
+    return {"calls": [{"kind": "turn", "tool_calls": list(calls)}]}
+
+
+def _packet_tools(call: dict[str, Any]) -> dict[str, Any]:
+    with effect("tools", call=call["id"]):
+        _sleep(0.5 + 1.5 * call["idx"])
+    return {"results": [f"result for {call['query']}"]}
+
+
+def _packet_route(state: Packets) -> Any:
+    last = [c for c in state.get("calls", []) if c.get("kind") == "turn"][-1]
+    return [Send("tools", call) for call in last["tool_calls"]] or END
+
+
+def state_graph_packets(checkpointer: Any) -> Any:
+    """agent -> one ``Send("tools", call)`` per tool call of its turn -> agent ...; compiled
+    with ``interrupt_after=["agent"]``, every pause answered with ``invoke(None)``. Turn 1
+    calls one tool, turn 2 two (unequal), turn 3 answers.
+
+    Mirrors test_large_cases.py::test_state_graph_packets: a react agent whose tool calls
+    are `Send` packets, stopped after each agent step for review; the kill lands in the
+    second turn's tools, the short call's writes saved while the long one runs.
+    """
+    b = StateGraph(Packets)
+    b.add_node("agent", _packet_agent)
+    b.add_node("tools", _packet_tools)
+    b.add_edge(START, "agent")
+    b.add_conditional_edges("agent", _packet_route, ["tools", END])
+    b.add_edge("tools", "agent")
+    return b.compile(checkpointer=checkpointer, interrupt_after=["agent"])
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -5884,9 +6041,19 @@ CORPUS: tuple[Shape, ...] = (
     Shape("subgraph_breakpoint_state", "test_large_cases.py::test_nested_graph_state",
           {"my_key": "my value"}, (("inner_2", 1, 0.5), ("outer_2", 1, 0.5)),
           then=(None,), kill_from=1),
+    # round 51
+    Shape("multiple_updates_commands", "test_pregel.py::test_multiple_updates",
+          {"foo": ""}, (("slow", 1, 1.5), ("node_b", 1, 0.5))),
+    Shape("list_edge_to_end", "test_pregel.py::test_conditional_state_graph_with_list_edge_inputs",
+          {"visited": []}, (("B", 1, 1.5), ("A", 1, 0.5)), then=({"visited": []},), kill_from=1),
+    Shape("repeat_condition_route", "test_pregel.py::test_repeat_condition",
+          {"visited": []}, (("Call Tool", 2, 0.5), ("Chart Generator", 2, 0.5))),
+    Shape("state_graph_packets", "test_large_cases.py::test_state_graph_packets",
+          {"calls": [], "results": []}, (("tools", 2, 1.0), ("agent", 1, 0.5)),
+          then=(None, None, None), kill_from=2),
 )  # fmt: skip
-"""One hundred and fifty-four shapes (the last one hundred and thirty-eight held out, in
-fifty rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and fifty-eight shapes (the last one hundred and forty-two held out, in
+fifty-one rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 

@@ -105,6 +105,31 @@ saved every subgraph run on its way out too: ``_suppress_interrupt`` (``pregel/l
 only if it raised or paused, or was compiled with ``checkpointer=True``."""
 
 
+DURABILITY_MODES_SINCE = (0, 6, 0)
+"""The first LangGraph release with durability modes (``durability=`` on ``invoke`` and
+``stream``; `killtest._child.durability_kwargs` runs them)."""
+
+CHECKPOINT_DURING_SINCE = (0, 3, 27)
+"""From this release to 0.5 a run is told ``checkpoint_during``: True puts every step's
+checkpoint in the background (async's way), False saves as the run ends (exit's). Before it a
+run always saved async's way."""
+
+
+def mode_in_release(recording: Recording, mode: Mode) -> str:
+    """How the release that wrote the thread runs `mode`, in words, where it is one before
+    durability modes (`DURABILITY_MODES_SINCE`); "" from 0.6, or where the release is not
+    known. A mode that release has no way to run is what an upgrade would give."""
+    known = release(recording.langgraph)
+    if known is None or known >= DURABILITY_MODES_SINCE:
+        return ""
+    name = f"LangGraph {recording.langgraph}"
+    if known >= CHECKPOINT_DURING_SINCE and mode != "sync":
+        return f"{name} runs it as checkpoint_during={mode == 'async'}"
+    if mode == "async":
+        return f"{name} saves this way always (it has no durability setting)"
+    return f"{name} has no {mode} mode, which came with LangGraph 0.6: this is what upgrading would give"
+
+
 def release(version: str | None) -> tuple[int, ...] | None:
     """A release string ("1.2.15", "0.6.11") as numbers; None where it does not read as one."""
     if not version:
