@@ -5479,6 +5479,114 @@ def state_graph_packets(checkpointer: Any) -> Any:
     return b.compile(checkpointer=checkpointer, interrupt_after=["agent"])
 
 
+# --------------------------------------------------------------------------- round 52
+async def _dispatch(state: list[Any]) -> Command[Any]:
+    with effect("dispatch"):
+        await _asleep(0.5)
+    return Command(update=["1"], goto=[Send("work_item", idx) for idx in range(6)])
+
+
+async def _work_item(idx: int) -> Command[Any]:
+    with effect("work_item", item=idx):
+        await _asleep(1.0)
+    return Command(update=[f"item{idx}"], goto="collect")
+
+
+async def _collect(state: list[Any]) -> list[str]:
+    with effect("collect"):
+        await _asleep(1.0)
+    return ["3"]
+
+
+def max_concurrency_sends(checkpointer: Any) -> Any:
+    """dispatch -> ``Command(goto=[Send("work_item", i) for i in range(6)])`` -> each
+    ``Command(goto="collect")``; the state a bare ``list`` with ``operator.add``; the graph
+    configured ``max_concurrency=2``; run with ``ainvoke``.
+
+    Mirrors test_pregel_async.py::test_max_concurrency_control: six `Send` workers of one
+    step run two at a time, so the step's workers start in waves, each wave's writes saved
+    while the next runs; the kill lands in the second wave.
+    """
+    b = StateGraph(Annotated[list, operator.add])
+    b.add_node("dispatch", _dispatch)
+    b.add_node("work_item", _work_item)
+    b.add_node("collect", _collect)
+    b.add_edge(START, "dispatch")
+    return b.compile(checkpointer=checkpointer).with_config(max_concurrency=2)
+
+
+def imp_sync_from_async(checkpointer: Any) -> Any:
+    """@entrypoint `graph` (a plain ``def``) chaining @task foo -> bar -> baz, each a plain
+    ``def``; run with ``ainvoke``.
+
+    Mirrors test_pregel_async.py::test_imp_sync_from_async: sync tasks called from a sync
+    entrypoint on LangGraph's async loop (each call runs in a thread of its own); each call's
+    result is saved as it returns, and a resume takes the saved ones.
+    """
+    from langgraph.func import entrypoint, task
+
+    @task
+    def foo(state: dict[str, Any]) -> dict[str, Any]:
+        with effect("foo"):
+            _sleep(1.0)
+        return {"a": state["a"] + "foo", "b": "bar"}
+
+    @task
+    def bar(a: str, b: str) -> dict[str, Any]:
+        with effect("bar"):
+            _sleep(1.0)
+        return {"a": a + b, "c": "bark"}
+
+    @task
+    def baz(state: dict[str, Any]) -> dict[str, Any]:
+        with effect("baz"):
+            _sleep(1.0)
+        return {"a": state["a"] + "baz", "c": "something else"}
+
+    @entrypoint(checkpointer=checkpointer)
+    def graph(state: dict[str, Any]) -> dict[str, Any]:
+        foo_result = foo(state).result()
+        return baz(bar(foo_result["a"], foo_result["b"]).result()).result()
+
+    return graph
+
+
+class XState(TypedDict, total=False):
+    x: str
+    visited: Annotated[list[str], operator.add]
+
+
+def _update_x(state: XState) -> Command[Any]:
+    with effect("update_x"):
+        _sleep(1.0)
+    return Command(goto=END, update={"x": state.get("x", "") + "!", "visited": ["update_x"]})
+
+
+def subgraph_command_to_end() -> StateGraph:
+    """prepare -> subgraph_node (a subgraph whose update_x returns ``Command(goto=END)``,
+    then check) -> report.
+
+    Mirrors test_large_cases.py::test_subgraph_to_end_does_not_warn: a node inside a
+    subgraph ends that subgraph's run with ``Command(goto=END)`` (its static edge to check
+    is not taken); the parent goes on after it.
+    """
+    sub = StateGraph(XState)
+    sub.add_node("update_x", _update_x)
+    sub.add_node("check", _node("check", 1.0))
+    sub.add_edge(START, "update_x")
+    sub.add_edge("update_x", "check")
+    sub.add_edge("check", END)
+    b = StateGraph(XState)
+    b.add_node("prepare", _node("prepare", 0.5))
+    b.add_node("subgraph_node", sub.compile())
+    b.add_node("report", _node("report", 1.0))
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "subgraph_node")
+    b.add_edge("subgraph_node", "report")
+    b.add_edge("report", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6051,9 +6159,16 @@ CORPUS: tuple[Shape, ...] = (
     Shape("state_graph_packets", "test_large_cases.py::test_state_graph_packets",
           {"calls": [], "results": []}, (("tools", 2, 1.0), ("agent", 1, 0.5)),
           then=(None, None, None), kill_from=2),
+    # round 52
+    Shape("max_concurrency_sends", "test_pregel_async.py::test_max_concurrency_control",
+          [], (("work_item", 3, 0.5), ("collect", 1, 0.5)), api="ainvoke"),
+    Shape("imp_sync_from_async", "test_pregel_async.py::test_imp_sync_from_async",
+          {"a": "0"}, (("bar", 1, 0.5), ("baz", 1, 0.5)), api="ainvoke"),
+    Shape("subgraph_command_to_end", "test_large_cases.py::test_subgraph_to_end_does_not_warn",
+          {"x": "hello", "visited": []}, (("update_x", 1, 0.5), ("report", 1, 0.5))),
 )  # fmt: skip
-"""One hundred and fifty-eight shapes (the last one hundred and forty-two held out, in
-fifty-one rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and sixty-one shapes (the last one hundred and forty-five held out, in
+fifty-two rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
