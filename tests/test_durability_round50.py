@@ -31,3 +31,23 @@ def test_a_failure_cancelled_by_its_siblings_raise_was_not_handled_in_its_task(
         first = sorted(plan(runs[source], "bare").attempts, key=lambda a: a.start_ts)[0]
         assert (first.node, first.outcome) == ("agent", "failed")
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_an_entrypoints_pause_a_bare_log_hides_keeps_no_step_of_its_own(tmp_path: Path) -> None:
+    """falsy_task_interrupt on Postgres under `ainvoke` at 0.8 s a write, killed in ``finish``
+    of the answering invocation. The entrypoint logs nothing; a bare log shows ``falsy_task``,
+    then, in the next process, ``notify`` and ``finish``. The database holds one checkpoint,
+    the input's, with the entrypoint's pause: the first invocation paused, and its answer goes
+    on in the paused step. Read as an invocation that returned (its input and its step kept),
+    sync was said to keep 2 to 12 checkpoints where it kept 1, and ``notify`` and ``finish``
+    were filed in a step after the newest checkpoint, not as calls of the entrypoint
+    (`evidence._unlogged_stops`'s `entry`, `align._open_caller`)."""
+    runs = load("falsy_task_interrupt-late-0.8s-postgres", tmp_path)
+    assert real(runs["sync"], "bare") == real(runs["async"], "bare") == (1, 1, 1)
+    for given in (True, False):
+        told = predict(runs["exit"], "bare", given)
+        for target in ("sync", "async"):
+            assert holds(told[target], real(runs[target], "bare")), (target, told[target].race)
+    calls = [a for a in plan(runs["exit"], "bare").attempts if a.node in ("notify", "finish")]
+    assert [a.alignment for a in calls] == ["call-unsaved", "call-unsaved"]
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

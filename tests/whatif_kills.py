@@ -363,6 +363,10 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),  # fmt: skip
         # round 50 at 0 s: a failure cancelled by its sibling's raise, in a bare log
         KillCampaign("sibling_error_cancels", 1, ("sync", "async", "exit"), 0.0),
+        # round 50 on Postgres under `ainvoke` at 0.8 s: an entrypoint's pause a bare log hides
+        KillCampaign(
+            "falsy_task_interrupt", 1, ("sync", "async", "exit"), 0.8, "ainvoke", "postgres"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -192,6 +192,16 @@ def _named_calls(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
     return out
 
 
+def _open_caller(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
+    """Is `a` (a line of a node no graph of the thread has) a call of the one task due at
+    `cp`, which made `@task` calls and has not returned (an `@entrypoint` still running,
+    paused or killed)?"""
+    if a.node in idx.all_nodes or not cp.calls:
+        return False
+    callers = [t for t in cp.tasks if t.kind != "call" and t.node]
+    return len(callers) == 1 and not callers[0].done
+
+
 def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     """Hand-written logs of functional-API runs whose call ids cannot be recomputed: the
     calls a checkpoint recorded, in call order, are matched to the attempts of nodes it
@@ -646,6 +656,13 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         if task is None and any(t.kind == "call" for t in node_tasks):
             # A call of this name without a saved result: it was in flight (LangGraph saves
             # a call only when it returns), so the parent's re-run makes it again.
+            a.namespace, a.checkpoint, a.alignment = ns_name, cp, "call-unsaved"
+            return True
+        if task is None and not node_tasks and ns_name == "" and _open_caller(a, cp, idx):
+            # No call of this name was saved at all (exit saves a paused entrypoint's calls
+            # only as it left, and this one came in the answering invocation): a line of a
+            # node the graph does not have, after a checkpoint whose one due task makes calls
+            # and has not returned, is one more call of it (falsy_task_interrupt, bare log).
             a.namespace, a.checkpoint, a.alignment = ns_name, cp, "call-unsaved"
             return True
         if task is None and len(before) > 1 and cp.source != "input":

@@ -1329,6 +1329,20 @@ def error_handler() -> StateGraph:
 
 
 # --------------------------------------------------------------------------- 34 a stateful entrypoint
+def _text_task(name: str, change: Callable[[str], str]) -> Any:
+    """An ``@task`` named `name` that holds an effect keyed by its text open for a unit,
+    then returns `change(text)`."""
+    from langgraph.func import task
+
+    def run(text: str) -> str:
+        with effect(name, text=text):
+            _sleep(1.0)
+        return change(text)
+
+    run.__name__ = name
+    return task(run)
+
+
 def entrypoint_stateful(checkpointer: Any) -> Any:
     """@entrypoint `stateful(inputs, *, previous)`: @task `reply`, then @task `memo`; three inputs.
 
@@ -1336,19 +1350,10 @@ def entrypoint_stateful(checkpointer: Any) -> Any:
     returned (`previous`, saved with the thread), so the thread holds two finished functional
     invocations before the one the kill lands in.
     """
-    from langgraph.func import entrypoint, task
+    from langgraph.func import entrypoint
 
-    @task
-    def reply(text: str) -> str:
-        with effect("reply", text=text):
-            _sleep(1.0)
-        return text.upper()
-
-    @task
-    def memo(text: str) -> str:
-        with effect("memo", text=text):
-            _sleep(1.0)
-        return text
+    reply = _text_task("reply", str.upper)
+    memo = _text_task("memo", str)
 
     @entrypoint(checkpointer=checkpointer)
     def stateful(inputs: dict[str, Any], *, previous: Any = None) -> dict[str, Any]:
@@ -5253,19 +5258,10 @@ def entrypoint_final_save(checkpointer: Any) -> Any:
     returns and what the next one reads as `previous` differ; the thread holds two finished
     invocations before the one the kill lands in.
     """
-    from langgraph.func import entrypoint, task
+    from langgraph.func import entrypoint
 
-    @task
-    def greet(msg: str) -> str:
-        with effect("greet", msg=msg):
-            _sleep(1.0)
-        return msg.upper()
-
-    @task
-    def log_msg(msg: str) -> str:
-        with effect("log_msg", msg=msg):
-            _sleep(1.0)
-        return msg
+    greet = _text_task("greet", str.upper)
+    log_msg = _text_task("log_msg", str)
 
     @entrypoint(checkpointer=checkpointer)
     def foo(msg: str, *, previous: Any = None) -> Any:

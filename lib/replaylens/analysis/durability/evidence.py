@@ -1406,12 +1406,17 @@ def _unlogged_stops(
     kinds: list[InvocationKind] | None = None,
     due: list[tuple[float, int, set[str]]] = (),
     copies: dict[int, float] | None = None,
+    entry: str | None = None,
 ) -> dict[int, int | None]:
     """Invocations (not the last) that ended at a pause or raise their log does not show, each
     with the root step that stopped, when none of their own attempts paused or failed:
 
     * the next invocation begins with the answer to a task the database shows paused (its
       `__interrupt__` or `__error__` write);
+    * or the paused task is the thread's `@entrypoint` (`entry`), which logs nothing, and the
+      checkpoint its pause hangs off was made after the invocation before this one ended: a
+      log without namespaces shows only its calls, never the entrypoint answering
+      (falsy_task_interrupt, a bare log: the call before the pause, then the answer's calls);
     * or the next invocation is a resume and the paused task logs nothing at all (an
       `@entrypoint` that called ``interrupt()`` in its own body): a resume only follows a
       pause, a raise or a kill.
@@ -1442,7 +1447,17 @@ def _unlogged_stops(
                 for a in nxt
             )
             silent = resumed and node not in logged
-            if (answered or silent) and after <= begin and not any(a.node == node for a in cur):
+            own = (
+                entry is not None
+                and node == entry
+                and node not in logged
+                and (i == 0 or after >= max(a.end_ts for a in groups[i - 1]))
+            )
+            if (
+                (answered or silent or own)
+                and after <= begin
+                and not any(a.node == node for a in cur)
+            ):
                 out[i] = None if step is None else step + 1
                 break
         if i in out or not resumed or any(a.outcome == "in flight" for a in cur):
@@ -3633,8 +3648,10 @@ def gather(
             replayed[lost_copy[0]] = lost_copy[1]
             used.append(_lost_copy_said(lost_copy[0], "read as no fresh input", copy))
     due = _due_without_writes(thread) if "resume" in kinds[1:] else []
-    stopped = _unlogged_stops(groups, pauses, kinds, due, {i: t for i, (_s, t) in copies.items()})
-    last_stop = _last_unlogged_pause(groups, pauses, status, _entrypoint_node(thread))
+    entry = _entrypoint_node(thread)
+    stopped = _unlogged_stops(groups, pauses, kinds, due, {i: t for i, (_s, t) in copies.items()},
+                              entry)  # fmt: skip
+    last_stop = _last_unlogged_pause(groups, pauses, status, entry)
     if last_stop is not None and len(groups) - 1 not in stopped:
         stopped[len(groups) - 1] = last_stop
     if len(groups) > 1:
