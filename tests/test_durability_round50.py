@@ -51,3 +51,21 @@ def test_an_entrypoints_pause_a_bare_log_hides_keeps_no_step_of_its_own(tmp_path
     calls = [a for a in plan(runs["exit"], "bare").attempts if a.node in ("notify", "finish")]
     assert [a.alignment for a in calls] == ["call-unsaved", "call-unsaved"]
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_an_input_checkpoint_an_exit_recording_cannot_date_may_land_before_the_kill(
+    tmp_path: Path,
+) -> None:
+    """imp_sync_from_async (round 52) on LangGraph 1.1.10 under `ainvoke` at 0.65 s a write,
+    killed 0.2 s into ``bar``, the second call of a plain-``def`` entrypoint. Under sync the
+    input checkpoint was made 56 ms before ``foo`` started (the loop's set-up) and landed
+    9 ms before the kill: one checkpoint kept, ``bar`` alone run again. Exit saved no input
+    checkpoint to date, and its recording put the input's put at the first call's start:
+    landing 54 ms after the kill, none kept, and ``foo`` and ``bar`` run again (0 2 3).
+    An undated input checkpoint is now a race over that set-up (`outcomes.INPUT_SETUP`)."""
+    runs = load("imp_sync_from_async-early-0.65s-lg1.1.10", tmp_path)
+    assert real(runs["sync"]) == (1, 1, 1)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["exit"], form)["sync"]
+        assert holds(told, real(runs["sync"], form)), (form, figures(told), told.race)
+        assert "no moment of the input checkpoint" in told.race["note"]

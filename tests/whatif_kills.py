@@ -367,6 +367,10 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "falsy_task_interrupt", 1, ("sync", "async", "exit"), 0.8, "ainvoke", "postgres"
         ),
+        # round 52 on LangGraph 1.1.10 at 0.65 s: an input checkpoint an exit recording cannot date
+        KillCampaign(
+            "imp_sync_from_async", 0, ("sync", "async", "exit"), 0.65, "ainvoke", langgraph="1.1.10"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

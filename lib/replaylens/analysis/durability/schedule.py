@@ -440,6 +440,7 @@ def schedule(
     cancelled_unsure: bool = False,
     runs_ended: bool = False,
     closed: frozenset[int] = frozenset(),
+    input_early: float = 0.0,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -461,7 +462,10 @@ def schedule(
     asks it). `runs_ended`: under exit, a subgraph run that saves on its way out whose tasks
     had all finished had left by the kill (`outcomes._widen_for_ended_runs` asks it).
     `closed`: id(attempt) of task spans open at the recorded kill taken as returned, their
-    writes saved with the run's pause (`outcomes._widen_for_exit_pause_before_kill`)."""
+    writes saved with the run's pause (`outcomes._widen_for_exit_pause_before_kill`).
+    `input_early`: seconds before the recording's estimate at which a root input checkpoint
+    the database holds no stamp of was made (`outcomes._race`: an exit recording cannot date
+    it; the loop made it before its first task started, by as much as the set-up took)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -593,6 +597,8 @@ def schedule(
             while pending_waves and pending_waves[0][0] + CLOCK_EPS < sub:
                 wave_wait(*pending_waves.pop(0))  # after the puts submitted as it began
             t = target(sub, p.ns)
+            if input_early and p.input and not p.ns and p.checkpoint is None:
+                t -= input_early
             for q in nested.get((p.ns, p.inv, p.step), ()):
                 t = max(t, landing.get((q.ns, q.inv, q.step), t))
             before = land.get((p.ns, p.inv), float("-inf"))
