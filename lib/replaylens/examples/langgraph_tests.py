@@ -2054,7 +2054,7 @@ def node_cancellation_async() -> StateGraph:
     finish). The kill lands in the second input.
     """
     b = StateGraph(AttemptState)
-    b.add_node("agent", _awhile)
+    b.add_node("agent", _anode("agent", 2.0))
     b.add_node("bad", _iambad)
     b.add_node("report", _anode("report", 1.0))
     b.add_conditional_edges(START, lambda _: ["agent", "bad"], ["agent", "bad"])
@@ -5179,12 +5179,6 @@ class Hello(TypedDict, total=False):
     visited: Annotated[list[str], operator.add]
 
 
-async def _awhile(state: Hello) -> dict[str, Any]:
-    with effect("agent"):
-        await _asleep(2.0)
-    return {"visited": ["agent"]}
-
-
 async def _iambad(state: Hello) -> dict[str, Any]:
     attempt = _thread_attempt("bad")
     with effect("bad", attempt=attempt):
@@ -5203,7 +5197,7 @@ def sibling_error_cancels() -> StateGraph:
     invocation runs the failed step again, and the kill lands in it.
     """
     b = StateGraph(Hello)
-    b.add_node("agent", _awhile)
+    b.add_node("agent", _anode("agent", 2.0))
     b.add_node("bad", _iambad)
     b.add_node("finish", _anode("finish", 1.0))
     b.add_conditional_edges(START, lambda _: ["agent", "bad"], ["agent", "bad"])
