@@ -46,7 +46,7 @@ from typing_extensions import TypedDict
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP, agent_tool_loop, chain
-from replaylens.killtest import command, fork, state_update
+from replaylens.killtest import cancel_invocation, command, fork, state_update
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -5577,6 +5577,160 @@ def subgraph_command_to_end() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 53
+async def _cancelled_agent(state: Trail) -> dict[str, Any]:
+    """Half a unit into its effect, on its first attempt on the thread, the invocation it
+    runs in is cancelled from outside (a caller's ``asyncio.wait_for`` timing out)."""
+    attempt = _thread_attempt("agent")
+    with effect("agent", attempt=attempt):
+        await _asleep(0.5)
+        if attempt == 1:
+            cancel_invocation()
+        await _asleep(1.5)
+    return {"visited": ["agent"]}
+
+
+def cancelled_invocation_resumed() -> StateGraph:
+    """prepare -> agent (its first invocation is cancelled from outside mid-effect) ->
+    finish; run with ``ainvoke``, then ``ainvoke(None)``.
+
+    Mirrors test_pregel_async.py::test_checkpoint_put_after_cancellation: a cancelled
+    ``ainvoke`` (a caller's timeout, a client gone) ends the invocation without a raise from
+    any node; under exit the loop still saves as it ends. The next invocation goes on from
+    what was saved, and the kill lands in it.
+    """
+    b = StateGraph(Trail)
+    b.add_node("prepare", _anode("prepare", 0.5))
+    b.add_node("agent", _cancelled_agent)
+    b.add_node("finish", _anode("finish", 1.0))
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "agent")
+    b.add_edge("agent", "finish")
+    b.add_edge("finish", END)
+    return b
+
+
+async def _boom(state: Trail) -> dict[str, Any]:
+    import asyncio
+
+    attempt = _thread_attempt("boom")
+    with effect("boom", attempt=attempt):
+        await _asleep(0.5)
+        if attempt == 1:
+            raise asyncio.CancelledError("user-raised in node body")
+    return {"visited": ["boom"]}
+
+
+def user_cancelled_branch() -> StateGraph:
+    """ok (a quarter unit) -> finish | boom (raises ``asyncio.CancelledError`` itself on its
+    first attempt on the thread); run with ``ainvoke``, then ``ainvoke(None)``.
+
+    Mirrors test_retry.py::test_pregel_user_raised_cancellederror_fails_run: from 1.2 a
+    node's own ``CancelledError`` fails the run (``NodeCancelledError``): ok's write is kept
+    and the next invocation runs boom again, then finish. Before, LangGraph saved boom's
+    error and went on as if boom had returned nothing (the partial success the test guards
+    against): finish runs in the same invocation. The kill lands in finish either way.
+    """
+    b = StateGraph(Trail)
+    b.add_node("ok", _anode("ok", 0.25))
+    b.add_node("boom", _boom)
+    b.add_node("finish", _anode("finish", 1.0))
+    b.add_edge(START, "ok")
+    b.add_edge(START, "boom")
+    b.add_edge("ok", "finish")
+    b.add_edge("boom", END)
+    b.add_edge("finish", END)
+    return b
+
+
+class JoinedFoo(TypedDict, total=False):
+    foo: Annotated[str, lambda a, b: ", ".join([x for x in [a, b] if x])]
+    visited: Annotated[list[str], operator.add]
+
+
+def _one_writes_twice(state: JoinedFoo) -> Command:
+    with effect("one"):
+        _sleep(1.0)
+    return Command(update=[("foo", "one.0"), ("foo", "one.1"), ("visited", ["one"])])
+
+
+def same_channel_writes() -> StateGraph:
+    """one (two writes to ``foo`` in one ``Command``) -> two.
+
+    Mirrors test_pregel.py::test_multiple_writes_same_channel_from_same_node: one task's
+    pending writes hold the same channel twice, in order; a resume applies both, once.
+    """
+    b = StateGraph(JoinedFoo)
+    b.add_node("one", _one_writes_twice)
+    b.add_node("two", _node("two", 1.0))
+    b.add_edge(START, "one")
+    b.add_edge("one", "two")
+    b.add_edge("two", END)
+    return b
+
+
+# --------------------------------------------------------------------------- round 54
+def root_messages_remove() -> StateGraph:
+    """chatbot (adds two AI messages) -> delete_messages (a ``RemoveMessage`` of the first),
+    on a state that is the root channel itself: a list of messages under ``add_messages``.
+
+    Mirrors test_pregel.py::test_remove_message_from_node: the checkpoints hold one channel,
+    ``__root__``, of LangChain messages; a node's write removes one by id.
+    """
+    from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage
+    from langgraph.graph.message import add_messages
+
+    def chatbot(state: list[Any]) -> list[Any]:
+        with effect("chatbot"):
+            _sleep(1.0)
+        return [AIMessage(content="Hello!"), AIMessage(content="How can I help you?")]
+
+    def delete_messages(state: list[Any]) -> list[Any]:
+        with effect("delete_messages"):
+            _sleep(1.0)
+        return [RemoveMessage(id=state[-2].id)]
+
+    b = StateGraph(Annotated[list[AnyMessage], add_messages])  # type: ignore[arg-type]
+    b.add_node("chatbot", chatbot)
+    b.add_node("delete_messages", delete_messages)
+    b.add_edge(START, "chatbot")
+    b.add_edge("chatbot", "delete_messages")
+    b.add_edge("delete_messages", END)
+    return b
+
+
+@dataclass
+class FooRecord:
+    foo: str
+
+
+def _foo_then_b(state: FooRecord) -> Command[Any]:
+    with effect("node_a"):
+        _sleep(1.0)
+    return Command(update=FooRecord(foo="foo"), goto="node_b")
+
+
+def _foo_bar(state: FooRecord) -> dict[str, Any]:
+    with effect("node_b"):
+        _sleep(1.0)
+    return {"foo": state.foo + "bar"}
+
+
+def dataclass_command_update() -> StateGraph:
+    """node_a (``Command(update=FooRecord(...), goto="node_b")``) -> node_b, on a dataclass
+    state.
+
+    Mirrors test_pregel.py::test_command_pydantic_dataclass (its dataclass half): a
+    ``Command`` whose update is the state's own class, with no static edge out of node_a.
+    """
+    b = StateGraph(FooRecord)
+    b.add_node("node_a", _foo_then_b, destinations=("node_b",))
+    b.add_node("node_b", _foo_bar)
+    b.add_edge(START, "node_a")
+    b.add_edge("node_b", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6156,9 +6310,25 @@ CORPUS: tuple[Shape, ...] = (
           {"a": "0"}, (("bar", 1, 0.5), ("baz", 1, 0.5)), api="ainvoke"),
     Shape("subgraph_command_to_end", "test_large_cases.py::test_subgraph_to_end_does_not_warn",
           {"x": "hello", "visited": []}, (("update_x", 1, 0.5), ("report", 1, 0.5))),
+    # round 53
+    Shape("cancelled_invocation_resumed",
+          "test_pregel_async.py::test_checkpoint_put_after_cancellation",
+          {"visited": []}, (("agent", 1, 0.5), ("finish", 1, 0.5)),
+          then=(None,), kill_from=1, api="ainvoke"),
+    Shape("user_cancelled_branch", "test_retry.py::test_pregel_user_raised_cancellederror_fails_run",
+          {"visited": []}, (("finish", 1, 0.25), ("finish", 1, 0.75)),
+          then=(None,), api="ainvoke"),
+    Shape("same_channel_writes",
+          "test_pregel.py::test_multiple_writes_same_channel_from_same_node",
+          {"foo": "input", "visited": []}, (("one", 1, 0.5), ("two", 1, 0.5))),
+    # round 54
+    Shape("root_messages_remove", "test_pregel.py::test_remove_message_from_node",
+          [{"role": "user", "content": "Hi"}], (("chatbot", 1, 0.5), ("delete_messages", 1, 0.5))),
+    Shape("dataclass_command_update", "test_pregel.py::test_command_pydantic_dataclass",
+          {"foo": ""}, (("node_a", 1, 0.5), ("node_b", 1, 0.5))),
 )  # fmt: skip
-"""One hundred and sixty-one shapes (the last one hundred and forty-five held out, in
-fifty-two rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and sixty-six shapes (the last one hundred and fifty held out, in
+fifty-four rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 

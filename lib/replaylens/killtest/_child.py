@@ -66,6 +66,23 @@ child calls ``graph.update_state`` on the thread's latest checkpoint instead (a 
 the state at a breakpoint, test_pregel.py's ``update_state`` then ``invoke(None)``)."""
 
 
+INVOCATION_TASK = "replaylens-invocation"
+"""The name of the asyncio task an ``ainvoke`` child awaits its invocation in."""
+
+
+def cancel_invocation() -> bool:
+    """Cancel the running ``ainvoke`` from outside, as ``asyncio.wait_for``'s timeout or a
+    client's disconnect would (test_pregel_async.py::test_checkpoint_put_after_cancellation).
+    Called from a node; the child reports the invocation as ended by ``CancelledError`` and
+    goes on with the next input. Returns whether there was an invocation to cancel."""
+    import asyncio
+
+    for task in asyncio.all_tasks():
+        if task.get_name() == INVOCATION_TASK:
+            return task.cancel()
+    return False
+
+
 COMMAND = "__replaylens_command__"
 """An input ``{COMMAND: {"goto": ..., "update": ..., "resume": ...}}`` is sent to the graph as
 ``Command(**those keys)`` (test_pregel.py's ``invoke(Command(goto=[...]))`` at a breakpoint)."""
@@ -820,8 +837,21 @@ def release() -> str:
         return "(not installed)"
 
 
+async def _cancellable(invocation: Any) -> Any:
+    """Await `invocation` in a task of its own named `INVOCATION_TASK`, so that a node can
+    cancel it (`cancel_invocation`) the way a caller's timeout cancels an ``ainvoke``; the
+    child's own task, which closes the saver afterwards, is not cancelled."""
+    import asyncio
+
+    task = asyncio.ensure_future(invocation)
+    task.set_name(INVOCATION_TASK)
+    return await task
+
+
 async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
     """`run` on LangGraph's async loop: ``graph.ainvoke`` with the async saver of the store."""
+    import asyncio
+
     saver = None
     try:
         hooks, _nodes, config = _setup(spec)
@@ -848,10 +878,12 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
                 run_config = _edited(run_config, edit)
         else:
             payload = _command_input(spec.get("input"))
-        output = await graph.ainvoke(payload, run_config, **durability_kwargs(spec))
+        output = await _cancellable(graph.ainvoke(payload, run_config, **durability_kwargs(spec)))
         interrupts = _pending(await graph.aget_state(config))
         return _outcome(output, lambda: interrupts)
     except Exception as exc:  # noqa: BLE001 - the outcome is reported, not raised
+        return _failure(exc)
+    except asyncio.CancelledError as exc:  # `cancel_invocation`: an invocation that ended
         return _failure(exc)
     finally:
         if saver is not None:
