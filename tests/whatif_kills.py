@@ -371,6 +371,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "imp_sync_from_async", 0, ("sync", "async", "exit"), 0.65, "ainvoke", langgraph="1.1.10"
         ),
+        # round 53 on LangGraph 1.1.10 at 0.65 s: a node's own CancelledError, saved as its
+        # error, and the run went on without it
+        KillCampaign(
+            "user_cancelled_branch",
+            0,
+            ("sync", "async", "exit"),
+            0.65,
+            "ainvoke",
+            langgraph="1.1.10",
+        ),  # fmt: skip
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -414,7 +414,11 @@ def judge(
     if a.checkpoint.checkpoint_id in idx_lineage.get(ns, set()):
         a.verdict, a.reason = (
             "kept",
-            "its superstep completed and a later checkpoint holds its result",
+            # (a cancelled task's error is saved and the loop finishes the step without it:
+            # before LangGraph 1.2, also a node that raised CancelledError itself)
+            "its superstep completed without it (its failure is saved and the run went on)"
+            if a.task.status == "failed"
+            else "its superstep completed and a later checkpoint holds its result",
         )
         return
     a.verdict, a.reason = "kept", "it ran on a branch (fork) that the resume does not follow"

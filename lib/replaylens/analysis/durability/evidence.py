@@ -1160,7 +1160,9 @@ def _inside_task(b: Attempt, node: str, task_id: str | None) -> bool:
     return name == node and (task_id is None or tid == task_id)
 
 
-def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int]:
+def _handled_in_task(
+    ordered: list[Attempt], pauses: Sequence[Pause], roots: Sequence[Checkpoint] = ()
+) -> set[int]:
     """id() of failed effects the task itself handled (a ToolNode with ``handle_tool_errors``
     turns a tool's exception into a message, a node wraps its call in ``try``): the database
     holds the task's own writes, or (nothing saved: exit) the same process starts another node
@@ -1169,8 +1171,22 @@ def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int
     errors = {(node, tid) for node, tid, _after, _step in pauses}
     out: set[int] = set()
     for i, a in enumerate(ordered):
-        if a.outcome != "failed" or (a.node, a.task_id) in errors or a.raised_after:
+        if a.outcome != "failed" or a.raised_after:
             continue  # (its step raised after it: nothing went on in its invocation)
+        if _cancelled_task(a):
+            # a cancelled task's error write does not say its invocation raised: LangGraph
+            # saves it "so loop can finish super-step" (before 1.2 also for a node's own
+            # CancelledError, and the run goes on); only the process going on tells
+            later = ordered[i + 1 :]
+            if (
+                _went_on_at_once(a, later, lambda b, a=a: b.node != a.node)
+                or _next_step_here(a, later)
+                or _step_saved_after(a, later, roots)
+            ):
+                out.add(id(a))
+            continue
+        if (a.node, a.task_id) in errors:
+            continue
         if a.task_id is None and any(node == a.node for node, _tid in errors):
             continue
         if a.task is not None and a.task.done and a.task.status == "finished":
@@ -1179,7 +1195,70 @@ def _handled_in_task(ordered: list[Attempt], pauses: Sequence[Pause]) -> set[int
                 continue
         if _went_on_at_once(a, ordered[i + 1 :], lambda b, a=a: b.node != a.node):
             out.add(id(a))
+        elif a.task is None and _step_saved_after(a, ordered[i + 1 :], roots):
+            out.add(id(a))  # (exit: no write of the step says how it ended; its end does)
     return out
+
+
+def _cancelled_task(a: Attempt) -> bool:
+    """Is the error the database saved for `a`'s task a cancellation (``CancelledError``)?
+    The runner's ``commit`` saves one for a task cancelled mid-step, and up to LangGraph 1.1
+    for a node that raised ``CancelledError`` itself, whose run then went on (1.2 raises
+    ``NodeCancelledError`` instead, an error that ends the run)."""
+    error = a.task.error if a.task is not None else None
+    return (
+        a.task is not None
+        and a.task.status == "failed"
+        and bool(error)
+        and (str(error).startswith("CancelledError"))
+    )
+
+
+def _next_step_here(failed: Attempt, later: list[Attempt]) -> bool:
+    """Did the process that logged `failed` (a root task) go on to a task of a later root
+    step, due at a checkpoint saved after the failure ended? A raise ends the loop at the
+    failed step: a resume runs that step again, at the same checkpoint. (Under sync the
+    next step starts only once its checkpoint landed, so not at once.)"""
+    cp = failed.checkpoint
+    if cp is None or cp.step is None or failed.namespace or failed.logged_ns:
+        return False
+    return any(
+        b.pid == failed.pid
+        and b.start_ts >= failed.end_ts
+        and b.checkpoint is not None
+        and not (b.namespace or b.logged_ns)
+        and b.checkpoint.step is not None
+        and b.checkpoint.step > cp.step
+        and (taken_at(b.checkpoint) or float("-inf")) >= failed.end_ts - RACE
+        for b in later
+    )
+
+
+def _step_saved_after(failed: Attempt, later: list[Attempt], roots: Sequence[Checkpoint]) -> bool:
+    """Does the database hold a root checkpoint of a later step that the loop saved (source
+    ``loop``) after `failed` ended and before anything else started: no input checkpoint
+    between (a fresh input's), no attempt begun, and the failed task never run again (a
+    resume runs a failed step again before it saves the next)? The run went on past the
+    failure; it is all a run that then returned leaves (under exit, its one save)."""
+    cp = failed.checkpoint
+    # the step the failed task ran from: its checkpoint's, or (none saved: exit) the one
+    # before the step its log line names
+    ran_from = cp.step if cp is not None else (failed.step - 1 if failed.step else None)
+    if ran_from is None or failed.namespace or failed.logged_ns:
+        return False
+    if _run_again_later(failed, later):
+        return False
+    begun = min((b.start_ts for b in later if b.start_ts >= failed.end_ts), default=float("inf"))
+    inputs = [t for c in roots if c.source == "input" for t in [taken_at(c)] if t is not None]
+    for c in roots:
+        t = taken_at(c)
+        if c.source != "loop" or c.step is None or c.step <= ran_from or t is None:
+            continue
+        if failed.end_ts - RACE <= t < begun and not any(
+            failed.end_ts - RACE <= x <= t for x in inputs
+        ):
+            return True
+    return False
 
 
 def _run_again_later(failed: Attempt, later: list[Attempt]) -> bool:
@@ -3471,7 +3550,8 @@ def gather(
     by_start = sorted(attempts, key=lambda x: x.start_ts)
     # A failure a node's error handler took is not one of them: the handler is what went on.
     failed_calls = _caught_failures(by_start, _entrypoint_node(thread) is not None) - handled
-    caught = failed_calls | (_handled_in_task(by_start, pauses) - handled)
+    roots = thread.root.checkpoints if thread is not None and thread.root is not None else ()
+    caught = failed_calls | (_handled_in_task(by_start, pauses, roots) - handled)
     if caught:
         used.append(
             f"{len(caught)} failed effect(s) the process went on from at once (a caught call, a "
