@@ -279,3 +279,36 @@ def test_a_pause_is_read_from_the_tasks_where_the_state_names_no_interrupts(
     assert _resume_command(spec, without_ids) == Command(resume="a")
     two = (state.interrupts[0], state.interrupts[0].__class__(value="q2", id="other"))
     assert _resume_command(spec, two) == Command(resume={state.interrupts[0].id: "a"})
+
+
+def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cancel_invocation` from inside a node cancels the child's ``ainvoke`` the way
+    ``asyncio.wait_for`` timing out would (test_checkpoint_put_after_cancellation): the child
+    reports an invocation that ended by ``CancelledError``, never a crash, and under exit
+    LangGraph still saved on the way out, with ``agent`` due where the cancel stopped it."""
+    from replaylens.examples.graphs import ENV_SLEEP
+    from replaylens.killtest._child import run
+    from replaylens.analysis.status import load_thread
+    from replaylens.sources import open_source
+
+    monkeypatch.setenv(ENV_SLEEP, "0.05")
+    db = tmp_path / "cancelled.sqlite"
+    spec = {
+        "api": "ainvoke",
+        "graph": "replaylens.examples.langgraph_tests:cancelled_invocation_resumed",
+        "db": str(db),
+        "thread_id": "t1",
+        "input": {"visited": []},
+        "durability": "exit",
+    }
+    result = run(spec)
+    assert result["ok"] is False and result["error"].startswith("CancelledError"), result
+    source = open_source(str(db))
+    try:
+        thread = load_thread(source, "t1")
+    finally:
+        source.close()
+    latest = thread.root.latest
+    assert latest is not None and [t.node for t in latest.tasks] == ["agent"]

@@ -5731,6 +5731,101 @@ def dataclass_command_update() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 55
+class OverallFoo(TypedDict):
+    foo: Annotated[int, operator.add]
+    bar: str
+
+
+class RouterBaz(TypedDict):
+    baz: str
+
+
+class Node2Baz(TypedDict):
+    foo: Annotated[int, operator.add]
+    baz: str
+
+
+def _private_node_1(state: OverallFoo) -> dict[str, Any]:
+    with effect("node_1"):
+        _sleep(1.0)
+    return {"foo": 1, "baz": "meow"}
+
+
+def _private_node_2(state: Node2Baz) -> dict[str, Any]:
+    with effect("node_2"):
+        _sleep(1.0)
+    return {"foo": 1, "bar": state["baz"]}
+
+
+def _baz_router(state: RouterBaz) -> str:
+    return "node_2" if state["baz"] == "meow" else END
+
+
+def private_channel_router() -> StateGraph:
+    """node_1 (writes ``baz``, a channel the graph's state does not declare) -> a router that
+    reads only ``baz`` -> node_2 (its input schema declares ``baz``).
+
+    Mirrors test_state.py::test_private_input_schema_conditional_edge: the checkpoints hold a
+    private channel beside the state's own, and a conditional edge with an input schema of
+    its own decides the next step.
+    """
+    b = StateGraph(OverallFoo)
+    b.add_node("node_1", _private_node_1)
+    b.add_node("node_2", _private_node_2)
+    b.add_edge(START, "node_1")
+    b.add_conditional_edges("node_1", _baz_router, ["node_2", END])
+    b.add_edge("node_2", END)
+    return b
+
+
+def replay_final_noop() -> StateGraph:
+    """node_a -> node_b; an input runs them, ``invoke(None)`` from the final checkpoint runs
+    nothing, then a second input runs them again, killed.
+
+    Mirrors test_time_travel.py::test_replay_from_final_checkpoint_is_noop: a replay from a
+    checkpoint with nothing due is a no-op that saves nothing and logs nothing; the next
+    input goes on from the same final checkpoint.
+    """
+    return chain(Trail, ("node_a", _node("node_a", 1.0)), ("node_b", _node("node_b", 1.0)))
+
+
+class EntryAgent(TypedDict, total=False):
+    input: str
+    output: str
+    steps: Annotated[list[str], operator.add]
+
+
+def _entry_side(name: str) -> Callable[..., Any]:
+    def node(data: EntryAgent) -> dict[str, Any]:
+        with effect(name):
+            _sleep(2.0)
+        return {"output": f"{data['input']}->{name}"}
+
+    node.__name__ = name
+    return node
+
+
+def conditional_entry_map() -> StateGraph:
+    """A conditional entry point with a path map (``go-left``/``go-right``) to left or right
+    (two units each); left leaves through a conditional edge to END. A long input goes right,
+    then a short one on the same thread goes left, killed.
+
+    Mirrors test_pregel.py::test_conditional_entrypoint_graph_state: the first step's task is
+    chosen by a branch out of START that maps labels to nodes, once per input.
+    """
+    b = StateGraph(EntryAgent)
+    b.add_node("left", _entry_side("left"))
+    b.add_node("right", _entry_side("right"))
+    b.set_conditional_entry_point(
+        lambda data: "go-right" if len(data["input"]) > 10 else "go-left",
+        {"go-left": "left", "go-right": "right"},
+    )
+    b.add_conditional_edges("left", lambda data: END, {END: END})
+    b.add_edge("right", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6326,9 +6421,18 @@ CORPUS: tuple[Shape, ...] = (
           [{"role": "user", "content": "Hi"}], (("chatbot", 1, 0.5), ("delete_messages", 1, 0.5))),
     Shape("dataclass_command_update", "test_pregel.py::test_command_pydantic_dataclass",
           {"foo": ""}, (("node_a", 1, 0.5), ("node_b", 1, 0.5))),
+    # round 55
+    Shape("private_channel_router", "test_state.py::test_private_input_schema_conditional_edge",
+          {"foo": 0}, (("node_1", 1, 0.5), ("node_2", 1, 0.5))),
+    Shape("replay_final_noop", "test_time_travel.py::test_replay_from_final_checkpoint_is_noop",
+          {"visited": []}, (("node_a", 1, 0.5), ("node_b", 1, 0.5)),
+          then=(fork(), {"visited": []}), kill_from=2),
+    Shape("conditional_entry_map", "test_pregel.py::test_conditional_entrypoint_graph_state",
+          {"input": "what is weather in sf"}, (("left", 1, 0.5), ("left", 1, 1.5)),
+          then=({"input": "hi"},), kill_from=1),
 )  # fmt: skip
-"""One hundred and sixty-six shapes (the last one hundred and fifty held out, in
-fifty-four rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and sixty-nine shapes (the last one hundred and fifty-three held out, in
+fifty-five rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
