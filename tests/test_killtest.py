@@ -288,9 +288,9 @@ def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
     ``asyncio.wait_for`` timing out would (test_checkpoint_put_after_cancellation): the child
     reports an invocation that ended by ``CancelledError``, never a crash, and under exit
     LangGraph still saved on the way out, with ``agent`` due where the cancel stopped it."""
+    from replaylens.analysis.status import load_thread
     from replaylens.examples.graphs import ENV_SLEEP
     from replaylens.killtest._child import run
-    from replaylens.analysis.status import load_thread
     from replaylens.sources import open_source
 
     monkeypatch.setenv(ENV_SLEEP, "0.05")
