@@ -1,6 +1,7 @@
-"""The what-if and the verdicts on the fifty-third held-out round: a node that raises
-``asyncio.CancelledError`` itself (test_pregel_user_raised_cancellederror_fails_run), on a
-LangGraph release that saves it as the task's error and goes on.
+"""The what-if and the verdicts on the fifty-third to fifty-fifth held-out rounds: a node
+that raises ``asyncio.CancelledError`` itself (test_pregel_user_raised_cancellederror_fails_run),
+on a LangGraph release that saves it as the task's error and goes on; a replay from the final
+checkpoint that runs nothing (test_replay_from_final_checkpoint_is_noop).
 
 Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
@@ -68,3 +69,25 @@ def test_a_run_that_went_on_past_a_cancelled_task_to_nodes_that_log_nothing(
             assert not o.race or all(low == high == 0 for low, high in (
                 o.race.get("reruns", (0, 0)), o.race.get("replayed_lines", (0, 0))
             )), (rec.mode, mode, o.race)  # fmt: skip
+
+
+def test_a_replay_that_ran_nothing_saved_its_copy_and_the_next_input_is_fresh(
+    tmp_path: Path,
+) -> None:
+    """replay_final_noop (round 55) at 0 s, killed in ``node_a`` of the third invocation: the
+    first ran node_a and node_b to the end, the second ran from that final checkpoint (nothing
+    due: it ran and logged nothing, and LangGraph saved its copy, a ``fork`` checkpoint, in
+    every mode, exit too), the third is a fresh input. Without the silent run, exit was said to
+    keep 1 checkpoint where it kept 2; read as a resume of it, the third was said to run
+    ``node_a`` again under exit, where the exit run's input was lost with the kill and the
+    resume, from the copy with nothing due, ran nothing (2 0 0)."""
+    runs = load("replay_final_noop-early-0s", tmp_path)
+    assert real(runs["exit"]) == (2, 0, 0)
+    for source in ("sync", "async"):
+        for form in ("recorder", "bare"):
+            for given in (True, False):
+                told = predict(runs[source], form, given)["exit"]
+                assert holds(told, (2, 0, 0)), (source, form, given, figures(told))
+    used = " ".join(plan(runs["sync"]).what_if["exit"].used)
+    assert "ran nothing and logged nothing" in used
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

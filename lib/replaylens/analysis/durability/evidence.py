@@ -181,7 +181,7 @@ def _replay_copies(
 
 def _silent_replays(
     groups: list[list[Attempt]], db_cps: Sequence[Checkpoint], starts: set[str]
-) -> list[int]:
+) -> tuple[list[int], int]:
     """Where a run from an earlier checkpoint logged nothing: its copy (or edit) lies between
     two logged invocations and holds a pause (a task with an `__interrupt__` write) whose node
     the later invocation starts with (or the root task whose subgraph that node ran in) — the
@@ -189,12 +189,16 @@ def _silent_replays(
     (test_replay_from_before_interrupt_then_resume: ask_human asks again before logging;
     test_subgraph_replay_from_subgraph_checkpoint: the run from the subgraph's own checkpoint
     pauses in it, and the root's copy holds the pause of the task that runs the subgraph).
-    Returns the places to insert an empty invocation at; it owns the
-    copy (`_replay_copies`) and what was saved after the previous run's end (`_bounds`).
-    `starts`: the copies and edits runs from earlier checkpoints began with."""
+    A copy with nothing due is a run that ran nothing (a replay from the final checkpoint,
+    test_replay_from_final_checkpoint_is_noop): it saved its copy, in every mode, and the
+    later invocation is a fresh input.
+    Returns the places to insert an empty invocation at, and how many of them ran nothing;
+    each owns the copy (`_replay_copies`) and what was saved after the previous run's end
+    (`_bounds`). `starts`: the copies and edits runs from earlier checkpoints began with."""
     copies = [c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns]
     roots = [c for c in db_cps if not c.checkpoint_ns]
     out: list[int] = []
+    idle = 0
     for inv in range(1, len(groups)):
         if not groups[inv] or not groups[inv - 1]:
             continue
@@ -212,6 +216,10 @@ def _silent_replays(
                 continue
             if _only_copy_for(groups[inv - 1], roots, copies):
                 continue  # ...or the run before could only have begun with it (saved on exit)
+            if not c.tasks and c.source == "fork":
+                out.append(inv)  # a copy with nothing due: a run that ran nothing
+                idle += 1
+                break
             paused = {
                 u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
             }
@@ -222,7 +230,7 @@ def _silent_replays(
             ):
                 out.append(inv)
                 break
-    return out
+    return out, idle
 
 
 def _only_copy_for(
@@ -2143,6 +2151,11 @@ def _kinds(
         ):
             kinds.append("input")
             continue
+        if not prev and i > 1 and any(bounds[i - 1] < t <= earliest.start_ts for t in inputs):
+            # after a run that logged nothing (a replay from a checkpoint with nothing due),
+            # an input checkpoint saved since it began is this invocation's own
+            kinds.append("input")
+            continue
         if any(f.node == START and not f.logged_ns for f in first):
             # A trace shows the root `__start__` task, which only an input runs (it writes
             # the input into the channels); a resume goes on from the tasks a checkpoint has due.
@@ -3571,13 +3584,19 @@ def gather(
         )
     forks = replay_forks(db_cps)
     branched_by_edit = branch_edits(db_cps, forks)
-    silent = _silent_replays(groups, db_cps, forks | branched_by_edit)
+    silent, idle = _silent_replays(groups, db_cps, forks | branched_by_edit)
     for inv in sorted(silent, reverse=True):
         groups.insert(inv, [])
-    if silent:
+    if len(silent) > idle:
         used.append(
-            f"{len(silent)} run(s) from an earlier checkpoint paused before logging anything: "
-            "the copy each began with holds the pause, and the next invocation answered it"
+            f"{len(silent) - idle} run(s) from an earlier checkpoint paused before logging "
+            "anything: the copy each began with holds the pause, and the next invocation "
+            "answered it"
+        )
+    if idle:
+        used.append(
+            f"{idle} run(s) from a checkpoint with nothing due ran nothing and logged nothing: "
+            "each saved only its copy (in every mode), and the thread went on from it"
         )
     raised, new_marks = _raised_after_lines(groups, thread)
     if new_marks:
