@@ -91,3 +91,19 @@ def test_a_replay_that_ran_nothing_saved_its_copy_and_the_next_input_is_fresh(
     used = " ".join(plan(runs["sync"]).what_if["exit"].used)
     assert "ran nothing and logged nothing" in used
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_the_input_after_a_replay_that_ran_nothing_owns_its_checkpoints(tmp_path: Path) -> None:
+    """The same at 0.25 s a write. Under sync the third invocation's input checkpoint is taken
+    half a second before ``node_a`` starts (the first task waits behind the puts chained
+    after it); with the run that ran nothing read as ending just before that task, the input
+    and start checkpoints were filed as the silent run's, and the fresh input got none of its
+    own: from sync, async was said to keep 7 where it kept 5 (the input's puts still in
+    flight at the kill, 2 0 0 then 5 0 0 measured)."""
+    runs = load("replay_final_noop-early-0.25s", tmp_path)
+    assert real(runs["async"]) == (5, 0, 0)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        for given in (True, False):
+            told = predict(runs["sync"], form, given)["async"]
+            assert holds(told, (5, 0, 0)), (form, given, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

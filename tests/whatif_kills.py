@@ -381,8 +381,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "ainvoke",
             langgraph="1.1.10",
         ),  # fmt: skip
-        # round 55 at 0 s: a replay from the final checkpoint that ran nothing, then an input
-        KillCampaign("replay_final_noop", 0, ("sync", "async", "exit"), 0.0),
+        # round 55 at 0 and 0.25 s: a replay from the final checkpoint that ran nothing, then
+        # an input
+        *(
+            KillCampaign("replay_final_noop", 0, ("sync", "async", "exit"), lat)
+            for lat in (0.0, 0.25)
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -181,7 +181,7 @@ def _replay_copies(
 
 def _silent_replays(
     groups: list[list[Attempt]], db_cps: Sequence[Checkpoint], starts: set[str]
-) -> tuple[list[int], int]:
+) -> tuple[list[int], dict[int, float]]:
     """Where a run from an earlier checkpoint logged nothing: its copy (or edit) lies between
     two logged invocations and holds a pause (a task with an `__interrupt__` write) whose node
     the later invocation starts with (or the root task whose subgraph that node ran in) — the
@@ -192,13 +192,14 @@ def _silent_replays(
     A copy with nothing due is a run that ran nothing (a replay from the final checkpoint,
     test_replay_from_final_checkpoint_is_noop): it saved its copy, in every mode, and the
     later invocation is a fresh input.
-    Returns the places to insert an empty invocation at, and how many of them ran nothing;
-    each owns the copy (`_replay_copies`) and what was saved after the previous run's end
-    (`_bounds`). `starts`: the copies and edits runs from earlier checkpoints began with."""
+    Returns the places to insert an empty invocation at, and for those that ran nothing the
+    time their copy was made; each owns the copy (`_replay_copies`) and what was saved after
+    the previous run's end (`_bounds`). `starts`: the copies and edits runs from earlier
+    checkpoints began with."""
     copies = [c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns]
     roots = [c for c in db_cps if not c.checkpoint_ns]
     out: list[int] = []
-    idle = 0
+    idle: dict[int, float] = {}
     for inv in range(1, len(groups)):
         if not groups[inv] or not groups[inv - 1]:
             continue
@@ -218,7 +219,7 @@ def _silent_replays(
                 continue  # ...or the run before could only have begun with it (saved on exit)
             if not c.tasks and c.source == "fork":
                 out.append(inv)  # a copy with nothing due: a run that ran nothing
-                idle += 1
+                idle[inv] = t
                 break
             paused = {
                 u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
@@ -231,6 +232,29 @@ def _silent_replays(
                 out.append(inv)
                 break
     return out, idle
+
+
+def _fresh_after_idle(
+    groups: list[list[Attempt]],
+    silent: list[int],
+    idle: dict[int, float],
+    db_cps: Sequence[Checkpoint],
+    starts: set[str],
+) -> set[int]:
+    """The invocations (indices into `groups`, the silent runs inserted) that follow a silent
+    run that ran nothing (`idle`: its place before insertion -> its copy's time) with no other
+    copy or edit made between that copy and their first task: each is a fresh input."""
+    made = [t for c in db_cps if c.checkpoint_id in starts for t in [taken_at(c)] if t is not None]
+    out: set[int] = set()
+    for inv, copied in idle.items():
+        at = inv + sum(1 for other in silent if other < inv)  # its index once inserted
+        nxt = at + 1
+        if nxt >= len(groups) or not groups[nxt]:
+            continue
+        first = min(a.start_ts for a in groups[nxt])
+        if not any(copied < t < first for t in made):
+            out.add(nxt)
+    return out
 
 
 def _only_copy_for(
@@ -2089,8 +2113,13 @@ def _kinds(
     weak: set[int] | None = None,
     interrupted: Container[str] = (),
     roots: Sequence[Checkpoint] = (),
+    after_idle: Container[int] = (),
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
+
+    * right after a run from a checkpoint with nothing due that ran nothing (`after_idle`,
+      `_fresh_after_idle`), with no other copy or edit made since, a fresh input: a resume
+      from there would run nothing;
 
     * a root checkpoint saved by an input (`inputs`: their times) taken just before this
       invocation's first task (nearer it than the previous invocation's last line, where an
@@ -2151,9 +2180,7 @@ def _kinds(
         ):
             kinds.append("input")
             continue
-        if not prev and i > 1 and any(bounds[i - 1] < t <= earliest.start_ts for t in inputs):
-            # after a run that logged nothing (a replay from a checkpoint with nothing due),
-            # an input checkpoint saved since it began is this invocation's own
+        if i in after_idle:
             kinds.append("input")
             continue
         if any(f.node == START and not f.logged_ns for f in first):
@@ -2510,7 +2537,12 @@ def _bounds(
         elif i == 0 or not g:
             bounds.append(float("-inf"))
         elif not groups[i - 1]:
-            bounds.append(min(a.start_ts for a in g) - 0.02)
+            first = min(a.start_ts for a in g)
+            # after a silent run between two logged ones, an input checkpoint taken since it
+            # began is this invocation's own, however long before its first task (sync holds
+            # the first task back behind the puts chained after it)
+            own = [t for t in inputs if i > 1 and bounds[i - 1] < t <= first]
+            bounds.append(min(own) - 0.001 if own else first - 0.02)
         else:
             prev_end = max(x.end_ts for x in groups[i - 1]) if groups[i - 1] else float("-inf")
             # Under exit the checkpoint saved on the way out is stamped when the invocation
@@ -3587,15 +3619,16 @@ def gather(
     silent, idle = _silent_replays(groups, db_cps, forks | branched_by_edit)
     for inv in sorted(silent, reverse=True):
         groups.insert(inv, [])
-    if len(silent) > idle:
+    after_idle = _fresh_after_idle(groups, silent, idle, db_cps, forks | branched_by_edit)
+    if len(silent) > len(idle):
         used.append(
-            f"{len(silent) - idle} run(s) from an earlier checkpoint paused before logging "
+            f"{len(silent) - len(idle)} run(s) from an earlier checkpoint paused before logging "
             "anything: the copy each began with holds the pause, and the next invocation "
             "answered it"
         )
     if idle:
         used.append(
-            f"{idle} run(s) from a checkpoint with nothing due ran nothing and logged nothing: "
+            f"{len(idle)} run(s) from a checkpoint with nothing due ran nothing and logged nothing: "
             "each saved only its copy (in every mode), and the thread went on from it"
         )
     raised, new_marks = _raised_after_lines(groups, thread)
@@ -3678,6 +3711,7 @@ def gather(
     root_cps = [c for c in db_cps if not c.checkpoint_ns]
     kinds = _kinds(
         groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted, root_cps,
+        after_idle,
     )  # fmt: skip
     _kinds_from_saved_ends(groups, kinds, weak, root_cps, _no_start_step(thread, groups), edits)
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
