@@ -5826,6 +5826,54 @@ def conditional_entry_map() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 56
+def replays_refire_interrupt() -> StateGraph:
+    """node_a -> ask_human (asks before it logs) -> node_b, answered and run to its end; then
+    three runs from the checkpoint before ask_human, each of which asks again before logging
+    anything; the last question is answered, and that run is killed.
+
+    Mirrors test_time_travel.py::test_replay_interrupt_stable_across_replays: every replay
+    of one checkpoint makes a copy of its own and re-fires the interrupt (under a new id);
+    the answer goes on along the newest branch.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("ask_human", _asks("ask_human", "What is your input?")),
+        ("node_b", _node("node_b", 1.0, "value")),
+    )
+
+
+def _chat_pushing(state: dict[str, Any]) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph.message import push_message
+
+    with effect("chat"):
+        _sleep(0.5)
+        push_message(AIMessage(content="First", id="1"))
+        push_message(HumanMessage(content="Second", id="2"))
+        _sleep(0.5)
+        push_message(AIMessage(content="Third", id="3"))
+
+
+def pushed_messages() -> StateGraph:
+    """chat (returns nothing; its writes are three ``push_message`` calls, the last half a
+    unit after the first two) -> finish, on a messages state.
+
+    Mirrors test_messages_state.py::test_push_messages_in_graph: messages a node pushes
+    while it runs are its writes, saved when it ends, not as it pushes them.
+    """
+    from langgraph.graph import MessagesState
+
+    b = StateGraph(MessagesState)
+    b.add_node("chat", _chat_pushing)
+    b.add_node("finish", _node("finish", 1.0, "messages", []))
+    b.add_edge(START, "chat")
+    b.add_edge("chat", "finish")
+    b.add_edge("finish", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6430,9 +6478,18 @@ CORPUS: tuple[Shape, ...] = (
     Shape("conditional_entry_map", "test_pregel.py::test_conditional_entrypoint_graph_state",
           {"input": "what is weather in sf"}, (("left", 1, 0.5), ("left", 1, 1.5)),
           then=({"input": "hi"},), kill_from=1),
+    # round 56
+    Shape("replays_refire_interrupt",
+          "test_time_travel.py::test_replay_interrupt_stable_across_replays",
+          {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
+          then=(command(resume="cached_answer"), *(fork(next="ask_human"),) * 3,
+                command(resume="final_answer")),
+          kill_from=5),
+    Shape("pushed_messages", "test_messages_state.py::test_push_messages_in_graph",
+          {"messages": []}, (("chat", 1, 0.75), ("finish", 1, 0.5))),
 )  # fmt: skip
-"""One hundred and sixty-nine shapes (the last one hundred and fifty-three held out, in
-fifty-five rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and seventy-one shapes (the last one hundred and fifty-five held out, in
+fifty-six rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
