@@ -107,3 +107,23 @@ def test_the_input_after_a_replay_that_ran_nothing_owns_its_checkpoints(tmp_path
             told = predict(runs["sync"], form, given)["async"]
             assert holds(told, (5, 0, 0)), (form, given, figures(told), told.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_three_replays_that_paused_before_logging_are_three_silent_runs(tmp_path: Path) -> None:
+    """replays_refire_interrupt (round 56) at 0 s, killed in ``ask_human`` after the last
+    answer: the thread ran to its end, then three runs from the checkpoint before
+    ``ask_human`` each made a copy and asked again before logging anything. Read as one
+    silent run, two of the copies were nobody's: exit was said to keep 3 checkpoints where it
+    kept 5 (the first pause, the end, and the three copies), sync and async from exit 6
+    where 8."""
+    runs = load("replays_refire_interrupt-early-0s", tmp_path)
+    assert real(runs["exit"])[0] == 5 and real(runs["sync"])[0] == 8
+    for form in ("recorder", "langgraph", "bare"):
+        for given in (True, False):
+            told = predict(runs["sync"], form, given)["exit"]
+            assert holds(told, real(runs["exit"], form)), (form, given, figures(told))
+    for given in (True, False):
+        told = predict(runs["exit"], "recorder", given)
+        for target in ("sync", "async"):
+            assert holds(told[target], real(runs[target])), (target, given, figures(told[target]))
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -387,6 +387,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             KillCampaign("replay_final_noop", 0, ("sync", "async", "exit"), lat)
             for lat in (0.0, 0.25)
         ),
+        # round 56 at 0 s: three replays of one checkpoint, each pausing before it logs
+        KillCampaign("replays_refire_interrupt", 0, ("sync", "async", "exit"), 0.0),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -159,13 +159,17 @@ def _replay_copies(
     for inv in range(1, len(groups)):
         if not groups[inv]:
             # a run that logged nothing (`_silent_replays`): the copy between its neighbours
-            # is the one it began with
+            # is the one it began with (the k-th of several silent runs side by side, the
+            # k-th copy made between them)
             later = [a.start_ts for g in groups[inv + 1 :] for a in g]
             earlier = [a.end_ts for g in groups[:inv] for a in g]
+            rank = 0
+            while rank < inv and not groups[inv - rank - 1]:
+                rank += 1
             if later and earlier:
-                for t, step, _edit in made:
-                    if max(earlier) < t < min(later):
-                        out[inv] = (step, t)
+                between = [(step, t) for t, step, _edit in made if max(earlier) < t < min(later)]
+                if between:
+                    out[inv] = between[min(rank, len(between) - 1)]
             continue
         began = min(a.start_ts for a in groups[inv])
         ended = max((a.end_ts for a in groups[inv - 1]), default=float("-inf"))
@@ -192,11 +196,17 @@ def _silent_replays(
     A copy with nothing due is a run that ran nothing (a replay from the final checkpoint,
     test_replay_from_final_checkpoint_is_noop): it saved its copy, in every mode, and the
     later invocation is a fresh input.
-    Returns the places to insert an empty invocation at, and for those that ran nothing the
-    time their copy was made; each owns the copy (`_replay_copies`) and what was saved after
-    the previous run's end (`_bounds`). `starts`: the copies and edits runs from earlier
-    checkpoints began with."""
-    copies = [c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns]
+    Several such copies between the same two logged invocations are as many silent runs
+    (test_replay_interrupt_stable_across_replays: three replays of one checkpoint, each
+    asking again before logging), in the order they were made.
+    Returns the places to insert an empty invocation at (a place once per silent run), and,
+    where the last silent run before a logged one ran nothing, the time its copy was made;
+    each owns its copy (`_replay_copies`) and what was saved after the previous run's end
+    (`_bounds`). `starts`: the copies and edits runs from earlier checkpoints began with."""
+    copies = sorted(
+        (c for c in db_cps if c.checkpoint_id in starts and not c.checkpoint_ns),
+        key=lambda c: taken_at(c) or float("-inf"),
+    )
     roots = [c for c in db_cps if not c.checkpoint_ns]
     out: list[int] = []
     idle: dict[int, float] = {}
@@ -220,7 +230,7 @@ def _silent_replays(
             if not c.tasks and c.source == "fork":
                 out.append(inv)  # a copy with nothing due: a run that ran nothing
                 idle[inv] = t
-                break
+                continue
             paused = {
                 u.node for u in c.tasks if any(w.channel == "__interrupt__" for w in u.writes)
             }
@@ -230,7 +240,7 @@ def _silent_replays(
                 and _ended_apart(last, t, paused, roots)
             ):
                 out.append(inv)
-                break
+                idle.pop(inv, None)  # (a later silent run paused: it is the last one)
     return out, idle
 
 
@@ -247,8 +257,8 @@ def _fresh_after_idle(
     made = [t for c in db_cps if c.checkpoint_id in starts for t in [taken_at(c)] if t is not None]
     out: set[int] = set()
     for inv, copied in idle.items():
-        at = inv + sum(1 for other in silent if other < inv)  # its index once inserted
-        nxt = at + 1
+        # the index of the logged invocation after the silent runs inserted at `inv`
+        nxt = inv + sum(1 for other in silent if other <= inv)
         if nxt >= len(groups) or not groups[nxt]:
             continue
         first = min(a.start_ts for a in groups[nxt])
@@ -2527,7 +2537,9 @@ def _bounds(
     step made, its id kept, its time stamped then), is the previous one's, however late."""
     bounds: list[float] = []
     for i, g in enumerate(groups):
-        if i > 0 and not g and groups[i - 1]:
+        if i > 0 and not g and not groups[i - 1] and (began or {}).get(i) is not None:
+            bounds.append(began[i] - 0.01)  # a later one of several silent runs side by side
+        elif i > 0 and not g and groups[i - 1]:
             # a run between two logged ones that logged nothing (`_silent_replays`): it owns
             # what was saved after the previous one's own end-of-run save (which lands after
             # that run's last line by as long as a checkpoint write takes)
@@ -2585,7 +2597,10 @@ def _silent_starts(
     (test_subgraph_replay_loads_accumulated_state_then_resume)."""
     out: dict[int, float] = {}
     for inv, (_step, copied) in copies.items():
-        if inv == 0 or groups[inv] or not groups[inv - 1]:
+        if inv == 0 or groups[inv]:
+            continue
+        if not groups[inv - 1]:
+            out[inv] = copied  # a later one of several silent runs side by side: its copy
             continue
         prev_end = max(a.end_ts for a in groups[inv - 1])
         stamps = [(c, t) for c in db_cps for t in [taken_at(c)] if t is not None]
