@@ -5874,6 +5874,35 @@ def pushed_messages() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 57
+async def _drained_then_cancelled(state: Trail, runtime: Any) -> dict[str, Any]:
+    """On its first attempt on the thread: half a unit in, asks the run to drain (a worker's
+    SIGTERM handler); still running a unit later, the invocation is cancelled (the graceful
+    period over). Every later attempt runs its 1.5 units to the end."""
+    attempt = _thread_attempt("first")
+    with effect("first", attempt=attempt):
+        await _asleep(0.5)
+        if attempt == 1:
+            runtime.control.request_drain("sigterm")
+            await _asleep(1.0)
+            cancel_invocation()
+        await _asleep(1.0)
+    return {"visited": ["first"]}
+
+
+def drain_then_cancel() -> StateGraph:
+    """first (drain requested mid-effect, then, still running, the ``ainvoke`` cancelled) ->
+    second -> third; run with ``ainvoke``, then ``ainvoke(None)``.
+
+    Mirrors test_runtime.py::test_drain_then_cancel_after_graceful_timeout: a server's
+    shutdown asks running graphs to drain, and cancels those still running when its graceful
+    period ends; the drain stops nothing that is running, the cancel does, and the next
+    invocation runs the cancelled node again.
+    """
+    return chain(Trail, ("first", _drained_then_cancelled), ("second", _anode("second", 1.0)),
+                 ("third", _anode("third", 1.0)))  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6487,9 +6516,13 @@ CORPUS: tuple[Shape, ...] = (
           kill_from=5),
     Shape("pushed_messages", "test_messages_state.py::test_push_messages_in_graph",
           {"messages": []}, (("chat", 1, 0.75), ("finish", 1, 0.5))),
+    # round 57
+    Shape("drain_then_cancel", "test_runtime.py::test_drain_then_cancel_after_graceful_timeout",
+          {"visited": []}, (("first", 1, 0.5), ("third", 1, 0.5)),
+          then=(None,), kill_from=1, api="ainvoke"),
 )  # fmt: skip
-"""One hundred and seventy-one shapes (the last one hundred and fifty-five held out, in
-fifty-six rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and seventy-two shapes (the last one hundred and fifty-six held out, in
+fifty-seven rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
