@@ -288,6 +288,8 @@ def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
     ``asyncio.wait_for`` timing out would (test_checkpoint_put_after_cancellation): the child
     reports an invocation that ended by ``CancelledError``, never a crash, and under exit
     LangGraph still saved on the way out, with ``agent`` due where the cancel stopped it."""
+    import contextlib
+
     from replaylens.analysis.status import load_thread
     from replaylens.examples.graphs import ENV_SLEEP
     from replaylens.killtest._child import run
@@ -305,10 +307,6 @@ def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
     }
     result = run(spec)
     assert result["ok"] is False and result["error"].startswith("CancelledError"), result
-    source = open_source(str(db))
-    try:
-        thread = load_thread(source, "t1")
-    finally:
-        source.close()
-    latest = thread.root.latest
+    with contextlib.closing(open_source(str(db))) as source:
+        latest = load_thread(source, "t1").root.latest
     assert latest is not None and [t.node for t in latest.tasks] == ["agent"]

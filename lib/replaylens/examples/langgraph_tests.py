@@ -5599,15 +5599,8 @@ def cancelled_invocation_resumed() -> StateGraph:
     any node; under exit the loop still saves as it ends. The next invocation goes on from
     what was saved, and the kill lands in it.
     """
-    b = StateGraph(Trail)
-    b.add_node("prepare", _anode("prepare", 0.5))
-    b.add_node("agent", _cancelled_agent)
-    b.add_node("finish", _anode("finish", 1.0))
-    b.add_edge(START, "prepare")
-    b.add_edge("prepare", "agent")
-    b.add_edge("agent", "finish")
-    b.add_edge("finish", END)
-    return b
+    return chain(Trail, ("prepare", _anode("prepare", 0.5)), ("agent", _cancelled_agent),
+                 ("finish", _anode("finish", 1.0)))  # fmt: skip
 
 
 async def _boom(state: Trail) -> dict[str, Any]:
@@ -5660,13 +5653,7 @@ def same_channel_writes() -> StateGraph:
     Mirrors test_pregel.py::test_multiple_writes_same_channel_from_same_node: one task's
     pending writes hold the same channel twice, in order; a resume applies both, once.
     """
-    b = StateGraph(JoinedFoo)
-    b.add_node("one", _one_writes_twice)
-    b.add_node("two", _node("two", 1.0))
-    b.add_edge(START, "one")
-    b.add_edge("one", "two")
-    b.add_edge("two", END)
-    return b
+    return chain(JoinedFoo, ("one", _one_writes_twice), ("two", _node("two", 1.0)))
 
 
 # --------------------------------------------------------------------------- round 54
@@ -5690,13 +5677,8 @@ def root_messages_remove() -> StateGraph:
             _sleep(1.0)
         return [RemoveMessage(id=state[-2].id)]
 
-    b = StateGraph(Annotated[list[AnyMessage], add_messages])  # type: ignore[arg-type]
-    b.add_node("chatbot", chatbot)
-    b.add_node("delete_messages", delete_messages)
-    b.add_edge(START, "chatbot")
-    b.add_edge("chatbot", "delete_messages")
-    b.add_edge("delete_messages", END)
-    return b
+    root = Annotated[list[AnyMessage], add_messages]
+    return chain(root, ("chatbot", chatbot), ("delete_messages", delete_messages))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -5865,13 +5847,9 @@ def pushed_messages() -> StateGraph:
     """
     from langgraph.graph import MessagesState
 
-    b = StateGraph(MessagesState)
-    b.add_node("chat", _chat_pushing)
-    b.add_node("finish", _node("finish", 1.0, "messages", []))
-    b.add_edge(START, "chat")
-    b.add_edge("chat", "finish")
-    b.add_edge("finish", END)
-    return b
+    return chain(
+        MessagesState, ("chat", _chat_pushing), ("finish", _node("finish", 1.0, "messages", []))
+    )
 
 
 # --------------------------------------------------------------------------- round 57
