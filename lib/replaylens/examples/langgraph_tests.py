@@ -5881,6 +5881,43 @@ def drain_then_cancel() -> StateGraph:
                  ("third", _anode("third", 1.0)))  # fmt: skip
 
 
+# --------------------------------------------------------------------------- round 58
+def stateful_subgraph_replayed_turns() -> StateGraph:
+    """The graph of stateful_subgraph_forked_turns (parent_node -> a ``checkpointer=True``
+    sub_node whose step_a and step_b ask before logging): two inputs, each answered twice;
+    then a run from the root checkpoint where sub_node was due in the second input, not
+    edited, which asks step_a's question again; both answered, and the answers' runs killed.
+
+    Mirrors test_time_travel.py::test_stateful_subgraph_retains_state_on_parent_replay: a
+    replay (no edit) of the parent keeps what the stateful subgraph's runs before saved.
+    """
+    return _asking_subgraph_graph(checkpointer=True)
+
+
+def _clear_and_greet(state: dict[str, Any]) -> dict[str, Any]:
+    from langchain_core.messages import HumanMessage, RemoveMessage
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    with effect("reset"):
+        _sleep(1.0)
+    return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage("Updated hello")]}
+
+
+def remove_all_messages() -> StateGraph:
+    """chat (adds a message) -> reset (``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` then a new
+    message: the list overwritten) -> reply, on ``MessagesState``; two inputs on one thread,
+    the kill in the second.
+
+    Mirrors test_messages_state.py::test_remove_all_messages: one write that empties the
+    messages channel and refills it, applied once on a resume.
+    """
+    from langgraph.graph import MessagesState
+
+    return chain(MessagesState, ("chat", _node("chat", 1.0, "messages", [{"role": "ai", "content": "hi"}])),
+                 ("reset", _clear_and_greet),
+                 ("reply", _node("reply", 1.0, "messages", [{"role": "ai", "content": "ok"}])))  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6498,9 +6535,18 @@ CORPUS: tuple[Shape, ...] = (
     Shape("drain_then_cancel", "test_runtime.py::test_drain_then_cancel_after_graceful_timeout",
           {"visited": []}, (("first", 1, 0.5), ("third", 1, 0.5)),
           then=(None,), kill_from=1, api="ainvoke"),
+    # round 58
+    Shape("stateful_subgraph_replayed_turns",
+          "test_time_travel.py::test_stateful_subgraph_retains_state_on_parent_replay",
+          {"results": []}, (("step_a", 1, 0.5), ("step_b", 1, 0.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=({"results": []}, fork(next="sub_node", newest=True)), kill_from=7),
+    Shape("remove_all_messages", "test_messages_state.py::test_remove_all_messages",
+          {"messages": [{"role": "user", "content": "Hello"}]}, (("reset", 1, 0.5), ("reply", 1, 0.5)),
+          then=({"messages": [{"role": "user", "content": "again"}]},), kill_from=1),
 )  # fmt: skip
-"""One hundred and seventy-two shapes (the last one hundred and fifty-six held out, in
-fifty-seven rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and seventy-four shapes (the last one hundred and fifty-eight held out, in
+fifty-eight rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 
