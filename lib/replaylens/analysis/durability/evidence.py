@@ -1215,30 +1215,27 @@ def _handled_in_task(
     for i, a in enumerate(ordered):
         if a.outcome != "failed" or a.raised_after:
             continue  # (its step raised after it: nothing went on in its invocation)
-        if _cancelled_task(a):
-            # a cancelled task's error write does not say its invocation raised: LangGraph
-            # saves it "so loop can finish super-step" (before 1.2 also for a node's own
-            # CancelledError, and the run goes on); only the process going on tells
-            later = ordered[i + 1 :]
-            if (
-                _went_on_at_once(a, later, lambda b, a=a: b.node != a.node)
-                or _next_step_here(a, later)
-                or _step_saved_after(a, later, roots)
-            ):
-                out.add(id(a))
+        # A cancelled task's error write does not say its invocation raised: LangGraph saves
+        # it "so loop can finish super-step" (before 1.2 also for a node's own
+        # CancelledError, and the run goes on); only the run going on tells.
+        cancelled = _cancelled_task(a)
+        saved_error = (a.node, a.task_id) in errors or (
+            a.task_id is None and any(node == a.node for node, _tid in errors)
+        )
+        if saved_error and not cancelled:
             continue
-        if (a.node, a.task_id) in errors:
-            continue
-        if a.task_id is None and any(node == a.node for node, _tid in errors):
-            continue
+        later = ordered[i + 1 :]
         if a.task is not None and a.task.done and a.task.status == "finished":
-            if not _run_again_later(a, ordered[i + 1 :]):
+            if not _run_again_later(a, later):
                 out.add(id(a))  # the database holds the task's own writes: it returned
                 continue
-        if _went_on_at_once(a, ordered[i + 1 :], lambda b, a=a: b.node != a.node):
+        if (
+            _went_on_at_once(a, later, lambda b, a=a: b.node != a.node)
+            or (cancelled and _next_step_here(a, later))
+            # (exit: no write of the step says how it ended; its end does)
+            or ((cancelled or a.task is None) and _step_saved_after(a, later, roots))
+        ):
             out.add(id(a))
-        elif a.task is None and _step_saved_after(a, ordered[i + 1 :], roots):
-            out.add(id(a))  # (exit: no write of the step says how it ended; its end does)
     return out
 
 
@@ -1247,12 +1244,10 @@ def _cancelled_task(a: Attempt) -> bool:
     The runner's ``commit`` saves one for a task cancelled mid-step, and up to LangGraph 1.1
     for a node that raised ``CancelledError`` itself, whose run then went on (1.2 raises
     ``NodeCancelledError`` instead, an error that ends the run)."""
-    error = a.task.error if a.task is not None else None
     return (
         a.task is not None
         and a.task.status == "failed"
-        and bool(error)
-        and (str(error).startswith("CancelledError"))
+        and str(a.task.error or "").startswith("CancelledError")
     )
 
 
@@ -3610,8 +3605,8 @@ def gather(
     by_start = sorted(attempts, key=lambda x: x.start_ts)
     # A failure a node's error handler took is not one of them: the handler is what went on.
     failed_calls = _caught_failures(by_start, _entrypoint_node(thread) is not None) - handled
-    roots = thread.root.checkpoints if thread is not None and thread.root is not None else ()
-    caught = failed_calls | (_handled_in_task(by_start, pauses, roots) - handled)
+    root_cps = [c for c in db_cps if not c.checkpoint_ns]
+    caught = failed_calls | (_handled_in_task(by_start, pauses, root_cps) - handled)
     if caught:
         used.append(
             f"{len(caught)} failed effect(s) the process went on from at once (a caught call, a "
@@ -3723,7 +3718,6 @@ def gather(
     entry = _entrypoint_node(thread)
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
-    root_cps = [c for c in db_cps if not c.checkpoint_ns]
     kinds = _kinds(
         groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted, root_cps,
         after_idle,
