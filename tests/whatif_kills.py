@@ -389,6 +389,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         # round 56 at 0 s: three replays of one checkpoint, each pausing before it logs
         KillCampaign("replays_refire_interrupt", 0, ("sync", "async", "exit"), 0.0),
+        # round 59 at 0 s: a step that raised applying two Overwrite writes; a copy of the
+        # final checkpoint edited in the same call (0.25 s); round 60 at 0 s: two writes of
+        # a plain key in one step
+        KillCampaign("overwrite_parallel_error", 1, ("sync", "async", "exit"), 0.0),
+        KillCampaign("copy_update_latest", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign("last_value_conflict", 0, ("sync", "async", "exit"), 0.0),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -17,6 +17,8 @@ task is due, decoded for every checkpoint) and lives with the sources.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 EDGE_PREFIX = "branch:to:"
 """A write to ``branch:to:<node>`` makes `<node>` due (an edge or a ``Command``'s goto)."""
 LEGACY_START_PREFIX = "start:"
@@ -61,3 +63,29 @@ def join_sources(channel: str) -> list[str]:
         return []
     starts, sep, _ = channel[len(JOIN_PREFIX) :].rpartition(":")
     return [n for n in starts.split("+") if n] if sep else []
+
+
+OVERWRITE = "__overwrite__"
+"""The key of an ``Overwrite`` written as JSON (``{"__overwrite__": value}``)."""
+
+
+def is_overwrite(value: object) -> bool:
+    """Is a saved write an ``Overwrite`` (LangGraph 1.0 on: the value replaces the channel's,
+    bypassing its reducer), decoded as LangGraph's type or written as JSON?"""
+    if getattr(value, "type_name", None) == "Overwrite":
+        return True
+    return isinstance(value, dict) and list(value) == [OVERWRITE]
+
+
+def overwrites_collide(writes: Iterable[tuple[str, object]]) -> str | None:
+    """The channel that more than one of one superstep's writes (channel, value) overwrite,
+    or None. LangGraph raises ``InvalidUpdateError`` ("Can receive only one Overwrite value
+    per super-step") while it applies such a step's writes: after every task of the step
+    ended and its writes were put, and before the step's checkpoint."""
+    seen: set[str] = set()
+    for channel, value in writes:
+        if is_overwrite(value):
+            if channel in seen:
+                return channel
+            seen.add(channel)
+    return None

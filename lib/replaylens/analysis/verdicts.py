@@ -23,6 +23,7 @@ from replaylens.analysis.joins import (
     unreached_past_join,
 )
 from replaylens.analysis.status import thread_status
+from replaylens.channels import overwrites_collide
 from replaylens.model import Checkpoint, Namespace, Thread
 from replaylens.times import iso_to_epoch
 
@@ -412,6 +413,16 @@ def judge(
             a.verdict, a.reason = "replays", f"{words}; its task runs again from its first line"
         return
     if a.checkpoint.checkpoint_id in idx_lineage.get(ns, set()):
+        collided = overwrites_collide(
+            (w.channel, w.value) for t in a.checkpoint.tasks for w in t.writes
+        )
+        if collided is not None and a.task.status == "finished":
+            a.verdict, a.reason = (
+                "kept",
+                f"its writes are saved, but its superstep raised applying them (more than one "
+                f"Overwrite of {collided!r}), after it ended: it does not run again",
+            )
+            return
         a.verdict, a.reason = (
             "kept",
             # (a cancelled task's error is saved and the loop finishes the step without it:

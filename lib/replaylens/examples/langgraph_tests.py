@@ -5918,6 +5918,134 @@ def remove_all_messages() -> StateGraph:
                  ("reply", _node("reply", 1.0, "messages", [{"role": "ai", "content": "ok"}])))  # fmt: skip
 
 
+# --------------------------------------------------------------------------- round 59
+class Overwrites(TypedDict, total=False):
+    messages: Annotated[list[str], operator.add]
+    fixed: bool
+
+
+def _overwrite(name: str, fraction: float) -> Callable[..., Any]:
+    """A node that writes ``Overwrite([name])`` to messages (bypassing the reducer) unless
+    the state says `fixed`, then it appends as the others do."""
+
+    def node(state: Overwrites) -> dict[str, Any]:
+        from langgraph.types import Overwrite
+
+        with effect(name):
+            _sleep(fraction)
+        return {"messages": [name] if state.get("fixed") else Overwrite([name])}
+
+    node.__name__ = name
+    return node
+
+
+def overwrite_parallel_error() -> StateGraph:
+    """node_a -> node_b | node_c, both writing ``Overwrite`` to one channel: the superstep
+    fails after both ran (``InvalidUpdateError``, raised while their writes are applied, with
+    no error write of any task). A second input, marked fixed, runs all three again.
+
+    Mirrors test_pregel.py::test_overwrite_parallel_error: a failure of the superstep itself,
+    not of a node; the kill lands in the second input's run.
+    """
+    b = StateGraph(Overwrites)
+    b.add_node("node_a", _node("node_a", 1.0, "messages"))
+    b.add_node("node_b", _overwrite("node_b", 0.5))
+    b.add_node("node_c", _overwrite("node_c", 1.5))
+    b.add_edge(START, "node_a")
+    b.add_edge("node_a", "node_b")
+    b.add_edge("node_a", "node_c")
+    b.add_edge("node_b", END)
+    b.add_edge("node_c", END)
+    return b
+
+
+class JoinedName(TypedDict, total=False):
+    name: Annotated[str, lambda a, b: " > ".join([a, b]) if a else b]
+
+
+def _one_sends_two(state: JoinedName) -> Command[Any]:
+    with effect("one"):
+        _sleep(0.5)
+    return Command(goto=[Send("two", {})], update={"name": "one"})
+
+
+def _named(name: str, fraction: float) -> Callable[..., Any]:
+    def node(state: JoinedName) -> dict[str, Any]:
+        with effect(name):
+            _sleep(fraction)
+        return {"name": name}
+
+    node.__name__ = name
+    return node
+
+
+def fork_update_task_result(checkpointer: Any) -> Any:
+    """one (``Command(goto=[Send("two", {})])`` and an edge to two: two runs twice at once)
+    -> three, compiled with ``interrupt_before=["one"]`` so that the checkpoint where one is
+    due exists under every durability mode (exit saves it at the pause). Answered with
+    ``None`` and run to its end; then that checkpoint is copied and one's result written
+    there in one call (``update_state(config, [(values, "one")], as_node="__copy__")``: a
+    copy, then an update that reuses one's task id), and the thread run from it: two once
+    (no Send: one never ran), then three; the kill lands in that run.
+
+    Mirrors test_pregel.py::test_fork_and_update_task_results.
+    """
+    b = StateGraph(JoinedName)
+    b.add_node("one", _one_sends_two, destinations=("two",))
+    b.add_node("two", _named("two", 1.0))
+    b.add_node("three", _named("three", 1.0))
+    b.add_edge(START, "one")
+    b.add_edge("one", "two")
+    b.add_edge("two", "three")
+    return b.compile(checkpointer=checkpointer, interrupt_before=["one"])
+
+
+def copy_update_latest() -> StateGraph:
+    """fork_update_task_result's graph without the breakpoint: run to its end, then its final
+    checkpoint copied and one's result written there in one call (``update_state(config,
+    [(values, "one")], as_node="__copy__")``: a copy with nothing due, then the update, which
+    makes two due), and the thread run from it: two, then three; the kill lands in that run.
+
+    Mirrors test_pregel.py::test_fork_and_update_task_results, forking the thread's latest
+    checkpoint (the one every durability mode saves).
+    """
+    b = StateGraph(JoinedName)
+    b.add_node("one", _one_sends_two, destinations=("two",))
+    b.add_node("two", _named("two", 1.0))
+    b.add_node("three", _named("three", 1.0))
+    b.add_edge(START, "one")
+    b.add_edge("one", "two")
+    b.add_edge("two", "three")
+    return b
+
+
+# --------------------------------------------------------------------------- round 60
+class FixedHello(TypedDict, total=False):
+    hello: str
+    fixed: bool
+
+
+def last_value_conflict() -> StateGraph:
+    """A conditional entry point to one | two, both writing the plain key `hello` (a
+    ``LastValue`` channel) -> report after one: the superstep fails after both ran
+    (``InvalidUpdateError``, "At key 'hello': Can receive only one value per step", raised
+    while their writes are applied). A second input, marked fixed, routes to one alone.
+
+    Mirrors test_pregel.py::test_invoke_two_processes_two_in_two_out_invalid (its
+    StateGraph half): LangGraph's INVALID_CONCURRENT_GRAPH_UPDATE; the kill lands in the
+    second input's run.
+    """
+    b = StateGraph(FixedHello)
+    b.add_node("one", _node("one", 1.0, "hello", "one"))
+    b.add_node("two", _node("two", 1.5, "hello", "two"))
+    b.add_node("report", _node("report", 1.0, "hello", "report"))
+    b.add_conditional_edges(START, lambda s: ["one"] if s.get("fixed") else ["one", "two"])
+    b.add_edge("one", "report")
+    b.add_edge("two", END)
+    b.add_edge("report", END)
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6544,9 +6672,25 @@ CORPUS: tuple[Shape, ...] = (
     Shape("remove_all_messages", "test_messages_state.py::test_remove_all_messages",
           {"messages": [{"role": "user", "content": "Hello"}]}, (("reset", 1, 0.5), ("reply", 1, 0.5)),
           then=({"messages": [{"role": "user", "content": "again"}]},), kill_from=1),
+    # round 59
+    Shape("overwrite_parallel_error", "test_pregel.py::test_overwrite_parallel_error",
+          {"messages": ["START"]}, (("node_a", 1, 0.5), ("node_c", 1, 1.0)),
+          then=({"messages": ["again"], "fixed": True},), kill_from=1),
+    Shape("fork_update_task_result", "test_pregel.py::test_fork_and_update_task_results",
+          {"name": "start"}, (("two", 1, 0.5), ("three", 1, 0.5)),
+          then=(None, fork(next="one", update=[[{"name": "one*"}, "one"]], as_node="__copy__")),
+          kill_from=2),
+    Shape("copy_update_latest", "test_pregel.py::test_fork_and_update_task_results",
+          {"name": "start"}, (("two", 1, 0.5), ("three", 1, 0.5)),
+          then=(fork(update=[[{"name": "one*"}, "one"]], as_node="__copy__"),), kill_from=1),
+    # round 60
+    Shape("last_value_conflict",
+          "test_pregel.py::test_invoke_two_processes_two_in_two_out_invalid",
+          {"hello": "there"}, (("one", 1, 0.5), ("report", 1, 0.5)),
+          then=({"hello": "again", "fixed": True},), kill_from=1),
 )  # fmt: skip
-"""One hundred and seventy-four shapes (the last one hundred and fifty-eight held out, in
-fifty-eight rounds); every kill point is a node start the child announces, plus a delay that lands half
+"""One hundred and seventy-eight shapes (the last one hundred and sixty-two held out, in
+sixty rounds); every kill point is a node start the child announces, plus a delay that lands half
 a sleep unit or more away from any other task's start or end (a kill between the three
 appends of one line would leave the three logs one line apart)."""
 

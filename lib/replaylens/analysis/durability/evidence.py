@@ -25,8 +25,8 @@ from replaylens.analysis.durability.rules import (
     subgraph_writes_reused,
 )
 from replaylens.analysis.tasks import START
-from replaylens.channels import routed_to
-from replaylens.model import Checkpoint, Thread
+from replaylens.channels import makes_due, overwrites_collide, routed_to
+from replaylens.model import CONTROL_CHANNELS, Checkpoint, Task, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
 
@@ -195,7 +195,8 @@ def _silent_replays(
     pauses in it, and the root's copy holds the pause of the task that runs the subgraph).
     A copy with nothing due is a run that ran nothing (a replay from the final checkpoint,
     test_replay_from_final_checkpoint_is_noop): it saved its copy, in every mode, and the
-    later invocation is a fresh input.
+    later invocation is a fresh input; unless an update was saved on it at once
+    (`_edited_at_once`: the copy of an ``update_state`` that copies and edits in one call).
     Several such copies between the same two logged invocations are as many silent runs
     (test_replay_interrupt_stable_across_replays: three replays of one checkpoint, each
     asking again before logging), in the order they were made.
@@ -227,7 +228,7 @@ def _silent_replays(
                 continue
             if _only_copy_for(groups[inv - 1], roots, copies):
                 continue  # ...or the run before could only have begun with it (saved on exit)
-            if not c.tasks and c.source == "fork":
+            if not c.tasks and c.source == "fork" and not _edited_at_once(c, roots):
                 out.append(inv)  # a copy with nothing due: a run that ran nothing
                 idle[inv] = t
                 continue
@@ -242,6 +243,13 @@ def _silent_replays(
                 out.append(inv)
                 idle.pop(inv, None)  # (a later silent run paused: it is the last one)
     return out, idle
+
+
+def _edited_at_once(copy: Checkpoint, roots: Sequence[Checkpoint]) -> bool:
+    """Is a copy with nothing due the first half of one ``update_state(config, [updates],
+    as_node="__copy__")`` (test_fork_and_update_task_results): the update saved on top of it
+    at once (a child of source "update") — not a run that ran nothing?"""
+    return any(c.parent_checkpoint_id == copy.checkpoint_id and c.source == "update" for c in roots)
 
 
 def _fresh_after_idle(
@@ -386,6 +394,16 @@ class Evidence:
     handled_later: set[int] = field(default_factory=set)
     """id() of failures whose error handler a later invocation ran (`handled_on_resume`):
     under sync and async their writes are put as they end."""
+    raise_at_apply: set[int] = field(default_factory=set)
+    """id() of tasks marked `Attempt.raised_after` whose step raised as LangGraph applied the
+    step's writes (two ``Overwrite`` of one channel): every write was put before the save at
+    the raise."""
+    raise_at_apply_unsure: set[int] = field(default_factory=set)
+    """id() of tasks marked `Attempt.raised_after` whose step's raise may have come as
+    LangGraph applied the step's writes (another task of it wrote one of the same channels,
+    and nothing shows that channel takes several values a step): then every write was put
+    before the save at the raise, where a step_timeout's comes before the late task's
+    (`outcomes._widen_for_raise_at_apply`)."""
     pushed_by_command: set[int] = field(default_factory=set)
     """id() of attempts a `Command` sent at a resume scheduled (its ``goto``): due only through
     the writes it hangs off the checkpoint with no task of its own, which exit never saves
@@ -1704,7 +1722,37 @@ def _root_only_nodes(checkpoints: Iterable[Checkpoint]) -> set[str]:
     return root - nested
 
 
-def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> tuple[str, bool]:
+def _shared_channels(tasks: Iterable[Task]) -> set[str]:
+    """The state channels more than one of `tasks` wrote (no trigger or control channel:
+    those take any number of writes a step)."""
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for t in tasks:
+        mine = {
+            w.channel for w in t.writes
+            if w.channel not in CONTROL_CHANNELS and not makes_due(w.channel)
+        }  # fmt: skip
+        shared |= mine & seen
+        seen |= mine
+    return shared
+
+
+@per_thread
+def _multi_value_channels(checkpoints: Iterable[Checkpoint]) -> set[str]:
+    """Channels the thread shows taking several values in one step: a checkpoint followed
+    the step in which more than one task wrote them (a reducer; a ``LastValue`` would have
+    raised)."""
+    followed = {c.parent_checkpoint_id for c in checkpoints if c.source == "loop"}
+    out: set[str] = set()
+    for c in checkpoints:
+        if c.checkpoint_id in followed:
+            out |= _shared_channels(c.tasks)
+    return out
+
+
+def _raised_after_lines(
+    groups: list[list[Attempt]], thread: Thread | None
+) -> tuple[str, bool, set[int], set[int]]:
     """Mark the tasks of a root step that raised after their lines ended; say so, or "";
     and whether a mark is new (the readings before it then took the task as finished).
 
@@ -1715,14 +1763,25 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> t
     tasks end: test_timeout_with_parent_command), or a failure outside every node. Its late
     task did not complete: the one whose writes the database lacks (under exit the save at
     the raise came before it ended), else the last to end. Marked (`Attempt.raised_after`),
-    it reads as failed."""
+    it reads as failed. A step whose saved writes overwrite one channel twice
+    (`channels.overwrites_collide`, test_overwrite_parallel_error) raised as LangGraph
+    applied them, after every task put its writes: the third value returned holds the ids
+    of those marked tasks (`Evidence.raise_at_apply`: under exit their writes are in the
+    save at the raise). Where another task of the step wrote a channel the late one wrote,
+    and nothing shows that channel takes several values a step (`_multi_value_channels`),
+    the raise may have been that ("Can receive only one value per step",
+    test_invoke_two_processes_two_in_two_out_invalid): the fourth value holds those, for
+    both readings (`Evidence.raise_at_apply_unsure`)."""
     root = thread.root if thread is not None else None
     if root is None:
-        return "", False
+        return "", False, set(), set()
     below: dict[str | None, list[str | None]] = {}
     for c in root.checkpoints:
         below.setdefault(c.parent_checkpoint_id, []).append(c.source)
     marked: list[Attempt] = []
+    collided: list[tuple[str, list[str]]] = []
+    at_apply: set[int] = set()
+    maybe_at_apply: set[int] = set()
     new = False
     last_run: dict[str, int] = {}  # task id -> the last invocation that logged it
     for i, group in enumerate(groups):
@@ -1754,24 +1813,53 @@ def _raised_after_lines(groups: list[list[Attempt]], thread: Thread | None) -> t
             or any(last_run.get(t, -1) > i for t in due)
         ):
             continue
+        channel = overwrites_collide((w.channel, w.value) for t in cp.tasks for w in t.writes)
+        # (the step raised applying its writes, once every task had ended and put them: the
+        # save at the raise under exit holds them all)
+        sure = channel is not None and all(t.status == "finished" for t in cp.tasks)
+        if sure:
+            collided.append((str(channel), sorted({a.node for a in step})))
         late = [a for a in step if a.task is not None and a.task.status != "finished"]
+        shared = _shared_channels(cp.tasks) - _multi_value_channels(root.checkpoints)
         for a in late or [max(step, key=lambda a: a.end_ts)]:
+            if sure:
+                at_apply.add(id(a))
+            elif a.task is not None and shared & {w.channel for w in a.task.writes}:
+                maybe_at_apply.add(id(a))
             if not a.raised_after:
                 new = True
                 a.raised_after = (
                     f"its lines ended, but step {cp.step + 1 if cp.step is not None else '?'} "
                     "got no checkpoint though its invocation was over: the step raised after "
-                    "it (a step_timeout, or a failure outside every node)"
+                    + (
+                        f"it, as LangGraph applied its writes (more than one Overwrite of "
+                        f"{channel!r})"
+                        if sure
+                        else "it (a step_timeout, or a failure outside every node)"
+                    )
                 )
-            marked.append(a)
-    if not marked:
-        return "", False
-    names = ", ".join(sorted({a.node for a in marked}))
-    return (
-        f"{names}: every task of the step ended, yet the database holds no checkpoint of it "
-        "though its invocation was over; the step raised after them (a step_timeout, or a "
-        "failure outside every node), and the last of them did not complete"
-    ), new
+            if not sure:
+                marked.append(a)
+    said = [
+        f"{', '.join(nodes)}: every task of the step ended and its writes are saved, but more "
+        f"than one overwrote {channel!r} (Overwrite): LangGraph raised applying them, before "
+        "the step's checkpoint; a resume reuses them all"
+        for channel, nodes in collided
+    ]
+    if marked:
+        names = ", ".join(sorted({a.node for a in marked}))
+        said.append(
+            f"{names}: every task of the step ended, yet the database holds no checkpoint of "
+            "it though its invocation was over; the step raised after them (a step_timeout, "
+            "or a failure outside every node), and the last of them did not complete"
+            + (
+                " (or LangGraph raised applying their writes, more than one value for one "
+                "channel: then they all completed)"
+                if maybe_at_apply
+                else ""
+            )
+        )
+    return "; ".join(said), new, at_apply, maybe_at_apply
 
 
 def cancelled_at_raise(a: Attempt) -> bool | None:
@@ -3641,7 +3729,7 @@ def gather(
             f"{len(idle)} run(s) from a checkpoint with nothing due ran nothing and logged nothing: "
             "each saved only its copy (in every mode), and the thread went on from it"
         )
-    raised, new_marks = _raised_after_lines(groups, thread)
+    raised, new_marks, at_apply, maybe_at_apply = _raised_after_lines(groups, thread)
     if new_marks:
         # every reading before this one took those tasks as finished: read again, so that
         # this gathering and every later one read them alike (the mark stays on the attempt)
@@ -4244,6 +4332,8 @@ def gather(
         retried=retried,
         handlers=handlers,
         handled_later=handled_on_resume(attempts, handlers),
+        raise_at_apply=at_apply,
+        raise_at_apply_unsure=maybe_at_apply,
         failed_calls=failed_calls,
         kinds_weak=weak,
         pushed_by_command=_pushed_by_command(thread, attempts, step_of, kinds),

@@ -613,6 +613,7 @@ def modelled(
     _widen_for_dated_pause_kill(ev, mode, latency, recording, sched, out)
     _widen_for_busy_workers(ev, mode, latency, recording, sched, out)
     _widen_for_cancelled(ev, mode, latency, recording, sched, out)
+    _widen_for_raise_at_apply(ev, mode, latency, recording, sched, out)
     _widen_for_exit_return(ev, mode, latency, recording, out)
     _widen_for_ended_runs(ev, mode, latency, recording, out)
     _widen_for_exit_pause_before_kill(ev, mode, latency, recording, sched, out)
@@ -740,6 +741,38 @@ def _widen_for_cancelled(
         "a task ran on past its step's raise (a step_timeout), and the database holds no "
         "write of it to show whether the raise waited for it (`invoke`: its writes put as it "
         "ended) or cancelled it (`ainvoke`: never put)",
+    )
+
+
+def _widen_for_raise_at_apply(
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    sched: Schedule,
+    out: ModeOutcome,
+) -> None:
+    """Under exit, say the figures as a range where a step raised after its tasks' lines
+    ended and two of them wrote one channel that nothing shows taking several values a step
+    (`Evidence.raise_at_apply_unsure`): LangGraph raising as it applied their writes (a
+    ``LastValue`` written twice) saved them all at the raise; a step_timeout, raising while
+    the last one ran, did not save that one's.
+
+    test_invoke_two_processes_two_in_two_out_invalid's two nodes writing the plain key
+    `hello`, recorded under sync, killed in the second input: read as a step_timeout, exit
+    was said to run the second node again (1 1 2) where the real exit resume ran nothing
+    (1 0 0): the save at the raise held both writes."""
+    if mode != "exit" or not ev.raise_at_apply_unsure:
+        return
+    _widen_for_schedule(
+        ev,
+        sched,
+        schedule(ev, mode, latency, recording, raised_at_apply=True),
+        out,
+        "a step raised after its tasks' lines ended, and two of them wrote the same channel: "
+        "LangGraph raising as it applied their writes (one value per step) saved them all at "
+        "the raise, a step_timeout raising while the last one ran did not save its writes; "
+        "the database cannot tell which",
     )
 
 

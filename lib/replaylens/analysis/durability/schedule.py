@@ -441,6 +441,7 @@ def schedule(
     runs_ended: bool = False,
     closed: frozenset[int] = frozenset(),
     input_early: float = 0.0,
+    raised_at_apply: bool = False,
 ) -> Schedule:
     """Re-time the recording under `mode` and say what had landed at the same point of progress.
 
@@ -465,7 +466,11 @@ def schedule(
     writes saved with the run's pause (`outcomes._widen_for_exit_pause_before_kill`).
     `input_early`: seconds before the recording's estimate at which a root input checkpoint
     the database holds no stamp of was made (`outcomes._race`: an exit recording cannot date
-    it; the loop made it before its first task started, by as much as the set-up took)."""
+    it; the loop made it before its first task started, by as much as the set-up took).
+    `raised_at_apply`: under exit, a step that raised after a task's lines ended raised as
+    LangGraph applied its writes, every one put before the save at the raise, where the
+    database cannot tell that from a step_timeout (`Evidence.raise_at_apply_unsure`;
+    `outcomes._widen_for_raise_at_apply` asks it)."""
     gaps = _gaps(ev)
     side_by_side = _runs_overlap(ev)
     runs = _runs(ev) if side_by_side else {}
@@ -712,7 +717,15 @@ def schedule(
                 b.outcome != "finished"
                 and id(b) not in ev.retried
                 and (mode == "exit" or id(b) not in ev.handled_later)
-                and (mode == "exit" or not b.raised_after or _cancelled(b, cancelled_unsure))
+                and (
+                    not b.raised_after
+                    or (
+                        id(b) not in ev.raise_at_apply
+                        and not (raised_at_apply and id(b) in ev.raise_at_apply_unsure)
+                        if mode == "exit"
+                        else _cancelled(b, cancelled_unsure)
+                    )
+                )
             )
             or id(b) in ev.halted
             for b in run
