@@ -1,8 +1,9 @@
-"""The what-if and the verdicts on the fifty-ninth and sixtieth held-out rounds: a superstep
+"""The what-if and the verdicts on the fifty-ninth to sixty-first held-out rounds: a superstep
 that raised as LangGraph applied its writes, after every task of it ended
-(test_overwrite_parallel_error, test_invoke_two_processes_two_in_two_out_invalid), and a copy
+(test_overwrite_parallel_error, test_invoke_two_processes_two_in_two_out_invalid), a copy
 of the final checkpoint edited in the same ``update_state`` call
-(test_fork_and_update_task_results).
+(test_fork_and_update_task_results), and a cancelled ``ainvoke`` whose plain node ran on
+to its end (test_cancel_ainvoke_with_sync_node).
 
 Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
@@ -74,4 +75,46 @@ def test_a_copy_edited_in_the_same_call_is_no_run_that_ran_nothing(tmp_path: Pat
             assert holds(told, real(runs["exit"], form)), (form, given, figures(told))
     again = [a.node for a in plan(runs["exit"]).attempts if a.verdict == "replays"]
     assert again == ["two", "three"]
+    every_prediction_holds(runs, forms=FORMS)
+
+
+def test_a_copys_update_writes_are_no_entrypoints_calls(tmp_path: Path) -> None:
+    """copy_update_latest on LangGraph 1.1.10 at 0.65 s, recorded under exit, read from a bare
+    log: the copy of the final checkpoint holds the update's writes (one's result, under a
+    task no checkpoint has due), which read as an `@entrypoint`'s `@task` results, and the
+    update's due node `two` as the entrypoint. ``three`` was then filed as a call in two's
+    step, and sync was said to keep 6 checkpoints and run two and three again (6 2 3) where
+    the real sync run kept 8 and ran three alone again (8 1 1)."""
+    runs = load("copy_update_latest-late-0.65s-lg1.1.10", tmp_path)
+    assert real(runs["sync"], "bare") == (8, 1, 1)
+    for given in (True, False):
+        told = predict(runs["exit"], "bare", given)
+        for target in ("sync", "async"):
+            assert holds(told[target], real(runs[target], "bare")), (
+                given, target, figures(told[target]), told[target].race,
+            )  # fmt: skip
+    every_prediction_holds(runs, forms=FORMS)
+
+
+def test_a_plain_node_that_ran_on_past_a_cancel_runs_again_on_the_resume(tmp_path: Path) -> None:
+    """cancelled_sync_node under ``ainvoke`` at 0.25 s, killed in ``second`` of the second
+    invocation (``ainvoke(None)``). The first was cancelled from outside while ``first`` ran
+    on its worker thread, which went on to log its end: its writes were never put. With a
+    bare log the node names alone read the second invocation as a fresh input and the
+    cancelled ``first`` as finished, so exit was said to run nothing again (1 0 0) where the
+    real exit resume ran first and second again (1 2 5), and async to keep 3 or 6
+    checkpoints where it kept 2: the sync database saved the second invocation's steps as it
+    ran, with no input checkpoint before them (a resume), and it ran the task the database
+    aligns with the cancelled attempt again."""
+    runs = load("cancelled_sync_node-late-0.25s", tmp_path)
+    assert real(runs["exit"], "bare") == (1, 2, 5)
+    assert real(runs["async"], "bare") == (2, 1, 1)
+    for given in (True, False):
+        told = predict(runs["sync"], "bare", given)
+        for target in ("async", "exit"):
+            assert holds(told[target], real(runs[target], "bare")), (
+                given, target, figures(told[target]), told[target].race,
+            )  # fmt: skip
+    again = [r["node"] for r in told["exit"].reruns]
+    assert again == ["first", "second"], again
     every_prediction_holds(runs, forms=FORMS)

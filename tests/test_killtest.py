@@ -310,3 +310,35 @@ def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
     with contextlib.closing(open_source(str(db))) as source:
         latest = load_thread(source, "t1").root.latest
     assert latest is not None and [t.node for t in latest.tasks] == ["agent"]
+
+
+def test_a_plain_node_can_cancel_its_invocation_from_its_worker_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``ainvoke`` a plain (sync) node runs on a worker thread, where no event loop
+    runs: `cancel_invocation` reaches the loop from there (test_cancel_ainvoke_with_sync_node).
+    The invocation ends by ``CancelledError`` while the node's thread runs on, and ``second``
+    never runs: under sync the thread's latest checkpoint still has ``first`` due."""
+    import contextlib
+
+    from replaylens.analysis.status import load_thread
+    from replaylens.examples.graphs import ENV_SLEEP
+    from replaylens.killtest._child import run
+    from replaylens.sources import open_source
+
+    monkeypatch.setenv(ENV_SLEEP, "0.05")
+    db = tmp_path / "cancelled-sync.sqlite"
+    spec = {
+        "api": "ainvoke",
+        "graph": "replaylens.examples.langgraph_tests:cancelled_sync_node",
+        "db": str(db),
+        "thread_id": "t1",
+        "input": {"visited": []},
+        "durability": "sync",
+    }
+    result = run(spec)
+    assert result["ok"] is False and result["error"].startswith("CancelledError"), result
+    with contextlib.closing(open_source(str(db))) as source:
+        latest = load_thread(source, "t1").root.latest
+    assert latest is not None and [t.node for t in latest.tasks] == ["first"]
+    assert not latest.tasks[0].writes

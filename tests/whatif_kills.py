@@ -395,6 +395,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("overwrite_parallel_error", 1, ("sync", "async", "exit"), 0.0),
         KillCampaign("copy_update_latest", 1, ("sync", "async", "exit"), 0.25),
         KillCampaign("last_value_conflict", 0, ("sync", "async", "exit"), 0.0),
+        # round 59 on LangGraph 1.1.10 at 0.65 s: a copy edited in the same call, whose
+        # writes read as an entrypoint's calls from a bare log
+        KillCampaign("copy_update_latest", 1, ("sync", "async", "exit"), 0.65, langgraph="1.1.10"),
+        # round 61 at 0.25 s: a cancelled `ainvoke` whose plain node ran on to its end
+        KillCampaign("cancelled_sync_node", 1, ("sync", "async", "exit"), 0.25, "ainvoke"),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

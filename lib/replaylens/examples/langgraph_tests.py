@@ -6046,6 +6046,31 @@ def last_value_conflict() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 61
+def _cancelled_sync_first(state: Trail) -> dict[str, Any]:
+    """A plain (sync) node under ``ainvoke``: half a unit into its effect, on its first
+    attempt on the thread, the invocation is cancelled from outside; the worker thread it
+    runs on goes on to its end (a cancel only disconnects the loop from it)."""
+    attempt = _thread_attempt("first")
+    with effect("first", attempt=attempt):
+        _sleep(0.5)
+        if attempt == 1:
+            cancel_invocation()
+        _sleep(1.0)
+    return {"visited": ["first"]}
+
+
+def cancelled_sync_node() -> StateGraph:
+    """first (a sync node; its first invocation is cancelled from outside mid-effect, and
+    its thread runs on to the end) -> second; run with ``ainvoke``, then ``ainvoke(None)``.
+
+    Mirrors test_runtime.py::test_cancel_ainvoke_with_sync_node: the node's lines end after
+    the cancel, but the loop that would put its writes has gone; the kill lands in the next
+    invocation.
+    """
+    return chain(Trail, ("first", _cancelled_sync_first), ("second", _node("second", 1.0)))
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6688,10 +6713,15 @@ CORPUS: tuple[Shape, ...] = (
           "test_pregel.py::test_invoke_two_processes_two_in_two_out_invalid",
           {"hello": "there"}, (("one", 1, 0.5), ("report", 1, 0.5)),
           then=({"hello": "again", "fixed": True},), kill_from=1),
+    # round 61
+    Shape("cancelled_sync_node", "test_runtime.py::test_cancel_ainvoke_with_sync_node",
+          {"visited": []}, (("first", 1, 0.5), ("second", 1, 0.5)),
+          then=(None,), kill_from=1, api="ainvoke"),
 )  # fmt: skip
-"""One hundred and seventy-eight shapes (the last one hundred and sixty-two held out, in
-sixty rounds); every kill point is a node start the child announces, plus a delay that lands half
-a sleep unit or more away from any other task's start or end (a kill between the three
-appends of one line would leave the three logs one line apart)."""
+"""One hundred and seventy-nine shapes (the last one hundred and sixty-three in sixty-one
+rounds, all held out but copy_update_latest); every kill point is a node start the child
+announces, plus a delay that lands half a sleep unit or more away from any other task's
+start or end (a kill between the three appends of one line would leave the three logs one
+line apart)."""
 
 SHAPES: dict[str, Shape] = {s.name: s for s in CORPUS}

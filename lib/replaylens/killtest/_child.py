@@ -70,17 +70,35 @@ INVOCATION_TASK = "replaylens-invocation"
 """The name of the asyncio task an ``ainvoke`` child awaits its invocation in."""
 
 
+_INVOCATION: list[Any] = []
+"""The task `_cancellable` awaits the running ``ainvoke`` in (at most one)."""
+
+
 def cancel_invocation() -> bool:
     """Cancel the running ``ainvoke`` from outside, as ``asyncio.wait_for``'s timeout or a
     client's disconnect would (test_pregel_async.py::test_checkpoint_put_after_cancellation).
-    Called from a node; the child reports the invocation as ended by ``CancelledError`` and
-    goes on with the next input. Returns whether there was an invocation to cancel."""
+    Called from a node: an ``async def`` one on the event loop, or a plain one on the worker
+    thread ``ainvoke`` runs it on (test_runtime.py::test_cancel_ainvoke_with_sync_node: the
+    cancel reaches the loop, the thread runs on). The child reports the invocation as ended
+    by ``CancelledError`` and goes on with the next input. Returns whether there was an
+    invocation to cancel."""
+    if not _INVOCATION or _INVOCATION[0].done():
+        return False
+    task = _INVOCATION[0]
+    loop = task.get_loop()
+    if _running_loop() is loop:
+        return bool(task.cancel())
+    loop.call_soon_threadsafe(task.cancel)
+    return True
+
+
+def _running_loop() -> Any:
     import asyncio
 
-    for task in asyncio.all_tasks():
-        if task.get_name() == INVOCATION_TASK:
-            return task.cancel()
-    return False
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # a worker thread: no loop runs here
+        return None
 
 
 COMMAND = "__replaylens_command__"
@@ -843,9 +861,15 @@ async def _cancellable(invocation: Any) -> Any:
     child's own task, which closes the saver afterwards, is not cancelled."""
     import asyncio
 
+    from replaylens.killtest import _child  # (this module, also where it runs as __main__)
+
     task = asyncio.ensure_future(invocation)
     task.set_name(INVOCATION_TASK)
-    return await task
+    _child._INVOCATION[:] = [task]
+    try:
+        return await task
+    finally:
+        _child._INVOCATION.clear()
 
 
 async def _arun(spec: dict[str, Any]) -> dict[str, Any]:

@@ -1644,6 +1644,7 @@ def _halted(
     input_times: Sequence[float] = (),
     went_past: dict[str, list[tuple[str, float]]] | None = None,
     root_only: Collection[str] = (),
+    roots: Sequence[Checkpoint] = (),
 ) -> set[int]:
     """id() of attempts whose task began again from its top in a later invocation
     (`_restarts`): their lines end, but their task did not; it paused (or raised) there.
@@ -1651,7 +1652,12 @@ def _halted(
     Without task ids, a checkpoint of the node's loop without it due, taken after the
     attempt ended and before the later start (`_went_past`), shows the attempt's step
     completed: the pause was a later run of the node's, one that paused before logging (a
-    stateful graph entered again, ``interrupt()`` at its node's top)."""
+    stateful graph entered again, ``interrupt()`` at its node's top). Without task ids, a
+    later invocation with no input checkpoint before it whose root checkpoints were saved
+    as it ran (`_saved_while_running`: not exit) that runs the task the database aligns
+    with the attempt again (`_aligned_again`) is a resume running it again: its writes were
+    never put (test_cancel_ainvoke_with_sync_node: a cancelled ``ainvoke`` whose plain node
+    ran on to its end on its worker thread)."""
     out: set[int] = set()
     went_past = went_past or {}
     for i, group in enumerate(groups):
@@ -1665,6 +1671,7 @@ def _halted(
             began = min(a.start_ts for a in after)
             if any(ended < t <= began for t in input_times):
                 after = []
+        told = bool(after) and _saved_while_running(roots, after)
         for a in group:
             candidates = later if a.task_id is not None else after
             # a checkpoint of its loop taken after it ended, without it due, shows its step
@@ -1683,11 +1690,31 @@ def _halted(
                 candidates = [
                     b for b in candidates if not _other_task(a, b) and not _other_run(a, b)
                 ]
-            if any(_restarts(b, a, paused_nodes, retries) for b in candidates):
+            if any(
+                _restarts(b, a, paused_nodes, retries) or (told and _aligned_again(b, a, after))
+                for b in candidates
+            ):
                 run = _last_run(a, group)
                 if not _root_went_on(run[-1], group, root_only):
                     out |= {id(c) for c in run}
     return out
+
+
+def _aligned_again(later: Attempt, earlier: Attempt, group: list[Attempt]) -> bool:
+    """Is `later`, the first attempt of its node in its invocation (`group`), given the very
+    task the database aligned `earlier` with, of the same node, after `earlier` finished?
+    (A log without task ids; `_halted` asks it only where the later invocation was a
+    resume.)"""
+    return (
+        later.task_id is None
+        and earlier.task_id is None
+        and later.task is not None
+        and later.task is earlier.task
+        and later.node == earlier.node
+        and earlier.outcome == "finished"
+        and later.start_ts >= earlier.end_ts
+        and later is min((b for b in group if b.node == later.node), key=lambda b: b.start_ts)
+    )
 
 
 def _root_went_on(a: Attempt, group: list[Attempt], root_only: Collection[str]) -> bool:
@@ -2027,10 +2054,16 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     if node is None or thread is None or thread.root is None:
         return None
     # a store that keeps no task path (LangGraph 0.6) lists the calls' results beside it,
-    # unnamed, known only from their writes
+    # unnamed, known only from their writes; not a copy's, which an update made in the same
+    # call (`_edited_at_once`): its writes are the update's, kept for the task results
+    roots = thread.root.checkpoints
     calls = any(
-        c.calls or any(not t.node and not t.derived and t.writes for t in c.tasks)
-        for c in thread.root.checkpoints
+        c.calls
+        or (
+            any(not t.node and not t.derived and t.writes for t in c.tasks)
+            and not _edited_at_once(c, roots)
+        )
+        for c in roots
     )
     return node if calls else None
 
@@ -2343,6 +2376,18 @@ def _kinds(
         if by_name_only and not one_entry_input and weak is not None:
             weak.add(i)
     return kinds
+
+
+def _saved_while_running(roots: Sequence[Checkpoint], group: list[Attempt]) -> bool:
+    """Did the loop save a root checkpoint of its own while `group`'s lines ran (after its
+    first task began, by its last line)? Then its mode saves as it goes (not exit), and a
+    fresh input would have saved its input checkpoint before its first task, ahead of those
+    puts: where the database holds none, the invocation was a resume (`_halted`)."""
+    began = min(a.start_ts for a in group)
+    last = max(max((line.ts for line in a.lines), default=a.start_ts) for a in group)
+    return any(
+        c.source == "loop" and (t := taken_at(c)) is not None and began < t <= last for c in roots
+    )
 
 
 def _kinds_from_saved_ends(
@@ -3747,6 +3792,7 @@ def gather(
         [t for c in root_inputs for t in [taken_at(c)] if t is not None],
         _went_past(thread),
         _root_only_nodes(db_cps),
+        root_cps,
     )
     if halted:
         used.append(
