@@ -1,9 +1,10 @@
-"""The what-if and the verdicts on the fifty-ninth to sixty-first held-out rounds: a superstep
+"""The what-if and the verdicts on the fifty-ninth to sixty-second held-out rounds: a superstep
 that raised as LangGraph applied its writes, after every task of it ended
 (test_overwrite_parallel_error, test_invoke_two_processes_two_in_two_out_invalid), a copy
 of the final checkpoint edited in the same ``update_state`` call
-(test_fork_and_update_task_results), and a cancelled ``ainvoke`` whose plain node ran on
-to its end (test_cancel_ainvoke_with_sync_node).
+(test_fork_and_update_task_results), a cancelled ``ainvoke`` whose plain node ran on
+to its end (test_cancel_ainvoke_with_sync_node), and a trace whose last invocation paused
+in a stateful subgraph (test_subgraph_time_travel_after_completion).
 
 Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
@@ -117,4 +118,21 @@ def test_a_plain_node_that_ran_on_past_a_cancel_runs_again_on_the_resume(tmp_pat
             )  # fmt: skip
     again = [r["node"] for r in told["exit"].reruns]
     assert again == ["first", "second"], again
+    every_prediction_holds(runs, forms=FORMS)
+
+
+def test_exit_saves_a_pause_on_its_way_out_not_step_by_step(tmp_path: Path) -> None:
+    """subgraph_noop_replay_then_input at 0 s, killed in ``ask_1`` of the answer after the
+    second input; the trace shows nothing of that killed invocation (its spans never ended),
+    so its last invocation is the second input, which paused in the subgraph. Exit saves such
+    a pause once, on each loop's way out, and never the steps before it; read as puts that had
+    not landed, the pause was taken for one the kill cut short under exit, and the span of
+    the task that ran the subgraph for one never closed: 3 lines again where the real exit
+    run's trace had 4 (8 2 3 where 8 2 4), from the sync and async recordings."""
+    runs = load("subgraph_noop_replay_then_input-late-0s", tmp_path)
+    assert real(runs["exit"], "trace") == (8, 2, 4)
+    for source in ("sync", "async"):
+        for given in (True, False):
+            told = predict(runs[source], "trace", given)["exit"]
+            assert holds(told, real(runs["exit"], "trace")), (source, given, figures(told))
     every_prediction_holds(runs, forms=FORMS)

@@ -400,6 +400,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("copy_update_latest", 1, ("sync", "async", "exit"), 0.65, langgraph="1.1.10"),
         # round 61 at 0.25 s: a cancelled `ainvoke` whose plain node ran on to its end
         KillCampaign("cancelled_sync_node", 1, ("sync", "async", "exit"), 0.25, "ainvoke"),
+        # round 62 at 0 s: a replay that ran nothing in a thread of a stateful subgraph that
+        # paused twice, then an input; its trace shows nothing of the killed invocation
+        KillCampaign("subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.0),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -6071,6 +6071,26 @@ def cancelled_sync_node() -> StateGraph:
     return chain(Trail, ("first", _cancelled_sync_first), ("second", _node("second", 1.0)))
 
 
+# --------------------------------------------------------------------------- round 62
+def subgraph_noop_replay_then_input() -> StateGraph:
+    """executor, a ``checkpointer=True`` subgraph (step_a -> ask_1 -> ask_2, each ask calling
+    ``interrupt()`` before logging) as the root's one node. One input, answered twice and run
+    to its end; then a replay from the final root checkpoint (nothing due: it runs nothing),
+    then a second input, whose step_a and first answer are killed.
+
+    Mirrors test_time_travel.py::test_subgraph_time_travel_after_completion: a replay from
+    after both interrupts were resolved is a no-op, in a thread whose subgraph keeps its
+    own history.
+    """
+    executor = chain(
+        ValueTrail,
+        ("step_a", _node("step_a", 1.0, "value")),
+        ("ask_1", _asks("ask_1", "Question 1?")),
+        ("ask_2", _asks("ask_2", "Question 2?")),
+    )
+    return chain(ValueTrail, ("executor", executor.compile(checkpointer=True)))
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6717,9 +6737,15 @@ CORPUS: tuple[Shape, ...] = (
     Shape("cancelled_sync_node", "test_runtime.py::test_cancel_ainvoke_with_sync_node",
           {"visited": []}, (("first", 1, 0.5), ("second", 1, 0.5)),
           then=(None,), kill_from=1, api="ainvoke"),
+    # round 62
+    Shape("subgraph_noop_replay_then_input",
+          "test_time_travel.py::test_subgraph_time_travel_after_completion",
+          {"value": []}, (("step_a", 1, 0.5), ("ask_1", 1, 0.5)),
+          resume_value="an answer", has_resume_value=True,
+          then=(fork(), {"value": []}), kill_from=4),
 )  # fmt: skip
-"""One hundred and seventy-nine shapes (the last one hundred and sixty-three in sixty-one
-rounds, all held out but copy_update_latest); every kill point is a node start the child
+"""One hundred and eighty shapes (the last one hundred and sixty-four in sixty-two rounds,
+all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one
 line apart)."""
