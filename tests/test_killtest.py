@@ -281,13 +281,24 @@ def test_a_pause_is_read_from_the_tasks_where_the_state_names_no_interrupts(
     assert _resume_command(spec, two) == Command(resume={state.interrupts[0].id: "a"})
 
 
+@pytest.mark.parametrize(
+    ("graph", "durability", "due"),
+    [
+        # an ``async def`` node, on the event loop: under exit LangGraph still saved on the
+        # way out, with ``agent`` due where the cancel stopped it
+        ("cancelled_invocation_resumed", "exit", "agent"),
+        # a plain node, on the worker thread ``ainvoke`` runs it on, where no event loop runs
+        # (test_cancel_ainvoke_with_sync_node): the thread runs on, its writes never put
+        ("cancelled_sync_node", "sync", "first"),
+    ],
+)
 def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graph: str, durability: str, due: str
 ) -> None:
     """`cancel_invocation` from inside a node cancels the child's ``ainvoke`` the way
     ``asyncio.wait_for`` timing out would (test_checkpoint_put_after_cancellation): the child
-    reports an invocation that ended by ``CancelledError``, never a crash, and under exit
-    LangGraph still saved on the way out, with ``agent`` due where the cancel stopped it."""
+    reports an invocation that ended by ``CancelledError``, never a crash, and the thread's
+    latest checkpoint has the cancelled node due, with no write of it."""
     import contextlib
 
     from replaylens.analysis.status import load_thread
@@ -299,46 +310,15 @@ def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
     db = tmp_path / "cancelled.sqlite"
     spec = {
         "api": "ainvoke",
-        "graph": "replaylens.examples.langgraph_tests:cancelled_invocation_resumed",
+        "graph": f"replaylens.examples.langgraph_tests:{graph}",
         "db": str(db),
         "thread_id": "t1",
         "input": {"visited": []},
-        "durability": "exit",
+        "durability": durability,
     }
     result = run(spec)
     assert result["ok"] is False and result["error"].startswith("CancelledError"), result
     with contextlib.closing(open_source(str(db))) as source:
         latest = load_thread(source, "t1").root.latest
-    assert latest is not None and [t.node for t in latest.tasks] == ["agent"]
-
-
-def test_a_plain_node_can_cancel_its_invocation_from_its_worker_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Under ``ainvoke`` a plain (sync) node runs on a worker thread, where no event loop
-    runs: `cancel_invocation` reaches the loop from there (test_cancel_ainvoke_with_sync_node).
-    The invocation ends by ``CancelledError`` while the node's thread runs on, and ``second``
-    never runs: under sync the thread's latest checkpoint still has ``first`` due."""
-    import contextlib
-
-    from replaylens.analysis.status import load_thread
-    from replaylens.examples.graphs import ENV_SLEEP
-    from replaylens.killtest._child import run
-    from replaylens.sources import open_source
-
-    monkeypatch.setenv(ENV_SLEEP, "0.05")
-    db = tmp_path / "cancelled-sync.sqlite"
-    spec = {
-        "api": "ainvoke",
-        "graph": "replaylens.examples.langgraph_tests:cancelled_sync_node",
-        "db": str(db),
-        "thread_id": "t1",
-        "input": {"visited": []},
-        "durability": "sync",
-    }
-    result = run(spec)
-    assert result["ok"] is False and result["error"].startswith("CancelledError"), result
-    with contextlib.closing(open_source(str(db))) as source:
-        latest = load_thread(source, "t1").root.latest
-    assert latest is not None and [t.node for t in latest.tasks] == ["first"]
+    assert latest is not None and [t.node for t in latest.tasks] == [due]
     assert not latest.tasks[0].writes

@@ -5969,14 +5969,17 @@ def _one_sends_two(state: JoinedName) -> Command[Any]:
     return Command(goto=[Send("two", {})], update={"name": "one"})
 
 
-def _named(name: str, fraction: float) -> Callable[..., Any]:
-    def node(state: JoinedName) -> dict[str, Any]:
-        with effect(name):
-            _sleep(fraction)
-        return {"name": name}
-
-    node.__name__ = name
-    return node
+def _one_sends_two_graph() -> StateGraph:
+    """one (``Command(goto=[Send("two", {})])`` and an edge to two: two runs twice at once)
+    -> three, on a state whose reducer joins the names."""
+    b = StateGraph(JoinedName)
+    b.add_node("one", _one_sends_two, destinations=("two",))
+    b.add_node("two", _node("two", 1.0, "name", "two"))
+    b.add_node("three", _node("three", 1.0, "name", "three"))
+    b.add_edge(START, "one")
+    b.add_edge("one", "two")
+    b.add_edge("two", "three")
+    return b
 
 
 def fork_update_task_result(checkpointer: Any) -> Any:
@@ -5990,14 +5993,7 @@ def fork_update_task_result(checkpointer: Any) -> Any:
 
     Mirrors test_pregel.py::test_fork_and_update_task_results.
     """
-    b = StateGraph(JoinedName)
-    b.add_node("one", _one_sends_two, destinations=("two",))
-    b.add_node("two", _named("two", 1.0))
-    b.add_node("three", _named("three", 1.0))
-    b.add_edge(START, "one")
-    b.add_edge("one", "two")
-    b.add_edge("two", "three")
-    return b.compile(checkpointer=checkpointer, interrupt_before=["one"])
+    return _one_sends_two_graph().compile(checkpointer=checkpointer, interrupt_before=["one"])
 
 
 def copy_update_latest() -> StateGraph:
@@ -6009,14 +6005,7 @@ def copy_update_latest() -> StateGraph:
     Mirrors test_pregel.py::test_fork_and_update_task_results, forking the thread's latest
     checkpoint (the one every durability mode saves).
     """
-    b = StateGraph(JoinedName)
-    b.add_node("one", _one_sends_two, destinations=("two",))
-    b.add_node("two", _named("two", 1.0))
-    b.add_node("three", _named("three", 1.0))
-    b.add_edge(START, "one")
-    b.add_edge("one", "two")
-    b.add_edge("two", "three")
-    return b
+    return _one_sends_two_graph()
 
 
 # --------------------------------------------------------------------------- round 60
