@@ -6080,6 +6080,24 @@ def subgraph_noop_replay_then_input() -> StateGraph:
     return chain(ValueTrail, ("executor", executor.compile(checkpointer=True)))
 
 
+# --------------------------------------------------------------------------- round 63
+def update_none_refires_interrupt() -> StateGraph:
+    """node_a -> ask_human (``interrupt()`` before logging) -> node_b. Answered and run to its
+    end; then ``update_state`` with no values on the checkpoint where ask_human was due, as
+    node_a (the node LangGraph infers for it): a new checkpoint of source "update" that makes
+    ask_human due again; run from it, the question is asked again, answered, and that run
+    is killed.
+
+    Mirrors test_time_travel.py::test_update_state_with_none_values.
+    """
+    return chain(
+        ValueTrail,
+        ("node_a", _node("node_a", 1.0, "value")),
+        ("ask_human", _asks("ask_human", "What is your input?")),
+        ("node_b", _node("node_b", 1.0, "value")),
+    )
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6732,9 +6750,15 @@ CORPUS: tuple[Shape, ...] = (
           {"value": []}, (("step_a", 1, 0.5), ("ask_1", 1, 0.5)),
           resume_value="an answer", has_resume_value=True,
           then=(fork(), {"value": []}), kill_from=4),
+    # round 63
+    Shape("update_none_refires_interrupt",
+          "test_time_travel.py::test_update_state_with_none_values",
+          {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
+          resume_value="hello", has_resume_value=True,
+          then=(fork(next="ask_human", as_node="node_a"),), kill_from=3),
 )  # fmt: skip
-"""One hundred and eighty shapes (the last one hundred and sixty-four in sixty-two rounds,
-all held out but copy_update_latest); every kill point is a node start the child
+"""One hundred and eighty-one shapes (the last one hundred and sixty-five in sixty-three
+rounds, all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one
 line apart)."""
