@@ -17,7 +17,9 @@ task is due, decoded for every checkpoint) and lives with the sources.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from typing import Protocol
 
 EDGE_PREFIX = "branch:to:"
 """A write to ``branch:to:<node>`` makes `<node>` due (an edge or a ``Command``'s goto)."""
@@ -77,15 +79,28 @@ def is_overwrite(value: object) -> bool:
     return isinstance(value, dict) and list(value) == [OVERWRITE]
 
 
-def overwrites_collide(writes: Iterable[tuple[str, object]]) -> str | None:
-    """The channel that more than one of one superstep's writes (channel, value) overwrite,
-    or None. LangGraph raises ``InvalidUpdateError`` ("Can receive only one Overwrite value
-    per super-step") while it applies such a step's writes: after every task of the step
-    ended and its writes were put, and before the step's checkpoint."""
+class SavedWrite(Protocol):
+    """A saved write as the sources hand it: its channel, and its value (decoded on reading)."""
+
+    @property
+    def channel(self) -> str: ...
+
+    @property
+    def value(self) -> object: ...
+
+
+def overwrites_collide(writes: Iterable[SavedWrite]) -> str | None:
+    """The channel that more than one of one superstep's writes overwrite, or None. LangGraph
+    raises ``InvalidUpdateError`` ("Can receive only one Overwrite value per super-step")
+    while it applies such a step's writes: after every task of the step ended and its writes
+    were put, and before the step's checkpoint. Only the values of channels written more
+    than once are read (decoding a value is the cost; the verdicts ask this of every step)."""
+    writes = list(writes)
+    twice = {c for c, n in Counter(w.channel for w in writes).items() if n > 1}
     seen: set[str] = set()
-    for channel, value in writes:
-        if is_overwrite(value):
-            if channel in seen:
-                return channel
-            seen.add(channel)
+    for w in writes:
+        if w.channel in twice and is_overwrite(w.value):
+            if w.channel in seen:
+                return w.channel
+            seen.add(w.channel)
     return None

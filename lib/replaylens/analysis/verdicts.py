@@ -413,9 +413,7 @@ def judge(
             a.verdict, a.reason = "replays", f"{words}; its task runs again from its first line"
         return
     if a.checkpoint.checkpoint_id in idx_lineage.get(ns, set()):
-        collided = overwrites_collide(
-            (w.channel, w.value) for t in a.checkpoint.tasks for w in t.writes
-        )
+        collided = overwrites_collide(w for t in a.checkpoint.tasks for w in t.writes)
         if collided is not None and a.task.status == "finished":
             a.verdict, a.reason = (
                 "kept",

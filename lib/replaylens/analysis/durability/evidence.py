@@ -1840,7 +1840,7 @@ def _raised_after_lines(
             or any(last_run.get(t, -1) > i for t in due)
         ):
             continue
-        channel = overwrites_collide((w.channel, w.value) for t in cp.tasks for w in t.writes)
+        channel = overwrites_collide(w for t in cp.tasks for w in t.writes)
         # (the step raised applying its writes, once every task had ended and put them: the
         # save at the raise under exit holds them all)
         sure = channel is not None and all(t.status == "finished" for t in cp.tasks)
