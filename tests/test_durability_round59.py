@@ -136,3 +136,67 @@ def test_exit_saves_a_pause_on_its_way_out_not_step_by_step(tmp_path: Path) -> N
             told = predict(runs[source], "trace", given)["exit"]
             assert holds(told, real(runs["exit"], "trace")), (source, given, figures(told))
     every_prediction_holds(runs, forms=FORMS)
+
+
+def test_a_fresh_input_and_a_copyless_replay_begin_alike(tmp_path: Path) -> None:
+    """subgraph_noop_replay_then_input on LangGraph 1.0.10 at 0.3 s, killed in ``step_a`` of
+    the second input, after a replay from the final checkpoint that ran nothing. Under async
+    and exit nothing of that input landed, and 1.0.10 saves no copy of a checkpoint a run
+    starts from: the run could as well have been one from the first input's checkpoint,
+    where ``executor`` was due, and the step the log gives is the subgraph's own. Read as
+    that run only, sync was said to keep 10 checkpoints and run nothing again, where the
+    real sync run kept the input's 12 and ran ``step_a`` again (12 1 1). Both readings are
+    now said; a sync database, where a fresh input's checkpoints land before its first
+    node, tells them apart."""
+    runs = load("subgraph_noop_replay_then_input-early-0.3s-lg1.0.10", tmp_path)
+    assert (real(runs["sync"]), real(runs["async"]), real(runs["exit"])) == (
+        (12, 1, 1),
+        (8, 0, 0),
+        (5, 0, 0),
+    )
+    for source in ("async", "exit"):
+        for form in ("recorder", "langgraph"):
+            for given in (True, False):
+                told = predict(runs[source], form, given)["sync"]
+                assert holds(told, (12, 1, 1)), (source, form, given, figures(told))
+                assert any("begin alike" in x for x in told.assumed), (source, form, given)
+            told = predict(runs[source], form)["sync"]
+            assert list(told.race.get("reruns", ())) == [0, 1], (source, form, told.race)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["sync"], form)
+        assert figures(told["async"]) == (8, 0, 0) and not told["async"].race, form
+        assert figures(told["exit"]) == (5, 0, 0) and not told["exit"].race, form
+    # a bare log's async -> exit stays outside (limits.md): its first answer and the input
+    # are both read by node names alone
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "trace"))
+
+
+def test_a_database_that_keeps_the_runs_own_checkpoints_tells_the_two_apart(
+    tmp_path: Path,
+) -> None:
+    """The same question where the evidence answers it. parallel_stateful_subgraphs_replayed
+    at 0.25 s, killed 0.2 s into a run from an earlier checkpoint: the log's root step (6)
+    is the one after that checkpoint's copy, where a fresh input after the thread's end
+    would have begun three steps on (9); said as measured (20 0 0), not a range up to the
+    input's 22 1 1. stateless_subgraph_interrupts under exit: the second input's pause,
+    saved on its way out, holds the step a fresh input reaches, so sync and async are said
+    as measured (12 1 5), not a range down to 10. entrypoint_stateful at 0.25 s, killed in
+    the third input's first call: the step its calls log (4) is one a fresh input reaches,
+    and one no run from the checkpoints where the entrypoint was due (steps -1 and 1) would
+    (4 0 0 said from async as measured, where it was read both ways: 10 1 1)."""
+    runs = load("parallel_stateful_subgraphs_replayed-early-0.25s", tmp_path)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["sync"], form)["sync"]
+        assert figures(told) == real(runs["sync"]) == (20, 0, 0), form
+        assert not told.race, (form, told.race)
+    runs = load("stateless_subgraph_interrupts-early-0s", tmp_path / "exit")
+    for form in ("recorder", "langgraph"):
+        for target in ("sync", "async"):
+            told = predict(runs["exit"], form)[target]
+            assert figures(told) == real(runs[target]) == (12, 1, 5), (form, target)
+            assert not told.race, (form, target, told.race)
+    runs = load("entrypoint_stateful-early-0.25s", tmp_path / "entry")
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["async"], form)["sync"]
+        assert figures(told) == real(runs["sync"]) == (4, 0, 0), form
+        assert not any("begin alike" in x for x in told.assumed), form

@@ -403,6 +403,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # round 62 at 0 s: a replay that ran nothing in a thread of a stateful subgraph that
         # paused twice, then an input; its trace shows nothing of the killed invocation
         KillCampaign("subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.0),
+        # the same on LangGraph 1.0.10 at 0.3 s, killed in the second input's first node: a
+        # release that saves no copy of a replayed checkpoint, so a fresh input of which
+        # nothing landed and a run from the first input's checkpoint begin alike
+        KillCampaign(
+            "subgraph_noop_replay_then_input", 0, ("sync", "async", "exit"), 0.3, langgraph="1.0.10"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -409,7 +409,11 @@ class Evidence:
     the writes it hangs off the checkpoint with no task of its own, which exit never saves
     for an invocation that was killed (`_pushed_by_command`)."""
     kinds_weak: set[int] = field(default_factory=set)
-    """Invocations whose kind (fresh input or resume) only node names told (`_kinds`)."""
+    """Invocations whose kind (fresh input or resume) only node names told (`_kinds`), or
+    that a run from an earlier checkpoint would have begun alike (`kinds_alike`)."""
+    kinds_alike: set[int] = field(default_factory=set)
+    """Invocations of `kinds_weak` that began after the thread's run had returned, at a task
+    an earlier checkpoint had due: a fresh input, or a run from that checkpoint (`_kinds`)."""
     failed_calls: set[int] = field(default_factory=set)
     """id() of failed ``@task`` calls their entrypoint caught (`_caught_failures`): no raise,
     but the call's saved writes are an error, and a resume of the entrypoint runs it again
@@ -2240,6 +2244,7 @@ def _kinds(
     interrupted: Container[str] = (),
     roots: Sequence[Checkpoint] = (),
     after_idle: Container[int] = (),
+    alike: set[int] | None = None,
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
@@ -2263,8 +2268,11 @@ def _kinds(
       and only a fresh input runs anything after it, starting where an earlier input
       started, when no checkpoint before it has that task due (a run from an earlier
       checkpoint starts at the task due there, and is told by its copy where it landed,
-      `_replay_copies`; where it did not, the two look the same) — with a log whose
-      previous lines ran in a subgraph, no step compares the two
+      `_replay_copies`; where it did not, the two look the same, and the invocation is
+      read both ways where nothing of it was saved (`alike`, within `weak`;
+      test_subgraph_time_travel_after_completion's second input on 1.0.10, killed before
+      its input checkpoint landed under async) — with a log whose previous lines ran in a
+      subgraph, no step compares the two
       (test_stateful_subgraph_retains_state_on_parent_fork's second input under exit);
     * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
       fresh input starts two steps later (its input checkpoint, then `__start__`); each
@@ -2350,7 +2358,7 @@ def _kinds(
         if any(f.logged_ns in callers for f in first if f.logged_ns):
             kinds.append("resume")
             continue
-        if (
+        after_return = (
             not _named_only(earliest)  # a bare log's node names tell no root task apart
             and _ended_before(roots, prev_end, earliest.start_ts)
             and _root_node(earliest)
@@ -2359,10 +2367,30 @@ def _kinds(
                 for g, k in zip(groups, kinds, strict=False)
                 if g and k == "input"
             }
-            and not _due_in(roots, _root_node(earliest), earliest.start_ts)
-        ):
+        )
+        # steps of the root loop: a task's own, or an `@task` call's (logged under its
+        # entrypoint's task, in its step), as earlier attempts of that node were aligned
+        root_level = {b.node for g in groups[:i] for b in g if b.namespace == ""}
+        root_steps = {
+            f.step
+            for f in first
+            if f.step is not None and (not f.logged_ns or f.node in root_level)
+        }
+        at = min(root_steps) if root_steps else None
+        if after_return and not _due_in(roots, _root_node(earliest), earliest.start_ts, at):
             kinds.append("input")
             continue
+        if (
+            after_return
+            and weak is not None
+            and alike is not None
+            and (at is None or _input_step_fits(roots, earliest.start_ts, at))
+        ):
+            # A run from the earlier checkpoint where that task was due begins alike: which
+            # of the two it was, only a copy of that checkpoint (`_replay_copies`) or the
+            # invocation's own input checkpoint tells (`outcomes._unconfirmed_kinds`).
+            weak.add(i)
+            alike.add(i)
         done = [a.step for a in prev if a.step is not None and not a.logged_ns]
         steps_cur = [a.step for a in first if a.step is not None and not a.logged_ns]
         if done and steps_cur:
@@ -2599,12 +2627,30 @@ def _root_node(a: Attempt) -> str:
     return namespaces.root_runner(a.logged_ns or a.namespace or "")[0] or a.node
 
 
-def _due_in(roots: Sequence[Checkpoint], node: str, before: float) -> bool:
+def _due_in(roots: Sequence[Checkpoint], node: str, before: float, step: int | None = None) -> bool:
     """Does a root checkpoint taken before `before` have `node` due? A run from it (time
-    travel whose copy never landed) would begin where a fresh input begins."""
+    travel whose copy never landed) would begin where a fresh input begins. With the root
+    `step` the log gives the run's first task, only a checkpoint that step follows counts:
+    a run from a checkpoint runs its tasks in the step after it, or after its copy's (a
+    release that saves one, `FORK_COPY_SINCE`, numbers the copy one step on)."""
     return any(
-        (taken_at(c) or before) < before and any(t.node == node for t in c.tasks) for c in roots
+        (taken_at(c) or before) < before
+        and any(t.node == node for t in c.tasks)
+        and (step is None or c.step is None or step - c.step in (1, 2))
+        for c in roots
     )
+
+
+def _input_step_fits(roots: Sequence[Checkpoint], before: float, step: int) -> bool:
+    """Could a fresh input after the newest of `roots` taken before `before` have run its
+    first task in root `step`? Its input checkpoint takes the step after that checkpoint's,
+    `__start__` the next (a graph without one, an `@entrypoint`, skips it): the first task
+    runs two or three steps on."""
+    taken = [(t, c) for c in roots for t in [taken_at(c)] if t is not None and t < before]
+    if not taken:
+        return True
+    newest = max(taken, key=lambda x: x[0])[1]
+    return newest.step is None or step - newest.step in (2, 3)
 
 
 def _ended_before(roots: Sequence[Checkpoint], after: float, before: float) -> bool:
@@ -3848,13 +3894,14 @@ def gather(
     one_entry_input = _entrypoint_node(thread) is not None and len(root_inputs) == 1
     input_times = [t for c in root_inputs for t in [taken_at(c)] if t is not None]
     weak: set[int] = set()
+    alike: set[int] = set()
     interrupted = _paused_nodes(thread, ("__interrupt__",))  # paused, not failed
     entry = _entrypoint_node(thread)
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
     kinds = _kinds(
         groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted, root_cps,
-        after_idle,
+        after_idle, alike,
     )  # fmt: skip
     _kinds_from_saved_ends(groups, kinds, weak, root_cps, _no_start_step(thread, groups), edits)
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
@@ -3903,12 +3950,14 @@ def gather(
         # the copy as a resume goes on from the latest checkpoint
         kinds[inv] = "resume"
         weak.discard(inv)
+        alike.discard(inv)
     flipped = weak if flip_kinds is True else weak & set(flip_kinds or ())
     if flipped:
         for i in flipped:
             kinds[i] = "input" if kinds[i] == "resume" else "resume"
         assumed.append(
-            "the log names no task ids: invocation(s) "
+            ("the log names no task ids" if flipped - alike else "nothing of it was saved")
+            + ": invocation(s) "
             + ", ".join(str(i + 1) for i in sorted(flipped))
             + " read the other way (a fresh input taken for a resume, or a resume for one)"
         )
@@ -4382,6 +4431,7 @@ def gather(
         raise_at_apply_unsure=maybe_at_apply,
         failed_calls=failed_calls,
         kinds_weak=weak,
+        kinds_alike=alike & weak,
         pushed_by_command=_pushed_by_command(thread, attempts, step_of, kinds),
         halted=halted,
         stopped=stopped,

@@ -2095,7 +2095,7 @@ def _what_if(
             flipped = gather(thread, attempts, status, rec, flip_kinds=unsure)
             other = _what_if_as(rec, latency, flipped, thread, attempts, model_recorded=True)
             _flag_weak_kinds(ev, unsure)
-            given = _spread([given, other], None, [_kinds_weak_note(unsure)])
+            given = _spread([given, other], None, [_kinds_weak_note(ev, unsure)])
             if flipped.replay_start_unsure:  # read as a copy-less run: where it began
                 earlier_ev = gather(
                     thread, attempts, status, rec, flip_kinds=unsure, replay_earlier=True
@@ -2188,7 +2188,7 @@ def _what_if(
             )
             if flipped.replay_start_unsure:  # read as a copy-less run: where it began
                 widen_only(cand_rec, REPLAY_START_UNSURE, flip_kinds=unsure, replay_earlier=True)
-            why.append(_kinds_weak_note(unsure))
+            why.append(_kinds_weak_note(cand_ev, unsure))
             _flag_weak_kinds(cand_ev, unsure)
         if cand == "sync" and cand_rec.latency is None and latency > 0 and not exit_left:
             # checkpoints were saved while the run went on, and no wait of the log dates
@@ -2384,33 +2384,53 @@ def _unconfirmed_kinds(ev: Evidence, mode: Mode) -> set[int]:
     nothing saved before the kill (test_parallel_subgraph_nodes_load_correct_state_on_replay,
     killed 0.2 s into a run whose copy took 0.25 s to save) — and they leave different
     things under sync: a fresh input's checkpoints land before its first node starts, a
-    copy's does not hold the run back."""
-    if mode == "exit":
-        return set(ev.kinds_weak)
+    copy's does not hold the run back. An invocation a run from an earlier checkpoint would
+    have begun alike (`Evidence.kinds_alike`) is told by a checkpoint of its own in any
+    mode, by its step (test_subgraph_interrupts under exit: the pause saved on the way out
+    at the step a fresh input reaches)."""
     held = {p.inv for p in ev.puts if p.ns == "" and p.checkpoint is not None}
+    if mode == "exit":
+        return {i for i in ev.kinds_weak if i not in (ev.kinds_alike & held)}
     return {i for i in ev.kinds_weak if i not in held}
 
 
 def _flag_weak_kinds(ev: Evidence, unsure: set[int]) -> None:
     """Mark the attempts of the invocations read both ways: their verdict is one reading's."""
     for a in ev.attempts:
-        if id(a) in ev.step_of and ev.step_of[id(a)][1] in unsure:
+        if id(a) in ev.step_of and (inv := ev.step_of[id(a)][1]) in unsure:
             if KIND_UNSURE not in a.ambiguity:
-                a.flag(
-                    f"{KIND_UNSURE} (the log names no task ids, and the database keeps no "
-                    "input checkpoint of it to tell)"
+                why = (
+                    "a run from an earlier checkpoint that had its first task due would have "
+                    "begun alike, and nothing of it was saved to tell"
+                    if inv in ev.kinds_alike
+                    else "the log names no task ids, and the database keeps no input "
+                    "checkpoint of it to tell"
                 )
+                a.flag(f"{KIND_UNSURE} ({why})")
 
 
-def _kinds_weak_note(unsure: set[int]) -> str:
-    """Why an invocation is read both as a fresh input and as a resume (`_unconfirmed_kinds`)."""
-    which = ", ".join(str(i + 1) for i in sorted(unsure))
-    return (
-        f"the log names no task ids and the database keeps no input checkpoint of invocation "
-        f"{which}: nothing shows whether it was a fresh input (lost with it, so a resume runs "
-        "the earlier invocation's unfinished tasks) or a resume (of a pause, or a run from an "
-        "earlier checkpoint)"
-    )
+def _kinds_weak_note(ev: Evidence, unsure: set[int]) -> str:
+    """Why an invocation is read both as a fresh input and as a resume (`_unconfirmed_kinds`):
+    the log told it by node names alone, or a run from an earlier checkpoint would have
+    begun alike (`Evidence.kinds_alike`)."""
+    notes = []
+    if named := sorted(unsure - ev.kinds_alike):
+        which = ", ".join(str(i + 1) for i in named)
+        notes.append(
+            f"the log names no task ids and the database keeps no input checkpoint of "
+            f"invocation {which}: nothing shows whether it was a fresh input (lost with it, so "
+            "a resume runs the earlier invocation's unfinished tasks) or a resume (of a pause, "
+            "or a run from an earlier checkpoint)"
+        )
+    if alike := sorted(unsure & ev.kinds_alike):
+        which = ", ".join(str(i + 1) for i in alike)
+        notes.append(
+            f"invocation {which} began after the thread's run had returned, at a task an "
+            "earlier checkpoint had due, and the database keeps nothing of it: a fresh input "
+            "(its checkpoints lost with the kill) and a run from that earlier checkpoint "
+            "(which saves no copy of it first, or whose copy was lost) begin alike"
+        )
+    return "; ".join(notes)
 
 
 def _raised_unsure_note(ev: Evidence, mode: Mode) -> str:
