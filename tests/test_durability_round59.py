@@ -200,3 +200,23 @@ def test_a_database_that_keeps_the_runs_own_checkpoints_tells_the_two_apart(
         told = predict(runs["async"], form)["sync"]
         assert figures(told) == real(runs["sync"]) == (4, 0, 0), form
         assert not any("begin alike" in x for x in told.assumed), form
+
+
+def test_an_entrypoint_returns_only_after_the_calls_it_makes_after_its_lines(
+    tmp_path: Path,
+) -> None:
+    """entrypoint_timeout at 0.25 s (round 64): the workflow's own timeout failed the first
+    run; the run after it reused `fetch`, logged its own effect, and was killed in `store`,
+    a call its body made after those lines. The entrypoint had not returned, so every mode's
+    resume ran it again from its top (1 2 5). From the exit recording, whose database holds
+    nothing of that run, sync and async were said to run `store` alone again (1 1 1): the
+    entrypoint's lines had ended, and were read as its task's end."""
+    runs = load("entrypoint_timeout-late-0.25s", tmp_path)
+    for mode in ("sync", "async", "exit"):
+        assert real(runs[mode]) == (1, 2, 5), mode
+    for form in ("recorder", "langgraph", "bare"):
+        for given in (True, False):
+            told = predict(runs["exit"], form, given)
+            for target in ("sync", "async"):
+                assert holds(told[target], (1, 2, 5)), (form, given, target, figures(told[target]))
+    every_prediction_holds(runs, forms=FORMS)

@@ -403,6 +403,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # round 62 at 0 s: a replay that ran nothing in a thread of a stateful subgraph that
         # paused twice, then an input; its trace shows nothing of the killed invocation
         KillCampaign("subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.0),
+        # round 64 at 0.25 s: an entrypoint's own timeout failed the run; the run after it
+        # was killed in a call the entrypoint made after its own lines
+        KillCampaign("entrypoint_timeout", 1, ("sync", "async", "exit"), 0.25, "ainvoke"),
         # the same on LangGraph 1.0.10 at 0.3 s, killed in the second input's first node: a
         # release that saves no copy of a replayed checkpoint, so a fresh input of which
         # nothing landed and a run from the first input's checkpoint begin alike

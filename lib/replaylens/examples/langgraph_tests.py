@@ -6098,6 +6098,45 @@ def update_none_refires_interrupt() -> StateGraph:
     )
 
 
+# --------------------------------------------------------------------------- round 64
+def entrypoint_timeout(checkpointer: Any) -> Any:
+    """@entrypoint `workflow` (async, ``timeout=TimeoutPolicy(idle_timeout=2u)``): @task
+    `fetch` (one unit), then the entrypoint's own effect (four units on its first attempt on
+    the thread, past the idle timeout, so LangGraph cancels the entrypoint and raises
+    ``NodeTimeoutError`` out of the run; one unit after), then @task `store`. Run with
+    ``ainvoke``; ``ainvoke(None)`` then runs the entrypoint again, and the kill lands there.
+
+    Mirrors test_retry.py::test_entrypoint_timeout_e2e: a workflow's own timeout, with no
+    retry, fails the run; `fetch`'s saved result is reused by the run after it.
+    """
+    from langgraph.func import entrypoint, task
+    from langgraph.types import TimeoutPolicy
+
+    idle = 2 * (settings.get_float(ENV_SLEEP, 0.0) or 0.05)
+
+    @task
+    async def fetch(text: str) -> str:
+        with effect("fetch", text=text):
+            await _asleep(1.0)
+        return text.upper()
+
+    @task
+    async def store(text: str) -> str:
+        with effect("store", text=text):
+            await _asleep(1.0)
+        return text
+
+    @entrypoint(checkpointer=checkpointer, timeout=TimeoutPolicy(idle_timeout=idle))
+    async def workflow(inputs: dict[str, Any]) -> dict[str, Any]:
+        fetched = await fetch(str(inputs.get("text", "")))
+        attempt = _thread_attempt("workflow")
+        with effect("workflow", attempt=attempt):
+            await _asleep(4.0 if attempt == 1 else 1.0)
+        return {"stored": await store(fetched)}
+
+    return workflow
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6756,8 +6795,12 @@ CORPUS: tuple[Shape, ...] = (
           {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
           resume_value="hello", has_resume_value=True,
           then=(fork(next="ask_human", as_node="node_a"),), kill_from=3),
+    # round 64
+    Shape("entrypoint_timeout", "test_retry.py::test_entrypoint_timeout_e2e",
+          {"text": "hello"}, (("workflow", 1, 0.5), ("store", 1, 0.5)),
+          then=(None,), kill_from=1, api="ainvoke"),
 )  # fmt: skip
-"""One hundred and eighty-one shapes (the last one hundred and sixty-five in sixty-three
+"""One hundred and eighty-two shapes (the last one hundred and sixty-six in sixty-four
 rounds, all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one

@@ -479,6 +479,9 @@ class Evidence:
     functional: bool = False
     """An ``@entrypoint`` thread, as its database names it: its ``@task`` calls start one
     after another by design."""
+    entrypoint: str | None = None
+    """That thread's entrypoint (`_entrypoint_node`): its task returns, and its writes are
+    put, only once the calls its body makes after its own lines have returned."""
 
     @property
     def puts_unsure(self) -> bool:
@@ -4432,6 +4435,7 @@ def gather(
         failed_calls=failed_calls,
         kinds_weak=weak,
         kinds_alike=alike & weak,
+        entrypoint=_entrypoint_node(thread),
         pushed_by_command=_pushed_by_command(thread, attempts, step_of, kinds),
         halted=halted,
         stopped=stopped,

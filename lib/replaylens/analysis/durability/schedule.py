@@ -735,6 +735,10 @@ def schedule(
         if id(run[-1]) in ev.failed_calls:
             continue  # a call that failed saves an error, and runs again on a resume
         end = max(b.end_ts for b in run)
+        if (called := _called_after(ev, a, end)) is not None:
+            if any(b.outcome != "finished" for b in called):
+                continue  # the entrypoint had not returned: a call after its lines had not
+            end = max([end, *(b.end_ts for b in called)])
         # None: still queued behind tasks at the end
         put = queued_writes(ev).get(id(a), end) if queue else end
         inv = ev.step_of[id(a)][1]
@@ -1088,6 +1092,28 @@ def _returned_after_runs(
 def _in_runs(own: set[str], depth: int) -> Callable[[str], bool]:
     """Is a namespace key inside one of the runs `own` (keys cut to `depth + 1` levels)?"""
     return lambda ns: "|".join(ns.split("|")[: depth + 1]) in own
+
+
+def _called_after(ev: Evidence, a: Attempt, end: float) -> list[Attempt] | None:
+    """The ``@task`` calls an `@entrypoint`'s own lines (`a`, `Evidence.entrypoint`) were
+    followed by in its invocation, which its body made before it returned (None for any
+    other attempt). Its writes are put when it returns, after the last of them: an
+    entrypoint that logs, then calls a task killed mid-effect, had not returned
+    (entrypoint_timeout from exit, the resume after the timeout killed in `store`: sync and
+    async were said to run `store` alone again, 1 1 1, where they ran the entrypoint again
+    from its top, 1 2 5)."""
+    if ev.entrypoint is None or a.node != ev.entrypoint or id(a) not in ev.step_of:
+        return None
+    inv = ev.step_of[id(a)][1]
+    return [
+        b
+        for b in ev.attempts
+        if b.node != a.node
+        and b.start_ts >= end
+        and id(b) in ev.step_of
+        and ev.step_of[id(b)][1] == inv
+        and (b.logged_ns is None or b.logged_ns.partition(":")[0] == a.node)
+    ]
 
 
 def _went_on_after_own_runs(ev: Evidence, a: Attempt, by_task: dict[str, set[str]]) -> bool:
