@@ -2371,15 +2371,7 @@ def _kinds(
                 if g and k == "input"
             }
         )
-        # steps of the root loop: a task's own, or an `@task` call's (logged under its
-        # entrypoint's task, in its step), as earlier attempts of that node were aligned
-        root_level = {b.node for g in groups[:i] for b in g if b.namespace == ""}
-        root_steps = {
-            f.step
-            for f in first
-            if f.step is not None and (not f.logged_ns or f.node in root_level)
-        }
-        at = min(root_steps) if root_steps else None
+        at = _root_step(first, groups[:i]) if after_return else None
         if after_return and not _due_in(roots, _root_node(earliest), earliest.start_ts, at):
             kinds.append("input")
             continue
@@ -2642,6 +2634,17 @@ def _due_in(roots: Sequence[Checkpoint], node: str, before: float, step: int | N
         and (step is None or c.step is None or step - c.step in (1, 2))
         for c in roots
     )
+
+
+def _root_step(first: list[Attempt], earlier: list[list[Attempt]]) -> int | None:
+    """The root step an invocation's first tasks logged, where the log gives one: a root
+    task's own, or an `@task` call's, logged under its entrypoint's task in its step (a node
+    whose earlier attempts were aligned in the root graph); a subgraph's steps are its own."""
+    root_level = {b.node for g in earlier for b in g if b.namespace == ""}
+    steps = [
+        f.step for f in first if f.step is not None and (not f.logged_ns or f.node in root_level)
+    ]
+    return min(steps, default=None)
 
 
 def _input_step_fits(roots: Sequence[Checkpoint], before: float, step: int) -> bool:
