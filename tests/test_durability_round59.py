@@ -4,7 +4,10 @@ that raised as LangGraph applied its writes, after every task of it ended
 of the final checkpoint edited in the same ``update_state`` call
 (test_fork_and_update_task_results), a cancelled ``ainvoke`` whose plain node ran on
 to its end (test_cancel_ainvoke_with_sync_node), and a trace whose last invocation paused
-in a stateful subgraph (test_subgraph_time_travel_after_completion).
+in a stateful subgraph (test_subgraph_time_travel_after_completion); then the same thread
+on LangGraph 1.0.10, whose second input began as a copy-less run from an earlier checkpoint
+would have, and round 64, an ``@entrypoint`` killed in a call it made after its own lines
+(test_entrypoint_timeout_e2e).
 
 Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
