@@ -6137,6 +6137,19 @@ def entrypoint_timeout(checkpointer: Any) -> Any:
     return workflow
 
 
+# --------------------------------------------------------------------------- round 65
+def fork_refires_interrupt() -> StateGraph:
+    """update_none_refires_interrupt's graph (node_a -> ask_human, ``interrupt()`` before
+    logging -> node_b), answered and run to its end; then ``update_state`` with a value on the
+    checkpoint where ask_human was due (a fork; LangGraph infers node_a as its writer); run
+    from it, the question is asked again, answered, and that run is killed.
+
+    Mirrors test_time_travel.py::test_fork_from_before_interrupt_refires: a fork carries no
+    cached answer, so the interrupt fires again and takes the new one.
+    """
+    return update_none_refires_interrupt()
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6799,8 +6812,13 @@ CORPUS: tuple[Shape, ...] = (
     Shape("entrypoint_timeout", "test_retry.py::test_entrypoint_timeout_e2e",
           {"text": "hello"}, (("workflow", 1, 0.5), ("store", 1, 0.5)),
           then=(None,), kill_from=1, api="ainvoke"),
+    # round 65
+    Shape("fork_refires_interrupt", "test_time_travel.py::test_fork_from_before_interrupt_refires",
+          {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
+          resume_value="hello", has_resume_value=True,
+          then=(fork(next="ask_human", update={"value": ["forked"]}),), kill_from=3),
 )  # fmt: skip
-"""One hundred and eighty-two shapes (the last one hundred and sixty-six in sixty-four
+"""One hundred and eighty-three shapes (the last one hundred and sixty-seven in sixty-five
 rounds, all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one
