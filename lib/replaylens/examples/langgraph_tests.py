@@ -6088,14 +6088,10 @@ def update_none_refires_interrupt() -> StateGraph:
     ask_human due again; run from it, the question is asked again, answered, and that run
     is killed.
 
-    Mirrors test_time_travel.py::test_update_state_with_none_values.
+    Mirrors test_time_travel.py::test_update_state_with_none_values (fork_interrupt_refires's
+    graph; the shapes differ in the edit and where it is made).
     """
-    return chain(
-        ValueTrail,
-        ("node_a", _node("node_a", 1.0, "value")),
-        ("ask_human", _asks("ask_human", "What is your input?")),
-        ("node_b", _node("node_b", 1.0, "value")),
-    )
+    return fork_interrupt_refires()
 
 
 # --------------------------------------------------------------------------- round 64
@@ -6147,7 +6143,7 @@ def fork_refires_interrupt() -> StateGraph:
     Mirrors test_time_travel.py::test_fork_from_before_interrupt_refires: a fork carries no
     cached answer, so the interrupt fires again and takes the new one.
     """
-    return update_none_refires_interrupt()
+    return fork_interrupt_refires()
 
 
 @dataclass(frozen=True)
