@@ -412,6 +412,10 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "subgraph_noop_replay_then_input", 0, ("sync", "async", "exit"), 0.3, langgraph="1.0.10"
         ),
+        # round 65 on LangGraph 0.4.10 at 0.35 s (async and exit, `checkpoint_during`): a fork
+        # on the pause's checkpoint, asked again and answered; under exit the final save's
+        # parent is a step exit never wrote, so the fork has no saved sibling
+        KillCampaign("fork_refires_interrupt", 0, ("async", "exit"), 0.35, langgraph="0.4.10"),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -129,9 +129,30 @@ def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) ->
             and mine is not None
             and (taken_at(s) or mine) < mine
         ]
-        if older:
+        if older or _behind_newest(c, roots):
             out.add(c.checkpoint_id)
     return out
+
+
+def _behind_newest(edit: Checkpoint, roots: Sequence[Checkpoint]) -> bool:
+    """Was `edit` written on a saved root checkpoint older than the newest one saved before
+    it? ``update_state`` edits the newest one unless it is told another: an edit on an older
+    one is a branch, though the newer checkpoints may not be its parent's children. In
+    LangGraph 0.4 a checkpoint's parent is the one the loop held (``checkpoint_id_prev``),
+    saved or not (0.6 names the last one saved), so under ``checkpoint_during=False`` the
+    final save's parent is a step exit never wrote (0.4.10,
+    test_fork_from_before_interrupt_refires: the fork on the pause's checkpoint has no
+    saved sibling there)."""
+    mine = taken_at(edit)
+    ids = {r.checkpoint_id for r in roots}
+    if mine is None or edit.parent_checkpoint_id not in ids:
+        return False
+    before = [
+        (t, r) for r in roots if r is not edit for t in [taken_at(r)] if t is not None and t < mine
+    ]
+    if not before:
+        return False
+    return max(before, key=lambda tr: tr[0])[1].checkpoint_id != edit.parent_checkpoint_id
 
 
 def _replay_copies(
