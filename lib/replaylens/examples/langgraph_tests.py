@@ -6146,6 +6146,19 @@ def fork_refires_interrupt() -> StateGraph:
     return fork_interrupt_refires()
 
 
+# --------------------------------------------------------------------------- round 66
+def delta_time_travel_input() -> StateGraph:
+    """delta_channel_turns's graph (respond -> remember on a `DeltaChannel` messages state):
+    two turns, then a third input sent from the checkpoint the first turn ended at, not the
+    thread's newest; that run is killed.
+
+    Mirrors test_pregel.py::test_delta_channel_time_travel: a fresh input on an earlier
+    checkpoint begins a branch from it (its input checkpoint is that checkpoint's child),
+    and the second turn's messages are not in the run's state.
+    """
+    return delta_channel_turns()
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6813,8 +6826,15 @@ CORPUS: tuple[Shape, ...] = (
           {"value": []}, (("ask_human", 1, 0.5), ("node_b", 1, 0.5)),
           resume_value="hello", has_resume_value=True,
           then=(fork(next="ask_human", update={"value": ["forked"]}),), kill_from=3),
+    # round 66
+    Shape("delta_time_travel_input", "test_pregel.py::test_delta_channel_time_travel",
+          {"messages": [{"role": "user", "content": "h1", "id": "h1"}]},
+          (("respond", 1, 0.5), ("remember", 1, 0.5)),
+          then=({"messages": [{"role": "user", "content": "h2", "id": "h2"}]},
+                fork(next=END, input={"messages": [{"role": "user", "content": "h3", "id": "h3"}]})),
+          kill_from=2),
 )  # fmt: skip
-"""One hundred and eighty-three shapes (the last one hundred and sixty-seven in sixty-five
+"""One hundred and eighty-four shapes (the last one hundred and sixty-eight in sixty-six
 rounds, all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one

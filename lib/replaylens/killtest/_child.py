@@ -140,6 +140,11 @@ own (``checkpoint_ns`` and ``checkpoint_map`` in the config, as
 it."""
 
 
+END = "__end__"
+"""LangGraph's ``END`` (the child imports no LangGraph before it runs a graph): as a fork's
+`next`, the checkpoint where nothing is due."""
+
+
 def fork(  # noqa: A002 - `input` is LangGraph's word
     back: int = 0,
     input: Any = None,
@@ -153,7 +158,8 @@ def fork(  # noqa: A002 - `input` is LangGraph's word
     """The invocation input that makes a kill-test child replay the thread from an earlier
     root checkpoint: `back` entries before its latest, or the oldest whose next task is
     `next` (the same checkpoint under every durability mode, where counting back is not:
-    exit saves fewer; with `newest`, the newest one: the last invocation's, as
+    exit saves fewer; ``next="__end__"``, the oldest where nothing is due, the end of the
+    thread's first run; with `newest`, the newest one: the last invocation's, as
     test_time_travel.py picks ``[s for s in history if s.next == (node,)][0]``), optionally
     edited first (``update_state(config, update, as_node=as_node)``; ``as_node="__copy__"``
     with no update saves a plain copy there, test_copy_fork_retriggers_interrupt), then
@@ -269,8 +275,13 @@ def _in_namespace(config: dict[str, Any], ns: str) -> dict[str, Any]:
 
 def _due(history: list[Any], node: str | None, newest: bool) -> Any:
     """The oldest (or newest) snapshot in `history` (newest first) whose next task is `node`
-    alone, or None."""
-    due = [s for s in history if tuple(s.next) == (node,)]
+    alone, or None. With `END`, one a run ended at: nothing due, saved by the loop (under
+    exit, LangGraph 1.2 keeps a `DeltaChannel`'s writes in a checkpoint of no source, step
+    -2, with nothing due either, older than any run's)."""
+    if node == END:
+        due = [s for s in history if not s.next and (s.metadata or {}).get("source") == "loop"]
+    else:
+        due = [s for s in history if tuple(s.next) == (node,)]
     if not due:
         return None
     return due[0] if newest else due[-1]
