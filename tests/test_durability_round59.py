@@ -6,8 +6,9 @@ of the final checkpoint edited in the same ``update_state`` call
 to its end (test_cancel_ainvoke_with_sync_node), and a trace whose last invocation paused
 in a stateful subgraph (test_subgraph_time_travel_after_completion); then the same thread
 on LangGraph 1.0.10, whose second input began as a copy-less run from an earlier checkpoint
-would have, and round 64, an ``@entrypoint`` killed in a call it made after its own lines
-(test_entrypoint_timeout_e2e).
+would have; round 64, an ``@entrypoint`` killed in a call it made after its own lines
+(test_entrypoint_timeout_e2e); and round 66, an input sent to an older checkpoint than the
+newest (test_delta_channel_time_travel).
 
 Judged against real SIGKILLs and real resumes recorded in `tests/whatif_kills/`
 (`tests/whatif_kills.py`; `scripts/make_whatif_kills.py` records them again).
@@ -223,3 +224,33 @@ def test_an_entrypoint_returns_only_after_the_calls_it_makes_after_its_lines(
             for target in ("sync", "async"):
                 assert holds(told[target], (1, 2, 5)), (form, given, target, figures(told[target]))
     every_prediction_holds(runs, forms=FORMS)
+
+
+def test_an_input_sent_to_an_older_checkpoint_is_a_branch_the_resume_follows(
+    tmp_path: Path,
+) -> None:
+    """delta_time_travel_input (round 66, test_delta_channel_time_travel): two turns, then a
+    third input sent to the checkpoint the first ended at, killed in ``respond``. A resume
+    goes on along that branch: sync and async ran respond alone again and kept the ten
+    checkpoints of both branches (10 1 1); exit, which saved nothing of the third run, ran
+    nothing. Taken for an input on the newest checkpoint, sync was said from exit to run the
+    second turn's ``remember`` again as well (10 2 3), and the 0 s sync database, read from
+    a bare log with the mode inferred, was taken for async (a step 9 whose checkpoint 8 was
+    missing), 14 kept. At 0.25 s, where the async run's input checkpoint never landed, its
+    first task's step (5, the second turn's respond's too) was read as a run from the
+    checkpoint where respond was due; on 1.2 such a run begins two steps past it, past the
+    copy it saves, so sync was said to run nothing again (8 0 0)."""
+    zero = load("delta_time_travel_input-early-0s", tmp_path / "zero")
+    late = load("delta_time_travel_input-early-0.25s", tmp_path / "late")
+    for runs in (zero, late):
+        assert real(runs["sync"]) == (10, 1, 1)
+        assert real(runs["exit"]) == (3, 0, 0)
+        for form in ("recorder", "langgraph", "trace"):
+            for given in (True, False):
+                told = predict(runs["exit"], form, given)["sync"]
+                assert figures(told) == (10, 1, 1), (form, given, figures(told))
+    assert figures(predict(zero["sync"], "bare", False)["async"]) == real(zero["async"])
+    for form in ("recorder", "langgraph", "trace"):
+        assert figures(predict(late["async"], form)["sync"]) == (10, 1, 1), form
+    every_prediction_holds(zero, forms=FORMS)
+    every_prediction_holds(late, forms=FORMS)

@@ -416,6 +416,10 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # on the pause's checkpoint, asked again and answered; under exit the final save's
         # parent is a step exit never wrote, so the fork has no saved sibling
         KillCampaign("fork_refires_interrupt", 0, ("async", "exit"), 0.35, langgraph="0.4.10"),
+        # round 66 at 0 and 0.25 s: a third input sent to the checkpoint the first turn ended
+        # at, not the newest, killed in its first node (a branch begun by an input)
+        KillCampaign("delta_time_travel_input", 0, ("sync", "async", "exit"), 0.0),
+        KillCampaign("delta_time_travel_input", 0, ("sync", "async", "exit"), 0.25),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -135,9 +135,9 @@ def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) ->
 
 
 def _behind_newest(edit: Checkpoint, roots: Sequence[Checkpoint]) -> bool:
-    """Was `edit` written on a saved root checkpoint older than the newest one saved before
-    it? ``update_state`` edits the newest one unless it is told another: an edit on an older
-    one is a branch, though the newer checkpoints may not be its parent's children. In
+    """Was `edit` (an edit, or an input checkpoint) written on a saved root checkpoint older
+    than the newest one saved before it? ``update_state`` edits the newest one, and an input
+    goes on from it, unless told another: one on an older one is a branch, though the newer checkpoints may not be its parent's children. In
     LangGraph 0.4 a checkpoint's parent is the one the loop held (``checkpoint_id_prev``),
     saved or not (0.6 names the last one saved), so under ``checkpoint_during=False`` the
     final save's parent is a step exit never wrote (0.4.10,
@@ -202,6 +202,47 @@ def _replay_copies(
             at_end = not edit and inv > 1 and groups[inv - 1] and t - ended < began - t
             out[inv - 1 if at_end else inv] = (step, t)
     return out
+
+
+def _branch_inputs(
+    groups: list[list[Attempt]], kinds: list[InvocationKind], roots: Sequence[Checkpoint]
+) -> set[int]:
+    """Fresh inputs sent to an earlier checkpoint than the thread's newest (``invoke(input,
+    config with an older checkpoint_id)``, test_delta_channel_time_travel): the run is a
+    branch, and a resume goes on along it, leaving the invocations before it behind as a
+    run from an earlier checkpoint does. Told by the invocation's input checkpoint, where
+    it was saved (its parent not the newest checkpoint before it: `_behind_newest`), or
+    else by the root step the log gives its first task: one a fresh input on the newest
+    checkpoint does not reach (`_input_step_fits`), and one on an older checkpoint does."""
+    out: set[int] = set()
+    for inv in range(1, len(groups)):
+        if kinds[inv] != "input" or not groups[inv]:
+            continue
+        began = min(a.start_ts for a in groups[inv])
+        ended = max((a.end_ts for g in groups[:inv] for a in g), default=float("-inf"))
+        saved = _saved_input(roots, ended, began)
+        if saved is not None:
+            if _behind_newest(saved, roots):
+                out.add(inv)
+            continue
+        step = _root_step(groups[inv], groups[:inv])
+        if step is None or _input_step_fits(roots, began, step):
+            continue
+        if any(
+            (taken_at(c) or began) < began and c.step is not None and step - c.step in (2, 3)
+            for c in roots
+        ):
+            out.add(inv)
+    return out
+
+
+def _saved_input(roots: Sequence[Checkpoint], ended: float, began: float) -> Checkpoint | None:
+    """The input checkpoint a fresh input saved between the invocation before's end and its
+    own first task, if the database holds it."""
+    saved = [
+        c for c in roots if c.source == "input" and ended < (taken_at(c) or float("-inf")) < began
+    ]
+    return saved[-1] if saved else None
 
 
 def _silent_replays(
@@ -387,6 +428,9 @@ class Evidence:
     killed_earlier: set[int] = field(default_factory=set)  # invocations killed before the last one
     replays: set[int] = field(default_factory=set)
     """Invocations that ran from an earlier checkpoint (`replay_forks`): the steps go back."""
+    branch_inputs: set[int] = field(default_factory=set)
+    """Fresh inputs sent to an earlier checkpoint than the newest (`_branch_inputs`): like a
+    run from one, a resume goes on along them and leaves the invocations before behind."""
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
     kill_anchor: float | None = None
     """Where `kill_time` was dated from the start of a node that logs nothing itself
@@ -2269,6 +2313,7 @@ def _kinds(
     roots: Sequence[Checkpoint] = (),
     after_idle: Container[int] = (),
     alike: set[int] | None = None,
+    copy: bool | None = None,
 ) -> list[InvocationKind]:
     """How each invocation began (`InvocationKind`), from the evidence that tells:
 
@@ -2290,9 +2335,11 @@ def _kinds(
     * the thread's newest root checkpoint before the invocation's first task, saved after
       the previous invocation's last line, has nothing due (`roots`): that run had returned,
       and only a fresh input runs anything after it, starting where an earlier input
-      started, when no checkpoint before it has that task due (a run from an earlier
-      checkpoint starts at the task due there, and is told by its copy where it landed,
-      `_replay_copies`; where it did not, the two look the same, and the invocation is
+      started, when no checkpoint before it has that task due in a step the log's step
+      follows (a run from an earlier checkpoint starts at the task due there, one step on,
+      two past the copy a release saves from 1.1.7, `copy`; a fresh input sent to an older
+      checkpoint begins three on, test_delta_channel_time_travel). A run from a checkpoint
+      is told by its copy where it landed (`_replay_copies`); where it did not, the two look the same, and the invocation is
       read both ways where nothing of it was saved (`alike`, within `weak`;
       test_subgraph_time_travel_after_completion's second input on 1.0.10, killed before
       its input checkpoint landed under async) — with a log whose previous lines ran in a
@@ -2393,7 +2440,7 @@ def _kinds(
             }
         )
         at = _root_step(first, groups[:i]) if after_return else None
-        if after_return and not _due_in(roots, _root_node(earliest), earliest.start_ts, at):
+        if after_return and not _due_in(roots, _root_node(earliest), earliest.start_ts, at, copy):
             kinds.append("input")
             continue
         if (
@@ -2643,16 +2690,24 @@ def _root_node(a: Attempt) -> str:
     return namespaces.root_runner(a.logged_ns or a.namespace or "")[0] or a.node
 
 
-def _due_in(roots: Sequence[Checkpoint], node: str, before: float, step: int | None = None) -> bool:
+def _due_in(
+    roots: Sequence[Checkpoint],
+    node: str,
+    before: float,
+    step: int | None = None,
+    copy: bool | None = None,
+) -> bool:
     """Does a root checkpoint taken before `before` have `node` due? A run from it (time
     travel whose copy never landed) would begin where a fresh input begins. With the root
     `step` the log gives the run's first task, only a checkpoint that step follows counts:
     a run from a checkpoint runs its tasks in the step after it, or after its copy's (a
-    release that saves one, `FORK_COPY_SINCE`, numbers the copy one step on)."""
+    release that saves one, `FORK_COPY_SINCE`, numbers the copy one step on; `copy` says
+    whether the release does, None: either)."""
+    gaps = (1, 2) if copy is None else ((2,) if copy else (1,))
     return any(
         (taken_at(c) or before) < before
         and any(t.node == node for t in c.tasks)
-        and (step is None or c.step is None or step - c.step in (1, 2))
+        and (step is None or c.step is None or step - c.step in gaps)
         for c in roots
     )
 
@@ -3098,6 +3153,11 @@ def _assign_steps(
             saved_step = max([saved_step, *_saved_by(root_cps, ended)])
             # a run from an earlier checkpoint goes on from the copy it began with: back
             saved_step = replayed.get(inv, saved_step)
+            # and an input sent to an earlier checkpoint from that one (`_branch_inputs`)
+            started = _saved_input(root_cps, ended, began) if kinds[inv] == "input" else None
+            if started is not None and started.step is not None:
+                if _behind_newest(started, root_cps):
+                    saved_step = started.step - 1
         if inv > 0:
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two
@@ -3928,7 +3988,7 @@ def gather(
         interrupted |= {a.node for a in attempts}
     kinds = _kinds(
         groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted, root_cps,
-        after_idle, alike,
+        after_idle, alike, saves_fork_copy(recording),
     )  # fmt: skip
     _kinds_from_saved_ends(groups, kinds, weak, root_cps, _no_start_step(thread, groups), edits)
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
@@ -4469,6 +4529,7 @@ def gather(
         # (a run from an earlier checkpoint a release without copies made: no put marks it)
         replays={p.inv for p in puts if p.replay or p.branch}
         | ({lost_copy[0]} if lost_copy is not None and not copy else set()),
+        branch_inputs=_branch_inputs(groups, kinds, root_cps),
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         kill_anchor=kill_anchor,

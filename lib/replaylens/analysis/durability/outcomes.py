@@ -154,10 +154,11 @@ def _reruns(ev: Evidence, sched: Schedule, keep_dropped: bool = False) -> list[A
         return list(ev.attempts)
     r = resume[""]
     lost = lost_inputs(ev, sched.landed)
-    # A run from an earlier checkpoint after an invocation leaves that one's work in the
-    # history the branch left: a resume goes on along the branch, whatever their steps.
+    # A run from an earlier checkpoint (or an input sent to one) after an invocation leaves
+    # that one's work in the history the branch left: a resume goes on along the branch,
+    # whatever their steps.
     r_inv = max(k[1] for k in sched.landed if k[0] == "")
-    behind = {i for i in range(r_inv) if any(i < j <= r_inv for j in ev.replays)}
+    behind = {i for i in range(r_inv) if any(i < j <= r_inv for j in ev.replays | ev.branch_inputs)}
     # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
     # answered in a later invocation is finished once the answered attempt's writes landed.
     again = {
