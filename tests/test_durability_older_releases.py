@@ -719,3 +719,24 @@ def test_an_edit_on_an_older_checkpoint_is_a_branch_though_it_has_no_saved_sibli
     for form in ("recorder", "langgraph"):
         assert figures(predict(runs["exit"], form)["async"]) == (6, 1, 1), form
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_paused_node_answered_before_a_run_ended_is_no_pause_the_next_input_answers(
+    tmp_path: Path,
+) -> None:
+    """subgraph_noop_replay_then_input on LangGraph 0.4.10 at 0.35 s, a bare log: the graph
+    paused twice (each ask before its first line), was answered twice and ran to its end;
+    a second input was killed in its first node, ``step_a``, before anything of it landed.
+    The invocation before it holds ``ask_2``, which the database shows paused, so the input
+    was taken for the answer to a pause: a resume, certain, and exit was said to run step_a
+    again (5 1 1) where the real exit resume ran nothing (5 0 0). That invocation's run had
+    returned (its newest root checkpoint has nothing due): ask_2 was answered in it, and the
+    pause that ended the one before was the node that begins it. The second input is read
+    both ways now; and an invocation that begins with a node the database shows paused is
+    the answer, not an input to read both ways."""
+    runs = load("subgraph_noop_replay_then_input-early-0.35s-lg0.4.10", tmp_path)
+    assert real(runs["exit"]) == (5, 0, 0)
+    for given in (True, False):
+        told = predict(runs["async"], "bare", given)["exit"]
+        assert holds(told, (5, 0, 0)), (given, figures(told))
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -150,18 +150,25 @@ def test_a_killed_line_filed_in_a_saved_step_may_be_another_runs_and_run_again(
     tmp_path: Path,
 ) -> None:
     """parallel_interrupts_double, killed under exit at 0 s in the second worker's node: the
-    bare log files the killed line under the first worker's run, whose step sync and async
+    bare log filed the killed line under the first worker's run, whose step sync and async
     save, and said nothing runs again under either, where the real runs re-ran the killed
-    worker's task (one line). No step with a task in flight completes: the tasks again are a
-    range that holds the other run's reading."""
+    worker's task (one line). No step with a task in flight completes: where a bare log
+    files the line in flight in a step the mode saves, the tasks again are a range that
+    holds the other run's reading (three_level_stateful_forked from sync at 0.75 s: the
+    line in ``inner_step``, 1-3 tasks again under async). The invocations before the kill
+    are now told apart better (an answer begins with the node that asked before its first
+    line), and parallel_interrupts_double's line is filed in the run it ran in."""
     runs = load("parallel_interrupts_double-early-0s", tmp_path)
     for given in (True, False):
         predicted = predict(runs["exit"], "bare", given)
         for target in ("sync", "async"):
-            o = predicted[target]
             assert real(runs[target], "bare") == (7, 1, 1)
-            assert o.race["reruns"][0] <= 1 <= o.race["reruns"][1], o.race
-            assert holds(o, real(runs[target], "bare")), o.race
+            assert holds(predicted[target], real(runs[target], "bare")), predicted[target].race
+    runs = load("three_level_stateful_forked-late-0.75s", tmp_path / "three")
+    told = predict(runs["sync"], "bare")["async"]
+    assert told.race["reruns"] == [1, 3], told.race
+    assert any("line in flight at the kill (inner_step)" in x for x in told.assumed)
+    assert holds(told, real(runs["async"], "bare"))
 
 
 def test_a_kill_moment_bounded_by_saved_checkpoints_reads_them_on_the_recorded_clock(

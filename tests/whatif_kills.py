@@ -416,6 +416,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # on the pause's checkpoint, asked again and answered; under exit the final save's
         # parent is a step exit never wrote, so the fork has no saved sibling
         KillCampaign("fork_refires_interrupt", 0, ("async", "exit"), 0.35, langgraph="0.4.10"),
+        # round 62 on 0.4.10 at 0.35 s: the second input after a graph answered twice ran to
+        # its end, killed in its first node; a bare log tells it by node names alone
+        KillCampaign(
+            "subgraph_noop_replay_then_input", 0, ("async", "exit"), 0.35, langgraph="0.4.10"
+        ),
         # round 66 at 0 and 0.25 s: a third input sent to the checkpoint the first turn ended
         # at, not the newest, killed in its first node (a branch begun by an input)
         KillCampaign("delta_time_travel_input", 0, ("sync", "async", "exit"), 0.0),

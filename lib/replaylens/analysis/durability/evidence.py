@@ -2357,9 +2357,13 @@ def _kinds(
 
     `weak` collects the invocations only a log without task ids, namespaces or steps told
     (the node names alone): a database that kept no input checkpoint (exit) cannot confirm
-    them, and the what-if reads them both ways (`gather`'s `flip_kinds`). An invocation
-    after one that paused at ``interrupt()`` (`interrupted`: the nodes, or the entrypoint,
-    the database shows paused) is not among them: the answer to a pause is a resume."""
+    them, and the what-if reads them both ways (`gather`'s `flip_kinds`). The answer to a
+    pause at ``interrupt()`` (`interrupted`: the nodes, or the entrypoint, the database shows
+    paused) is not among them: an invocation that begins with such a node (it asked before
+    its first line), or follows one that holds such a node, unless that one's run returned
+    (its newest root checkpoint, saved after its last line, has nothing due:
+    subgraph_noop_replay_then_input's second input on 0.4.10, after the answer that ran the
+    graph to its end). The answer to a pause is a resume."""
     kinds: list[InvocationKind] = ["input"]
     bounds = _bounds(groups, None, inputs)
     for i, (prev, cur) in enumerate(zip(groups, groups[1:], strict=False), 1):
@@ -2393,8 +2397,15 @@ def _kinds(
             # the input into the channels); a resume goes on from the tasks a checkpoint has due.
             kinds.append("input")
             continue
-        by_name_only = all(_named_only(f) for f in first) and not any(
-            a.node in interrupted for a in prev
+        # (an answer begins with the node that asked before its first line, or follows the
+        # one that asked after it; a run that returned ended at no pause, though a node of
+        # it had paused before and been answered in it)
+        by_name_only = all(_named_only(f) for f in first) and not (
+            (
+                any(a.node in interrupted for a in prev)
+                and not _ended_before(roots, prev_end, earliest.start_ts)
+            )
+            or any(f.node in interrupted for f in first)
         )
         if any(
             f.checkpoint is not None
