@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from replaylens.examples.langgraph_tests import SHAPES
-from replaylens.killtest import command, fork
+from replaylens.killtest import command, fork, send
 from replaylens.killtest.harness import invoke_spec, scoped_environ
 
 
@@ -274,3 +274,47 @@ def test_an_answer_sent_with_the_head_checkpoint_is_sent_again_after_a_kill() ->
     assert sent_answer(head) == head
     for other in (command(goto="x"), fork(next="a"), fork(input={"v": 1}), {"v": 1}, None):
         assert sent_answer(other) is None, other
+
+
+def test_a_commands_sends_written_as_a_nodes_update_make_their_workers_due(
+    tmp_path: Path,
+) -> None:
+    """test_batch_update_as_input: the thread is written by `state_update` alone, map's
+    `command(goto=[send(...)])` last; the run with no input then runs the three `Send`
+    workers and nothing else (LangGraph's answer: tasks [0, 1, 2], foo "map")."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from replaylens.examples.langgraph_tests import batch_update_sends
+
+    results, starts = _run_shape(tmp_path, "batch_update_sends")
+    assert all(r["ok"] for r in results), results
+    assert starts == {"task": 3}
+    with SqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+        graph = batch_update_sends().compile(checkpointer=saver)
+        state = graph.get_state({"configurable": {"thread_id": "t"}})
+    assert state.values == {"foo": "map", "tasks": [0, 1, 2]}
+
+
+def test_send_takes_a_node_name() -> None:
+    with pytest.raises(ValueError, match="node name"):
+        send("", {})
+
+
+def test_a_fork_to_a_runs_end_takes_the_loops_checkpoint_under_every_mode(
+    tmp_path: Path,
+) -> None:
+    """test_delta_channel_time_travel: `fork(next=END, input=...)` sends the third input to
+    the checkpoint the first turn ended at, under exit too, where LangGraph 1.2 also keeps
+    a `DeltaChannel`'s writes in an older checkpoint with nothing due (no source, step -2):
+    the third run's first task is the fifth step's in every mode."""
+    shape = SHAPES["delta_time_travel_input"]
+    for mode in ("sync", "exit"):
+        log = tmp_path / f"{mode}.jsonl"
+        spec = {"graph": shape.graph, "db": str(tmp_path / f"{mode}.db"), "thread_id": "t",
+                "durability": mode}  # fmt: skip
+        with scoped_environ(REPLAYLENS_EFFECTS_LOG=str(log), REPLAYLENS_EXAMPLE_SLEEP="0"):
+            for payload in (shape.input, *shape.then):
+                assert invoke_spec({**spec, "input": payload})["ok"], mode
+        lines = [json.loads(x) for x in log.read_text().splitlines()]
+        steps = [x["step"] for x in lines if x["node"] == "respond" and x["phase"] == "start"]
+        assert steps == [1, 5, 5], (mode, steps)

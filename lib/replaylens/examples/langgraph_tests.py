@@ -46,7 +46,7 @@ from typing_extensions import TypedDict
 from replaylens import record_effect, settings
 from replaylens.effects.recorder import ENV_LOG
 from replaylens.examples.graphs import ENV_SLEEP, agent_tool_loop, chain
-from replaylens.killtest import cancel_invocation, command, fork, state_update
+from replaylens.killtest import cancel_invocation, command, fork, send, state_update
 
 LogForm = Literal["recorder", "langgraph", "bare"]
 LOG_FORMS: tuple[LogForm, ...] = ("recorder", "langgraph", "bare")
@@ -6159,6 +6159,50 @@ def delta_time_travel_input() -> StateGraph:
     return delta_channel_turns()
 
 
+# --------------------------------------------------------------------------- round 67
+class BatchTasks(TypedDict, total=False):
+    foo: str
+    tasks: Annotated[list[int], operator.add]
+
+
+def _batch_agent(state: BatchTasks) -> dict[str, Any]:
+    with effect("agent"):
+        _sleep(1.0)
+    return {"foo": "agent"}
+
+
+def _batch_map(state: BatchTasks) -> Command:
+    with effect("map"):
+        _sleep(1.0)
+    return Command(goto=[Send("task", {"index": i}) for i in range(3)], update={"foo": "map"})
+
+
+def _batch_task(state: dict[str, Any]) -> dict[str, Any]:
+    index = int(state["index"])
+    with effect("task", index=index):
+        _sleep(1.0 + index)  # unequal: the workers end one sleep unit apart
+    return {"tasks": [index]}
+
+
+def batch_update_sends() -> StateGraph:
+    """agent -> map (``Command(goto=[Send("task", {"index": i}) for i in 0..2])``), three
+    `Send` workers of unequal length. The thread is written by ``update_state`` alone, one
+    superstep each, as ``bulk_update_state`` writes it: the input as ``__input__``, then
+    ``__start__``, agent's values, and map's Command, whose Sends make three task workers
+    due; only then is it run, with no input, and that run is killed in a worker.
+
+    Mirrors test_pregel.py::test_batch_update_as_input: a Command with Sends written as a
+    node's update leaves the same tasks due as the node's own run would.
+    """
+    b = StateGraph(BatchTasks)
+    b.add_node("agent", _batch_agent)
+    b.add_node("map", _batch_map, destinations=("task",))
+    b.add_node("task", _batch_task)
+    b.add_edge(START, "agent")
+    b.add_edge("agent", "map")
+    return b
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6833,8 +6877,18 @@ CORPUS: tuple[Shape, ...] = (
           then=({"messages": [{"role": "user", "content": "h2", "id": "h2"}]},
                 fork(next=END, input={"messages": [{"role": "user", "content": "h3", "id": "h3"}]})),
           kill_from=2),
+    # round 67
+    Shape("batch_update_sends", "test_pregel.py::test_batch_update_as_input",
+          state_update({"foo": "input"}, as_node="__input__"),
+          (("task", 1, 0.5), ("task", 1, 1.5)),
+          then=(state_update({"foo": "input"}, as_node="__start__"),
+                state_update({"foo": "agent", "tasks": []}, as_node="agent"),
+                state_update(command(goto=[send("task", {"index": i}) for i in range(3)],
+                                     update={"foo": "map"}), as_node="map"),
+                None),
+          kill_from=4),
 )  # fmt: skip
-"""One hundred and eighty-four shapes (the last one hundred and sixty-eight in sixty-six
+"""One hundred and eighty-five shapes (the last one hundred and sixty-nine in sixty-seven
 rounds, all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one

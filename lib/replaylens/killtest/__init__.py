@@ -18,6 +18,7 @@ from replaylens.killtest._child import (  # noqa: E402,F401 - light: stdlib only
     cancel_invocation,
     command,
     fork,
+    send,
     state_update,
 )
 
@@ -31,6 +32,7 @@ __all__ = [
     "command",
     "fork",
     "register_killtest",
+    "send",
     "state_update",
 ]
 

@@ -106,9 +106,16 @@ COMMAND = "__replaylens_command__"
 ``Command(**those keys)`` (test_pregel.py's ``invoke(Command(goto=[...]))`` at a breakpoint)."""
 
 
+SEND = "__replaylens_send__"
+"""A `goto` item ``{SEND: {"node": ..., "arg": ...}}`` of a `command()` stands for
+``Send(node, arg)``."""
+
+
 def command(**keys: Any) -> dict[str, Any]:
     """The invocation input that makes a kill-test child send ``Command(**keys)`` (JSON values:
-    `goto` a node name or a list of them, `update`, `resume`)."""
+    `goto` a node name, a `send()`, or a list of them, `update`, `resume`). As the values of
+    a `state_update`, the Command is written as that node's output
+    (test_batch_update_as_input's ``StateUpdate(Command(goto=[Send(...)]), "map")``)."""
     unknown = set(keys) - {"goto", "update", "resume"}
     if unknown:
         raise ValueError(
@@ -117,13 +124,36 @@ def command(**keys: Any) -> dict[str, Any]:
     return {COMMAND: keys}
 
 
+def send(node: str, arg: Any) -> dict[str, Any]:
+    """A `command()` goto item that stands for ``Send(node, arg)`` (`arg` JSON)."""
+    if not isinstance(node, str) or not node:
+        raise ValueError(f"send() takes a node name, not {node!r}")
+    return {SEND: {"node": node, "arg": arg}}
+
+
 def _command_input(payload: Any) -> Any:
-    """The `Command` a `command()` input stands for, or the input itself."""
+    """The `Command` a `command()` input stands for (its `send()` items as `Send`s), or the
+    input itself."""
     if isinstance(payload, dict) and isinstance(payload.get(COMMAND), dict):
         from langgraph.types import Command
 
-        return Command(**payload[COMMAND])
+        keys = dict(payload[COMMAND])
+        if "goto" in keys:
+            goto = keys["goto"]
+            keys["goto"] = (
+                [_goto_item(g) for g in goto] if isinstance(goto, list) else _goto_item(goto)
+            )
+        return Command(**keys)
     return payload
+
+
+def _goto_item(item: Any) -> Any:
+    """A node name as it is, a `send()` as the `Send` it stands for."""
+    if isinstance(item, dict) and isinstance(item.get(SEND), dict):
+        from langgraph.types import Send
+
+        return Send(item[SEND]["node"], item[SEND]["arg"])
+    return item
 
 
 FORK = "__replaylens_fork__"
@@ -796,7 +826,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         if "resume_value" in spec:
             payload: Any = _resume_command(spec, _pending(graph.get_state(config)))
         elif (update := _state_update(spec)) is not None:
-            graph.update_state(config, update.get("values"), as_node=update.get("as_node"))
+            values = _command_input(update.get("values"))
+            graph.update_state(config, values, as_node=update.get("as_node"))
             return dict(_DONE)
         elif (forked := _fork(spec)) is not None:
             history = list(graph.get_state_history(config))
@@ -896,7 +927,8 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         if "resume_value" in spec:
             payload: Any = _resume_command(spec, _pending(await graph.aget_state(config)))
         elif (update := _state_update(spec)) is not None:
-            await graph.aupdate_state(config, update.get("values"), as_node=update.get("as_node"))
+            values = _command_input(update.get("values"))
+            await graph.aupdate_state(config, values, as_node=update.get("as_node"))
             return dict(_DONE)
         elif (forked := _fork(spec)) is not None:
             history = [s async for s in graph.aget_state_history(config)]
