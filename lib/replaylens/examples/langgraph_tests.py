@@ -6165,12 +6165,6 @@ class BatchTasks(TypedDict, total=False):
     tasks: Annotated[list[int], operator.add]
 
 
-def _batch_agent(state: BatchTasks) -> dict[str, Any]:
-    with effect("agent"):
-        _sleep(1.0)
-    return {"foo": "agent"}
-
-
 def _batch_map(state: BatchTasks) -> Command:
     with effect("map"):
         _sleep(1.0)
@@ -6195,7 +6189,7 @@ def batch_update_sends() -> StateGraph:
     node's update leaves the same tasks due as the node's own run would.
     """
     b = StateGraph(BatchTasks)
-    b.add_node("agent", _batch_agent)
+    b.add_node("agent", _set_foo("agent", 1.0))
     b.add_node("map", _batch_map, destinations=("task",))
     b.add_node("task", _batch_task)
     b.add_edge(START, "agent")
