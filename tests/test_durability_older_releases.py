@@ -705,9 +705,9 @@ def test_an_edit_on_an_older_checkpoint_is_a_branch_though_it_has_no_saved_sibli
     """fork_refires_interrupt on LangGraph 0.4.10 at 0.35 s (round 65 on a release before
     0.6): ``update_state`` on the first pause's checkpoint, the question asked again and
     answered, that run killed in ``ask_human``. In 0.4 a checkpoint's parent is the one the
-    loop held, saved or not (0.6 names the last one saved): under exit (``checkpoint_during=False``) the final save's
-    parent is a step exit never wrote, so the fork has no saved sibling. Read as an edit on
-    the newest checkpoint, the silent run from it (it asked before logging) was lost, and
+    loop held, saved or not (0.6 names the last one saved): under exit
+    (``checkpoint_during=False``) the final save's parent is a step exit never wrote, so the
+    fork has no saved sibling. Read as an edit on the newest checkpoint, the silent run from it (it asked before logging) was lost, and
     async was said to keep 5 and run nothing again, where the real async run kept 6 and ran
     ``ask_human`` again (6 1 1)."""
     runs = load("fork_refires_interrupt-early-0.35s-lg0.4.10", tmp_path)

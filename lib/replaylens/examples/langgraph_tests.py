@@ -6869,7 +6869,8 @@ CORPUS: tuple[Shape, ...] = (
           {"messages": [{"role": "user", "content": "h1", "id": "h1"}]},
           (("respond", 1, 0.5), ("remember", 1, 0.5)),
           then=({"messages": [{"role": "user", "content": "h2", "id": "h2"}]},
-                fork(next=END, input={"messages": [{"role": "user", "content": "h3", "id": "h3"}]})),
+                fork(next=END,
+                     input={"messages": [{"role": "user", "content": "h3", "id": "h3"}]})),
           kill_from=2),
     # round 67
     Shape("batch_update_sends", "test_pregel.py::test_batch_update_as_input",

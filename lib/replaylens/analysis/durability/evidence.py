@@ -137,12 +137,12 @@ def branch_edits(db_cps: Sequence[Checkpoint], forks: set[str] | None = None) ->
 def _behind_newest(edit: Checkpoint, roots: Sequence[Checkpoint]) -> bool:
     """Was `edit` (an edit, or an input checkpoint) written on a saved root checkpoint older
     than the newest one saved before it? ``update_state`` edits the newest one, and an input
-    goes on from it, unless told another: one on an older one is a branch, though the newer checkpoints may not be its parent's children. In
-    LangGraph 0.4 a checkpoint's parent is the one the loop held (``checkpoint_id_prev``),
-    saved or not (0.6 names the last one saved), so under ``checkpoint_during=False`` the
-    final save's parent is a step exit never wrote (0.4.10,
-    test_fork_from_before_interrupt_refires: the fork on the pause's checkpoint has no
-    saved sibling there)."""
+    goes on from it, unless told another: one on an older one is a branch, though the newer
+    checkpoints may not be its parent's children. In LangGraph 0.4 a checkpoint's parent is
+    the one the loop held (``checkpoint_id_prev``), saved or not (0.6 names the last one
+    saved), so under ``checkpoint_during=False`` the final save's parent is a step exit
+    never wrote (0.4.10, test_fork_from_before_interrupt_refires: the fork on the pause's
+    checkpoint has no saved sibling there)."""
     mine = taken_at(edit)
     ids = {r.checkpoint_id for r in roots}
     if mine is None or edit.parent_checkpoint_id not in ids:
@@ -2339,11 +2339,11 @@ def _kinds(
       follows (a run from an earlier checkpoint starts at the task due there, one step on,
       two past the copy a release saves from 1.1.7, `copy`; a fresh input sent to an older
       checkpoint begins three on, test_delta_channel_time_travel). A run from a checkpoint
-      is told by its copy where it landed (`_replay_copies`); where it did not, the two look the same, and the invocation is
-      read both ways where nothing of it was saved (`alike`, within `weak`;
-      test_subgraph_time_travel_after_completion's second input on 1.0.10, killed before
-      its input checkpoint landed under async) — with a log whose previous lines ran in a
-      subgraph, no step compares the two
+      is told by its copy where it landed (`_replay_copies`); where it did not, the two
+      look the same, and the invocation is read both ways where nothing of it was saved
+      (`alike`, within `weak`; test_subgraph_time_travel_after_completion's second input on
+      1.0.10, killed before its input checkpoint landed under async) — with a log whose
+      previous lines ran in a subgraph, no step compares the two
       (test_stateful_subgraph_retains_state_on_parent_fork's second input under exit);
     * with steps in the log, a resume re-runs the step after the last saved checkpoint, a
       fresh input starts two steps later (its input checkpoint, then `__start__`); each
@@ -3997,14 +3997,14 @@ def gather(
     entry = _entrypoint_node(thread)
     if entry in interrupted:  # an entrypoint's body paused: its calls' lines stand for it
         interrupted |= {a.node for a in attempts}
+    copy = saves_fork_copy(recording)
     kinds = _kinds(
         groups, retried, halted, edits, one_entry_input, input_times, weak, interrupted, root_cps,
-        after_idle, alike, saves_fork_copy(recording),
+        after_idle, alike, copy,
     )  # fmt: skip
     _kinds_from_saved_ends(groups, kinds, weak, root_cps, _no_start_step(thread, groups), edits)
     copies = _replay_copies(groups, db_cps, forks, branched_by_edit)
     replayed = {inv: step for inv, (step, _t) in copies.items()}
-    copy = saves_fork_copy(recording)
     lost_copy: tuple[int, int] | None = None
     if not copy:
         # the database names the checkpoint such a run went on from: its first one's parent

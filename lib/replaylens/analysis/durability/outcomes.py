@@ -158,7 +158,8 @@ def _reruns(ev: Evidence, sched: Schedule, keep_dropped: bool = False) -> list[A
     # that one's work in the history the branch left: a resume goes on along the branch,
     # whatever their steps.
     r_inv = max(k[1] for k in sched.landed if k[0] == "")
-    behind = {i for i in range(r_inv) if any(i < j <= r_inv for j in ev.replays | ev.branch_inputs)}
+    branched = ev.replays | ev.branch_inputs
+    behind = {i for i in range(r_inv) if any(i < j <= r_inv for j in branched)}
     # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
     # answered in a later invocation is finished once the answered attempt's writes landed.
     again = {
