@@ -144,15 +144,16 @@ def _behind_newest(edit: Checkpoint, roots: Sequence[Checkpoint]) -> bool:
     never wrote (0.4.10, test_fork_from_before_interrupt_refires: the fork on the pause's
     checkpoint has no saved sibling there)."""
     mine = taken_at(edit)
-    ids = {r.checkpoint_id for r in roots}
-    if mine is None or edit.parent_checkpoint_id not in ids:
+    if mine is None or edit.parent_checkpoint_id not in {r.checkpoint_id for r in roots}:
         return False
-    before = [
-        (t, r) for r in roots if r is not edit for t in [taken_at(r)] if t is not None and t < mine
-    ]
-    if not before:
-        return False
-    return max(before, key=lambda tr: tr[0])[1].checkpoint_id != edit.parent_checkpoint_id
+    newest = _newest_before(roots, mine)
+    return newest is not None and newest[1].checkpoint_id != edit.parent_checkpoint_id
+
+
+def _newest_before(roots: Sequence[Checkpoint], before: float) -> tuple[float, Checkpoint] | None:
+    """The newest of `roots` taken before `before`, with the time it was taken."""
+    taken = [(t, c) for c in roots for t in [taken_at(c)] if t is not None and t < before]
+    return max(taken, key=lambda tc: tc[0]) if taken else None
 
 
 def _replay_copies(
@@ -206,15 +207,17 @@ def _replay_copies(
 
 def _branch_inputs(
     groups: list[list[Attempt]], kinds: list[InvocationKind], roots: Sequence[Checkpoint]
-) -> set[int]:
+) -> dict[int, int | None]:
     """Fresh inputs sent to an earlier checkpoint than the thread's newest (``invoke(input,
     config with an older checkpoint_id)``, test_delta_channel_time_travel): the run is a
     branch, and a resume goes on along it, leaving the invocations before it behind as a
     run from an earlier checkpoint does. Told by the invocation's input checkpoint, where
     it was saved (its parent not the newest checkpoint before it: `_behind_newest`), or
     else by the root step the log gives its first task: one a fresh input on the newest
-    checkpoint does not reach (`_input_step_fits`), and one on an older checkpoint does."""
-    out: set[int] = set()
+    checkpoint does not reach (`_input_step_fits`), and one on an older checkpoint does.
+    Each maps to the root step it goes on from where its input checkpoint tells it (the one
+    before that checkpoint's: a log without steps numbers its tasks from there), else None."""
+    out: dict[int, int | None] = {}
     for inv in range(1, len(groups)):
         if kinds[inv] != "input" or not groups[inv]:
             continue
@@ -223,7 +226,7 @@ def _branch_inputs(
         saved = _saved_input(roots, ended, began)
         if saved is not None:
             if _behind_newest(saved, roots):
-                out.add(inv)
+                out[inv] = None if saved.step is None else saved.step - 1
             continue
         step = _root_step(groups[inv], groups[:inv])
         if step is None or _input_step_fits(roots, began, step):
@@ -232,7 +235,7 @@ def _branch_inputs(
             (taken_at(c) or began) < began and c.step is not None and step - c.step in (2, 3)
             for c in roots
         ):
-            out.add(inv)
+            out[inv] = None
     return out
 
 
@@ -2739,20 +2742,20 @@ def _input_step_fits(roots: Sequence[Checkpoint], before: float, step: int) -> b
     first task in root `step`? Its input checkpoint takes the step after that checkpoint's,
     `__start__` the next (a graph without one, an `@entrypoint`, skips it): the first task
     runs two or three steps on."""
-    taken = [(t, c) for c in roots for t in [taken_at(c)] if t is not None and t < before]
-    if not taken:
+    found = _newest_before(roots, before)
+    if found is None:
         return True
-    newest = max(taken, key=lambda x: x[0])[1]
+    newest = found[1]
     return newest.step is None or step - newest.step in (2, 3)
 
 
 def _ended_before(roots: Sequence[Checkpoint], after: float, before: float) -> bool:
     """Is the newest of `roots` taken before `before` one with nothing due, taken after
     `after` (a run's end, saved on its way out)?"""
-    taken = [(t, c) for c in roots for t in [taken_at(c)] if t is not None and t < before]
-    if not taken:
+    found = _newest_before(roots, before)
+    if found is None:
         return False
-    t, newest = max(taken, key=lambda x: x[0])
+    t, newest = found
     return t >= after - RACE and not newest.tasks
 
 
@@ -3088,6 +3091,7 @@ def _assign_steps(
     space: Callable[[str | None], str] = namespaces.names,
     replayed: dict[int, int] | None = None,
     queued: bool = False,
+    branched: dict[int, int | None] | None = None,
 ) -> tuple[dict[tuple[str, int, int], list[Attempt]], dict[int, tuple[str, int, int]]]:
     """The (namespace, invocation, step) of every attempt: the log's step, else its aligned
     task's, else the next step in log order (see the comments for each rule). `queued`: a
@@ -3165,10 +3169,8 @@ def _assign_steps(
             # a run from an earlier checkpoint goes on from the copy it began with: back
             saved_step = replayed.get(inv, saved_step)
             # and an input sent to an earlier checkpoint from that one (`_branch_inputs`)
-            started = _saved_input(root_cps, ended, began) if kinds[inv] == "input" else None
-            if started is not None and started.step is not None:
-                if _behind_newest(started, root_cps):
-                    saved_step = started.step - 1
+            if (branched or {}).get(inv) is not None:
+                saved_step = (branched or {})[inv]
         if inv > 0:
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two
@@ -3752,13 +3754,15 @@ class _Placing:
     functional: bool
     entry_holds: bool
     queued: bool = False
+    branched: dict[int, int | None] = field(default_factory=dict)
+    """`_branch_inputs`: fresh inputs sent to an earlier checkpoint, and where each goes on."""
 
     def place(self, space: Callable[[str | None], str]) -> _Placed:
         """Place every attempt and checkpoint under the keys `space` gives."""
         said: list[str] = []
         step_att, step_of = _assign_steps(
             self.groups, self.kinds, self.retried, self.retry_of, self.thread, said,
-            self.halted, self.stopped, space, self.replayed, self.queued,
+            self.halted, self.stopped, space, self.replayed, self.queued, self.branched,
         )  # fmt: skip
         cp_at: dict[tuple[str, int, int], Checkpoint] = {}
         # the copy (or edit) a run from an earlier checkpoint began with belongs to that run
@@ -4119,9 +4123,10 @@ def gather(
         used.append(
             f"{len(orphans)} orphan writes: their checkpoint ids date steps whose checkpoints never landed"
         )
+    inputs_on_older = _branch_inputs(groups, kinds, root_cps)
     placing = _Placing(
         groups, kinds, retried, {**retry_of, **handlers}, thread, halted, stopped, replayed,
-        db_cps, stamps, inv_of, copies, functional, entry_holds, queued,
+        db_cps, stamps, inv_of, copies, functional, entry_holds, queued, inputs_on_older,
     )  # fmt: skip
     placed = placing.place(space)
     task_levels = _task_levels(placed, attempts, db_cps)
@@ -4540,7 +4545,7 @@ def gather(
         # (a run from an earlier checkpoint a release without copies made: no put marks it)
         replays={p.inv for p in puts if p.replay or p.branch}
         | ({lost_copy[0]} if lost_copy is not None and not copy else set()),
-        branch_inputs=_branch_inputs(groups, kinds, root_cps),
+        branch_inputs=set(inputs_on_older),
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         kill_anchor=kill_anchor,
