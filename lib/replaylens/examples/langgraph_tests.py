@@ -6197,6 +6197,28 @@ def batch_update_sends() -> StateGraph:
     return b
 
 
+# --------------------------------------------------------------------------- round 68
+def handler_breakpoint(checkpointer: Any) -> Any:
+    """prepare -> charge (always raises; error_handler refunds, then ``Command(goto="notify")``)
+    -> notify, compiled with ``interrupt_before=["__error_handler__charge"]``.
+
+    Mirrors test_retry.py::test_graph_error_handler_error_context_survives_checkpoint_resume,
+    whose breakpoint names the handler's node. LangGraph 1.2.24 runs the handler in the
+    failed task's step, as a task pushed there (``__error_handler__charge``), and no
+    breakpoint stops it: the run goes on through the handler to notify, and the test's
+    ``invoke(None)`` has nothing left to run. The kill lands in the handler or after it; the
+    resume finds the failure among the step's pending writes and runs the handler again.
+    """
+    b = StateGraph(Trail)
+    b.add_node("prepare", _node("prepare", 0.5))
+    b.add_node("charge", _declined_charge, error_handler=_refund_handler)
+    b.add_node("notify", _node("notify", 1.0))
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "charge")
+    b.add_edge("notify", END)
+    return b.compile(checkpointer=checkpointer, interrupt_before=["__error_handler__charge"])
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6882,6 +6904,10 @@ CORPUS: tuple[Shape, ...] = (
                                      update={"foo": "map"}), as_node="map"),
                 None),
           kill_from=4),
+    # round 68
+    Shape("handler_breakpoint",
+          "test_retry.py::test_graph_error_handler_error_context_survives_checkpoint_resume",
+          {"visited": []}, (("charge", 1, 1.5), ("notify", 1, 0.5))),
 )  # fmt: skip
 """One hundred and eighty-five shapes (the last one hundred and sixty-nine in sixty-seven
 rounds, all held out but copy_update_latest); every kill point is a node start the child
