@@ -740,3 +740,38 @@ def test_a_paused_node_answered_before_a_run_ended_is_no_pause_the_next_input_an
         told = predict(runs["async"], "bare", given)["exit"]
         assert holds(told, (5, 0, 0)), (given, figures(told))
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_while_the_pause_was_saved_races_the_puts_queued_before_it(
+    tmp_path: Path,
+) -> None:
+    """subgraph_noop_replay_then_input on LangGraph 1.0.10 at 0.3 s a write, killed 0.2 s after
+    the second input's ``ask_1`` asked (it asks before it logs): the run was saving its pause.
+    From sync, async's subgraph checkpoint where ``ask_1`` was due, queued behind the input
+    checkpoint's put, was dated 10 ms after the kill and said lost (11 kept); the real async
+    run's landed first (12). A kill while the pause is saved races the puts as any kill does:
+    both outcomes are said."""
+    runs = load("subgraph_noop_replay_then_input-late-0.3s-lg1.0.10", tmp_path)
+    assert real(runs["async"]) == (12, 1, 2)
+    for form in ("recorder", "langgraph", "bare"):
+        told = predict(runs["sync"], form)["async"]
+        assert holds(told, (12, 1, 2)), (form, figures(told), told.race)
+        assert "within 50 ms of the kill" in told.race["note"], told.race
+
+
+def test_a_trace_dates_a_kill_from_the_steps_inside_the_span_still_open(tmp_path: Path) -> None:
+    """The same kills read from async's and exit's traces: the span of ``executor``, which ran
+    the subgraph, was still open at the kill, and the kill was dated from its start. Sync's
+    steps inside it each wait for their put, so the same time after its start fell before
+    ``ask_1`` began under sync: the checkpoint where it was due was said lost and ``step_a``
+    to run again (12 3 5 and 11 3 5) where the real sync run had saved it (13 2 4). The kill
+    came after the last line of the steps inside the span, re-timed with them, and after the
+    aimed node started; and the span, its graph paused, closes at once under sync: one more
+    line again than the recording wrote."""
+    runs = load("subgraph_noop_replay_then_input-late-0.3s-lg1.0.10", tmp_path)
+    assert real(runs["sync"], "trace") == (13, 2, 4)
+    for src in ("async", "exit"):
+        for given in (True, False):
+            told = predict(runs[src], "trace", given)["sync"]
+            assert holds(told, (13, 2, 4)), (src, given, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -101,6 +101,27 @@ def test_a_trace_of_a_kill_while_the_pause_was_being_saved(tmp_path: Path) -> No
     assert figures(logged["async"]) == (19, 0, 0) and figures(logged["exit"]) == (12, 1, 2)
 
 
+def test_a_trace_that_lost_the_pause_says_sync_saved_it_and_closed_the_span(
+    tmp_path: Path,
+) -> None:
+    """The same kills read from async's and exit's traces for sync: ``sub_node``'s span was
+    open at the kill, and the kill had been dated from its start plus the time to the last
+    line, which under sync, whose steps inside it wait for their puts, fell before the step
+    where ``step_b`` asked was saved (19 kept where the real sync run kept 20). The kill came
+    0.2 s after ``step_b`` started (the manifest), or with no manifest at least after the
+    last line of the steps inside the span, re-timed with them; and under sync the span,
+    its graph paused, closes at once, one more line again (6) than the recording wrote."""
+    runs = load("stateful_subgraph_forked_turns-late-0.25s", tmp_path)
+    assert real(runs["sync"], "trace") == (20, 2, 6)
+    for src in ("async", "exit"):
+        for given in (True, False):
+            told = predict(runs[src], "trace", given)["sync"]
+            assert told.checkpoints_kept == 20, (src, given, figures(told))
+            assert holds(told, (20, 2, 6)), (src, given, figures(told), told.race)
+            if given:  # dated by the manifest: past the pause's save, no range of checkpoints
+                assert told.race["checkpoints_kept"] == [20, 20], (src, told.race)
+
+
 def test_a_pause_read_without_its_manifest_may_have_been_cut_short(tmp_path: Path) -> None:
     """The same kills read as after a production crash, with no manifest: nothing dates the
     kill, and the database holds the pause (sync) or nothing of the last invocation (async,

@@ -425,6 +425,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # at, not the newest, killed in its first node (a branch begun by an input)
         KillCampaign("delta_time_travel_input", 0, ("sync", "async", "exit"), 0.0),
         KillCampaign("delta_time_travel_input", 0, ("sync", "async", "exit"), 0.25),
+        # round 62 on LangGraph 1.0.10 at 0.3 s, killed 0.2 s after the second input's
+        # ask_1 asked: the pause was being saved, and the subgraph's puts raced the kill
+        KillCampaign(
+            "subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.3, langgraph="1.0.10"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

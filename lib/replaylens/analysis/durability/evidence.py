@@ -3471,6 +3471,19 @@ def _kill_moment(
                 f"{kill_offset:.2f} s into {kill_attempt.node}"
             )
             return kill_offset, kill_unsure, crash
+        inner = _aimed_inside(kill_attempt, recording, attempts) if not aimed else None
+        if inner is not None and recording.kill_offset is not None:
+            # the node the kill was aimed at ran inside the span still open (a trace shows the
+            # task that ran its graph) and had ended, asking or returning: the kill came that
+            # long after it started, while the span waited
+            crash = max(crash or 0.0, inner.start_ts + recording.kill_offset)
+            kill_offset = crash - kill_attempt.start_ts
+            used.append(
+                f"kill moment: {recording.kill_offset:g} s after {inner.node} started "
+                f"({recording.origin or 'given'}), inside {kill_attempt.node}'s span, still "
+                f"open: {kill_offset:.2f} s into {kill_attempt.node}"
+            )
+            return kill_offset, kill_unsure, crash
         if recording.kill_offset is not None and not aimed:
             assumed.append(
                 f"the kill was aimed {recording.kill_offset:g} s after {recording.kill_node} started, "
@@ -3535,6 +3548,33 @@ def _aimed_holder(
         and a is not kill_attempt
     ]
     return max(around, key=lambda a: a.start_ts) if around else None
+
+
+def _aimed_inside(
+    kill_attempt: Attempt, recording: Recording, attempts: list[Attempt]
+) -> Attempt | None:
+    """The last attempt of the node a kill was aimed at that began inside the span still open
+    at the kill (a trace's span of a task that runs a graph) and had ended there, asking or
+    returning, where the aimed moment is not before the log's last line: the span waited
+    (for its graph's puts) when the kill came (stateful_subgraph_forked_turns at 0.25 s from
+    async with a trace, killed 0.2 s after ``step_b`` asked inside ``sub_node``: dated from
+    the last line, sync was said to write 5 lines again where its run, past the pause before
+    the kill, wrote 6). None otherwise."""
+    if not recording.kill_node or recording.kill_offset is None:
+        return None
+    inside = [
+        a
+        for a in attempts
+        if a.node == recording.kill_node
+        and a.outcome in ("finished", "interrupted")
+        and a.start_ts >= kill_attempt.start_ts
+        and a is not kill_attempt
+    ]
+    if not inside:
+        return None
+    last = max(inside, key=lambda a: a.start_ts)
+    latest_line = max(line.ts for a in attempts for line in a.lines)
+    return last if last.start_ts + recording.kill_offset >= latest_line else None
 
 
 def _killed_while_pausing(

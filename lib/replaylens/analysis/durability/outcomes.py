@@ -1737,8 +1737,13 @@ def _race(
 ) -> dict[str, Any]:
     """When a write lands within RACE seconds of the kill, the race decides: say both outcomes.
     When the kill moment is only bounded by the log's last line, every moment up to the
-    killed node's usual duration later is as likely: say the range over them too."""
-    if mode == "exit" or ev.ending != "killed":
+    killed node's usual duration later is as likely: say the range over them too. A run
+    killed while it saved its pause (`Evidence.pause_kill`) races its puts the same way
+    (subgraph_noop_replay_then_input on LangGraph 1.0.10 at 0.3 s a write, killed 0.2 s
+    after the second input's ``ask_1`` asked, from sync into async: the subgraph's put
+    queued behind its input checkpoint's was dated 10 ms after the kill and said lost, 11
+    checkpoints kept; the real async run's landed first, 12)."""
+    if mode == "exit" or (ev.ending != "killed" and ev.pause_kill is None):
         return {}
     seen = [nominal.figures]
     log_bound = recording.kill_offset is None and ev.kill_time is None
@@ -1747,14 +1752,18 @@ def _race(
     by_cost: set[tuple[int, int, int]] = set(seen)
     by_both: set[tuple[int, int, int]] = set()
     for slack, cost in variants:
-        fig = _schedule_figures(ev, schedule(ev, mode, latency, recording, slack, cost))
-        seen.append(fig)
+        variant = schedule(ev, mode, latency, recording, slack, cost)
+        fig = _schedule_figures(ev, variant)
+        # (a span that closed before this kill at its graph's pause wrote one more line,
+        # `_widen_for_closed_spans`; counted here for the moments the race asks)
+        figs = [fig, (fig[0], fig[1], fig[2] + len(variant.closed_spans))]
+        seen += figs
         if cost == WRITE_COST:
-            by_kill.add(fig)
+            by_kill.update(figs)
         elif slack == 0.0:
-            by_cost.add(fig)
+            by_cost.update(figs)
         else:
-            by_both.add(fig)
+            by_both.update(figs)
     both = bool(by_both - by_kill - by_cost)  # only the two together move a landing
 
     def sooner_adds(seconds: float) -> bool:

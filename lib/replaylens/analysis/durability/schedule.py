@@ -650,7 +650,10 @@ def schedule(
         crash = target(ev.pause_kill or 0.0) + lead + (recording.kill_offset or 0.0) + slack
     elif ev.ending == "killed" and ev.kill_attempt is not None and ev.kill_offset is not None:
         crash = (
-            target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), ""))
+            max(
+                target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), "")),
+                _progress_inside(ev, ev.kill_attempt, target, lane_of),
+            )
             + ev.kill_offset
             + slack
         )
@@ -705,6 +708,10 @@ def schedule(
             latest = crash + (ev.kill_unsure if mode == "exit" else 0.0)
             if returned is not None and returned <= latest + CLOCK_EPS:
                 (closed_spans if mode == "exit" else written).add(id(a))
+            elif returned is None:
+                paused = _closed_at_pause(ev, a, target, landing, lane_of, by_task)
+                if paused is not None and paused <= latest + CLOCK_EPS:
+                    closed_spans.add(id(a))
             continue
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
         # A failure RetryPolicy retried in the step does not stop the task; one whose error
@@ -1087,6 +1094,93 @@ def _returned_after_runs(
     ):
         return None
     return _runs_left(inside, inv, in_own, target, landing, ev)
+
+
+def _closed_at_pause(
+    ev: Evidence,
+    a: Attempt,
+    target: Callable[[float, str], float],
+    landing: dict[tuple[str, int, int], float],
+    lane_of: dict[int, str],
+    by_task: dict[str, set[str]],
+) -> float | None:
+    """When a trace's task span still open at the kill closes under the target mode, where
+    the graph it ran had paused: its last task asked, and the span ends (interrupted) once
+    that graph's loop left, its puts in flight landed. Under async the loop waited for the
+    puts its steps queued; under sync each was waited for after its step, and the span
+    closes at once (stateful_subgraph_forked_turns at 0.25 s from async with a trace: the
+    ``sub_node`` span open 0.2 s after ``step_b`` asked closed 2 ms after it under sync, one
+    more line again than the recording wrote). None where the graph had not paused last, or
+    no line of its runs is in the log."""
+    lane = lane_of.get(id(a), "")
+    depth = lane.count("|") + 1 if lane else 0
+    runs = _own_runs(ev, a, depth, by_task)
+    in_own = _in_runs(runs, depth) if runs else _named_after(ev, a, lane, depth)
+    if in_own is None:
+        return None
+    inv = ev.step_of[id(a)][1]
+    inside = _inside_own_runs(ev, a, inv, in_own, until=float("inf"))
+    if not inside or max(inside, key=lambda b: b.end_ts).outcome != "interrupted":
+        return None
+    if any(b.outcome not in ("finished", "interrupted") for b in inside):
+        return None
+    return _runs_left(inside, inv, in_own, target, landing, ev)
+
+
+def _progress_inside(
+    ev: Evidence,
+    a: Attempt,
+    target: Callable[[float, str], float],
+    lane_of: dict[int, str],
+) -> float:
+    """When (re-timed) the killed task `a` began, as far as its own subgraph runs' lines
+    place it: the latest moment any of them started or ended before the kill, on its run's
+    lane, less the recorded time from `a`'s start to it. A task span still open at the kill
+    (a trace) dates the kill from its own start; but the runs inside it waited for their
+    puts under sync where the recording did not, and the kill came after their last line
+    all the same (subgraph_noop_replay_then_input on LangGraph 1.0.10 at 0.3 s a write, from
+    async with a trace, killed as ``ask_1`` asked inside ``executor``: dated from
+    ``executor``'s start, sync was said to lose the checkpoint where ``ask_1`` was due and run
+    ``step_a`` again, 12 3 5, where the real sync run had saved it, 13 2 4). -inf where no
+    line of its runs is in the log."""
+    if ev.kill_offset is None or id(a) not in ev.step_of:
+        return float("-inf")
+    lane = lane_of.get(id(a), "")
+    depth = lane.count("|") + 1 if lane else 0
+    runs = _own_runs(ev, a, depth, _loops_by_task(ev))
+    in_own = _in_runs(runs, depth) if runs else _named_after(ev, a, lane, depth)
+    if in_own is None:
+        return float("-inf")
+    killed_at = a.start_ts + ev.kill_offset
+    inside = _inside_own_runs(ev, a, ev.step_of[id(a)][1], in_own, until=killed_at)
+    moments = [
+        (t, lane_of.get(id(b), ""))
+        for b in inside
+        for t in (b.start_ts, b.end_ts)
+        if t <= killed_at + CLOCK_EPS
+    ]
+    return max(
+        (target(t, b_lane) - (t - a.start_ts) for t, b_lane in moments), default=float("-inf")
+    )
+
+
+def _named_after(ev: Evidence, a: Attempt, lane: str, depth: int) -> Callable[[str], bool] | None:
+    """Is a namespace key a run of the subgraph named after `a`'s node (a ``checkpointer=True``
+    graph's namespace names no task)? None where another task of the same node ran in `a`'s
+    step (`Send` workers): the runs could be either's."""
+    _ns, inv, step = ev.step_of[id(a)]
+    if any(
+        b is not a and b.node == a.node and ev.step_of.get(id(b)) == (lane, inv, step)
+        for b in ev.attempts
+    ):
+        return None
+    child = f"{lane}|{a.node}" if lane else a.node
+
+    def named(ns: str) -> bool:
+        top = "|".join(ns.split("|")[: depth + 1])
+        return ns != lane and base_space(top).partition(namespaces.CALL)[0] == child
+
+    return named
 
 
 def _in_runs(own: set[str], depth: int) -> Callable[[str], bool]:
