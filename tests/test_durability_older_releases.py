@@ -775,3 +775,20 @@ def test_a_trace_dates_a_kill_from_the_steps_inside_the_span_still_open(tmp_path
             told = predict(runs[src], "trace", given)["sync"]
             assert holds(told, (13, 2, 4)), (src, given, figures(told), told.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_between_tasks_may_reach_past_the_next_steps_put_under_sync(
+    tmp_path: Path,
+) -> None:
+    """subgraph_noop_replay_then_input on LangGraph 0.6.11 at 0.4 s a write, killed 0.2 s after
+    the second input's ``ask_1`` asked, read from exit with the mode inferred: the log ends
+    with ``step_a``'s end and nothing dates the kill, taken as up to one task's length after
+    it. Under sync the next task began only once its step's put landed, so that much
+    progress is that much after the put: the real sync run had saved the pause and ran
+    nothing again (13 0 0) where the range stopped at 12 kept."""
+    runs = load("subgraph_noop_replay_then_input-late-0.4s-lg0.6.11", tmp_path)
+    assert real(runs["sync"]) == (13, 0, 0)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["exit"], form, given=False)["sync"]
+        assert holds(told, (13, 0, 0)), (form, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -254,3 +254,18 @@ def test_an_input_sent_to_an_older_checkpoint_is_a_branch_the_resume_follows(
         assert figures(predict(late["async"], form)["sync"]) == (10, 1, 1), form
     every_prediction_holds(zero, forms=FORMS)
     every_prediction_holds(late, forms=FORMS)
+
+
+def test_an_undated_pause_kill_is_asked_at_moments_while_its_puts_flew(tmp_path: Path) -> None:
+    """subgraph_noop_replay_then_input at 0.25 s, killed 0.2 s after the second input's
+    ``ask_1`` asked (it asks before it logs), read from sync's trace with the mode inferred:
+    nothing dates the kill, and async's figures were the range between a kill at once after
+    the pause (3 tasks, 5 lines again) and a clean pause (2 tasks, 4 lines). The real async
+    run, killed while its puts were still in flight, ran 2 tasks and 3 lines again: the span
+    around the subgraph had not closed, and the lines again are not monotonic in the moment.
+    The moments while the queued puts flew are asked too."""
+    runs = load("subgraph_noop_replay_then_input-late-0.25s", tmp_path)
+    assert real(runs["async"], "trace") == (13, 2, 3)
+    told = predict(runs["sync"], "trace", given=False)["async"]
+    assert holds(told, (13, 2, 3)), (figures(told), told.race)
+    every_prediction_holds(runs, forms=FORMS)

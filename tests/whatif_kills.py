@@ -430,6 +430,12 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.3, langgraph="1.0.10"
         ),
+        # the same at 0.25 s, and on LangGraph 0.6.11 at 0.4 s, read with the mode inferred:
+        # nothing dates the kill, which came while the pause's puts were in flight
+        KillCampaign("subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.25),
+        KillCampaign(
+            "subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.4, langgraph="0.6.11"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

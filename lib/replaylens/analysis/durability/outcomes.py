@@ -876,8 +876,16 @@ def _widen_for_unknown_pause_kill(
         # the paused task logged nothing before it asked: the recorded mode's wait for the
         # put before it is no gap of the log, and under async it asked a tick after the step
         # before it ended, its put still queued (`Evidence.pause_kill`, killed at once)
-        at_once = dataclasses.replace(recording, kill_offset=0.0)
-        alts.append(schedule(dataclasses.replace(ev, pause_kill=began), mode, latency, at_once))
+        # At once, and at moments while the puts queued before it were in flight: the
+        # lines again need not be monotonic in the moment, a span closing in between
+        # (subgraph_noop_replay_then_input at 0.25 s from sync with a trace, the mode
+        # inferred: killed 0.2 s after ``ask_1`` asked, the real async run ran 2 tasks and
+        # 3 lines again, where at once says 3 and 5 and a clean pause 2 and 4)
+        asked = dataclasses.replace(ev, pause_kill=began)
+        lag = latency + WRITE_COST
+        for offset in (0.0, 0.25 * lag, 0.5 * lag, 0.75 * lag, lag, 2 * lag):
+            at = dataclasses.replace(recording, kill_offset=offset)
+            alts.append(schedule(asked, mode, latency, at))
     alts = [a for a in alts if not (a.landed >= sched.landed and a.stubs >= sched.stubs)]
     if not alts:
         return
@@ -1716,6 +1724,18 @@ def _race_variants(
     variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
     if ev.kill_unsure > RACE:
         variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
+    if (
+        mode == "sync"
+        and ev.kill_time is not None
+        and ev.kill_attempt is None
+        and recording.kill_offset is None  # only the log's last line bounds it
+    ):
+        # Died between tasks, as far into the next one as the bound allows: under sync that
+        # task began only once its step's put landed (subgraph_noop_replay_then_input on
+        # LangGraph 0.6.11 at 0.4 s, from exit with the mode inferred, killed 0.2 s after
+        # ``ask_1``, which logs nothing, asked: sync was said to keep 10-12 where its run,
+        # past the put and the pause, kept 13 and ran nothing again)
+        variants.append((ev.kill_unsure + latency + WRITE_COST, WRITE_COST))
     if recording.kill_offset is None and ev.kill_time is None:
         # Only the log's last line bounds the kill: the task in flight may have run on far
         # longer than any finished one took; at the latest, every put submitted before that
