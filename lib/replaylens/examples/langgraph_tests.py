@@ -6219,6 +6219,19 @@ def handler_breakpoint(checkpointer: Any) -> Any:
     return b.compile(checkpointer=checkpointer, interrupt_before=["__error_handler__charge"])
 
 
+# --------------------------------------------------------------------------- round 69
+def delta_async_turns() -> StateGraph:
+    """delta_channel_turns's graph (respond -> remember on a `DeltaChannel` messages state,
+    three turns on one thread, the kill in the third), run by ``ainvoke``.
+
+    Mirrors test_pregel.py::test_delta_channel_async_write_ordering: in LangGraph's async
+    loop a checkpoint whose `DeltaChannel` took writes in the step is put only once those
+    writes' ``aput_writes`` completed (``_delta_write_futs``), the value being rebuilt from
+    them along the thread's history.
+    """
+    return delta_channel_turns()
+
+
 @dataclass(frozen=True)
 class Shape:
     """One graph of the corpus: how to start it, drive it to the kill, and where to kill it."""
@@ -6908,8 +6921,15 @@ CORPUS: tuple[Shape, ...] = (
     Shape("handler_breakpoint",
           "test_retry.py::test_graph_error_handler_error_context_survives_checkpoint_resume",
           {"visited": []}, (("charge", 1, 1.5), ("notify", 1, 0.5))),
+    # round 69
+    Shape("delta_async_turns", "test_pregel.py::test_delta_channel_async_write_ordering",
+          {"messages": [{"role": "user", "content": "h0", "id": "h0"}]},
+          (("respond", 1, 0.5), ("remember", 1, 0.5)),
+          then=({"messages": [{"role": "user", "content": "h1", "id": "h1"}]},
+                {"messages": [{"role": "user", "content": "h2", "id": "h2"}]}),
+          kill_from=2, api="ainvoke"),
 )  # fmt: skip
-"""One hundred and eighty-five shapes (the last one hundred and sixty-nine in sixty-seven
+"""One hundred and eighty-seven shapes (the last one hundred and seventy-one in sixty-nine
 rounds, all held out but copy_update_latest); every kill point is a node start the child
 announces, plus a delay that lands half a sleep unit or more away from any other task's
 start or end (a kill between the three appends of one line would leave the three logs one
