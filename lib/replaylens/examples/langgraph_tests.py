@@ -6199,7 +6199,7 @@ def batch_update_sends() -> StateGraph:
 
 # --------------------------------------------------------------------------- round 68
 def handler_breakpoint(checkpointer: Any) -> Any:
-    """prepare -> charge (always raises; error_handler refunds, then ``Command(goto="notify")``)
+    """error_handler's graph: prepare -> charge (always raises; error_handler refunds, then ``Command(goto="notify")``)
     -> notify, compiled with ``interrupt_before=["__error_handler__charge"]``.
 
     Mirrors test_retry.py::test_graph_error_handler_error_context_survives_checkpoint_resume,
@@ -6209,14 +6209,9 @@ def handler_breakpoint(checkpointer: Any) -> Any:
     ``invoke(None)`` has nothing left to run. The kill lands in the handler or after it; the
     resume finds the failure among the step's pending writes and runs the handler again.
     """
-    b = StateGraph(Trail)
-    b.add_node("prepare", _node("prepare", 0.5))
-    b.add_node("charge", _declined_charge, error_handler=_refund_handler)
-    b.add_node("notify", _node("notify", 1.0))
-    b.add_edge(START, "prepare")
-    b.add_edge("prepare", "charge")
-    b.add_edge("notify", END)
-    return b.compile(checkpointer=checkpointer, interrupt_before=["__error_handler__charge"])
+    return error_handler().compile(
+        checkpointer=checkpointer, interrupt_before=["__error_handler__charge"]
+    )
 
 
 # --------------------------------------------------------------------------- round 69

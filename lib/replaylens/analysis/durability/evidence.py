@@ -3460,28 +3460,29 @@ def _kill_moment(
             id(kill_attempt) in retry_of and retry_of[id(kill_attempt)].node == recording.kill_node
         )  # the kill aimed at a node's start lands in its retry, or in its error handler
         holder = _aimed_holder(kill_attempt, recording, attempts) if not aimed else None
-        if holder is not None and recording.kill_offset is not None:
+        # or the node the kill was aimed at ran inside the span still open and had ended,
+        # asking or returning, while the span waited
+        inner = (
+            _aimed_inside(kill_attempt, recording, attempts)
+            if not aimed and holder is None
+            else None
+        )
+        anchor = holder or inner
+        if anchor is not None and recording.kill_offset is not None:
             # a span of the node the kill was aimed at, still open around the task in flight
-            # (a trace shows the task that ran the graphs): the kill came that long after it
-            crash = max(crash or 0.0, holder.start_ts + recording.kill_offset)
+            # (a trace shows the task that ran the graphs), or that node inside the span of
+            # the task in flight: the kill came that long after it started
+            crash = max(crash or 0.0, anchor.start_ts + recording.kill_offset)
             kill_offset = crash - kill_attempt.start_ts
-            used.append(
-                f"kill moment: {recording.kill_offset:g} s after {holder.node} started "
-                f"({recording.origin or 'given'}), whose span holds {kill_attempt.node}'s: "
-                f"{kill_offset:.2f} s into {kill_attempt.node}"
+            where = (
+                f"whose span holds {kill_attempt.node}'s"
+                if holder is not None
+                else f"inside {kill_attempt.node}'s span, still open"
             )
-            return kill_offset, kill_unsure, crash
-        inner = _aimed_inside(kill_attempt, recording, attempts) if not aimed else None
-        if inner is not None and recording.kill_offset is not None:
-            # the node the kill was aimed at ran inside the span still open (a trace shows the
-            # task that ran its graph) and had ended, asking or returning: the kill came that
-            # long after it started, while the span waited
-            crash = max(crash or 0.0, inner.start_ts + recording.kill_offset)
-            kill_offset = crash - kill_attempt.start_ts
             used.append(
-                f"kill moment: {recording.kill_offset:g} s after {inner.node} started "
-                f"({recording.origin or 'given'}), inside {kill_attempt.node}'s span, still "
-                f"open: {kill_offset:.2f} s into {kill_attempt.node}"
+                f"kill moment: {recording.kill_offset:g} s after {anchor.node} started "
+                f"({recording.origin or 'given'}), {where}: "
+                f"{kill_offset:.2f} s into {kill_attempt.node}"
             )
             return kill_offset, kill_unsure, crash
         if recording.kill_offset is not None and not aimed:

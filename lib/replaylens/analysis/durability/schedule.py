@@ -1082,9 +1082,8 @@ def _returned_after_runs(
     own = _own_runs(ev, a, depth, by_task)
     if not own:
         return None
-    inv = ev.step_of[id(a)][1]
     in_own = _in_runs(own, depth)
-    inside = _inside_own_runs(ev, a, inv, in_own, until=float("inf"))
+    inv, inside = _every_run_attempt(ev, a, in_own)
     if not inside or any(b.outcome != "finished" or id(b) in ev.halted for b in inside):
         return None
     if any(st.inv == inv and st.attempts and in_own(st.ns) for st in _open_steps(ev)):
@@ -1112,14 +1111,10 @@ def _closed_at_pause(
     ``sub_node`` span open 0.2 s after ``step_b`` asked closed 2 ms after it under sync, one
     more line again than the recording wrote). None where the graph had not paused last, or
     no line of its runs is in the log."""
-    lane = lane_of.get(id(a), "")
-    depth = lane.count("|") + 1 if lane else 0
-    runs = _own_runs(ev, a, depth, by_task)
-    in_own = _in_runs(runs, depth) if runs else _named_after(ev, a, lane, depth)
+    in_own = _runs_of(ev, a, lane_of, by_task)
     if in_own is None:
         return None
-    inv = ev.step_of[id(a)][1]
-    inside = _inside_own_runs(ev, a, inv, in_own, until=float("inf"))
+    inv, inside = _every_run_attempt(ev, a, in_own)
     if not inside or max(inside, key=lambda b: b.end_ts).outcome != "interrupted":
         return None
     if any(b.outcome not in ("finished", "interrupted") for b in inside):
@@ -1145,10 +1140,7 @@ def _progress_inside(
     line of its runs is in the log."""
     if ev.kill_offset is None or id(a) not in ev.step_of:
         return float("-inf")
-    lane = lane_of.get(id(a), "")
-    depth = lane.count("|") + 1 if lane else 0
-    runs = _own_runs(ev, a, depth, _loops_by_task(ev))
-    in_own = _in_runs(runs, depth) if runs else _named_after(ev, a, lane, depth)
+    in_own = _runs_of(ev, a, lane_of, _loops_by_task(ev))
     if in_own is None:
         return float("-inf")
     killed_at = a.start_ts + ev.kill_offset
@@ -1162,6 +1154,26 @@ def _progress_inside(
     return max(
         (target(t, b_lane) - (t - a.start_ts) for t, b_lane in moments), default=float("-inf")
     )
+
+
+def _every_run_attempt(
+    ev: Evidence, a: Attempt, in_own: Callable[[str], bool]
+) -> tuple[int, list[Attempt]]:
+    """`a`'s invocation, and every attempt of it inside the runs `in_own` names, from `a`'s
+    start on (a span still open at the kill has no end to stop at)."""
+    inv = ev.step_of[id(a)][1]
+    return inv, _inside_own_runs(ev, a, inv, in_own, until=float("inf"))
+
+
+def _runs_of(
+    ev: Evidence, a: Attempt, lane_of: dict[int, str], by_task: dict[str, set[str]]
+) -> Callable[[str], bool] | None:
+    """Is a namespace key inside a graph run `a`'s task ran? Its own runs where lines name its
+    task id (`_own_runs`), else the subgraph named after its node (`_named_after`)."""
+    lane = lane_of.get(id(a), "")
+    depth = lane.count("|") + 1 if lane else 0
+    runs = _own_runs(ev, a, depth, by_task)
+    return _in_runs(runs, depth) if runs else _named_after(ev, a, lane, depth)
 
 
 def _named_after(ev: Evidence, a: Attempt, lane: str, depth: int) -> Callable[[str], bool] | None:
