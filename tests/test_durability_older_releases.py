@@ -792,3 +792,24 @@ def test_a_kill_between_tasks_may_reach_past_the_next_steps_put_under_sync(
         told = predict(runs["exit"], form, given=False)["sync"]
         assert holds(told, (13, 0, 0)), (form, figures(told), told.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_line_of_a_node_no_id_names_takes_the_unnamed_writes_of_its_step(
+    tmp_path: Path,
+) -> None:
+    """test_command_goto_with_static_breakpoints on LangGraph 1.0.10 at 0.9 s a write: the
+    `Command(goto=["node2"])` sent at the breakpoint ran node2 beside node1, then node2 ran
+    again and was killed. 1.0.10's store keeps no task path, and node2's first task was made
+    due by the Command, not by the checkpoint, so its saved writes name no node. A bare log's
+    first node2, due at no checkpoint before it, was read as a run of the later checkpoint
+    where node2 was due again, and with the killed one as one task: both said to run again
+    (2 lines wrong; own figures 3 1 3 where 3 1 1; async 3 1 3 where 2 1 1). A line that
+    ended takes the unnamed writes of the checkpoint it started from."""
+    runs = load("command_goto_breakpoint-late-0.9s-lg1.0.10", tmp_path)
+    assert real(runs["sync"]) == (3, 1, 1)
+    assert figures(predict(runs["sync"], "bare")["sync"]) == (3, 1, 1)
+    told = predict(runs["sync"], "bare")
+    assert holds(told["async"], real(runs["async"])) and holds(told["exit"], real(runs["exit"]))
+    verdicts = {a.lines[0].line: a.verdict for a in plan(runs["sync"], "bare").attempts}
+    assert verdicts[2] == "kept" and verdicts[5] == "replays", verdicts
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

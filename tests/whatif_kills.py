@@ -436,6 +436,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "subgraph_noop_replay_then_input", 1, ("sync", "async", "exit"), 0.4, langgraph="0.6.11"
         ),
+        # test_command_goto_with_static_breakpoints on LangGraph 1.0.10 at 0.9 s: node2, made due
+        # by the Command sent at the breakpoint, saved its writes as a task no id names
+        KillCampaign(
+            "command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.9, langgraph="1.0.10"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -220,6 +220,32 @@ def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     return calls[used]
 
 
+def _unnamed_result(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
+    """A store that keeps no task path (LangGraph 1.0 and older) lists the saved writes of a
+    task whose id its reader cannot recompute as a task of its own, unnamed: a node made due
+    in the step by what the checkpoint does not hold (a `Command(goto=...)` sent at a static
+    breakpoint, beside the node due there: test_command_goto_with_static_breakpoints on
+    1.0.10). A line of a graph node due at no checkpoint before it, that ended, took one: its
+    node is not due at `cp`, and the writes saved there are its own (read as a run of the
+    later checkpoint where the node was due again, its two runs were taken for one task, and
+    both said to run again). None where no unnamed result is left."""
+    if a.node not in idx.all_nodes:
+        return None  # a call: `_next_call`
+    taken = idx.taken[(cp.checkpoint_id, a.pid)]
+    free = [
+        t
+        for t in cp.tasks
+        if t.kind == "run-time" and not (t.node or t.path) and t.done and t.task_id not in taken
+    ]
+    if len(free) != 1:
+        return None  # none, or several a bare line cannot tell apart
+    task = free[0]
+    task.node = a.node
+    task.name_source = "the effects log line aligned with it by time (not proven by its id)"
+    _claim_task(a, cp, task, idx)
+    return task
+
+
 _OUTCOME_STATUS = {
     "finished": "finished",
     "failed": "failed",
@@ -653,6 +679,8 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
         task = pick_task(a, cp, node_tasks, idx)
         if task is None and not node_tasks and ns_name == "" and a.node not in idx.all_nodes:
             task = _next_call(a, cp, idx)
+        if task is None and not node_tasks and ns_name == "" and a.outcome == "finished":
+            task = _unnamed_result(a, cp, idx)
         if task is None and any(t.kind == "call" for t in node_tasks):
             # A call of this name without a saved result: it was in flight (LangGraph saves
             # a call only when it returns), so the parent's re-run makes it again.
