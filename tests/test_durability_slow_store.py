@@ -759,3 +759,21 @@ def test_a_pause_in_a_step_already_saved_puts_only_its_writes_under_exit(
         for form in ("recorder", "langgraph", "bare"):
             assert figures(predict(runs[src], form)["exit"]) == (1, 0, 0), (src, form)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_an_undated_kill_may_come_as_long_after_its_task_began_as_its_own_process_took(
+    tmp_path: Path,
+) -> None:
+    """recursion_limit_retry on Postgres at 0.55 s a write, read with the mode inferred: the
+    first input ran its loop to the recursion limit on turns of 0.02 s, the second on turns
+    of 0.4 s, killed 0.2 s into its `tools`. Nothing dates the kill but the log's last line,
+    `tools`' start, and it was bounded by the longest `tools` had taken, 0.03 s, all of it in
+    the first input: async was said to run nothing again (27 0 0) where its run ran 2 tasks
+    and 3 lines again (28 2 3). The bound counts the killed process's own tasks too."""
+    runs = load("recursion_limit_retry-early-0.55s-postgres", tmp_path)
+    assert real(runs["async"]) == (28, 2, 3)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "langgraph", "bare", "trace"):
+            told = predict(runs[src], form, given=False)["async"]
+            assert holds(told, (28, 2, 3)), (src, form, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -441,6 +441,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.9, langgraph="1.0.10"
         ),
+        # recursion_limit_retry on Postgres at 0.55 s: the first input ran its loop to the
+        # recursion limit on short turns, the second on long ones was killed in `tools`
+        KillCampaign(
+            "recursion_limit_retry", 0, ("sync", "async", "exit"), 0.55, backend="postgres"
+        ),
         # LangGraph 0.4.10 on Postgres under `ainvoke` at 0.5 s: a join's barrier saved after
         # later writes had filled it, so the resume ran the join's node a step early
         *(

@@ -2028,10 +2028,19 @@ def _step_done(a: Attempt, retried: set[int], halted: set[int]) -> bool:
 
 
 def _usual_duration(attempts: list[Attempt], killed: Attempt, retried: set[int]) -> float:
-    """How long the killed task could have run on: the longest finished attempt of its
-    node, else of any node (0 when none finished)."""
+    """How long the killed task could have run on: the longest finished attempt of its node
+    or of its own process (the killed invocation's), else of any node (0 when none
+    finished). Its node's earlier runs alone can be far shorter than this run's tasks: a
+    loop run to its recursion limit on short turns, then a second input on long ones
+    (recursion_limit_retry on Postgres at 0.55 s, the mode inferred: `tools` of the first
+    input took 0.03 s, and a kill 0.2 s into the second's was read as at most 0.03 s after
+    its start; async was said to run nothing again, 27 0 0, where it ran 2 tasks, 28 2 3)."""
     done = [a for a in attempts if a.outcome == "finished" and id(a) not in retried]
-    same = [a.end_ts - a.start_ts for a in done if a.node == killed.node]
+    same = [
+        a.end_ts - a.start_ts
+        for a in done
+        if a.node == killed.node or (killed.pid is not None and a.pid == killed.pid)
+    ]
     every = same or [a.end_ts - a.start_ts for a in done]
     return max(every) if every else 0.0
 
