@@ -1169,7 +1169,10 @@ def _runs_of(
     ev: Evidence, a: Attempt, lane_of: dict[int, str], by_task: dict[str, set[str]]
 ) -> Callable[[str], bool] | None:
     """Is a namespace key inside a graph run `a`'s task ran? Its own runs where lines name its
-    task id (`_own_runs`), else the subgraph named after its node (`_named_after`)."""
+    task id (`_own_runs`), else the subgraph named after its node (`_named_after`). None for
+    an attempt the evidence placed in no step."""
+    if id(a) not in ev.step_of:
+        return None
     lane = lane_of.get(id(a), "")
     depth = lane.count("|") + 1 if lane else 0
     runs = _own_runs(ev, a, depth, by_task)
