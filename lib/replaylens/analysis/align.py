@@ -202,6 +202,13 @@ def _open_caller(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:
     return len(callers) == 1 and not callers[0].done
 
 
+def _unnamed_results(cp: Checkpoint) -> list[Task]:
+    """The saved results `cp`'s step lists as tasks of their own, with no name and no path:
+    a store that keeps no task path (LangGraph 1.0 and older) cannot name a task whose id
+    its reader does not recompute (a functional call, a node a `Command` made due)."""
+    return [t for t in cp.tasks if t.kind == "run-time" and not (t.node or t.path) and t.done]
+
+
 def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     """Hand-written logs of functional-API runs whose call ids cannot be recomputed: the
     calls a checkpoint recorded, in call order, are matched to the attempts of nodes it
@@ -211,7 +218,7 @@ def _next_call(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
         # A store that keeps no task path (langgraph-checkpoint before its `task_path`
         # column: LangGraph 0.6 and older) lists a call's saved result as a task of its own,
         # unnamed, beside the step's tasks and in no call order: a line that ended took one.
-        calls = [t for t in cp.tasks if t.kind == "run-time" and not (t.node or t.path) and t.done]
+        calls = _unnamed_results(cp)
     used = idx.calls_used.setdefault(cp.checkpoint_id, 0)
     if used >= len(calls):
         return None
@@ -232,11 +239,7 @@ def _unnamed_result(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     if a.node not in idx.all_nodes:
         return None  # a call: `_next_call`
     taken = idx.taken[(cp.checkpoint_id, a.pid)]
-    free = [
-        t
-        for t in cp.tasks
-        if t.kind == "run-time" and not (t.node or t.path) and t.done and t.task_id not in taken
-    ]
+    free = [t for t in _unnamed_results(cp) if t.task_id not in taken]
     if len(free) != 1:
         return None  # none, or several a bare line cannot tell apart
     task = free[0]

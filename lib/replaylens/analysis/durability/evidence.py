@@ -3178,8 +3178,8 @@ def _assign_steps(
             # a run from an earlier checkpoint goes on from the copy it began with: back
             saved_step = replayed.get(inv, saved_step)
             # and an input sent to an earlier checkpoint from that one (`_branch_inputs`)
-            if (branched or {}).get(inv) is not None:
-                saved_step = (branched or {})[inv]
+            if (went_on := (branched or {}).get(inv)) is not None:
+                saved_step = went_on
         if inv > 0:
             # Attempts without a step go on from where the previous invocation stopped: a
             # resume re-runs the step after its last checkpoint, a fresh input starts two

@@ -630,6 +630,7 @@ def schedule(
         wave_wait(*wave)
     # 3. The crash at the same point of progress: the same attempt, the same time into it.
     last_inv = ev.invocations - 1
+    by_task = _loops_by_task(ev)
     crash: float | None = None
     # killed while saving its pause: lost where a write takes longer than the time to the kill
     pausing = ev.ending == "paused" and (
@@ -652,7 +653,7 @@ def schedule(
         crash = (
             max(
                 target(ev.kill_attempt.start_ts, lane_of.get(id(ev.kill_attempt), "")),
-                _progress_inside(ev, ev.kill_attempt, target, lane_of),
+                _progress_inside(ev, ev.kill_attempt, target, lane_of, by_task),
             )
             + ev.kill_offset
             + slack
@@ -690,7 +691,6 @@ def schedule(
                 # No moment of the kill is known (no task in flight in the log, or no log):
                 # what the database holds landed, under any mode that writes checkpoints.
                 landed.add(key)
-    by_task = _loops_by_task(ev)
     closed_spans: set[int] = set()
     for a in ev.attempts:
         if id(a) in closed:
@@ -1127,6 +1127,7 @@ def _progress_inside(
     a: Attempt,
     target: Callable[[float, str], float],
     lane_of: dict[int, str],
+    by_task: dict[str, set[str]],
 ) -> float:
     """When (re-timed) the killed task `a` began, as far as its own subgraph runs' lines
     place it: the latest moment any of them started or ended before the kill, on its run's
@@ -1140,7 +1141,7 @@ def _progress_inside(
     line of its runs is in the log."""
     if ev.kill_offset is None or id(a) not in ev.step_of:
         return float("-inf")
-    in_own = _runs_of(ev, a, lane_of, _loops_by_task(ev))
+    in_own = _runs_of(ev, a, lane_of, by_task)
     if in_own is None:
         return float("-inf")
     killed_at = a.start_ts + ev.kill_offset
