@@ -813,3 +813,33 @@ def test_a_line_of_a_node_no_id_names_takes_the_unnamed_writes_of_its_step(
     verdicts = {a.lines[0].line: a.verdict for a in plan(runs["sync"], "bare").attempts}
     assert verdicts[2] == "kept" and verdicts[5] == "replays", verdicts
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_bare_call_of_a_graph_invoked_twice_is_placed_in_the_call_that_had_begun(
+    tmp_path: Path,
+) -> None:
+    """test_multiple_subgraphs_mixed_state_graph on LangGraph 0.6.11 at 0.7 s a write, killed
+    in ``finish`` after ``call_same_subgraph`` invoked the ``@entrypoint`` ``add`` twice. The
+    store keeps no task path, so each call's ``add_task`` result is saved under no name and
+    a bare log's two ``add_task`` lines aligned with no task: both were filed under the first
+    call, as its steps 1 and 2, and a step of it never put was read as left by raising (a
+    `Command(graph=PARENT)`), which exit saves on the way out. From sync and async, exit was
+    said to keep 1 to 2 checkpoints where the real exit run kept none (0 3 5). Each line goes
+    in the call whose input checkpoint was the last taken before it began, in the step of
+    that call's entrypoint: each call's step is then put, and the exit what-if's own figures
+    are the real run's. A call counter (``|1``) is no level of nesting either: the range of
+    checkpoints a bare log cannot place says one level below the database's one."""
+    runs = load("multiple_subgraphs_mixed_state_graph-late-0.7s-lg0.6.11", tmp_path)
+    assert real(runs["exit"], "bare") == (0, 3, 5)
+    for src in ("sync", "async"):
+        for given in (True, False):
+            told = predict(runs[src], "bare", given)["exit"]
+            assert holds(told, (0, 3, 5)), (src, given, figures(told), told.race)
+    assert figures(predict(runs["sync"], "bare")["exit"]) == (0, 3, 5)
+    told = predict(runs["sync"], "bare", given=False)["sync"]
+    assert "at each of up to 2 level(s)" in told.race["note"], told.race
+    assert all(
+        not c.wrong
+        for c in judged("multiple_subgraphs_mixed_state_graph-late-0.7s-lg0.6.11", tmp_path)
+    )
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

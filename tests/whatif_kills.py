@@ -441,6 +441,15 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "command_goto_breakpoint", 1, ("sync", "async", "exit"), 0.9, langgraph="1.0.10"
         ),
+        # test_multiple_subgraphs_mixed_state_graph on LangGraph 0.6.11 at 0.7 s: the
+        # `@entrypoint` invoked twice saved each call's result under no name
+        KillCampaign(
+            "multiple_subgraphs_mixed_state_graph",
+            1,
+            ("sync", "async", "exit"),
+            0.7,
+            langgraph="0.6.11",
+        ),
         # recursion_limit_retry on Postgres at 0.55 s: the first input ran its loop to the
         # recursion limit on short turns, the second on long ones was killed in `tools`
         KillCampaign(

@@ -1079,6 +1079,32 @@ def _subgraph_nodes(thread: Thread | None) -> tuple[dict[str, str], set[str]]:
     return found, root
 
 
+def _call_begun(
+    first: str, began: float, thread: Thread | None, space: Callable[[str | None], str]
+) -> str:
+    """Of the graphs one task invoked one after another (``p``, ``p~1``, ...; `_first_calls`
+    files a node of theirs under the first), the call whose input checkpoint was the last
+    taken before a task began at `began`: where the store keeps no task path, the alignment
+    cannot tell (LangGraph 0.6.11 saves an ``@task`` call's result under no name), and a
+    bare log's second ``add_task`` of test_multiple_subgraphs_mixed_state_graph, read as a
+    second step of the first call, was one it never put, left by raising (under exit, one
+    checkpoint saved on the way out where none was)."""
+    if thread is None or _without_call(first) != first:
+        return first
+    opened = [
+        (t, path)
+        for sp in thread.namespaces.values()
+        if sp.name
+        for path in [space(sp.name)]
+        if _without_call(path) == first
+        for c in sp.checkpoints
+        if c.source == "input"
+        for t in [taken_at(c)]
+        if t is not None and t <= began
+    ]
+    return max(opened)[1] if opened else first
+
+
 def _without_call(path: str) -> str:
     """``parent~1`` -> ``parent``: the loop a graph call belongs to, whichever call it was."""
     head, sep, last = path.rpartition(namespaces.NS_SEP)
@@ -2152,6 +2178,25 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     return node if calls else None
 
 
+def _entrypoint_loops(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, str]:
+    """Subgraph path -> its `@entrypoint`, for the functional graphs a node invoked: every
+    checkpoint of the path has that one node due, and its `@task` calls left results (their
+    writes; under no name where the store keeps no task path). Such a graph has no
+    `__start__` step: its entrypoint and every call run in the step after its input
+    checkpoint (test_multiple_subgraphs_mixed_state_graph, bare logs on LangGraph 0.6.11)."""
+    due: dict[str, set[str]] = {}
+    calls: set[str] = set()
+    for sp in thread.namespaces.values() if thread else ():
+        if not sp.name:
+            continue
+        path = space(sp.name)
+        for c in sp.checkpoints:
+            due.setdefault(path, set()).update(t.node for t in c.tasks if t.node)
+            if c.calls or any(not t.node and not t.derived and t.writes for t in c.tasks):
+                calls.add(path)
+    return {p: next(iter(nodes)) for p, nodes in due.items() if len(nodes) == 1 and p in calls}
+
+
 @per_thread
 def _sole_root_node(thread: Thread | None) -> str | None:
     """The one node every root checkpoint has due, where there is one (an `@entrypoint`'s,
@@ -3129,6 +3174,7 @@ def _assign_steps(
     root_nodes = named_in_root if sub_nodes else set()
     entry = _entrypoint_node(thread)
     subgraphs = {space(n) for n in (thread.namespaces if thread else ())} - {""}
+    sub_entries = _entrypoint_loops(thread, space)
     ns_nodes: dict[str, set[str]] = {}
     for sp in thread.namespaces.values() if thread else ():
         ns_nodes.setdefault(space(sp.name), set()).update(
@@ -3158,6 +3204,7 @@ def _assign_steps(
         # the attempt before, per loop: runs side by side (`Send` workers of one subgraph)
         # interleave their lines, and a task's next effect follows its own previous one
         prev_in: dict[str, Attempt] = {}
+        entry_steps: dict[str, int] = {}  # the one step of each `@entrypoint` subgraph's run
         side.begin()
         if inv == 0 and not (entry or no_start or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
@@ -3208,6 +3255,8 @@ def _assign_steps(
             ns = space(a.logged_ns if a.logged_ns is not None else a.namespace)
             if a.logged_ns is None and not ns and a.node in sub_nodes:
                 ns = sub_nodes[a.node]  # a log without namespaces: the database knows the node
+                # (of graphs its task invoked one after another, the call that had begun)
+                ns = _call_begun(ns, a.start_ts, thread, space)
             if a.logged_ns is None and base_space(ns) in side.paths:
                 # matched by time alone to one of the side-by-side runs: the order of each
                 # run's tasks tells better which (`_SideBySide`)
@@ -3288,11 +3337,15 @@ def _assign_steps(
                 step = entry_step  # an `@task` call: it runs inside its entrypoint's one step
             if step is None and ns in subgraphs and ns not in last_step:
                 # a subgraph's first node runs in its step 1, after `__start__`; a
-                # `checkpointer=True` one's later runs go on numbering from its last run's
+                # `checkpointer=True` one's later runs go on numbering from its last run's;
+                # an `@entrypoint`'s one task runs in the step after its input checkpoint
                 last_step[ns] = _stable_run_opening(
                     thread, ns, a.start_ts, space,
                     ended=max((x.end_ts for x in groups[inv - 1]), default=-inf) if inv else -inf,
-                )  # fmt: skip
+                ) - (ns in sub_entries)  # fmt: skip
+            if step is None and ns in sub_entries:
+                # an `@task` call runs inside its entrypoint's one step, as the entrypoint does
+                step = entry_steps.setdefault(ns, last_step[ns] + 1)
             if step is None:
                 step = last_step.get(ns, -1) + 1
                 # Tasks of one superstep run side by side: a start before the running step's

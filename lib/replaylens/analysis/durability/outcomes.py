@@ -1175,15 +1175,11 @@ def _unplaced(ev: Evidence) -> list[str]:
 def _nesting_levels(ev: Evidence) -> int:
     """How many levels of subgraph an unplaced node could sit below the root: one more than
     the deepest namespace the database holds (a graph inside the deepest saved one keeps no
-    checkpoint of its own when it has no checkpointer of its own and the run saved on exit)."""
-    deepest = max(
-        (
-            len(c.checkpoint_ns.split(namespaces.NS_SEP))
-            for c in ev.db_checkpoints
-            if c.checkpoint_ns
-        ),
-        default=0,
-    )
+    checkpoint of its own when it has no checkpointer of its own and the run saved on exit).
+    A call counter is no level: ``p:<id>|1``, the second graph one task invoked, is as deep
+    as ``p:<id>`` (read as two, test_multiple_subgraphs_mixed_state_graph's range from a bare
+    log reached 25 checkpoints kept where the database held 7)."""
+    deepest = max((namespaces.depth(c.checkpoint_ns) for c in ev.db_checkpoints), default=0)
     return deepest + 1
 
 
