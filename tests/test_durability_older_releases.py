@@ -843,3 +843,46 @@ def test_a_bare_call_of_a_graph_invoked_twice_is_placed_in_the_call_that_had_beg
         for c in judged("multiple_subgraphs_mixed_state_graph-late-0.7s-lg0.6.11", tmp_path)
     )
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_fan_out_under_async_may_wait_for_a_worker_the_queued_puts_hold(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_waiting_edge_via_branch's loop on LangGraph 1.0.10 and
+    Postgres at 0.65 s a write, killed in ``qa``. Under async each put queued behind the one
+    before holds a worker of the executor the step's tasks run on, waiting there: five puts in
+    flight when the second fan-out began left one worker of the six this machine's two CPUs
+    give, and ``retriever_two`` started only as ``analyzer_one`` ended. Re-timed from sync,
+    whose puts never queue, async kept 4 and ran 7 tasks again where the real run, that much
+    later to the kill, kept 5 and ran 6. How many workers a machine has nothing recorded
+    shows: the range reaches down to the fewest LangGraph's default executor has."""
+    runs = load("join_loop_cond_edge-late-0.65s-postgres-lg1.0.10", tmp_path)
+    assert real(runs["async"]) == (5, 6, 11)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "bare", "trace"):
+            told = predict(runs[src], form)["async"]
+            assert holds(told, (5, 6, 11)), (src, form, figures(told), told.race)
+    assert "worker" in predict(runs["sync"])["async"].race["note"]
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_bare_call_that_logged_before_its_caller_is_not_given_the_callers_result(
+    tmp_path: Path,
+) -> None:
+    """test_imp_nested on LangGraph 1.0.10 and Postgres at 0.65 s a write, killed in the
+    answered invocation: in the first, each `mapper` call made a `submapper` call that began
+    before `mapper` wrote its first line. A bare log's first line, a `submapper`, found no
+    call of that name (the calls below a `mapper` are hashed under its name, which nothing
+    had given it yet) and took a `mapper`'s saved result by order; the second `mapper` was
+    then read as an unsaved call, running again (2 verdict lines wrong, own figures 1 1 2
+    where the real resume ran nothing of them, 1 0 0). A call that made calls is named
+    first, by the id a node the log names gives it."""
+    name = "imp_nested_interrupt-early-0.65s-postgres-lg1.0.10"
+    runs = load(name, tmp_path)
+    assert real(runs["sync"]) == (1, 0, 0)
+    assert figures(predict(runs["sync"], "bare")["sync"]) == (1, 0, 0)
+    assert {a.verdict for a in plan(runs["sync"], "bare").attempts} == {"kept"}
+    assert all(not c.wrong for c in judged(name, tmp_path)), "bare verdict lines wrong"
+    every_prediction_holds(
+        runs, forms=("recorder", "langgraph", "bare", "trace"), same_progress=True
+    )

@@ -450,6 +450,25 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             0.7,
             langgraph="0.6.11",
         ),
+        # LangGraph 1.0.10 on Postgres at 0.65 s: async's puts queued behind one another held
+        # the executor's workers, and a fan-out's second task waited for one; and a bare log
+        # whose `@task` call logged before its caller
+        KillCampaign(
+            "join_loop_cond_edge",
+            1,
+            ("sync", "async", "exit"),
+            0.65,
+            backend="postgres",
+            langgraph="1.0.10",
+        ),
+        KillCampaign(
+            "imp_nested_interrupt",
+            0,
+            ("sync", "async", "exit"),
+            0.65,
+            backend="postgres",
+            langgraph="1.0.10",
+        ),
         # recursion_limit_retry on Postgres at 0.55 s: the first input ran its loop to the
         # recursion limit on short turns, the second on long ones was killed in `tools`
         KillCampaign(

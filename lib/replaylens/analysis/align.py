@@ -187,9 +187,27 @@ def _named_calls(cp: Checkpoint, node: str, idx: _Index) -> list[Task]:
                     call, node, idx, "its task id, recomputed with the name the effects log gives"
                 )
                 out.append(call)
+            elif not call.node and call.calls:
+                _prove_caller_name(cp, parent, call, callers, idx)
             if call.calls and call.node:
                 stack.append(((*callers, parent), call))
     return out
+
+
+def _prove_caller_name(
+    cp: Checkpoint, parent: Task, call: Task, callers: tuple[Task, ...], idx: _Index
+) -> None:
+    """Name an unnamed call that made calls of its own, where its id is the one a node the
+    log names gives it: the calls below it are hashed under its name, so until it has one
+    none of them can be recomputed. A bare log's `submapper` line that began before its
+    caller `mapper` logged (test_imp_nested on LangGraph 1.0.10) otherwise took a `mapper`
+    call's saved result by order, and the second `mapper` was read as unsaved, running again."""
+    for name in sorted(idx.starts):
+        if call_id_matches(cp, parent, call, name, callers):
+            _name_call(
+                call, name, idx, "its task id, recomputed with the name the effects log gives"
+            )
+            return
 
 
 def _open_caller(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:

@@ -44,8 +44,10 @@ from replaylens.analysis.durability.rules import (
     is_recorded,
 )
 from replaylens.analysis.durability.schedule import (
+    LEAST_WORKERS,
     Schedule,
     failed_out_spans,
+    fan_out_starts,
     queued_writes,
     schedule,
     stable_saves_unplaced,
@@ -815,18 +817,35 @@ def _widen_for_busy_workers(
     test_max_concurrency's six `Send` workers, two at a time, at 1.5 s a write, killed in
     ``collect``: re-timed from sync and exit, nothing had landed by the kill (0 kept, 7 tasks
     and 13 lines again); the real async run's workers ran one at a time once the input
-    checkpoint's put had freed a worker, and it kept 2, ``collect`` alone again."""
-    if mode != "async" or latency <= 0 or not wave_starts(ev):
-        return  # (no step in waves: the second schedule would be the first)
-    _widen_for_schedule(
-        ev,
-        sched,
-        schedule(ev, mode, latency, recording, puts_hold_workers=True),
-        out,
-        "a step's tasks ran in waves (fewer workers than tasks), and under this mode the "
-        "checkpoint writes in flight hold workers of the same executor: how long its tasks "
-        "waited for them the recording cannot show",
-    )
+    checkpoint's put had freed a worker, and it kept 2, ``collect`` alone again.
+
+    So may a step of two tasks or more whose tasks all started at once in the recording:
+    under async on a slow store the puts queued behind one another each hold a worker, and
+    the default executor has as few as `LEAST_WORKERS` (its size follows the machine's CPUs,
+    which nothing recorded shows). join_loop_cond_edge on LangGraph 1.0.10 and Postgres at
+    0.65 s a write, killed in ``qa``: five puts in flight when the loop's second fan-out
+    began left one worker of six, so ``retriever_two`` started only as ``analyzer_one``
+    ended; re-timed from sync, async kept 4 and ran 7 tasks again where the real run, that
+    much later to the kill, kept 5 and ran 6."""
+    if mode != "async" or latency <= 0:
+        return
+    if wave_starts(ev):
+        why = (
+            "a step's tasks ran in waves (fewer workers than tasks), and under this mode the "
+            "checkpoint writes in flight hold workers of the same executor: how long its tasks "
+            "waited for them the recording cannot show"
+        )
+    elif fan_out_starts(ev):
+        why = (
+            "under this mode the checkpoint writes in flight each hold a worker of the "
+            "executor a step's tasks run on, and how many workers it has (from "
+            f"{LEAST_WORKERS}, by the machine's CPUs) nothing recorded shows: a task may have "
+            "waited for one"
+        )
+    else:
+        return  # (no step of two tasks or more: the second schedule would be the first)
+    alt = schedule(ev, mode, latency, recording, puts_hold_workers=True, workers=LEAST_WORKERS)
+    _widen_for_schedule(ev, sched, alt, out, why)
 
 
 def _widen_for_unknown_pause_kill(

@@ -437,6 +437,7 @@ def schedule(
     pause_cut: float | None = None,
     queue: bool = True,
     puts_hold_workers: bool = False,
+    workers: int = 0,
     cancelled_unsure: bool = False,
     runs_ended: bool = False,
     closed: frozenset[int] = frozenset(),
@@ -457,7 +458,10 @@ def schedule(
     the recorded mode's own writes in flight may have kept the workers busy).
     `puts_hold_workers`: under async, a step whose tasks ran in waves (an executor with fewer
     workers than tasks) starts them only once the puts in flight at its start have landed
-    (`wave_starts`; `outcomes._widen_for_busy_workers` asks it). `cancelled_unsure`: a task
+    (`wave_starts`; `outcomes._widen_for_busy_workers` asks it); with `workers`, so does a
+    step of two tasks or more that would find no worker free for one of them, the executor
+    having that many workers (`fan_out_starts`): it starts once enough of those puts landed.
+    `cancelled_unsure`: a task
     its step's raise came after, whose writes the database cannot show put or not, was
     cancelled by the raise (`evidence.cancelled_at_raise`; `outcomes._widen_for_cancelled`
     asks it). `runs_ended`: under exit, a subgraph run that saves on its way out whose tasks
@@ -581,16 +585,33 @@ def schedule(
         added.add(compute(fail_end, lane), wait, lane)
 
     pending_handoffs = sorted(handoffs, key=lambda h: h[0])
-    pending_waves = wave_starts(ev) if puts_hold_workers and mode == "async" else []
+    pending_waves: list[tuple[float, str, int]] = []
+    if puts_hold_workers and mode == "async":
+        pending_waves = [(at, lane, 0) for at, lane in wave_starts(ev)]
+        if workers:
+            waved = {(at, lane) for at, lane in wave_starts(ev)}
+            pending_waves += [
+                (at, lane, max(0, workers - tasks))
+                for at, lane, tasks in fan_out_starts(ev)
+                if (at, lane) not in waved
+            ]
+            pending_waves.sort()
 
-    def wave_wait(start: float, lane: str) -> None:
+    def wave_wait(start: float, lane: str, free: int) -> None:
         """Under async each put in flight holds a worker of the executor the step's tasks
         queue on (`BackgroundExecutor`: `_checkpointer_put_after_previous` waits there for
         the put before it): with as few workers as the waves show, the tasks may wait for
-        every put submitted before they were."""
+        every put submitted before they were; a step that left `free` workers to the puts
+        waits until no more than that many are still in flight."""
         t = target(start, lane)
-        held = [landing[k] for k, at in submitted.items() if at <= t + CLOCK_EPS]
-        wait = max(held, default=t) - t
+        held = sorted(
+            landing[k]
+            for k, at in submitted.items()
+            if at <= t + CLOCK_EPS and landing[k] > t + CLOCK_EPS
+        )
+        if len(held) <= free:
+            return
+        wait = held[len(held) - free - 1] - t
         if wait > 0:
             added.add(compute(start, lane), wait, lane)
 
@@ -802,10 +823,17 @@ def schedule(
     )
 
 
-def wave_starts(ev: Evidence) -> list[tuple[float, str]]:
-    """(first start, loop) of each step whose tasks ran in waves: two tasks or more, some
-    starting well after the first (`queued_writes` reads the same waves), in start order."""
-    out: list[tuple[float, str]] = []
+LEAST_WORKERS = 5
+"""The fewest workers LangGraph's default executor has: a ``ThreadPoolExecutor`` of
+min(32, cpu count + 4) on one CPU (``get_executor_for_config`` where no ``max_concurrency``
+is set). The machine's CPUs are in no database or log."""
+
+
+def _task_starts(ev: Evidence) -> list[tuple[Step, list[float]]]:
+    """Each step's tasks' first starts, for the steps of two tasks or more: an error handler
+    starts once its failure's writes are put, not when a worker frees, and an entrypoint's
+    `@task` calls are made one after another (each when the one before returned)."""
+    out: list[tuple[Step, list[float]]] = []
     for st in () if ev.functional else ev.steps:
         starts: dict[tuple[str, object], float] = {}
         for a in st.attempts:
@@ -813,10 +841,26 @@ def wave_starts(ev: Evidence) -> list[tuple[float, str]]:
                 continue
             key = (a.node, a.task_id if a.task_id is not None else ev.ordinal.get(id(a)))
             starts[key] = min(starts.get(key, a.start_ts), a.start_ts)
-        first = min(starts.values(), default=0.0)
-        if len(starts) >= 2 and any(t > first + RACE for t in starts.values()):
-            out.append((first, st.ns))
-    return sorted(out)
+        if len(starts) >= 2:
+            out.append((st, list(starts.values())))
+    return out
+
+
+def wave_starts(ev: Evidence) -> list[tuple[float, str]]:
+    """(first start, loop) of each step whose tasks ran in waves: two tasks or more, some
+    starting well after the first (`queued_writes` reads the same waves), in start order."""
+    return sorted(
+        (min(starts), st.ns)
+        for st, starts in _task_starts(ev)
+        if any(t > min(starts) + RACE for t in starts)
+    )
+
+
+def fan_out_starts(ev: Evidence) -> list[tuple[float, str, int]]:
+    """(first start, loop, tasks) of each step of two tasks or more, in start order: each
+    task takes a worker of the executor (a step of one runs it inline, ``PregelRunner.tick``),
+    and under async the puts in flight hold some (`schedule`, `workers`)."""
+    return sorted((min(starts), st.ns, len(starts)) for st, starts in _task_starts(ev))
 
 
 def queued_writes(ev: Evidence) -> dict[int, float | None]:
