@@ -886,3 +886,19 @@ def test_a_bare_call_that_logged_before_its_caller_is_not_given_the_callers_resu
     every_prediction_holds(
         runs, forms=("recorder", "langgraph", "bare", "trace"), same_progress=True
     )
+
+
+def test_a_bare_line_is_no_task_of_a_run_a_later_invocation_began(tmp_path: Path) -> None:
+    """stateful_subgraph_interrupt_async on LangGraph 0.4.10 at 0.55 s a write: two cycles of
+    input and answer, each running the stateful graph's ``agent`` once (two runs of one
+    subgraph path, one per invocation), killed in the second answer's ``respond``. Read from
+    exit's bare log, the first answer's ``respond`` was filed in the second cycle's run, one
+    with no task yet, as a run side by side: async was said to keep 19 checkpoints where
+    the real run kept 16. A run whose checkpoints were all made after an invocation's last
+    line had not begun in it."""
+    runs = load("stateful_subgraph_interrupt_async-late-0.55s-lg0.4.10", tmp_path)
+    assert real(runs["async"]) == (16, 3, 7)
+    for given in (True, False):
+        told = predict(runs["exit"], "bare", given)["async"]
+        assert holds(told, (16, 3, 7)), (given, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

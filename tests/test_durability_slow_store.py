@@ -777,3 +777,22 @@ def test_an_undated_kill_may_come_as_long_after_its_task_began_as_its_own_proces
             told = predict(runs[src], form, given=False)["async"]
             assert holds(told, (28, 2, 3)), (src, form, figures(told), told.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_aimed_at_an_error_handler_counts_from_the_handlers_start(
+    tmp_path: Path,
+) -> None:
+    """error_handlers_per_node under `ainvoke` on Postgres at 0.3 s a write, killed 0.2 s after
+    the second input's ``__error_handler__fail_b`` started. The handler was read as a retry
+    of ``fail_b`` (it runs in the failed task's step), so the kill was dated from ``fail_b``'s
+    start, 0.49 s earlier, and cut to the handler's own start: re-timed from sync and exit,
+    async's checkpoint of the step that ran ``fail_b`` was said lost and ``fail_b`` to run
+    again (6 2 3) where the real async run had put it and ran the handler alone again
+    (7 1 1); that put lands 20 ms before the kill, a race the range now says. A kill aimed
+    at the handler counts from the handler's start."""
+    runs = load("error_handlers_per_node-late-0.3s-postgres", tmp_path)
+    assert real(runs["async"]) == (7, 1, 1)
+    for src in ("sync", "exit"):
+        told = predict(runs[src])["async"]
+        assert holds(told, (7, 1, 1)), (src, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -469,6 +469,20 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.0.10",
         ),
+        # error_handlers_per_node under `ainvoke` on Postgres at 0.3 s, killed 0.2 s into the
+        # second failure's handler; stateful_subgraph_interrupt_async on LangGraph 0.4.10 at
+        # 0.55 s, two cycles of a stateful graph's runs, one per invocation
+        KillCampaign(
+            "error_handlers_per_node",
+            1,
+            ("sync", "async", "exit"),
+            0.3,
+            "ainvoke",
+            backend="postgres",
+        ),
+        KillCampaign(
+            "stateful_subgraph_interrupt_async", 1, ("async", "exit"), 0.55, langgraph="0.4.10"
+        ),
         # recursion_limit_retry on Postgres at 0.55 s: the first input ran its loop to the
         # recursion limit on short turns, the second on long ones was killed in `tools`
         KillCampaign(

@@ -2969,6 +2969,19 @@ def _runs_done(thread: Thread | None, space: Callable[[str | None], str]) -> dic
     return out
 
 
+def _runs_opened(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, float]:
+    """Subgraph runs side by side (`space_keys`) -> when their first checkpoint the database
+    holds was taken: a run none of whose checkpoints an invocation made had not begun in it
+    (under exit a run saves only as it leaves)."""
+    out: dict[str, float] = {}
+    for sp in thread.namespaces.values() if thread else ():
+        key = space(sp.name)
+        stamps = [t for c in sp.checkpoints for t in [taken_at(c)] if t is not None]
+        if INSTANCE in key and stamps:
+            out[key] = min(out.get(key, inf), min(stamps))
+    return out
+
+
 def _holder_step_done(thread: Thread, ns: str) -> float | None:
     """When the loop above `ns` saved a checkpoint after the step of the task that ran it,
     on that task's branch (a child of the checkpoint that had the task due): the run below
@@ -3001,6 +3014,7 @@ class _SideBySide:
         keys: set[str],
         done_at: dict[str, float] | None = None,
         siblings: set[frozenset[str]] | None = None,
+        opened_at: dict[str, float] | None = None,
     ) -> None:
         self.runs: dict[str, list[str]] = {}
         for key in sorted(keys):
@@ -3010,9 +3024,12 @@ class _SideBySide:
         self.last: dict[str, Attempt] = {}
         self.done_at = done_at or {}  # run -> when the database shows it had nothing left due
         self.siblings = siblings or set()  # nodes a checkpoint of these runs had due together
+        self.opened_at = opened_at or {}  # run -> when its first checkpoint was taken
+        self.until = inf  # when the invocation being placed wrote its last line
 
-    def begin(self) -> None:
+    def begin(self, until: float = inf) -> None:
         self.last = {}
+        self.until = until
 
     def place(self, path: str, a: Attempt, aligned: str | None = None) -> str:
         """`aligned`: the run the attempt's checkpoint alignment found: by time, or told
@@ -3023,8 +3040,16 @@ class _SideBySide:
         runs = self.runs.get(path)
         if not runs:
             return path
-        # a run the database shows done before this task began is not its run
-        runs = [r for r in runs if self.done_at.get(r, float("inf")) > a.start_ts] or runs
+        # a run the database shows done before this task began is not its run, nor one whose
+        # checkpoints were all made after this invocation (a later invocation's run of the
+        # graph: stateful_subgraph_interrupt_async on LangGraph 0.4.10 under exit, whose
+        # first answer's ``respond`` was filed in the second cycle's run)
+        runs = [
+            r
+            for r in runs
+            if self.done_at.get(r, inf) > a.start_ts
+            and self.opened_at.get(r, -inf) <= self.until + RACE
+        ] or runs
         free = [r for r in runs if r not in self.last or self._free_for(r, a)]
         if a.outcome == "in flight":
             # a line the kill cut short is no next effect of a task of its node that returned
@@ -3186,7 +3211,9 @@ def _assign_steps(
             "the log names no namespace: nodes the database shows only inside a subgraph "
             "are taken as that subgraph's"
         )
-    side = _SideBySide(subgraphs, _runs_done(thread, space), _due_together(thread))
+    side = _SideBySide(
+        subgraphs, _runs_done(thread, space), _due_together(thread), _runs_opened(thread, space)
+    )
     replayed = replayed or {}  # invocation -> the step of the copy it began with
     if side.paths and any(
         a.logged_ns is None and a.namespace is None and sub_nodes.get(a.node) in side.paths
@@ -3205,7 +3232,7 @@ def _assign_steps(
         # interleave their lines, and a task's next effect follows its own previous one
         prev_in: dict[str, Attempt] = {}
         entry_steps: dict[str, int] = {}  # the one step of each `@entrypoint` subgraph's run
-        side.begin()
+        side.begin(max((x.end_ts for x in g), default=inf))
         if inv == 0 and not (entry or no_start or _entrypoint_first(g)):
             last_step[""] = 0  # a graph's first node runs in step 1, after `__start__` (step 0)
         if inv > 0 and g:
@@ -3559,12 +3586,19 @@ def _kill_moment(
             )
             # The kill was aimed at the task's start: its first effect, and for a task that
             # RetryPolicy retried, its first attempt's (each retry runs it from its top).
+            # An error handler the kill was aimed at counts from its own start, not from the
+            # failure it handles (error_handlers_per_node under `ainvoke` on Postgres at 0.3 s,
+            # killed 0.2 s into `__error_handler__fail_b`: dated at its start, 0.49 s after
+            # `fail_b`'s, async was said to lose the step's checkpoint, which had landed).
             head, crossed = kill_attempt, False
             while True:
                 head = _task_head(head, attempts)
-                if id(head) not in retry_of:
+                before = retry_of.get(id(head))
+                if before is None or (
+                    before.node != head.node and head.node == recording.kill_node
+                ):
                     break
-                head, crossed = retry_of[id(head)], True
+                head, crossed = before, True
             if head is not kill_attempt and not crossed and head.lines:
                 kill_offset = max(0.0, kill_offset - (kill_attempt.start_ts - head.start_ts))
                 used.append(

@@ -461,9 +461,8 @@ def schedule(
     (`wave_starts`; `outcomes._widen_for_busy_workers` asks it); with `workers`, so does a
     step of two tasks or more that would find no worker free for one of them, the executor
     having that many workers (`fan_out_starts`): it starts once enough of those puts landed.
-    `cancelled_unsure`: a task
-    its step's raise came after, whose writes the database cannot show put or not, was
-    cancelled by the raise (`evidence.cancelled_at_raise`; `outcomes._widen_for_cancelled`
+    `cancelled_unsure`: a task its step's raise came after, whose writes the database cannot
+    show put or not, was cancelled by the raise (`evidence.cancelled_at_raise`; `outcomes._widen_for_cancelled`
     asks it). `runs_ended`: under exit, a subgraph run that saves on its way out whose tasks
     had all finished had left by the kill (`outcomes._widen_for_ended_runs` asks it).
     `closed`: id(attempt) of task spans open at the recorded kill taken as returned, their
