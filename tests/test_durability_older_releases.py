@@ -902,3 +902,22 @@ def test_a_bare_line_is_no_task_of_a_run_a_later_invocation_began(tmp_path: Path
         told = predict(runs["exit"], "bare", given)["async"]
         assert holds(told, (16, 3, 7)), (given, figures(told), told.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_graph_run_by_a_finished_task_a_re_entered_subgraph_runs_again_runs_again(
+    tmp_path: Path,
+) -> None:
+    """test_parent_command_goto_deeply_nested on LangGraph 1.0.10 under `ainvoke` at 0.35 s a
+    write, killed 0.2 s into ``sub_child_3``. Under async ``child_2``'s checkpoint after
+    ``sub_child_2``'s step had not landed, so the resume re-entered ``child_2`` where
+    ``sub_child_2`` had finished and saved its writes; 1.0.10 runs such a task again (it does
+    not hand a re-entered subgraph's saved writes back), and with it the graph it ran:
+    ``sub_sub_child``, whose run had left by `Command(graph=PARENT)`, ran again. Its lines
+    were said kept ("its graph's run completed inside a durable step"): 8 verdict lines
+    wrong across the forms, own figures 8 1 1 where the real resume ran 8 2 3."""
+    name = "parent_command_deeply_nested-late-0.35s-lg1.0.10"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (8, 2, 3)
+    for form in ("recorder", "langgraph", "bare"):
+        assert figures(predict(runs["async"], form)["async"]) == (8, 2, 3), form
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare"))), "lines wrong"

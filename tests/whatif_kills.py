@@ -483,6 +483,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "stateful_subgraph_interrupt_async", 1, ("async", "exit"), 0.55, langgraph="0.4.10"
         ),
+        # parent_command_deeply_nested on LangGraph 1.0.10 under `ainvoke` at 0.35 s: the
+        # re-entered subgraph ran its finished task again, and the graph that task had run
+        KillCampaign(
+            "parent_command_deeply_nested",
+            1,
+            ("sync", "async", "exit"),
+            0.35,
+            "ainvoke",
+            langgraph="1.0.10",
+        ),
         # recursion_limit_retry on Postgres at 0.55 s: the first input ran its loop to the
         # recursion limit on short turns, the second on long ones was killed in `tools`
         KillCampaign(

@@ -89,6 +89,28 @@ def _graphs_of_unsaved_calls(child: str, saved: set[str], thread: Thread) -> lis
     return out
 
 
+HOLDER_WRITES_RERUN = (
+    "the task that ran its graph finished in the step a re-entered subgraph resumes at, and "
+    "the LangGraph release that wrote the thread (1.2.15 or older) runs such a task again "
+    "despite its saved writes: its graph runs again with it"
+)
+
+
+def _holder_rerun(ns: str, resumed: dict[str, Checkpoint]) -> bool:
+    """Is the task that ran graph `ns` a finished task of the checkpoint its own loop, itself
+    a subgraph, resumes from? A release that does not hand a re-entered subgraph's saved
+    writes back runs it again, and the graph below with it (parent_command_deeply_nested on
+    LangGraph 1.0.10 under `ainvoke` at 0.35 s, async: ``child_2``'s checkpoint after
+    ``sub_child_2``'s step had not landed, and the resume ran ``sub_child_2`` again, and its
+    ``sub_sub_child``, whose run had left by `Command(graph=PARENT)`)."""
+    parent = namespaces.parent(ns) if ns else ""
+    at = resumed.get(parent) if parent else None
+    node = namespaces.runner(ns)[0] if ns else None
+    if at is None or not node:
+        return False
+    return any(t.node == node and t.status == "finished" and t.done for t in at.tasks)
+
+
 def _holder_runs_again(ns: str, a: Attempt, thread: Thread, resumed: dict[str, Checkpoint]) -> bool:
     """Does the task that ran graph `ns` (the last ``node:<task id>`` of its namespace) run
     again? Only when no saved checkpoint holds that task (its step's checkpoint never landed)
@@ -373,6 +395,9 @@ def judge(
         return
     if ns not in resumed and _stable_graph_invoked_later(ns, a, thread, resumed):
         a.verdict, a.reason = "replays", STABLE_FRESH
+        return
+    if ns not in resumed and not subgraph_writes_reused and _holder_rerun(ns, resumed):
+        a.verdict, a.reason = "replays", HOLDER_WRITES_RERUN
         return
     if ns not in resumed:
         a.verdict, a.reason = "kept", "its (sub)graph run completed inside a step that is durable"
