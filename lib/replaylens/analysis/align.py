@@ -58,6 +58,9 @@ class _Index:
         self.orphan_task_ids = {w.task_id for w in thread.orphan_writes}
         self.completed_orphans = _completed_orphans(thread)
         self.calls_used: dict[str, int] = {}
+        # unnamed calls that made calls, whose id no name the log gives reproduces
+        # (`_prove_caller_name` tries each only once)
+        self.callers_unproved: set[str] = set()
         # Tasks already given to an attempt, per (checkpoint, process): parallel starts of
         # one node in one process are different tasks, not attempts of one.
         self.taken: dict[tuple[str, int | None], set[str]] = defaultdict(set)
@@ -202,12 +205,15 @@ def _prove_caller_name(
     none of them can be recomputed. A bare log's `submapper` line that began before its
     caller `mapper` logged (test_imp_nested on LangGraph 1.0.10) otherwise took a `mapper`
     call's saved result by order, and the second `mapper` was read as unsaved, running again."""
+    if call.task_id in idx.callers_unproved:
+        return  # (every logged name was tried on it already)
     for name in sorted(idx.starts):
         if call_id_matches(cp, parent, call, name, callers):
             _name_call(
                 call, name, idx, "its task id, recomputed with the name the effects log gives"
             )
             return
+    idx.callers_unproved.add(call.task_id)
 
 
 def _open_caller(a: Attempt, cp: Checkpoint, idx: _Index) -> bool:

@@ -2167,15 +2167,14 @@ def _entrypoint_node(thread: Thread | None) -> str | None:
     # unnamed, known only from their writes; not a copy's, which an update made in the same
     # call (`_edited_at_once`): its writes are the update's, kept for the task results
     roots = thread.root.checkpoints
-    calls = any(
-        c.calls
-        or (
-            any(not t.node and not t.derived and t.writes for t in c.tasks)
-            and not _edited_at_once(c, roots)
-        )
-        for c in roots
-    )
+    calls = any(c.calls or (_unnamed_writes(c) and not _edited_at_once(c, roots)) for c in roots)
     return node if calls else None
+
+
+def _unnamed_writes(c: Checkpoint) -> bool:
+    """Does `c` list saved writes under no name and no derived task: `@task` calls' results
+    where the store keeps no task path (LangGraph 0.6 and older)."""
+    return any(not t.node and not t.derived and t.writes for t in c.tasks)
 
 
 def _entrypoint_loops(thread: Thread | None, space: Callable[[str | None], str]) -> dict[str, str]:
@@ -2192,7 +2191,7 @@ def _entrypoint_loops(thread: Thread | None, space: Callable[[str | None], str])
         path = space(sp.name)
         for c in sp.checkpoints:
             due.setdefault(path, set()).update(t.node for t in c.tasks if t.node)
-            if c.calls or any(not t.node and not t.derived and t.writes for t in c.tasks):
+            if c.calls or _unnamed_writes(c):
                 calls.add(path)
     return {p: next(iter(nodes)) for p, nodes in due.items() if len(nodes) == 1 and p in calls}
 

@@ -586,9 +586,9 @@ def schedule(
     pending_handoffs = sorted(handoffs, key=lambda h: h[0])
     pending_waves: list[tuple[float, str, int]] = []
     if puts_hold_workers and mode == "async":
-        pending_waves = [(at, lane, 0) for at, lane in wave_starts(ev)]
+        waved = wave_starts(ev)
+        pending_waves = [(at, lane, 0) for at, lane in waved]
         if workers:
-            waved = {(at, lane) for at, lane in wave_starts(ev)}
             pending_waves += [
                 (at, lane, max(0, workers - tasks))
                 for at, lane, tasks in fan_out_starts(ev)
