@@ -467,17 +467,17 @@ def test_a_root_step_no_database_of_an_ended_invocation_holds_never_completed(
         assert holds(predict(runs["exit"], form)["async"], real(runs["async"])), form
 
 
-def test_before_langgraph_1_1_a_stable_graph_a_resume_re_enters_runs_its_input(
+def test_a_stable_graph_of_a_thread_run_from_an_earlier_checkpoint_runs_its_input(
     tmp_path: Path,
 ) -> None:
     """test_stateful_subgraph_loads_latest_after_replay's shape on LangGraph 0.6.11 under
     `ainvoke` with Postgres at 0.35 s a write, killed in the third input's ``sub_step`` (a
-    ``checkpointer=True`` subgraph), its run's checkpoints lost under async. Today a resume
-    hands its resuming flag down, and the re-entered graph drops the new input: the line was
-    said not to happen again. LangGraph before 1.1.0 does not hand it down ("Propagate
-    resuming and replaying flags to subgraphs" came in 1.1.0): the graph started a new run
-    with the input, and ``sub_step`` ran again (3 verdict lines wrong, the recorded mode's
-    own figures a task short) (`rules.RESUMING_REACHES_SUBGRAPHS_SINCE`)."""
+    ``checkpointer=True`` subgraph), its run's checkpoints lost under async. The thread had
+    been run from an earlier checkpoint, and 0.6.11 saves no copy when it is (the run's first
+    checkpoint is a second child of the one it ran from): which of the graph's checkpoints a
+    resume loads the database does not tell, and this resume ran the graph's new input:
+    ``sub_step`` ran again (read as dropped, 3 verdict lines wrong, the recorded mode's own
+    figures a task short) (`evidence.run_from_earlier`)."""
     runs = load("stateful_subgraph_latest_after_replay-late-0.35s-postgres-lg0.6.11", tmp_path)
     measured = real(runs["async"])
     assert measured == (20, 2, 3)
@@ -604,9 +604,8 @@ def test_before_langgraph_0_3_2_the_resuming_flag_reaches_a_graph_a_task_invokes
     a write), killed in the veggie graph's second run, whose input checkpoint had not landed.
     0.2's loop never drops its resuming flag, so it reaches the `checkpointer=True` graph the
     re-run task invokes, which goes on from its last run's end and drops the new input: the
-    resume ran nothing of it. Read with the rule of 0.3.2 to 1.0 (the flag does not reach
-    it), ``echo`` was said to run again (24 2 3 where 24 1 2;
-    `rules.RESUMING_NEVER_DROPPED_BEFORE`)."""
+    resume ran nothing of it. Read as a new run of the graph, ``echo`` was said to run again
+    (24 2 3 where 24 1 2; `outcomes._dropped_stable_run`)."""
     name = "stateful_namespace_isolation-early-0.75s-lg0.2.76"
     runs = load(name, tmp_path)
     for form in ("recorder", "bare"):
@@ -921,3 +920,29 @@ def test_a_graph_run_by_a_finished_task_a_re_entered_subgraph_runs_again_runs_ag
     for form in ("recorder", "langgraph", "bare"):
         assert figures(predict(runs["async"], form)["async"]) == (8, 2, 3), form
     assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare"))), "lines wrong"
+
+
+def test_on_langgraph_0_6_the_resuming_flag_reaches_a_graph_a_task_invokes(
+    tmp_path: Path,
+) -> None:
+    """test_stateful_subgraph_namespace_isolation's shape on LangGraph 0.6.11 under `ainvoke`
+    at 0.5 s a write, killed in the veggie graph's second run. Under async that run's input
+    checkpoint had not landed; the resume ran ``call_both`` again with LangGraph's resuming
+    flag, which 0.6.11 hands to its first step's tasks as today's release does (the flag was
+    read as absent before 1.1.0): the veggie graph went on from its first run's end and
+    dropped the new input, its ``echo`` never ran again. From sync and exit async was said
+    to run it again (24 2 3 where 24 1 2, 12 rows), and at the recorded mode its lines were
+    said to happen again (5 verdict lines wrong across the forms)."""
+    name = "stateful_namespace_isolation-early-0.5s-lg0.6.11"
+    runs = load(name, tmp_path)
+    assert real(runs["async"]) == (24, 1, 2)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "langgraph", "bare"):
+            told = predict(runs[src], form)["async"]
+            assert holds(told, (24, 1, 2)), (src, form, figures(told), told.race)
+    veggie = [a for a in plan(runs["async"], "recorder").attempts if a.node == "echo"][-1]
+    assert veggie.verdict == "kept", veggie.reason
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare", "trace")))
+    every_prediction_holds(
+        runs, forms=("recorder", "langgraph", "bare", "trace"), same_progress=True
+    )

@@ -493,6 +493,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "ainvoke",
             langgraph="1.0.10",
         ),
+        # stateful_namespace_isolation on LangGraph 0.6.11 under `ainvoke` at 0.5 s: the
+        # resume's resuming flag reached the veggie graph, which dropped its second input
+        KillCampaign(
+            "stateful_namespace_isolation",
+            0,
+            ("sync", "async", "exit"),
+            0.5,
+            "ainvoke",
+            langgraph="0.6.11",
+        ),
         # recursion_limit_retry on Postgres at 0.55 s: the first input ran its loop to the
         # recursion limit on short turns, the second on long ones was killed in `tools`
         KillCampaign(

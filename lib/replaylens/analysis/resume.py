@@ -16,7 +16,6 @@ from replaylens.analysis.durability import (
     Recording,
     lost_input_attempts,
     one_reading_scope,
-    resuming_reaches_subgraphs,
     subgraph_writes_reused,
     what_if,
 )
@@ -169,9 +168,8 @@ def _plan(
     status = thread_status(thread)
     lost = _lost_with_input(thread, attempts, status, recording)
     reuse_below = subgraph_writes_reused(recording or Recording())
-    drops_input = resuming_reaches_subgraphs(recording or Recording())
     for a in attempts:
-        judge(a, thread, resumed, lineage_ids, lost, reuse_below, drops_input)
+        judge(a, thread, resumed, lineage_ids, lost, reuse_below)
     judge_past_join(thread, attempts)
     reruns = [
         (ns, t)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from replaylens import namespaces
 from replaylens.analysis.attempts import LOST_STEP, Attempt
-from replaylens.analysis.durability.evidence import run_from_edit
+from replaylens.analysis.durability.evidence import run_from_earlier
 from replaylens.analysis.joins import (
     join_never_fires,
     resume_stops_at_join,
@@ -296,11 +296,12 @@ def _invoked_after_first_step(levels: list[str], thread: Thread) -> bool:
 
 
 def _forked(thread: Thread) -> bool:
-    """Was the thread run from an earlier checkpoint: a root checkpoint of source ``fork``, or
-    an ``update_state`` on an earlier checkpoint beside a child it already had (a branch,
-    `branch_edits`: test_three_level_nested_subgraph_loads_state_on_fork)?"""
+    """Was the thread run from an earlier checkpoint (`evidence.run_from_earlier`): a root
+    checkpoint of source ``fork``, an ``update_state`` on an earlier checkpoint beside a child
+    it already had (test_three_level_nested_subgraph_loads_state_on_fork), or a run from one
+    that saved no copy (before LangGraph 1.1.7)?"""
     root = thread.namespaces.get("")
-    return root is not None and run_from_edit(root.checkpoints)
+    return root is not None and run_from_earlier(root.checkpoints)
 
 
 def judge(
@@ -310,18 +311,15 @@ def judge(
     idx_lineage: dict[str, set[str]],
     lost: set[int] | frozenset[int] = frozenset(),
     subgraph_writes_reused: bool = True,
-    resuming_reaches_subgraphs: bool = True,
 ) -> None:
     """Judge one aligned attempt; `lost` holds the id() of attempts whose invocation was lost
     with its input (`durability.lost_input_attempts`), which a resume never runs.
     `subgraph_writes_reused`: the release's rule for a re-entered subgraph's saved writes
-    (`durability.subgraph_writes_reused`); `resuming_reaches_subgraphs`: whether a
-    re-entered ``checkpointer=True`` graph drops its new input
-    (`durability.resuming_reaches_subgraphs`)."""
+    (`durability.subgraph_writes_reused`)."""
     if id(a) in lost:
         a.verdict, a.reason = "kept", LOST_INPUT
         return
-    if resuming_reaches_subgraphs and _dropped_by_stable_graph(a, thread):
+    if _dropped_by_stable_graph(a, thread):
         a.verdict, a.reason = "kept", DROPPED_RUN
         return
     if a.alignment in ("orphaned", "after-latest") and thread_status(thread) == "completed":

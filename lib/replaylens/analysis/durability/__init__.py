@@ -116,7 +116,6 @@ from replaylens.analysis.durability.rules import (
     is_recorded,
     mode_in_release,
     release_assumption,
-    resuming_reaches_subgraphs,
     subgraph_writes_reused,
 )
 from replaylens.analysis.durability.words import (
@@ -150,7 +149,6 @@ __all__ = [
     "mode_in_release",
     "release_assumption",
     "subgraph_writes_reused",
-    "resuming_reaches_subgraphs",
     "lost_input_attempts",
     "mode_sentence",
     "uuid6_time",

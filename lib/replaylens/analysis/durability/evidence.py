@@ -20,7 +20,6 @@ from replaylens.analysis.durability.rules import (
     Ending,
     Recording,
     every_run_saved_on_exit,
-    resuming_reaches_subgraphs,
     saves_fork_copy,
     subgraph_writes_reused,
 )
@@ -91,6 +90,20 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
         and parent.step is not None
         and c.step == parent.step + 1
     }
+
+
+def run_from_earlier(checkpoints: Sequence[Checkpoint]) -> bool:
+    """Was the thread whose checkpoints these are run from an earlier checkpoint at all: by
+    an edit (`run_from_edit`), or by time travel that saved no copy (up to 1.1.6,
+    `rules.FORK_COPY_SINCE`): a root checkpoint made as a second child of its parent, the
+    first run having gone on from it already. Which of a ``checkpointer=True`` graph's
+    checkpoints a later resume of such a thread loads the database does not tell
+    (test_stateful_subgraph_loads_latest_after_replay's shape on LangGraph 0.6.11, killed in
+    the third input's ``sub_step`` under async: the resume ran the graph's new input)."""
+    if run_from_edit(checkpoints):
+        return True
+    parents = [c.parent_checkpoint_id for c in checkpoints if not c.checkpoint_ns]
+    return len({p for p in parents if p}) < sum(1 for p in parents if p)
 
 
 @per_thread
@@ -452,10 +465,6 @@ class Evidence:
     subgraph_writes_reused: bool = True
     """Does a subgraph resumed from its own checkpoint reuse the writes saved on it (the
     release's rule, `rules.subgraph_writes_reused`), or run its finished tasks again?"""
-    resuming_reaches_subgraphs: bool = True
-    """Does the resume's resuming flag reach a graph a task invokes (the release's rule,
-    `rules.resuming_reaches_subgraphs`): a re-entered ``checkpointer=True`` graph drops its
-    new input (`outcomes._dropped_stable_run`)?"""
     handlers: dict[int, Attempt] = field(default_factory=dict)
     """id() of an error handler's attempt -> the failure it took (`handled_failures`, read
     once here for every schedule of this evidence)."""
@@ -4711,7 +4720,6 @@ def gather(
         raise_unsure=raise_unsure,
         replay_start_unsure=replay_start_unsure,
         subgraph_writes_reused=subgraph_writes_reused(recording),
-        resuming_reaches_subgraphs=resuming_reaches_subgraphs(recording),
     )
 
 

@@ -25,6 +25,7 @@ from replaylens.analysis.durability.evidence import (
     gather,
     node_path,
     nodes_named_by_level,
+    run_from_earlier,
     run_from_edit,
     span_only,
     taken_at,
@@ -192,15 +193,16 @@ def _dropped_stable_run(
     goes on from its latest checkpoint, the earlier run's end, where nothing is due, and
     drops the new input. That run's tasks never run again; their work is lost, not repeated
     (test_stateful_namespace_isolation's veggie graph, killed before its second run's input
-    checkpoint landed). The flag lives for the first step of each loop the resume enters
+    checkpoint landed: on every release, 0.2.76, whose loop never drops the flag, and 0.6.11
+    under `ainvoke` at 0.5 s, whose loop hands it to its first step's tasks as today's does).
+    Not in a thread run from an earlier checkpoint (`evidence.run_from_earlier`): which of
+    the graph's checkpoints the resume loads, the database does not tell. The flag lives for the first step of each loop the resume enters
     only (a loop drops it after its first tick): a task that invokes the graph in a later
     step of the loop above, after that loop first finished an earlier one, hands it a fresh
     input, and the run's tasks run again (test_stateful_subgraph_loads_state_across_ticks,
     killed in the subgraph's node under async, whose checkpoint after the step before had
-    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down).
-    Before LangGraph 1.1.0 the flag does not reach the graph (`Evidence.resuming_reaches_
-    subgraphs`): it starts a new run with the input, and its tasks run again."""
-    if not ev.resuming_reaches_subgraphs:
+    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down)."""
+    if run_from_earlier(ev.db_checkpoints):
         return False
     parts = ns.split("|")
     for k in range(1, len(parts) + 1):

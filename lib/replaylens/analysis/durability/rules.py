@@ -72,22 +72,6 @@ every mode. From 1.2.16 ``is_replaying`` is true only for time travel (``_first`
 checkpoint id reuses them in every release."""
 
 
-RESUMING_REACHES_SUBGRAPHS_SINCE = (1, 1, 0)
-"""The first LangGraph release whose resume hands its resuming flag down to a graph a task
-invokes (``pregel/_loop.py``: "Propagate resuming and replaying flags to subgraphs", absent in
-0.6.11 and 1.0.10): a ``checkpointer=True`` graph re-entered by the resume's first step goes
-on from its last run's end and drops the new input. Before it, such a graph starts a new run
-with the input, and its tasks run again (stateful_subgraph_latest_after_replay on 0.6.11
-under `ainvoke` on Postgres at 0.35 s)."""
-
-RESUMING_NEVER_DROPPED_BEFORE = (0, 3, 2)
-"""The first LangGraph release whose loop drops its resuming flag after its first tick
-(``loop.py``: ``self.config[CONF].pop(CONFIG_KEY_RESUMING, None)``, absent in 0.3.1 and in
-every 0.2 release). Before it the flag stays in the config a resume runs with, so it reaches
-every graph a task invokes, as it does again from `RESUMING_REACHES_SUBGRAPHS_SINCE`
-(test_stateful_subgraph_namespace_isolation's shape on 0.2.76 at 0.75 s, killed in the
-veggie graph's second run: the resume dropped that run's input and ran nothing of it)."""
-
 INFERRED = "inferred from the evidence"
 """`Recording.origin` of a mode the what-if inferred (one candidate of several), not given."""
 
@@ -163,18 +147,6 @@ def every_run_saved_on_exit(recording: Recording) -> bool:
     (`EVERY_RUN_SAVED_ON_EXIT_BEFORE`)? A release that is not known is taken as today's."""
     known = release(recording.langgraph)
     return known is not None and known < EVERY_RUN_SAVED_ON_EXIT_BEFORE
-
-
-def resuming_reaches_subgraphs(recording: Recording) -> bool:
-    """Does the resume's resuming flag reach a graph a task invokes
-    (`RESUMING_REACHES_SUBGRAPHS_SINCE`, `RESUMING_NEVER_DROPPED_BEFORE`)? A release that is
-    not known is taken as today's."""
-    known = release(recording.langgraph)
-    return (
-        known is None
-        or known >= RESUMING_REACHES_SUBGRAPHS_SINCE
-        or known < RESUMING_NEVER_DROPPED_BEFORE
-    )
 
 
 def release_assumption(recording: Recording) -> str:
