@@ -47,12 +47,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# Every test on two workers, a file's tests on one worker with its fixtures (a browser test
+# Every test on three workers, a file's tests on one worker with its fixtures (a browser test
 # module drives its own server and Chromium). The corpus of real kills and the demo folder
-# are built once and shared by both workers. Run apart, the browser tests left one core idle
-# for six minutes: 1,125 s of tests before, 856 s together on the 2-core machine.
+# are built once and shared by the workers. Two workers kept the 2 cores busy 63% of the
+# time (killed children sleep in their nodes, pages wait on the server): on one 2-core
+# machine and tree, 653 s of tests on two workers, 486 s on three.
 test: $(STAMP) system-deps lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=20
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=20
 
 # The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
 test-fast: $(STAMP)
