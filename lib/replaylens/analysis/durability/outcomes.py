@@ -196,8 +196,9 @@ def _dropped_stable_run(
     checkpoint landed: on every release, 0.2.76, whose loop never drops the flag, and 0.6.11
     under `ainvoke` at 0.5 s, whose loop hands it to its first step's tasks as today's does).
     Not in a thread run from an earlier checkpoint (`evidence.run_from_earlier`): which of
-    the graph's checkpoints the resume loads, the database does not tell. The flag lives for the first step of each loop the resume enters
-    only (a loop drops it after its first tick): a task that invokes the graph in a later
+    the graph's checkpoints the resume loads, the database does not tell. The flag lives for
+    the first step of each loop the resume enters only (a loop drops it after its first
+    tick): a task that invokes the graph in a later
     step of the loop above, after that loop first finished an earlier one, hands it a fresh
     input, and the run's tasks run again (test_stateful_subgraph_loads_state_across_ticks,
     killed in the subgraph's node under async, whose checkpoint after the step before had
