@@ -103,9 +103,11 @@ def _holder_rerun(ns: str, resumed: dict[str, Checkpoint]) -> bool:
     LangGraph 1.0.10 under `ainvoke` at 0.35 s, async: ``child_2``'s checkpoint after
     ``sub_child_2``'s step had not landed, and the resume ran ``sub_child_2`` again, and its
     ``sub_sub_child``, whose run had left by `Command(graph=PARENT)`)."""
-    parent = namespaces.parent(ns) if ns else ""
+    if not ns:
+        return False
+    parent = namespaces.parent(ns)
     at = resumed.get(parent) if parent else None
-    node = namespaces.runner(ns)[0] if ns else None
+    node = namespaces.runner(ns)[0]
     if at is None or not node:
         return False
     return any(t.node == node and t.status == "finished" and t.done for t in at.tasks)

@@ -92,6 +92,7 @@ def replay_forks(db_cps: Sequence[Checkpoint]) -> set[str]:
     }
 
 
+@per_thread
 def run_from_earlier(checkpoints: Sequence[Checkpoint]) -> bool:
     """Was the thread whose checkpoints these are run from an earlier checkpoint at all: by
     an edit (`run_from_edit`), or by time travel that saved no copy (up to 1.1.6,
