@@ -663,3 +663,25 @@ def test_a_workers_last_writes_are_put_before_its_graph_waits_to_leave(tmp_path:
         assert holds(outcome, real(runs["async"], form)), (form, figures(outcome), outcome.race)
     assert figures(predict(runs["exit"])["async"]) == (9, 2, 2)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_bare_workers_line_after_a_finished_one_may_be_a_worker_in_its_place(
+    tmp_path: Path,
+) -> None:
+    """test_send_dedupe_on_resume's max_concurrency graph (four `Send` workers, two at a
+    time) under `ainvoke` at 0.65 s a write, killed as the last two workers began: two had
+    finished, their writes not yet saved, and two had started as they ended. A bare log
+    names no effect, so each new start was read as the finished worker's next effect going
+    on (`attempts.continues`) and aligned with that worker's task: 3 tasks again said, with
+    no range, where the real resume re-ran 4, under sync and async alike. The tasks again
+    are now a range up to the workers due at that checkpoint no line took
+    (`outcomes._widen_for_joined`)."""
+    runs = load("max_concurrency_sends-early-0.65s", tmp_path)
+    for mode in ("sync", "async"):
+        assert real(runs[mode], "bare") == (3, 4, 6)
+        for given in (True, False):
+            own = predict(runs[mode], "bare", given)[mode]
+            assert holds(own, (3, 4, 6)), (mode, given, figures(own), own.race)
+            if given:  # (told nothing, the mode's own doubt widens it further)
+                assert own.race["reruns"] == [3, 4], own.race
+    every_prediction_holds(runs, same_progress=True)

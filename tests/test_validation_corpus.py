@@ -276,3 +276,26 @@ def test_a_shapes_retry_policy_reaches_a_release_by_the_keyword_it_takes() -> No
     old = BuilderOf03()
     _add_node(old, "node", lambda s: s, retry_policy=policy)  # type: ignore[arg-type]
     assert old.calls == [("node", policy)]
+
+
+def test_judge_only_judges_campaigns_at_the_latency_they_were_recorded_at(tmp_path: Path) -> None:
+    """`--judge-only` used to judge only the default latencies (0 and 0.25 s) unless told
+    otherwise: a folder recorded at 0.65 s printed "no killed run to judge" and nothing said
+    why. It now judges the latencies the kept manifests name, and where `--latency` chooses
+    none of them it says which there are."""
+    import subprocess
+    import sys
+
+    name = "max_concurrency_sends-early-0.65s"
+    shutil.copytree(Path(__file__).parent / "whatif_kills" / name, tmp_path / name)
+    base = [sys.executable, "-m", "replaylens.cli", "validate", "--corpus", "langgraph-tests",
+            "--graphs", "max_concurrency_sends", "--judge-only", "--out", str(tmp_path)]  # fmt: skip
+    judged = subprocess.run(base, capture_output=True, text=True, timeout=300)
+    assert judged.returncode == 0, judged.stderr[-2000:]
+    assert "Corpus langgraph-tests on sqlite: 3 kills" in judged.stdout, judged.stdout[:2000]
+    other = subprocess.run(
+        [*base, "--latency", "0.25"], capture_output=True, text=True, timeout=300
+    )
+    assert other.returncode == 1
+    assert "recorded at 0.65 s; --latency chose none of them" in other.stderr, other.stderr
+    assert "Traceback" not in other.stderr

@@ -533,6 +533,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
                 ("multiple_subgraphs_functional", 1),
             )
         ),
+        # the bare own figure of a worker taking a finished one's place (stop 71's last set)
+        KillCampaign("max_concurrency_sends", 0, ("sync", "async", "exit"), 0.65, "ainvoke"),
     )
 }
 

@@ -690,6 +690,21 @@ def ok(result: CorpusResult) -> bool:
     )
 
 
+def recorded_latencies(out: Path) -> tuple[float, ...]:
+    """The write latencies the campaigns kept in `out` were recorded at (their manifests'),
+    so `--judge-only` judges what is there unless told which to judge."""
+    from replaylens.killtest.manifest import MANIFEST
+
+    found: set[float] = set()
+    for manifest in sorted(out.glob(f"*/{MANIFEST}")):
+        try:
+            values = json.loads(manifest.read_text(encoding="utf-8")).get("put_latency") or []
+        except (OSError, ValueError, AttributeError):
+            continue  # a folder that is not a campaign: judged (and named) as before
+        found.update(float(v) for v in values if isinstance(v, int | float))
+    return tuple(sorted(found))
+
+
 def cmd_corpus(args: Any) -> int:
     """`replaylens validate --corpus langgraph-tests`: run, print the report, exit 1 on a miss."""
     import shutil
@@ -708,7 +723,9 @@ def cmd_corpus(args: Any) -> int:
         print("replaylens validate: --judge-only judges the campaigns of --out DIR; give --out.",
               file=sys.stderr)  # fmt: skip
         return 2
-    latencies = args.latency or (REDUCED_LATENCIES if args.reduced else FULL_LATENCIES)
+    judge_only = bool(getattr(args, "judge_only", False))
+    recorded = recorded_latencies(Path(args.out)) if judge_only else ()
+    latencies = args.latency or recorded or (REDUCED_LATENCIES if args.reduced else FULL_LATENCIES)
     runs: int | dict[float, int] = (
         args.runs if args.runs is not None else (1 if args.reduced else FULL_RUNS)
     )
@@ -716,10 +733,13 @@ def cmd_corpus(args: Any) -> int:
     result = run_corpus(
         chosen, latencies, runs, out, backend=args.backend, sleep=args.sleep or SLEEP,
         reuse=args.reuse, progress=lambda line: print(line, file=sys.stderr, flush=True),
-        judge_only=bool(getattr(args, "judge_only", False)), api=getattr(args, "api", "invoke"),
+        judge_only=judge_only, api=getattr(args, "api", "invoke"),
     )  # fmt: skip
     if not result.kills:
         why = "".join(f" {f}" for f in result.failed)
+        if judge_only and args.latency and recorded:
+            found = ", ".join(f"{x:g}" for x in recorded)
+            why += f" Its campaigns were recorded at {found} s; --latency chose none of them."
         print(f"replaylens validate: no killed run to judge in {out}.{why}", file=sys.stderr)
         return 1
     print(report(result))

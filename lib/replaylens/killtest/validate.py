@@ -713,7 +713,8 @@ def register_validate(sub: Any) -> None:
     p.add_argument(
         "--judge-only",
         action="store_true",
-        help="With --corpus and --out: run no kill, judge the campaigns DIR holds (skip the rest).",
+        help="With --corpus and --out: run no kill, judge the campaigns DIR holds (skip the "
+        "rest), at the latencies they were recorded at unless --latency says which.",
     )
     p.add_argument(
         "--api",

@@ -56,7 +56,7 @@ from replaylens.analysis.durability.schedule import (
 )
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
-from replaylens.model import Checkpoint, Namespace, Thread
+from replaylens.model import Checkpoint, Namespace, Task, Thread
 from replaylens.times import iso_to_epoch
 
 
@@ -1623,18 +1623,24 @@ def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -
     of one node started one after another (a `Send` worker taking the place of one that
     finished, under ``max_concurrency``; the graphs one node invokes in turn). The lines
     again are the same either way; the tasks reach from the joined count to one per
-    attempt."""
+    attempt. Where the joined attempts took a task the database holds, the others they may
+    be are the due tasks of their node no attempt took (max_concurrency_sends under
+    `ainvoke`, bare: two of four workers finished, two took their places; read as the two
+    going on, one task fewer than ran)."""
     if not replayed or any(line.effect is not None for a in replayed for line in a.lines):
         return
     seen: set[tuple[str, str, int, str]] = set()
     extra = 0
     for a in replayed:
         key = _task_key(a, ev)
-        run = [b for b in task_run(ev, a) if b.task_id is None and b.task is None]
+        run = [b for b in task_run(ev, a) if b.task_id is None]
         if key in seen or len(run) < 2:
             continue
         seen.add(key)
-        extra += len(run) - 1
+        if all(b.task is None for b in run):
+            extra += len(run) - 1
+        elif a.task is not None and a.checkpoint is not None:
+            extra += min(len(run) - 1, len(_untaken_tasks(ev, a)))
     if not extra:
         return
     spans = _spans(out)
@@ -1646,6 +1652,15 @@ def _widen_for_joined(ev: Evidence, replayed: list[Attempt], out: ModeOutcome) -
         "tasks again"
     )
     _say_range(out, spans, note)
+
+
+def _untaken_tasks(ev: Evidence, a: Attempt) -> list[Task]:
+    """The tasks of `a`'s node due at its checkpoint that no attempt of the log took."""
+    cp = a.checkpoint
+    if cp is None:
+        return []
+    taken = {b.task.task_id for b in ev.attempts if b.task is not None and b.checkpoint is cp}
+    return [t for t in cp.tasks if t.node == a.node and t.task_id not in taken]
 
 
 def _widen_for_forked_stable(
