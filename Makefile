@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PORT ?= 8501
+# Test workers (make test PYTEST_WORKERS=2 on a machine with less memory than 2 cores' worth).
+PYTEST_WORKERS ?= 3
 
 .PHONY: run test test-fast lint venv system-deps chromium postgres samples screenshots bench first-paint validate compat-fixtures clean
 
@@ -47,13 +49,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# Every test on three workers, a file's tests on one worker with its fixtures (a browser test
+# Every test on three workers (PYTEST_WORKERS), a file's tests on one worker with its fixtures (a browser test
 # module drives its own server and Chromium). The corpus of real kills and the demo folder
 # are built once and shared by the workers. Two workers kept the 2 cores busy 63% of the
 # time (killed children sleep in their nodes, pages wait on the server): on one 2-core
 # machine and tree, 653 s of tests on two workers, 486 s on three.
 test: $(STAMP) system-deps lint
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=20
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=20
 
 # The quick loop while changing code: no browser, no kill, no server, no page (under a minute).
 test-fast: $(STAMP)
