@@ -322,3 +322,34 @@ def test_a_node_can_cancel_its_invocation_as_a_callers_timeout_would(
         latest = load_thread(source, "t1").root.latest
     assert latest is not None and [t.node for t in latest.tasks] == [due]
     assert not latest.tasks[0].writes
+
+
+def test_a_child_that_dies_before_saving_anything_is_named_with_its_error(tmp_path: Path) -> None:
+    """A child that fails before its saver wrote anything (LangGraph 0.5.4 with
+    langgraph-checkpoint-sqlite 2.0.11 under `ainvoke`: its `AsyncSqliteSaver` asks aiosqlite
+    0.22's connection for `is_alive`, and every run died so) left an empty database, and the
+    campaign said only that the snapshot "is empty (0 bytes), not a checkpoint database". The
+    sentence now names the run and the child's own error. Here the graph's module cannot be
+    imported in the child (it is in the campaign's own process, which lists the nodes). A
+    module that raises as the campaign itself imports it is one sentence too."""
+    (tmp_path / "child_fails.py").write_text(
+        "import sys\n"
+        "from replaylens.examples.graphs import linear\n"
+        "if getattr(sys.modules['__main__'].__spec__, 'name', '') == 'replaylens.killtest._child':\n"
+        "    raise RuntimeError('this graph cannot be built in the kill test child')\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    proc = run_killtest("child_fails:linear", "--out", str(out), "--kill-at", "c", "--modes",
+                        "sync", "--runs", "1", "--sleep", "0.05", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "run sync-" in line and "before the kill point and saved nothing" in line, line
+    assert "RuntimeError: this graph cannot be built in the kill test child" in line, line
+    assert "Traceback" not in proc.stderr
+    (tmp_path / "never_imports.py").write_text("raise RuntimeError('no graph here')\n")
+    proc = run_killtest("never_imports:graph", "--out", str(tmp_path / "o2"), "--kill-at", "c",
+                        cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "Importing module 'never_imports'" in line and "RuntimeError: no graph here" in line

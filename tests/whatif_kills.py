@@ -535,6 +535,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         ),
         # the bare own figure of a worker taking a finished one's place (stop 71's last set)
         KillCampaign("max_concurrency_sends", 0, ("sync", "async", "exit"), 0.65, "ainvoke"),
+        # a stable graph's run from the fork copy that saved nothing (stop 72's second set)
+        KillCampaign("first_invocation_replayed", 0, ("sync", "async"), 0.2, "ainvoke", "postgres"),
     )
 }
 

@@ -92,6 +92,11 @@ class Attempt:
     raised_after: str = ""
     """Why its step raised after its lines ended, when the database shows it did
     (`evidence._raised_after_lines`: a `step_timeout`): its task did not complete."""
+    may_be_dropped: bool = False
+    """It ran in a ``checkpointer=True`` graph whose newest checkpoint is an earlier run's
+    end, in a thread run from an earlier checkpoint: whether a resume hands that graph's run
+    its input or drops it the database does not tell (`verdicts.judge`); read as running
+    again, a guess, and the what-if's range reaches down to it dropped."""
     alone: bool = False
     """Read as a task of its own, never the next effect of the attempt before it: the other
     reading of a log that names no effect (`continues`, `align.split_runs`)."""

@@ -117,6 +117,11 @@ def load_graph_nodes(graph: str) -> GraphNodes:
         ) from None
     except AttributeError:
         raise KilltestError(f"Module {module_name!r} has no attribute {attr!r}.") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module raised as it was imported
+        raise KilltestError(
+            f"Importing module {module_name!r} for graph {graph!r} raised "
+            f"{type(exc).__name__}: {exc}."
+        ) from None
     try:
         from langgraph.checkpoint.memory import InMemorySaver
 
@@ -422,7 +427,12 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
     _copy_or_touch(callbacks_log, at_kill["callbacks.effects.jsonl"])
     for form in sorted(run_dir.glob("effects.*.jsonl")):  # the same effects in other log forms
         shutil.copy2(form, run_dir / f"at-kill.{form.name}")
-    checkpoints, writes, present = ctx.backend.counts(store, thread_id)
+    try:
+        checkpoints, writes, present = ctx.backend.counts(store, thread_id)
+    except ReplaylensError as exc:
+        if outcome.killed or not (outcome.error or not outcome.result):
+            raise
+        raise KilltestError(_died_unasked(plan.name, outcome)) from exc
     acked = [a["checkpoint_id"] for a in _read_acks(acks) if a.get("kind") == "checkpoint"]
 
     resume: dict[str, Any]
@@ -471,6 +481,23 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
     if not outcome.killed and outcome.result and not outcome.result.get("ok"):
         record.run_error = outcome.error
     return record
+
+
+def _died_unasked(name: str, outcome: ChildOutcome) -> str:
+    """Why a run has nothing to measure: its child ended, not killed, with an error or no
+    result, and left a store that cannot be read (a saver that fails on the installed
+    release: langgraph-checkpoint-sqlite 2.0's `AsyncSqliteSaver` asks aiosqlite 0.22's
+    connection for `is_alive`, which it no longer has, and the database stays empty), in one
+    sentence with the child's error, not the empty database's."""
+    if outcome.error:
+        said = f": {outcome.error}"
+    else:
+        lines = [line.strip() for line in outcome.stderr_tail.splitlines() if line.strip()]
+        said = f": {lines[-1]}" if lines else ""
+    how = "timed out" if outcome.timed_out else f"exited with code {outcome.returncode}"
+    return (
+        f"run {name}: the graph's child process {how} before the kill point and saved nothing{said}"
+    )
 
 
 def _error_of(outcome: ChildOutcome) -> str | None:

@@ -26,7 +26,6 @@ from replaylens.analysis.durability.evidence import (
     node_path,
     nodes_named_by_level,
     run_from_earlier,
-    run_from_edit,
     span_only,
     taken_at,
     task_run,
@@ -203,8 +202,20 @@ def _dropped_stable_run(
     input, and the run's tasks run again (test_stateful_subgraph_loads_state_across_ticks,
     killed in the subgraph's node under async, whose checkpoint after the step before had
     not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down)."""
-    if run_from_earlier(ev.db_checkpoints):
-        return False
+    return not run_from_earlier(ev.db_checkpoints) and _stable_run_unsaved(
+        ev, landed, ns, inv, resumed_at
+    )
+
+
+def _stable_run_unsaved(
+    ev: Evidence,
+    landed: set[tuple[str, int, int]],
+    ns: str,
+    inv: int,
+    resumed_at: tuple[int, int],
+) -> bool:
+    """`_dropped_stable_run` but for the thread's history: a stable graph's run that left no
+    checkpoint after an earlier run of it ended, which a resume's first step re-enters."""
     parts = ns.split("|")
     for k in range(1, len(parts) + 1):
         top = "|".join(parts[:k])
@@ -1666,27 +1677,68 @@ def _untaken_tasks(ev: Evidence, a: Attempt) -> list[Task]:
 def _widen_for_forked_stable(
     ev: Evidence, sched: Schedule, replayed: list[Attempt], out: ModeOutcome
 ) -> None:
-    """Say the tasks and lines again as a range where a thread run from an edit has a run of
-    a ``checkpointer=True`` graph read as dropped (`_dropped_stable_run`): such a run hands
-    its stable graphs their state as of the copy, and numbers their steps on from it, alike
-    with the old branch's; whether a resume hands that run's new input on or drops it, and
-    whether a step number the old branch saved is this run's, the database does not tell.
-    Measured both ways: dropped in middle_checkpoint_replayed and stateful_subgraph_forked_
-    turns; run again in three_level_stateful_forked at 0.75 s, killed in ``inner_step``, from
-    sync into async (23 1 2 where 23 2 3)."""
-    if not run_from_edit(ev.db_checkpoints):
+    """Say the tasks and lines again as a range where a thread run from an earlier checkpoint
+    (`evidence.run_from_earlier`) has a run of a ``checkpointer=True`` graph that left no
+    checkpoint under this mode after an earlier run of it ended (`_stable_run_unsaved`):
+    such a run hands its stable graphs their state as of the copy, and numbers their steps
+    on from it, alike with the old branch's; whether a resume hands that run's new input on
+    or drops it, and whether a step number the old branch saved is this run's, the database
+    does not tell. The outcome reads it as run again; the range reaches down to it dropped
+    (`_widen_for_unsure_drop`), and up to what the branches' reading adds. Measured both
+    ways: dropped in middle_checkpoint_replayed, stateful_subgraph_forked_turns and
+    first_invocation_replayed (below); run again in three_level_stateful_forked at 0.75 s,
+    killed in ``inner_step``, from sync into async."""
+    if not run_from_earlier(ev.db_checkpoints):
         return
     kept = {id(a) for a in replayed}
     extra = [a for a in _reruns(ev, sched, keep_dropped=True) if id(a) not in kept]
-    if not extra:
+    resume = _resume_steps(sched.landed)
+    at = (max(k[1] for k in sched.landed if k[0] == ""), resume[""]) if "" in resume else None
+    dropped = [
+        a
+        for a in replayed
+        if at is not None and _stable_run_unsaved(ev, sched.landed, *ev.step_of[id(a)][:2], at)
+    ]
+    if not extra and not dropped:
         return
     spans = _spans(out)
     spans["reruns"][1] = max(spans["reruns"][1], len(_rerun_list([*replayed, *extra], ev)))
     spans["replayed_lines"][1] += sum(len(a.lines) for a in extra)
+    _widen_for_unsure_drop(ev, replayed, dropped, out, spans)
+
+
+def _widen_for_unsure_drop(
+    ev: Evidence,
+    replayed: list[Attempt],
+    dropped: list[Attempt],
+    out: ModeOutcome,
+    spans: dict[str, list[int]] | None = None,
+) -> None:
+    """Reach the tasks and lines again down to the reading where the `dropped` attempts'
+    stable graph run is dropped by the resume (their lines never happen again), in a thread
+    run from an earlier checkpoint, and say why. The recorded mode's own outcome takes them
+    from the verdicts (`Attempt.may_be_dropped`); a modelled mode's from what it would have
+    saved (`_widen_for_forked_stable`). Measured: first_invocation_replayed on LangGraph
+    1.2.24, Postgres, `ainvoke` at 0.2 s, killed in `sub_step` of the run from the fork copy:
+    under async the subgraph's run had saved nothing, and the resume, handed the copy, ran
+    `sub_node` with LangGraph's resuming flag; the subgraph went on from its first branch's
+    end and ran `sub_step` not again (15 1 1 said, 15 0 0 measured); under sync its run's
+    checkpoints had landed and `sub_step` ran again."""
+    spans = spans or _spans(out)
+    if dropped:
+        gone_ids = {id(a) for a in dropped}
+        rest = [a for a in replayed if id(a) not in gone_ids]
+        lines = set(out.replayed_lines)
+        gone = sum(1 for a in dropped for line in a.lines if line.line in lines)
+        spans["reruns"][0] = min(spans["reruns"][0], len(_rerun_list(rest, ev)))
+        spans["replayed_lines"][0] = max(0, min(spans["replayed_lines"][0], len(lines) - gone))
+    if spans == _spans(out):
+        return
     note = (
-        "the thread was run from an edit, which hands its checkpointer=True graphs their state "
-        "as of the copy: whether a resume hands such a graph's new run its input or drops it, "
-        f"the database does not tell: {spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+        "the thread was run from an earlier checkpoint, which hands its checkpointer=True "
+        "graphs their state as of the copy: whether a resume hands such a graph's new run its "
+        "input or drops it, the database does not tell: "
+        f"{spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
         f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
     )
     _say_range(out, spans, note)
@@ -2030,6 +2082,7 @@ def recorded(
     )
     _widen_for_joined(ev, replayed, out)
     _widen_for_unlogged(ev, out)
+    _widen_for_unsure_drop(ev, replayed, [a for a in replayed if a.may_be_dropped], out)
     return out
 
 
