@@ -184,6 +184,8 @@ def _dropped_stable_run(
     ns: str,
     inv: int,
     resumed_at: tuple[int, int],
+    *,
+    history: bool = True,
 ) -> bool:
     """Is `ns` (or a loop above it) a `checkpointer=True` graph whose run in invocation `inv`
     left no checkpoint, though an earlier run of it did, and whose task the resume runs in
@@ -201,21 +203,11 @@ def _dropped_stable_run(
     step of the loop above, after that loop first finished an earlier one, hands it a fresh
     input, and the run's tasks run again (test_stateful_subgraph_loads_state_across_ticks,
     killed in the subgraph's node under async, whose checkpoint after the step before had
-    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down)."""
-    return not run_from_earlier(ev.db_checkpoints) and _stable_run_unsaved(
-        ev, landed, ns, inv, resumed_at
-    )
-
-
-def _stable_run_unsaved(
-    ev: Evidence,
-    landed: set[tuple[str, int, int]],
-    ns: str,
-    inv: int,
-    resumed_at: tuple[int, int],
-) -> bool:
-    """`_dropped_stable_run` but for the thread's history: a stable graph's run that left no
-    checkpoint after an earlier run of it ended, which a resume's first step re-enters."""
+    not landed; test_three_level_nested_subgraph_loads_state_on_replay, one level down).
+    `history=False` leaves the thread's history out: such a run, whether or not the thread
+    was run from an earlier checkpoint (`_widen_for_forked_stable`)."""
+    if history and run_from_earlier(ev.db_checkpoints):
+        return False
     parts = ns.split("|")
     for k in range(1, len(parts) + 1):
         top = "|".join(parts[:k])
@@ -1679,7 +1671,7 @@ def _widen_for_forked_stable(
 ) -> None:
     """Say the tasks and lines again as a range where a thread run from an earlier checkpoint
     (`evidence.run_from_earlier`) has a run of a ``checkpointer=True`` graph that left no
-    checkpoint under this mode after an earlier run of it ended (`_stable_run_unsaved`):
+    checkpoint under this mode after an earlier run of it ended (`_dropped_stable_run`):
     such a run hands its stable graphs their state as of the copy, and numbers their steps
     on from it, alike with the old branch's; whether a resume hands that run's new input on
     or drops it, and whether a step number the old branch saved is this run's, the database
@@ -1697,7 +1689,8 @@ def _widen_for_forked_stable(
     dropped = [
         a
         for a in replayed
-        if at is not None and _stable_run_unsaved(ev, sched.landed, *ev.step_of[id(a)][:2], at)
+        if at is not None
+        and _dropped_stable_run(ev, sched.landed, *ev.step_of[id(a)][:2], at, history=False)
     ]
     if not extra and not dropped:
         return
