@@ -946,3 +946,71 @@ def test_on_langgraph_0_6_the_resuming_flag_reaches_a_graph_a_task_invokes(
     every_prediction_holds(
         runs, forms=("recorder", "langgraph", "bare", "trace"), same_progress=True
     )
+
+
+def test_a_kill_aimed_after_a_node_that_failed_as_it_started_comes_after_its_step_began(
+    tmp_path: Path,
+) -> None:
+    """test_overwrite_parallel_error's shape on LangGraph 0.6.11 at 0.9 s a write: that
+    release has no ``Overwrite``, so ``node_b`` and ``node_c`` fail as they start, before any
+    line, in both inputs; the kill was aimed 0.4 s after the second input's ``node_c``
+    started. With no line of it, the sync recording was read as raised out (the database
+    holds both errors) with no kill moment: async was said to keep the second input's
+    checkpoints (6 where its way out was still waiting for their puts: 3), and with the mode
+    inferred async was said to keep one under exit. The kill came 0.4 s after the aimed
+    node's step began (`evidence._aimed_unlogged_start`), after each mode's waits: under
+    sync after the step's put landed, under async at once."""
+    runs = load("overwrite_parallel_error-late-0.9s-lg0.6.11", tmp_path)
+    assert (real(runs["sync"]), real(runs["async"]), real(runs["exit"])) == (
+        (6, 0, 0),
+        (3, 0, 0),
+        (1, 0, 0),
+    )
+    for form in ("recorder", "langgraph", "bare"):
+        for given in (True, False):
+            told = predict(runs["sync"], form, given)
+            assert holds(told["async"], (3, 0, 0)), (form, given, figures(told["async"]))
+            assert holds(told["exit"], (1, 0, 0)), (form, given, figures(told["exit"]))
+            from_async = predict(runs["async"], form, given)["sync"]
+            assert holds(from_async, (6, 0, 0)), (form, given, figures(from_async))
+
+
+def test_a_bare_join_may_wait_for_the_node_whose_step_began_its_branches(tmp_path: Path) -> None:
+    """test_simple_multi_edge's shape (``up -> side | other``, ``add_edge(["up", "side"],
+    "down")``) on LangGraph 1.0.10 under `ainvoke` at 0.3 s a write, killed in ``down``.
+    Under async the checkpoint a resume loads was written once the join was full: the real
+    resume ran nothing again (3 0 0). An exit recording saves nothing before the kill and a
+    bare log names no triggers, so the join is guessed from the steps: a node run after a
+    step of several tasks may wait for the branches that step began, and now also for the
+    node whose step began them (``up``); the guess had named ``other`` and ``side`` only,
+    and the range said 1-4 tasks again (`outcomes._possible_joins`)."""
+    runs = load("simple_multi_edge-late-0.3s-lg1.0.10", tmp_path)
+    assert real(runs["async"], "bare") == (3, 0, 0)
+    for given in (True, False):
+        told = predict(runs["exit"], "bare", given)["async"]
+        assert holds(told, (3, 0, 0)), (given, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare"), same_progress=True)
+
+
+def test_the_what_if_runs_again_a_graph_a_re_entered_subgraphs_finished_task_ran(
+    tmp_path: Path,
+) -> None:
+    """The rule of the test above, in the what-if: test_parent_command_goto_deeply_nested on
+    LangGraph 1.0.10 under `ainvoke` at 0.3 s a write, killed 0.2 s into ``sub_child_3``.
+    Modelled from the sync and exit recordings, async lost ``child_2``'s checkpoint after
+    ``sub_child_2``'s step and re-entered ``child_2`` where that task had finished, but the
+    model took its writes, saved as ``sub_sub_child``'s `Command(graph=PARENT)` left, as
+    reused: 8 1 1 said where the real resume ran ``sub_sub_child`` again, 8 2 3 (8 rows with
+    the mode given). The loop above it is itself a re-entered subgraph, and 1.0.10 runs its
+    finished tasks again (`outcomes._runs_again`). The same reading puts the bare exit row
+    of the 0.35 s campaign inside (6 1 1 where 8 2 3, outside since stop 70)."""
+    runs = load("parent_command_deeply_nested-late-0.3s-lg1.0.10", tmp_path)
+    assert real(runs["async"]) == (8, 2, 3)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "langgraph", "bare"):
+            told = predict(runs[src], form)["async"]
+            assert holds(told, (8, 2, 3)), (src, form, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+    older = load("parent_command_deeply_nested-late-0.35s-lg1.0.10", tmp_path)
+    told = predict(older["exit"], "bare")["async"]
+    assert holds(told, real(older["async"], "bare")), (figures(told), told.race)

@@ -537,6 +537,23 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign("max_concurrency_sends", 0, ("sync", "async", "exit"), 0.65, "ainvoke"),
         # a stable graph's run from the fork copy that saved nothing (stop 72's second set)
         KillCampaign("first_invocation_replayed", 0, ("sync", "async"), 0.2, "ainvoke", "postgres"),
+        # two parallel nodes that fail as they start (their import of `Overwrite`, which
+        # 0.6.11 does not have), the kill aimed after one of them (stop 72's fourth set)
+        KillCampaign(
+            "overwrite_parallel_error", 1, ("sync", "async", "exit"), 0.9, langgraph="0.6.11"
+        ),
+        # a join over a node and one of the branches it began (stop 72's fifth set)
+        KillCampaign(
+            "simple_multi_edge", 1, ("sync", "async", "exit"), 0.3, "ainvoke", langgraph="1.0.10"
+        ),
+        KillCampaign(
+            "parent_command_deeply_nested",
+            1,
+            ("sync", "async", "exit"),
+            0.3,
+            "ainvoke",
+            langgraph="1.0.10",
+        ),
     )
 }
 

@@ -454,6 +454,12 @@ class Evidence:
     (`_kill_in_silent_holder`): when that node started, on the recorded clock. A kill aimed
     a time after it started comes that time after it in every mode, not after the waits
     another mode adds once its graphs' lines ended."""
+    unlogged_kill: float | None = None
+    """When the step of the node the kill was aimed at began, on the recorded clock before
+    any wait for a put (the last line's end), where that node logged nothing in the last
+    invocation (it failed, or was killed, before its first line) and no task was in flight
+    (`_aimed_unlogged_start`): the kill came the aimed time after that step began, after
+    the waits of the mode at hand."""
     pause_kill: float | None = None
     """When the node started, on the recorded clock before any wait for a put (the last
     line's end), in a last invocation that reads as paused but was killed a given time after
@@ -3758,31 +3764,76 @@ def span_only(a: Attempt) -> bool:
     return bool(a.lines) and all(line.describes_task for line in a.lines)
 
 
-def _killed_after_failure(last: list[Attempt], recording: Recording) -> bool:
+def _killed_after_failure(
+    last: list[Attempt], recording: Recording, thread: Thread | None = None
+) -> bool:
     """Did the kill the recording names (a kill-test manifest: only a run that was killed
     has a kill moment) come after the aimed node's attempt had failed, by more than the
     kill's own latency? Its invocation had then not ended by raising: that would have ended
-    the run before the kill."""
+    the run before the kill. An aimed node that failed before its first line (no attempt in
+    the last invocation; the newest root checkpoint holds its task's error) failed as it
+    started: the kill came that long after the failure (overwrite_parallel_error's shape on
+    LangGraph 0.6.11, whose ``Overwrite`` import fails in both parallel nodes, killed 0.4 s
+    after ``node_c`` started, at 0.9 s a write: read as raised out, async was said to keep
+    the second input's 3 checkpoints, whose puts its way out was still waiting for)."""
     if recording.kill_offset is None or not recording.kill_node:
         return False
     aimed = [a for a in last if a.node == recording.kill_node]
-    if not aimed or aimed[-1].outcome != "failed":
+    if not aimed:
+        return recording.kill_offset > RACE and _failed_unlogged(recording.kill_node, thread)
+    if aimed[-1].outcome != "failed":
         return False
     a = aimed[-1]
     return a.start_ts + recording.kill_offset > a.end_ts + RACE
+
+
+def _aimed_unlogged_start(
+    last: list[Attempt], recording: Recording, thread: Thread | None, entry: str | None
+) -> float | None:
+    """Where the kill was aimed a time after a root node started that has no line in the
+    last invocation, and every logged task of it had ended: when that node's step began on
+    the recorded clock before any wait for a put, the end of the last line of the root loop.
+    Its first line never came (it failed as it started, or logs only later). Not a node
+    that ran the lines (an entrypoint, a node whose graphs logged them:
+    `_kill_in_silent_holder`), and where the database keeps a root checkpoint, one due at
+    the newest."""
+    node = recording.kill_node
+    if recording.kill_offset is None or not node or not last or node == entry:
+        return None
+    if any(
+        a.node == node or (a.logged_ns and namespaces.root_runner(a.logged_ns)[0] == node)
+        for a in last
+    ):
+        return None
+    latest = thread.root.latest if thread is not None and thread.root is not None else None
+    if latest is not None and not any(t.node == node for t in latest.tasks):
+        return None
+    root = [a.end_ts for a in last if not (a.logged_ns or a.namespace) and a.end_ts is not None]
+    return max(root) if root else None
+
+
+def _failed_unlogged(node: str, thread: Thread | None) -> bool:
+    """Does a task of `node` due at the newest root checkpoint hold an error (it failed)?"""
+    root = thread.root if thread is not None else None
+    latest = root.latest if root is not None else None
+    return latest is not None and any(t.node == node and t.status == "failed" for t in latest.tasks)
 
 
 def _raise_undated(last: list[Attempt], attempts: list[Attempt], recording: Recording) -> bool:
     """Could a last invocation read as raised out have died after its failure instead? Under
     sync each step's put was waited for, so its database is the same either way, when nothing
     dates the kill (no kill-test manifest), the process wrote nothing after (`went_on`), and
-    the failure is the log's last line. (Under async the puts in flight tell:
-    `_raise_never_got_out`; under exit, the save on the way out.)"""
+    the failure is the log's last line, or logged no line at all (a node that failed as it
+    started: overwrite_parallel_error's shape on 0.6.11, killed 0.4 s after its failing
+    ``node_c`` started while async's way out still waited for puts). (Under async the puts
+    in flight tell: `_raise_never_got_out`; under exit, the save on the way out.)"""
     if recording.mode != "sync" or recording.kill_offset is not None or recording.went_on:
         return False
     failed = [a.end_ts for a in last if a.outcome == "failed"]
     ends = [line.ts for a in attempts for line in a.lines]
-    return bool(failed) and bool(ends) and max(failed) >= max(ends)
+    if not failed:
+        return bool(ends)  # the failure the database holds came after the log's last line
+    return bool(ends) and max(failed) >= max(ends)
 
 
 def _raise_never_got_out(
@@ -4528,7 +4579,7 @@ def gather(
             "the failure's invocation left no checkpoint that a raise leaving the graph saves "
             f"or waits for under {recording.mode}: the process died on the way out"
         )
-    if ending == "raised" and _killed_after_failure(last, recording):
+    if ending == "raised" and _killed_after_failure(last, recording, thread):
         # (a raise nothing caught ends the run: the process the kill found was still running
         # it, so the failure was waiting for something, the node's error handler)
         ending = "killed"
@@ -4597,12 +4648,21 @@ def gather(
     )
     silent_kill: float | None = None
     kill_anchor: float | None = None
+    unlogged_kill: float | None = None
     if ending == "killed" and kill_attempt is None:
         dated, kill_anchor = _kill_in_silent_holder(
             last, crash, recording, used, _sole_root_node(thread)
         )
+        unlogged_kill = _aimed_unlogged_start(last, recording, thread, _sole_root_node(thread))
         if dated != crash:
             crash = silent_kill = dated
+        elif unlogged_kill is not None:
+            silent_kill = unlogged_kill + recording.kill_offset  # (kill_offset known there)
+            used.append(
+                f"kill moment: {recording.kill_offset:g} s after {recording.kill_node} started "
+                f"({recording.origin or 'given'}), which logged nothing before the kill: it "
+                "started as its step did, once the step of the last line had ended"
+            )
         elif crash is not None and last:
             # Died between tasks, at a moment no line dates: no earlier than the last line,
             # and, as a bound, no later than the longest task of the log takes (a put waited
@@ -4695,6 +4755,7 @@ def gather(
         kill_unsure=kill_unsure,
         kill_time=silent_kill,
         kill_anchor=kill_anchor,
+        unlogged_kill=unlogged_kill,
         pause_kill=pause_kill,
         pause_moment=_dated_pause_moment(ending, last, pause_kill, recording),
         ordinal=_ordinals(attempts, step_of, retry_of),

@@ -336,7 +336,17 @@ def _runs_again(
     # Its writes are saved on the checkpoint its subgraph resumes from. A release that runs
     # a re-entered subgraph's finished tasks again (`rules.SUBGRAPH_WRITES_REUSED_SINCE`)
     # runs it again, if the subgraph is re-entered at all.
-    return not ev.subgraph_writes_reused and not _holder_done(ev, sched, ns, inv, step)
+    if ev.subgraph_writes_reused:
+        return False
+    if parent and not _holder_done(ev, sched, parent, inv, holder):
+        # The loop above is itself a subgraph the resume re-enters, at the checkpoint where
+        # the task that ran this graph is due: that release runs the finished task again,
+        # and this graph with it, whatever it saved above (`verdicts._holder_rerun`;
+        # parent_command_deeply_nested on 1.0.10 under `ainvoke` at 0.3 s, from sync into
+        # async: ``child_2``'s checkpoint after ``sub_child_2``'s step had not landed, and
+        # the resume ran ``sub_sub_child`` again, 8 2 3 where 8 1 1 was said).
+        return True
+    return not _holder_done(ev, sched, ns, inv, step)
 
 
 def _holder_done(ev: Evidence, sched: Schedule, ns: str, inv: int, step: int) -> bool:
@@ -1543,8 +1553,11 @@ def _possible_joins(ev: Evidence) -> list[tuple[str, set[str]]]:
     names no triggers): a root node that ran after a step of two or more tasks may join the
     branches that step began, the nodes that ran from it up to the node's step (its sources
     arrive in different steps where one branch is longer: `add_edge([a, b], c)` after
-    ``x -> a``, ``x -> b``). Measured: the bare log of join_loop_cond_edge on Postgres at
-    0.5 s, exit into async: 4 4 7 where the real resume stopped at the join, 4 0 0."""
+    ``x -> a``, ``x -> b``), and the node whose step began them (`add_edge([x, b], c)`
+    after ``x -> b``: test_simple_multi_edge, whose join waits for ``up`` and ``side``).
+    Measured: the bare log of join_loop_cond_edge on Postgres at 0.5 s, exit into async:
+    4 4 7 where the real resume stopped at the join, 4 0 0; simple_multi_edge on 1.0.10
+    under `ainvoke` at 0.3 s, exit into async: 3 1 1 where 3 0 0."""
     nodes_at: dict[tuple[int, int], set[str]] = {}
     for st in ev.steps:
         if st.ns == "":
@@ -1552,16 +1565,18 @@ def _possible_joins(ev: Evidence) -> list[tuple[str, set[str]]]:
     found: dict[str, set[str]] = {}
     since: set[str] | None = None  # the nodes run from the last step of several tasks on
     inv_now = None
+    prior: set[str] = set()  # the nodes of the step before
     for (inv, _step), nodes in sorted(nodes_at.items()):
         if inv != inv_now:
-            inv_now, since = inv, None
+            inv_now, since, prior = inv, None, set()
         for node in nodes if since is not None else ():
             if len(since - {node}) >= 2:
                 found.setdefault(node, set()).update(since - {node})
         if len(nodes) > 1:
-            since = set(nodes)
+            since = set(nodes) | prior
         elif since is not None:
             since |= nodes
+        prior = set(nodes)
     return sorted(found.items())
 
 

@@ -678,6 +678,11 @@ def schedule(
             + ev.kill_offset
             + slack
         )
+    elif ev.ending == "killed" and ev.unlogged_kill is not None:
+        # aimed a time after a node that logged nothing: it started as its step did, once the
+        # step of the last line ended (under sync, once that step's put landed)
+        lead = latency + write_cost if mode == "sync" else TICK
+        crash = target(ev.unlogged_kill) + lead + (recording.kill_offset or 0.0) + slack
     elif ev.ending == "killed" and ev.kill_anchor is not None and ev.kill_time is not None:
         # aimed a time after a node that logs nothing started: that time after it here too
         crash = target(ev.kill_anchor) + (ev.kill_time - ev.kill_anchor) + slack
