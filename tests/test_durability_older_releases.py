@@ -959,7 +959,10 @@ def test_a_kill_aimed_after_a_node_that_failed_as_it_started_comes_after_its_ste
     checkpoints (6 where its way out was still waiting for their puts: 3), and with the mode
     inferred async was said to keep one under exit. The kill came 0.4 s after the aimed
     node's step began (`evidence._aimed_unlogged_start`), after each mode's waits: under
-    sync after the step's put landed, under async at once."""
+    sync after the step's put landed, under async at once. From the exit recording, whose
+    one checkpoint is the first input's save on its way out, the second input was read as
+    raised out, its failure the first's: sync was said to keep 3 where 6 (a fresh input that
+    left no checkpoint under exit never got out, `evidence._raise_never_got_out`)."""
     runs = load("overwrite_parallel_error-late-0.9s-lg0.6.11", tmp_path)
     assert (real(runs["sync"]), real(runs["async"]), real(runs["exit"])) == (
         (6, 0, 0),
@@ -973,6 +976,8 @@ def test_a_kill_aimed_after_a_node_that_failed_as_it_started_comes_after_its_ste
             assert holds(told["exit"], (1, 0, 0)), (form, given, figures(told["exit"]))
             from_async = predict(runs["async"], form, given)["sync"]
             assert holds(from_async, (6, 0, 0)), (form, given, figures(from_async))
+            from_exit = predict(runs["exit"], form, given)["sync"]
+            assert holds(from_exit, (6, 0, 0)), (form, given, figures(from_exit))
 
 
 def test_a_bare_join_may_wait_for_the_node_whose_step_began_its_branches(tmp_path: Path) -> None:

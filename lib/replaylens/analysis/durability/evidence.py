@@ -3795,8 +3795,8 @@ def _aimed_unlogged_start(
     the recorded clock before any wait for a put, the end of the last line of the root loop.
     Its first line never came (it failed as it started, or logs only later). Not a node
     that ran the lines (an entrypoint, a node whose graphs logged them:
-    `_kill_in_silent_holder`), and where the database keeps a root checkpoint, one due at
-    the newest."""
+    `_kill_in_silent_holder`; in a log that names no namespace, one the database shows ran
+    a graph), and one due at the newest root checkpoint the database keeps."""
     node = recording.kill_node
     if recording.kill_offset is None or not node or not last or node == entry:
         return None
@@ -3806,7 +3806,11 @@ def _aimed_unlogged_start(
     ):
         return None
     latest = thread.root.latest if thread is not None and thread.root is not None else None
-    if latest is not None and not any(t.node == node for t in latest.tasks):
+    if latest is None or not any(t.node == node for t in latest.tasks):
+        return None
+    if thread is not None and any(
+        name and namespaces.root_runner(name)[0] == node for name in thread.namespaces
+    ):
         return None
     root = [a.end_ts for a in last if not (a.logged_ns or a.namespace) and a.end_ts is not None]
     return max(root) if root else None
@@ -3855,11 +3859,13 @@ def _raise_never_got_out(
     a fresh input that left no root checkpoint never got out. (A resume's save there keeps
     the id it loaded, so it leaves no new checkpoint to tell by.)"""
     failed = [a.end_ts for a in last if a.outcome == "failed" and a.end_ts is not None]
-    if not failed:
-        return False
     if recording.mode == "exit":
+        # (also where the failure logged no line: a node that failed as it started, the
+        # database's failure an earlier invocation's save: overwrite_parallel_error on 0.6.11)
         fresh = inv == 0 or (inv < len(kinds) and kinds[inv] == "input")
         return fresh and not any(k[0] == "" and k[1] == inv for k in cp_at)
+    if not failed:
+        return False
     if recording.mode != "async":
         return False  # (sync waited for each step's put: none can be missing either way)
     # A loop's puts land in the order it made them: one missing before a later one that
