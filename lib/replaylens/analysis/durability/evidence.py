@@ -4656,10 +4656,11 @@ def gather(
     kill_anchor: float | None = None
     unlogged_kill: float | None = None
     if ending == "killed" and kill_attempt is None:
-        dated, kill_anchor = _kill_in_silent_holder(
-            last, crash, recording, used, _sole_root_node(thread)
-        )
-        unlogged_kill = _aimed_unlogged_start(last, recording, thread, _sole_root_node(thread))
+        entry = _sole_root_node(thread)
+        dated, kill_anchor = _kill_in_silent_holder(last, crash, recording, used, entry)
+        # (only one of the two anchors is set: the schedule reads `unlogged_kill` first)
+        if dated == crash:
+            unlogged_kill = _aimed_unlogged_start(last, recording, thread, entry)
         if dated != crash:
             crash = silent_kill = dated
         elif unlogged_kill is not None:

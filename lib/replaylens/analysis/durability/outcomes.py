@@ -148,18 +148,25 @@ def _resume_steps(landed: set[tuple[str, int, int]]) -> dict[str, int]:
     return {ns: v[1] for ns, v in out.items()}
 
 
+def _root_resumed_at(landed: set[tuple[str, int, int]]) -> tuple[int, int] | None:
+    """(invocation, step) of the newest root checkpoint that landed, where a resume goes on;
+    None where none did (a restart)."""
+    roots = [(inv, step) for ns, inv, step in landed if ns == ""]
+    return max(roots) if roots else None
+
+
 def _reruns(ev: Evidence, sched: Schedule, keep_dropped: bool = False) -> list[Attempt]:
     """The attempts whose task a resume from what landed would run again (`keep_dropped`:
     reading no run of a stable graph as dropped, `_widen_for_forked_stable`)."""
     resume = _resume_steps(sched.landed)
-    if "" not in resume:
+    at = _root_resumed_at(sched.landed)
+    if at is None:
         return list(ev.attempts)
-    r = resume[""]
+    r_inv, r = at
     lost = lost_inputs(ev, sched.landed)
     # A run from an earlier checkpoint (or an input sent to one) after an invocation leaves
     # that one's work in the history the branch left: a resume goes on along the branch,
     # whatever their steps.
-    r_inv = max(k[1] for k in sched.landed if k[0] == "")
     branched = ev.replays | ev.branch_inputs
     behind = {i for i in range(r_inv) if any(i < j <= r_inv for j in branched)}
     # Writes belong to the task, not to one attempt of it: a task paused at interrupt() and
@@ -1699,8 +1706,7 @@ def _widen_for_forked_stable(
         return
     kept = {id(a) for a in replayed}
     extra = [a for a in _reruns(ev, sched, keep_dropped=True) if id(a) not in kept]
-    resume = _resume_steps(sched.landed)
-    at = (max(k[1] for k in sched.landed if k[0] == ""), resume[""]) if "" in resume else None
+    at = _root_resumed_at(sched.landed)
     dropped = [
         a
         for a in replayed
