@@ -1019,3 +1019,22 @@ def test_the_what_if_runs_again_a_graph_a_re_entered_subgraphs_finished_task_ran
     older = load("parent_command_deeply_nested-late-0.35s-lg1.0.10", tmp_path)
     told = predict(older["exit"], "bare")["async"]
     assert holds(told, real(older["async"], "bare")), (figures(told), told.race)
+
+
+def test_exits_save_on_the_way_out_of_a_killed_invocation_does_not_bound_async(
+    tmp_path: Path,
+) -> None:
+    """test_overwrite_parallel's shape on LangGraph 0.4.10 at 0.5 s a write, which has no
+    ``Overwrite``: node_b fails as it starts, before any line, while node_c runs on (the
+    sync loop waits for a thread it cannot cancel) and is killed 0.6 s in. Exit saved the
+    step's checkpoint with node_b's ``__error__`` at once on its way out; async still waited
+    for that step's put behind the input's, kept the input only and ran node_a again (1 2 3
+    where exit 1 1 1). The model of async said 1 2 3, but "async never keeps less than exit"
+    took the exit recording's figures for it. Exit's database holds a root checkpoint taken
+    after the killed invocation began: its way-out save, which does not bound what async
+    repeats (`outcomes.exit_left_before_kill`)."""
+    runs = load("overwrite_parallel-early-0.5s-lg0.4.10", tmp_path)
+    assert (real(runs["async"]), real(runs["exit"])) == ((1, 2, 3), (1, 1, 1))
+    for form in ("recorder", "langgraph", "bare"):
+        told = predict(runs["exit"], form, True)["async"]
+        assert holds(told, (1, 2, 3)), (form, figures(told))

@@ -2123,7 +2123,10 @@ def clamp(
     # A Command sent at the killed resume (its goto) is lost whole under exit, tasks and all.
     # A run from an earlier checkpoint is lost whole under exit too (`Evidence.replays`).
     # Nor on the way out of a pause (`Evidence.pause_moment`): exit saves the pause's writes
-    # at once as it returns, while async may still wait for the puts its graphs queued.
+    # at once as it returns, while async may still wait for the puts its graphs queued. Nor
+    # where an exit recording's last invocation left the graph before its kill, the process
+    # living on (`exit_left_before_kill`): the same way-out save, of a raise the log need
+    # not show.
     repeats_ordered = not stalled and (
         ev is None
         or (
@@ -2131,6 +2134,7 @@ def clamp(
             and not ev.pushed_by_command
             and not ev.replays
             and ev.pause_moment is None
+            and not (outcomes["exit"].as_recorded and exit_left_before_kill(ev))
         )
     )
     for stronger, weaker in (("async", "exit"), ("sync", "async"), ("async", "exit")):
@@ -2151,6 +2155,28 @@ def clamp(
             if s.checkpoints_kept >= w.checkpoints_kept and not w.restart:
                 _keep_own_checkpoints(taken, s)
             outcomes[stronger] = taken
+
+
+def exit_left_before_kill(ev: Evidence) -> bool:
+    """Does an exit recording's database hold a root checkpoint taken after its killed last
+    invocation began? Exit saves nothing of a killed invocation but the save on its way out
+    of the graph, so the graph had left it (a raise or a pause) before the kill, while the
+    process lived on: the sync loop waits for a sibling task's thread it cannot cancel.
+
+    overwrite_parallel on LangGraph 0.4.10, which has no ``Overwrite``: node_b fails as it
+    starts, before any line, and exit saves the step's checkpoint with its ``__error__``
+    write at once, while node_c runs on and is killed; async, at 0.5 s a write, still waited
+    for that step's put behind the input's, kept the input only and ran node_a again (1
+    checkpoint, 2 tasks) where exit ran 1. At one point of progress the way-out save is not
+    bounded by what async landed, so only the checkpoints are ordered then (`clamp`)."""
+    if ev.ending != "killed" or ev.invocations < 1:
+        return False
+    last = ev.invocations - 1
+    begun = [a.start_ts for a in ev.attempts if ev.step_of.get(id(a), ("", -1))[1] == last]
+    if not begun:
+        return False
+    began = min(begun)
+    return any((taken_at(c) or 0.0) >= began for c in ev.db_checkpoints if not c.checkpoint_ns)
 
 
 def _keep_own_checkpoints(taken: ModeOutcome, own: ModeOutcome) -> None:
