@@ -865,6 +865,27 @@ def test_a_fan_out_under_async_may_wait_for_a_worker_the_queued_puts_hold(
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
 
 
+def test_a_join_a_later_round_filled_as_the_checkpoint_was_written_stops_the_resume(
+    tmp_path: Path,
+) -> None:
+    """The same loop and kill under `ainvoke`: async's puts queued so far behind that the
+    checkpoint a resume loads (the first round's, ``retriever_one`` due and its writes saved)
+    was written while the second round's retrievers had filled the join's barrier and
+    ``decider`` had not yet run. The resume's arrival changed nothing, ``decider`` never
+    fired, and LangGraph ended the thread: the real resume ran nothing (4 0 0). The model
+    looked at the join's first firing after the resume only, whose barrier was not full as
+    the checkpoint was written, and said 5-7 tasks again; every later firing is looked at now
+    (`outcomes._join_cut`), and the range reaches down to the resume that stops at once."""
+    runs = load("join_loop_cond_edge-late-0.65s-postgres-lg1.0.10-ainvoke", tmp_path)
+    assert real(runs["async"]) == (4, 0, 0)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "langgraph", "bare", "trace"):
+            for given in (True, False):
+                told = predict(runs[src], form, given)["async"]
+                assert holds(told, (4, 0, 0)), (src, form, given, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
 def test_a_bare_call_that_logged_before_its_caller_is_not_given_the_callers_result(
     tmp_path: Path,
 ) -> None:

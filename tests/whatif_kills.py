@@ -37,6 +37,7 @@ class KillCampaign:
     # kept as a SQLite copy beside it, as `validate --backend postgres` keeps it)
     langgraph: str = ""  # the LangGraph release that wrote it, where not the one pinned here
     # (recorded in a virtual environment of its own; its manifest names the release)
+    tag: str = ""  # names apart a second recording of a point already kept (its loop)
 
     @property
     def name(self) -> str:
@@ -46,7 +47,7 @@ class KillCampaign:
         release = f"-lg{self.langgraph}" if self.langgraph else ""
         return (
             f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s{where}"
-            f"{release}"
+            f"{release}{'-' + self.tag if self.tag else ''}"
         )
 
 
@@ -551,6 +552,18 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # a node that fails as it starts beside one running on, on LangGraph 0.4.10 (no
         # `Overwrite`): exit's save on its way out of the killed invocation (stop 73)
         KillCampaign("overwrite_parallel", 0, ("async", "exit"), 0.5, langgraph="0.4.10"),
+        # a join inside a loop whose barrier a later round filled as the checkpoint a resume
+        # starts from was written, under `ainvoke` (stop 73's first set)
+        KillCampaign(
+            "join_loop_cond_edge",
+            1,
+            ("sync", "async", "exit"),
+            0.65,
+            "ainvoke",
+            "postgres",
+            "1.0.10",
+            tag="ainvoke",
+        ),
     )
 }
 

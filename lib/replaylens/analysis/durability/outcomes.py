@@ -1505,7 +1505,10 @@ def _widen_for_late_barrier(
     (test_in_one_fan_out_state_graph_waiting_edge_multiple_cond_edge): from sync into async,
     killed in the second `retriever_two` the real resume ran nothing (4 0 0) where the model
     said 4 4 7; killed in `qa`, it ran the second round's three retrievers and stopped
-    (6 3 6) where the model said 6 5 9. Asked of the schedule and of each the race asks:
+    (6 3 6) where the model said 6 5 9. A later round may fill it too: on 1.0.10 under
+    `ainvoke` at 0.65 s the first round's checkpoint was written as the second round's
+    retrievers had arrived, and the resume ran nothing (4 0 0 where 5-7 tasks were said).
+    Asked of the schedule and of each the race asks:
     the write races the steps. The join must be named in the database or in the log's
     ``langgraph_triggers`` (under exit only the log can: nothing but the input checkpoint is
     saved before the kill; a log without triggers leaves that race unseen)."""
@@ -1626,17 +1629,25 @@ def _join_cut(ev: Evidence, sched: Schedule, joins: list[tuple[str, set[str]]]) 
     }
     cut: int | None = None
     for node, sources in joins:
-        fire = min((k for k, nodes in runs_at.items() if node in nodes), default=None)
-        if fire is None or fire - 1 <= resume[2] or not sources & runs_at.get(fire - 1, set()):
+        first = min((k for k, nodes in runs_at.items() if node in nodes), default=None)
+        if first is None or first - 1 <= resume[2] or not sources & arrived_before:
             continue
-        if not sources & arrived_before:
-            continue
-        full_from = sched.submitted.get(("", last, fire - 1))
-        full_to = sched.submitted.get(("", last, fire), float("inf"))
-        if full_from is None or full_from > sched.crash:
-            continue
-        if written_from < full_to and full_from < written_to:
-            cut = fire if cut is None else min(cut, fire)
+        # the barrier may have been full for any later firing of the node as the checkpoint
+        # was written (a join inside a loop, its second round); every arrival the resume
+        # makes before the node's first firing is in it then, and the node never fires
+        fires = sorted(
+            k
+            for k, nodes in runs_at.items()
+            if node in nodes and k - 1 > resume[2] and sources & runs_at.get(k - 1, set())
+        )
+        for fire in fires:
+            full_from = sched.submitted.get(("", last, fire - 1))
+            full_to = sched.submitted.get(("", last, fire), float("inf"))
+            if full_from is None or full_from > sched.crash:
+                continue
+            if written_from < full_to and full_from < written_to:
+                cut = first if cut is None else min(cut, first)
+                break
     return cut
 
 
