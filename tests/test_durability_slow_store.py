@@ -796,3 +796,25 @@ def test_a_kill_aimed_at_an_error_handler_counts_from_the_handlers_start(
         told = predict(runs[src])["async"]
         assert holds(told, (7, 1, 1)), (src, figures(told), told.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_bare_node_run_back_to_back_where_no_step_landed_between_may_run_again(
+    tmp_path: Path,
+) -> None:
+    """test_fork_replay's loop on 1.2.24 under async at 0.8 s a write, a bare log: the run
+    from the fork copy ran ``add_one`` twice and was killed in the third. The step after
+    the copy never landed, so nothing told the second ``add_one`` from the first one's next
+    effect, and it was read so: its writes (saved against the copy) reused, 2 verdict lines
+    wrong and the own figures 8 1 1 where the real resume ran it again, 8 2 3. The thread
+    shows ``add_one`` run back to back in steps its saved checkpoints tell apart, one line
+    pair a task: the line is now said to run again, a guess
+    (`verdicts.take_unsure_replays`)."""
+    name = "fork_replay-late-0.8s"
+    runs = load(name, tmp_path)
+    assert real(runs["async"], "bare") == (8, 2, 3)
+    told = plan(runs["async"], "bare")
+    assert holds(told.what_if["async"], (8, 2, 3)), figures(told.what_if["async"])
+    guessed = [a for a in told.attempts if a.ambiguous and a.verdict == "replays"]
+    assert [a.node for a in guessed] == ["add_one"], [(a.node, a.verdict) for a in told.attempts]
+    assert all(not c.wrong for c in judged(name, tmp_path))
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -552,6 +552,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # a node that fails as it starts beside one running on, on LangGraph 0.4.10 (no
         # `Overwrite`): exit's save on its way out of the killed invocation (stop 73)
         KillCampaign("overwrite_parallel", 0, ("async", "exit"), 0.5, langgraph="0.4.10"),
+        # a bare log's node run back to back from a fork copy whose next step never landed
+        # (stop 73's second set)
+        KillCampaign("fork_replay", 1, ("sync", "async"), 0.8),
         # a join inside a loop whose barrier a later round filled as the checkpoint a resume
         # starts from was written, under `ainvoke` (stop 73's first set)
         KillCampaign(

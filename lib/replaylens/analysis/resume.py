@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from replaylens.analysis.align import align
+from replaylens.analysis.align import align, split_runs
 from replaylens.analysis.attempts import LOST_STEP, Attempt, group_attempts, number_attempts
 from replaylens.analysis.checks import find_duplicates, idempotency_findings
 from replaylens.analysis.durability import (
@@ -23,7 +23,13 @@ from replaylens.analysis.durability.evidence import answered_below
 from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
-from replaylens.analysis.verdicts import judge, judge_past_join, resumed_namespaces
+from replaylens.analysis.verdicts import (
+    JOINED_GUESS,
+    judge,
+    judge_past_join,
+    resumed_namespaces,
+    take_unsure_replays,
+)
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.errors import ThreadNotFound
 from replaylens.model import Task, Thread
@@ -171,6 +177,13 @@ def _plan(
     for a in attempts:
         judge(a, thread, resumed, lineage_ids, lost, reuse_below)
     judge_past_join(thread, attempts)
+    split = split_runs(attempts, thread)  # a bare log's lines of one node as tasks of their own
+    if split is not None:
+        lost_split = _lost_with_input(thread, split, status, recording)
+        for a in split:
+            judge(a, thread, resumed, lineage_ids, lost_split, reuse_below)
+        judge_past_join(thread, split)
+        take_unsure_replays(attempts, split, JOINED_GUESS)
     reruns = [
         (ns, t)
         for ns, cp in resumed.items()

@@ -14,6 +14,8 @@ from an earlier invocation's checkpoint and never runs it; its reason says the i
 
 from __future__ import annotations
 
+import itertools
+
 from replaylens import namespaces
 from replaylens.analysis.attempts import LOST_STEP, Attempt
 from replaylens.analysis.durability.evidence import run_from_earlier
@@ -237,6 +239,63 @@ def stalled_join_reason(node: str) -> str:
         "already holding arrivals the resume makes again (an async put serialized late), so "
         f"they change nothing, `{node}` is never triggered and LangGraph ends the thread as "
         "completed; this work is lost, not repeated"
+    )
+
+
+JOINED_GUESS = (
+    "the log names no effect, and this line followed its node's line before it in one process "
+    "with no checkpoint saved between: read as that task's next effect its writes are reused, "
+    "but it may be its node run again in a later step (a loop), whose writes were not saved; "
+    "read as running again, a guess"
+)
+
+
+def take_unsure_replays(attempts: list[Attempt], other: list[Attempt], why: str) -> None:
+    """Where another reading of a log the log cannot rule out (`other`, the same lines
+    aligned again: `align.split_runs`) runs a line again that this reading keeps, the line
+    is said to run again, a guess, and says why: never the reassuring answer when unsure.
+
+    fork_replay on 1.2.24 under async at 0.8 s a write, a bare log: the run from the fork
+    copy ran ``add_one`` twice and was killed in the third; the step after the copy never
+    landed, so the second ``add_one`` was read as the first one's next effect, its writes
+    (saved against the copy) reused. The real resume ran it again (2 verdict lines wrong)."""
+    unsure = [
+        (a, alt)
+        for a, alt in zip(attempts, other, strict=True)
+        if a.verdict == "kept" and alt.verdict == "replays"
+    ]
+    joined = {a.task.task_id for a, _alt in unsure if a.task is not None}
+    for a, alt in unsure:
+        if _loops_one_line_pair_a_task(a.node, attempts, joined):
+            a.verdict, a.reason = "replays", alt.reason
+            a.flag(why)
+
+
+def _loops_one_line_pair_a_task(node: str, attempts: list[Attempt], joined: set[str]) -> bool:
+    """Does the thread show `node` run again back to back in one process, in steps the
+    checkpoints saved between them tell apart, each of its other tasks done with one
+    attempt of the log? Then two of its lines back to back where nothing was saved between
+    are as likely its node run again as one task's two effects. Not a node whose tasks log
+    several effects (test_interrupt_subgraph's ``archive``), nor one seen only side by side
+    (react_agent_tool_interrupt's ``tools``, whose refund tool logs two): the log's reading,
+    the task going on, stands there."""
+    counts: dict[str, int] = {}
+    for a in attempts:
+        if a.node == node and a.task is not None and a.task.done and a.task.task_id not in joined:
+            counts[a.task.task_id] = counts.get(a.task.task_id, 0) + 1
+    if not counts or any(n != 1 for n in counts.values()):
+        return False
+    return any(
+        prev.node == a.node == node
+        and prev.pid == a.pid
+        and prev.outcome == "finished"
+        and prev.end_ts <= a.start_ts
+        and prev.task is not None
+        and a.task is not None
+        and prev.checkpoint is not None
+        and a.checkpoint is not None
+        and prev.checkpoint.checkpoint_id != a.checkpoint.checkpoint_id
+        for prev, a in itertools.pairwise(attempts)
     )
 
 
