@@ -1059,3 +1059,23 @@ def test_exits_save_on_the_way_out_of_a_killed_invocation_does_not_bound_async(
     for form in ("recorder", "langgraph", "bare"):
         told = predict(runs["exit"], form, True)["async"]
         assert holds(told, (1, 2, 3)), (form, figures(told))
+
+
+def test_exit_may_have_saved_on_its_way_out_of_a_raise_the_log_does_not_show(
+    tmp_path: Path,
+) -> None:
+    """The same kill read from async: node_b's failure left no line, only its ``__error__``
+    write, an orphan of the step whose checkpoint async had not landed. Exit was said to keep
+    nothing and run node_a and node_c again (0 2 3); it had raised as node_b failed and saved
+    that step on its way out 0.1 s before the kill (1 1 1). The failure's write dates its
+    step, a write's time before the kill: exit's range now reaches up to that save, with
+    sync's repeats (`outcomes._widen_for_unlogged_raise`); a trace, which shows node_b's
+    failing span, the same."""
+    runs = load("overwrite_parallel-early-0.5s-lg0.4.10", tmp_path)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        for given in (True, False):
+            told = predict(runs["async"], form, given)["exit"]
+            assert holds(told, real(runs["exit"], form)), (form, given, figures(told), told.race)
+    told = predict(runs["async"], "bare")["exit"]
+    assert "on its way out" in told.race["note"], told.race
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

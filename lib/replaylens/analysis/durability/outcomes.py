@@ -56,7 +56,7 @@ from replaylens.analysis.durability.schedule import (
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
 from replaylens.model import Checkpoint, Namespace, Task, Thread
-from replaylens.times import iso_to_epoch
+from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
 
 @dataclass
@@ -2697,7 +2697,86 @@ def _what_if_as(
             outcomes[src], other, 0.0, "with writes taking no time async is sync"
         )
     clamp(outcomes, ev, stalled=thread is not None and join_never_fires(thread) is not None)
+    _widen_for_unlogged_raise(ev, thread, outcomes, rec, latency)
     return outcomes
+
+
+def _widen_for_unlogged_raise(
+    ev: Evidence,
+    thread: Thread | None,
+    outcomes: dict[str, ModeOutcome],
+    rec: Recording,
+    latency: float,
+) -> None:
+    """Under exit, say the range up to the save on the way out of a raise the log does not
+    show, in a killed invocation that failed while a sibling task ran on.
+
+    A task that fails before its first line leaves only its ``__error__`` write (saved, or
+    an orphan of a step whose checkpoint never landed). The invocation raises at once, and
+    exit saves that step's checkpoint on its way out, while the process lives on until the
+    sibling's thread ends (the sync loop cannot cancel it): killed then, exit keeps that
+    checkpoint and repeats what a resume from it repeats, sync's repeats. overwrite_parallel
+    on LangGraph 0.4.10 (no ``Overwrite``: node_b fails as it starts), at 0.5 s a write, from
+    async: exit was said to keep nothing and run node_a and node_c again (0 2 3) where its
+    way-out save had landed 0.1 s before the kill (1 1 1). When that task failed within its
+    step only its checkpoint's id bounds (the step's start), so this is a range: only the
+    root's save, of a fresh input, and only where its step began a write's time before the
+    kill."""
+    out = outcomes["exit"]
+    if out.as_recorded or thread is None or thread.root is None or ev.crash_ts is None:
+        return
+    if ev.ending != "killed" or len(thread.namespaces) > 1 or "resume" in ev.kinds[-1:]:
+        return
+    last = ev.invocations - 1
+    mine = [a for a in ev.attempts if ev.step_of.get(id(a), ("", -1))[1] == last]
+    if not mine:
+        return
+    began = min(a.start_ts for a in mine)
+    told = {a.task_id or (a.task.task_id if a.task is not None else None) for a in mine}
+    writes = [*thread.orphan_writes, *(w for c in thread.root.checkpoints for w in c.writes)]
+    # when the failure the invocation raised with came: its line's end (a trace's span), else
+    # no earlier than its step's start, which its write's checkpoint id dates (under sync the
+    # step's tasks start once that checkpoint's put landed); a failure its node's error
+    # handler took (its `__error_source_node__` write) raised nothing
+    taken = {id(f) for f in ev.handlers.values()} | ev.retried | ev.failed_calls
+    wait = (rec.latency or 0.0) if rec.mode == "sync" else 0.0
+    moments: list[float | None] = [
+        a.end_ts for a in mine if a.outcome == "failed" and id(a) not in taken
+    ]
+    if not any(a.outcome == "failed" for a in mine):
+        handled = {w.task_id for w in writes if w.channel == "__error_source_node__"}
+        moments = [
+            t + wait
+            for w in writes
+            if w.channel == "__error__" and w.task_id not in told | handled
+            for t in [checkpoint_id_epoch(w.checkpoint_id)]
+            if t is not None
+        ]
+    # the kill a manifest aims (that long after its node's start), else one only the log
+    # bounds, which may have come any time after its last line (`LATE_KILL`)
+    aimed = [a for a in mine if a.node == rec.kill_node] if rec.kill_offset is not None else []
+    if aimed and rec.kill_offset is not None:
+        kill = aimed[-1].start_ts + rec.kill_offset
+    elif ev.unlogged_kill is not None and rec.kill_offset is not None:
+        kill = ev.unlogged_kill + wait + rec.kill_offset  # its step began then (no line)
+    else:
+        kill = ev.crash_ts + (ev.kill_unsure if ev.kill_offset is not None else LATE_KILL)
+    if not any(t is not None and began <= t and t + latency < kill for t in moments):
+        return
+    sync = outcomes["sync"]
+    alt = (out.checkpoints_kept + 1, len(sync.reruns), len(sync.replayed_lines))
+    spans = _stretched(_spans(out), alt)
+    if spans == _spans(out):
+        return
+    _say_range(
+        out,
+        spans,
+        "a task of the killed invocation failed (its line ends in an error, or it logged none "
+        "and the database holds its error): the invocation raised then, and exit saved that "
+        "step's checkpoint on its way out while a task beside it ran on, if that save landed "
+        "before the kill: "
+        f"{spans['checkpoints_kept'][0]}-{spans['checkpoints_kept'][1]} checkpoints kept",
+    )
 
 
 _SPAN_KEYS = ("checkpoints_kept", "reruns", "replayed_lines")
