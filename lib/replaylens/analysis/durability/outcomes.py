@@ -2708,8 +2708,9 @@ def _widen_for_unlogged_raise(
     rec: Recording,
     latency: float,
 ) -> None:
-    """Under exit, say the range up to the save on the way out of a raise the log does not
-    show, in a killed invocation that failed while a sibling task ran on.
+    """Under exit, say the range up to the save on the way out of a raise, in a killed
+    invocation that failed while a sibling task ran on (a failure its line shows, or one
+    that left no line).
 
     A task that fails before its first line leaves only its ``__error__`` write (saved, or
     an orphan of a step whose checkpoint never landed). The invocation raises at once, and
@@ -2740,9 +2741,7 @@ def _widen_for_unlogged_raise(
     # handler took (its `__error_source_node__` write) raised nothing
     taken = {id(f) for f in ev.handlers.values()} | ev.retried | ev.failed_calls
     wait = (rec.latency or 0.0) if rec.mode == "sync" else 0.0
-    moments: list[float | None] = [
-        a.end_ts for a in mine if a.outcome == "failed" and id(a) not in taken
-    ]
+    moments = [a.end_ts for a in mine if a.outcome == "failed" and id(a) not in taken]
     if not any(a.outcome == "failed" for a in mine):
         handled = {w.task_id for w in writes if w.channel == "__error_source_node__"}
         moments = [
@@ -2761,7 +2760,7 @@ def _widen_for_unlogged_raise(
         kill = ev.unlogged_kill + wait + rec.kill_offset  # its step began then (no line)
     else:
         kill = ev.crash_ts + (ev.kill_unsure if ev.kill_offset is not None else LATE_KILL)
-    if not any(t is not None and began <= t and t + latency < kill for t in moments):
+    if not any(began <= t and t + latency < kill for t in moments):
         return
     sync = outcomes["sync"]
     alt = (out.checkpoints_kept + 1, len(sync.reruns), len(sync.replayed_lines))
