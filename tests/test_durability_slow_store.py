@@ -818,3 +818,23 @@ def test_a_bare_node_run_back_to_back_where_no_step_landed_between_may_run_again
     assert [a.node for a in guessed] == ["add_one"], [(a.node, a.verdict) for a in told.attempts]
     assert all(not c.wrong for c in judged(name, tmp_path))
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_only_the_log_bounds_is_asked_between_the_landings_after_it(
+    tmp_path: Path,
+) -> None:
+    """test_checkpoint_recovery's shape on 1.2.24 under `ainvoke` at 0.35 s a write: the
+    first input failed in ``node1``, the second was killed 0.2 s into it. With no manifest
+    the kill moment is only bounded by the log's last line (``node1``'s start), and the race
+    asked moments up to the longest finished task later (0.16 s) and the latest one. Under
+    async the real kill fell between two landings (the second input's checkpoint had landed,
+    ``prepare``'s had not): it kept 4 and ran ``prepare`` and ``node1`` again (4 2 3), which
+    neither a sooner nor a later kill gives; the range said 1 task. The race now asks a
+    moment just after each landing of the last invocation too (`outcomes._race_variants`)."""
+    runs = load("checkpoint_recovery-early-0.35s", tmp_path)
+    assert real(runs["async"]) == (4, 2, 3)
+    for src in ("sync", "exit"):
+        for form in ("recorder", "langgraph", "trace"):
+            told = predict(runs[src], form, False)["async"]
+            assert holds(told, (4, 2, 3)), (src, form, figures(told), told.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))

@@ -555,6 +555,8 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # a bare log's node run back to back from a fork copy whose next step never landed
         # (stop 73's second set)
         KillCampaign("fork_replay", 1, ("sync", "async"), 0.8),
+        # a kill only the log bounds, between two landings of the last invocation (stop 73)
+        KillCampaign("checkpoint_recovery", 0, ("sync", "async", "exit"), 0.35, "ainvoke"),
         # a join inside a loop whose barrier a later round filled as the checkpoint a resume
         # starts from was written, under `ainvoke` (stop 73's first set)
         KillCampaign(

@@ -1849,8 +1849,18 @@ def _race_variants(
     if recording.kill_offset is None and ev.kill_time is None:
         # Only the log's last line bounds the kill: the task in flight may have run on far
         # longer than any finished one took; at the latest, every put submitted before that
-        # line had landed.
+        # line had landed. And at every moment between: just after each put of the last
+        # invocation landed, the figures need not move one way (checkpoint_recovery on 1.2.24
+        # under `ainvoke` at 0.35 s, from sync with the mode inferred: killed 0.2 s into
+        # `node1`, after the second input's checkpoint landed and before `prepare`'s, async
+        # ran `prepare` again, 2 tasks, where a kill sooner or later runs 1)
         variants.append((LATE_KILL, WRITE_COST))
+        nominal = schedule(ev, mode, latency, recording)
+        if nominal.crash is not None:
+            last = ev.invocations - 1
+            for t in sorted({t for k, t in nominal.landing.items() if k[1] == last}):
+                if ev.kill_unsure < t - nominal.crash < LATE_KILL:
+                    variants.append((t - nominal.crash + RACE, WRITE_COST))
     if latency > 0 and _queued(ev, mode, latency, recording):
         variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
         if ev.kill_time is None:
