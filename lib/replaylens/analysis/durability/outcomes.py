@@ -148,6 +148,12 @@ def _resume_steps(landed: set[tuple[str, int, int]]) -> dict[str, int]:
     return {ns: v[1] for ns, v in out.items()}
 
 
+def _attempts_of_last(ev: Evidence) -> list[Attempt]:
+    """The attempts of the thread's last invocation (the one a kill cut short, if any)."""
+    last = ev.invocations - 1
+    return [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+
+
 def _root_resumed_at(landed: set[tuple[str, int, int]]) -> tuple[int, int] | None:
     """(invocation, step) of the newest root checkpoint that landed, where a resume goes on;
     None where none did (a restart)."""
@@ -625,7 +631,7 @@ def modelled(
             "not written under this mode"
         )
     _drop_lines_after_return(ev, sched, out)
-    out.race = _race(ev, mode, latency, recording, out)
+    out.race = _race(ev, mode, latency, recording, out, sched)
     if out.race:
         out.assumed.append(out.race["note"])
     _widen_for_closed_spans(ev, sched, replayed, out)
@@ -666,8 +672,7 @@ def _widen_for_exit_pause_before_kill(
     and only the two paused workers ran again: 4 4 16 where 4 6 23 was said)."""
     if mode != "exit" or ev.ending != "killed" or not sched.closed_spans:
         return
-    last = ev.invocations - 1
-    mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+    mine = _attempts_of_last(ev)
     flying = {id(a) for a in mine if a.outcome == "in flight"}
     if not flying or not flying <= sched.closed_spans:
         return
@@ -903,12 +908,7 @@ def _widen_for_unknown_pause_kill(
     last = ev.invocations - 1
     lag = (recording.latency or 0.0) + WRITE_COST
     saved = [p.submit + lag for p in ev.puts if p.inv == last and p.checkpoint is not None]
-    logged = [
-        line.ts
-        for a in ev.attempts
-        if id(a) in ev.step_of and ev.step_of[id(a)][1] == last
-        for line in a.lines
-    ]
+    logged = [line.ts for a in _attempts_of_last(ev) for line in a.lines]
     if not saved and not logged:
         return
     cut = max(saved + logged)  # the earliest kill: after the last line and the last save held
@@ -996,8 +996,7 @@ def _unlogged_pause_began(ev: Evidence) -> float | None:
     the step before had been saved, 2 s after ``ask_1``'s last line; the real async run asked
     at once and was killed with that step's checkpoint still being written (10 kept where a
     kill after the save keeps 11)."""
-    last = ev.invocations - 1
-    mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+    mine = _attempts_of_last(ev)
     stopped = [a for a in mine if a.outcome == "interrupted"]
     paused = [a for a in stopped if not any(_holds(ev, a, b) for b in stopped)]
     if not all(span_only(a) for a in paused):
@@ -1112,7 +1111,7 @@ def _closed_after_lost_pause(
     last = ev.invocations - 1
     if all((p.ns, p.inv, p.step) in sched.landed for p in _pause_saves(ev, sched, last)):
         return set()
-    mine = [a for a in ev.attempts if id(a) in ev.step_of and ev.step_of[id(a)][1] == last]
+    mine = _attempts_of_last(ev)
     stopped = [a for a in mine if a.outcome == "interrupted"]
     if kill_node:
         paused = [a for a in stopped if a.node == kill_node]
@@ -1525,7 +1524,7 @@ def _widen_for_late_barrier(
     if not joins:
         return
     figures = []
-    variants = _race_variants(ev, mode, latency, recording)
+    variants = _race_variants(ev, mode, latency, recording, nominal)
     # `nominal`: the schedule `modelled` made; each variant the race asks is made again here
     for sched in [nominal, *(schedule(ev, mode, latency, recording, s, c) for s, c in variants)]:
         cut = _join_cut(ev, sched, joins)
@@ -1826,9 +1825,14 @@ for an `@entrypoint` under `ainvoke` (imp_sync_from_async, LangGraph 1.1.10, SQL
 
 
 def _race_variants(
-    ev: Evidence, mode: Mode, latency: float, recording: Recording
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    nominal: Schedule | None = None,
 ) -> list[tuple[float, float]]:
-    """(kill slack, write cost) of every other schedule the race asks (`_race`)."""
+    """(kill slack, write cost) of every other schedule the race asks (`_race`), around
+    `nominal`, the mode's own schedule where the caller made it already."""
     # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals);
     # a moment chosen on the recorded clock (`what_if_at`, Learn's imagined kill) is exact.
     variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
@@ -1855,7 +1859,8 @@ def _race_variants(
         # `node1`, after the second input's checkpoint landed and before `prepare`'s, async
         # ran `prepare` again, 2 tasks, where a kill sooner or later runs 1)
         variants.append((LATE_KILL, WRITE_COST))
-        nominal = schedule(ev, mode, latency, recording)
+        if nominal is None:
+            nominal = schedule(ev, mode, latency, recording)
         if nominal.crash is not None:
             last = ev.invocations - 1
             for t in sorted({t for k, t in nominal.landing.items() if k[1] == last}):
@@ -1873,7 +1878,12 @@ def _race_variants(
 
 
 def _race(
-    ev: Evidence, mode: Mode, latency: float, recording: Recording, nominal: ModeOutcome
+    ev: Evidence,
+    mode: Mode,
+    latency: float,
+    recording: Recording,
+    nominal: ModeOutcome,
+    sched: Schedule,
 ) -> dict[str, Any]:
     """When a write lands within RACE seconds of the kill, the race decides: say both outcomes.
     When the kill moment is only bounded by the log's last line, every moment up to the
@@ -1887,7 +1897,7 @@ def _race(
         return {}
     seen = [nominal.figures]
     log_bound = recording.kill_offset is None and ev.kill_time is None
-    variants = _race_variants(ev, mode, latency, recording)
+    variants = _race_variants(ev, mode, latency, recording, sched)
     by_kill: set[tuple[int, int, int]] = set(seen)
     by_cost: set[tuple[int, int, int]] = set(seen)
     by_both: set[tuple[int, int, int]] = set()
@@ -2192,8 +2202,7 @@ def exit_left_before_kill(ev: Evidence) -> bool:
     bounded by what async landed, so only the checkpoints are ordered then (`clamp`)."""
     if ev.ending != "killed" or ev.invocations < 1:
         return False
-    last = ev.invocations - 1
-    begun = [a.start_ts for a in ev.attempts if ev.step_of.get(id(a), ("", -1))[1] == last]
+    begun = [a.start_ts for a in _attempts_of_last(ev)]
     if not begun:
         return False
     began = min(begun)
@@ -2738,8 +2747,7 @@ def _widen_for_unlogged_raise(
         return
     if ev.ending != "killed" or len(thread.namespaces) > 1 or "resume" in ev.kinds[-1:]:
         return
-    last = ev.invocations - 1
-    mine = [a for a in ev.attempts if ev.step_of.get(id(a), ("", -1))[1] == last]
+    mine = _attempts_of_last(ev)
     if not mine:
         return
     began = min(a.start_ts for a in mine)
