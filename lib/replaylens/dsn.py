@@ -100,19 +100,36 @@ def _split_uri(dsn: str) -> tuple[str, str, str, str, str]:
     """(scheme, userinfo, hosts, path, query), by hand: urlsplit raises on an unclosed '['.
 
     The user information ends at the *last* '@', so that a password with an unencoded
-    '?', '/', '#' or '@' in it (which libpq accepts) is never taken for the host or path."""
+    '?', '/', '#' or '@' in it (which libpq accepts) is never taken for the host or path;
+    but where the text before that '@' holds a query's password key, the '@' is that
+    password's, and the user information ends where libpq ends it (at the first '@')."""
     scheme, _, rest = dsn.partition("://")
     userinfo, at, after = rest.rpartition("@")
+    libpq = _LIBPQ_USERINFO.match(rest)
+    in_query_password = at and libpq and _holds_password_key(userinfo.partition("?")[2])
+    if in_query_password and libpq:
+        userinfo, after = libpq.group(1), rest[libpq.end() :]
     cut = min((i for i in (after.find("/"), after.find("?")) if i >= 0), default=len(after))
     hosts, tail = after[:cut], after[cut:]
+    if in_query_password:  # a raw '@' in the user's own password too: never show its tail
+        hosts = hosts.rpartition("@")[2]
     path, _, query = tail.partition("?")
     return scheme.lower(), userinfo if at else "", hosts, path, query
 
 
+def _holds_password_key(query: str) -> bool:
+    return any(
+        eq and _safe_unquote(key).lower() in _SECRET_KEYS
+        for key, eq, _value in (part.partition("=") for part in query.split("&"))
+    )
+
+
+_LIBPQ_USERINFO = re.compile(r"([^@/]*)@")
+
+
 def _libpq_userinfo(dsn: str) -> str:
     """The user information as libpq reads it (up to the first '@' or '/'), for scrubbing."""
-    rest = dsn.partition("://")[2]
-    match = re.match(r"([^@/]*)@", rest)
+    match = _LIBPQ_USERINFO.match(dsn.partition("://")[2])
     return match.group(1) if match else ""
 
 
@@ -162,13 +179,26 @@ def passwords(dsn: str) -> list[str]:
 
 def scrub(text: str, dsn: str | None, *, shortest: int = 1) -> str:
     """`text` with every form of the DSN's password (of at least `shortest` characters)
-    replaced by `***`."""
+    replaced by `***`.
+
+    Every occurrence of every form is found first and overlapping ones are hidden as one:
+    replacing one form after another would let a longer form that only overlaps the
+    password (another reading of an ambiguous DSN) leave the rest of it showing."""
     if not dsn:
         return text
+    spans: list[tuple[int, int]] = []
     for secret in passwords(dsn):
         if len(secret) >= shortest:
-            text = text.replace(secret, "***")
-    return text
+            start = text.find(secret)
+            while start >= 0:
+                spans.append((start, start + len(secret)))
+                start = text.find(secret, start + 1)
+    out, shown_to = [], 0
+    for start, end in sorted(spans):
+        if start >= shown_to:
+            out += [text[shown_to:start], "***"]
+        shown_to = max(shown_to, end)
+    return "".join(out) + text[shown_to:]
 
 
 def redact(dsn: str) -> str:
