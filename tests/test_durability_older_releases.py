@@ -320,6 +320,29 @@ def test_a_bare_line_beside_a_sibling_of_its_step_stays_in_its_workers_run(
     assert figures(predict(runs["async"], "bare")["sync"]) == (7, 0, 0)
 
 
+def test_a_worker_that_returned_in_the_last_logged_process_took_its_lines_there(
+    tmp_path: Path,
+) -> None:
+    """The same kill from exit's own bare log. The killed fifth invocation logged nothing (the
+    second worker re-paused before its first line); the log's last process, the third
+    invocation, ran the first worker's two nodes to the end. That process was taken for the
+    killed one, and a worker saved on the way out (its caller's writes saved, its own pause
+    still due) never holds the killed process's lines: the lines went to the second
+    worker, whose nodes were said to re-run from their first line (4 verdict lines wrong,
+    own figures 3 2 4 where the real resume ran nothing, 3 0 0). The first worker still had
+    `get_human_input` to run when its pause was saved, and only that process finished it:
+    it ended, and the killed process is one that logged no line (`align._finished_only_by`)."""
+    name = "parallel_interrupts_double-early-0.6s-lg1.0.10"
+    runs = load(name, tmp_path)
+    assert real(runs["exit"], "bare") == (3, 0, 0)
+    told = plan(runs["exit"], "bare")
+    assert figures(told.what_if["exit"]) == (3, 0, 0)
+    assert {a.verdict for a in told.attempts} == {"kept"}, [
+        (a.node, a.verdict) for a in told.attempts
+    ]
+    assert all(not c.wrong for c in judged(name, tmp_path))
+
+
 def test_a_task_that_began_again_after_its_step_was_saved_ran_from_an_earlier_checkpoint(
     tmp_path: Path,
 ) -> None:

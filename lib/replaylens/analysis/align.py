@@ -131,6 +131,15 @@ class _Index:
             and any(not t.done for t in ns.latest.tasks)
             and _holder_done(name, self)
         }
+        if self.kill_pid is not None and any(
+            _finished_only_by(self.kill_pid, name, attempts, thread) for name in self.saved_on_exit
+        ):
+            # That run returned in an invocation that ended (exit saved its caller's writes
+            # on the way out), and the log's last process ran what it needed: that process
+            # was not the one killed, which logged no line (test_parallel_interrupts_double
+            # on 0.6 and 1.0 under exit: the other worker re-paused before its first line in
+            # the killed answer; the answered worker's lines had gone to it).
+            self.kill_pid = _UNLOGGED_PID
 
 
 def made_at(c: Checkpoint) -> float | None:
@@ -144,6 +153,21 @@ def made_at(c: Checkpoint) -> float | None:
     """
     times = [t for t in (iso_to_epoch(c.ts), checkpoint_id_epoch(c.checkpoint_id)) if t]
     return min(times, default=None)
+
+
+_UNLOGGED_PID = -1  # the killed process, where it logged no line
+
+
+def _finished_only_by(pid: int, ns_name: str, attempts: Sequence[Attempt], thread: Thread) -> bool:
+    """Was some node that subgraph run `ns_name` still had to run (a task of its newest
+    checkpoint with no writes saved) finished only by process `pid`, each line of it?"""
+    latest = thread.namespaces[ns_name].latest
+    due = {t.node for t in latest.tasks if not t.done} if latest is not None else set()
+    for node in due:
+        finished = [a for a in attempts if a.node == node and a.outcome == "finished"]
+        if finished and all(a.pid == pid for a in finished):
+            return True
+    return False
 
 
 def _parent_task_id(logged_ns: str | None) -> str | None:
