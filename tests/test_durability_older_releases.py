@@ -620,6 +620,24 @@ def test_under_exit_a_run_whose_open_spans_only_waited_may_have_paused_first(
     assert real(runs["exit"], "trace") == (4, 4, 16)
 
 
+def test_a_worker_whose_writes_were_saved_as_it_returned_took_its_lines_in_the_killed_process(
+    tmp_path: Path,
+) -> None:
+    """The same campaign from exit's own bare log. Before 0.6, exit's forerunner
+    (``checkpoint_during=False``) saves a task's writes as it returns: the first worker
+    answered returned in the killed invocation and its caller's writes were saved there. The
+    rule that a worker saved on the way out holds no line of the killed process (right from
+    0.6 on) gave its two lines to the other workers: 3 of the 4 starts of the class said to
+    run again (own figures 4 2 10), where 2 did (4 2 8). The killed process had all three
+    workers' lines open at once, more than the two other runs hold: it ran the saved one too
+    (`align._ran_a_saved_run`), whose run now takes its finished lines first."""
+    name = "multi_resume-early-0.6s-postgres-lg0.5.4"
+    runs = load(name, tmp_path)
+    assert real(runs["exit"], "bare") == (4, 2, 8)
+    assert figures(plan(runs["exit"], "bare").what_if["exit"]) == (4, 2, 8)
+    assert all(not c.wrong for c in judged(name, tmp_path))
+
+
 def test_before_langgraph_0_3_2_the_resuming_flag_reaches_a_graph_a_task_invokes(
     tmp_path: Path,
 ) -> None:

@@ -131,6 +131,14 @@ class _Index:
             and any(not t.done for t in ns.latest.tasks)
             and _holder_done(name, self)
         }
+        # The killed process ran more of a node side by side than the runs not saved on the
+        # way out hold: it ran one of those too, and its caller's writes were saved as it
+        # returned, not as an invocation ended (exit's forerunner before LangGraph 0.6,
+        # ``checkpoint_during=False``; test_multi_resume on 0.5.4: each worker re-runs from
+        # its top in the answered invocation, and the first one answered returns and saves).
+        self.killed_ran_saved = self.kill_pid is not None and _ran_a_saved_run(
+            self.kill_pid, attempts, self
+        )
         if self.kill_pid is not None and any(
             _finished_only_by(self.kill_pid, name, attempts, thread) for name in self.saved_on_exit
         ):
@@ -156,6 +164,29 @@ def made_at(c: Checkpoint) -> float | None:
 
 
 _UNLOGGED_PID = -1  # the killed process, where it logged no line
+
+
+def _ran_a_saved_run(pid: int, attempts: Sequence[Attempt], idx: _Index) -> bool:
+    """Did process `pid` have more lines of one node open at once than there are subgraph
+    runs with a task of that node, the runs saved on the way out (`saved_on_exit`) left out?"""
+    for node in {a.node for a in attempts if a.pid == pid}:
+        runs = {
+            name
+            for name, chain in idx.made.items()
+            if name and any(t.node == node for c in chain for t in c.tasks)
+        }
+        if not runs & idx.saved_on_exit:
+            continue
+        edges = sorted(
+            (t, step)
+            for a in attempts
+            if a.pid == pid and a.node == node
+            for t, step in ((a.start_ts, 1), (inf if a.outcome == "in flight" else a.end_ts, -1))
+        )
+        most = max(itertools.accumulate(step for _t, step in edges), default=0)
+        if most > len(runs - idx.saved_on_exit):
+            return True
+    return False
 
 
 def _finished_only_by(pid: int, ns_name: str, attempts: Sequence[Attempt], thread: Thread) -> bool:
@@ -620,7 +651,9 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
       (`_Index.saved_on_exit`: exit saves the caller's step on the way out, not the run's
       end), returned in an invocation that ended: no line of the killed process is its, and
       the lines of the earlier processes are tried there first, since it ran all its nodes
-      in them. Only where the log shows more than one process to tell the killed one."""
+      in them. Only where the log shows more than one process to tell the killed one, and
+      not for the killed process's finished lines where it ran that run too
+      (`_Index.killed_ran_saved`: the run's writes were saved as it returned)."""
     order = sorted(idx.lineages, key=lambda n: (n != "", n))
     if idx.runs_reversed:
         order = order[:1] + order[:0:-1] if order and order[0] == "" else order[::-1]
@@ -629,7 +662,11 @@ def _runs_in_order(a: Attempt, idx: _Index) -> list[str]:
 
     def fit(n: str) -> tuple[int, int]:
         saved_on_exit = n in idx.saved_on_exit
-        if saved_on_exit and a.pid == idx.kill_pid:
+        if (
+            saved_on_exit
+            and a.pid == idx.kill_pid
+            and (not idx.killed_ran_saved or a.outcome != "finished")
+        ):
             return (2, 1)
         saved = a.outcome == "finished" and _saved_done_in(a, n, idx)
         return (0 if saved else 1, 0 if saved_on_exit and idx.kill_pid is not None else 1)
