@@ -2400,6 +2400,14 @@ def _what_if(
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     for alt, alt_why in also:
         _widen_to(out, alt, None, alt_why, only_if_wider=True)
+    if set(inferred.modes) == {"sync", "async"} and latency > 0:
+        # Read as async, nothing dates the store: it may have been as slow as this
+        # what-if's, and async at the recorded latency is the database as it stands (where
+        # the mode may have been exit, its reading already spans what async keeps).
+        as_is = dataclasses.replace(rec, mode="async", latency=latency, origin=INFERRED)
+        alt = _what_if_as(as_is, latency, gather(thread, attempts, status, as_is), thread, attempts)
+        _widen_to({"async": out["async"]}, {"async": alt["async"]}, None,
+                  _async_as_it_stands_note(latency), only_if_wider=True)  # fmt: skip
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
         out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
@@ -2416,6 +2424,15 @@ def _unknown_kill_window_note(latency: float) -> str:
         "the process died between tasks and nothing dates the store's writes: the kill may "
         f"have come as late as the puts still in flight at {latency:g} s a write (this "
         "what-if's latency, the same store) allowed"
+    )
+
+
+def _async_as_it_stands_note(latency: float) -> str:
+    """Why an inferred async what-if is widened to the database as it stands (`what_if`)."""
+    return (
+        "the recorded mode could have been async, and nothing dates its store's writes: at "
+        f"{latency:g} s a write (this what-if's latency) a resume keeps the database as it "
+        "stands"
     )
 
 
