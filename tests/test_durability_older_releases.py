@@ -1145,3 +1145,21 @@ def test_read_without_its_mode_an_async_run_may_be_the_database_as_it_stands(
     for form in ("recorder", "langgraph", "bare"):
         told = predict(runs["async"], form, False)["async"]
         assert holds(told, real(runs["async"], form)), (form, figures(told), told.race)
+
+
+def test_read_without_its_mode_a_sync_run_at_this_latency_is_the_database_as_it_stands(
+    tmp_path: Path,
+) -> None:
+    """test_send_to_subgraph's shape on LangGraph 1.1.10 under `ainvoke` at 0.85 s a write,
+    killed under sync in the second `generate`, read from a bare log without its mode. The
+    waits show sync at 0.857 s a write (the median gap less one tick keeps the write's own
+    cost), so sync at the what-if's 0.85 s was modelled, not read: 12 kept and 1 task again,
+    where the database, and the real resume, kept 10 and ran 3 again (the only one of 264
+    predictions of that set, for the mode each run was recorded under, outside). Waits that
+    are this latency within what they can tell may be it: the sync range reaches the database
+    as it stands (`outcomes._recorded_at_this_latency`)."""
+    runs = load("send_to_subgraph-early-0.85s-lg1.1.10", tmp_path)
+    assert real(runs["sync"], "bare") == (10, 3, 5)
+    told = predict(runs["sync"], "bare", False)["sync"]
+    assert holds(told, (10, 3, 5)), (figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

@@ -30,7 +30,7 @@ from replaylens.analysis.durability.evidence import (
     taken_at,
     task_run,
 )
-from replaylens.analysis.durability.inference import Inference, infer_mode
+from replaylens.analysis.durability.inference import WAIT_SEEN, Inference, infer_mode
 from replaylens.analysis.durability.rules import (
     INFERRED,
     MODES,
@@ -2400,14 +2400,13 @@ def _what_if(
     out = runs[0] if len(runs) == 1 else _spread(runs, inferred, why)
     for alt, alt_why in also:
         _widen_to(out, alt, None, alt_why, only_if_wider=True)
-    if set(inferred.modes) == {"sync", "async"} and latency > 0:
-        # Read as async, nothing dates the store: it may have been as slow as this
-        # what-if's, and async at the recorded latency is the database as it stands (where
-        # the mode may have been exit, its reading already spans what async keeps).
-        as_is = dataclasses.replace(rec, mode="async", latency=latency, origin=INFERRED)
+    for mode in _recorded_at_this_latency(inferred, latency):
+        # The recorded store may have been as slow as this what-if's: a resume under the
+        # recorded mode at the recorded latency keeps the database as it stands.
+        as_is = dataclasses.replace(rec, mode=mode, latency=latency, origin=INFERRED)
         alt = _what_if_as(as_is, latency, gather(thread, attempts, status, as_is), thread, attempts)
-        _widen_to({"async": out["async"]}, {"async": alt["async"]}, None,
-                  _async_as_it_stands_note(latency), only_if_wider=True)  # fmt: skip
+        _widen_to({mode: out[mode]}, {mode: alt[mode]}, None,
+                  _as_it_stands_note(mode, latency), only_if_wider=True)  # fmt: skip
     if exit_read is not None:
         exit_rec, exit_ev = exit_read
         out = _widen_unsaved(out, exit_ev, thread, attempts, status, exit_rec, latency)
@@ -2427,12 +2426,32 @@ def _unknown_kill_window_note(latency: float) -> str:
     )
 
 
-def _async_as_it_stands_note(latency: float) -> str:
-    """Why an inferred async what-if is widened to the database as it stands (`what_if`)."""
+def _recorded_at_this_latency(inferred: Inference, latency: float) -> list[Mode]:
+    """The modes the evidence may have been recorded under at this what-if's own latency:
+    async where it cannot be told from sync (nothing dates its store's writes; where the mode
+    may have been exit, that reading already spans what async keeps), and sync where the
+    waits the log shows are this latency within what they can tell (the median gap, less
+    one tick, leaves the write's own cost in: 0.857 s for 0.85 s)."""
+    if latency <= 0:
+        return []
+    modes: list[Mode] = []
+    if set(inferred.modes) == {"sync", "async"}:
+        modes.append("async")
+    if (
+        "sync" in inferred.modes
+        and inferred.latency is not None
+        and abs(inferred.latency - latency) <= max(WAIT_SEEN / 2, latency / 10)
+    ):
+        modes.append("sync")
+    return modes
+
+
+def _as_it_stands_note(mode: Mode, latency: float) -> str:
+    """Why an inferred what-if is widened to the database as it stands (`what_if`)."""
     return (
-        "the recorded mode could have been async, and nothing dates its store's writes: at "
-        f"{latency:g} s a write (this what-if's latency) a resume keeps the database as it "
-        "stands"
+        f"the recorded mode could have been {mode} on a store as slow as this what-if's "
+        f"({latency:g} s a write; nothing dates it more closely): then a resume keeps the "
+        "database as it stands"
     )
 
 
