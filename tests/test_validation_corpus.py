@@ -24,7 +24,9 @@ from replaylens.killtest.corpus import (
     JUDGED_FORMS,
     CorpusPoint,
     CorpusResult,
+    CorpusRow,
     failures,
+    ok,
     report,
     run_corpus,
 )
@@ -193,7 +195,7 @@ def _judge_reduced(tmp_path: Path, shape: str, kill: int, backend: str) -> None:
     assert not [c.figures for c in result.verdicts if c.figures], text
     assert "measured figures (checkpoints kept, tasks re-run, lines again): 6 of 6" in text
     # The inferred reading at home: each run's own mode, predicted without the manifest.
-    own = re.search(r"recorded under: (\d+)/(\d+) inside \(not judged\)", text)
+    own = re.search(r"recorded under: (\d+)/(\d+) inside\.", text)
     assert own is not None and int(own.group(2)) >= 9, text
 
 
@@ -299,3 +301,21 @@ def test_judge_only_judges_campaigns_at_the_latency_they_were_recorded_at(tmp_pa
     assert other.returncode == 1
     assert "recorded at 0.65 s; --latency chose none of them" in other.stderr, other.stderr
     assert "Traceback" not in other.stderr
+
+
+def test_a_prediction_for_the_recorded_mode_made_without_it_is_judged() -> None:
+    """Without a manifest a reader sees the what-if for the mode the thread really ran under
+    beside the others: told nothing, that prediction outside what the run itself measured
+    is a failure like a cross-mode one (an async run at 1 s on Postgres read as "sync or
+    async" was said to keep 7-10 where it kept 6); told the mode, it is the database read as
+    it stands, and judged by the verdicts instead."""
+    own = dict(point="p", latency=1.0, source="async", target="async", measured=[(6, 2, 3)])
+    outside = CorpusRow(**own, predicted=[(7, 2, 3)], races=[None], told="inferred")
+    result = CorpusResult(rows=[outside])
+    assert [f.split(" | ")[2:5] for f in failures(result)] == [
+        ["async → async", "recorder", "inferred"]
+    ]
+    assert not ok(result)
+    told = CorpusRow(**own, predicted=[(7, 2, 3)], races=[None], told="given")
+    assert failures(CorpusResult(rows=[told])) == [] and ok(CorpusResult(rows=[told]))
+    assert "recorded under: 0/1 inside." in report(result)

@@ -503,8 +503,8 @@ def _cross(rows: Sequence[CorpusRow]) -> tuple[int, int]:
 
 def _own_mode_inferred(rows: Sequence[CorpusRow]) -> tuple[int, int]:
     """Predictions for the mode a run was recorded under, told nothing (the mode inferred):
-    inside the range that run's own mode measured. Not part of the verdict of `ok`: the
-    corpus judges cross-mode predictions; this says how the inferred reading does at home."""
+    inside the range that run's own mode measured. A reader without a manifest sees this
+    prediction beside the others, so it is judged with them (`failures`, `ok`)."""
     inside = [
         ok
         for r in rows
@@ -569,10 +569,12 @@ def _span(values: Sequence[tuple[int, int, int]], i: int) -> str:
 
 
 def failures(result: CorpusResult) -> list[str]:
-    """Every cross-mode prediction outside its measured range, one line each."""
+    """Every cross-mode prediction outside its measured range, and every prediction for the
+    mode a run was recorded under made without being told it (`_own_mode_inferred`), one
+    line each."""
     out = []
     for r in result.rows:
-        if r.source == r.target or not r.measured:
+        if not r.measured or (r.source == r.target and r.told != "inferred"):
             continue
         for p, ok in zip(r.predicted, r.inside(), strict=True):
             if not ok:
@@ -611,7 +613,7 @@ def report(result: CorpusResult) -> str:
         f"{unmatched(result.rows)} more had no run of the target mode that got as far before "
         "its kill (the same effect lines), and are not judged. With the mode inferred, the "
         f"predictions for the mode each run was recorded under: "
-        f"{_frac(_own_mode_inferred(result.rows))} inside (not judged).",
+        f"{_frac(_own_mode_inferred(result.rows))} inside.",
         f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
         f"{sum(c.lines for c in full)} with full logs (recorder, langgraph), "
         f"{sum(c.right for c in bare)} of {sum(c.lines for c in bare)} with bare logs, "
