@@ -158,7 +158,7 @@ if item is not None:
                     key="threads_table",
                     column_config={
                         "status": status_column("What a resume would find."),
-                        "thread": st.column_config.TextColumn(width=160),
+                        "thread": st.column_config.TextColumn(width=200),
                         "checkpoints": st.column_config.NumberColumn(width=88,
                             help="Saved snapshots of the state, one per superstep (all namespaces)."),
                         "latest step": st.column_config.TextColumn(width="small",
