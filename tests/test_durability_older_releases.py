@@ -1163,3 +1163,37 @@ def test_read_without_its_mode_a_sync_run_at_this_latency_is_the_database_as_it_
     told = predict(runs["sync"], "bare", False)["sync"]
     assert holds(told, (10, 3, 5)), (figures(told), told.race)
     every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+
+
+def test_read_without_its_mode_an_async_run_an_exit_run_could_have_left_is_kept_as_it_stands(
+    tmp_path: Path,
+) -> None:
+    """test_imp_nested_interrupt's shape at 1.1 s a write, killed under async in the answered
+    invocation's nested entrypoint, read from a bare log without its mode. Nothing ruled a
+    mode out ("sync or async or exit": no step of the log follows a saved checkpoint), and the
+    database as it stands (one checkpoint, `mynode` again) was taken as exit's: async was
+    modelled only, and said to run nothing again (1 0 0), where the real resume ran `mynode`
+    again (1 1 2). Where async is left beside exit, unless only on a store slower than the
+    what-if's, its range reaches the database as it stands
+    (`outcomes._recorded_at_this_latency`, `Inference.async_slower_than`)."""
+    runs = load("imp_nested_interrupt-late-1.1s", tmp_path)
+    assert real(runs["async"], "bare") == (1, 1, 2)
+    for form in ("recorder", "bare"):
+        told = predict(runs["async"], form, False)["async"]
+        assert holds(told, real(runs["async"], form)), (form, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+
+
+def test_async_on_a_store_faster_than_the_evidence_allows_is_not_the_database_as_it_stands(
+    tmp_path: Path,
+) -> None:
+    """test_in_one_fan_out_state_graph_defer_node's shape at 0.5 s a write, the exit recording
+    read without its mode: the killed invocation finished steps and left no checkpoint, which
+    is exit, or async only on a store slower than those steps took. At the what-if's 0.5 s
+    an async store would have landed their checkpoints, so the database as it stands (none
+    kept) is not an async reading here: the async range stays at 2 kept and up, as the real
+    async run (`Inference.async_slower_than`)."""
+    runs = load("defer_node-late-0.5s", tmp_path)
+    told = predict(runs["exit"], "recorder", False)["async"]
+    assert holds(told, real(runs["async"])), (figures(told), told.race)
+    assert told.race["checkpoints_kept"][0] == 2, told.race

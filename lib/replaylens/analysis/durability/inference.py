@@ -50,6 +50,9 @@ class Inference:
     sure: Sureness
     reasons: list[str] = field(default_factory=list)
     latency: float | None = None  # the write latency the sync waits show, when they do
+    async_slower_than: float | None = None
+    """Where async is left only on a slow store (the killed invocation finished steps and
+    left no checkpoint): the seconds each write must have taken."""
 
     @property
     def mode(self) -> Mode | None:
@@ -78,6 +81,7 @@ def infer_mode(ev: Evidence) -> Inference:
     """The modes `ev` is consistent with (see the module docstring)."""
     possible: set[Mode] = set(MODES)
     reasons: list[str] = []
+    async_slower_than: float | None = None
     roots = [s for s in ev.steps if s.ns == ""]
     last = ev.invocations - 1
     killed = ev.ending == "killed"
@@ -121,6 +125,7 @@ def infer_mode(ev: Evidence) -> Inference:
                     "checkpoint: exit (async would have needed every write to take longer)"
                 )
             else:
+                async_slower_than = ran
                 reasons.append(
                     "the killed invocation finished steps and left no checkpoint: exit, or "
                     f"async with writes slower than {ran:.2f} s"
@@ -164,7 +169,7 @@ def infer_mode(ev: Evidence) -> Inference:
         sure = "likely"  # fast writes: the two are the same
     else:
         sure = "unknown"
-    return Inference(modes, sure, reasons, latency)
+    return Inference(modes, sure, reasons, latency, async_slower_than)
 
 
 def _only_likely(reasons: list[str]) -> bool:

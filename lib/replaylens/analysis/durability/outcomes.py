@@ -1787,14 +1787,12 @@ def _widen_for_unlogged(ev: Evidence, out: ModeOutcome) -> None:
 
 
 def _say_range(out: ModeOutcome, spans: dict[str, list[int]], note: str) -> None:
-    """Give `out` the range `spans` (`_spans`, widened), its note after any the outcome had,
-    and the note among its assumptions: one way for every reading the evidence cannot
-    settle."""
-    out.race = {
-        **out.race,
-        **spans,
-        "note": "; ".join(x for x in (out.race.get("note"), note) if x),
-    }
+    """Give `out` the range `spans` (`_spans`, widened), its note after any the outcome had
+    (whose own figures, now narrower than the range, it no longer says: the range is said
+    once, `_FIGURES_SAID`), and the note among its assumptions: one way for every reading
+    the evidence cannot settle."""
+    before = _FIGURES_SAID.sub("", out.race.get("note") or "").strip()
+    out.race = {**out.race, **spans, "note": "; ".join(x for x in (before, note) if x)}
     out.assumed.append(note)
 
 
@@ -2428,14 +2426,19 @@ def _unknown_kill_window_note(latency: float) -> str:
 
 def _recorded_at_this_latency(inferred: Inference, latency: float) -> list[Mode]:
     """The modes the evidence may have been recorded under at this what-if's own latency:
-    async where it cannot be told from sync (nothing dates its store's writes; where the mode
-    may have been exit, that reading already spans what async keeps), and sync where the
-    waits the log shows are this latency within what they can tell (the median gap, less
-    one tick, leaves the write's own cost in: 0.857 s for 0.85 s)."""
+    async where another mode is left too (nothing dates its store's writes), unless the
+    evidence leaves async only on a slower store than this; and sync where the waits the log
+    shows are this latency within what they can tell (the median gap, less one tick, leaves
+    the write's own cost in: 0.857 s for 0.85 s)."""
     if latency <= 0:
         return []
     modes: list[Mode] = []
-    if set(inferred.modes) == {"sync", "async"}:
+    slower = inferred.async_slower_than
+    if (
+        "async" in inferred.modes
+        and len(inferred.modes) > 1
+        and (slower is None or latency >= slower)
+    ):
         modes.append("async")
     if (
         "sync" in inferred.modes
