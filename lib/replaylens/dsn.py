@@ -105,13 +105,13 @@ def _split_uri(dsn: str) -> tuple[str, str, str, str, str]:
     password's, and the user information ends where libpq ends it (at the first '@')."""
     scheme, _, rest = dsn.partition("://")
     userinfo, at, after = rest.rpartition("@")
-    libpq = _LIBPQ_USERINFO.match(rest)
-    in_query_password = at and libpq and _holds_password_key(userinfo.partition("?")[2])
-    if in_query_password and libpq:
+    in_query = at and _holds_password_key(userinfo.partition("?")[2])
+    libpq = _LIBPQ_USERINFO.match(rest) if in_query else None
+    if libpq is not None:
         userinfo, after = libpq.group(1), rest[libpq.end() :]
     cut = min((i for i in (after.find("/"), after.find("?")) if i >= 0), default=len(after))
     hosts, tail = after[:cut], after[cut:]
-    if in_query_password:  # a raw '@' in the user's own password too: never show its tail
+    if libpq is not None:  # a raw '@' in the user's own password too: never show its tail
         hosts = hosts.rpartition("@")[2]
     path, _, query = tail.partition("?")
     return scheme.lower(), userinfo if at else "", hosts, path, query
