@@ -1197,3 +1197,22 @@ def test_async_on_a_store_faster_than_the_evidence_allows_is_not_the_database_as
     told = predict(runs["exit"], "recorder", False)["async"]
     assert holds(told, real(runs["async"])), (figures(told), told.race)
     assert told.race["checkpoints_kept"][0] == 2, told.race
+
+
+def test_a_subgraphs_save_on_its_way_out_is_taken_out_where_the_next_step_logs_nothing(
+    tmp_path: Path,
+) -> None:
+    """test_subgraph_durability_inherited's shape on LangGraph 0.4.10 at 0.8 s a write, killed
+    in the second run of ``inner`` under exit. Before 0.5 exit saves every subgraph run on its
+    way out, so the second run began 0.83 s after the first ended. The parent's steps log
+    nothing of their own, and the model's start of the next one, a tick after the run's end,
+    was taken for its real start: the wait stayed in the timeline as work, and async was
+    said to have landed the parent's step after the first run (7 kept where the real async
+    run kept 6). Where the parent's next step logs nothing, the save runs to the next run's
+    first line (`schedule._stable_exit_waits`, `_logs_own`)."""
+    runs = load("subgraph_durability_inherited-late-0.8s-lg0.4.10", tmp_path)
+    assert real(runs["async"]) == (6, 2, 3)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["exit"], form)["async"]
+        assert holds(told, (6, 2, 3)), (form, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

@@ -578,6 +578,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # an async run whose database an exit recording could have left, read without its
         # mode: the database as it stands is async at this latency (stop 74's fifth set)
         KillCampaign("imp_nested_interrupt", 1, ("sync", "async", "exit"), 1.1),
+        # a subgraph run saved on its way out under exit (LangGraph 0.4.10) whose parent's
+        # next step logs nothing of its own: the save's wait is not async's (stop 74's ninth set)
+        KillCampaign(
+            "subgraph_durability_inherited", 1, ("async", "exit"), 0.8, langgraph="0.4.10"
+        ),
     )
 }
 

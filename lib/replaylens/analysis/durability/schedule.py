@@ -203,10 +203,13 @@ def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
         if gap is None:
             continue
         pend, nxt = gap
-        if nxt <= pend + CLOCK_EPS:
+        parent = ns.rpartition("|")[0]
+        if nxt <= pend + CLOCK_EPS or not _logs_own(ev, parent, inv, holder + 1):
             # A parent step that logs nothing of its own (the graph is the node) closes where
-            # the run ended and its next step begins there too, its only task the graph's next
-            # run: the save shows from the run's last step's end to that run's first start.
+            # the run ended and its next step begins there too (a tick on, where that next
+            # step logs nothing either: its start is only the model's), its only task the
+            # graph's next run: the save shows from the run's last step's end to that run's
+            # first start.
             run_end = max(
                 (
                     end
@@ -222,6 +225,11 @@ def _stable_exit_waits(ev: Evidence) -> list[tuple[float, float, str]]:
             )
         out.append((pend, nxt, ns.rpartition("|")[0]))
     return out
+
+
+def _logs_own(ev: Evidence, ns: str, inv: int, step: int) -> bool:
+    """Does step `step` of loop `ns` in invocation `inv` have lines of its own?"""
+    return any(st.step == step and st.attempts for st in _steps_of(ev).get((ns, inv), []))
 
 
 def _steps_of(ev: Evidence) -> dict[tuple[str, int], list[Step]]:
