@@ -158,13 +158,13 @@ if item is not None:
                     key="threads_table",
                     column_config={
                         "status": status_column("What a resume would find."),
-                        "thread": st.column_config.TextColumn(width=184),
+                        "thread": st.column_config.TextColumn(width=160),
                         "checkpoints": st.column_config.NumberColumn(width=88,
                             help="Saved snapshots of the state, one per superstep (all namespaces)."),
                         "latest step": st.column_config.TextColumn(width="small",
                             help="The superstep of the newest checkpoint: a resume starts after it "
                             "(— when no checkpoint exists)."),
-                        "due next": st.column_config.TextColumn(width=104,
+                        "due next": st.column_config.TextColumn(width=110,
                             help="Tasks due after the newest checkpoint that have not finished."),
                         "log lines again": effect_column(
                             "Effects-log lines of the executions a resume performs again (log lines, "
