@@ -2316,6 +2316,7 @@ def _what_if(
     if split is not None:
         why.append(JOINED_UNSURE)
     exit_left = "exit" in inferred.modes
+    read_at_latency: set[Mode] = set()  # candidates already read as recorded at `latency`
 
     def widen_only(cand_rec: Recording, why_here: str, **reading: Any) -> None:
         """Another reading of a candidate mode (gathered with `reading`) that only widens
@@ -2379,6 +2380,7 @@ def _what_if(
             # checkpoints were saved while the run went on, and no wait of the log dates
             # the store: it may have been the what-if's own
             waited = dataclasses.replace(cand_rec, latency=latency)
+            read_at_latency.add(cand)
             waited_ev = gather(thread, attempts, status, waited)
             runs.append(_what_if_as(waited, latency, waited_ev, thread, attempts))
             why.append(_unknown_latency_note(latency))
@@ -2392,6 +2394,7 @@ def _what_if(
             # died between tasks: how long after the last line the kill may have come (the
             # puts still in flight) hangs on the store's latency, which nothing dates
             timed = dataclasses.replace(cand_rec, latency=latency)
+            read_at_latency.add(cand)
             timed_ev = gather(thread, attempts, status, timed)
             runs.append(_what_if_as(timed, latency, timed_ev, thread, attempts))
             why.append(_unknown_kill_window_note(latency))
@@ -2400,7 +2403,10 @@ def _what_if(
         _widen_to(out, alt, None, alt_why, only_if_wider=True)
     for mode in _recorded_at_this_latency(inferred, latency):
         # The recorded store may have been as slow as this what-if's: a resume under the
-        # recorded mode at the recorded latency keeps the database as it stands.
+        # recorded mode at the recorded latency keeps the database as it stands (a candidate
+        # already read that way above is in the spread: reading it again changes nothing).
+        if mode in read_at_latency:
+            continue
         as_is = dataclasses.replace(rec, mode=mode, latency=latency, origin=INFERRED)
         alt = _what_if_as(as_is, latency, gather(thread, attempts, status, as_is), thread, attempts)
         _widen_to({mode: out[mode]}, {mode: alt[mode]}, None,
