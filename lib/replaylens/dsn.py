@@ -118,10 +118,21 @@ def _split_uri(dsn: str) -> tuple[str, str, str, str, str]:
 
 
 def _holds_password_key(query: str) -> bool:
-    return any(
-        eq and _safe_unquote(key).lower() in _SECRET_KEYS
-        for key, eq, _value in (part.partition("=") for part in query.split("&"))
-    )
+    return bool(_query_secrets(query))
+
+
+def _is_secret_key(key: str) -> bool:
+    """A query key that names the password, however it is cased or percent-encoded."""
+    return _safe_unquote(key).lower() in _SECRET_KEYS
+
+
+def _query_secrets(query: str) -> list[str]:
+    """The values of a URI query's password keys, as written."""
+    return [
+        value
+        for key, eq, value in (part.partition("=") for part in query.split("&"))
+        if eq and _is_secret_key(key)
+    ]
 
 
 _LIBPQ_USERINFO = re.compile(r"([^@/]*)@")
@@ -147,13 +158,8 @@ def passwords(dsn: str) -> list[str]:
         for info in (userinfo, _libpq_userinfo(dsn)):
             if ":" in info:
                 found.add(info.split(":", 1)[1])
-        for part in [
-            *query.split("&"),
-            *dsn.partition("?")[2].split("&"),
-        ]:  # both readings of the '@'
-            key, eq, value = part.partition("=")
-            if eq and _safe_unquote(key).lower() in _SECRET_KEYS:
-                found.add(value)
+        for reading in (query, dsn.partition("?")[2]):  # both readings of the '@'
+            found.update(_query_secrets(reading))
         for greedy in re.finditer(
             r"password=(.*)$", query + "\n" + dsn.partition("?")[2], re.IGNORECASE | re.M
         ):  # a password with an unencoded '&'
@@ -211,7 +217,7 @@ def redact(dsn: str) -> str:
         user = userinfo.split(":", 1)[0]
         shown = [p for p in query.split("&") if p.partition("=")[0].lower() in _SHOWN_QUERY_KEYS]
         hidden = [p for p in query.split("&") if p and p.partition("=")[0].lower() not in _SHOWN_QUERY_KEYS
-                  and p.partition("=")[0].lower() not in _SECRET_KEYS]  # fmt: skip
+                  and not _is_secret_key(p.partition("=")[0])]  # fmt: skip
         tail = "?" + "&".join(shown) if shown else ""
         if hidden:  # names too could be fragments of a password with an unencoded '&'
             tail += ("&" if shown else "?") + "…"
