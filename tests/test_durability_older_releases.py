@@ -1216,3 +1216,19 @@ def test_a_subgraphs_save_on_its_way_out_is_taken_out_where_the_next_step_logs_n
         told = predict(runs["exit"], form)["async"]
         assert holds(told, (6, 2, 3)), (form, figures(told), told.race)
     every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+
+
+def test_two_nodes_subgraphs_wait_for_their_own_puts_side_by_side(tmp_path: Path) -> None:
+    """test_parallel_stateful_subgraphs_replayed's shape on LangGraph 1.0.10 at 0.45 s a
+    write, killed 0.6 s into ``sub_b_step`` in the third invocation. The step runs two nodes
+    that each run a subgraph: under sync each subgraph's loop waits for its own two puts in
+    its own thread, at the same time as the other's, so both steps' checkpoints had landed
+    by the kill (25 kept). One clock for the whole thread put the second loop's puts after
+    the first's waits (24 kept where 25). The loops take a clock each (`schedule._LaneClock`,
+    `_nodes_overlap`), a loop's waits of its earlier runs held by its parent's join only."""
+    runs = load("parallel_stateful_subgraphs_replayed-late-0.45s-lg1.0.10", tmp_path)
+    assert real(runs["sync"]) == (25, 2, 3)
+    for form in ("recorder", "langgraph", "bare"):
+        told = predict(runs["async"], form)["sync"]
+        assert holds(told, (25, 2, 3)), (form, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

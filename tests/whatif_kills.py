@@ -583,6 +583,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "subgraph_durability_inherited", 1, ("async", "exit"), 0.8, langgraph="0.4.10"
         ),
+        # two nodes' subgraphs in one step, each loop waiting for its own puts under sync in
+        # its own thread: the second invocation of a graph run again (stop 75)
+        KillCampaign(
+            "parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.45, langgraph="1.0.10"
+        ),
     )
 }
 

@@ -377,22 +377,32 @@ class _LaneClock:
         self.partial = partial
         self.clocks: dict[str, _Clock] = {}
         self.groups: dict[str, dict[float, list[tuple[str, float]]]] = {}
+        self.joins: dict[str, list[float]] = {}
         for lane, spans in runs.items():
             parent = lane.rpartition("|")[0]
             for last, join in spans:
                 self.groups.setdefault(parent, {}).setdefault(join, []).append((lane, last))
+            self.joins[lane] = sorted(join for _last, join in spans)
 
     def add(self, at: float, size: float, lane: str = "") -> None:
         self.clocks.setdefault(lane, _Clock(self.partial)).add(at, size, lane)
 
-    def _own(self, lane: str, t: float) -> float:
+    def _own(self, lane: str, t: float, join: float | None = None) -> float:
+        """The lane's own waits in its run at `t` (the run that joined its parent at `join`,
+        where given): those of its earlier runs (one node's graph run again in a later step
+        or invocation) moved their parent's join, and the parent's share (`_joined`) holds
+        them already."""
         clock = self.clocks.get(lane)
-        return clock.shift(t) if clock is not None else 0.0
+        if clock is None:
+            return 0.0
+        joins = self.joins.get(lane, ())
+        i = bisect.bisect_left(joins, (t if join is None else join) - CLOCK_EPS)
+        return clock.shift(t) - (clock.shift(joins[i - 1]) if i else 0.0)
 
-    def _inside(self, lane: str, t: float, below: str = "") -> float:
+    def _inside(self, lane: str, t: float, below: str = "", join: float | None = None) -> float:
         """How far `lane`'s own waits and those of the loops it ran have moved moment `t` (a
         moment of loop `below`, one of them, when asked for an ancestor's share)."""
-        return self._own(lane, t) + self._joined(lane, t, below)
+        return self._own(lane, t, join) + self._joined(lane, t, below)
 
     def _joined(self, lane: str, t: float, below: str = "") -> float:
         out = 0.0
@@ -404,9 +414,13 @@ class _LaneClock:
                 # once the recorded waits are taken out: it is still inside its run
                 continue
             if self.partial:  # the recorded join, less the re-timed end of the last to finish
-                out += max(0.0, join - max(last - self._inside(c, last) for c, last in group))
+                out += max(
+                    0.0, join - max(last - self._inside(c, last, join=join) for c, last in group)
+                )
             else:  # the re-timed end of the last to finish, past the join
-                done = max(last + self._inside(c, join + JOIN_SLACK) for c, last in group)
+                done = max(
+                    last + self._inside(c, join + JOIN_SLACK, join=join) for c, last in group
+                )
                 out += max(0.0, done - join)
         return out
 
@@ -997,6 +1011,26 @@ def _runs_overlap(ev: Evidence) -> bool:
             for earlier, later in zip(ordered, ordered[1:], strict=False)
         ):
             return True
+    return _nodes_overlap(ev)
+
+
+def _nodes_overlap(ev: Evidence) -> bool:
+    """Did the runs of two nodes' subgraphs (one step's tasks that each run a graph) overlap
+    in time? Each loop waits for its own puts in its own thread."""
+    spans: dict[tuple[int, str], list[float]] = {}
+    for st in ev.steps:
+        if not st.ns:
+            continue
+        lo, hi = st.start, st.end if st.end is not None else float("inf")
+        span = spans.setdefault((st.inv, st.ns), [lo, hi])
+        span[0], span[1] = min(span[0], lo), max(span[1], hi)
+    ordered = sorted(((inv, lo, hi, ns) for (inv, ns), (lo, hi) in spans.items()))
+    open_: list[tuple[int, float, str]] = []
+    for inv, lo, hi, ns in ordered:
+        open_ = [o for o in open_ if o[0] == inv and o[1] > lo + 1e-6]
+        if any(_side_by_side(other, ns) for _inv, _hi, other in open_):
+            return True
+        open_.append((inv, hi, ns))
     return False
 
 
