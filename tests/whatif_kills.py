@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from replaylens.analysis.durability import Recording
-from replaylens.killtest.validate import manifest_recording, measure, plan_for
+from replaylens.killtest.validate import graph_cache, manifest_recording, measure, plan_for
 
 ROOT = Path(__file__).resolve().parent / "whatif_kills"
 UNIT = 0.4
@@ -588,6 +588,10 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.45, langgraph="1.0.10"
         ),
+        # a node served from a node cache that outlives the process (SqliteCache): the
+        # manifest names it, as the child that ran the graph read it (stop 75)
+        KillCampaign("cached_waiting_edge_loop", 0, ("sync", "async", "exit"), 0.5),
+        KillCampaign("cached_waiting_edge_loop", 1, ("sync", "async", "exit"), 0.5),
     )
 }
 
@@ -657,7 +661,7 @@ def plan(entry: dict[str, Any], form: str = "recorder", given: bool = True) -> A
     rec = (
         manifest_recording(entry, float(entry["kill_delay"]), node, entry.get("langgraph"))
         if given
-        else Recording(langgraph=entry.get("langgraph"))
+        else Recording(langgraph=entry.get("langgraph"), cached_nodes=graph_cache(entry))
     )
     return plan_for(entry, log, rec)
 

@@ -302,6 +302,8 @@ def _graph_answer(args: argparse.Namespace, thread: Any) -> Any:
     """With --graph (and a thread in the database): LangGraph's answer through the graph code."""
     if not getattr(args, "graph", None) or thread is None:
         return None
+    if getattr(args, "graph_answer", None) is not None:
+        return args.graph_answer  # asked already, for the plan (`_plan_from`)
     from replaylens.analysis.from_graph import ask_thread
 
     source = _open(args.db)
@@ -449,12 +451,23 @@ def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any
             raise _not_found(source, args.thread, effects, args) from None
         thread = None  # only the effects log knows it: it needs a restart, not an error
     _warn(thread.problems if thread else [], source.notes)
+    recording = _recording(args)
+    if getattr(args, "graph", None) and thread is not None:
+        # Asked once, before the plan: the graph code is what names a node cache that
+        # outlives the process, whose nodes a resume does not run again (`node_cache`).
+        from replaylens.analysis.from_graph import ask_thread
+
+        args.graph_answer = ask_thread(source, args.graph, thread)
+        if args.graph_answer.cached_nodes:
+            recording = dataclasses.replace(
+                recording, cached_nodes=frozenset(args.graph_answer.cached_nodes)
+            )
     plan = plan_resume(
         thread,
         effects,
         args.thread,
         latency=args.latency,
-        recording=_recording(args),
+        recording=recording,
         source=source,
     )
     return plan, thread
@@ -931,7 +944,9 @@ GRAPH_HELP = (
     "langgraph.json), naming a compiled graph, a StateGraph or a factory. It is imported in a child "
     "process and LangGraph itself is asked get_state / get_state_history through a saver over the same "
     "read-only connection that refuses every write; its answer is shown beside the rows', with where "
-    "they differ. Opt-in: without it no code of yours is ever imported."
+    "they differ. With replay, it also tells which nodes a resume takes from a node cache that "
+    "outlives the process (a CachePolicy in a graph compiled with SqliteCache or RedisCache), "
+    "which the database never shows. Opt-in: without it no code of yours is ever imported."
 )
 
 

@@ -193,6 +193,7 @@ def ask(graph: Any, thread_id: str, namespaces: list[str], limit: int | None) ->
 
 
 def main() -> int:
+    from replaylens.analysis.node_cache import cached_nodes
     from replaylens.killtest import build_graph
     from replaylens.sources import open_source
 
@@ -212,6 +213,7 @@ def main() -> int:
             saver, conn = read_only_postgres_saver(job["spec"])
         try:
             graph = build_graph(load_graph_object(job["graph"]), saver)
+            result["cached_nodes"] = cached_nodes(graph)
             for thread_id, namespaces in job["threads"].items():
                 result["threads"][thread_id] = ask(graph, thread_id, namespaces, job.get("limit"))
         finally:

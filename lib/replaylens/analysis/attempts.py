@@ -97,6 +97,11 @@ class Attempt:
     end, in a thread run from an earlier checkpoint: whether a resume hands that graph's run
     its input or drops it the database does not tell (`verdicts.judge`); read as running
     again, a guess, and the what-if's range reaches down to it dropped."""
+    may_be_cached: bool = False
+    """Its node's result is in a node cache that outlives the process, but the resume reaches
+    its task only after steps of its own, whose outputs may give it another input
+    (`node_cache.CACHE_UNSURE`): read as running again, a guess, and the what-if's range
+    reaches down to it served."""
     alone: bool = False
     """Read as a task of its own, never the next effect of the attempt before it: the other
     reading of a log that names no effect (`continues`, `align.split_runs`)."""

@@ -108,6 +108,8 @@ class GraphAnswer:
     latest: GraphCheckpoint | None = None  # the live get_state
     errors: list[str] = field(default_factory=list)
     langgraph: str = "?"  # the LangGraph release that answered (the one installed here)
+    cached_nodes: list[str] = field(default_factory=list)
+    """Nodes the graph takes from a node cache that outlives the process (`node_cache`)."""
 
     def at(self, checkpoint_ns: str, checkpoint_id: str) -> GraphCheckpoint | None:
         return self.checkpoints.get((checkpoint_ns, checkpoint_id))
@@ -140,17 +142,15 @@ _WORKER_BOOT = (
 )
 
 
-def ask_graph(
+def _asked(
     source: CheckpointSource,
     graph: str,
     threads: dict[str, list[str]],
     *,
     newest_only: bool = False,
     timeout: float = GRAPH_TIMEOUT_S,
-) -> dict[str, GraphAnswer]:
-    """LangGraph's answer for `threads` (thread id -> its namespaces), from the graph named
-    `graph` (`module:attribute` or `file.py:attribute`), asked in a child process.
-    `newest_only`: each namespace's newest snapshot alone (the thread list's status)."""
+) -> dict[str, Any]:
+    """The child process's JSON answer for `threads` (`ask_graph`)."""
     import replaylens
 
     spec = source.reopen_spec()
@@ -199,12 +199,39 @@ def ask_graph(
         raise GraphError(f"--graph {graph}: the child process answered no JSON object.")
     if doc.get("error"):
         raise GraphError(f"--graph {graph}: {str(doc['error'])[:500]}")
+    return doc
+
+
+def ask_graph(
+    source: CheckpointSource,
+    graph: str,
+    threads: dict[str, list[str]],
+    *,
+    newest_only: bool = False,
+    timeout: float = GRAPH_TIMEOUT_S,
+) -> dict[str, GraphAnswer]:
+    """LangGraph's answer for `threads` (thread id -> its namespaces), from the graph named
+    `graph` (`module:attribute` or `file.py:attribute`), asked in a child process.
+    `newest_only`: each namespace's newest snapshot alone (the thread list's status)."""
+    doc = _asked(source, graph, threads, newest_only=newest_only, timeout=timeout)
     found = doc.get("threads") or {}
     release = str(doc.get("langgraph") or "?")
     answers = {tid: _answer(tid, graph, found.get(tid) or {}) for tid in threads}
     for answer in answers.values():
         answer.langgraph = release
+        answer.cached_nodes = _cached_nodes(doc)
     return answers
+
+
+def graph_cached_nodes(source: CheckpointSource, graph: str) -> list[str]:
+    """The nodes the graph takes from a node cache that outlives the process (`node_cache`),
+    asked of the graph code alone (no thread): the same for every thread of the database."""
+    return _cached_nodes(_asked(source, graph, {}))
+
+
+def _cached_nodes(doc: dict[str, Any]) -> list[str]:
+    named = doc.get("cached_nodes")
+    return [str(n) for n in named] if isinstance(named, list) else []
 
 
 def ask_thread(source: CheckpointSource, graph: str, thread: Thread) -> GraphAnswer:
@@ -304,6 +331,7 @@ def answer_json(thread: Thread, answer: GraphAnswer, rows_status: str) -> dict[s
     return {
         "graph": answer.graph,
         "langgraph": answer.langgraph,
+        "cached_nodes": answer.cached_nodes,
         "header": GRAPH_HEADER,
         "status": answer.status,
         "rows_status": rows_status,

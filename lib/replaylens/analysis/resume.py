@@ -21,8 +21,10 @@ from replaylens.analysis.durability import (
 )
 from replaylens.analysis.durability.evidence import answered_below
 from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
+from replaylens.analysis.node_cache import CACHE_UNSURE, RETURN_UNSURE, SERVED, cache_reading
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
+from replaylens.analysis.tasks import START
 from replaylens.analysis.verdicts import (
     JOINED_GUESS,
     judge,
@@ -32,7 +34,7 @@ from replaylens.analysis.verdicts import (
 )
 from replaylens.effects.parse import EffectLine, EffectsLog
 from replaylens.errors import ThreadNotFound
-from replaylens.model import Task, Thread
+from replaylens.model import Checkpoint, Task, Thread
 from replaylens.sources import CheckpointSource
 
 
@@ -52,6 +54,45 @@ def source_backend(source: CheckpointSource) -> dict[str, object]:
     server's own durability settings (`synchronous_commit`, `fsync`)."""
     settings = source.server_settings() if hasattr(source, "server_settings") else {}
     return {"kind": getattr(source, "kind", "?"), "database": source.label, **settings}
+
+
+def serve_cached(
+    attempts: list[Attempt], recording: Recording | None, resumed: dict[str, Checkpoint]
+) -> None:
+    """A task a resume would run again whose result a node cache that outlives the process
+    holds is served from it, its body not run, where it is due at the checkpoint the resume
+    loads (its input is that checkpoint's); in a later step that is a guess (`node_cache`)."""
+    cached = (recording or Recording()).cached_nodes
+    if not cached:
+        return
+    for a in attempts:
+        reading = cache_reading(a, attempts, cached) if a.verdict == "replays" else ""
+        if not reading:
+            continue
+        due = _due_at(a, resumed.get(a.namespace or ""))
+        if reading == "stored" and due:
+            a.verdict, a.reason = "kept", SERVED
+        else:
+            a.may_be_cached = True
+            a.flag(CACHE_UNSURE if reading == "stored" else RETURN_UNSURE)
+
+
+def _due_at(a: Attempt, loaded: Checkpoint | None) -> bool:
+    """Is `a`'s task due at the checkpoint the resume loads, or right after it where that one
+    is an input checkpoint whose only task is ``__start__`` (it hands the input on as it was)?
+    Then its input is the one it had, and a node cache serves it for certain."""
+    if loaded is None:
+        return False
+    if a.task is not None and a.checkpoint is not None:
+        return a.checkpoint.checkpoint_id == loaded.checkpoint_id
+    passes_input = bool(loaded.tasks) and all(t.node == START for t in loaded.tasks)
+    return (
+        passes_input
+        and not a.namespace
+        and a.step is not None
+        and loaded.step is not None
+        and a.step == loaded.step + 2
+    )
 
 
 def plan_resume(
@@ -177,12 +218,14 @@ def _plan(
     for a in attempts:
         judge(a, thread, resumed, lineage_ids, lost, reuse_below)
     judge_past_join(thread, attempts)
+    serve_cached(attempts, recording, resumed)
     split = split_runs(attempts, thread)  # a bare log's lines of one node as tasks of their own
     if split is not None:
         lost_split = _lost_with_input(thread, split, status, recording)
         for a in split:
             judge(a, thread, resumed, lineage_ids, lost_split, reuse_below)
         judge_past_join(thread, split)
+        serve_cached(split, recording, resumed)
         take_unsure_replays(attempts, split, JOINED_GUESS)
     reruns = [
         (ns, t)

@@ -55,10 +55,13 @@ import threading
 import time
 from typing import Any, Literal
 
+from replaylens.analysis import node_cache
+
 NODE_START = "NODE_START"
 WRITES = "WRITES"
 FAULT = "FAULT"
 RESULT = "RESULT"
+CACHED_NODES = "CACHED_NODES"
 DSN_ENV = "REPLAYLENS_KILLTEST_DSN"
 UPDATE_STATE = "__replaylens_update_state__"
 """An input ``{UPDATE_STATE: {"values": ..., "as_node": ...}}`` is not sent to the graph: the
@@ -823,6 +826,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         run_config = config  # the thread's latest checkpoint, or the one a fork names
         saver = make_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
+        emit(f"{CACHED_NODES} {json.dumps(node_cache.cached_nodes(graph))}")
         if "resume_value" in spec:
             payload: Any = _resume_command(spec, _pending(graph.get_state(config)))
         elif (update := _state_update(spec)) is not None:
@@ -924,6 +928,7 @@ async def _arun(spec: dict[str, Any]) -> dict[str, Any]:
         run_config = config  # the thread's latest checkpoint, or the one a fork names
         saver = await make_async_saver(spec.get("store") or str(spec["db"]), hooks=hooks)
         graph = build_graph(load_target(spec["graph"]), saver)
+        emit(f"{CACHED_NODES} {json.dumps(node_cache.cached_nodes(graph))}")
         if "resume_value" in spec:
             payload: Any = _resume_command(spec, _pending(await graph.aget_state(config)))
         elif (update := _state_update(spec)) is not None:

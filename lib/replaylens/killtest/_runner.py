@@ -29,7 +29,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from replaylens.killtest._child import FAULT, NODE_START, RESULT, WATCH_STDIN, WRITES
+from replaylens.killtest._child import (
+    CACHED_NODES,
+    FAULT,
+    NODE_START,
+    RESULT,
+    WATCH_STDIN,
+    WRITES,
+)
 
 CHILD_MODULE = "replaylens.killtest._child"
 STDERR_TAIL_CHARS = 4000
@@ -117,6 +124,7 @@ class ChildOutcome:
     timed_out: bool = False
     elapsed: float = 0.0
     fault: str | None = None
+    cached_nodes: list[str] | None = None  # the graph's nodes a persistent node cache serves
     """The FAULT line's text when the child killed itself at a fault point."""
 
     @property
@@ -299,6 +307,8 @@ def _watch(
                 outcome.fault = line[len(FAULT) + 1 :]
             elif line.startswith(RESULT + " "):
                 outcome.result = json.loads(line[len(RESULT) + 1 :])
+            elif line.startswith(CACHED_NODES + " "):
+                outcome.cached_nodes = json.loads(line[len(CACHED_NODES) + 1 :])
             if node_due is not None and aim.after_writes_of <= written:
                 due, why = max(node_due[0], arrived), node_due[1]
                 if aim.after_writes_of:

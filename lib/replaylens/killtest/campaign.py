@@ -477,6 +477,7 @@ def run_one(folder: Path, plan: RunPlan, ctx: RunContext) -> RunRecord:
         fault_reached=(outcome.fault is not None) if plan.fault else None,
         effects_source=source, synchronous_commit=plan.synchronous_commit, server_crash=bool(crashed),
         acked_checkpoints=len(acked), acked_lost=[c for c in acked if c not in present],
+        cached_nodes=outcome.cached_nodes,
     )  # fmt: skip
     if not outcome.killed and outcome.result and not outcome.result.get("ok"):
         record.run_error = outcome.error

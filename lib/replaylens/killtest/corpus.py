@@ -47,6 +47,7 @@ from replaylens.killtest.validate import (
     TRACE_WHOLE,
     Row,
     _task_of,
+    graph_cache,
     manifest_recording,
     measure_detail,
     numbers,
@@ -302,7 +303,7 @@ def judge_campaign(
             # (the mode, latency and kill moment unknown, as after a production crash; the
             # release that ran it is what the user names, `--langgraph-release`)
             preds[(id(e), form, "inferred")] = numbers(
-                plan_for(e, log, Recording(langgraph=release))
+                plan_for(e, log, Recording(langgraph=release, cached_nodes=graph_cache(e)))
             )
             check = VerdictCheck(point.label, point.shape.name, point.when, e["mode"],
                                  float(e["put_latency"]), form, Path(e["effects_at_kill"]).parent.name)  # fmt: skip

@@ -108,6 +108,9 @@ class RunRecord:
     """Checkpoint ids `put` had returned for, missing from the store right after the kill."""
     run_error: str | None = None
     graph: str | None = None
+    cached_nodes: list[str] | None = None
+    """Nodes the graph takes from a node cache that outlives the process (`node_cache`), as the
+    child that ran it read them; None in manifests written before it was recorded."""
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> RunRecord:
@@ -130,6 +133,7 @@ class RunRecord:
             "callbacks" if raw.get("effects_source") == "callbacks" else "recorder"
         )
         lost = raw.get("acked_lost")
+        cached = raw.get("cached_nodes")
         killed = raw.get("killed", kill.get("killed"))
         return cls(
             mode=str(_get(raw, "mode", "durability") or "?"),
@@ -163,11 +167,13 @@ class RunRecord:
             acked_lost=[str(x) for x in lost] if isinstance(lost, list) else None,
             run_error=_opt_str(raw.get("run_error")),
             graph=_opt_str(raw.get("graph")),
+            cached_nodes=[str(x) for x in cached] if isinstance(cached, list) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        return {k: v for k, v in data.items() if not (k in ("run_error", "graph") and v is None)}
+        optional = ("run_error", "graph", "cached_nodes")
+        return {k: v for k, v in data.items() if not (k in optional and v is None)}
 
     @property
     def resume_ok(self) -> bool | None:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from replaylens.analysis.durability import MODES, Recording
+from replaylens.killtest.validate import graph_cache
 
 
 def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:
@@ -51,6 +52,7 @@ def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:
                         f"kill-test manifest {manifest}",
                         kill_at.rpartition(":")[0] or kill_at if isinstance(kill_at, str) else None,
                         langgraph=_release(data.get("langgraph")),
+                        cached_nodes=graph_cache(run),
                     )
         return Recording()
     return Recording()

@@ -404,7 +404,15 @@ def manifest_recording(
         "kill-test manifest",
         kill_node,
         langgraph=release,
+        cached_nodes=graph_cache(entry),
     )
+
+
+def graph_cache(entry: dict[str, Any]) -> frozenset[str]:
+    """The nodes a kill-test run's graph takes from a node cache that outlives the process, as
+    its manifest names them (the graph code tells, not the mode: known however the mode is)."""
+    named = entry.get("cached_nodes")
+    return frozenset(str(n) for n in named) if isinstance(named, list) else frozenset()
 
 
 Prediction = tuple[tuple[int, int, int], Any]

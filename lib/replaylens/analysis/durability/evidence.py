@@ -472,6 +472,9 @@ class Evidence:
     subgraph_writes_reused: bool = True
     """Does a subgraph resumed from its own checkpoint reuse the writes saved on it (the
     release's rule, `rules.subgraph_writes_reused`), or run its finished tasks again?"""
+    cached_nodes: frozenset[str] = frozenset()
+    """Nodes a resume takes from a node cache that outlives the process, their finished tasks
+    not run again (`Recording.cached_nodes`, `node_cache.cache_reading`)."""
     handlers: dict[int, Attempt] = field(default_factory=dict)
     """id() of an error handler's attempt -> the failure it took (`handled_failures`, read
     once here for every schedule of this evidence)."""
@@ -4725,6 +4728,11 @@ def gather(
             "checkpointer=False (then it saves nothing, and a resume runs its caller again: "
             "the range covers that)"
         )
+    if recording.cached_nodes:
+        used.append(
+            f"node cache: {', '.join(sorted(recording.cached_nodes))} served on a resume from a "
+            "cache that outlives the process, for the same input (the graph code names it)"
+        )
     return Evidence(
         steps,
         puts,
@@ -4789,6 +4797,7 @@ def gather(
         raise_unsure=raise_unsure,
         replay_start_unsure=replay_start_unsure,
         subgraph_writes_reused=subgraph_writes_reused(recording),
+        cached_nodes=recording.cached_nodes,
     )
 
 

@@ -55,6 +55,7 @@ from replaylens.analysis.durability.schedule import (
 )
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
+from replaylens.analysis.node_cache import CACHE_UNSURE, cache_reading
 from replaylens.model import Checkpoint, Namespace, Task, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
@@ -166,7 +167,7 @@ def _reruns(ev: Evidence, sched: Schedule, keep_dropped: bool = False) -> list[A
     reading no run of a stable graph as dropped, `_widen_for_forked_stable`)."""
     resume = _resume_steps(sched.landed)
     at = _root_resumed_at(sched.landed)
-    if at is None:
+    if at is None:  # a restart (no checkpoint: invoke(None) raises) repeats everything
         return list(ev.attempts)
     r_inv, r = at
     lost = lost_inputs(ev, sched.landed)
@@ -188,7 +189,36 @@ def _reruns(ev: Evidence, sched: Schedule, keep_dropped: bool = False) -> list[A
         for a in ev.attempts
     }
     done = {_task_key(a, ev) for a in ev.attempts if not again[id(a)]}
-    return [a for a in ev.attempts if again[id(a)] and _task_key(a, ev) not in done]
+    return [
+        a
+        for a in ev.attempts
+        if again[id(a)]
+        and _task_key(a, ev) not in done
+        and not (_cached(ev, a) and _due_at_resume(ev, resume, a, r_inv, r))
+    ]
+
+
+def _cached(ev: Evidence, a: Attempt, reading: str = "stored") -> bool:
+    """Did `a`'s task put its result into a node cache that outlives the process (`reading`
+    "maybe": may it have)?"""
+    if not ev.cached_nodes:
+        return False
+    found = cache_reading(a, ev.attempts, ev.cached_nodes)
+    return found == "stored" or (reading == "maybe" and found == "maybe")
+
+
+def _due_at_resume(ev: Evidence, resume: dict[str, int], a: Attempt, r_inv: int, r: int) -> bool:
+    """Is `a`'s task due at the checkpoint the resume loads (its input that checkpoint's, so
+    a node cache serves it for certain)? A root task of the step after it; a subgraph's task
+    is left a guess (`_widen_for_cache`)."""
+    ns, inv, step = ev.step_of[id(a)]
+    if ns != "" or inv < r_inv or resume.get("") != r:
+        return False
+    # (an input checkpoint of a StateGraph holds ``__start__`` alone, which hands the input on)
+    passes_input = not ev.functional and any(
+        p.input and not p.ns and p.inv == r_inv and p.step == r for p in ev.puts
+    )
+    return step == r + 1 or (passes_input and step == r + 2)
 
 
 def _dropped_stable_run(
@@ -651,6 +681,7 @@ def modelled(
     _widen_for_exit_return(ev, mode, latency, recording, out)
     _widen_for_ended_runs(ev, mode, latency, recording, out)
     _widen_for_exit_pause_before_kill(ev, mode, latency, recording, sched, out)
+    _widen_for_cache(ev, replayed, out, [a for a in replayed if _cached(ev, a, "maybe")])
     return out, sched
 
 
@@ -1768,6 +1799,34 @@ def _widen_for_unsure_drop(
     _say_range(out, spans, note)
 
 
+def _widen_for_cache(
+    ev: Evidence, replayed: list[Attempt], out: ModeOutcome, served: list[Attempt]
+) -> None:
+    """Reach the tasks and lines again down to the reading where the `served` attempts, whose
+    results a node cache that outlives the process holds but which the resume reaches only
+    after steps of its own, are taken from the cache (`node_cache.CACHE_UNSURE`): their input
+    is the same only if those steps give it. Measured: cached_waiting_edge_loop's second
+    ``rewrite_query`` was served at 0.9 s under async, and ran again at 0.55 s, where the
+    resume's join fired a step early and gave it another input."""
+    if not served:
+        return
+    spans = _spans(out)
+    gone_ids = {id(a) for a in served}
+    rest = [a for a in replayed if id(a) not in gone_ids]
+    lines = set(out.replayed_lines)
+    gone = sum(1 for a in served for line in a.lines if line.line in lines)
+    spans["reruns"][0] = min(spans["reruns"][0], len(_rerun_list(rest, ev)))
+    spans["replayed_lines"][0] = max(0, min(spans["replayed_lines"][0], len(lines) - gone))
+    if spans == _spans(out):
+        return
+    nodes = ", ".join(sorted({a.node for a in served}))
+    note = (
+        f"{nodes}: {CACHE_UNSURE}: {spans['reruns'][0]}-{spans['reruns'][1]} tasks and "
+        f"{spans['replayed_lines'][0]}-{spans['replayed_lines'][1]} effect lines again"
+    )
+    _say_range(out, spans, note)
+
+
 def _widen_for_unlogged(ev: Evidence, out: ModeOutcome) -> None:
     """Say the tasks again as a range where no effect-log line of the thread exists: the
     tasks the database names (`_db_reruns`) run on resume, but whether any of them had begun
@@ -2126,6 +2185,7 @@ def recorded(
     _widen_for_joined(ev, replayed, out)
     _widen_for_unlogged(ev, out)
     _widen_for_unsure_drop(ev, replayed, [a for a in replayed if a.may_be_dropped], out)
+    _widen_for_cache(ev, replayed, out, [a for a in replayed if a.may_be_cached])
     return out
 
 

@@ -54,6 +54,10 @@ class Recording:
     langgraph: str | None = None
     """The LangGraph release that wrote the database and resumes it (a kill-test manifest's
     `langgraph`); None: not known, today's rules are assumed (`subgraph_writes_reused`)."""
+    cached_nodes: frozenset[str] = frozenset()
+    """Nodes whose finished tasks a resume takes from a node cache that outlives the process
+    (`node_cache.cached_nodes`: the graph code or a kill-test manifest tells); the database
+    never shows one."""
 
     @property
     def known(self) -> bool:

@@ -342,8 +342,36 @@ def cached(name: str, item: cat.DataItem, compute: Callable[[], Any]) -> Any:
 
 
 def recording(item: cat.DataItem, thread_id: str) -> Recording:
-    """How this thread was recorded, when a kill-test manifest next to the database says so."""
+    """How this thread was recorded, when a kill-test manifest next to the database says so,
+    with the nodes a node cache serves where the graph code chosen in the sidebar names them
+    (as `replay --graph` does)."""
+    import dataclasses
+
     from replaylens.killtest.recorded import recording_for
 
     path = getattr(item, "path", None)
-    return recording_for(path, thread_id) if path is not None else Recording()
+    told = recording_for(path, thread_id) if path is not None else Recording()
+    cached = graph_cached_nodes(item)
+    return dataclasses.replace(told, cached_nodes=frozenset(cached)) if cached else told
+
+
+def graph_cached_nodes(item: cat.DataItem) -> list[str]:
+    """The chosen graph code's nodes a node cache that outlives the process serves (asked
+    once per graph and database version); none without graph code, or where it cannot
+    answer (the Thread page says why)."""
+    from replaylens.analysis.from_graph import GraphError
+    from replaylens.analysis.from_graph import graph_cached_nodes as ask
+
+    graph = st.session_state.get("_graph")
+    if not graph:
+        return []
+    source = open_item(item)
+    key = ("graph-cache", graph, source.identity())
+    hit = lru().get(key)
+    if hit is not None:
+        return list(hit)
+    try:
+        found = ask(source, graph)
+    except GraphError:
+        found = []
+    return list(lru().put(key, tuple(found)))
