@@ -1780,13 +1780,7 @@ def _widen_for_unsure_drop(
     end and ran `sub_step` not again (15 1 1 said, 15 0 0 measured); under sync its run's
     checkpoints had landed and `sub_step` ran again."""
     spans = spans or _spans(out)
-    if dropped:
-        gone_ids = {id(a) for a in dropped}
-        rest = [a for a in replayed if id(a) not in gone_ids]
-        lines = set(out.replayed_lines)
-        gone = sum(1 for a in dropped for line in a.lines if line.line in lines)
-        spans["reruns"][0] = min(spans["reruns"][0], len(_rerun_list(rest, ev)))
-        spans["replayed_lines"][0] = max(0, min(spans["replayed_lines"][0], len(lines) - gone))
+    _lower_without(ev, replayed, dropped, out, spans)
     if spans == _spans(out):
         return
     note = (
@@ -1799,6 +1793,25 @@ def _widen_for_unsure_drop(
     _say_range(out, spans, note)
 
 
+def _lower_without(
+    ev: Evidence,
+    replayed: list[Attempt],
+    gone: list[Attempt],
+    out: ModeOutcome,
+    spans: dict[str, list[int]],
+) -> None:
+    """Lower `spans`' tasks and lines again to the reading where the `gone` attempts do not
+    run again (their lines do not happen twice)."""
+    if not gone:
+        return
+    gone_ids = {id(a) for a in gone}
+    rest = [a for a in replayed if id(a) not in gone_ids]
+    lines = set(out.replayed_lines)
+    left = len(lines) - sum(1 for a in gone for line in a.lines if line.line in lines)
+    spans["reruns"][0] = min(spans["reruns"][0], len(_rerun_list(rest, ev)))
+    spans["replayed_lines"][0] = max(0, min(spans["replayed_lines"][0], left))
+
+
 def _widen_for_cache(
     ev: Evidence, replayed: list[Attempt], out: ModeOutcome, served: list[Attempt]
 ) -> None:
@@ -1808,15 +1821,8 @@ def _widen_for_cache(
     is the same only if those steps give it. Measured: cached_waiting_edge_loop's second
     ``rewrite_query`` was served at 0.9 s under async, and ran again at 0.55 s, where the
     resume's join fired a step early and gave it another input."""
-    if not served:
-        return
     spans = _spans(out)
-    gone_ids = {id(a) for a in served}
-    rest = [a for a in replayed if id(a) not in gone_ids]
-    lines = set(out.replayed_lines)
-    gone = sum(1 for a in served for line in a.lines if line.line in lines)
-    spans["reruns"][0] = min(spans["reruns"][0], len(_rerun_list(rest, ev)))
-    spans["replayed_lines"][0] = max(0, min(spans["replayed_lines"][0], len(lines) - gone))
+    _lower_without(ev, replayed, served, out, spans)
     if spans == _spans(out):
         return
     nodes = ", ".join(sorted({a.node for a in served}))
