@@ -147,3 +147,47 @@ def test_replay_with_the_graph_code_takes_the_cached_node_from_the_cache(
 
     assert verdicts(without) == ["replays"]
     assert verdicts(with_graph) == ["kept"]
+
+
+@pytest.mark.usefixtures("fresh_streamlit")
+def test_the_thread_page_with_graph_code_says_what_replay_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`serve --graph` asks the graph code for its cached nodes as `replay --graph` does: the
+    Thread page's tasks, executions and log lines again are the CLI's, with the graph code
+    and without it, and the served node is not in the page's sentence."""
+    from app_pages import open_page, texts
+
+    runs = load(f"{CACHED}-early-0.5s", tmp_path)
+    entry = runs["async"]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    for suffix in ("", "-wal", "-shm"):
+        found = Path(entry["db_at_kill"] + suffix)
+        if found.exists():
+            shutil.copy(found, alone / ("at-kill.db" + suffix))
+    log = alone / "effects.jsonl"
+    shutil.copy(entry["effects_at_kill"], log)
+    db, tid = str(alone / "at-kill.db"), entry["thread_id"]
+    graph = ["--graph", f"replaylens.examples.langgraph_tests:{CACHED}"]
+
+    def cli(extra: list[str]) -> tuple[int, int, int]:
+        assert main(["replay", db, "--thread", tid, "--effects", str(log), "--json", *extra]) == 0
+        again = json.loads(capsys.readouterr().out)["what_happens_again"]
+        return again["tasks_again"], again["executions_again"], again["log_line_count"]
+
+    def page(extra: list[str]) -> str:
+        monkeypatch.setenv(
+            "REPLAYLENS_SERVE_ARGS", json.dumps([str(alone), "--effects", str(log), *extra])
+        )
+        return texts(open_page("thread", timeout=120, db=db, thread=tid))
+
+    for extra in ([], graph):
+        shown = page(extra)
+        tasks, executions, lines = cli(extra)
+        for label, value in (("tasks again", tasks), ("executions again", executions),
+                             ("log lines again", lines)):  # fmt: skip
+            assert f"{label} {value}" in shown, (extra, label, value)
+    assert cli([]) == (3, 3, 5)
+    assert cli(graph) == (2, 2, 3)
+    assert "`rewrite_query` again" not in page(graph)

@@ -18,6 +18,7 @@ from replaylens.analysis.attempts import LOST_STEP, Attempt, effect_counts, effe
 from replaylens.analysis.durability import mode_in_release
 from replaylens.analysis.durability.words import unlogged_tasks_note
 from replaylens.analysis.joins import unreached_past_join
+from replaylens.analysis.node_cache import SERVED
 from replaylens.decode import to_jsonable
 from replaylens.model import NULL_TASK_ID, Thread
 from replaylens.namespaces import CALL, names, task_namespace
@@ -318,8 +319,13 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
 
     if plan.resume_checkpoint is None:
         return restart_tasks([a for a in plan.attempts if a.verdict in REPLAYING])
+    # (a task a node cache that outlives the process serves runs no body: `node_cache`)
+    served = {a.task.task_id if a.task is not None else a.task_id
+              for a in plan.attempts if a.reason == SERVED}  # fmt: skip
     out: dict[Any, TaskAgain] = {}
     for ns, t in plan.reruns:
+        if t.task_id in served:
+            continue
         out.setdefault(t.task_id, TaskAgain(t.label, t.task_id, ns, "re-run in the resume step"))
     lost: dict[str, TaskAgain] = {}
     # (a resume LangGraph stops at a join never reaches the join's node nor the steps after
@@ -327,6 +333,8 @@ def tasks_again(plan: ResumePlan) -> list[TaskAgain]:
     unreached = _past_join(plan)
     for w in plan.orphan_writes:
         if not w.task_id or w.task_id == NULL_TASK_ID or w.task_id in out or unreached(w):
+            continue
+        if w.task_id in served:
             continue
         if _orphan_runs_again(plan, w.checkpoint_ns, w.checkpoint_id):
             lost.setdefault(
