@@ -293,3 +293,21 @@ def test_a_graph_a_task_ran_on_a_thread_of_its_own_is_no_task_of_its_thread(
         assert real(runs["sync"], "trace") == (6, 1, 1)
         assert figures(predict(runs[recorded], "trace")["sync"]) == real(runs["sync"], "trace")
     every_prediction_holds(runs, forms=("trace", "recorder"))
+
+
+def test_a_span_open_at_a_kill_the_log_only_bounds_may_have_closed_at_its_graphs_pause(
+    tmp_path: Path,
+) -> None:
+    """test_three_level_nested_subgraph's first interrupt, forked, at 1.4 s a write, killed
+    in ``ask_2`` of the answered run: the trace's ``outer`` and ``inner`` spans are open at
+    the kill. Read without its mode, the kill moment is only bounded by the log's last line,
+    and up to the latest it may have come, the graphs' pause may have been saved and the
+    spans closed: under sync their two end lines are lines again too (the real sync resume:
+    15 3 10, where 8 lines were the range's top). A span closed at a pause widens the range
+    under every mode up to that latest moment, not only under exit."""
+    runs = load("three_level_first_interrupt_forked-late-1.4s", tmp_path)
+    assert real(runs["sync"], "trace") == (15, 3, 10)
+    for source in ("async", "exit"):
+        told = predict(runs[source], "trace", given=False)["sync"]
+        assert holds(told, (15, 3, 10)), (source, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

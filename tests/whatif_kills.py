@@ -592,6 +592,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # manifest names it, as the child that ran the graph read it (stop 75)
         KillCampaign("cached_waiting_edge_loop", 0, ("sync", "async", "exit"), 0.5),
         KillCampaign("cached_waiting_edge_loop", 1, ("sync", "async", "exit"), 0.5),
+        # a trace's span of a graph that paused, open at a kill only the log's last line
+        # bounds: read without its mode, it may have closed at the pause (stop 75's first set)
+        KillCampaign("three_level_first_interrupt_forked", 1, ("sync", "async", "exit"), 1.4),
     )
 }
 

@@ -756,8 +756,10 @@ def schedule(
             if returned is not None and returned <= latest + CLOCK_EPS:
                 (closed_spans if mode == "exit" else written).add(id(a))
             elif returned is None:
+                # (closed at a pause only widens the range, under every mode: the latest the
+                # kill may have come counts)
                 paused = _closed_at_pause(ev, a, target, landing, lane_of, by_task)
-                if paused is not None and paused <= latest + CLOCK_EPS:
+                if paused is not None and paused <= crash + ev.kill_unsure + CLOCK_EPS:
                     closed_spans.add(id(a))
             continue
         run = task_run(ev, a)  # the task's writes are put when its last effect ends
