@@ -147,6 +147,16 @@ def test_replay_with_the_graph_code_takes_the_cached_node_from_the_cache(
 
     assert verdicts(without) == ["replays"]
     assert verdicts(with_graph) == ["kept"]
+    assert (
+        main(
+            [a for a in args if a != "--json"]
+            + ["--graph", f"replaylens.examples.langgraph_tests:{CACHED}"]
+        )
+        == 0
+    )
+    said = capsys.readouterr().out
+    assert "from the cache rewrite_query (its node cache serves it" in said
+    assert "runs again     rewrite_query" not in said
 
 
 @pytest.mark.usefixtures("fresh_streamlit")

@@ -514,6 +514,7 @@ def _latency(text: str) -> float:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from replaylens.analysis.again import AGAIN_COLUMNS, again_rows, next_moves, outcome_tag
+    from replaylens.analysis.node_cache import SERVED
     from replaylens.model import Generation
 
     plan, thread = _plan(args)
@@ -560,6 +561,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 print(
                     f"  {'':14}   @task call {safe(c['label'])} ({c['status']}, task {safe(c['task_id'])}): {fate}"
                 )
+    served = {a.task_id or a.node: a for a in plan.attempts if a.reason == SERVED}
+    for a in served.values():
+        print(f"  {'from the cache':14} {safe(a.node)} (its node cache serves it, "
+              f"task {safe(a.task_id or '?')})")  # fmt: skip
     if plan.generation is not None and plan.generation.sentence():
         print(plan.generation.sentence(safe))
     if plan.today_reruns:
