@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from replaylens.analysis.durability import Recording
-from replaylens.killtest.validate import graph_cache, manifest_recording, measure, plan_for
+from replaylens.killtest.manifest import graph_cache
+from replaylens.killtest.validate import manifest_recording, measure, plan_for
 
 ROOT = Path(__file__).resolve().parent / "whatif_kills"
 UNIT = 0.4

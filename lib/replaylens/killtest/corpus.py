@@ -42,12 +42,12 @@ from replaylens.effects.parse import read_effects
 from replaylens.effects.repeats import needs_restart
 from replaylens.errors import ReplaylensError
 from replaylens.examples.langgraph_tests import CORPUS, LOG_FORMS, SHAPES, Shape, form_log
+from replaylens.killtest.manifest import graph_cache
 from replaylens.killtest.validate import (
     TRACE_AT_KILL,
     TRACE_WHOLE,
     Row,
     _task_of,
-    graph_cache,
     manifest_recording,
     measure_detail,
     numbers,

@@ -379,3 +379,10 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 
 def latency_label(latency: float) -> str:
     return f"{latency:g}s"
+
+
+def graph_cache(entry: dict[str, Any]) -> frozenset[str]:
+    """The nodes a kill-test run's graph takes from a node cache that outlives the process, as
+    its manifest names them (the graph code tells, not the mode: known however the mode is)."""
+    named = entry.get("cached_nodes")
+    return frozenset(str(n) for n in named) if isinstance(named, list) else frozenset()

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from replaylens.analysis.durability import MODES, Recording
-from replaylens.killtest.validate import graph_cache
+from replaylens.killtest.manifest import graph_cache
 
 
 def recording_for(db: str | os.PathLike[str], thread_id: str) -> Recording:

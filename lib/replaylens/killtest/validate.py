@@ -36,6 +36,7 @@ from replaylens.analysis.attempts import Attempt, group_attempts
 from replaylens.analysis.durability import MODES, RACE, Mode, Recording
 from replaylens.effects.parse import EffectLine, read_effects
 from replaylens.effects.repeats import line_place, loop_path, needs_restart, start_lines, task_id
+from replaylens.killtest.manifest import graph_cache
 
 if TYPE_CHECKING:
     from replaylens.analysis.plan import ResumePlan
@@ -406,13 +407,6 @@ def manifest_recording(
         langgraph=release,
         cached_nodes=graph_cache(entry),
     )
-
-
-def graph_cache(entry: dict[str, Any]) -> frozenset[str]:
-    """The nodes a kill-test run's graph takes from a node cache that outlives the process, as
-    its manifest names them (the graph code tells, not the mode: known however the mode is)."""
-    named = entry.get("cached_nodes")
-    return frozenset(str(n) for n in named) if isinstance(named, list) else frozenset()
 
 
 Prediction = tuple[tuple[int, int, int], Any]
