@@ -1232,3 +1232,21 @@ def test_two_nodes_subgraphs_wait_for_their_own_puts_side_by_side(tmp_path: Path
         told = predict(runs["async"], form)["sync"]
         assert holds(told, (25, 2, 3)), (form, figures(told), told.race)
     every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+
+
+def test_read_without_its_mode_an_async_run_certain_may_still_be_the_database_as_it_stands(
+    tmp_path: Path,
+) -> None:
+    """test_unsaved_subgraph_async's shape on LangGraph 1.0.10, Postgres at 0.3 s a write,
+    killed in the second ``call_inner``: the evidence leaves async alone (a step started
+    without the previous step's checkpoint; checkpoints saved while the killed invocation
+    ran), but nothing dates its store. The step's checkpoint had not landed 0.85 s after it
+    was taken, though the model lands it at 0.31 s: the store was slower than its nominal
+    latency, and the database as it stands (4 kept) is async's reading at this latency too.
+    Read without its mode the async what-if said 5-7 kept, where the real run kept 4."""
+    runs = load("unsaved_subgraph_async-late-0.3s-postgres-lg1.0.10", tmp_path)
+    assert real(runs["async"]) == (4, 2, 3)
+    for form in ("recorder", "langgraph", "bare", "trace"):
+        told = predict(runs["async"], form, given=False)["async"]
+        assert holds(told, real(runs["async"], form)), (form, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

@@ -596,6 +596,16 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # a trace's span of a graph that paused, open at a kill only the log's last line
         # bounds: read without its mode, it may have closed at the pause (stop 75's first set)
         KillCampaign("three_level_first_interrupt_forked", 1, ("sync", "async", "exit"), 1.4),
+        # an async run read without its mode, async certain, on a store slower than its
+        # nominal latency: the database as it stands is async's reading (stop 75's third set)
+        KillCampaign(
+            "unsaved_subgraph_async",
+            1,
+            ("sync", "async", "exit"),
+            0.3,
+            backend="postgres",
+            langgraph="1.0.10",
+        ),
     )
 }
 

@@ -2498,19 +2498,17 @@ def _unknown_kill_window_note(latency: float) -> str:
 
 def _recorded_at_this_latency(inferred: Inference, latency: float) -> list[Mode]:
     """The modes the evidence may have been recorded under at this what-if's own latency:
-    async where another mode is left too (nothing dates its store's writes), unless the
-    evidence leaves async only on a slower store than this; and sync where the waits the log
+    async, alone or beside another mode (nothing dates its store's writes, and a store is
+    slower than its nominal latency by what its writes queue behind: unsaved_subgraph_async
+    on 1.0.10 and Postgres at 0.3 s kept a step's checkpoint unlanded 0.85 s after it was
+    taken), unless the evidence leaves async only on a slower store than this; and sync where the waits the log
     shows are this latency within what they can tell (the median gap, less one tick, leaves
     the write's own cost in: 0.857 s for 0.85 s)."""
     if latency <= 0:
         return []
     modes: list[Mode] = []
     slower = inferred.async_slower_than
-    if (
-        "async" in inferred.modes
-        and len(inferred.modes) > 1
-        and (slower is None or latency >= slower)
-    ):
+    if "async" in inferred.modes and (slower is None or latency >= slower):
         modes.append("async")
     if (
         "sync" in inferred.modes
