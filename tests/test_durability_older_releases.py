@@ -1232,6 +1232,14 @@ def test_two_nodes_subgraphs_wait_for_their_own_puts_side_by_side(tmp_path: Path
         told = predict(runs["async"], form)["sync"]
         assert holds(told, (25, 2, 3)), (form, figures(told), told.race)
     every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+    # recorded after the fix, under `ainvoke` on 1.1.10 at 0.7 s: the model before it said 25
+    # where the real sync run kept 26
+    runs = load("parallel_stateful_subgraphs_replayed-late-0.7s-lg1.1.10", tmp_path)
+    assert real(runs["sync"]) == (26, 2, 3)
+    for form in ("recorder", "langgraph"):
+        told = predict(runs["async"], form)["sync"]
+        assert holds(told, (26, 2, 3)), (form, figures(told), told.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
 
 
 def test_read_without_its_mode_an_async_run_certain_may_still_be_the_database_as_it_stands(

@@ -589,6 +589,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         KillCampaign(
             "parallel_stateful_subgraphs_replayed", 1, ("sync", "async"), 0.45, langgraph="1.0.10"
         ),
+        KillCampaign(
+            "parallel_stateful_subgraphs_replayed",
+            1,
+            ("sync", "async"),
+            0.7,
+            "ainvoke",
+            langgraph="1.1.10",
+        ),
         # a node served from a node cache that outlives the process (SqliteCache): the
         # manifest names it, as the child that ran the graph read it (stop 75)
         KillCampaign("cached_waiting_edge_loop", 0, ("sync", "async", "exit"), 0.5),
