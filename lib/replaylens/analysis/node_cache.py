@@ -7,7 +7,7 @@ the same task again, for the same input, ``match_cached_writes`` hands it those 
 its body does not run: its effects do not happen twice. Nothing in the checkpoint database
 shows a cache, so only the graph code tells (``--graph``, or the kill-test harness, which
 runs it): `cached_nodes` reads it there, and the verdicts and the what-if take a finished
-task of such a node as served (`cache_reading`).
+task of such a node as served (`cache_readings`).
 
 An in-memory cache dies with the process and a policy with a ``ttl`` may have expired by the
 time of the resume: neither is counted, so such a node still reads as running again.
@@ -15,6 +15,7 @@ time of the resume: neither is counted, so such a node still reads as running ag
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -69,26 +70,40 @@ RETURN_UNSURE = (
 Stored = Literal["", "stored", "maybe"]
 
 
-def cache_reading(a: Attempt, attempts: Iterable[Attempt], cached: Iterable[str]) -> Stored:
-    """Did this attempt's task put its writes into the node cache? "stored": its node is
-    cached, its lines show it finished, and the evidence shows it returned, so that its
-    writes (and the cache's copy of them) were put: the database holds them, or the log
-    shows a later step of the same process begun after it ended. "maybe": it finished, but
-    its return the evidence does not show (a bare log places no step). "": neither. A resume
-    takes a stored task from the cache for the same input: certainly where the task is due
-    at the checkpoint the resume loads, a guess in a later step (`CACHE_UNSURE`)."""
-    if a.node not in cached or a.outcome != "finished":
-        return ""
-    if a.alignment == "orphaned" or (a.task is not None and a.task.done):
-        return "stored"
-    if a.step is None or a.pid is None:
-        return "maybe"
-    returned = any(
-        b.pid == a.pid
-        and b.step is not None
-        and b.step > a.step
-        and (b.logged_ns or "") == (a.logged_ns or "")
-        and b.start_ts >= a.end_ts
-        for b in attempts
-    )
-    return "stored" if returned else "maybe"
+def cache_readings(attempts: list[Attempt], cached: Iterable[str]) -> dict[int, Stored]:
+    """id(attempt) -> did its task put its writes into the node cache, for every finished
+    attempt of a cached node, read in one pass (a log of many tasks asks it for each).
+    "stored": the evidence shows it returned, so that its writes (and the cache's copy of
+    them) were put: the database holds them, or the log shows a later step of the same
+    process begun after it ended. "maybe": it finished, but its return the evidence does not
+    show (a bare log places no step). A resume takes a stored task from the cache for the
+    same input: certainly where the task is due at the checkpoint the resume loads, a guess
+    in a later step (`CACHE_UNSURE`)."""
+    nodes = set(cached)
+    if not nodes:
+        return {}
+    # per process and namespace: the starts in time order, with the highest step begun from
+    # each on, so that "a later step begun after it ended" is one search
+    later: dict[tuple[int | None, str], tuple[list[float], list[int]]] = {}
+    rows: dict[tuple[int | None, str], list[tuple[float, int]]] = {}
+    for b in attempts:
+        if b.step is not None:
+            rows.setdefault((b.pid, b.logged_ns or ""), []).append((b.start_ts, b.step))
+    for key, found in rows.items():
+        found.sort()
+        top: list[int] = []
+        for _ts, step in reversed(found):
+            top.append(max(step, top[-1]) if top else step)
+        later[key] = ([ts for ts, _ in found], top[::-1])
+    out: dict[int, Stored] = {}
+    for a in attempts:
+        if a.node not in nodes or a.outcome != "finished":
+            continue
+        if a.alignment == "orphaned" or (a.task is not None and a.task.done):
+            out[id(a)] = "stored"
+            continue
+        starts, top = later.get((a.pid, a.logged_ns or ""), ([], []))
+        i = bisect.bisect_left(starts, a.end_ts)
+        returned = a.step is not None and a.pid is not None and i < len(top) and top[i] > a.step
+        out[id(a)] = "stored" if returned else "maybe"
+    return out

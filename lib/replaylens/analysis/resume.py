@@ -21,7 +21,7 @@ from replaylens.analysis.durability import (
 )
 from replaylens.analysis.durability.evidence import answered_below
 from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
-from replaylens.analysis.node_cache import CACHE_UNSURE, RETURN_UNSURE, SERVED, cache_reading
+from replaylens.analysis.node_cache import CACHE_UNSURE, RETURN_UNSURE, SERVED, cache_readings
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
 from replaylens.analysis.tasks import START
@@ -65,8 +65,9 @@ def serve_cached(
     cached = (recording or Recording()).cached_nodes
     if not cached:
         return
+    readings = cache_readings(attempts, cached)
     for a in attempts:
-        reading = cache_reading(a, attempts, cached) if a.verdict == "replays" else ""
+        reading = readings.get(id(a), "") if a.verdict == "replays" else ""
         if not reading:
             continue
         due = _due_at(a, resumed.get(a.namespace or ""))

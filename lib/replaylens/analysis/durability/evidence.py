@@ -474,7 +474,7 @@ class Evidence:
     release's rule, `rules.subgraph_writes_reused`), or run its finished tasks again?"""
     cached_nodes: frozenset[str] = frozenset()
     """Nodes a resume takes from a node cache that outlives the process, their finished tasks
-    not run again (`Recording.cached_nodes`, `node_cache.cache_reading`)."""
+    not run again (`Recording.cached_nodes`, `node_cache.cache_readings`)."""
     handlers: dict[int, Attempt] = field(default_factory=dict)
     """id() of an error handler's attempt -> the failure it took (`handled_failures`, read
     once here for every schedule of this evidence)."""

@@ -55,7 +55,7 @@ from replaylens.analysis.durability.schedule import (
 )
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
-from replaylens.analysis.node_cache import CACHE_UNSURE, cache_reading
+from replaylens.analysis.node_cache import CACHE_UNSURE, cache_readings
 from replaylens.model import Checkpoint, Namespace, Task, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
@@ -203,7 +203,10 @@ def _cached(ev: Evidence, a: Attempt, reading: str = "stored") -> bool:
     "maybe": may it have)?"""
     if not ev.cached_nodes:
         return False
-    found = cache_reading(a, ev.attempts, ev.cached_nodes)
+    readings = ev.__dict__.get("_cache_readings")  # asked by every schedule of one evidence
+    if readings is None:
+        readings = ev.__dict__["_cache_readings"] = cache_readings(ev.attempts, ev.cached_nodes)
+    found = readings.get(id(a), "")
     return found == "stored" or (reading == "maybe" and found == "maybe")
 
 
