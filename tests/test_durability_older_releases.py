@@ -1226,20 +1226,15 @@ def test_two_nodes_subgraphs_wait_for_their_own_puts_side_by_side(tmp_path: Path
     by the kill (25 kept). One clock for the whole thread put the second loop's puts after
     the first's waits (24 kept where 25). The loops take a clock each (`schedule._LaneClock`,
     `_nodes_overlap`), a loop's waits of its earlier runs held by its parent's join only."""
-    runs = load("parallel_stateful_subgraphs_replayed-late-0.45s-lg1.0.10", tmp_path)
-    assert real(runs["sync"]) == (25, 2, 3)
-    for form in ("recorder", "langgraph", "bare"):
-        told = predict(runs["async"], form)["sync"]
-        assert holds(told, (25, 2, 3)), (form, figures(told), told.race)
-    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
-    # recorded after the fix, under `ainvoke` on 1.1.10 at 0.7 s: the model before it said 25
-    # where the real sync run kept 26
-    runs = load("parallel_stateful_subgraphs_replayed-late-0.7s-lg1.1.10", tmp_path)
-    assert real(runs["sync"]) == (26, 2, 3)
-    for form in ("recorder", "langgraph"):
-        told = predict(runs["async"], form)["sync"]
-        assert holds(told, (26, 2, 3)), (form, figures(told), told.race)
-    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+    # (the second recorded after the fix, under `ainvoke` on 1.1.10 at 0.7 s: the model
+    # before it said 25 where the real sync run kept 26)
+    for name, kept in (("0.45s-lg1.0.10", 25), ("0.7s-lg1.1.10", 26)):
+        runs = load(f"parallel_stateful_subgraphs_replayed-late-{name}", tmp_path)
+        assert real(runs["sync"]) == (kept, 2, 3)
+        for form in ("recorder", "langgraph"):
+            told = predict(runs["async"], form)["sync"]
+            assert holds(told, (kept, 2, 3)), (name, form, figures(told), told.race)
+        every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
 
 
 def test_read_without_its_mode_an_async_run_certain_may_still_be_the_database_as_it_stands(

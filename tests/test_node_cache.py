@@ -121,19 +121,25 @@ def test_a_cached_node_in_a_later_step_of_the_resume_is_a_stated_guess(tmp_path:
     every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
 
 
-def test_replay_with_the_graph_code_takes_the_cached_node_from_the_cache(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`replay --graph` asks the graph code which nodes its cache serves: the database alone
-    (copied away from its manifest) says the node runs again; with the graph, served."""
-    runs = load(f"{CACHED}-early-0.5s", tmp_path)
-    entry = runs["async"]
+def _alone(tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    """The async run killed in ``retriever_two`` and a folder holding its database at the
+    kill alone, away from the manifest that names its cached nodes."""
+    entry = load(f"{CACHED}-early-0.5s", tmp_path)["async"]
     alone = tmp_path / "alone"
     alone.mkdir()
     for suffix in ("", "-wal", "-shm"):
         found = Path(entry["db_at_kill"] + suffix)
         if found.exists():
             shutil.copy(found, alone / ("at-kill.db" + suffix))
+    return entry, alone
+
+
+def test_replay_with_the_graph_code_takes_the_cached_node_from_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`replay --graph` asks the graph code which nodes its cache serves: the database alone
+    (copied away from its manifest) says the node runs again; with the graph, served."""
+    entry, alone = _alone(tmp_path)
     args = ["replay", str(alone / "at-kill.db"), "--thread", entry["thread_id"],
             "--effects", entry["effects_at_kill"], "--json"]  # fmt: skip
     assert main(args) == 0
@@ -168,14 +174,7 @@ def test_the_thread_page_with_graph_code_says_what_replay_says(
     and without it, and the served node is not in the page's sentence."""
     from app_pages import open_page, texts
 
-    runs = load(f"{CACHED}-early-0.5s", tmp_path)
-    entry = runs["async"]
-    alone = tmp_path / "alone"
-    alone.mkdir()
-    for suffix in ("", "-wal", "-shm"):
-        found = Path(entry["db_at_kill"] + suffix)
-        if found.exists():
-            shutil.copy(found, alone / ("at-kill.db" + suffix))
+    entry, alone = _alone(tmp_path)
     log = alone / "effects.jsonl"
     shutil.copy(entry["effects_at_kill"], log)
     db, tid = str(alone / "at-kill.db"), entry["thread_id"]
