@@ -361,8 +361,9 @@ def graph_cached_nodes(item: cat.DataItem) -> list[str]:
     answer (the Thread page says why)."""
     from replaylens.analysis.from_graph import GraphError
     from replaylens.analysis.from_graph import graph_cached_nodes as ask
+    from replaylens.dashboard.ui.picker import graph_ref  # (picker imports this module)
 
-    graph = st.session_state.get("_graph")
+    graph = graph_ref()
     if not graph:
         return []
     source = open_item(item)
