@@ -10,6 +10,7 @@ virtual environment with that release).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -130,15 +131,70 @@ def test_an_entrypoint_a_log_names_takes_its_own_pause_from_beside_it(tmp_path: 
     id. The pause was nobody's, the kill was not read as one while the pause was being
     saved, and every other mode was said to keep 2 checkpoints where each real run kept
     its 1 (`tasks.name_entrypoint` takes those writes; `evidence._entrypoint_node` knows
-    the calls' unnamed results for calls)."""
+    the calls' unnamed results for calls). A bare log names no namespace and logged only
+    `double` calls: the name the kill was aimed at is tried on the entrypoint's ids
+    (`Recording.named_nodes`); unnamed, the async recording's bare log said sync keeps 2."""
     runs = load("multiple_interrupts_functional-late-0.5s-lg0.6.11", tmp_path)
     for mode in ("sync", "async", "exit"):
         assert real(runs[mode]) == (1, 0, 0), mode
     for src in ("sync", "async", "exit"):
         for target in ("sync", "async", "exit"):
             assert figures(plan(runs[src]).what_if[target]) == (1, 0, 0), (src, target)
-    # a bare log names no namespace: nothing names the entrypoint (limits.md)
-    every_prediction_holds(runs, forms=("recorder", "langgraph", "trace"))
+            bare = plan(runs[src], "bare").what_if[target]
+            assert figures(bare) == (1, 0, 0), (src, target, bare.race)
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_the_graph_code_names_an_entrypoint_a_bare_log_and_the_store_leave_unnamed(
+    tmp_path: Path,
+) -> None:
+    """The same recording's bare log told no kill aim, as after a production crash: nothing
+    names the entrypoint, which reads as a `StateGraph` with `__start__` due and its pause
+    nobody's. The graph code names its nodes (`Recording.graph_nodes`, from `replay --graph`
+    and the dashboard's graph code); the name whose id LangGraph derives at the input
+    checkpoint is the written one is taken, and the resume re-runs `graph`. A name that
+    derives another id is not taken."""
+    runs = load("multiple_interrupts_functional-late-0.5s-lg0.6.11", tmp_path)
+    entry = runs["async"]
+
+    def rerun(recording: Recording) -> list[str]:
+        p = plan_for(entry, str(form_path(entry, "bare")), recording)
+        return [t.node for _ns, t in p.reruns]
+
+    assert rerun(Recording(langgraph="0.6.11")) == ["__start__", ""]
+    assert rerun(Recording(langgraph="0.6.11", graph_nodes=frozenset({"double"}))) == [
+        "__start__",
+        "",
+    ]
+    named = Recording(langgraph="0.6.11", graph_nodes=frozenset({"double", "graph"}))
+    assert rerun(named) == ["graph"]
+
+
+def test_replay_with_the_graph_code_names_the_entrypoint_a_bare_log_leaves_unnamed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`replay --graph` asks the graph code its node names once, before the plan
+    (`from_graph.ask_thread`), and the plan takes them (`Recording.told_by_graph`): the task
+    a resume runs again is the entrypoint, where without the graph code it is `__start__`
+    and an unnamed task beside it."""
+    entry = load("multiple_interrupts_functional-late-0.5s-lg0.6.11", tmp_path)["async"]
+    alone = tmp_path / "alone"  # (no manifest beside it: nothing names the kill's node)
+    alone.mkdir()
+    db, log = alone / "at-kill.db", alone / "effects.jsonl"
+    shutil.copy(entry["db_at_kill"], db)
+    shutil.copy(form_path(entry, "bare"), log)
+    args = ["replay", str(db), "--thread", entry["thread_id"], "--effects", str(log), "--json"]
+    graph = ["--graph", "replaylens.examples.langgraph_tests:multiple_interrupts_functional"]
+
+    def reruns(extra: list[str]) -> tuple[list[str], dict[str, object]]:
+        assert main([*args, *extra]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        return [r["node"] for r in doc["reruns"]], doc.get("from_graph") or {}
+
+    assert reruns([])[0] == ["__start__", ""]
+    nodes, answer = reruns(graph)
+    assert nodes == ["graph"]
+    assert answer["nodes"] == ["graph"]
 
 
 @pytest.mark.parametrize(

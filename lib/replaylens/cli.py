@@ -454,14 +454,12 @@ def _plan_from(source: Any, effects: Any, args: argparse.Namespace) -> tuple[Any
     recording = _recording(args)
     if getattr(args, "graph", None) and thread is not None:
         # Asked once, before the plan: the graph code is what names a node cache that
-        # outlives the process, whose nodes a resume does not run again (`node_cache`).
+        # outlives the process, whose nodes a resume does not run again (`node_cache`), and
+        # the nodes a store that keeps no task path leaves unnamed.
         from replaylens.analysis.from_graph import ask_thread
 
-        args.graph_answer = ask_thread(source, args.graph, thread)
-        if args.graph_answer.cached_nodes:
-            recording = dataclasses.replace(
-                recording, cached_nodes=frozenset(args.graph_answer.cached_nodes)
-            )
+        answer = args.graph_answer = ask_thread(source, args.graph, thread)
+        recording = recording.told_by_graph(answer.cached_nodes, answer.nodes)
     plan = plan_resume(
         thread,
         effects,

@@ -192,6 +192,24 @@ def ask(graph: Any, thread_id: str, namespaces: list[str], limit: int | None) ->
     return out
 
 
+def node_names(graph: Any) -> list[str]:
+    """The names of a compiled graph's nodes and of its subgraphs' (a store that keeps no
+    task path cannot name an `@entrypoint`; the reader tries these names on its ids). Reads
+    attributes only; never raises."""
+    graphs = [graph]
+    try:
+        graphs += [sub for _ns, sub in graph.get_subgraphs(recurse=True)]
+    except Exception:  # noqa: BLE001 - a graph whose subgraphs cannot be listed names its own
+        pass
+    names: set[str] = set()
+    for g in graphs:
+        try:
+            names |= {str(n) for n in (getattr(g, "nodes", None) or {})}
+        except Exception:  # noqa: BLE001 - a graph whose nodes cannot be read names none
+            continue
+    return sorted(names - {"__start__"})
+
+
 def main() -> int:
     from replaylens.analysis.node_cache import cached_nodes
     from replaylens.killtest import build_graph
@@ -214,6 +232,7 @@ def main() -> int:
         try:
             graph = build_graph(load_graph_object(job["graph"]), saver)
             result["cached_nodes"] = cached_nodes(graph)
+            result["nodes"] = node_names(graph)
             for thread_id, namespaces in job["threads"].items():
                 result["threads"][thread_id] = ask(graph, thread_id, namespaces, job.get("limit"))
         finally:

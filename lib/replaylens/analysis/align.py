@@ -10,7 +10,7 @@ import bisect
 import dataclasses
 import itertools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from math import inf
 from typing import Any
 
@@ -1048,23 +1048,35 @@ def _completed_orphans(thread: Thread) -> set[str]:
     return out
 
 
-def name_tasks_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
-    """Name what the database alone leaves unnamed from the nodes the log's lines give: an
-    `@entrypoint` read as a `StateGraph` (`name_entrypoint_from_log`), and a task of a
-    checkpoint before format v3 whose written id no node the database names reproduces
-    (`tasks.name_from_log`). Every reading that puts a log beside a thread names them so
+def name_tasks_from_log(
+    attempts: Sequence[Attempt], thread: Thread, names: Collection[str] = ()
+) -> None:
+    """Name what the database alone leaves unnamed from the nodes the log's lines give, and
+    `names`, those the recording names (`Recording.named_nodes`: the graph code's, the node a
+    kill was aimed at): an `@entrypoint` read as a `StateGraph` (`name_entrypoint_from_log`),
+    and a task of a checkpoint before format v3 whose written id no node the database names
+    reproduces (`tasks.name_from_log`). A name is taken only where the id LangGraph derives
+    from it is the written one. Every reading that puts a log beside a thread names them so
     (`align`, `timetravel.preview`), whichever load of the thread it holds."""
-    name_entrypoint_from_log(attempts, thread)
-    name_from_log(thread, {a.node for a in attempts if a.node})
+    names = {a.node for a in attempts if a.node} | set(names)
+    name_entrypoint_from_log(attempts, thread, names)
+    name_from_log(thread, names)
 
 
-def name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> None:
+def name_entrypoint_from_log(
+    attempts: Sequence[Attempt], thread: Thread, names: Collection[str] = ()
+) -> None:
     """An `@entrypoint` read as a `StateGraph` (`__start__` due at its input checkpoint)
     where nothing in the database names it: a store that keeps no task path (LangGraph 0.6)
     names neither the entrypoint nor its `@task` calls. The log does: its own line's task id,
     or the namespace its calls logged (``graph:<id>``), proves the name where the id is the
-    one LangGraph derives for that node (`tasks.name_entrypoint`)."""
-    heads: set[tuple[str, str]] = set()
+    one LangGraph derives for that node (`tasks.name_entrypoint`). A bare log carries neither:
+    each of `names` is tried on the ids the entrypoint's own writes stand under, unnamed (its
+    pause, the answers to it). LangGraph 0.6.11's multiple_interrupts_functional, a bare log
+    of `double` calls only, killed as the third answer's run paused: read as a `StateGraph`
+    whose `double` ran as steps, sync was said to keep the pause (2 kept) where every real
+    sync run lost it (1); the kill was aimed at the entrypoint, which the manifest names."""
+    heads = {(n, tid) for tid in _unnamed_root_ids(thread) for n in names}
     for a in attempts:
         if a.task_id and not a.logged_ns:
             heads.add((a.node, a.task_id))
@@ -1075,6 +1087,18 @@ def name_entrypoint_from_log(attempts: Sequence[Attempt], thread: Thread) -> Non
     for rule in ID_RULES if heads else ():
         if name_entrypoint(thread, heads, rule):
             break  # (a match proves the rule too)
+
+
+def _unnamed_root_ids(thread: Thread) -> set[str]:
+    """The written ids no task of a root checkpoint's step is named for (`_unnamed_results`
+    and an entrypoint's own pause, which never returned)."""
+    root = thread.root
+    return {
+        t.task_id
+        for cp in (root.checkpoints if root is not None else ())
+        for t in cp.tasks
+        if t.kind == "run-time" and not t.node and not t.derived
+    }
 
 
 def realigned(attempts: list[Attempt], thread: Thread) -> list[Attempt] | None:
@@ -1163,8 +1187,14 @@ def paired_newest(attempts: list[Attempt], thread: Thread) -> list[Attempt] | No
     return copies
 
 
-def align(attempts: list[Attempt], thread: Thread, *, runs_reversed: bool = False) -> None:
-    name_tasks_from_log(attempts, thread)
+def align(
+    attempts: list[Attempt],
+    thread: Thread,
+    *,
+    runs_reversed: bool = False,
+    names: Collection[str] = (),
+) -> None:
+    name_tasks_from_log(attempts, thread, names)
     idx = _Index(thread, attempts, runs_reversed)
     # the failure each attempt retried (`RetryPolicy`), where `Send` workers of its node
     # logged lines between the two (test_graph_with_single_retry_policy on workers)

@@ -110,6 +110,8 @@ class GraphAnswer:
     langgraph: str = "?"  # the LangGraph release that answered (the one installed here)
     cached_nodes: list[str] = field(default_factory=list)
     """Nodes the graph takes from a node cache that outlives the process (`node_cache`)."""
+    nodes: list[str] = field(default_factory=list)
+    """The names of the graph's nodes and its subgraphs' (`Recording.graph_nodes`)."""
 
     def at(self, checkpoint_ns: str, checkpoint_id: str) -> GraphCheckpoint | None:
         return self.checkpoints.get((checkpoint_ns, checkpoint_id))
@@ -219,18 +221,20 @@ def ask_graph(
     answers = {tid: _answer(tid, graph, found.get(tid) or {}) for tid in threads}
     for answer in answers.values():
         answer.langgraph = release
-        answer.cached_nodes = _cached_nodes(doc)
+        answer.cached_nodes, answer.nodes = _names(doc, "cached_nodes"), _names(doc, "nodes")
     return answers
 
 
-def graph_cached_nodes(source: CheckpointSource, graph: str) -> list[str]:
-    """The nodes the graph takes from a node cache that outlives the process (`node_cache`),
-    asked of the graph code alone (no thread): the same for every thread of the database."""
-    return _cached_nodes(_asked(source, graph, {}))
+def graph_facts(source: CheckpointSource, graph: str) -> tuple[list[str], list[str]]:
+    """What the graph code tells that no database shows, asked of it alone (no thread), the
+    same for every thread: (the nodes a node cache that outlives the process serves
+    (`node_cache`), the names of its nodes and its subgraphs'), for `Recording.told_by_graph`."""
+    doc = _asked(source, graph, {})
+    return _names(doc, "cached_nodes"), _names(doc, "nodes")
 
 
-def _cached_nodes(doc: dict[str, Any]) -> list[str]:
-    named = doc.get("cached_nodes")
+def _names(doc: dict[str, Any], key: str) -> list[str]:
+    named = doc.get(key)
     return [str(n) for n in named] if isinstance(named, list) else []
 
 
@@ -332,6 +336,7 @@ def answer_json(thread: Thread, answer: GraphAnswer, rows_status: str) -> dict[s
         "graph": answer.graph,
         "langgraph": answer.langgraph,
         "cached_nodes": answer.cached_nodes,
+        "nodes": answer.nodes,
         "header": GRAPH_HEADER,
         "status": answer.status,
         "rows_status": rows_status,

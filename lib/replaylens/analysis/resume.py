@@ -205,7 +205,7 @@ def _plan(
             evidence_limits=limits,
         )
     assert thread is not None and thread.root is not None
-    align(attempts, thread)
+    align(attempts, thread, names=(recording or Recording()).named_nodes)
     resumed = resumed_namespaces(thread)
     lineage_ids = {
         ns.name: {c.checkpoint_id for c in ns.lineage(ns.latest.checkpoint_id)}

@@ -31,6 +31,7 @@ Interrupts answered on the old branch are asked again (cached resume values are 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -216,13 +217,15 @@ def preview(
     checkpoint_ns: str = "",
     *,
     lost: list[TaskAgain] | None = None,
+    names: Collection[str] = (),
 ) -> TimeTravel | None:
     """What resuming from `checkpoint_id` (in `checkpoint_ns`) would do; None if unknown.
 
     `attempts` are a plan's aligned attempts (`plan_resume(...).attempts`); `lost` the plan's
     tasks that run again (`plan.again.tasks`): those of steps whose checkpoint was lost, and
-    those re-run inside a subgraph, which a resume from the latest checkpoint runs too."""
-    name_tasks_from_log(attempts, thread)  # as the plan's alignment named them
+    those re-run inside a subgraph, which a resume from the latest checkpoint runs too;
+    `names` the plan's recording's (`Recording.named_nodes`)."""
+    name_tasks_from_log(attempts, thread, names)  # as the plan's alignment named them
     ns = thread.namespaces.get(checkpoint_ns)
     target = ns.by_id.get(checkpoint_id) if ns is not None else None
     if target is None:

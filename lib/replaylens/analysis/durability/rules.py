@@ -6,6 +6,8 @@ The rules themselves, with their source locations, are the package docstring
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,10 +60,29 @@ class Recording:
     """Nodes whose finished tasks a resume takes from a node cache that outlives the process
     (`node_cache.cached_nodes`: the graph code or a kill-test manifest tells); the database
     never shows one."""
+    graph_nodes: frozenset[str] = frozenset()
+    """The nodes the graph code names, its subgraphs' too (`from_graph`: `--graph`, the
+    dashboard's graph code)."""
 
     @property
     def known(self) -> bool:
         return self.mode is not None
+
+    @property
+    def named_nodes(self) -> frozenset[str]:
+        """Node names known beside the log's (the graph code's, the node a kill was aimed
+        at): tried on the tasks the database leaves unnamed (`align.name_tasks_from_log`),
+        where the id LangGraph derives from a name is the proof."""
+        return self.graph_nodes | ({self.kill_node} if self.kill_node else set())
+
+    def told_by_graph(self, cached_nodes: Collection[str], nodes: Collection[str]) -> Recording:
+        """This recording with what the graph code tells that no database shows: the nodes a
+        node cache serves (where it names any, else the manifest's) and its node names."""
+        return dataclasses.replace(
+            self,
+            cached_nodes=frozenset(cached_nodes) or self.cached_nodes,
+            graph_nodes=frozenset(nodes),
+        )
 
 
 SUBGRAPH_WRITES_REUSED_SINCE = (1, 2, 16)

@@ -343,36 +343,33 @@ def cached(name: str, item: cat.DataItem, compute: Callable[[], Any]) -> Any:
 
 def recording(item: cat.DataItem, thread_id: str) -> Recording:
     """How this thread was recorded, when a kill-test manifest next to the database says so,
-    with the nodes a node cache serves where the graph code chosen in the sidebar names them
-    (as `replay --graph` does)."""
-    import dataclasses
-
+    with what the graph code chosen in the sidebar tells (the nodes a node cache serves, its
+    node names), as `replay --graph` does."""
     from replaylens.killtest.recorded import recording_for
 
     path = getattr(item, "path", None)
     told = recording_for(path, thread_id) if path is not None else Recording()
-    cached = graph_cached_nodes(item)
-    return dataclasses.replace(told, cached_nodes=frozenset(cached)) if cached else told
+    facts = graph_facts(item)
+    return told.told_by_graph(*facts) if facts is not None else told
 
 
-def graph_cached_nodes(item: cat.DataItem) -> list[str]:
-    """The chosen graph code's nodes a node cache that outlives the process serves (asked
-    once per graph and database version); none without graph code, or where it cannot
+def graph_facts(item: cat.DataItem) -> tuple[list[str], list[str]] | None:
+    """What the chosen graph code tells that no database shows (`from_graph.graph_facts`),
+    asked once per graph and database version; None without graph code, or where it cannot
     answer (the Thread page says why)."""
     from replaylens.analysis.from_graph import GraphError
-    from replaylens.analysis.from_graph import graph_cached_nodes as ask
+    from replaylens.analysis.from_graph import graph_facts as ask
     from replaylens.dashboard.ui.picker import graph_ref  # (picker imports this module)
 
     graph = graph_ref()
     if not graph:
-        return []
+        return None
     source = open_item(item)
-    key = ("graph-cache", graph, source.identity())
+    key = ("graph-facts", graph, source.identity())
     hit = lru().get(key)
-    if hit is not None:
-        return list(hit)
-    try:
-        found = ask(source, graph)
-    except GraphError:
-        found = []
-    return list(lru().put(key, tuple(found)))
+    if hit is None:
+        try:
+            hit = lru().put(key, ask(source, graph))
+        except GraphError:
+            hit = lru().put(key, ())  # (asked once: the Thread page says why it cannot answer)
+    return hit or None

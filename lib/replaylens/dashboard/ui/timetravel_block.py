@@ -33,7 +33,12 @@ def draw(item: Any, thread: Any, plan: Any, ns_name: str, cp: Any) -> None:
             "nothing is run here."
         )
         tt = preview(
-            thread, plan.attempts, cp.checkpoint_id, ns_name, lost=list(plan.again.tasks or ())
+            thread,
+            plan.attempts,
+            cp.checkpoint_id,
+            ns_name,
+            lost=list(plan.again.tasks or ()),
+            names=plan.recording.named_nodes,
         )
         if tt is not None:
             st.markdown(
