@@ -26,6 +26,17 @@ PERSISTENT_CACHES = frozenset({"SqliteCache", "RedisCache"})
 """LangGraph's caches that keep what they hold after the process dies (``langgraph.cache``):
 ``InMemoryCache`` does not, and a cache of another class is not assumed to."""
 
+
+def served_for_certain(step: int, loaded_step: int, passes_input: bool) -> bool:
+    """Does a task of `step` get the input it had when the resume loads the checkpoint of
+    `loaded_step` (in the task's namespace), so that a node cache serves it for certain? It
+    was due there (the step after it), or right after it where that checkpoint is an input
+    checkpoint whose only task, ``__start__``, hands the input on as it was. In a later step
+    its input is whatever the resume's first steps give it (`CACHE_UNSURE`). The one rule
+    behind the verdicts (`resume.serve_cached`) and the what-if (`outcomes._cached`)."""
+    return step == loaded_step + 1 or (passes_input and step == loaded_step + 2)
+
+
 SERVED = (
     "served from the node cache: its writes were stored in a cache that outlives the process "
     "(CachePolicy), and a resume takes them for the same input without running the node"

@@ -21,7 +21,13 @@ from replaylens.analysis.durability import (
 )
 from replaylens.analysis.durability.evidence import answered_below
 from replaylens.analysis.joins import join_never_fires, resume_stops_at_join
-from replaylens.analysis.node_cache import CACHE_UNSURE, RETURN_UNSURE, SERVED, cache_readings
+from replaylens.analysis.node_cache import (
+    CACHE_UNSURE,
+    RETURN_UNSURE,
+    SERVED,
+    cache_readings,
+    served_for_certain,
+)
 from replaylens.analysis.plan import ResumePlan
 from replaylens.analysis.status import load_thread, thread_status
 from replaylens.analysis.tasks import START
@@ -79,20 +85,19 @@ def serve_cached(
 
 
 def _due_at(a: Attempt, loaded: Checkpoint | None) -> bool:
-    """Is `a`'s task due at the checkpoint the resume loads, or right after it where that one
-    is an input checkpoint whose only task is ``__start__`` (it hands the input on as it was)?
-    Then its input is the one it had, and a node cache serves it for certain."""
+    """Is `a`'s task one a node cache serves for certain from the checkpoint the resume
+    loads in its namespace (`node_cache.served_for_certain`)? An attempt the log placed at a
+    checkpoint is due there or not; one it did not place is read by its step."""
     if loaded is None:
         return False
     if a.task is not None and a.checkpoint is not None:
         return a.checkpoint.checkpoint_id == loaded.checkpoint_id
     passes_input = bool(loaded.tasks) and all(t.node == START for t in loaded.tasks)
     return (
-        passes_input
-        and not a.namespace
+        not a.namespace
         and a.step is not None
         and loaded.step is not None
-        and a.step == loaded.step + 2
+        and served_for_certain(a.step, loaded.step, passes_input)
     )
 
 

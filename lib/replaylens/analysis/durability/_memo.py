@@ -77,3 +77,22 @@ def per_thread(fn: Callable[P, R]) -> Callable[P, R]:
         return _handed_out(hit[1])  # type: ignore[no-any-return]
 
     return wrapper
+
+
+E = TypeVar("E")
+
+
+def per_evidence(fn: Callable[[E], R]) -> Callable[[E], R]:
+    """Compute `fn(ev)` once per evidence and keep it on the evidence: the schedules of every
+    mode and reading of one `Evidence` ask the same indexes of it, which nothing changes once
+    it is built. The answer is handed out as it is (its callers only read it)."""
+    slot = f"_per_evidence_{fn.__name__}"
+
+    @functools.wraps(fn)
+    def wrapper(ev: E) -> R:
+        memo = ev.__dict__
+        if slot not in memo:
+            memo[slot] = fn(ev)
+        return memo[slot]  # type: ignore[no-any-return]
+
+    return wrapper

@@ -12,7 +12,7 @@ from typing import Any
 from replaylens import namespaces
 from replaylens.analysis.align import paired_newest, realigned, split_runs
 from replaylens.analysis.attempts import Attempt, effect_counts
-from replaylens.analysis.durability._memo import one_reading_scope
+from replaylens.analysis.durability._memo import one_reading_scope, per_evidence
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
     QUEUED_UNSURE,
@@ -55,7 +55,7 @@ from replaylens.analysis.durability.schedule import (
 )
 from replaylens.analysis.durability.words import KIND_UNSURE, mode_sentence, unlogged_tasks_note
 from replaylens.analysis.joins import join_channels, join_never_fires, names_triggers
-from replaylens.analysis.node_cache import CACHE_UNSURE, cache_readings
+from replaylens.analysis.node_cache import CACHE_UNSURE, Stored, cache_readings, served_for_certain
 from replaylens.model import Checkpoint, Namespace, Task, Thread
 from replaylens.times import checkpoint_id_epoch, iso_to_epoch
 
@@ -203,11 +203,13 @@ def _cached(ev: Evidence, a: Attempt, reading: str = "stored") -> bool:
     "maybe": may it have)?"""
     if not ev.cached_nodes:
         return False
-    readings = ev.__dict__.get("_cache_readings")  # asked by every schedule of one evidence
-    if readings is None:
-        readings = ev.__dict__["_cache_readings"] = cache_readings(ev.attempts, ev.cached_nodes)
-    found = readings.get(id(a), "")
+    found = _cache_readings(ev).get(id(a), "")
     return found == "stored" or (reading == "maybe" and found == "maybe")
+
+
+@per_evidence
+def _cache_readings(ev: Evidence) -> dict[int, Stored]:
+    return cache_readings(ev.attempts, ev.cached_nodes)
 
 
 def _due_at_resume(ev: Evidence, resume: dict[str, int], a: Attempt, r_inv: int, r: int) -> bool:
@@ -221,7 +223,7 @@ def _due_at_resume(ev: Evidence, resume: dict[str, int], a: Attempt, r_inv: int,
     passes_input = not ev.functional and any(
         p.input and not p.ns and p.inv == r_inv and p.step == r for p in ev.puts
     )
-    return step == r + 1 or (passes_input and step == r + 2)
+    return served_for_certain(step, r, passes_input)
 
 
 def _dropped_stable_run(

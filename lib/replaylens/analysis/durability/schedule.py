@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from replaylens import namespaces
 from replaylens.analysis.attempts import Attempt, retried_in_step
 from replaylens.analysis.delta import delta_channels
+from replaylens.analysis.durability._memo import per_evidence
 from replaylens.analysis.durability.evidence import (
     INSTANCE,
     Evidence,
@@ -104,22 +105,19 @@ def _gaps(ev: Evidence) -> list[tuple[float, float, Put]]:
     return sorted(out, key=lambda g: g[0])
 
 
+@per_evidence
 def _nested_last(ev: Evidence) -> dict[StepKey, list[Put]]:
     """(parent loop, invocation, step) -> the last puts of the subgraph runs that step held.
 
     The parent's task returns only once the subgraph's executor has waited for its last put
     (under sync and async alike), so the parent step's own put is submitted after that one
     landed, though the log puts both at the moment the subgraph's last task ended."""
-    cached = ev.__dict__.get("_nested_last")  # asked by every schedule of one evidence
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
     out: dict[StepKey, list[Put]] = {}
     for p in ev.puts:
         if not p.edit and _ends_nested(ev, p):
             holder = ev.holder_of.get((p.ns, p.inv, p.step), ev.container.get((p.ns, p.inv)))
             if holder is not None:
                 out.setdefault((p.ns.rpartition("|")[0], p.inv, holder), []).append(p)
-    ev.__dict__["_nested_last"] = out
     return out
 
 
@@ -232,15 +230,13 @@ def _logs_own(ev: Evidence, ns: str, inv: int, step: int) -> bool:
     return any(st.step == step and st.attempts for st in _steps_of(ev).get((ns, inv), []))
 
 
+@per_evidence
 def _steps_of(ev: Evidence) -> dict[tuple[str, int], list[Step]]:
     """The steps of each loop in each invocation, indexed once per evidence."""
-    cached = ev.__dict__.get("_steps_of")
-    if cached is None:
-        cached = {}
-        for st in ev.steps:
-            cached.setdefault((st.ns, st.inv), []).append(st)
-        ev.__dict__["_steps_of"] = cached
-    return cached  # type: ignore[no-any-return]
+    out: dict[tuple[str, int], list[Step]] = {}
+    for st in ev.steps:
+        out.setdefault((st.ns, st.inv), []).append(st)
+    return out
 
 
 def _ends_nested(ev: Evidence, p: Put) -> bool:
@@ -891,6 +887,7 @@ def fan_out_starts(ev: Evidence) -> list[tuple[float, str, int]]:
     return sorted((min(starts), st.ns, len(starts)) for st, starts in _task_starts(ev))
 
 
+@per_evidence
 def queued_writes(ev: Evidence) -> dict[int, float | None]:
     """id(attempt) -> when its task's writes were put, for the tasks of a step that ran in
     waves (more tasks than the executor has workers: ``max_concurrency``, or a fan-out wider
@@ -902,9 +899,6 @@ def queued_writes(ev: Evidence) -> dict[int, float | None]:
     shows that as a task of the step starting the moment another ended, after the step's
     first start (a put under async holds a worker too). Writes are put at the first end no
     queued task followed: a worker was free."""
-    cached = ev.__dict__.get("_queued_writes")
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
     out: dict[int, float | None] = {}
     # An entrypoint's `@task` calls are made one after another (each when the one before
     # returned): no queue.
@@ -939,7 +933,6 @@ def queued_writes(ev: Evidence) -> dict[int, float | None]:
             )  # fmt: skip
             for b in run:
                 out[id(b)] = free
-    ev.__dict__["_queued_writes"] = out
     return out
 
 
@@ -1016,6 +1009,7 @@ def _runs_overlap(ev: Evidence) -> bool:
     return _nodes_overlap(ev)
 
 
+@per_evidence
 def _nodes_overlap(ev: Evidence) -> bool:
     """Did the runs of two nodes' subgraphs (one step's tasks that each run a graph) overlap
     in time? Each loop waits for its own puts in its own thread."""
@@ -1482,12 +1476,10 @@ def _runs_a_subgraph_still(ev: Evidence, a: Attempt, by_task: dict[str, set[str]
     return False
 
 
+@per_evidence
 def _open_steps(ev: Evidence) -> list[Step]:
     """The steps that never ended (killed, paused, failed), listed once per evidence."""
-    cached = ev.__dict__.get("_open_steps")
-    if cached is None:
-        cached = ev.__dict__["_open_steps"] = [st for st in ev.steps if st.end is None]
-    return cached  # type: ignore[no-any-return]
+    return [st for st in ev.steps if st.end is None]
 
 
 def exit_saves(
