@@ -91,7 +91,8 @@ class Task:
         if not self.path:
             return (
                 "unnamed task (the writes hold its id but no task path, as formats before v3 do, and "
-                "no node this database names reproduces the id; --graph names it)"
+                "no node this database, the log or --graph names reproduces the id: a functional @task "
+                "call, or a node a Command made due, whose id its name alone does not give)"
             )
         return f"unnamed run-time task (path {self.path})"
 
