@@ -303,6 +303,37 @@ def test_judge_only_judges_campaigns_at_the_latency_they_were_recorded_at(tmp_pa
     assert "Traceback" not in other.stderr
 
 
+def test_kill_shift_aims_every_kill_later_or_earlier_and_judges_its_own_folders(
+    tmp_path: Path,
+) -> None:
+    """`--kill-shift UNITS` moves every kill point of the chosen shapes (never before its
+    node starts) and keeps the campaigns apart from the unshifted ones; `--judge-only` finds
+    them only when told the same shift."""
+    import subprocess
+    import sys
+
+    from replaylens.killtest.corpus import points
+
+    base_units = [p.units for p in points(["max_concurrency_sends"])]
+    later = points(["max_concurrency_sends"], shift=0.5)
+    assert [p.units for p in later] == [round(u + 0.5, 4) for u in base_units]
+    assert [p.units for p in points(["max_concurrency_sends"], shift=-99)] == [0.0, 0.0]
+    assert later[0].folder(0.65) == "max_concurrency_sends-early-shift+0.5u-0.65s"
+    assert later[0].label.endswith(f"+{base_units[0] + 0.5:g}u")
+
+    kept = Path(__file__).parent / "whatif_kills" / "max_concurrency_sends-early-0.65s"
+    shutil.copytree(kept, tmp_path / later[0].folder(0.65))
+    base = [sys.executable, "-m", "replaylens.cli", "validate", "--corpus", "langgraph-tests",
+            "--graphs", "max_concurrency_sends", "--judge-only", "--out", str(tmp_path)]  # fmt: skip
+    unshifted = subprocess.run(base, capture_output=True, text=True, timeout=300)
+    assert unshifted.returncode == 1, unshifted.stdout[-2000:]
+    shifted = subprocess.run(
+        [*base, "--kill-shift", "0.5"], capture_output=True, text=True, timeout=300
+    )
+    assert shifted.returncode == 0, shifted.stderr[-2000:]
+    assert "Corpus langgraph-tests on sqlite: 3 kills" in shifted.stdout, shifted.stdout[:2000]
+
+
 def test_a_prediction_for_the_recorded_mode_made_without_it_is_judged() -> None:
     """Without a manifest a reader sees the what-if for the mode the thread really ran under
     beside the others: told nothing, that prediction outside what the run itself measured

@@ -74,6 +74,9 @@ REDUCED_LATENCIES = (0.25,)
 class CorpusPoint:
     shape: Shape
     kill: int
+    shift: float = 0.0
+    """Sleep units added to the point's delay (`validate --kill-shift`): the same node's start,
+    a kill earlier or later than the corpus aims (never before the node starts)."""
 
     @property
     def node(self) -> str:
@@ -85,7 +88,7 @@ class CorpusPoint:
 
     @property
     def units(self) -> float:
-        return self.shape.kills[self.kill][2]
+        return max(0.0, round(self.shape.kills[self.kill][2] + self.shift, 4))
 
     @property
     def when(self) -> str:
@@ -97,13 +100,17 @@ class CorpusPoint:
         return f"{self.shape.name} @ {self.node}{n}+{self.units:g}u"
 
     def folder(self, latency: float) -> str:
-        return f"{self.shape.name}-{self.when}-{latency:g}s"
+        shifted = f"-shift{self.shift:+g}u" if self.shift else ""
+        return f"{self.shape.name}-{self.when}{shifted}-{latency:g}s"
 
 
-def points(shapes: Sequence[str] = (), reduced: bool = False) -> list[CorpusPoint]:
-    """The kill points of the chosen shapes (all by default), or the reduced slice."""
+def points(
+    shapes: Sequence[str] = (), reduced: bool = False, shift: float = 0.0
+) -> list[CorpusPoint]:
+    """The kill points of the chosen shapes (all by default), or the reduced slice, each
+    `shift` sleep units later (`CorpusPoint.shift`)."""
     if reduced:
-        return [CorpusPoint(SHAPES[s], k) for s, k in REDUCED if not shapes or s in shapes]
+        return [CorpusPoint(SHAPES[s], k, shift) for s, k in REDUCED if not shapes or s in shapes]
     unknown = [s for s in shapes if s not in SHAPES]
     if unknown:
         raise ValueError(
@@ -111,7 +118,7 @@ def points(shapes: Sequence[str] = (), reduced: bool = False) -> list[CorpusPoin
         )
     chosen = [s for s in CORPUS if not shapes or s.name in shapes]
     # Every shape's early kill first: a matrix stopped half way has judged every shape.
-    return [CorpusPoint(s, k) for k in range(2) for s in chosen]
+    return [CorpusPoint(s, k, shift) for k in range(2) for s in chosen]
 
 
 @dataclass
@@ -718,7 +725,7 @@ def cmd_corpus(args: Any) -> int:
         return 2
     shapes = [s.strip() for s in (args.graphs or "").split(",") if s.strip()]
     try:
-        chosen = points(shapes, reduced=args.reduced)
+        chosen = points(shapes, reduced=args.reduced, shift=getattr(args, "kill_shift", 0.0))
     except ValueError as exc:
         print(f"replaylens validate: {exc}.", file=sys.stderr)
         return 2

@@ -725,4 +725,13 @@ def register_validate(sub: Any) -> None:
         help="With --corpus: run each graph with graph.invoke (LangGraph's sync loop, the default) "
         "or graph.ainvoke (its async loop, with AsyncSqliteSaver or AsyncPostgresSaver).",
     )
+    p.add_argument(
+        "--kill-shift",
+        type=float,
+        default=0.0,
+        metavar="UNITS",
+        help="With --corpus: aim every kill this many sleep units (--sleep, 0.4 s by default) later than the "
+        "corpus's points, or earlier if negative (never before the node starts), to kill at "
+        "moments the recorded campaigns do not; give it again with --judge-only.",
+    )
     p.set_defaults(func=cmd_validate)
