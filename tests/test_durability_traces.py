@@ -311,3 +311,22 @@ def test_a_span_open_at_a_kill_the_log_only_bounds_may_have_closed_at_its_graphs
         told = predict(runs[source], "trace", given=False)["sync"]
         assert holds(told, (15, 3, 10)), (source, figures(told), told.race)
     every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)
+
+
+def test_under_exit_a_pause_rises_through_its_graphs_one_save_at_a_time(tmp_path: Path) -> None:
+    """test_3_levels_deep_time_travel_to_middle_subgraph's shape at 0.3 s a write, killed
+    0.32 s after ``ask_2`` asked (`validate --kill-shift 0.3`): under exit each graph the
+    pause left saved on its way out, the innermost first, and the span of the task that ran
+    it closed only then. The real exit run saved the innermost graph's pause and closed
+    ``inner``'s span, and the kill found ``outer``'s open: 11 3 9. Read from sync and async,
+    whose spans closed at once, exit was said to write ``outer``'s end too (10 lines again),
+    with the mode given and without it (`schedule._paused_out_holders`,
+    `schedule._pause_saves_before`)."""
+    runs = load("middle_checkpoint_replayed-early-shift+0.3u-0.3s", tmp_path)
+    assert real(runs["exit"], "trace") == (11, 3, 9)
+    for source in ("sync", "async"):
+        told = predict(runs[source], "trace")["exit"]
+        assert figures(told) == (11, 3, 9), (source, told.race)
+        guessed = predict(runs[source], "trace", given=False)["exit"]
+        assert holds(guessed, (11, 3, 9)), (source, figures(guessed), guessed.race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

@@ -39,16 +39,18 @@ class KillCampaign:
     langgraph: str = ""  # the LangGraph release that wrote it, where not the one pinned here
     # (recorded in a virtual environment of its own; its manifest names the release)
     tag: str = ""  # names apart a second recording of a point already kept (its loop)
+    shift: float = 0.0  # sleep units the kill was aimed later (`validate --kill-shift`)
 
     @property
     def name(self) -> str:
-        """Its folder under `tests/whatif_kills/`: shape, kill point, latency (backend, and
-        LangGraph release)."""
+        """Its folder under `tests/whatif_kills/`: shape, kill point (its shift), latency
+        (backend, and LangGraph release)."""
         where = "" if self.backend == "sqlite" else f"-{self.backend}"
         release = f"-lg{self.langgraph}" if self.langgraph else ""
+        shifted = f"-shift{self.shift:+g}u" if self.shift else ""
         return (
-            f"{self.shape}-{'early' if self.kill == 0 else 'late'}-{self.latency:g}s{where}"
-            f"{release}{'-' + self.tag if self.tag else ''}"
+            f"{self.shape}-{'early' if self.kill == 0 else 'late'}{shifted}-{self.latency:g}s"
+            f"{where}{release}{'-' + self.tag if self.tag else ''}"
         )
 
 
@@ -614,6 +616,9 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             backend="postgres",
             langgraph="1.0.10",
         ),
+        # a kill 0.32 s after the innermost of three graphs paused, as the pause rose through
+        # them one save at a time under exit (stop 76's shifted set, `--kill-shift 0.3`)
+        KillCampaign("middle_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.3, shift=0.3),
     )
 }
 
@@ -630,7 +635,7 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
             f"{name} was written by LangGraph {c.langgraph}: record it again in a virtual "
             f"environment with that release (this one has {version('langgraph')})"
         )
-    point = CorpusPoint(SHAPES[c.shape], c.kill)
+    point = CorpusPoint(SHAPES[c.shape], c.kill, c.shift)
     s = point.shape
     server = None
     if c.backend == "postgres":
@@ -756,6 +761,7 @@ def judged(name: str, tmp_path: Path, forms: tuple[str, ...] = ("bare",)) -> lis
 
     c = CAMPAIGNS[name]
     manifest = read_manifest(tmp_path / name)
-    _rows, checks, cut = judge_campaign(manifest, CorpusPoint(SHAPES[c.shape], c.kill), forms)
+    point = CorpusPoint(SHAPES[c.shape], c.kill, c.shift)
+    _rows, checks, cut = judge_campaign(manifest, point, forms)
     assert cut == []
     return checks

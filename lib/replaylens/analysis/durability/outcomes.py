@@ -149,6 +149,12 @@ def _resume_steps(landed: set[tuple[str, int, int]]) -> dict[str, int]:
     return {ns: v[1] for ns, v in out.items()}
 
 
+def _depth(a: Attempt, ev: Evidence) -> int:
+    """How many graphs deep `a` ran (0: the root's own task)."""
+    ns = ev.step_of[id(a)][0] if id(a) in ev.step_of else ""
+    return ns.count("|") + 1 if ns else 0
+
+
 def _attempts_of_last(ev: Evidence) -> list[Attempt]:
     """The attempts of the thread's last invocation (the one a kill cut short, if any)."""
     last = ev.invocations - 1
@@ -949,6 +955,17 @@ def _widen_for_unknown_pause_kill(
         return
     cut = max(saved + logged)  # the earliest kill: after the last line and the last save held
     alts = [schedule(ev, mode, latency, recording, pause_cut=cut)]
+    if mode == "exit":
+        # the pause rises through its graphs one save at a time, the innermost first
+        # (`schedule._paused_out_holders`): a kill between two saves finds the spans of the
+        # tasks around the outer graphs open
+        levels = max((_depth(a, ev) for a in _attempts_of_last(ev) if a.outcome == "interrupted"),
+                     default=0)  # fmt: skip
+        lag = latency + WRITE_COST
+        alts += [
+            schedule(ev, mode, latency, recording, pause_cut=cut + k * lag + TICK)
+            for k in range(1, levels + 1)
+        ]
     began = _unlogged_pause_began(ev) if mode == "async" else None
     if began is not None:
         # the paused task logged nothing before it asked: the recorded mode's wait for the
@@ -964,13 +981,17 @@ def _widen_for_unknown_pause_kill(
         for offset in (0.0, 0.25 * lag, 0.5 * lag, 0.75 * lag, lag, 2 * lag):
             at = dataclasses.replace(recording, kill_offset=offset)
             alts.append(schedule(asked, mode, latency, at))
-    alts = [a for a in alts if not (a.landed >= sched.landed and a.stubs >= sched.stubs)]
+    alts = [
+        a for a in alts if not (a.landed >= sched.landed and a.stubs >= sched.stubs) or a.late_ends
+    ]
     if not alts:
         return
     spans = _spans(out)
     for alt in alts:
         replayed = _reruns(ev, alt)
         unwritten = _closed_after_lost_pause(ev, alt, recording.kill_node, cut_short=True)
+        if mode == "exit":  # (spans the pause closes only after it: `late_ends`)
+            unwritten |= _unwritten_lines(ev, alt)
         lines = sum(1 for a in replayed for line in a.lines if line.line not in unwritten)
         spans = _stretched(
             spans, (len(alt.landed) + alt.stubs, len(_rerun_list(replayed, ev)), lines)

@@ -714,6 +714,8 @@ def schedule(
     stubs = 0
     if mode == "exit":
         landed = exit_saves(ev, last_killed=killed, runs_ended=runs_ended)
+        if pausing and crash is not None:
+            landed |= _pause_saves_before(ev, crash, latency + write_cost, target)
         stubs = exit_delta_stubs(ev, landed)
     else:
         for p in ev.puts:
@@ -823,6 +825,19 @@ def schedule(
                 returns = max((landing.get(k, t) for k in inner), default=t)
             if returns > crash + CLOCK_EPS:
                 late_ends[id(a)] = fail_end
+    if mode == "exit" and recording.mode != "exit" and ev.ending == "paused":
+        # The last invocation paused: under exit each graph the pause left saved on its way
+        # out, one after another up the levels, before the span of the task that ran it
+        # closed (`_paused_out_holders`). A close after the kill (the schedule's, or the one
+        # the recording dates) was never written; where nothing dates it, the run reads as
+        # paused in peace, and `outcomes._widen_for_unknown_pause_kill` asks an early kill.
+        moment = crash
+        if moment is None and ev.pause_kill is not None:
+            moment = target(ev.pause_kill) + TICK + (recording.kill_offset or 0.0) + slack
+        for a, pause_end, levels in _paused_out_holders(ev, lane_of, by_task) if moment else ():
+            closes = target(pause_end, lane_of.get(id(a), "")) + levels * (latency + write_cost)
+            if closes > moment + CLOCK_EPS:
+                late_ends[id(a)] = pause_end
     if mode == "sync" and crash is not None:
         landed |= _waited_for_before_kill(ev)
     landed |= {(p.ns, p.inv, p.step) for p in ev.puts if p.edit}  # update_state: every mode
@@ -1138,6 +1153,61 @@ def _failed_out_holders(
             continue
         puts = [(p.ns, p.inv, p.step) for p in ev.puts if p.inv == inv and in_own(p.ns)]
         out.append((a, fail_end, puts))
+    return out
+
+
+def paused_out_spans(ev: Evidence) -> bool:
+    """Was the last invocation killed as it paused, and does a trace's task span of it close
+    at that pause (a cheap test before `_paused_out_holders`)?"""
+    last = ev.invocations - 1
+    return ev.pause_kill is not None and any(
+        a.outcome == "interrupted"
+        and span_only(a)
+        and ev.step_of.get(id(a), ("", -1, -1))[1] == last
+        for a in ev.attempts
+    )
+
+
+def _paused_out_holders(
+    ev: Evidence, lane_of: dict[int, str], by_task: dict[str, set[str]]
+) -> list[tuple[Attempt, float, int]]:
+    """(task, when the pause inside it came, how many graph levels it rose through) for each
+    trace task span of the last invocation that closed at a pause inside a subgraph run of its
+    own (`_own_runs`): the pause was the last thing its graphs did, and under exit each of
+    them saved on its way out (``_suppress_interrupt``), the innermost first, before the span
+    of the task that ran it closed. Three levels (test_3_levels_deep_time_travel_to_middle_
+    subgraph's shape, LangGraph 1.2.24 at 0.3 s a write), killed 0.32 s after ``ask_2``
+    asked: the real exit run closed ``inner`` 0.32 s after the pause and never ``outer``,
+    one more save up; read from sync, whose spans closed at once, exit was said to write
+    ``outer``'s end too (10 span lines again where 9)."""
+    last = ev.invocations - 1
+    out: list[tuple[Attempt, float, int]] = []
+    for a in ev.attempts:
+        if a.outcome != "interrupted" or not span_only(a) or id(a) not in ev.step_of:
+            continue
+        inv = ev.step_of[id(a)][1]
+        in_own = _runs_of(ev, a, lane_of, by_task) if inv == last else None
+        if in_own is None:
+            continue
+        lane = lane_of.get(id(a), "")
+        depth = lane.count("|") + 1 if lane else 0
+        inside = _inside_own_runs(ev, a, inv, in_own, until=a.end_ts)
+        if not inside or any(b.outcome not in ("finished", "interrupted") for b in inside):
+            continue
+        paused = [b for b in inside if b.outcome == "interrupted"]
+        if not paused:
+            continue
+
+        def level(b: Attempt) -> int:
+            ns = ev.step_of[id(b)][0]
+            return ns.count("|") + 1 if ns else 0
+
+        inner = max(level(b) for b in paused)
+        pause_end = max(b.end_ts for b in paused if level(b) == inner)
+        went_on = any(b.outcome == "finished" and b.end_ts > pause_end + CLOCK_EPS for b in inside)
+        if went_on or a.lines[-1].ts + CLOCK_EPS < pause_end:
+            continue
+        out.append((a, pause_end, inner - depth))
     return out
 
 
@@ -1604,6 +1674,47 @@ def _paused_subgraph_saves(
         if mine:
             out.add((ns, inv, max(mine)))
     return out
+
+
+def _pause_saves_before(
+    ev: Evidence, crash: float, lag: float, target: Callable[[float, str], float]
+) -> set[tuple[str, int, int]]:
+    """Under exit, the saves a pause the kill cut short made before the crash: it rose
+    through its graphs one save at a time, the innermost first (`_paused_subgraph_saves`),
+    each graph's save taking a write, whether or not that graph had a new checkpoint to save.
+    The pause came as the deepest paused task asked (or, where it asked before it logged, a
+    tick after the line before it: `Evidence.pause_kill`). Three levels at 0.3 s a write,
+    killed 0.32 s after ``ask_2`` asked (test_3_levels_deep_time_travel_to_middle_subgraph's
+    shape): the real exit run saved the innermost graph's pause and no more."""
+    last = ev.invocations - 1
+    paused = [
+        a
+        for a in ev.attempts
+        if a.outcome == "interrupted" and ev.step_of.get(id(a), ("", -1, -1))[1] == last
+    ]
+
+    def depth(ns: str) -> int:
+        return ns.count("|") + 1 if ns else 0
+
+    deepest = max((depth(ev.step_of[id(a)][0]) for a in paused), default=0)
+    if paused:
+        began = max(
+            target(a.end_ts, ev.step_of[id(a)][0])
+            for a in paused
+            if depth(ev.step_of[id(a)][0]) == deepest
+        )
+    elif ev.pause_kill is not None:
+        began = target(ev.pause_kill) + TICK
+    else:
+        return set()
+    built = {(p.ns, p.inv, p.step) for p in ev.puts}
+    saves = _paused_subgraph_saves(ev, built, last)
+    top = max((depth(ns) for ns, _i, _s in saves), default=deepest)
+    return {
+        key
+        for key in saves
+        if began + (max(top, deepest) - depth(key[0]) + 1) * lag <= crash + CLOCK_EPS
+    }
 
 
 def _open_at_end(ev: Evidence, inv: int) -> set[str]:
