@@ -105,3 +105,25 @@ def test_a_kill_between_tasks_with_no_store_latency_known_spans_its_window(
         unsure = plan(runs["async"], form, given=False).what_if["sync"]
         assert holds(unsure, real(runs["sync"], form)), (form, unsure.race)
     every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
+def test_an_exit_run_killed_past_the_failure_its_database_shows_had_not_raised_again(
+    tmp_path: Path,
+) -> None:
+    """Killed a moment after the aimed node ended (`validate --kill-shift 0.6`: 0.44 s after
+    `finish` started, 0.04 s after it ended; 0.34 s after `agent` started, 0.14 s after it
+    ended), LangGraph 1.2.24 under `ainvoke` on Postgres at 0.15 s a write. The exit run's
+    second invocation ran every task the first had failed in (or paused at) to its end and
+    died before its save: its database holds the first invocation's failure (pause) alone.
+    Read as raised (paused) again, sync and async were said to run `finish` (`agent`) again
+    and lose a checkpoint, 2 1 2 and 3 1 2, where each real run kept its last step's writes
+    and ran nothing again (`evidence._outran`)."""
+    for shape, measured in (("sibling_error_cancels", (3, 0, 0)),
+                            ("react_agent_tool_interrupt", (4, 0, 0))):  # fmt: skip
+        runs = load(f"{shape}-late-shift+0.6u-0.15s-postgres", tmp_path)
+        for target in ("sync", "async"):
+            assert real(runs[target]) == measured, (shape, target)
+            for form in ("recorder", "langgraph", "bare", "trace"):
+                told = plan(runs["exit"], form).what_if[target]
+                assert holds(told, measured), (shape, target, form, figures(told), told.race)
+        every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"))

@@ -619,6 +619,14 @@ CAMPAIGNS: dict[str, KillCampaign] = {
         # a kill 0.32 s after the innermost of three graphs paused, as the pause rose through
         # them one save at a time under exit (stop 76's shifted set, `--kill-shift 0.3`)
         KillCampaign("middle_checkpoint_replayed", 0, ("sync", "async", "exit"), 0.3, shift=0.3),
+        # killed a moment after the aimed node ended, the exit run's last invocation gone
+        # past the failure (the pause) the database still shows (stop 76, `--kill-shift 0.6`)
+        *(
+            KillCampaign(
+                shape, 1, ("sync", "async", "exit"), 0.15, "ainvoke", "postgres", shift=0.6
+            )  # fmt: skip
+            for shape in ("sibling_error_cancels", "react_agent_tool_interrupt")
+        ),
     )
 }
 

@@ -757,6 +757,15 @@ def _paused_nodes(
     }
 
 
+def _outran(last: list[Attempt], thread: Thread | None) -> bool:
+    """Did the invocation `last` run every task the database shows failed or paused to its
+    end (the failure retried, the pause answered)? Then the status those writes give is an
+    earlier invocation's."""
+    stopped = _paused_nodes(thread)
+    done = {a.node for a in last if a.outcome == "finished"}
+    return bool(stopped) and stopped <= done
+
+
 @per_thread
 def _went_past(thread: Thread | None) -> dict[str, list[tuple[str, float]]]:
     """Node -> (namespace, when) of each checkpoint, in a namespace where the node runs,
@@ -4570,7 +4579,20 @@ def gather(
             if holder:
                 container[(s.ns, s.inv)] = holder[-1].step
     last = groups[-1]
-    ending = _ending(last, status, retried | retrying, retrying=retrying, halted=halted)
+    own_root = any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at)
+    last_status = status
+    if recording.mode == "exit" and len(groups) > 1 and not own_root and _outran(last, thread):
+        # Under exit an invocation saves nothing until it ends (a pause in a step saved
+        # before puts its writes alone): one that left no root checkpoint, and whose log ran
+        # every task the database shows failed or paused to its end, left nothing, and the
+        # database's status is an earlier invocation's, not this one's. LangGraph 1.2.24 under `ainvoke` on
+        # Postgres at 0.15 s a write, test_node_cancellation_on_other_node_exception_two's
+        # shape killed 0.44 s after `finish` started, 0.04 s after it ended: the retry's
+        # invocation had run every task and died before its save; read as raised again
+        # (the first invocation's failure), sync was said to run `finish` again and keep 2
+        # where the real sync run kept 3 and ran nothing again.
+        last_status = ""
+    ending = _ending(last, last_status, retried | retrying, retrying=retrying, halted=halted)
     if ending == "returned" and last and (db_cps if len(groups) > 1 else thread is not None):
         # An invocation that returned left a root checkpoint in every mode (sync and async
         # wait for their puts on the way out, exit saves there); one that left none died
@@ -4578,7 +4600,7 @@ def gather(
         # a thread the database holds all the same (its writes, whose checkpoint never
         # landed: test_multiple_subgraphs_functional at 1 s a write, killed before the input
         # checkpoint's put had landed).
-        if not any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at):
+        if not own_root:
             ending = "killed"
     if ending == "raised" and _raise_never_got_out(
         last, puts, len(groups) - 1, recording, kinds, cp_at
