@@ -170,6 +170,23 @@ def test_the_graph_code_names_an_entrypoint_a_bare_log_and_the_store_leave_unnam
     assert rerun(named) == ["graph"]
 
 
+def test_incident_without_a_log_names_the_entrypoint_as_replay_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a log, `incident` listed a thread's due tasks from its newest checkpoint alone
+    (`__start__` and an unnamed task), where `replay` names the entrypoint from the node the
+    manifest's kill was aimed at: the shortcut stands aside for the full plan where the
+    recording names a node a task nothing names may take (`incident._named_by_recording`)."""
+    entry = load("multiple_interrupts_functional-late-0.5s-lg0.6.11", tmp_path)["async"]
+    db, tid = str(entry["db_at_kill"]), entry["thread_id"]
+    assert main(["replay", db, "--thread", tid, "--no-effects", "--json"]) == 0
+    replayed = [t["label"] for t in json.loads(capsys.readouterr().out)["reruns"]]
+    assert main(["incident", db, "--no-effects", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    row = next(t for t in doc["threads"] if t["thread_id"] == tid)
+    assert replayed == row["reruns"] == ["graph"]
+
+
 def test_replay_with_the_graph_code_names_the_entrypoint_a_bare_log_leaves_unnamed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -519,7 +519,12 @@ def _impact_of(
     if info is None:
         status, replayed, route = "needs_restart", _restart(lines), "restart"
         reruns = tuple(t.node for t in restart_tasks(replayed))
-    elif not lines and info.namespaces == 1 and not _lost_steps(cp, tid, orphans):
+    elif (
+        not lines
+        and info.namespaces == 1
+        and not _lost_steps(cp, tid, orphans)
+        and not _named_by_recording(cp, tid, recording_of)
+    ):
         # Root tasks only: a subgraph's own due tasks are named by the full plan below.
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
         reruns = tuple(t.label for t in cp.pending_tasks) if cp else ()
@@ -570,6 +575,16 @@ def _impact_of(
         lines=len(lines),
         tasks_range=span,
     )
+
+
+def _named_by_recording(cp: Any, tid: str, recording_of: Callable[[str], Recording] | None) -> bool:
+    """Does the checkpoint hold a task nothing names, where the recording names nodes
+    (`Recording.named_nodes`: the node a kill was aimed at) that may be its? Only the full
+    plan tries them (`align.name_tasks_from_log`), so the shortcut stands aside, and the
+    task is named as `replay` names it."""
+    if cp is None or recording_of is None or not any(not t.node for t in cp.tasks):
+        return False
+    return bool(recording_of(tid).named_nodes)
 
 
 # -- choosing the crash ------------------------------------------------------------------------
