@@ -127,3 +127,20 @@ def test_an_exit_run_killed_past_the_failure_its_database_shows_had_not_raised_a
                 told = plan(runs["exit"], form).what_if[target]
                 assert holds(told, measured), (shape, target, form, figures(told), told.race)
         every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"))
+
+
+def test_a_kill_aimed_after_a_node_that_ended_comes_that_long_after_its_start(
+    tmp_path: Path,
+) -> None:
+    """test_dynamic_interrupt_subgraph's shape, LangGraph 1.2.24 under `ainvoke` on Postgres
+    at 0.15 s a write, killed 0.84 s after `do` started, 0.04 s after it ended
+    (`validate --kill-shift 0.6`). Nothing was in flight in the exit trace, whose last line
+    is the end of `tool_two`'s span; dated from it, sync was said to keep the subgraph's last
+    put, which under sync `tool_two` waits for before its span ends (5-6 kept where the real
+    sync run kept 4). Dated from `do`'s start, it comes before that put lands
+    (`evidence._kill_after_aimed_end`)."""
+    runs = load("dynamic_interrupt_subgraph-late-shift+0.6u-0.15s-postgres", tmp_path)
+    for target in ("sync", "async"):
+        assert real(runs[target], "trace") == (4, 1, 3), target
+        told = plan(runs["exit"], "trace").what_if[target]
+        assert holds(told, (4, 1, 3)), (target, figures(told), told.race)

@@ -625,7 +625,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             KillCampaign(
                 shape, 1, ("sync", "async", "exit"), 0.15, "ainvoke", "postgres", shift=0.6
             )  # fmt: skip
-            for shape in ("sibling_error_cancels", "react_agent_tool_interrupt")
+            for shape in (
+                "sibling_error_cancels",
+                "react_agent_tool_interrupt",
+                "dynamic_interrupt_subgraph",
+            )
         ),
     )
 }

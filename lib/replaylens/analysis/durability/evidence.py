@@ -3934,6 +3934,34 @@ def _kill_in_silent_holder(
     return moment, began
 
 
+def _kill_after_aimed_end(
+    last: list[Attempt], crash: float | None, recording: Recording, used: list[str]
+) -> tuple[float | None, float | None]:
+    """The kill moment when every logged task had ended and the kill was aimed a time after
+    a node started that logged and ended before it: that time after the node's last start in
+    the invocation (`Evidence.kill_anchor`), where that is after the log's last line; else
+    the log's own moment. Under another mode the steps around it are re-timed, and the kill
+    with that start, not with the lines after it (LangGraph 1.2.24 under `ainvoke` on Postgres
+    at 0.15 s a write, test_dynamic_interrupt_subgraph's shape killed 0.84 s after `do`
+    started, 0.04 s after it ended: dated from the exit trace's last line, the end of the span
+    of `tool_two`, which under sync waits for the subgraph's last put, sync was said to keep
+    that put, 5-6 kept, where the real sync run kept 4)."""
+    if recording.kill_offset is None or not recording.kill_node or crash is None:
+        return crash, None
+    aimed = [a for a in last if a.node == recording.kill_node and a.outcome == "finished"]
+    if not aimed:
+        return crash, None
+    began = max(a.start_ts for a in aimed)
+    moment = began + recording.kill_offset
+    if moment <= crash:
+        return crash, None
+    used.append(
+        f"kill moment: {recording.kill_offset:g} s after {recording.kill_node} started "
+        f"({recording.origin or 'given'}), after it had ended"
+    )
+    return moment, began
+
+
 @dataclass
 class _Placed:
     """Every attempt's (namespace, invocation, step), and where each nested loop sits."""
@@ -4686,6 +4714,8 @@ def gather(
         # (only one of the two anchors is set: the schedule reads `unlogged_kill` first)
         if dated == crash:
             unlogged_kill = _aimed_unlogged_start(last, recording, thread, entry)
+        if dated == crash and unlogged_kill is None:
+            dated, kill_anchor = _kill_after_aimed_end(last, crash, recording, used)
         if dated != crash:
             crash = silent_kill = dated
         elif unlogged_kill is not None:
