@@ -149,12 +149,6 @@ def _resume_steps(landed: set[tuple[str, int, int]]) -> dict[str, int]:
     return {ns: v[1] for ns, v in out.items()}
 
 
-def _depth(a: Attempt, ev: Evidence) -> int:
-    """How many graphs deep `a` ran (0: the root's own task)."""
-    ns = ev.step_of[id(a)][0] if id(a) in ev.step_of else ""
-    return ns.count("|") + 1 if ns else 0
-
-
 def _attempts_of_last(ev: Evidence) -> list[Attempt]:
     """The attempts of the thread's last invocation (the one a kill cut short, if any)."""
     last = ev.invocations - 1
@@ -959,8 +953,14 @@ def _widen_for_unknown_pause_kill(
         # the pause rises through its graphs one save at a time, the innermost first
         # (`schedule._paused_out_holders`): a kill between two saves finds the spans of the
         # tasks around the outer graphs open
-        levels = max((_depth(a, ev) for a in _attempts_of_last(ev) if a.outcome == "interrupted"),
-                     default=0)  # fmt: skip
+        levels = max(
+            (
+                namespaces.depth(ev.step_of[id(a)][0])
+                for a in _attempts_of_last(ev)
+                if a.outcome == "interrupted"
+            ),
+            default=0,
+        )
         lag = latency + WRITE_COST
         alts += [
             schedule(ev, mode, latency, recording, pause_cut=cut + k * lag + TICK)

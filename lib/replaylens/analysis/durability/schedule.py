@@ -1156,18 +1156,6 @@ def _failed_out_holders(
     return out
 
 
-def paused_out_spans(ev: Evidence) -> bool:
-    """Was the last invocation killed as it paused, and does a trace's task span of it close
-    at that pause (a cheap test before `_paused_out_holders`)?"""
-    last = ev.invocations - 1
-    return ev.pause_kill is not None and any(
-        a.outcome == "interrupted"
-        and span_only(a)
-        and ev.step_of.get(id(a), ("", -1, -1))[1] == last
-        for a in ev.attempts
-    )
-
-
 def _paused_out_holders(
     ev: Evidence, lane_of: dict[int, str], by_task: dict[str, set[str]]
 ) -> list[tuple[Attempt, float, int]]:
@@ -1189,25 +1177,19 @@ def _paused_out_holders(
         in_own = _runs_of(ev, a, lane_of, by_task) if inv == last else None
         if in_own is None:
             continue
-        lane = lane_of.get(id(a), "")
-        depth = lane.count("|") + 1 if lane else 0
         inside = _inside_own_runs(ev, a, inv, in_own, until=a.end_ts)
         if not inside or any(b.outcome not in ("finished", "interrupted") for b in inside):
             continue
         paused = [b for b in inside if b.outcome == "interrupted"]
         if not paused:
             continue
-
-        def level(b: Attempt) -> int:
-            ns = ev.step_of[id(b)][0]
-            return ns.count("|") + 1 if ns else 0
-
-        inner = max(level(b) for b in paused)
-        pause_end = max(b.end_ts for b in paused if level(b) == inner)
+        level = {id(b): namespaces.depth(ev.step_of[id(b)][0]) for b in paused}
+        inner = max(level.values())
+        pause_end = max(b.end_ts for b in paused if level[id(b)] == inner)
         went_on = any(b.outcome == "finished" and b.end_ts > pause_end + CLOCK_EPS for b in inside)
         if went_on or a.lines[-1].ts + CLOCK_EPS < pause_end:
             continue
-        out.append((a, pause_end, inner - depth))
+        out.append((a, pause_end, inner - namespaces.depth(lane_of.get(id(a), ""))))
     return out
 
 
@@ -1692,10 +1674,7 @@ def _pause_saves_before(
         for a in ev.attempts
         if a.outcome == "interrupted" and ev.step_of.get(id(a), ("", -1, -1))[1] == last
     ]
-
-    def depth(ns: str) -> int:
-        return ns.count("|") + 1 if ns else 0
-
+    depth = namespaces.depth
     deepest = max((depth(ev.step_of[id(a)][0]) for a in paused), default=0)
     if paused:
         began = max(
