@@ -25,6 +25,32 @@ from replaylens.killtest.recorded import recording_for
 from replaylens.killtest.validate import plan_for
 
 
+def test_a_node_whose_derived_id_holds_no_writes_takes_the_steps_unnamed_result(
+    tmp_path: Path,
+) -> None:
+    """test_pregel.py's waiting edge beside a regular edge to `qa`, LangGraph 0.4.10 under
+    async at 0.25 s a write, killed 0.8 s into `retriever_two` (`validate --kill-shift
+    0.5`): `qa`, due by its regular edge, ended 0.4 s before the kill and its writes were
+    saved. LangGraph 0.4 derives a task id from all of a node's triggers, the join channel
+    among them, which no checkpoint lists before its first write: the id derived for `qa`
+    holds no writes, and its writes stand under an id nothing names. A bare log's `qa`
+    lines were read as in flight and running again (3 2 3 where the real resume ran 3 1 1);
+    a line that ended takes the step's one unnamed result (`align._underived_result`)."""
+    name = "waiting_edge_plus_regular-early-shift+0.5u-0.25s-lg0.4.10"
+    runs = load(name, tmp_path)
+    assert real(runs["async"], "bare") == (3, 1, 1)
+    attempts = plan(runs["async"], "bare").attempts
+    assert [(a.node, a.verdict) for a in attempts] == [
+        ("rewrite_query", "kept"),
+        ("analyzer_one", "kept"),
+        ("qa", "kept"),
+        ("retriever_two", "replays"),
+    ]
+    assert figures(plan(runs["async"], "bare").what_if["async"]) == (3, 1, 1)
+    assert all(not c.wrong for c in judged(name, tmp_path, ("recorder", "bare", "trace")))
+    every_prediction_holds(runs, forms=("recorder", "langgraph", "bare", "trace"))
+
+
 def test_a_calls_result_a_store_kept_no_path_for_is_taken_by_a_line_that_ended(
     tmp_path: Path,
 ) -> None:

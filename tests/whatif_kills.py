@@ -631,6 +631,11 @@ CAMPAIGNS: dict[str, KillCampaign] = {
                 "dynamic_interrupt_subgraph",
             )
         ),
+        # a node due by a regular edge beside a waiting edge's join, whose task id LangGraph
+        # 0.4 derives from a join channel no checkpoint lists yet (stop 77's first set)
+        KillCampaign(
+            "waiting_edge_plus_regular", 0, ("async", "exit"), 0.25, langgraph="0.4.10", shift=0.5
+        ),
     )
 }
 

@@ -328,6 +328,25 @@ def _unnamed_result(a: Attempt, cp: Checkpoint, idx: _Index) -> Task | None:
     return task
 
 
+def _underived_result(
+    a: Attempt, cp: Checkpoint, node_tasks: list[Task], idx: _Index
+) -> Task | None:
+    """A line of a node due at `cp` that ended, where no task the release's id rule derives
+    for that node holds writes and the step holds one saved result no id names
+    (`_unnamed_result`): the rule missed the written id, and the writes are the node's.
+    LangGraph 0.4 hashes all of a node's triggers, a waiting edge's join channel among them,
+    which no checkpoint lists before its first write (waiting_edge_plus_regular on 0.4.10
+    under async at 0.25 s, bare log: `qa`, due by its regular edge beside the join, ended
+    0.4 s before the kill; its derived id held no writes, and it was said to have been in
+    flight and to run again). None where a task of the node holds writes, or an id of the
+    database's names it."""
+    if a.outcome != "finished" or not node_tasks:
+        return None
+    if any(t.done or not t.derived for t in node_tasks):
+        return None
+    return _unnamed_result(a, cp, idx)
+
+
 _OUTCOME_STATUS = {
     "finished": "finished",
     "failed": "failed",
@@ -764,7 +783,8 @@ def _align_time(a: Attempt, idx: _Index) -> bool:
             continue
         cp = before[-1]
         node_tasks = _tasks_of(cp, a.node, idx)
-        task = pick_task(a, cp, node_tasks, idx)
+        task = _underived_result(a, cp, node_tasks, idx) if ns_name == "" else None
+        task = task or pick_task(a, cp, node_tasks, idx)
         if task is None and not node_tasks and ns_name == "" and a.node not in idx.all_nodes:
             task = _next_call(a, cp, idx)
         if task is None and not node_tasks and ns_name == "" and a.outcome == "finished":
