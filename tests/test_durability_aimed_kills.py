@@ -144,3 +144,24 @@ def test_a_kill_aimed_after_a_node_that_ended_comes_that_long_after_its_start(
         assert real(runs[target], "trace") == (4, 1, 3), target
         told = plan(runs["exit"], "trace").what_if[target]
         assert holds(told, (4, 1, 3)), (target, figures(told), told.race)
+
+
+def test_under_exit_a_kill_races_the_lines_written_just_before_it(tmp_path: Path) -> None:
+    """test_batch_update_as_input's shape, LangGraph 1.2.24 under `ainvoke` on Postgres at
+    0.15 s a write, killed 0.44 s after the first `Send` worker started (`validate
+    --kill-shift 0.6`). In the sync and async traces that worker's span closed 14 ms and
+    16 ms before the dated kill; the real exit run's worker took 24 ms longer, and the kill
+    came before its span closed: 3 span lines again, where exit was said to run all 4 again.
+    Under exit no write races the kill, but the kill lands within `RACE` of its aim: a line
+    written that close before it is said as a range (`outcomes._widen_exit_for_kill_race`)."""
+    runs = load("batch_update_sends-early-shift+0.6u-0.15s-postgres", tmp_path)
+    assert real(runs["exit"], "trace") == (4, 3, 3)
+    for src in ("sync", "async"):
+        told = plan(runs[src], "trace").what_if["exit"]
+        assert figures(told) == (4, 3, 4), src  # (the recording's own progress)
+        assert told.race["replayed_lines"] == [3, 4], (src, told.race)
+        assert "within 50 ms of its aim" in told.race["note"], src
+        assert holds(told, real(runs["exit"], "trace")), src
+    # the recorder's end line came 32 ms before the kill: the exit run wrote it too
+    assert holds(plan(runs["sync"]).what_if["exit"], real(runs["exit"]))
+

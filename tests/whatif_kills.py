@@ -631,6 +631,17 @@ CAMPAIGNS: dict[str, KillCampaign] = {
                 "dynamic_interrupt_subgraph",
             )
         ),
+        # the first `Send` worker ended some 15 ms before the kill (stop 76's set of the same
+        # shift, taken up at stop 77)
+        KillCampaign(
+            "batch_update_sends",
+            0,
+            ("sync", "async", "exit"),
+            0.15,
+            "ainvoke",
+            "postgres",
+            shift=0.6,
+        ),
         # a node due by a regular edge beside a waiting edge's join, whose task id LangGraph
         # 0.4 derives from a join channel no checkpoint lists yet (stop 77's first set)
         KillCampaign(
