@@ -165,3 +165,20 @@ def test_under_exit_a_kill_races_the_lines_written_just_before_it(tmp_path: Path
     # the recorder's end line came 32 ms before the kill: the exit run wrote it too
     assert holds(plan(runs["sync"]).what_if["exit"], real(runs["exit"]))
 
+
+def test_a_trace_is_judged_against_runs_whose_node_spans_got_as_far(tmp_path: Path) -> None:
+    """The same campaign: the recorder logs of the three runs got equally far (the first
+    worker's end line written in each), their traces did not (its span closed in two). A
+    leaf node's span closes once it returned, in every mode alike, so the trace's progress
+    counts its spans (`corpus.run_progress`); the span of a node that runs a graph closes
+    when the mode lets its loop leave, which the what-if says, so it is not counted
+    (test_dynamic_interrupt_subgraph's shape: `tool_two`'s span closed before the kill in
+    the exit run alone, its subgraph's `do` as far in each)."""
+    from replaylens.killtest.corpus import run_progress
+
+    runs = load("batch_update_sends-early-shift+0.6u-0.15s-postgres", tmp_path)
+    assert run_progress(runs["sync"]) == run_progress(runs["exit"])
+    assert run_progress(runs["sync"], "trace") == run_progress(runs["async"], "trace")
+    assert run_progress(runs["sync"], "trace") != run_progress(runs["exit"], "trace")
+    held = load("dynamic_interrupt_subgraph-late-shift+0.6u-0.15s-postgres", tmp_path)
+    assert run_progress(held["sync"], "trace") == run_progress(held["exit"], "trace")

@@ -760,7 +760,7 @@ def every_prediction_holds(
             for given in (True, False):
                 outcomes = predict(src, form, given)
                 for target, r in runs.items():
-                    if same_progress and run_progress(r) != run_progress(src):
+                    if same_progress and run_progress(r, form) != run_progress(src, form):
                         continue
                     if cross_mode_only and not given and target == src["mode"]:
                         continue

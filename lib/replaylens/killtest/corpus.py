@@ -320,7 +320,7 @@ def judge_campaign(
             )
             checks.append(check)
     rows: list[CorpusRow] = []
-    sig = {id(e): run_progress(e) for e in killed}
+    sig = {(id(e), form): run_progress(e, form) for e in killed for form in forms}
     for lat in sorted({float(e["put_latency"]) for e in killed}):
         here = [e for e in killed if float(e["put_latency"]) == lat]
         for form in forms:
@@ -328,30 +328,57 @@ def judge_campaign(
                 for src in MODES:
                     for tgt in MODES:
                         for point_sig in dict.fromkeys(
-                            sig[id(e)] for e in here if e["mode"] == src
+                            sig[(id(e), form)] for e in here if e["mode"] == src
                         ):
                             row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
                                             shape=point.shape.name, when=point.when)  # fmt: skip
                             mine = [preds[(id(e), form, told)][tgt] for e in here
-                                    if e["mode"] == src and sig[id(e)] == point_sig
+                                    if e["mode"] == src and sig[(id(e), form)] == point_sig
                                     and (id(e), form, told) in preds]  # fmt: skip
                             row.predicted = [p[0] for p in mine]
                             row.races = [p[1] for p in mine]
                             row.measured = [measured[(id(e), form == "trace")] for e in here
-                                            if e["mode"] == tgt and sig[id(e)] == point_sig
+                                            if e["mode"] == tgt and sig[(id(e), form)] == point_sig
                                             and (id(e), form == "trace") in measured]  # fmt: skip
                             if row.predicted:
                                 rows.append(row)
     return rows, checks, cut
 
 
-def run_progress(entry: dict[str, Any]) -> tuple[tuple[tuple[str, str], int], ...]:
+def run_progress(
+    entry: dict[str, Any], form: JudgedForm = "recorder"
+) -> tuple[tuple[tuple[str, str], int], ...]:
     """How far a run got before its kill: how many lines of each (node, phase) its recorder
-    log holds. A prediction is judged against runs of the target mode that got exactly as far
-    (the what-if is about a crash at the same point of progress); on a loaded machine a kill
-    aimed by the clock can land a task end earlier or later."""
+    log holds, and for a prediction read from the trace, its task spans too. A prediction is
+    judged against runs of the target mode that got exactly as far (the what-if is about a
+    crash at the same point of progress); on a loaded machine a kill aimed by the clock can
+    land a task end earlier or later. The span of a node that runs no graph of its own
+    closes once the node has returned, some 10 ms after the recorder's end line, in every
+    mode alike: a kill between the two leaves runs the recorder reads as equally far and
+    their traces do not (batch_update_sends on 1.2.24 at 0.15 s a write, kills 0.6 units
+    later: the first `Send` worker's span closed before the kill in the sync and async
+    runs, not in the exit run): the trace's progress counts those span ends too. A span
+    that holds graphs closes once their loops left, which the mode decides, and how often
+    a span started or paused may be the mode's doing too (parallel interrupts answered in
+    turn): the what-if says those, and they are not counted."""
     lines = read_effects(entry["effects_at_kill"]).for_thread(entry["thread_id"])
-    return tuple(sorted(Counter((x.node, x.phase) for x in lines).items()))
+    counts = sorted(Counter((x.node, x.phase) for x in lines).items())
+    spans = traced(entry) if form == "trace" else None
+    if spans is None:
+        return tuple(counts)
+    traced_lines = read_effects(spans["effects_at_kill"]).for_thread(entry["thread_id"])
+    holders = {
+        segment.partition(":")[0]
+        for x in traced_lines
+        for segment in (x.checkpoint_ns or "").split("|")
+        if segment
+    }
+    leaves = Counter(
+        ("span of " + x.node, x.phase)
+        for x in traced_lines
+        if x.phase == "end" and x.node not in holders
+    )
+    return tuple(counts + sorted(leaves.items()))
 
 
 def _size(path: Path) -> int:
