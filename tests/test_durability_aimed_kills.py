@@ -182,3 +182,18 @@ def test_a_trace_is_judged_against_runs_whose_node_spans_got_as_far(tmp_path: Pa
     assert run_progress(runs["sync"], "trace") != run_progress(runs["exit"], "trace")
     held = load("dynamic_interrupt_subgraph-late-shift+0.6u-0.15s-postgres", tmp_path)
     assert run_progress(held["sync"], "trace") == run_progress(held["exit"], "trace")
+
+
+def test_a_kill_the_log_bounds_after_a_spans_end_may_come_before_its_graphs_puts(
+    tmp_path: Path,
+) -> None:
+    """The same dynamic_interrupt_subgraph kill read from the exit trace without its
+    manifest: nothing dates the kill but the log's last line, the end of `tool_two`'s span,
+    1 ms after its subgraph's `do` ended. Under sync that span closes only once the
+    subgraph's last put landed, so the line does not say the put had landed; the real sync
+    run, killed 0.04 s after `do` ended, kept 4 where sync was said to keep 5-6
+    (`outcomes._before_held_puts`)."""
+    runs = load("dynamic_interrupt_subgraph-late-shift+0.6u-0.15s-postgres", tmp_path)
+    told = plan(runs["exit"], "trace", False).what_if["sync"]
+    assert holds(told, real(runs["sync"], "trace")), (figures(told), told.race)
+    assert told.race["checkpoints_kept"] == [4, 6], told.race

@@ -1999,6 +1999,11 @@ def _race_variants(
             for t in sorted({t for k, t in nominal.landing.items() if k[1] == last}):
                 if ev.kill_unsure < t - nominal.crash < LATE_KILL:
                     variants.append((t - nominal.crash + RACE, WRITE_COST))
+    if recording.kill_offset is None and (ev.kill_time is None or ev.kill_unsure > 0):
+        # (only the log's last line bounds the kill, or it died between tasks after it)
+        if nominal is None:
+            nominal = schedule(ev, mode, latency, recording)
+        variants += _before_held_puts(ev, nominal)
     if latency > 0 and _queued(ev, mode, latency, recording):
         variants += [(0.0, cost) for cost in WRITE_COST_SPAN]
         if ev.kill_time is None:
@@ -2008,6 +2013,35 @@ def _race_variants(
             # before the kill, which either alone had put after it), early and slow the least
             variants += [(RACE, WRITE_COST_SPAN[0]), (-RACE, WRITE_COST_SPAN[1])]
     return variants
+
+
+def _before_held_puts(ev: Evidence, nominal: Schedule) -> list[tuple[float, float]]:
+    """(kill slack, write cost) of a kill just before each put of a graph a task span held,
+    where only the log's last line bounds the kill and that line is the span's end: under
+    this mode the span closes only once its graphs' puts landed (`Schedule.late_ends`), so
+    the last line does not say the puts had landed; the kill may have come as soon as the
+    graphs' own last lines, before them (test_dynamic_interrupt_subgraph's shape on 1.2.24
+    at 0.15 s a write, from the exit trace without its mode: `tool_two`'s span closed 1 ms
+    after its subgraph's `do` ended; dated after that close, sync was said to keep the
+    subgraph's last put, 5-6 kept, where the real sync run, killed 0.04 s after `do` ended,
+    kept 4)."""
+    lines = [(line.ts, a) for a in ev.attempts for line in a.lines]
+    if nominal.crash is None or not lines:
+        return []
+    holder = max(lines, key=lambda x: x[0])[1]
+    runs_ended = nominal.late_ends.get(id(holder))
+    if runs_ended is None:
+        return []
+    last = ev.invocations - 1
+    ended = {(s.ns, s.inv, s.step): s.end for s in ev.steps}
+    return [
+        (t - nominal.crash - WRITE_COST, WRITE_COST)
+        for key, t in nominal.landing.items()
+        if key[0]
+        and key[1] == last
+        and t <= nominal.crash
+        and (ended.get(key) or 0.0) >= runs_ended
+    ]
 
 
 def _race(
