@@ -3922,16 +3922,8 @@ def _kill_in_silent_holder(
     if not under:
         return crash, None
     lead = 2 * (recording.latency or 0.0) if recording.mode == "sync" else 0.0
-    began = min(under) - lead
-    moment = began + recording.kill_offset
-    if crash is not None and moment <= crash:
-        return crash, None
-    used.append(
-        f"kill moment: {recording.kill_offset:g} s after {recording.kill_node} started, which "
-        "logs nothing itself: dated by the first line of the graphs it ran "
-        f"({recording.origin or 'given'})"
-    )
-    return moment, began
+    how = "which logs nothing itself: dated by the first line of the graphs it ran"
+    return _aimed_after(min(under) - lead, crash, recording, used, how)
 
 
 def _kill_after_aimed_end(
@@ -3952,12 +3944,22 @@ def _kill_after_aimed_end(
     if not aimed:
         return crash, None
     began = max(a.start_ts for a in aimed)
-    moment = began + recording.kill_offset
-    if moment <= crash:
+    return _aimed_after(began, crash, recording, used, "after it had ended")
+
+
+def _aimed_after(
+    began: float, crash: float | None, recording: Recording, used: list[str], how: str
+) -> tuple[float | None, float | None]:
+    """The kill moment `recording.kill_offset` after `began`, when the node the kill was
+    aimed at started, and `began` as the anchor (`Evidence.kill_anchor`), where that comes
+    after `crash`, the log's own moment; else the log's moment and no anchor. `how` says,
+    among what the model used, how that start was found."""
+    moment = began + float(recording.kill_offset or 0.0)
+    if crash is not None and moment <= crash:
         return crash, None
     used.append(
         f"kill moment: {recording.kill_offset:g} s after {recording.kill_node} started "
-        f"({recording.origin or 'given'}), after it had ended"
+        f"({recording.origin or 'given'}), {how}"
     )
     return moment, began
 
