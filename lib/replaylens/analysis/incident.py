@@ -26,6 +26,7 @@ two routes agree on every thread of the real-graph corpus.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import threading
 from collections import Counter, defaultdict
@@ -512,6 +513,8 @@ def _impact_of(
     recording_of: Callable[[str], Recording] | None = None,
 ) -> ThreadImpact:
     cp = info.checkpoint if info else None
+    # (read once: the shortcut's test and the full plan both ask for it)
+    recording = functools.cache(lambda: recording_of(tid) if recording_of is not None else None)
     replayed: list[Attempt] | None
     route: Route
     reruns: tuple[str, ...] = ()
@@ -523,7 +526,7 @@ def _impact_of(
         not lines
         and info.namespaces == 1
         and not _lost_steps(cp, tid, orphans)
-        and not _named_by_recording(cp, tid, recording_of)
+        and not _named_by_recording(cp, recording)
     ):
         # Root tasks only: a subgraph's own due tasks are named by the full plan below.
         status, replayed, route = checkpoint_status(cp), [], "no-lines"
@@ -552,8 +555,7 @@ def _impact_of(
             status, route = checkpoint_status(cp), "fast"
             reruns = tuple(t.label for t in cp.pending_tasks)
         else:
-            recording = recording_of(tid) if recording_of is not None else None
-            status, replayed, reruns, span = _full_plan(source, effects, tid, True, recording)
+            status, replayed, reruns, span = _full_plan(source, effects, tid, True, recording())
             route = "plan"
     ts = [iso_to_epoch(cp.ts)] if cp is not None and cp.ts else []
     if lines:
@@ -577,14 +579,15 @@ def _impact_of(
     )
 
 
-def _named_by_recording(cp: Any, tid: str, recording_of: Callable[[str], Recording] | None) -> bool:
-    """Does the checkpoint hold a task nothing names, where the recording names nodes
-    (`Recording.named_nodes`: the node a kill was aimed at) that may be its? Only the full
-    plan tries them (`align.name_tasks_from_log`), so the shortcut stands aside, and the
+def _named_by_recording(cp: Any, recording: Callable[[], Recording | None]) -> bool:
+    """Does the checkpoint hold a task nothing names, where the thread's recording names
+    nodes (`Recording.named_nodes`: the node a kill was aimed at) that may be its? Only the
+    full plan tries them (`align.name_tasks_from_log`), so the shortcut stands aside, and the
     task is named as `replay` names it."""
-    if cp is None or recording_of is None or not any(not t.node for t in cp.tasks):
+    if cp is None or not any(not t.node for t in cp.tasks):
         return False
-    return bool(recording_of(tid).named_nodes)
+    told = recording()
+    return told is not None and bool(told.named_nodes)
 
 
 # -- choosing the crash ------------------------------------------------------------------------
