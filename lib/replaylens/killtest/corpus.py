@@ -646,7 +646,8 @@ def report(result: CorpusResult) -> str:
         f"Cross-mode predictions inside the measured range: {_frac(given)} with the recorded mode "
         f"given, {_frac(inferred)} with it inferred (log forms: {forms}); "
         f"{unmatched(result.rows)} more had no run of the target mode that got as far before "
-        "its kill (the same effect lines), and are not judged. With the mode inferred, the "
+        "its kill (the same effect lines; for a trace, the same spans of nodes that run no "
+        "graph closed too), and are not judged. With the mode inferred, the "
         f"predictions for the mode each run was recorded under: "
         f"{_frac(_own_mode_inferred(result.rows))} inside.",
         f"Verdicts at the recorded mode, effect lines right: {sum(c.right for c in full)} of "
