@@ -197,3 +197,28 @@ def test_a_kill_the_log_bounds_after_a_spans_end_may_come_before_its_graphs_puts
     told = plan(runs["exit"], "trace", False).what_if["sync"]
     assert holds(told, real(runs["sync"], "trace")), (figures(told), told.race)
     assert told.race["checkpoints_kept"] == [4, 6], told.race
+
+
+def test_under_exit_a_subgraph_that_raised_out_before_may_have_been_saving_its_raise(
+    tmp_path: Path,
+) -> None:
+    """test_parent_command's stateful subgraph on LangGraph 1.1.10 at 0.45 s a write, nodes
+    0.25 s long (`validate --sleep 0.25 --kill-shift 0.7`): killed 0.05 s after `tool`
+    returned its `Command(graph=PARENT)` in the second input. Under exit the subgraph saves
+    on its way out only when it raised, and that save (0.45 s) was in flight: the database
+    shows no raise, and the step was read as a normal end, whose put sync waits for before
+    `alice`'s writes, so `tool` ran again (10 1 2). The real sync run kept `alice`'s writes
+    and ran nothing again. Where the same node raised out of that graph in an earlier
+    invocation (the first input's save says so), both readings are said
+    (`evidence._raised_before`, `_exit_save_in_flight`)."""
+    runs = load("parent_command_stateful-early-shift+0.7u-sleep0.25-0.45s-lg1.1.10", tmp_path)
+    assert real(runs["sync"]) == (10, 0, 0)
+    for form in ("recorder", "langgraph", "bare"):
+        told = plan(runs["exit"], form).what_if["sync"]
+        assert holds(told, (10, 0, 0)), (form, figures(told), told.race)
+        assert "raised out" in told.race["note"], form
+    # a graph whose node never raised out before returned normally: no second reading
+    # (test_interrupt_subgraph on 1.1.10, killed 0.2 s after its subgraph's last node ended)
+    other = load("interrupt_subgraph-late-0.25s-lg1.1.10", tmp_path)
+    told = plan(other["exit"]).what_if["sync"]
+    assert figures(told) == real(other["sync"]) and "checkpoints_kept" not in told.race

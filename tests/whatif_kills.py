@@ -40,6 +40,7 @@ class KillCampaign:
     # (recorded in a virtual environment of its own; its manifest names the release)
     tag: str = ""  # names apart a second recording of a point already kept (its loop)
     shift: float = 0.0  # sleep units the kill was aimed later (`validate --kill-shift`)
+    sleep: float = 0.0  # seconds a sleep unit lasts (`validate --sleep`), where not `UNIT`
 
     @property
     def name(self) -> str:
@@ -48,9 +49,10 @@ class KillCampaign:
         where = "" if self.backend == "sqlite" else f"-{self.backend}"
         release = f"-lg{self.langgraph}" if self.langgraph else ""
         shifted = f"-shift{self.shift:+g}u" if self.shift else ""
+        unit = f"-sleep{self.sleep:g}" if self.sleep else ""
         return (
-            f"{self.shape}-{'early' if self.kill == 0 else 'late'}{shifted}-{self.latency:g}s"
-            f"{where}{release}{'-' + self.tag if self.tag else ''}"
+            f"{self.shape}-{'early' if self.kill == 0 else 'late'}{shifted}{unit}"
+            f"-{self.latency:g}s{where}{release}{'-' + self.tag if self.tag else ''}"
         )
 
 
@@ -642,6 +644,17 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "postgres",
             shift=0.6,
         ),
+        # a stateful subgraph's node that returns a `Command` to the parent, killed 0.05 s
+        # after it returned, on a store slower than the node (stop 77's fourth set)
+        KillCampaign(
+            "parent_command_stateful",
+            0,
+            ("sync", "async", "exit"),
+            0.45,
+            langgraph="1.1.10",
+            shift=0.7,
+            sleep=0.25,
+        ),
         # a node due by a regular edge beside a waiting edge's join, whose task id LangGraph
         # 0.4 derives from a join channel no checkpoint lists yet (stop 77's first set)
         KillCampaign(
@@ -674,8 +687,9 @@ def record(name: str, folder: Path) -> dict[str, dict[str, Any]]:
         dsn = server.create_database("whatif") if server is not None else None
         run_campaign(
             s.graph, folder, input_value=s.input, modes=c.modes, kill_at=(point.node, point.count),
-            kill_delay=round(point.units * UNIT, 4), runs=1, put_latencies=(c.latency,),
-            resume_value=s.resume_value, has_resume_value=s.has_resume_value, sleep=UNIT,
+            kill_delay=round(point.units * (c.sleep or UNIT), 4), runs=1,
+            put_latencies=(c.latency,), resume_value=s.resume_value,
+            has_resume_value=s.has_resume_value, sleep=c.sleep or UNIT,
             then_inputs=s.then, kill_from_invocation=s.kill_from, resume_all=s.resume_all,
             api=c.api or s.api, checkpointer=dsn, keep_schemas=dsn is not None,
         )  # fmt: skip

@@ -4573,8 +4573,9 @@ def gather(
                 steps.append(Step(ns, inv, s, start, end, atts, cp))
                 stepped.add(ns)
                 raised = end is not None and _raised_out(
-                    ns, inv, s, hi, atts, end, cp_at, stamps, step_att, recording
-                )
+                    ns, inv, s, hi, atts, end, cp_at, stamps, step_att, recording,
+                    _raised_before(ns, inv, atts, raised_out, step_att),
+                )  # fmt: skip
                 if raised is None:
                     raised_unsure.add((ns, inv, s))
                     raised = unsure_raised
@@ -5594,6 +5595,7 @@ def _raised_out(
     stamps: dict[str, float],
     step_att: dict[tuple[str, int, int], list[Attempt]],
     recording: Recording,
+    raised_before: bool = False,
 ) -> bool | None:
     """Did a subgraph's loop leave by raising out of this, its last, step (no put after it)?
     None: the evidence cannot tell (see the end).
@@ -5632,6 +5634,8 @@ def _raised_out(
         k[1] == inv and k[0] in told_by and stamps[c.checkpoint_id] > end for k, c in cp_at.items()
     ):
         return True
+    if raised_before and _exit_save_in_flight(inv, end, step_att, recording):
+        return None
     lat = recording.latency or 0.0
     unknown = recording.mode in ("sync", "async") and recording.latency is None
     if recording.mode not in ("sync", "async") or (lat <= 0 and not unknown):
@@ -5656,6 +5660,44 @@ def _raised_out(
         return min(after) < left + lat / 2  # a normal end leaves a put (`lat`) later
     normal = lat * 2  # the waits after a normal end: its last put, then the parent's own
     return min(after) - end < normal - lat / 2
+
+
+def _raised_before(
+    ns: str,
+    inv: int,
+    atts: list[Attempt],
+    raised_out: set[tuple[str, int, int]],
+    step_att: dict[tuple[str, int, int], list[Attempt]],
+) -> bool:
+    """Did an earlier invocation's run of graph `ns` leave by raising out of a step of the
+    same nodes as `atts` (`Evidence.raised_out`: a node that returns a `Command` to the
+    parent)? Under exit only a save tells a raise, and the last run's may still have been in
+    flight (`_exit_save_in_flight`)."""
+    nodes = {a.node for a in atts}
+    return any(
+        k[0] == ns and k[1] < inv and {a.node for a in step_att.get(k, [])} == nodes
+        for k in raised_out
+    )
+
+
+def _exit_save_in_flight(
+    inv: int, end: float, step_att: dict[tuple[str, int, int], list[Attempt]], recording: Recording
+) -> bool:
+    """Under exit, could the save of a subgraph that raised out of a step ending at `end` (its
+    loop saves on its way out only when it raised or paused) still have been in flight when
+    the killed invocation `inv` died? So where the log's last line came within a write of
+    `end`: a subgraph that returned saved nothing, one that raised had not landed its save,
+    and where the same nodes raised out before (`_raised_before`) the database cannot tell
+    the two (parent_command_stateful on 1.1.10 at 0.45 s a
+    write, killed 0.05 s after `tool` returned its `Command(graph=PARENT)`: read as a normal
+    end, sync was said to wait for the subgraph's put before `alice`'s writes and to run
+    `tool` again, where the real sync run kept them and ran nothing again)."""
+    if recording.mode != "exit" or recording.latency is None:
+        return False
+    if inv != max((k[1] for k in step_att), default=inv):
+        return False  # an earlier invocation's way out had ended: its save is in the database
+    last = max((line.ts for v in step_att.values() for a in v for line in a.lines), default=end)
+    return last - end < recording.latency + WRITE_COST
 
 
 def _put_queue(

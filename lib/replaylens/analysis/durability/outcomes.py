@@ -2465,6 +2465,10 @@ def _what_if(
         if ev.raise_unsure:  # raised out, or died after the failure before the raise got out
             killed_ev = gather(thread, attempts, status, rec, killed_raising=True)
             given = _widen_with(given, killed_ev, thread, attempts, rec, latency, RAISE_UNSURE)
+        if ev.raised_unsure:  # a subgraph step put or raised out: the database cannot tell
+            raised_ev = gather(thread, attempts, status, rec, unsure_raised=True)
+            note = _raised_unsure_note(ev, rec.mode)
+            given = _widen_with(given, raised_ev, thread, attempts, rec, latency, note)
         if ev.replay_start_unsure:  # a copy-less run from an earlier checkpoint: where it began
             earlier_ev = gather(thread, attempts, status, rec, replay_earlier=True)
             given = _widen_with(
@@ -2838,6 +2842,13 @@ def _raised_unsure_note(ev: Evidence, mode: Mode) -> str:
     steps = ", ".join(
         f"{base_space(ns)} step {step}" for ns, _inv, step in sorted(ev.raised_unsure)
     )
+    if mode == "exit":
+        return (
+            f"under exit a subgraph saves on its way out only when it raised, and the kill came "
+            f"within a write of its last step's end ({steps}): nothing shows whether it returned "
+            "(no save) or raised out, a Command to the parent (its save still in flight), "
+            "which under the other modes returns without putting that step"
+        )
     return (
         f"with the mode inferred as {mode} and no write latency known, nothing shows whether "
         f"the subgraph's last step ({steps}) was put or left by raising (a Command to the "
