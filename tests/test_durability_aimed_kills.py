@@ -222,3 +222,25 @@ def test_under_exit_a_subgraph_that_raised_out_before_may_have_been_saving_its_r
     other = load("interrupt_subgraph-late-0.25s-lg1.1.10", tmp_path)
     told = plan(other["exit"]).what_if["sync"]
     assert figures(told) == real(other["sync"]) and "checkpoints_kept" not in told.race
+
+
+def test_an_entrypoint_that_ran_past_its_answered_pause_had_not_paused_again(
+    tmp_path: Path,
+) -> None:
+    """test_handles_multiple_interrupts_from_tasks's `@entrypoint` on LangGraph 1.1.10 under
+    `ainvoke` at 0.45 s a write, nodes 0.25 s long, killed 0.55 s after `program` started
+    in the second answer's invocation: the answered call and `announce` had both ended,
+    `program` was returning. An entrypoint saves its root once, as it ends, so the database
+    still showed the first pause under every mode, and the last invocation was read as
+    paused again: from sync every other mode was said to run nothing again, where exit ran
+    the call and `announce` again (2 4) and async `announce` (1 2), killed 10 ms after it
+    ended, its writes still in flight (`evidence._outran` for an entrypoint; the race asks a
+    kill just before the last task's writes landed)."""
+    runs = load("interrupts_from_tasks_async-late-shift+0.7u-sleep0.25-0.45s-lg1.1.10", tmp_path)
+    assert (real(runs["async"]), real(runs["exit"])) == ((1, 1, 2), (1, 2, 4))
+    for form in ("recorder", "langgraph", "bare"):
+        for given in (True, False):
+            told = plan(runs["sync"], form, given).what_if
+            assert figures(told["exit"]) == (1, 2, 4), (form, given, figures(told["exit"]))
+            assert holds(told["async"], (1, 1, 2)), (form, given, told["async"].race)
+    every_prediction_holds(runs, ("recorder", "langgraph", "bare", "trace"), same_progress=True)

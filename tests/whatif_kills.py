@@ -655,6 +655,17 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             shift=0.7,
             sleep=0.25,
         ),
+        # an `@entrypoint` killed just after its answered `@task` call and the next one
+        # ended, before its one save: the database still shows the pause (the same set)
+        KillCampaign(
+            "interrupts_from_tasks_async",
+            1,
+            ("sync", "async", "exit"),
+            0.45,
+            langgraph="1.1.10",
+            shift=0.7,
+            sleep=0.25,
+        ),
         # a node due by a regular edge beside a waiting edge's join, whose task id LangGraph
         # 0.4 derives from a join channel no checkpoint lists yet (stop 77's first set)
         KillCampaign(

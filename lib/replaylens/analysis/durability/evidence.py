@@ -757,11 +757,12 @@ def _paused_nodes(
     }
 
 
-def _outran(last: list[Attempt], thread: Thread | None) -> bool:
+def _outran(last: list[Attempt], thread: Thread | None, entry: str | None = None) -> bool:
     """Did the invocation `last` run every task the database shows failed or paused to its
     end (the failure retried, the pause answered)? Then the status those writes give is an
-    earlier invocation's."""
-    stopped = _paused_nodes(thread)
+    earlier invocation's. `entry`, an `@entrypoint` whose `@task` call paused, carries that
+    pause too: it is answered with the call."""
+    stopped = _paused_nodes(thread) - ({entry} if entry else set())
     done = {a.node for a in last if a.outcome == "finished"}
     return bool(stopped) and stopped <= done
 
@@ -4612,7 +4613,13 @@ def gather(
     last = groups[-1]
     own_root = any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at)
     last_status = status
-    if recording.mode == "exit" and len(groups) > 1 and not own_root and _outran(last, thread):
+    entry = _entrypoint_node(thread)  # an `@entrypoint`: its root saves once, as it ends
+    if (
+        (recording.mode == "exit" or entry is not None)
+        and len(groups) > 1
+        and not own_root
+        and _outran(last, thread, entry)
+    ):
         # Under exit an invocation saves nothing until it ends (a pause in a step saved
         # before puts its writes alone): one that left no root checkpoint, and whose log ran
         # every task the database shows failed or paused to its end, left nothing, and the

@@ -1966,11 +1966,20 @@ def _race_variants(
 ) -> list[tuple[float, float]]:
     """(kill slack, write cost) of every other schedule the race asks (`_race`), around
     `nominal`, the mode's own schedule where the caller made it already."""
-    # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals);
-    # a moment chosen on the recorded clock (`what_if_at`, Learn's imagined kill) is exact.
-    variants = [] if ev.kill_time is not None else [(-RACE, WRITE_COST), (RACE, WRITE_COST)]
+    # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals),
+    # a kill dated from a node that logs nothing too; a moment chosen on the recorded clock
+    # (`what_if_at`, Learn's imagined kill) is exact.
+    aimed = ev.kill_time is None or recording.kill_offset is not None
+    variants = [(-RACE, WRITE_COST), (RACE, WRITE_COST)] if aimed else []
     if ev.kill_unsure > RACE:
         variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
+    if ev.kill_time is not None and ev.kill_unsure > 0 and recording.kill_offset is None:
+        # Died between tasks, no earlier than the last line: the task that wrote it puts
+        # its writes a moment after it ended, and a kill that soon finds them in flight
+        # (interrupts_from_tasks_async on 1.1.10 under `ainvoke` at 0.45 s a write: killed
+        # 10 ms after `announce` ended, the async run ran it again; sync's, killed 12 ms
+        # after, had its writes)
+        variants.append((-WRITE_COST, WRITE_COST))
     if (
         mode == "sync"
         and ev.kill_time is not None
