@@ -449,6 +449,7 @@ class Evidence:
     """Fresh inputs sent to an earlier checkpoint than the newest (`_branch_inputs`): like a
     run from one, a resume goes on along them and leaves the invocations before behind."""
     kill_time: float | None = None  # a chosen kill moment on the recorded clock (what_if_at)
+    kill_chosen: bool = False  # `kill_time` was chosen on the recorded clock: exact, no race
     kill_anchor: float | None = None
     """Where `kill_time` was dated from the start of a node that logs nothing itself
     (`_kill_in_silent_holder`): when that node started, on the recorded clock. A kill aimed

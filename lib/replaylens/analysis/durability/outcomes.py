@@ -1969,11 +1969,16 @@ def _race_variants(
     # A real kill lands within RACE of its aim (the parent sees the start, sleeps, signals),
     # a kill dated from a node that logs nothing too; a moment chosen on the recorded clock
     # (`what_if_at`, Learn's imagined kill) is exact.
-    aimed = ev.kill_time is None or recording.kill_offset is not None
+    aimed = not ev.kill_chosen and (ev.kill_time is None or recording.kill_offset is not None)
     variants = [(-RACE, WRITE_COST), (RACE, WRITE_COST)] if aimed else []
     if ev.kill_unsure > RACE:
         variants += [(ev.kill_unsure * f, WRITE_COST) for f in (0.25, 0.5, 0.75, 1.0)]
-    if ev.kill_time is not None and ev.kill_unsure > 0 and recording.kill_offset is None:
+    if (
+        ev.kill_time is not None
+        and not ev.kill_chosen
+        and ev.kill_unsure > 0
+        and recording.kill_offset is None
+    ):
         # Died between tasks, no earlier than the last line: the task that wrote it puts
         # its writes a moment after it ended, and a kill that soon finds them in flight
         # (interrupts_from_tasks_async on 1.1.10 under `ainvoke` at 0.45 s a write: killed
@@ -2008,7 +2013,9 @@ def _race_variants(
             for t in sorted({t for k, t in nominal.landing.items() if k[1] == last}):
                 if ev.kill_unsure < t - nominal.crash < LATE_KILL:
                     variants.append((t - nominal.crash + RACE, WRITE_COST))
-    if recording.kill_offset is None and (ev.kill_time is None or ev.kill_unsure > 0):
+    if recording.kill_offset is None and (
+        ev.kill_time is None or (ev.kill_unsure > 0 and not ev.kill_chosen)
+    ):
         # (only the log's last line bounds the kill, or it died between tasks after it)
         if nominal is None:
             nominal = schedule(ev, mode, latency, recording)
@@ -3128,7 +3135,7 @@ def what_if_at(
         "resumable",
         dataclasses.replace(rec, kill_offset=None),
     )
-    ev.kill_time = at
+    ev.kill_time, ev.kill_chosen = at, True
     ev.ending = "killed"
     if ev.kill_attempt is not None:
         ev.kill_offset = at - ev.kill_attempt.start_ts
