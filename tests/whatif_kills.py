@@ -644,27 +644,21 @@ CAMPAIGNS: dict[str, KillCampaign] = {
             "postgres",
             shift=0.6,
         ),
-        # a stateful subgraph's node that returns a `Command` to the parent, killed 0.05 s
-        # after it returned, on a store slower than the node (stop 77's fourth set)
-        KillCampaign(
-            "parent_command_stateful",
-            0,
-            ("sync", "async", "exit"),
-            0.45,
-            langgraph="1.1.10",
-            shift=0.7,
-            sleep=0.25,
-        ),
-        # an `@entrypoint` killed just after its answered `@task` call and the next one
-        # ended, before its one save: the database still shows the pause (the same set)
-        KillCampaign(
-            "interrupts_from_tasks_async",
-            1,
-            ("sync", "async", "exit"),
-            0.45,
-            langgraph="1.1.10",
-            shift=0.7,
-            sleep=0.25,
+        # on a store slower than the nodes (stop 77's fourth set): a stateful subgraph's node
+        # that returns a `Command` to the parent, killed 0.05 s after it returned; an
+        # `@entrypoint` killed just after its answered `@task` call and the next one ended,
+        # before its one save, the database still showing the pause
+        *(
+            KillCampaign(
+                shape,
+                kill,
+                ("sync", "async", "exit"),
+                0.45,
+                langgraph="1.1.10",
+                shift=0.7,
+                sleep=0.25,
+            )
+            for shape, kill in (("parent_command_stateful", 0), ("interrupts_from_tasks_async", 1))
         ),
         # a node due by a regular edge beside a waiting edge's join, whose task id LangGraph
         # 0.4 derives from a join channel no checkpoint lists yet (stop 77's first set)
