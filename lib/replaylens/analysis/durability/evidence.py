@@ -5696,10 +5696,10 @@ def _exit_save_in_flight(
     the killed invocation `inv` died? So where the log's last line came within a write of
     `end`: a subgraph that returned saved nothing, one that raised had not landed its save,
     and where the same nodes raised out before (`_raised_before`) the database cannot tell
-    the two (parent_command_stateful on 1.1.10 at 0.45 s a
-    write, killed 0.05 s after `tool` returned its `Command(graph=PARENT)`: read as a normal
-    end, sync was said to wait for the subgraph's put before `alice`'s writes and to run
-    `tool` again, where the real sync run kept them and ran nothing again)."""
+    the two (parent_command_stateful on 1.1.10 at 0.45 s a write, killed 0.05 s after `tool`
+    returned its `Command(graph=PARENT)`: read as a normal end, sync was said to wait for the
+    subgraph's put before `alice`'s writes and to run `tool` again, where the real sync run
+    kept them and ran nothing again)."""
     if recording.mode != "exit" or recording.latency is None:
         return False
     if inv != max((k[1] for k in step_att), default=inv):

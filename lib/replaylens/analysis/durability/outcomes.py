@@ -706,7 +706,7 @@ def _widen_exit_for_kill_race(
     if (
         mode != "exit"
         or ev.ending != "killed"
-        or ev.kill_time is not None  # a moment chosen on the recorded clock is exact
+        or ev.kill_chosen  # a moment chosen on the recorded clock is exact
         or recording.kill_offset is None
         or ev.crash_ts is None
         or ev.kill_unsure > 0
