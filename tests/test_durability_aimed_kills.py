@@ -217,6 +217,13 @@ def test_under_exit_a_subgraph_that_raised_out_before_may_have_been_saving_its_r
         told = plan(runs["exit"], form).what_if["sync"]
         assert holds(told, (10, 0, 0)), (form, figures(told), told.race)
         assert "raised out" in told.race["note"], form
+    # The trace shows `alice`'s span open at the kill, waiting for that save: a stable
+    # graph's run, or one that raised out, saves on its way out under exit, and under sync
+    # the span returned as soon as its graph left (`schedule._went_on_after_runs`; the
+    # graph named after the node, a stable graph's namespace naming no task: `_runs_of`)
+    for given in (True, False):
+        told = plan(runs["exit"], "trace", given).what_if["sync"]
+        assert holds(told, real(runs["sync"], "trace")), (given, figures(told), told.race)
     # a graph whose node never raised out before returned normally: no second reading
     # (test_interrupt_subgraph on 1.1.10, killed 0.2 s after its subgraph's last node ended)
     other = load("interrupt_subgraph-late-0.25s-lg1.1.10", tmp_path)

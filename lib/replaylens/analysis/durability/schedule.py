@@ -1215,12 +1215,9 @@ def _returned_after_runs(
     loop waits for its puts; under sync each put was waited for after its step, and the
     worker returns at once (test_send_to_nested_graphs, killed in the third worker: the real
     sync run did not run the first worker again)."""
-    lane = lane_of.get(id(a), "")
-    depth = lane.count("|") + 1 if lane else 0
-    own = _own_runs(ev, a, depth, by_task)
-    if not own:
+    in_own = _runs_of(ev, a, lane_of, by_task)
+    if in_own is None:
         return None
-    in_own = _in_runs(own, depth)
     inv, inside = _every_run_attempt(ev, a, in_own)
     if not inside or any(b.outcome != "finished" or id(b) in ev.halted for b in inside):
         return None
@@ -1465,12 +1462,19 @@ def _went_on_after_runs(
     if recording.mode is None or ev.crash_ts is None:
         return True
     left = ended
+    lag = (recording.latency or 0.0) + WRITE_COST
     if recording.mode != "exit":
-        lag = (recording.latency or 0.0) + WRITE_COST
         for p in sorted(
             (p for p in ev.puts if p.inv == inv and in_own(p.ns)), key=lambda p: p.submit
         ):
             left = max(left, p.submit) + lag
+    elif any(in_own(ns) for ns in ev.exit_saved) or any(
+        k[1] == inv and in_own(k[0]) for k in ev.raised_out
+    ):
+        # under exit a run that raised out, or one of a stable graph, saves on its way out:
+        # the span waits for that save (parent_command_stateful under exit, killed 0.05 s
+        # after `tool` raised its command out of `alice`, the save taking 0.45 s)
+        left += lag
     return left + TICK <= ev.crash_ts
 
 
