@@ -320,7 +320,13 @@ def judge_campaign(
             )
             checks.append(check)
     rows: list[CorpusRow] = []
-    sig = {(id(e), form): run_progress(e, form) for e in killed for form in forms}
+    # (how far each run got: once by its recorder log, once more with its trace's spans)
+    traced_forms = {form == "trace" for form in forms}
+    sig = {
+        (id(e), as_trace): run_progress(e, "trace" if as_trace else "recorder")
+        for e in killed
+        for as_trace in traced_forms
+    }
     for lat in sorted({float(e["put_latency"]) for e in killed}):
         here = [e for e in killed if float(e["put_latency"]) == lat]
         for form in forms:
@@ -328,17 +334,17 @@ def judge_campaign(
                 for src in MODES:
                     for tgt in MODES:
                         for point_sig in dict.fromkeys(
-                            sig[(id(e), form)] for e in here if e["mode"] == src
+                            sig[(id(e), form == "trace")] for e in here if e["mode"] == src
                         ):
                             row = CorpusRow(point.label, lat, src, tgt, form=form, told=told,
                                             shape=point.shape.name, when=point.when)  # fmt: skip
                             mine = [preds[(id(e), form, told)][tgt] for e in here
-                                    if e["mode"] == src and sig[(id(e), form)] == point_sig
+                                    if e["mode"] == src and sig[(id(e), form == "trace")] == point_sig
                                     and (id(e), form, told) in preds]  # fmt: skip
                             row.predicted = [p[0] for p in mine]
                             row.races = [p[1] for p in mine]
                             row.measured = [measured[(id(e), form == "trace")] for e in here
-                                            if e["mode"] == tgt and sig[(id(e), form)] == point_sig
+                                            if e["mode"] == tgt and sig[(id(e), form == "trace")] == point_sig
                                             and (id(e), form == "trace") in measured]  # fmt: skip
                             if row.predicted:
                                 rows.append(row)

@@ -4614,12 +4614,12 @@ def gather(
     last = groups[-1]
     own_root = any(k[0] == "" and k[1] == len(groups) - 1 for k in cp_at)
     last_status = status
-    entry = _entrypoint_node(thread)  # an `@entrypoint`: its root saves once, as it ends
+    entrypoint = _entrypoint_node(thread)  # an `@entrypoint`: its root saves once, as it ends
     if (
-        (recording.mode == "exit" or entry is not None)
+        (recording.mode == "exit" or entrypoint is not None)
         and len(groups) > 1
         and not own_root
-        and _outran(last, thread, entry)
+        and _outran(last, thread, entrypoint)
     ):
         # Under exit an invocation saves nothing until it ends (a pause in a step saved
         # before puts its writes alone): one that left no root checkpoint, and whose log ran
